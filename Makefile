@@ -1,0 +1,123 @@
+# userbpf — plain Makefile.
+#   make              library (.so, .a), CLI, conformance plugin
+#   make check        build and run every test (the README's test command)
+#   make check32      the same as a 32-bit (i386) build, in build32/
+#   make check-asan   the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-tsan   the concurrency stress test under ThreadSanitizer
+#   make fuzz         a bounded libFuzzer run of the bpf() entry point (clang)
+#   make bench        benchmarks: ratios against the kernel and native C
+#   make demo         the README's main job
+#   make install PREFIX=/usr/local
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+ARCHFLAGS ?=
+VERSION := 0.1.0
+
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(ARCHFLAGS) -fPIC -fvisibility=hidden \
+              -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
+LDLIBS  := -lpthread
+
+LIB_SRCS  := $(shell find src -name '*.c' | sort)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(sort $(wildcard tests/*.c))
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
+CLI_SRCS  := $(sort $(wildcard tools/userbpf/*.c))
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+
+LIB_A   := $(BUILD)/libuserbpf.a
+LIB_SO  := $(BUILD)/libuserbpf.so
+CLI     := $(BUILD)/userbpf
+TESTS   := $(BUILD)/tests/run-tests
+STRESS  := $(BUILD)/tests/stress
+BENCH   := $(BUILD)/bench/bench
+DEMO    := $(BUILD)/examples/maps_demo
+
+.PHONY: all check check32 check-asan check-tsan fuzz bench demo install clean valgrind
+
+all: $(LIB_A) $(LIB_SO) $(CLI)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) userbpf.map
+	$(CC) $(ARCHFLAGS) -shared -Wl,--version-script=userbpf.map -Wl,-soname,libuserbpf.so.0 \
+	    $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
+
+$(CLI): $(CLI_OBJS) $(LIB_A)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS)
+
+# Tests link the static library so that sanitizer builds see every object.
+$(TESTS): $(TEST_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(LDLIBS)
+
+$(STRESS): tests/stress/stress.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+check: $(TESTS) $(STRESS) $(LIB_SO)
+	$(TESTS)
+	$(STRESS) --quick
+
+check32:
+	$(MAKE) BUILD=build32 ARCHFLAGS=-m32 check
+
+check-asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" check
+
+check-tsan:
+	$(MAKE) BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(BUILD:build=build-tsan)/tests/stress
+	build-tsan/tests/stress
+
+valgrind: $(TESTS)
+	valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite -q $(TESTS)
+
+FUZZ_TIME ?= 60
+fuzz:
+	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
+	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	    -o build-fuzz/fuzz-bpf tests/fuzz/fuzz_bpf.c build-fuzz/libuserbpf.a -lpthread
+	@mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz-bpf -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus
+
+$(BENCH): $(BENCH_SRCS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS)
+
+bench: $(BENCH)
+	$(BENCH)
+
+$(DEMO): examples/maps_demo.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+demo: $(DEMO)
+	$(DEMO)
+
+$(BUILD)/userbpf.pc: userbpf.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: all $(BUILD)/userbpf.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libuserbpf.so.0
+	ln -sf libuserbpf.so.0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so
+	install -m 644 include/userbpf.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/userbpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build32 build-asan build-tsan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,40 @@
+/* userbpf — the Linux bpf() system call, in user space.
+ *
+ * The one entry point is bpf(), with the kernel's ABI: a command, a pointer to union bpf_attr from
+ * <linux/bpf.h>, and the size of what the caller filled in.  It returns what the kernel's call
+ * returns (a new file descriptor, 0, or a count) or -1 with errno set to the value the kernel
+ * would set.  Objects (maps, and later programs) are real file descriptors of the process:
+ * close(fd) releases them, as on the kernel.
+ *
+ * Differences from the kernel, by design (see README.md, "Fidelity"):
+ *  - Objects live in this process: a forked child gets a copy, not a shared map.
+ *  - Pointers in attr are trusted to be valid when non-NULL; NULL gives EFAULT as on the kernel.
+ *  - userbpf learns that an fd was closed through its close()/dup2()/dup3()/close_range()
+ *    wrappers; an fd closed with a raw syscall(SYS_close) is not noticed.
+ */
+#ifndef USERBPF_H
+#define USERBPF_H
+
+#include <linux/bpf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define USERBPF_API __attribute__((visibility("default")))
+#else
+#define USERBPF_API
+#endif
+
+/* The bpf() system call.  Returns >= 0 on success, -1 with errno on failure. */
+USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size);
+
+/* The library's version as "MAJOR.MINOR.PATCH".  Never fails. */
+USERBPF_API const char *userbpf_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* USERBPF_H */
