@@ -1,13 +1,33 @@
 /* Epoch-based reclamation (see rcu.h).  Thread slots live on a push-only list; a thread's slot is
  * marked free by a pthread key destructor when the thread exits and reused by the next thread. */
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rcu.h"
 
 u64 rcu_epoch = 1;
-__thread struct rcu_slot *rcu_my_slot;
+__thread struct rcu_slot *rcu_my_slot __attribute__((tls_model("initial-exec")));
+bool rcu_use_membarrier;
+
+static long membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* Decided once, before any thread can be in a read section: a reader's fence choice must not
+ * change under a writer.  Registration is what makes PRIVATE_EXPEDITED usable. */
+__attribute__((constructor)) static void rcu_init(void)
+{
+	long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0)
+		rcu_use_membarrier = true;
+}
 static struct rcu_slot *slots_head;
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
@@ -57,9 +77,10 @@ void synchronize_rcu(void)
 {
 	u64 target = __atomic_add_fetch(&rcu_epoch, 1, __ATOMIC_SEQ_CST);
 
-	/* Pairs with the fence in rcu_read_lock(): a reader either sees the unpublished pointer
+	/* Pairs with the barrier in rcu_read_lock(): a reader either sees the unpublished pointer
 	 * gone, or we see its slot's epoch and wait for it. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!rcu_use_membarrier || membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 
 	for (struct rcu_slot *s = __atomic_load_n(&slots_head, __ATOMIC_ACQUIRE); s; s = s->next) {
 		for (;;) {

@@ -19,7 +19,11 @@ struct rcu_slot {
 } __attribute__((aligned(64))); /* one cache line each: readers never share a line */
 
 extern u64 rcu_epoch;
-extern __thread struct rcu_slot *rcu_my_slot;
+/* initial-exec: a plain %fs-relative load, no __tls_get_addr call, also in libuserbpf.so */
+extern __thread struct rcu_slot *rcu_my_slot __attribute__((tls_model("initial-exec")));
+/* membarrier() is available: synchronize_rcu() makes every running thread execute a barrier,
+ * so readers need only a compiler barrier (liburcu's "memb" flavour). */
+extern bool rcu_use_membarrier;
 
 struct rcu_slot *rcu_register_thread(void);
 
@@ -31,8 +35,12 @@ static inline void rcu_read_lock(void)
 		s = rcu_register_thread();
 	/* Acquire: seeing a newer epoch implies seeing what was unpublished before it began. */
 	__atomic_store_n(&s->epoch, __atomic_load_n(&rcu_epoch, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
-	/* Order the publication before every load of shared pointers in the section. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Order the publication before every load of shared pointers in the section: for free
+	 * when the writer side issues membarrier(), else with a full fence. */
+	if (likely(rcu_use_membarrier))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 static inline void rcu_read_unlock(void)

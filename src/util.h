@@ -96,50 +96,63 @@ static inline bool seq_read_retry(const u32 *seq, u32 start)
  * with a sequence counter (or accept tearing above 8 bytes, as the kernel's arrays do); doing the
  * accesses as relaxed atomics makes the race defined behaviour, and they compile to plain moves.
  * The shared side must be 8-byte aligned; the private side may be anywhere. */
+/* Tails of 4, 2 and 1 bytes are done in one access each: keys are often 4 bytes. */
+#define RACY_TAIL(n, i, STEP)                                                                    \
+	do {                                                                                     \
+		if ((n) - (i) >= 4) { STEP(u32, 4); }                                           \
+		if ((n) - (i) >= 2) { STEP(u16, 2); }                                           \
+		if ((n) - (i) >= 1) { STEP(u8, 1); }                                            \
+	} while (0)
+
 static inline void racy_load(void *dst, const void *shared, size_t n)
 {
-	const u64 *sw = shared;
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		u64 w = __atomic_load_n(sw++, __ATOMIC_RELAXED);
-
-		memcpy((u8 *)dst + i, &w, 8);
-	}
-	for (; i < n; i++)
-		((u8 *)dst)[i] = __atomic_load_n((const u8 *)shared + i, __ATOMIC_RELAXED);
+#define LOAD_STEP(T, W)                                                                          \
+	do {                                                                                     \
+		T w = __atomic_load_n((const T *)((const u8 *)shared + i), __ATOMIC_RELAXED);    \
+		memcpy((u8 *)dst + i, &w, W);                                                    \
+		i += W;                                                                          \
+	} while (0)
+	while (n - i >= 8)
+		LOAD_STEP(u64, 8);
+	RACY_TAIL(n, i, LOAD_STEP);
+#undef LOAD_STEP
 }
 
 static inline void racy_store(void *shared, const void *src, size_t n)
 {
-	u64 *d8 = shared;
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		u64 w;
-
-		memcpy(&w, (const u8 *)src + i, 8);
-		__atomic_store_n(d8++, w, __ATOMIC_RELAXED);
-	}
-	for (; i < n; i++)
-		__atomic_store_n((u8 *)shared + i, ((const u8 *)src)[i], __ATOMIC_RELAXED);
+#define STORE_STEP(T, W)                                                                         \
+	do {                                                                                     \
+		T w;                                                                             \
+		memcpy(&w, (const u8 *)src + i, W);                                              \
+		__atomic_store_n((T *)((u8 *)shared + i), w, __ATOMIC_RELAXED);                  \
+		i += W;                                                                          \
+	} while (0)
+	while (n - i >= 8)
+		STORE_STEP(u64, 8);
+	RACY_TAIL(n, i, STORE_STEP);
+#undef STORE_STEP
 }
 
 static inline bool racy_equal(const void *shared, const void *p, size_t n)
 {
-	const u64 *sw = shared;
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		u64 w;
-
-		memcpy(&w, (const u8 *)p + i, 8);
-		if (__atomic_load_n(sw++, __ATOMIC_RELAXED) != w)
-			return false;
-	}
-	for (; i < n; i++)
-		if (__atomic_load_n((const u8 *)shared + i, __ATOMIC_RELAXED) != ((const u8 *)p)[i])
-			return false;
+#define EQ_STEP(T, W)                                                                            \
+	do {                                                                                     \
+		T w;                                                                             \
+		memcpy(&w, (const u8 *)p + i, W);                                                \
+		if (__atomic_load_n((const T *)((const u8 *)shared + i), __ATOMIC_RELAXED) != w) \
+			return false;                                                            \
+		i += W;                                                                          \
+	} while (0)
+	while (n - i >= 8)
+		EQ_STEP(u64, 8);
+	RACY_TAIL(n, i, EQ_STEP);
+#undef EQ_STEP
 	return true;
 }
 
