@@ -37,6 +37,9 @@ struct bpf_object {
 	dev_t dev;		/* identity of the memfd behind the fds, valid once installed */
 	ino_t ino;
 	void (*destroy)(struct bpf_object *obj); /* frees the object; no reader can see it */
+	/* Whether mmap(len, prot, flags, off) of an fd of this object may go ahead; -errno if
+	 * not.  NULL: the object cannot be mapped (ENODEV, as for a non-mappable file). */
+	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
 	struct bpf_object *reg_prev, *reg_next;  /* registry of live objects, for adoption */
 };
 

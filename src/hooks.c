@@ -1,4 +1,4 @@
-/* close(), dup(), dup2(), dup3(), close_range() and closefrom() wrappers.
+/* close(), dup(), dup2(), dup3(), close_range(), closefrom() and mmap() wrappers.
  *
  * userbpf's objects are real fds, and the kernel releases a map when its last fd is closed.  To
  * know that without a syscall on every bpf() call, these wrappers interpose the libc functions of
@@ -12,12 +12,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <userbpf.h>
 
 #include "fd_table.h"
+#include "rcu.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -181,3 +183,58 @@ USERBPF_API void closefrom(int lowfd)
 {
 	close_range(lowfd < 0 ? 0 : (unsigned int)lowfd, ~0U, 0);
 }
+
+/* mmap() of one of our fds gets the kernel's checks first (a hash map cannot be mapped, an array
+ * only with BPF_F_MMAPABLE and within its values, ...); every other mmap() goes straight through. */
+static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u64 off)
+{
+	struct bpf_object **slot, *obj;
+	u64 len64 = len;
+	int err = 0;
+
+	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot(fd, false))) {
+		rcu_read_lock();
+		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (obj && obj != SLOT_CLOSING) {
+			/* The kernel rejects a zero or too long length before the file sees it. */
+			if (len64 && len64 <= (u64)INT64_MAX && off <= (u64)INT64_MAX)
+				err = obj->mmap_check ? obj->mmap_check(obj, len, prot, flags, off)
+						      : -ENODEV;
+		}
+		rcu_read_unlock();
+		if (err) {
+			errno = -err;
+			return MAP_FAILED;
+		}
+	}
+#ifdef __i386__
+	if (off & 4095) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
+#else
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
+
+USERBPF_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	/* off_t is signed: a negative offset is EINVAL, as the kernel says for it */
+	if (off < 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return mmap_checked(addr, len, prot, flags, fd, (u64)off);
+}
+
+#ifdef __i386__
+USERBPF_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	if (off < 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return mmap_checked(addr, len, prot, flags, fd, (u64)off);
+}
+#endif

@@ -252,3 +252,127 @@ TEST(attr_contract)
 	CHECK_ERRNO(bpf(BPF_MAP_DELETE_ELEM, a, sizeof(a[0])), EINVAL);
 	close(fd);
 }
+
+TEST(fd_mmap_kernel_checks)
+{
+	int h = mk(BPF_MAP_TYPE_HASH, 4, 8, 4, 0);
+	int plain = mk(BPF_MAP_TYPE_ARRAY, 4, 8, 4, 0);
+	int m = mk(BPF_MAP_TYPE_ARRAY, 4, 8, 4, BPF_F_MMAPABLE); /* 32 bytes: one page */
+	int ro = mk(BPF_MAP_TYPE_ARRAY, 4, 8, 4, BPF_F_MMAPABLE | BPF_F_RDONLY_PROG);
+	int rw = PROT_READ | PROT_WRITE;
+	void *p;
+
+	REQUIRE(h >= 0 && plain >= 0 && m >= 0 && ro >= 0);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, rw, MAP_SHARED, h, 0) == MAP_FAILED && errno == ENOTSUPP);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, rw, MAP_SHARED, plain, 0) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, rw, MAP_PRIVATE, m, 0) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 8192, rw, MAP_SHARED, m, 0) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, rw, MAP_SHARED, m, 4096) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, rw, MAP_SHARED, ro, 0) == MAP_FAILED && errno == EACCES);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, ro, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	p = mmap(NULL, 4096, rw, MAP_SHARED, m, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	/* ordinary mappings are untouched */
+	p = mmap(NULL, 4096, rw, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(h);
+	close(plain);
+	close(m);
+	close(ro);
+}
+
+/* Whether the kernel's bpf() works here (root, or unprivileged BPF allowed). */
+static int kernel_map_probe(void)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = 1;
+	fd = (int)syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The same mmap() calls on kernel maps and on ours give the same outcome and errno. */
+TEST(diff_mmap_matches_kernel)
+{
+	static const struct {
+		int type, flags, prot, mflags;
+		size_t len;
+		long off;
+	} cases[] = {
+		{ BPF_MAP_TYPE_HASH, 0, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_HASH, BPF_F_RDONLY, PROT_READ, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, 0, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_PRIVATE, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ, MAP_PRIVATE, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 8192, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, 4096 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_RDONLY_PROG, PROT_READ | PROT_WRITE,
+		  MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_RDONLY_PROG, PROT_READ, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_RDONLY, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_RDONLY, PROT_READ, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_RDONLY, PROT_READ, MAP_PRIVATE, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_WRONLY, PROT_READ, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE | BPF_F_WRONLY, PROT_WRITE, MAP_SHARED, 4096, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 0, 0 },
+		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, -4096 },
+	};
+
+	int probe = kernel_map_probe();
+
+	if (probe)
+		SKIP("kernel bpf() unavailable: %s", strerror(-probe));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fds[2], res[2], err[2];
+
+		for (int side = 0; side < 2; side++) {
+			union bpf_attr a;
+			void *p;
+
+			memset(&a, 0, sizeof(a));
+			a.map_type = (uint32_t)cases[i].type;
+			a.key_size = 4;
+			a.value_size = 8;
+			a.max_entries = 4;
+			a.map_flags = (uint32_t)cases[i].flags;
+			fds[side] = side ? bpf(BPF_MAP_CREATE, &a, sizeof(a))
+					 : (int)syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+			REQUIRE(fds[side] >= 0);
+			errno = 0;
+			p = mmap(NULL, cases[i].len, cases[i].prot, cases[i].mflags, fds[side],
+				 cases[i].off);
+			res[side] = p != MAP_FAILED;
+			err[side] = errno;
+			if (p != MAP_FAILED)
+				munmap(p, cases[i].len);
+			close(fds[side]);
+		}
+		if (res[0] != res[1] || err[0] != err[1])
+			test_fail(__FILE__, __LINE__, "case %zu: kernel %s/%d, userbpf %s/%d", i,
+				  res[0] ? "ok" : "fail", err[0], res[1] ? "ok" : "fail", err[1]);
+	}
+}

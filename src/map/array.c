@@ -206,6 +206,18 @@ static int array_get_next_key(struct bpf_map *map, const void *key, void *next_k
 	return 0;
 }
 
+static int array_mmap_check(struct bpf_map *map, u64 off, u64 len)
+{
+	struct bpf_array *a = array_of(map);
+
+	if (!(map->map_flags & BPF_F_MMAPABLE))
+		return -EINVAL;
+	/* off + len: both below 2^63 after the caller's checks, so the sum cannot wrap */
+	if (off + len > a->area_size)
+		return -EINVAL;
+	return 0;
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.alloc_check = array_alloc_check,
 	.alloc = array_alloc,
@@ -216,5 +228,6 @@ const struct bpf_map_ops array_map_ops = {
 	.get_next_key = array_get_next_key,
 	.lookup_batch = generic_map_lookup_batch,
 	.update_batch = generic_map_update_batch,
+	.mmap_check = array_mmap_check,
 	/* no delete: elements always exist; the kernel answers ENOTSUPP */
 };

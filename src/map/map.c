@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "map/map.h"
 #include "rcu.h"
@@ -60,6 +61,30 @@ static void map_destroy(struct bpf_object *obj)
 	struct bpf_map *map = map_of(obj);
 
 	map->ops->free(map);
+}
+
+/* mmap() of a map fd, in the kernel's order: the VFS first (a readable fd for any mapping, a
+ * writable one for a shared writable mapping; a shared mapping of a read-only fd silently becomes
+ * private), then bpf_map_mmap() (ENOTSUPP without mmap support, EINVAL unless shared, EACCES for
+ * writing a BPF_F_RDONLY_PROG map), then the type's range checks. */
+static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, u64 off)
+{
+	struct bpf_map *map = map_of(obj);
+	bool shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+
+	if (!(obj->access & OBJ_CAN_READ))
+		return -EACCES;
+	if (shared && (prot & PROT_WRITE) && !(obj->access & OBJ_CAN_WRITE))
+		return -EACCES;
+	if (!(obj->access & OBJ_CAN_WRITE))
+		shared = false;
+	if (!map->ops->mmap_check)
+		return -ENOTSUPP;
+	if (!shared)
+		return -EINVAL;
+	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
+		return -EACCES;
+	return map->ops->mmap_check(map, off, len);
 }
 
 int map_create(union bpf_attr *attr)
@@ -114,6 +139,7 @@ int map_create(union bpf_attr *attr)
 	map->obj.kind = OBJ_MAP;
 	map->obj.access = access;
 	map->obj.destroy = map_destroy;
+	map->obj.mmap_check = map_mmap_check;
 	err = obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err)
 		goto free_map;

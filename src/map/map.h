@@ -39,6 +39,8 @@ struct bpf_map_ops {
 				       union bpf_attr *uattr);
 	int (*update_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
 	int (*delete_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
+	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
 };
 
 struct bpf_map {
