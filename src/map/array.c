@@ -166,6 +166,14 @@ static int array_lookup(struct bpf_map *map, const void *key, void *value)
 	return 0;
 }
 
+static void *array_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	return index < map->max_entries ? array_elem(array_of(map), index) : NULL;
+}
+
 static int array_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
 	struct bpf_array *a = array_of(map);
@@ -223,6 +231,7 @@ const struct bpf_map_ops array_map_ops = {
 	.alloc = array_alloc,
 	.free = array_free,
 	.lookup = array_lookup,
+	.lookup_ptr = array_lookup_ptr,
 	.update = array_update,
 	.delete = array_delete,
 	.get_next_key = array_get_next_key,

@@ -236,6 +236,26 @@ static int htab_lookup(struct bpf_map *map, const void *key, void *value)
 	}
 }
 
+static void *htab_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key), ks = map->key_size;
+	struct bucket *b = htab_bucket(h, hash);
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq), steps = 0;
+		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+
+		for (; e && steps < WALK_LIMIT(h); steps++) {
+			if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks))
+				break;
+			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+		}
+		if (!seq_read_retry(&b->seq, seq))
+			return e && steps < WALK_LIMIT(h) ? elem_value(h, e) : NULL;
+	}
+}
+
 static int htab_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
 	struct bpf_htab *h = htab_of(map);
@@ -487,6 +507,7 @@ const struct bpf_map_ops htab_map_ops = {
 	.alloc = htab_alloc,
 	.free = htab_free,
 	.lookup = htab_lookup,
+	.lookup_ptr = htab_lookup_ptr,
 	.update = htab_update,
 	.delete = htab_delete,
 	.get_next_key = htab_get_next_key,

@@ -39,6 +39,10 @@ struct bpf_map_ops {
 				       union bpf_attr *uattr);
 	int (*update_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
 	int (*delete_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+	/* For programs: the address of key's value inside the map, or NULL.  The memory stays
+	 * valid while the map lives (elements are reused, never freed), as the kernel's RCU
+	 * guarantees for a program. */
+	void *(*lookup_ptr)(struct bpf_map *map, const void *key);
 	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
 	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
 };
