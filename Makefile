@@ -112,11 +112,12 @@ $(BUILD)/userbpf.pc: userbpf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 install: all $(BUILD)/userbpf.pc
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/userbpf $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO).0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so.0
 	ln -sf libuserbpf.so.0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so
 	install -m 644 include/userbpf.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/userbpf/*.h $(DESTDIR)$(PREFIX)/include/userbpf/
 	install -m 644 $(BUILD)/userbpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 
