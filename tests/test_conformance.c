@@ -147,7 +147,9 @@ static int conf_parse(char *text, struct conf_case *c, const char **why)
 					c->mem[c->mem_len++] = (uint8_t)v;
 				} else {
 					/* The little-endian value of an 8-byte instruction. */
-					struct bpf_insn *nr = realloc(c->raw, (c->nraw + 1) * sizeof(*nr));
+					struct bpf_insn *nr;
+
+					nr = realloc(c->raw, (c->nraw + 1) * sizeof(*nr));
 
 					if (!nr)
 						return -ENOMEM;

@@ -176,7 +176,8 @@ static inline uint32_t smod32(uint32_t a, uint32_t b)
 
 /* Sign extension of the low n bits (n a constant 8, 16 or 32). */
 #define SEXT(n, x)                                                                                 \
-	((n) == 8 ? (int64_t)(int8_t)(x) : (n) == 16 ? (int64_t)(int16_t)(x) : (int64_t)(int32_t)(x))
+	((n) == 8 ? (int64_t)(int8_t)(x) :                                                         \
+	 (n) == 16 ? (int64_t)(int16_t)(x) : (int64_t)(int32_t)(x))
 
 /* Memory.  The types are exact-width so that a load of N bits zero-extends. */
 typedef uint8_t mem8_t;
@@ -210,7 +211,7 @@ typedef uint64_t mem64_t;
 #define ATOMIC_OP_CMPXCHG(T, p, v)                                                                 \
 	do {                                                                                       \
 		T expected_ = (T)R[0];                                                             \
-		/* On failure expected_ receives the current value; on success it is the old one. */ \
+		/* Either way expected_ ends up holding the old value. */                          \
 		__atomic_compare_exchange_n((T *)(p), &expected_, (T)(v), 0, __ATOMIC_SEQ_CST,     \
 					    __ATOMIC_SEQ_CST);                                     \
 		R[0] = expected_;                                                                  \
@@ -319,7 +320,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	goto *pc->handler;
 #define EXEC_LDPKT(op, bits, dval, code)                                                           \
 	{                                                                                          \
-		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));                \
+		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
 		uint64_t buf_;                                                                     \
 		const void *ptr_ = p->env.load_pkt(R[6], off_, bits / 8, &buf_);                   \
                                                                                                    \
@@ -346,7 +347,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, pc->off), SRC);                                 \
 	NEXT;
 
-#define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                   \
+#define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                    \
 	L_##name : EXEC_##kind(op, bits, dval, code)
 	INSN_LIST(X_BODY_)
 #undef X_BODY_
@@ -427,8 +428,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			if (i + 1 >= cnt || insns[i + 1].code || insns[i + 1].dst_reg ||
 			    insns[i + 1].src_reg || insns[i + 1].off)
 				goto fail;
-			/* The loader resolves pseudo forms into the value; it is loaded verbatim. */
-			d->k = (uint64_t)(uint32_t)in->imm | (uint64_t)(uint32_t)insns[i + 1].imm << 32;
+			/* The loader resolves pseudo forms into the value: load it verbatim. */
+			d->k = (uint64_t)(uint32_t)in->imm |
+			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
 			slot2[i + 1] = 1;
 			break;
 		case INSN_K_LDPKT:
