@@ -216,8 +216,10 @@ typedef uint64_t mem64_t;
 					    __ATOMIC_SEQ_CST);                                     \
 		R[0] = expected_;                                                                  \
 	} while (0)
+/* The verifier requires atomic operands to be naturally aligned.  Saying so lets i386 compilers
+ * (where uint64_t is 4-byte aligned) inline lock cmpxchg8b instead of calling libatomic. */
 typedef uint32_t atomic32_t;
-typedef uint64_t atomic64_t;
+typedef uint64_t atomic64_t __attribute__((aligned(8)));
 
 /* --- The interpreter loop. --- */
 
