@@ -19,7 +19,8 @@
  *          swap width; MOVSX: destination width (the source width is dval); otherwise 0 or 64.
  *   fields which instruction fields carry meaning (INSN_FLD_*: D dst_reg, S src_reg, O off,
  *          I imm).  Every other field must be zero; insn_fields_ok() checks that.
- *   grp    RFC 9669 conformance group (INSN_G_*); CALLX is bpf_conformance's extra group.
+ *   grp    RFC 9669 conformance group (INSN_G_*); CALLX is bpf_conformance's extra group:
+ *          `call %rN` (BPF_JMP | BPF_CALL | BPF_X) with the helper id in register dst_reg.
  *   ver    first LLVM -mcpu version that emits the form (INSN_V1..INSN_V4).
  *   mnem   mnemonic in the bpf_conformance / uBPF assembler syntax ("add32", "lock fetch or").
  *

@@ -11,7 +11,8 @@
  * (src/insn.h) with reserved fields zero and registers r0..r10; every jump and bpf-to-bpf call
  * lands on an instruction start inside the program; every LD_IMM64 is complete; every helper id
  * is known to the environment.  It does NOT check memory accesses, termination, stack bounds or
- * register initialisation: a verifier in front of it must.  Control flow that runs past the last
+ * register initialisation: a verifier in front of it must (the stack starts with undefined
+ * contents, as on the kernel).  Control flow that runs past the last
  * instruction, a call deeper than INTERP_MAX_FRAMES or a register call to an unknown helper ends
  * the run with an error status, never a crash.
  */
