@@ -210,7 +210,8 @@ struct workload {
 	unsigned int vwords;	/* value size / 4 */
 	unsigned int own;	/* owned keys per thread */
 	unsigned int shared;	/* keys every thread uses */
-	unsigned int max;	/* max_entries */
+	unsigned int max;	/* max_entries, set from the thread count: hash = all owned keys,
+				 * so that shared keys can fill the map; array = owned + shared */
 };
 
 struct run {
@@ -590,7 +591,10 @@ static void final_checks(struct run *r, struct worker *wks)
 		violation("%s: full map, new key, BPF_ANY: %s, want E2BIG", w->name, ename(e));
 	if ((e = m_update(r->fd, &key, v, BPF_EXIST)) != ENOENT)
 		violation("%s: full map, new key, BPF_EXIST: %s, want ENOENT", w->name, ename(e));
-	key = to_key(r, r->universe);
+	if ((e = m_next(r->fd, NULL, &key))) {
+		violation("%s: full map, GET_NEXT_KEY(NULL): %s", w->name, ename(e));
+		return;
+	}
 	val_fill(v, nw, key, 12345);
 	if ((e = m_update(r->fd, &key, v, BPF_ANY)))
 		violation("%s: full map, existing key, BPF_ANY: %s", w->name, ename(e));
@@ -605,7 +609,7 @@ static void final_checks(struct run *r, struct worker *wks)
 		violation("%s: insert after a delete from a full map: %s", w->name, ename(e));
 }
 
-static uint64_t run_workload(const struct workload *w, unsigned int nthreads, uint64_t ops,
+static uint64_t run_workload(struct workload *w, unsigned int nthreads, uint64_t ops,
 			     uint64_t seed, int churn)
 {
 	struct run r = { .w = w, .hash = w->type == BPF_MAP_TYPE_HASH, .nthreads = nthreads,
@@ -613,6 +617,7 @@ static uint64_t run_workload(const struct workload *w, unsigned int nthreads, ui
 	struct worker wks[MAX_THREADS];
 	pthread_t churn_th;
 
+	w->max = r.hash ? nthreads * w->own : r.universe;
 	r.fd = map_create(w->type, 4, w->vwords * 4, w->max);
 	if (r.fd < 0) {
 		violation("%s: MAP_CREATE: %s", w->name, ename(errno));
@@ -852,10 +857,10 @@ int main(int argc, char **argv)
 {
 	uint64_t ops = 1000000, seed = 1;
 	unsigned int nthreads = 4;
-	static const struct workload wls[] = {
-		{ "hash/v8", BPF_MAP_TYPE_HASH, 2, 128, 128, 512 },
-		{ "hash/v64", BPF_MAP_TYPE_HASH, 16, 128, 128, 512 },
-		{ "array/v8", BPF_MAP_TYPE_ARRAY, 2, 128, 128, 640 },
+	static struct workload wls[] = {
+		{ "hash/v8", BPF_MAP_TYPE_HASH, 2, 128, 128, 0 },
+		{ "hash/v64", BPF_MAP_TYPE_HASH, 16, 128, 128, 0 },
+		{ "array/v8", BPF_MAP_TYPE_ARRAY, 2, 128, 128, 0 },
 	};
 	/* Shares of the operation budget: the three workloads, then the close race. */
 	static const unsigned int share[] = { 35, 25, 25 };
