@@ -11,9 +11,9 @@
  * passed), except for commands that write results back into attr, which get at least the whole
  * union as on the kernel.  Pointer fields are never passed through raw: each becomes NULL or a
  * pointer to a harness buffer of at least the size the kernel would access there (exactly that
- * size, or that plus a fuzz-chosen slack, or a 64 KiB buffer), filled with input bytes.  String fields
- * become NULL or one of a few fixed strings (never a path that could be created).  fd fields become
- * -1, a /dev/null fd, 0, a closed number, or an fd this input created.  Map sizes are clamped
+ * size, or that plus a fuzz-chosen slack, or a 64 KiB buffer), filled with input bytes.  String
+ * fields become NULL or one of a few fixed strings (never a path that could be created).  fd fields
+ * become -1, a /dev/null fd, 0, a closed number, or an fd this input created.  Map sizes are clamped
  * (small, or raw with at most 1 GiB of elements), so that no create asks for more memory than
  * libFuzzer allows.
  *
@@ -181,7 +181,7 @@ static void put_ptr(struct state *s, struct in *in, uint8_t *attr, unsigned int 
 	memcpy(attr + off, &v, 8);
 }
 
-static void put_str(struct state *s, struct in *in, uint8_t *attr, unsigned int size,
+static void put_str(struct in *in, uint8_t *attr, unsigned int size,
 		    unsigned int off)
 {
 	static const char *const strs[] = { "", "GPL", "/nonexistent-userbpf-fuzz/obj",
@@ -337,7 +337,7 @@ static void fixup(struct state *s, struct in *in, int cmd, uint8_t *a, unsigned 
 		uint32_t n = clamp_u32(a, size, OFF(insn_cnt), 8192);
 
 		put_ptr(s, in, a, size, OFF(insns), (uint64_t)n * 8);
-		put_str(s, in, a, size, OFF(license));
+		put_str(in, a, size, OFF(license));
 		n = clamp_u32(a, size, OFF(log_size), BIG);
 		put_ptr(s, in, a, size, OFF(log_buf), n);
 		put_fd(s, in, a, size, OFF(prog_btf_fd));
@@ -356,7 +356,7 @@ static void fixup(struct state *s, struct in *in, int cmd, uint8_t *a, unsigned 
 	}
 	case BPF_OBJ_PIN:
 	case BPF_OBJ_GET:
-		put_str(s, in, a, size, OFF(pathname));
+		put_str(in, a, size, OFF(pathname));
 		put_fd(s, in, a, size, OFF(bpf_fd));
 		break;
 	case BPF_PROG_ATTACH:
@@ -386,7 +386,7 @@ static void fixup(struct state *s, struct in *in, int cmd, uint8_t *a, unsigned 
 			(uint64_t)clamp_u32(a, size, OFF(query.prog_cnt), 4096) * 4);
 		break;
 	case BPF_RAW_TRACEPOINT_OPEN:
-		put_str(s, in, a, size, OFF(raw_tracepoint.name));
+		put_str(in, a, size, OFF(raw_tracepoint.name));
 		put_fd(s, in, a, size, OFF(raw_tracepoint.prog_fd));
 		break;
 	case BPF_BTF_LOAD:
