@@ -12,10 +12,10 @@
  * union as on the kernel.  Pointer fields are never passed through raw: each becomes NULL or a
  * pointer to a harness buffer of at least the size the kernel would access there (exactly that
  * size, or that plus a fuzz-chosen slack, or a 64 KiB buffer), filled with input bytes.  String
- * fields become NULL or one of a few fixed strings (never a path that could be created).  fd fields
- * become -1, a /dev/null fd, 0, a closed number, or an fd this input created.  Map sizes are clamped
- * (small, or raw with at most 1 GiB of elements), so that no create asks for more memory than
- * libFuzzer allows.
+ * fields become NULL or one of a few fixed strings (never a path that could be created).  fd
+ * fields become -1, a /dev/null fd, 0, a closed number, or an fd this input created.  Map sizes
+ * are clamped (small, or raw with at most 1 GiB of elements), so that no create asks for more
+ * memory than libFuzzer allows.
  *
  * Every call must return -1 with an errno in a known set, or succeed; fds that commands return are
  * tracked and closed at the end of the input, after which the lowest free fd must be what it was
