@@ -1,0 +1,738 @@
+/* Differential tests of the map commands: every test runs the same sequence of bpf() calls on the
+ * live kernel and on userbpf (BPF_MAP_TYPE_HASH and BPF_MAP_TYPE_ARRAY) and compares return values,
+ * errno, the bytes written to user memory and, at the end, the maps' contents.  Table-driven
+ * cases also carry the result the kernel is expected to give; that column is checked against the
+ * kernel too, so a wrong table entry shows up as a failure rather than as a silent pass.
+ *
+ * Covered: entry-point attr rules (size, tail bytes, NULL attr, unknown commands), BPF_MAP_CREATE
+ * validation, element commands with every flag value, permissions, bad pointers and fds, batch
+ * commands, iteration order under BPF_F_ZERO_SEED, and seeded random operation sequences.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kbpf.h"
+#include "test.h"
+
+#define ENOTSUPP_K 524 /* the kernel's internal ENOTSUPP, which leaks to user space */
+#define ATTR_BUF 8192
+#define OUT_BUF 8192
+#define SLACK 16 /* bytes past an output that must stay untouched */
+
+enum { K, U, NSIDES };
+
+static const struct bpf_backend *const side_be[NSIDES] = { &backend_kernel, &backend_userbpf };
+
+/* Per-side attr and output buffers.  Outputs are pre-filled with a pattern, so writes past the
+ * expected length show up in the comparison too. */
+static _Alignas(8) unsigned char attrbuf[NSIDES][ATTR_BUF];
+static _Alignas(8) unsigned char outbuf[NSIDES][OUT_BUF];
+static _Alignas(8) unsigned char outbuf2[NSIDES][OUT_BUF];
+static _Alignas(8) unsigned char batchbuf[NSIDES][64];
+
+/* Marks a value (or keys/values) argument as "this side's output buffer". */
+static char out_mark, out2_mark;
+#define OUT ((void *)&out_mark)
+#define OUT2 ((void *)&out2_mark)
+
+static void *side_ptr(int s, const void *p)
+{
+	if (p == OUT)
+		return outbuf[s];
+	if (p == OUT2)
+		return outbuf2[s];
+	return (void *)p;
+}
+
+/* ---- results and their reporting ---- */
+
+static const char *errno_name(int e)
+{
+	static const struct {
+		int e;
+		const char *n;
+	} names[] = {
+		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" },   { EBADF, "EBADF" },
+		{ EFAULT, "EFAULT" }, { EINVAL, "EINVAL" },   { E2BIG, "E2BIG" },
+		{ ENOSPC, "ENOSPC" }, { EEXIST, "EEXIST" },   { ENOMEM, "ENOMEM" },
+		{ EACCES, "EACCES" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ENOSYS, "ENOSYS" },
+		{ ERANGE, "ERANGE" }, { EBUSY, "EBUSY" },     { ENODEV, "ENODEV" },
+		{ ENXIO, "ENXIO" },   { ENOTSUPP_K, "ENOTSUPP" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].n;
+	return "E?";
+}
+
+static const char *res_str(struct bpf_result r, char *buf, size_t len)
+{
+	if (r.rc >= 0 && !r.err)
+		snprintf(buf, len, "rc=%d", r.rc);
+	else
+		snprintf(buf, len, "rc=%d errno=%s(%d)", r.rc, errno_name(r.err), r.err);
+	return buf;
+}
+
+/* Compare kernel and userbpf results; an fd-returning call only has to agree on success. */
+static int diff_res_at(const char *file, int line, const char *what, const struct bpf_result r[2],
+		       int fd_result)
+{
+	char a[64], b[64];
+	int same;
+
+	if (fd_result)
+		same = (r[K].rc >= 0) == (r[U].rc >= 0) && r[K].err == r[U].err;
+	else
+		same = r[K].rc == r[U].rc && r[K].err == r[U].err;
+	if (!same)
+		test_fail(file, line, "%s: kernel %s, userbpf %s", what,
+			  res_str(r[K], a, sizeof(a)), res_str(r[U], b, sizeof(b)));
+	return same;
+}
+
+/* Check the kernel's result against a table's expectation: 0 means success, else the errno. */
+static int expect_at(const char *file, int line, const char *what, struct bpf_result k, int want)
+{
+	char a[64];
+	int ok = want ? (k.rc == -1 && k.err == want) : k.rc >= 0;
+
+	if (!ok)
+		test_fail(file, line, "%s: kernel (reference) gave %s, table expects %s", what,
+			  res_str(k, a, sizeof(a)), want ? errno_name(want) : "success");
+	return ok;
+}
+
+static int diff_bytes_at(const char *file, int line, const char *what, const void *k,
+			 const void *u, size_t len)
+{
+	const unsigned char *pk = k, *pu = u;
+
+	for (size_t i = 0; i < len; i++) {
+		if (pk[i] != pu[i]) {
+			test_fail(file, line, "%s: byte %zu differs: kernel 0x%02x, userbpf 0x%02x",
+				  what, i, pk[i], pu[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+#define DIFF_RES(what, r) diff_res_at(__FILE__, __LINE__, what, r, 0)
+#define DIFF_FD(what, r) diff_res_at(__FILE__, __LINE__, what, r, 1)
+#define EXPECT(what, k, want) expect_at(__FILE__, __LINE__, what, k, want)
+#define DIFF_BYTES(what, k, u, len) diff_bytes_at(__FILE__, __LINE__, what, k, u, len)
+
+static void fill_out(void)
+{
+	memset(outbuf, 0xa5, sizeof(outbuf));
+	memset(outbuf2, 0xa5, sizeof(outbuf2));
+	memset(batchbuf, 0xa5, sizeof(batchbuf));
+}
+
+static union bpf_attr *attr_of(int s)
+{
+	return (union bpf_attr *)attrbuf[s];
+}
+
+static void run_both(int cmd, unsigned int size, struct bpf_result r[2])
+{
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = backend_call(side_be[s], cmd, attrbuf[s], size);
+}
+
+/* ---- maps on both sides ---- */
+
+struct pair {
+	int fd[NSIDES];
+	uint32_t type, ks, vs, max, flags;
+	int ordered; /* iteration order is deterministic: array, or hash with BPF_F_ZERO_SEED */
+};
+
+static void create_attr(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
+			uint32_t flags)
+{
+	union bpf_attr *a = attr_of(s);
+
+	memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+	a->map_type = type;
+	a->key_size = ks;
+	a->value_size = vs;
+	a->max_entries = max;
+	a->map_flags = flags;
+}
+
+static void pair_close(struct pair *p)
+{
+	for (int s = 0; s < NSIDES; s++) {
+		if (p->fd[s] >= 0)
+			close(p->fd[s]);
+		p->fd[s] = -1;
+	}
+}
+
+/* Create the same map on both sides; 0 when both succeeded. */
+static int pair_create_at(const char *file, int line, struct pair *p, uint32_t type, uint32_t ks,
+			  uint32_t vs, uint32_t max, uint32_t flags)
+{
+	struct bpf_result r[2];
+	char what[128];
+
+	for (int s = 0; s < NSIDES; s++)
+		create_attr(s, type, ks, vs, max, flags);
+	run_both(BPF_MAP_CREATE, sizeof(union bpf_attr), r);
+	p->fd[K] = r[K].rc;
+	p->fd[U] = r[U].rc;
+	p->type = type;
+	p->ks = ks;
+	p->vs = vs;
+	p->max = max;
+	p->flags = flags;
+	p->ordered = type == BPF_MAP_TYPE_ARRAY || (flags & BPF_F_ZERO_SEED);
+	snprintf(what, sizeof(what), "MAP_CREATE type %u key %u value %u max %u flags 0x%x", type,
+		 ks, vs, max, flags);
+	if (!diff_res_at(file, line, what, r, 1) || r[K].rc < 0) {
+		if (r[K].rc < 0 && r[U].rc < 0)
+			test_fail(file, line, "%s: failed on both (errno %d)", what, r[K].err);
+		pair_close(p);
+		return -1;
+	}
+	return 0;
+}
+
+#define PAIR_CREATE(p, type, ks, vs, max, flags) \
+	pair_create_at(__FILE__, __LINE__, p, type, ks, vs, max, flags)
+
+static void elem_attr(int s, int fd, const void *key, const void *value, uint64_t flags)
+{
+	union bpf_attr *a = attr_of(s);
+
+	memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+	a->map_fd = (uint32_t)fd;
+	a->key = PTR_TO_U64(side_ptr(s, key));
+	a->value = PTR_TO_U64(side_ptr(s, value));
+	a->flags = flags;
+}
+
+static const char *cmd_name(int cmd)
+{
+	switch (cmd) {
+	case BPF_MAP_CREATE: return "MAP_CREATE";
+	case BPF_MAP_LOOKUP_ELEM: return "LOOKUP_ELEM";
+	case BPF_MAP_UPDATE_ELEM: return "UPDATE_ELEM";
+	case BPF_MAP_DELETE_ELEM: return "DELETE_ELEM";
+	case BPF_MAP_GET_NEXT_KEY: return "GET_NEXT_KEY";
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM: return "LOOKUP_AND_DELETE_ELEM";
+	case BPF_MAP_LOOKUP_BATCH: return "LOOKUP_BATCH";
+	case BPF_MAP_LOOKUP_AND_DELETE_BATCH: return "LOOKUP_AND_DELETE_BATCH";
+	case BPF_MAP_UPDATE_BATCH: return "UPDATE_BATCH";
+	case BPF_MAP_DELETE_BATCH: return "DELETE_BATCH";
+	default: return "?";
+	}
+}
+
+/* One element command on both maps of a pair (fds substituted per side).  key and value may be
+ * OUT for the side's output buffer.  Compares rc/errno and, for reads, the output bytes.  Returns
+ * the kernel's result. */
+static struct bpf_result elem_both_at(const char *file, int line, const struct pair *p, int cmd,
+				      const void *key, const void *value, uint64_t flags,
+				      const char *note)
+{
+	struct bpf_result r[2];
+	char what[160];
+	size_t outlen = 0;
+
+	fill_out();
+	for (int s = 0; s < NSIDES; s++)
+		elem_attr(s, p->fd[s], key, value, flags);
+	run_both(cmd, sizeof(union bpf_attr), r);
+	snprintf(what, sizeof(what), "%s flags 0x%llx on %s map (key %u value %u max %u mflags 0x%x)%s%s",
+		 cmd_name(cmd), (unsigned long long)flags,
+		 p->type == BPF_MAP_TYPE_ARRAY ? "array" : "hash", p->ks, p->vs, p->max, p->flags,
+		 note ? ": " : "", note ? note : "");
+	if (!diff_res_at(file, line, what, r, 0))
+		return r[K];
+	if (cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM)
+		outlen = p->vs;
+	else if (cmd == BPF_MAP_GET_NEXT_KEY && p->ordered)
+		outlen = p->ks;
+	if (outlen && value == OUT)
+		diff_bytes_at(file, line, what, outbuf[K], outbuf[U], outlen + SLACK);
+	return r[K];
+}
+
+#define ELEM(p, cmd, key, value, flags, note) \
+	elem_both_at(__FILE__, __LINE__, p, cmd, key, value, flags, note)
+
+/* ---- map contents ---- */
+
+static size_t rec_size; /* for qsort of key|value records */
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, rec_size);
+}
+
+/* Read a whole map (GET_NEXT_KEY from NULL, LOOKUP of each key) into key|value records.  Returns
+ * the number of entries, or -1 on an error or a walk longer than max_entries. */
+static int dump_side(const struct pair *p, int s, unsigned char *recs)
+{
+	unsigned char key[512], next[512];
+	size_t rs = p->ks + p->vs;
+	const void *cur = NULL;
+	int n = 0;
+
+	for (;;) {
+		union bpf_attr *a = attr_of(s);
+		struct bpf_result r;
+
+		memset(a, 0, sizeof(*a));
+		a->map_fd = (uint32_t)p->fd[s];
+		a->key = PTR_TO_U64(cur);
+		a->next_key = PTR_TO_U64(next);
+		r = backend_call(side_be[s], BPF_MAP_GET_NEXT_KEY, a, sizeof(*a));
+		if (r.rc < 0)
+			return r.err == ENOENT ? n : -1;
+		if ((uint32_t)n >= p->max)
+			return -1;
+		memcpy(key, next, p->ks);
+		memcpy(recs + n * rs, key, p->ks);
+		memset(a, 0, sizeof(*a));
+		a->map_fd = (uint32_t)p->fd[s];
+		a->key = PTR_TO_U64(key);
+		a->value = PTR_TO_U64(recs + n * rs + p->ks);
+		r = backend_call(side_be[s], BPF_MAP_LOOKUP_ELEM, a, sizeof(*a));
+		if (r.rc < 0)
+			return -1;
+		n++;
+		cur = key;
+	}
+}
+
+/* Compare the maps' contents: exact order when the pair is ordered, else as sets. */
+static int compare_contents_at(const char *file, int line, const struct pair *p, const char *note)
+{
+	size_t rs = p->ks + p->vs;
+	unsigned char *recs[NSIDES];
+	int n[NSIDES], ok = 1;
+
+	for (int s = 0; s < NSIDES; s++) {
+		recs[s] = calloc(p->max + 1, rs);
+		n[s] = recs[s] ? dump_side(p, s, recs[s]) : -1;
+	}
+	if (n[K] < 0 || n[U] < 0 || n[K] != n[U]) {
+		test_fail(file, line, "%s: contents: kernel has %d entries, userbpf %d (-1: walk failed)",
+			  note, n[K], n[U]);
+		ok = 0;
+	} else {
+		if (!p->ordered) {
+			rec_size = rs;
+			for (int s = 0; s < NSIDES; s++)
+				qsort(recs[s], n[s], rs, rec_cmp);
+		}
+		ok = diff_bytes_at(file, line, note, recs[K], recs[U], n[K] * rs);
+	}
+	free(recs[K]);
+	free(recs[U]);
+	return ok;
+}
+
+#define COMPARE_CONTENTS(p, note) compare_contents_at(__FILE__, __LINE__, p, note)
+
+/* Deterministic key/value bytes for test number i. */
+static void make_bytes(unsigned char *buf, size_t len, uint32_t i, uint32_t salt)
+{
+	for (size_t j = 0; j < len; j++)
+		buf[j] = (unsigned char)((i * 2654435761u + salt) >> (8 * (j % 4)) ^ (uint32_t)j);
+	if (len >= 4)
+		memcpy(buf, &i, 4); /* distinct keys for distinct i */
+	else if (len)
+		buf[0] = (unsigned char)i;
+}
+
+/* ==== 1. entry point attr rules ==== */
+
+/* One valid call per map command, built on side s for map pair p (holding key 1 / index 1). */
+struct cmd_case {
+	int cmd;
+	size_t last_end; /* offsetofend of the command's last field in this header's union */
+};
+
+static const struct cmd_case map_cmds[] = {
+	{ BPF_MAP_CREATE, offsetof(union bpf_attr, map_extra) + 8 },
+	{ BPF_MAP_LOOKUP_ELEM, offsetof(union bpf_attr, flags) + 8 },
+	{ BPF_MAP_UPDATE_ELEM, offsetof(union bpf_attr, flags) + 8 },
+	{ BPF_MAP_DELETE_ELEM, offsetof(union bpf_attr, flags) + 8 },
+	{ BPF_MAP_GET_NEXT_KEY, offsetof(union bpf_attr, next_key) + 8 },
+	{ BPF_MAP_LOOKUP_AND_DELETE_ELEM, offsetof(union bpf_attr, flags) + 8 },
+	{ BPF_MAP_LOOKUP_BATCH, offsetof(union bpf_attr, batch.flags) + 8 },
+	{ BPF_MAP_LOOKUP_AND_DELETE_BATCH, offsetof(union bpf_attr, batch.flags) + 8 },
+	{ BPF_MAP_UPDATE_BATCH, offsetof(union bpf_attr, batch.flags) + 8 },
+	{ BPF_MAP_DELETE_BATCH, offsetof(union bpf_attr, batch.flags) + 8 },
+};
+
+static uint32_t key1 = 1, val1 = 0x11223344;
+
+static void build_cmd(int s, int cmd, const struct pair *p)
+{
+	union bpf_attr *a = attr_of(s);
+
+	memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+	switch (cmd) {
+	case BPF_MAP_CREATE:
+		create_attr(s, BPF_MAP_TYPE_HASH, 4, 4, 4, 0);
+		break;
+	case BPF_MAP_LOOKUP_ELEM:
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
+	case BPF_MAP_GET_NEXT_KEY:
+		elem_attr(s, p->fd[s], &key1, OUT, 0);
+		break;
+	case BPF_MAP_UPDATE_ELEM:
+		elem_attr(s, p->fd[s], &key1, &val1, 0);
+		break;
+	case BPF_MAP_DELETE_ELEM:
+		elem_attr(s, p->fd[s], &key1, NULL, 0);
+		break;
+	default: /* batches of one element */
+		a->batch.map_fd = (uint32_t)p->fd[s];
+		a->batch.keys = PTR_TO_U64(cmd == BPF_MAP_LOOKUP_BATCH ||
+						   cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH ?
+					   (void *)outbuf[s] : (void *)&key1);
+		a->batch.values = PTR_TO_U64(cmd == BPF_MAP_UPDATE_BATCH ? (void *)&val1 :
+									  (void *)outbuf2[s]);
+		a->batch.out_batch = PTR_TO_U64(batchbuf[s]);
+		a->batch.count = 1;
+		break;
+	}
+}
+
+/* Put key 1 back so every variant starts from the same map. */
+static void refill(const struct pair *p)
+{
+	for (int s = 0; s < NSIDES; s++) {
+		elem_attr(s, p->fd[s], &key1, &val1, BPF_ANY);
+		backend_call(side_be[s], BPF_MAP_UPDATE_ELEM, attrbuf[s], sizeof(union bpf_attr));
+	}
+}
+
+/* A variant of the attr: the size passed, a byte set to 0x5a at some offset (or none). */
+struct size_case {
+	const char *name;
+	unsigned int size; /* 0 here means the command's last_end */
+	int poke;          /* offset of a non-zero byte, -1 none, -2: at last_end */
+	int want;          /* -1: same result as the plain call; else the errno (0 success) */
+};
+
+static const struct size_case size_cases[] = {
+	{ "exact size, garbage beyond it", 0, -3, -1 },
+	{ "sizeof(union bpf_attr)", sizeof(union bpf_attr), -1, -1 },
+	{ "size 4096, zero tail", 4096, -1, -1 },
+	{ "size 4097, zero tail", 4097, -1, E2BIG },
+	{ "size 4096, byte 4095 set", 4096, 4095, E2BIG },
+	{ "size 1000, byte 999 set", 1000, 999, E2BIG },
+	{ "size 256, byte 200 set", 256, 200, E2BIG },
+	{ "size 168, byte 167 set (inside the 6.18 union)", 168, 167, EINVAL },
+	{ "size 4096, byte right after the last field set", 4096, -2, EINVAL },
+	{ "size 0", 1, -4, -1 },
+};
+
+TEST(diff_attr_size_rules)
+{
+	struct pair p;
+	char what[160];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(PAIR_CREATE(&p, BPF_MAP_TYPE_HASH, 4, 4, 8, BPF_F_ZERO_SEED) == 0);
+	for (size_t c = 0; c < sizeof(map_cmds) / sizeof(map_cmds[0]); c++) {
+		const struct cmd_case *cc = &map_cmds[c];
+		struct bpf_result plain[2];
+
+		refill(&p);
+		fill_out();
+		for (int s = 0; s < NSIDES; s++)
+			build_cmd(s, cc->cmd, &p);
+		run_both(cc->cmd, sizeof(union bpf_attr), plain);
+		snprintf(what, sizeof(what), "%s plain", cmd_name(cc->cmd));
+		DIFF_FD(what, plain);
+		if (cc->cmd == BPF_MAP_CREATE)
+			for (int s = 0; s < NSIDES; s++)
+				if (plain[s].rc >= 0)
+					close(plain[s].rc);
+		for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+			const struct size_case *sc = &size_cases[i];
+			unsigned int size = sc->size ? sc->size : (unsigned int)cc->last_end;
+			struct bpf_result r[2];
+			int want = sc->want;
+
+			/* BPF_MAP_CREATE's 6.18 fields go to offset 92; other commands end as here */
+			if (sc->poke == -2 && cc->cmd == BPF_MAP_CREATE)
+				want = 0;
+			refill(&p);
+			fill_out();
+			for (int s = 0; s < NSIDES; s++) {
+				build_cmd(s, cc->cmd, &p);
+				if (sc->poke >= 0)
+					attrbuf[s][sc->poke] = 0x5a;
+				else if (sc->poke == -2)
+					attrbuf[s][cc->last_end] = 0x5a;
+				else if (sc->poke == -3)
+					memset(attrbuf[s] + size, 0xee, 256);
+				else if (sc->poke == -4)
+					size = 0;
+			}
+			run_both(cc->cmd, size, r);
+			snprintf(what, sizeof(what), "%s, %s (size %u)", cmd_name(cc->cmd), sc->name,
+				 size);
+			DIFF_FD(what, r);
+			if (want >= 0)
+				EXPECT(what, r[K], want);
+			else if (sc->poke != -4)
+				CHECK((r[K].rc >= 0) == (plain[K].rc >= 0) && r[K].err == plain[K].err);
+			if (cc->cmd == BPF_MAP_CREATE)
+				for (int s = 0; s < NSIDES; s++)
+					if (r[s].rc >= 0)
+						close(r[s].rc);
+		}
+	}
+	COMPARE_CONTENTS(&p, "after attr size rules");
+	pair_close(&p);
+}
+
+TEST(diff_attr_null_and_unknown_cmd)
+{
+	static const unsigned int sizes[] = { 1, 8, sizeof(union bpf_attr), 168, 4096 };
+	static const int bad_cmds[] = { 1000, -1, 0x7fffffff, 0x10000 };
+	struct bpf_result r[2];
+	char what[128];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t c = 0; c < sizeof(map_cmds) / sizeof(map_cmds[0]); c++) {
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = backend_call(side_be[s], map_cmds[c].cmd, NULL, sizes[i]);
+			snprintf(what, sizeof(what), "%s, NULL attr, size %u", cmd_name(map_cmds[c].cmd),
+				 sizes[i]);
+			DIFF_RES(what, r);
+			EXPECT(what, r[K], EFAULT);
+		}
+		/* NULL with size 0: an all-zero attr, so map_fd 0 (whatever stdin is) */
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = backend_call(side_be[s], map_cmds[c].cmd, NULL, 0);
+		snprintf(what, sizeof(what), "%s, NULL attr, size 0", cmd_name(map_cmds[c].cmd));
+		DIFF_RES(what, r);
+		CHECK(r[K].rc == -1);
+	}
+	for (size_t i = 0; i < sizeof(bad_cmds) / sizeof(bad_cmds[0]); i++) {
+		for (int s = 0; s < NSIDES; s++) {
+			memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+			r[s] = backend_call(side_be[s], bad_cmds[i], attrbuf[s], sizeof(union bpf_attr));
+		}
+		snprintf(what, sizeof(what), "unknown command %d", bad_cmds[i]);
+		DIFF_RES(what, r);
+		EXPECT(what, r[K], EINVAL);
+	}
+}
+
+/* ==== 2. BPF_MAP_CREATE validation ==== */
+
+#define H BPF_MAP_TYPE_HASH
+#define A BPF_MAP_TYPE_ARRAY
+
+struct create_case {
+	const char *name;
+	uint32_t type, ks, vs, max, flags;
+	uint32_t numa;
+	const char name_bytes[BPF_OBJ_NAME_LEN];
+	uint64_t extra;
+	uint32_t btf_fd, btf_key, btf_value, btf_vmlinux, ifindex, inner_fd;
+	int want; /* 0 success, else errno */
+};
+
+static const struct create_case create_cases[] = {
+	{ "hash 4/4/16", H, 4, 4, 16, 0, .want = 0 },
+	{ "array 4/4/16", A, 4, 4, 16, 0, .want = 0 },
+	{ "map_type 0", 0, 4, 4, 16, 0, .want = EINVAL },
+	{ "map_type 1000", 1000, 4, 4, 16, 0, .want = EINVAL },
+	/* key and value sizes */
+	{ "hash key 0", H, 0, 4, 16, 0, .want = EINVAL },
+	{ "hash value 0", H, 4, 0, 16, 0, .want = EINVAL },
+	{ "hash key 1 value 1", H, 1, 1, 16, 0, .want = 0 },
+	{ "hash key 512", H, 512, 4, 4, 0, .want = 0 },
+	{ "hash key 513 (no stack limit on 6.18)", H, 513, 4, 4, 0, .want = 0 },
+	{ "hash key 1<<20", H, 1u << 20, 4, 1, BPF_F_NO_PREALLOC, .want = 0 },
+	{ "hash key 1<<22 (KMALLOC_MAX_SIZE)", H, 1u << 22, 4, 1, BPF_F_NO_PREALLOC, .want = E2BIG },
+	{ "hash key 1<<31", H, 1u << 31, 4, 4, 0, .want = E2BIG },
+	{ "hash value 65536", H, 4, 65536, 2, 0, .want = 0 },
+	{ "hash value 1<<22", H, 4, 1u << 22, 2, 0, .want = E2BIG },
+	{ "hash value 1<<30", H, 4, 1u << 30, 2, 0, .want = E2BIG },
+	{ "hash value 0xffffffff", H, 4, 0xffffffffu, 2, 0, .want = E2BIG },
+	{ "array key 0", A, 0, 4, 16, 0, .want = EINVAL },
+	{ "array key 1", A, 1, 4, 16, 0, .want = EINVAL },
+	{ "array key 8", A, 8, 4, 16, 0, .want = EINVAL },
+	{ "array value 0", A, 4, 0, 16, 0, .want = EINVAL },
+	{ "array value 1", A, 4, 1, 16, 0, .want = 0 },
+	{ "array value 1<<22", A, 4, 1u << 22, 1, 0, .want = 0 },
+	{ "array value (1<<22)+1", A, 4, (1u << 22) + 1, 1, 0, .want = 0 },
+	{ "array value 0x80000000 (> INT_MAX)", A, 4, 0x80000000u, 1, 0, .want = E2BIG },
+	{ "array value 0xffffffff", A, 4, 0xffffffffu, 1, 0, .want = E2BIG },
+	/* max_entries */
+	{ "hash max 0", H, 4, 4, 0, 0, .want = EINVAL },
+	{ "hash max 1", H, 4, 4, 1, 0, .want = 0 },
+	{ "hash max 65536", H, 4, 4, 65536, 0, .want = 0 },
+	{ "hash no-prealloc max 1<<20", H, 4, 4, 1u << 20, BPF_F_NO_PREALLOC, .want = 0 },
+	{ "hash no-prealloc max (1<<28)+1", H, 4, 4, (1u << 28) + 1, BPF_F_NO_PREALLOC,
+	  .want = E2BIG },
+	{ "hash no-prealloc max 0xffffffff", H, 4, 4, 0xffffffffu, BPF_F_NO_PREALLOC,
+	  .want = E2BIG },
+	{ "hash max (1<<28)+1", H, 4, 4, (1u << 28) + 1, 0, .want = E2BIG },
+	{ "array max 0", A, 4, 4, 0, 0, .want = EINVAL },
+	{ "array max 1", A, 4, 4, 1, 0, .want = 0 },
+	{ "array max 1<<20", A, 4, 4, 1u << 20, 0, .want = 0 },
+	/* map_flags */
+	{ "hash NO_PREALLOC", H, 4, 4, 16, BPF_F_NO_PREALLOC, .want = 0 },
+	{ "array NO_PREALLOC", A, 4, 4, 16, BPF_F_NO_PREALLOC, .want = EINVAL },
+	{ "hash NUMA_NODE node 0", H, 4, 4, 16, BPF_F_NUMA_NODE, .numa = 0, .want = 0 },
+	{ "array NUMA_NODE node 0", A, 4, 4, 16, BPF_F_NUMA_NODE, .numa = 0, .want = 0 },
+	{ "hash NUMA_NODE node 1000", H, 4, 4, 16, BPF_F_NUMA_NODE, .numa = 1000, .want = EINVAL },
+	{ "array NUMA_NODE node 1000", A, 4, 4, 16, BPF_F_NUMA_NODE, .numa = 1000, .want = EINVAL },
+	{ "hash numa_node 1000 without the flag", H, 4, 4, 16, 0, .numa = 1000, .want = 0 },
+	{ "hash RDONLY", H, 4, 4, 16, BPF_F_RDONLY, .want = 0 },
+	{ "hash WRONLY", H, 4, 4, 16, BPF_F_WRONLY, .want = 0 },
+	{ "hash RDONLY|WRONLY", H, 4, 4, 16, BPF_F_RDONLY | BPF_F_WRONLY, .want = EINVAL },
+	{ "array RDONLY|WRONLY", A, 4, 4, 16, BPF_F_RDONLY | BPF_F_WRONLY, .want = EINVAL },
+	{ "hash RDONLY_PROG", H, 4, 4, 16, BPF_F_RDONLY_PROG, .want = 0 },
+	{ "hash WRONLY_PROG", H, 4, 4, 16, BPF_F_WRONLY_PROG, .want = 0 },
+	{ "array RDONLY_PROG|WRONLY_PROG", A, 4, 4, 16, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG,
+	  .want = EINVAL },
+	{ "hash RDONLY_PROG|WRONLY_PROG", H, 4, 4, 16, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG,
+	  .want = EINVAL },
+	{ "hash RDONLY|WRONLY_PROG", H, 4, 4, 16, BPF_F_RDONLY | BPF_F_WRONLY_PROG, .want = 0 },
+	{ "hash ZERO_SEED", H, 4, 4, 16, BPF_F_ZERO_SEED, .want = 0 },
+	{ "array ZERO_SEED", A, 4, 4, 16, BPF_F_ZERO_SEED, .want = EINVAL },
+	{ "hash ZERO_SEED|NO_PREALLOC", H, 4, 4, 16, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC,
+	  .want = 0 },
+	{ "hash MMAPABLE", H, 4, 4, 16, BPF_F_MMAPABLE, .want = EINVAL },
+	{ "array MMAPABLE", A, 4, 4, 16, BPF_F_MMAPABLE, .want = 0 },
+	{ "array MMAPABLE|RDONLY_PROG", A, 4, 4, 16, BPF_F_MMAPABLE | BPF_F_RDONLY_PROG,
+	  .want = 0 },
+	{ "hash PRESERVE_ELEMS", H, 4, 4, 16, BPF_F_PRESERVE_ELEMS, .want = EINVAL },
+	{ "array PRESERVE_ELEMS", A, 4, 4, 16, BPF_F_PRESERVE_ELEMS, .want = EINVAL },
+	{ "hash INNER_MAP", H, 4, 4, 16, BPF_F_INNER_MAP, .want = EINVAL },
+	{ "array INNER_MAP", A, 4, 4, 16, BPF_F_INNER_MAP, .want = 0 },
+	{ "hash NO_COMMON_LRU", H, 4, 4, 16, BPF_F_NO_COMMON_LRU, .want = EINVAL },
+	{ "hash STACK_BUILD_ID", H, 4, 4, 16, BPF_F_STACK_BUILD_ID, .want = EINVAL },
+	{ "hash all access flags", H, 4, 4, 16,
+	  BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG, .want = EINVAL },
+	{ "hash bit 31", H, 4, 4, 16, 1u << 31, .want = EINVAL },
+	{ "array bit 31", A, 4, 4, 16, 1u << 31, .want = EINVAL },
+	/* map_name */
+	{ "name alnum _ .", H, 4, 4, 16, 0, .name_bytes = "Ab_9.x", .want = 0 },
+	{ "name with '-'", H, 4, 4, 16, 0, .name_bytes = "a-b", .want = EINVAL },
+	{ "name with ' '", A, 4, 4, 16, 0, .name_bytes = "a b", .want = EINVAL },
+	/* the kernel's isalnum() follows Latin-1: 0xc3 is a letter */
+	{ "name with 0xc3", H, 4, 4, 16, 0, .name_bytes = "a\xc3", .want = 0 },
+	{ "name with 0xd7", H, 4, 4, 16, 0, .name_bytes = "a\xd7", .want = EINVAL },
+	{ "name of 15 chars", H, 4, 4, 16, 0, .name_bytes = "abcdefghijklmno", .want = 0 },
+	{ "name of 16 chars, no NUL", H, 4, 4, 16, 0, .name_bytes = "abcdefghijklmnop",
+	  .want = EINVAL },
+	{ "name: junk after the NUL", H, 4, 4, 16, 0, .name_bytes = "ab\0-!?", .want = 0 },
+	/* other fields */
+	{ "hash map_extra 1", H, 4, 4, 16, 0, .extra = 1, .want = EINVAL },
+	{ "array map_extra 1<<40", A, 4, 4, 16, 0, .extra = 1ull << 40, .want = EINVAL },
+	{ "btf_key_type_id without value id", H, 4, 4, 16, 0, .btf_key = 1, .want = EINVAL },
+	{ "btf_fd alone", H, 4, 4, 16, 0, .btf_fd = 12345, .want = 0 },
+	{ "btf_value_type_id, bad btf_fd", H, 4, 4, 16, 0, .btf_fd = 0xffffffffu, .btf_value = 1,
+	  .want = EBADF },
+	{ "btf_vmlinux_value_type_id", H, 4, 4, 16, 0, .btf_vmlinux = 1, .want = EINVAL },
+	{ "map_ifindex 1", H, 4, 4, 16, 0, .ifindex = 1, .want = EOPNOTSUPP },
+	{ "array map_ifindex 1000000", A, 4, 4, 16, 0, .ifindex = 1000000, .want = EINVAL },
+	{ "hash inner_map_fd 12345", H, 4, 4, 16, 0, .inner_fd = 12345, .want = 0 },
+};
+
+static void create_case_attr(int s, const struct create_case *c)
+{
+	union bpf_attr *a = attr_of(s);
+
+	create_attr(s, c->type, c->ks, c->vs, c->max, c->flags);
+	a->numa_node = c->numa;
+	memcpy(a->map_name, c->name_bytes, BPF_OBJ_NAME_LEN);
+	a->map_extra = c->extra;
+	a->btf_fd = c->btf_fd;
+	a->btf_key_type_id = c->btf_key;
+	a->btf_value_type_id = c->btf_value;
+	a->btf_vmlinux_value_type_id = c->btf_vmlinux;
+	a->map_ifindex = c->ifindex;
+	a->inner_map_fd = c->inner_fd;
+}
+
+static void close_results(const struct bpf_result r[2])
+{
+	for (int s = 0; s < NSIDES; s++)
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+}
+
+TEST(diff_map_create_table)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(create_cases) / sizeof(create_cases[0]); i++) {
+		const struct create_case *c = &create_cases[i];
+		struct bpf_result r[2];
+		char what[128];
+
+		for (int s = 0; s < NSIDES; s++)
+			create_case_attr(s, c);
+		run_both(BPF_MAP_CREATE, sizeof(union bpf_attr), r);
+		snprintf(what, sizeof(what), "MAP_CREATE %s", c->name);
+		DIFF_FD(what, r);
+		EXPECT(what, r[K], c->want);
+		close_results(r);
+	}
+}
+
+/* Every map_flags bit alone and every pair of bits, on both map types. */
+TEST(diff_map_create_flag_bits)
+{
+	static const uint32_t types[] = { H, A };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t t = 0; t < 2; t++) {
+		for (int b1 = 0; b1 < 32; b1++) {
+			for (int b2 = b1; b2 < 32; b2++) {
+				uint32_t flags = (1u << b1) | (1u << b2);
+				struct bpf_result r[2];
+				char what[96];
+
+				for (int s = 0; s < NSIDES; s++)
+					create_attr(s, types[t], 4, 8, 8, flags);
+				run_both(BPF_MAP_CREATE, sizeof(union bpf_attr), r);
+				snprintf(what, sizeof(what), "MAP_CREATE %s flags 0x%x",
+					 t ? "array" : "hash", flags);
+				DIFF_FD(what, r);
+				close_results(r);
+			}
+		}
+	}
+}
+
+/* Each name byte value 1..255 as a one-character name. */
+TEST(diff_map_create_name_chars)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int ch = 1; ch < 256; ch++) {
+		struct bpf_result r[2];
+		char what[64];
+
+		for (int s = 0; s < NSIDES; s++) {
+			create_attr(s, H, 4, 4, 4, 0);
+			attr_of(s)->map_name[0] = 'm';
+			attr_of(s)->map_name[1] = (char)ch;
+		}
+		run_both(BPF_MAP_CREATE, sizeof(union bpf_attr), r);
+		snprintf(what, sizeof(what), "MAP_CREATE name \"m\\x%02x\"", ch);
+		DIFF_FD(what, r);
+		close_results(r);
+	}
+}
