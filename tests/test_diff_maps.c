@@ -364,7 +364,7 @@ static const struct cmd_case map_cmds[] = {
 	{ BPF_MAP_CREATE, offsetof(union bpf_attr, map_extra) + 8 },
 	{ BPF_MAP_LOOKUP_ELEM, offsetof(union bpf_attr, flags) + 8 },
 	{ BPF_MAP_UPDATE_ELEM, offsetof(union bpf_attr, flags) + 8 },
-	{ BPF_MAP_DELETE_ELEM, offsetof(union bpf_attr, flags) + 8 },
+	{ BPF_MAP_DELETE_ELEM, offsetof(union bpf_attr, key) + 8 },
 	{ BPF_MAP_GET_NEXT_KEY, offsetof(union bpf_attr, next_key) + 8 },
 	{ BPF_MAP_LOOKUP_AND_DELETE_ELEM, offsetof(union bpf_attr, flags) + 8 },
 	{ BPF_MAP_LOOKUP_BATCH, offsetof(union bpf_attr, batch.flags) + 8 },
@@ -735,4 +735,331 @@ TEST(diff_map_create_name_chars)
 		DIFF_FD(what, r);
 		close_results(r);
 	}
+}
+
+/* ==== 3. element commands ==== */
+
+struct map_cfg {
+	const char *name;
+	uint32_t type, ks, vs, max, flags;
+};
+
+static const struct map_cfg elem_cfgs[] = {
+	{ "hash prealloc", H, 4, 8, 4, BPF_F_ZERO_SEED },
+	{ "hash no-prealloc", H, 4, 8, 4, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC },
+	{ "hash random seed", H, 4, 8, 4, 0 },
+	{ "array", A, 4, 8, 4, 0 },
+};
+
+static const uint64_t flag_values[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, BPF_F_LOCK | BPF_EXIST, 1ull << 32, ~0ull,
+};
+
+static const int elem_cmds[] = {
+	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
+	BPF_MAP_LOOKUP_AND_DELETE_ELEM,
+};
+
+/* Put keys 0 and 1 (values derived from the key) into both maps. */
+static void put_keys01(const struct pair *p)
+{
+	unsigned char val[64];
+
+	for (uint32_t k = 0; k < 2; k++) {
+		make_bytes(val, p->vs, k, 7);
+		ELEM(p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, "setup");
+	}
+}
+
+TEST(diff_elem_every_flag)
+{
+	static const uint32_t keys[] = { 1, 3, 7, 0xffffffffu };
+	unsigned char val[64];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t c = 0; c < sizeof(elem_cfgs) / sizeof(elem_cfgs[0]); c++) {
+		const struct map_cfg *mc = &elem_cfgs[c];
+		struct pair p;
+
+		if (PAIR_CREATE(&p, mc->type, mc->ks, mc->vs, mc->max, mc->flags))
+			continue;
+		for (size_t ci = 0; ci < sizeof(elem_cmds) / sizeof(elem_cmds[0]); ci++) {
+			for (size_t f = 0; f < sizeof(flag_values) / sizeof(flag_values[0]); f++) {
+				for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+					int cmd = elem_cmds[ci];
+
+					/* which key follows key 1 depends on the random seed */
+					if (!p.ordered && cmd == BPF_MAP_GET_NEXT_KEY && keys[k] == 1 &&
+					    !flag_values[f])
+						continue;
+					put_keys01(&p);
+					make_bytes(val, p.vs, keys[k], 99);
+					ELEM(&p, cmd, &keys[k],
+					     cmd == BPF_MAP_UPDATE_ELEM ? (void *)val :
+					     cmd == BPF_MAP_DELETE_ELEM ? NULL : OUT,
+					     flag_values[f], mc->name);
+				}
+			}
+			COMPARE_CONTENTS(&p, mc->name);
+		}
+		pair_close(&p);
+	}
+}
+
+/* A full hash map: new keys get E2BIG, existing keys can still be updated. */
+TEST(diff_elem_full_hash)
+{
+	static const uint32_t mflags[] = { BPF_F_ZERO_SEED, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC };
+	unsigned char val[16];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t m = 0; m < 2; m++) {
+		struct pair p;
+		uint32_t k;
+
+		REQUIRE(PAIR_CREATE(&p, H, 4, 8, 4, mflags[m]) == 0);
+		for (k = 0; k < 4; k++) {
+			make_bytes(val, 8, k, 1);
+			EXPECT("fill", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_NOEXIST, "fill"), 0);
+		}
+		k = 4;
+		EXPECT("new key, NOEXIST", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_NOEXIST, "full"),
+		       E2BIG);
+		EXPECT("new key, ANY", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, "full"), E2BIG);
+		EXPECT("new key, EXIST", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_EXIST, "full"),
+		       ENOENT);
+		for (k = 0; k < 4; k++) {
+			make_bytes(val, 8, k, 2);
+			EXPECT("old key, ANY", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, "full"), 0);
+			EXPECT("old key, EXIST", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_EXIST, "full"),
+			       0);
+			EXPECT("old key, NOEXIST",
+			       ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_NOEXIST, "full"), EEXIST);
+		}
+		COMPARE_CONTENTS(&p, "full map after updates");
+		k = 2;
+		EXPECT("delete", ELEM(&p, BPF_MAP_DELETE_ELEM, &k, NULL, 0, "full"), 0);
+		k = 9;
+		EXPECT("new key after a delete", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_NOEXIST,
+						      "after delete"), 0);
+		k = 10;
+		EXPECT("full again", ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, "full"), E2BIG);
+		k = 9;
+		EXPECT("lookup_and_delete", ELEM(&p, BPF_MAP_LOOKUP_AND_DELETE_ELEM, &k, OUT, 0, NULL),
+		       0);
+		k = 10;
+		EXPECT("insert after lookup_and_delete",
+		       ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, NULL), 0);
+		COMPARE_CONTENTS(&p, "full map at the end");
+		pair_close(&p);
+	}
+}
+
+TEST(diff_elem_get_next_key)
+{
+	uint32_t k, missing = 12345;
+	unsigned char val[8] = { 0 };
+	struct pair p;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	/* hash, deterministic order */
+	REQUIRE(PAIR_CREATE(&p, H, 4, 8, 16, BPF_F_ZERO_SEED) == 0);
+	EXPECT("empty, NULL key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, NULL, OUT, 0, "empty"), ENOENT);
+	EXPECT("empty, missing key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, &missing, OUT, 0, "empty"),
+	       ENOENT);
+	for (k = 100; k < 110; k++)
+		ELEM(&p, BPF_MAP_UPDATE_ELEM, &k, val, BPF_ANY, NULL);
+	EXPECT("NULL key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, NULL, OUT, 0, "NULL key"), 0);
+	EXPECT("missing key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, &missing, OUT, 0, "missing key"), 0);
+	CHECK(DIFF_BYTES("first key", outbuf[K], outbuf[U], 4));
+	{
+		uint32_t first;
+		int steps = 0;
+
+		ELEM(&p, BPF_MAP_GET_NEXT_KEY, NULL, OUT, 0, NULL);
+		memcpy(&first, outbuf[K], 4);
+		ELEM(&p, BPF_MAP_GET_NEXT_KEY, &missing, OUT, 0, NULL);
+		CHECK(memcmp(&first, outbuf[K], 4) == 0); /* missing key gives the first key */
+		k = first;
+		while (steps < 20 && ELEM(&p, BPF_MAP_GET_NEXT_KEY, &k, OUT, 0, "walk").rc == 0) {
+			memcpy(&k, outbuf[K], 4);
+			steps++;
+		}
+		CHECK_EQ(steps, 9);
+		EXPECT("after the last key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, &k, OUT, 0, "last"),
+		       ENOENT);
+	}
+	pair_close(&p);
+
+	/* array */
+	REQUIRE(PAIR_CREATE(&p, A, 4, 8, 5, 0) == 0);
+	{
+		static const uint32_t idx[] = { 0, 1, 3, 4, 5, 6, 1000, 0xffffffffu };
+		static const int want[] = { 0, 0, 0, ENOENT, 0, 0, 0, 0 };
+
+		EXPECT("array NULL key", ELEM(&p, BPF_MAP_GET_NEXT_KEY, NULL, OUT, 0, "NULL"), 0);
+		CHECK_EQ(*(uint32_t *)outbuf[K], 0);
+		for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+			char note[32];
+
+			snprintf(note, sizeof(note), "index %u", idx[i]);
+			EXPECT(note, ELEM(&p, BPF_MAP_GET_NEXT_KEY, &idx[i], OUT, 0, note), want[i]);
+			if (idx[i] >= 5)
+				CHECK_EQ(*(uint32_t *)outbuf[K], 0); /* out of range: first index */
+		}
+	}
+	pair_close(&p);
+}
+
+TEST(diff_elem_array_rules)
+{
+	static const struct {
+		int cmd;
+		uint32_t idx;
+		uint64_t flags;
+		int want;
+	} cases[] = {
+		{ BPF_MAP_DELETE_ELEM, 0, 0, EINVAL },
+		{ BPF_MAP_DELETE_ELEM, 100, 0, EINVAL },
+		{ BPF_MAP_LOOKUP_AND_DELETE_ELEM, 0, 0, ENOTSUPP_K },
+		{ BPF_MAP_LOOKUP_AND_DELETE_ELEM, 100, 0, ENOTSUPP_K },
+		{ BPF_MAP_LOOKUP_AND_DELETE_ELEM, 0, 1, EINVAL },
+		{ BPF_MAP_UPDATE_ELEM, 3, BPF_ANY, 0 },
+		{ BPF_MAP_UPDATE_ELEM, 3, BPF_EXIST, 0 },
+		{ BPF_MAP_UPDATE_ELEM, 3, BPF_NOEXIST, EEXIST },
+		{ BPF_MAP_UPDATE_ELEM, 4, BPF_ANY, E2BIG },
+		{ BPF_MAP_UPDATE_ELEM, 0xffffffffu, BPF_ANY, E2BIG },
+		{ BPF_MAP_UPDATE_ELEM, 3, BPF_F_LOCK, EINVAL },
+		{ BPF_MAP_UPDATE_ELEM, 3, 4 | BPF_EXIST, EINVAL },
+		{ BPF_MAP_UPDATE_ELEM, 3, 8, EINVAL },
+		{ BPF_MAP_LOOKUP_ELEM, 3, 0, 0 },
+		{ BPF_MAP_LOOKUP_ELEM, 4, 0, ENOENT },
+		{ BPF_MAP_LOOKUP_ELEM, 3, BPF_F_LOCK, EINVAL },
+		{ BPF_MAP_LOOKUP_ELEM, 3, 1, EINVAL },
+	};
+	unsigned char val[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct pair p;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(PAIR_CREATE(&p, A, 4, 8, 4, 0) == 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "case %zu index %u", i, cases[i].idx);
+		EXPECT(note, ELEM(&p, cases[i].cmd, &cases[i].idx,
+				  cases[i].cmd == BPF_MAP_UPDATE_ELEM ? (void *)val :
+				  cases[i].cmd == BPF_MAP_DELETE_ELEM ? NULL : OUT,
+				  cases[i].flags, note), cases[i].want);
+	}
+	COMPARE_CONTENTS(&p, "array after rules");
+	pair_close(&p);
+}
+
+/* Maps created BPF_F_RDONLY / BPF_F_WRONLY: the syscall side may only read / only write. */
+TEST(diff_elem_permissions)
+{
+	static const struct {
+		uint32_t mflags;
+		int cmd;
+		int want_hash, want_array;
+	} cases[] = {
+		{ BPF_F_RDONLY, BPF_MAP_LOOKUP_ELEM, ENOENT, 0 },
+		{ BPF_F_RDONLY, BPF_MAP_GET_NEXT_KEY, ENOENT, 0 },
+		{ BPF_F_RDONLY, BPF_MAP_UPDATE_ELEM, EPERM, EPERM },
+		{ BPF_F_RDONLY, BPF_MAP_DELETE_ELEM, EPERM, EPERM },
+		{ BPF_F_RDONLY, BPF_MAP_LOOKUP_AND_DELETE_ELEM, EPERM, EPERM },
+		{ BPF_F_WRONLY, BPF_MAP_LOOKUP_ELEM, EPERM, EPERM },
+		{ BPF_F_WRONLY, BPF_MAP_GET_NEXT_KEY, EPERM, EPERM },
+		{ BPF_F_WRONLY, BPF_MAP_UPDATE_ELEM, 0, 0 },
+		{ BPF_F_WRONLY, BPF_MAP_DELETE_ELEM, 0, EINVAL },
+		{ BPF_F_WRONLY, BPF_MAP_LOOKUP_AND_DELETE_ELEM, EPERM, EPERM },
+		{ BPF_F_RDONLY_PROG, BPF_MAP_UPDATE_ELEM, 0, 0 },
+		{ BPF_F_WRONLY_PROG, BPF_MAP_LOOKUP_ELEM, 0, 0 },
+	};
+	unsigned char val[8] = { 9 };
+	uint32_t key = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int t = 0; t < 2; t++) {
+			struct pair p;
+			char note[64];
+
+			if (PAIR_CREATE(&p, t ? A : H, 4, 8, 4, cases[i].mflags))
+				continue;
+			if (!t && cases[i].want_hash == 0 && cases[i].cmd != BPF_MAP_UPDATE_ELEM &&
+			    !(cases[i].mflags & BPF_F_RDONLY))
+				ELEM(&p, BPF_MAP_UPDATE_ELEM, &key, val, BPF_ANY, "setup");
+			snprintf(note, sizeof(note), "case %zu", i);
+			EXPECT(note, ELEM(&p, cases[i].cmd, &key,
+					  cases[i].cmd == BPF_MAP_UPDATE_ELEM ? (void *)val :
+					  cases[i].cmd == BPF_MAP_DELETE_ELEM ? NULL : OUT, 0, note),
+			       t ? cases[i].want_array : cases[i].want_hash);
+			pair_close(&p);
+		}
+	}
+}
+
+/* NULL key/value pointers and bad fds. */
+TEST(diff_elem_bad_pointers_and_fds)
+{
+	unsigned char val[8] = { 1 };
+	uint32_t key = 0, absent = 3, far = 100;
+	struct pair p, closed;
+	int devnull;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int t = 0; t < 2; t++) {
+		REQUIRE(PAIR_CREATE(&p, t ? A : H, 4, 8, 4, BPF_F_ZERO_SEED * !t) == 0);
+		ELEM(&p, BPF_MAP_UPDATE_ELEM, &key, val, BPF_ANY, NULL);
+		EXPECT("lookup NULL key", ELEM(&p, BPF_MAP_LOOKUP_ELEM, NULL, OUT, 0, "NULL key"),
+		       EFAULT);
+		EXPECT("lookup NULL value", ELEM(&p, BPF_MAP_LOOKUP_ELEM, &key, NULL, 0, "NULL value"),
+		       EFAULT);
+		ELEM(&p, BPF_MAP_LOOKUP_ELEM, &absent, NULL, 0, "NULL value, absent key");
+		EXPECT("update NULL key", ELEM(&p, BPF_MAP_UPDATE_ELEM, NULL, val, 0, "NULL key"),
+		       EFAULT);
+		EXPECT("update NULL value", ELEM(&p, BPF_MAP_UPDATE_ELEM, &key, NULL, 0, "NULL value"),
+		       EFAULT);
+		ELEM(&p, BPF_MAP_UPDATE_ELEM, NULL, NULL, 8, "NULL key, bad flags");
+		ELEM(&p, BPF_MAP_DELETE_ELEM, NULL, NULL, 0, "NULL key");
+		ELEM(&p, BPF_MAP_LOOKUP_AND_DELETE_ELEM, NULL, OUT, 0, "NULL key");
+		ELEM(&p, BPF_MAP_LOOKUP_AND_DELETE_ELEM, &key, NULL, 0, "NULL value");
+		/* the kernel deletes before it fails to copy the value out, so put the key back */
+		ELEM(&p, BPF_MAP_UPDATE_ELEM, &key, val, BPF_ANY, NULL);
+		EXPECT("get_next_key NULL next",
+		       ELEM(&p, BPF_MAP_GET_NEXT_KEY, &far, NULL, 0, "NULL next_key"), EFAULT);
+		ELEM(&p, BPF_MAP_GET_NEXT_KEY, NULL, NULL, 0, "NULL key and next_key");
+		COMPARE_CONTENTS(&p, "after NULL pointers");
+		pair_close(&p);
+	}
+
+	devnull = open("/dev/null", O_RDWR); /* before closing, so it cannot reuse those fds */
+	REQUIRE(devnull >= 0);
+	REQUIRE(PAIR_CREATE(&closed, H, 4, 8, 4, 0) == 0);
+	{
+		int cfd[NSIDES] = { closed.fd[K], closed.fd[U] };
+
+		pair_close(&closed);
+		closed.fd[K] = cfd[K];
+		closed.fd[U] = cfd[U];
+	}
+	for (size_t ci = 0; ci < sizeof(elem_cmds) / sizeof(elem_cmds[0]); ci++) {
+		static const int fixed_fds[] = { -1, -1000, 0x7fffffff };
+		int cmd = elem_cmds[ci];
+		const void *v = cmd == BPF_MAP_UPDATE_ELEM ? (void *)val :
+				cmd == BPF_MAP_DELETE_ELEM ? NULL : OUT;
+		struct pair bad = closed;
+
+		EXPECT(cmd_name(cmd), ELEM(&bad, cmd, &key, v, 0, "closed fd"), EBADF);
+		for (size_t i = 0; i < 3; i++) {
+			bad.fd[K] = bad.fd[U] = fixed_fds[i];
+			EXPECT(cmd_name(cmd), ELEM(&bad, cmd, &key, v, 0, "bad fd"), EBADF);
+		}
+		bad.fd[K] = bad.fd[U] = devnull;
+		EXPECT(cmd_name(cmd), ELEM(&bad, cmd, &key, v, 0, "/dev/null"), EINVAL);
+		EXPECT(cmd_name(cmd), ELEM(&bad, cmd, &key, v, 1ull << 40, "/dev/null, flags 1<<40"),
+		       EINVAL);
+	}
+	close(devnull);
 }
