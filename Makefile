@@ -51,7 +51,8 @@ $(LIB_A): $(LIB_OBJS)
 
 $(LIB_SO): $(LIB_OBJS) userbpf.map
 	$(CC) $(ARCHFLAGS) -shared -Wl,--version-script=userbpf.map -Wl,-soname,libuserbpf.so.0 \
-	    $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
+	    $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LDLIBS)
+	ln -sf libuserbpf.so.0 $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS)
@@ -65,9 +66,11 @@ $(STRESS): tests/stress/stress.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-check: $(TESTS) $(STRESS) $(LIB_SO)
+HAVE_STRESS := $(wildcard tests/stress/stress.c)
+
+check: $(TESTS) $(LIB_SO) $(if $(HAVE_STRESS),$(STRESS))
 	$(TESTS)
-	$(STRESS) --quick
+	$(if $(HAVE_STRESS),$(STRESS) --quick)
 
 check32:
 	$(MAKE) BUILD=build32 ARCHFLAGS=-m32 check
@@ -109,15 +112,16 @@ $(BUILD)/userbpf.pc: userbpf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 install: all $(BUILD)/userbpf.pc
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/userbpf $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libuserbpf.so.0
+	install -m 755 $(LIB_SO).0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so.0
 	ln -sf libuserbpf.so.0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so
 	install -m 644 include/userbpf.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/userbpf/*.h $(DESTDIR)$(PREFIX)/include/userbpf/
 	install -m 644 $(BUILD)/userbpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
-	rm -rf build build32 build-asan build-tsan build-fuzz
+	rm -rf build build32 build-asan build-tsan build-fuzz build-clang
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

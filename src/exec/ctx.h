@@ -1,0 +1,32 @@
+/* Runtime contexts: what R1 points at when a program of each type runs.
+ *
+ * Each begins with the uapi structure the program was written against, so most context loads
+ * need no rewriting.  The packet pointers are the exception: the uapi has them as 32-bit fields
+ * (__sk_buff.data, xdp_md.data, ...), which cannot hold a pointer, so the verifier rewrites every
+ * load of data / data_end / data_meta into a 64-bit load of the pointer fields below, as the
+ * kernel's convert_ctx_access() rewrites them into sk_buff / xdp_buff loads.
+ */
+#ifndef USERBPF_CTX_H
+#define USERBPF_CTX_H
+
+#include <linux/bpf.h>
+
+#include "util.h"
+
+/* BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_SCHED_ACT */
+struct skb_ctx {
+	struct __sk_buff uapi;
+	_Alignas(8) u8 *data;		/* first byte of the packet (mac header) */
+	_Alignas(8) u8 *data_end;	/* one past the last byte */
+	_Alignas(8) u8 *data_meta;	/* metadata before data (== data when none) */
+};
+
+/* BPF_PROG_TYPE_XDP */
+struct xdp_ctx {
+	struct xdp_md uapi;
+	_Alignas(8) u8 *data;
+	_Alignas(8) u8 *data_end;
+	_Alignas(8) u8 *data_meta;
+};
+
+#endif

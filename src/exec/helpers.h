@@ -1,0 +1,50 @@
+/* BPF helper functions: one table that serves both the verifier (each helper's prototype) and
+ * execution (its implementation), indexed by the kernel's helper numbers (enum bpf_func_id).
+ *
+ * Helpers take and return u64 registers.  A map argument arrives as the struct bpf_map pointer
+ * the program loaded with LD_IMM64 (no fd look-up when a program runs); a ctx argument as the
+ * runtime context of src/exec/ctx.h.
+ */
+#ifndef USERBPF_HELPERS_H
+#define USERBPF_HELPERS_H
+
+#include <linux/bpf.h>
+
+#include "util.h"
+
+/* What an argument register must hold (the kernel's enum bpf_arg_type, the part we use). */
+enum bpf_arg_type {
+	ARG_DONTCARE = 0,	/* unused argument */
+	ARG_CONST_MAP_PTR,	/* a map loaded with LD_IMM64 */
+	ARG_PTR_TO_MAP_KEY,	/* readable memory of the map's key_size */
+	ARG_PTR_TO_MAP_VALUE,	/* readable memory of the map's value_size */
+	ARG_PTR_TO_MEM,		/* readable initialised memory; size in the next argument */
+	ARG_PTR_TO_UNINIT_MEM,	/* writable memory, may be uninitialised; size in the next arg */
+	ARG_CONST_SIZE,		/* a known-bounded size > 0 for the previous argument */
+	ARG_CONST_SIZE_OR_ZERO,	/* the same, 0 allowed */
+	ARG_PTR_TO_CTX,		/* the program's context, unmodified */
+	ARG_ANYTHING,		/* any initialised value */
+};
+
+enum bpf_return_type {
+	RET_INTEGER,			/* a scalar */
+	RET_VOID,			/* nothing (R0 is unreadable afterwards) */
+	RET_PTR_TO_MAP_VALUE_OR_NULL,	/* a value of the map in R1, or NULL */
+};
+
+typedef u64 (*bpf_helper_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+
+struct bpf_func_proto {
+	bpf_helper_fn func;
+	const char *name;	/* "bpf_map_lookup_elem": the log names helpers so */
+	bool gpl_only;		/* refused to programs without a GPL-compatible license */
+	bool pkt_access;	/* may be given packet pointers */
+	enum bpf_return_type ret_type;
+	enum bpf_arg_type arg_type[5];
+};
+
+/* The prototype of helper func_id for a program of prog_type, or NULL if that program type may
+ * not call it (or userbpf does not have it). */
+const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type);
+
+#endif

@@ -1,0 +1,70 @@
+/* Objects (maps, programs) and the file descriptors that own them.
+ *
+ * Every object is handed to the application as a real file descriptor: a memfd named after the
+ * object kind ("bpf-map", "bpf-prog"), so the number is the process's own, shows up in
+ * /proc/self/fd, survives nothing it should not, and (for BPF_F_MMAPABLE arrays) can be mmapped.
+ *
+ * A table indexed by fd number maps an fd to its object without a syscall; that is what makes
+ * bpf() cheaper than the kernel's.  The table learns about closes through userbpf's close(),
+ * dup2(), dup3(), close_range() and closefrom() wrappers (hooks.c).  A number missing from the
+ * table takes the slow path: fstat() it, and if it is a dup of one of our memfds (dup(), fcntl
+ * F_DUPFD, fork) adopt it.  Lookups run inside rcu_read_lock(); an object is destroyed only after
+ * its last reference is gone and a grace period has passed.
+ *
+ * References: each table slot that points at an object holds one; so does each holder (a loaded
+ * program holding a map).  The object is destroyed when the count reaches zero.
+ */
+#ifndef USERBPF_FD_H
+#define USERBPF_FD_H
+
+#include <sys/types.h>
+
+#include "util.h"
+
+enum obj_kind {
+	OBJ_MAP = 1,
+	OBJ_PROG = 2,
+};
+
+/* Access an fd grants, from BPF_F_RDONLY / BPF_F_WRONLY at creation (the kernel's FMODE_*). */
+#define OBJ_CAN_READ 1
+#define OBJ_CAN_WRITE 2
+
+struct bpf_object {
+	enum obj_kind kind;
+	int access;		/* OBJ_CAN_READ | OBJ_CAN_WRITE granted to fds of this object */
+	u32 refcnt;		/* table slots + holders; destroyed at 0 */
+	dev_t dev;		/* identity of the memfd behind the fds, valid once installed */
+	ino_t ino;
+	void (*destroy)(struct bpf_object *obj); /* frees the object; no reader can see it */
+	/* Whether mmap(len, prot, flags, off) of an fd of this object may go ahead; -errno if
+	 * not.  NULL: the object cannot be mapped (ENODEV, as for a non-mappable file). */
+	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
+	struct bpf_object *reg_prev, *reg_next;  /* registry of live objects, for adoption */
+};
+
+/* Creates the memfd that will become the object's fd.  Returns the fd or -errno. */
+int obj_memfd_create(const char *name);
+
+/* Installs obj (refcnt 0 before, 1 after) as the owner of memfd.  On failure the memfd is closed
+ * and the object is NOT destroyed (the caller still owns it).  Returns fd or -errno. */
+int obj_install(struct bpf_object *obj, int memfd);
+
+/* The object behind fd if it is of the given kind.  Call inside rcu_read_lock(); the pointer is
+ * valid until rcu_read_unlock().  On the slow path (an fd number not in the table) it leaves the
+ * read section for a moment, so hold no other protected pointer across the call.  Errors: -EBADF (not an open fd), -EINVAL (an open fd that is not
+ * an object of this kind).  Returns NULL and sets *err on failure. */
+struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err);
+
+void obj_get(struct bpf_object *obj);
+/* Drops a reference; the last one destroys the object after a grace period.  Never call inside
+ * rcu_read_lock(). */
+void obj_put(struct bpf_object *obj);
+
+/* How many objects are alive (for tests: close() must release them). */
+unsigned obj_live_count(void);
+
+/* Raw kernel calls that bypass the wrappers (for the wrappers and for our own cleanup). */
+int sys_close(int fd);
+
+#endif

@@ -1,0 +1,240 @@
+/* close(), dup(), dup2(), dup3(), close_range(), closefrom() and mmap() wrappers.
+ *
+ * userbpf's objects are real fds, and the kernel releases a map when its last fd is closed.  To
+ * know that without a syscall on every bpf() call, these wrappers interpose the libc functions of
+ * the same names (the executable or libuserbpf.so comes before libc in symbol lookup) and keep the
+ * fd table in step, then make the real system call directly.
+ *
+ * Order matters: a slot is marked SLOT_CLOSING before the fd is closed and cleared after, so a
+ * concurrent bpf() can neither resurrect the number nor reach the object through a number the
+ * kernel has already handed to another file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <userbpf.h>
+
+#include "fd_table.h"
+#include "rcu.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* Marks fd's slot closing and returns what it held (NULL if not ours). */
+static struct bpf_object *slot_begin_close(int fd)
+{
+	struct bpf_object **slot = fd_slot(fd, false);
+	struct bpf_object *old;
+
+	if (!slot || !__atomic_load_n(slot, __ATOMIC_RELAXED))
+		return NULL;
+	old = __atomic_exchange_n(slot, SLOT_CLOSING, __ATOMIC_ACQ_REL);
+	if (old == SLOT_CLOSING) /* another thread is closing the same number; it owns the ref */
+		return NULL;
+	if (!old) /* raced with nothing to do; leave the slot as it was */
+		__atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
+	return old;
+}
+
+/* Ends a close: the slot becomes `now` (NULL, or a restored object when the close failed). */
+static void slot_end_close(int fd, struct bpf_object *old, struct bpf_object *now)
+{
+	struct bpf_object **slot = fd_slot(fd, false);
+
+	if (!old)
+		return;
+	__atomic_store_n(slot, now, __ATOMIC_RELEASE);
+	if (!now)
+		obj_put(old);
+}
+
+/* If oldfd is one of ours, make newfd another owner of the same object (as a dup is). */
+static void slot_dup(int oldfd, int newfd)
+{
+	struct bpf_object **src = fd_slot(oldfd, false), **dst, *obj, *expect = NULL;
+
+	obj = src ? __atomic_load_n(src, __ATOMIC_ACQUIRE) : NULL;
+	if (!obj || obj == SLOT_CLOSING)
+		return; /* not ours; a later bpf() on newfd adopts it by identity if it is */
+	dst = fd_slot(newfd, true);
+	if (!dst)
+		return;
+	/* oldfd is open and ours, so its slot's reference keeps obj alive while we take one. */
+	obj_get(obj);
+	if (!__atomic_compare_exchange_n(dst, &expect, obj, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		obj_put(obj);
+}
+
+USERBPF_API int close(int fd)
+{
+	struct bpf_object *old = slot_begin_close(fd);
+	int ret = (int)syscall(SYS_close, fd);
+
+	/* Linux closes the fd even when close() reports EINTR/EIO; only EBADF means it wasn't. */
+	slot_end_close(fd, old, ret < 0 && errno == EBADF ? old : NULL);
+	return ret;
+}
+
+USERBPF_API int dup(int oldfd)
+{
+	int ret = (int)syscall(SYS_dup, oldfd);
+
+	if (ret >= 0)
+		slot_dup(oldfd, ret);
+	return ret;
+}
+
+static int dup3_common(int oldfd, int newfd, int flags, bool is_dup2)
+{
+	struct bpf_object *old;
+	int ret;
+
+	if (oldfd == newfd) {
+		if (!is_dup2) {
+			errno = EINVAL;
+			return -1;
+		}
+		/* dup2(fd, fd) only checks fd */
+		return fcntl(oldfd, F_GETFD) < 0 ? -1 : newfd;
+	}
+	old = slot_begin_close(newfd);
+	ret = (int)syscall(SYS_dup3, oldfd, newfd, flags);
+	if (ret < 0) {
+		int e = errno;
+
+		slot_end_close(newfd, old, old);
+		errno = e;
+		return ret;
+	}
+	slot_end_close(newfd, old, NULL);
+	slot_dup(oldfd, newfd);
+	return ret;
+}
+
+USERBPF_API int dup2(int oldfd, int newfd)
+{
+	return dup3_common(oldfd, newfd, 0, true);
+}
+
+USERBPF_API int dup3(int oldfd, int newfd, int flags)
+{
+	return dup3_common(oldfd, newfd, flags, false);
+}
+
+USERBPF_API int close_range(unsigned int first, unsigned int last, int flags)
+{
+	struct bpf_object **held = NULL;
+	unsigned int n = 0, cap = 0, top;
+	int ret, e;
+
+	if ((flags & CLOSE_RANGE_CLOEXEC) || first > last)
+		return (int)syscall(SYS_close_range, first, last, flags);
+	top = last < FD_CHUNK * FD_CHUNKS - 1 ? last : FD_CHUNK * FD_CHUNKS - 1;
+	/* Collect our fds in the range, chunk by chunk (unallocated chunks hold none). */
+	for (unsigned int fd = first; fd <= top && fd >= first;) {
+		if (!__atomic_load_n(&fd_chunks[fd / FD_CHUNK], __ATOMIC_ACQUIRE)) {
+			fd = (fd / FD_CHUNK + 1) * FD_CHUNK;
+			continue;
+		}
+		struct bpf_object *obj = slot_begin_close((int)fd);
+
+		if (obj) {
+			if (n == cap) {
+				unsigned int ncap = cap ? cap * 2 : 16;
+				struct bpf_object **g = realloc(held, ncap * 2 * sizeof(*g));
+
+				if (!g) {
+					slot_end_close((int)fd, obj, obj);
+					/* fall back: close them one by one through close() */
+					for (unsigned int i = 0; i < n; i++)
+						slot_end_close((int)(uintptr_t)held[2 * i + 1],
+							       held[2 * i], held[2 * i]);
+					free(held);
+					for (unsigned int f = first; f <= top && f >= first; f++)
+						close((int)f);
+					return 0;
+				}
+				held = g;
+				cap = ncap;
+			}
+			held[2 * n] = obj;
+			held[2 * n + 1] = (struct bpf_object *)(uintptr_t)fd;
+			n++;
+		}
+		fd++;
+	}
+	ret = (int)syscall(SYS_close_range, first, last, flags);
+	e = errno;
+	for (unsigned int i = 0; i < n; i++)
+		slot_end_close((int)(uintptr_t)held[2 * i + 1], held[2 * i],
+			       ret < 0 ? held[2 * i] : NULL);
+	free(held);
+	errno = e;
+	return ret;
+}
+
+USERBPF_API void closefrom(int lowfd)
+{
+	close_range(lowfd < 0 ? 0 : (unsigned int)lowfd, ~0U, 0);
+}
+
+/* mmap() of one of our fds gets the kernel's checks first (a hash map cannot be mapped, an array
+ * only with BPF_F_MMAPABLE and within its values, ...); every other mmap() goes straight through. */
+static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u64 off)
+{
+	struct bpf_object **slot, *obj;
+	u64 len64 = len;
+	int err = 0;
+
+	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot(fd, false))) {
+		rcu_read_lock();
+		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (obj && obj != SLOT_CLOSING) {
+			/* The kernel rejects a zero or too long length before the file sees it. */
+			if (len64 && len64 <= (u64)INT64_MAX && off <= (u64)INT64_MAX)
+				err = obj->mmap_check ? obj->mmap_check(obj, len, prot, flags, off)
+						      : -ENODEV;
+		}
+		rcu_read_unlock();
+		if (err) {
+			errno = -err;
+			return MAP_FAILED;
+		}
+	}
+#ifdef __i386__
+	if (off & 4095) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
+#else
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
+
+USERBPF_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	/* off_t is signed: a negative offset is EINVAL, as the kernel says for it */
+	if (off < 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return mmap_checked(addr, len, prot, flags, fd, (u64)off);
+}
+
+#ifdef __i386__
+USERBPF_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	if (off < 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return mmap_checked(addr, len, prot, flags, fd, (u64)off);
+}
+#endif

@@ -1,0 +1,242 @@
+/* BPF_MAP_TYPE_ARRAY.
+ *
+ * max_entries values of round_up(value_size, 8) bytes each, zero-initialised, indexed by a u32 key.
+ * Elements always exist: no delete, update with BPF_NOEXIST is EEXIST.  With BPF_F_MMAPABLE the
+ * values live in the map's own memfd, so mmap(fd) shows the same memory (offset 0 = element 0),
+ * as the kernel's mmapable arrays do.
+ *
+ * Concurrency: no locks, as in the kernel.  A value of up to 8 bytes is read and written with one
+ * atomic access (its 8-byte slot is aligned), so it is never seen torn; larger values may be, as
+ * on the kernel.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "map/map.h"
+
+#define ARRAY_CREATE_FLAG_MASK                                                                   \
+	(BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG |     \
+	 BPF_F_WRONLY_PROG | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)
+
+struct bpf_array {
+	struct bpf_map map;
+	u32 elem_size;		/* value_size rounded up to 8 */
+	size_t area_size;	/* bytes at values; page-aligned when mmapped */
+	bool mmapped;		/* values is a shared mapping of the memfd, else calloc'ed */
+	u8 *values;
+};
+
+static inline struct bpf_array *array_of(struct bpf_map *map)
+{
+	return container_of(map, struct bpf_array, map);
+}
+
+static int array_alloc_check(const union bpf_attr *attr)
+{
+	if (!attr->max_entries || attr->key_size != 4 || !attr->value_size ||
+	    (attr->map_flags & ~ARRAY_CREATE_FLAG_MASK) ||
+	    (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) ==
+		    (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+		return -EINVAL;
+	if (attr->map_flags & BPF_F_PRESERVE_ELEMS) /* perf event arrays only */
+		return -EINVAL;
+	if (attr->value_size > INT_MAX) /* round_up() below must not overflow */
+		return -E2BIG;
+	return 0;
+}
+
+static int array_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	struct bpf_array *a = calloc(1, sizeof(*a));
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	u64 size;
+
+	if (!a)
+		return -ENOMEM;
+	a->elem_size = round_up(attr->value_size, 8);
+	size = (u64)attr->max_entries * a->elem_size; /* u32 * u32: fits in u64 */
+	if (size > SIZE_MAX - page) /* i386: more than the address space */
+		goto nomem;
+	a->area_size = (size_t)size;
+	if (attr->map_flags & BPF_F_MMAPABLE) {
+		a->area_size = round_up(a->area_size, page);
+		if (ftruncate(memfd, (off_t)a->area_size) < 0)
+			goto nomem;
+		a->values = mmap(NULL, a->area_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+		if (a->values == MAP_FAILED)
+			goto nomem;
+		a->mmapped = true;
+	} else {
+		a->values = calloc(1, a->area_size);
+		if (!a->values)
+			goto nomem;
+	}
+	*out = &a->map;
+	return 0;
+nomem:
+	free(a);
+	return -ENOMEM;
+}
+
+static void array_free(struct bpf_map *map)
+{
+	struct bpf_array *a = array_of(map);
+
+	if (a->mmapped)
+		munmap(a->values, a->area_size);
+	else
+		free(a->values);
+	free(a);
+}
+
+static inline u8 *array_elem(struct bpf_array *a, u32 index)
+{
+	return a->values + (size_t)index * a->elem_size;
+}
+
+/* Reads a value; one atomic access when it fits in its 8-byte slot. */
+static void value_read(void *dst, const u8 *slot, u32 size)
+{
+	if (size <= 8) {
+		u64 w = __atomic_load_n((const u64 *)slot, __ATOMIC_RELAXED);
+
+		memcpy(dst, &w, size); /* little-endian: the value's bytes come first */
+	} else {
+		racy_load(dst, slot, size);
+	}
+}
+
+static void value_write(u8 *slot, const void *src, u32 size)
+{
+	u64 *w = (u64 *)slot;
+
+	switch (size) {
+	case 8: {
+		u64 v;
+
+		memcpy(&v, src, 8);
+		__atomic_store_n(w, v, __ATOMIC_RELAXED);
+		return;
+	}
+	case 4: {
+		u32 v;
+
+		memcpy(&v, src, 4);
+		__atomic_store_n((u32 *)slot, v, __ATOMIC_RELAXED);
+		return;
+	}
+	case 2: {
+		u16 v;
+
+		memcpy(&v, src, 2);
+		__atomic_store_n((u16 *)slot, v, __ATOMIC_RELAXED);
+		return;
+	}
+	case 1:
+		__atomic_store_n(slot, *(const u8 *)src, __ATOMIC_RELAXED);
+		return;
+	}
+	if (size < 8) {
+		/* 3, 5, 6 or 7 bytes: replace them within the word, keeping the slot's tail
+		 * (visible through mmap) as it is. */
+		u64 old = __atomic_load_n(w, __ATOMIC_RELAXED), neu;
+
+		do {
+			neu = old;
+			memcpy(&neu, src, size);
+		} while (!__atomic_compare_exchange_n(w, &old, neu, true, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED));
+		return;
+	}
+	racy_store(slot, src, size);
+}
+
+static int array_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct bpf_array *a = array_of(map);
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -ENOENT;
+	value_read(value, array_elem(a, index), map->value_size);
+	return 0;
+}
+
+static void *array_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	return index < map->max_entries ? array_elem(array_of(map), index) : NULL;
+}
+
+static int array_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	struct bpf_array *a = array_of(map);
+	u32 index;
+
+	if (flags > BPF_EXIST) /* BPF_F_LOCK was refused by the caller */
+		return -EINVAL;
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	if (flags == BPF_NOEXIST) /* every element exists */
+		return -EEXIST;
+	value_write(array_elem(a, index), value, map->value_size);
+	return 0;
+}
+
+static int array_delete(struct bpf_map *map, const void *key)
+{
+	return -EINVAL;
+}
+
+static int array_get_next_key(struct bpf_map *map, const void *key, void *next_key)
+{
+	u32 index, next;
+
+	if (!key) {
+		next = 0;
+	} else {
+		memcpy(&index, key, sizeof(index));
+		if (index >= map->max_entries)
+			next = 0;
+		else if (index == map->max_entries - 1)
+			return -ENOENT;
+		else
+			next = index + 1;
+	}
+	memcpy(next_key, &next, sizeof(next));
+	return 0;
+}
+
+static int array_mmap_check(struct bpf_map *map, u64 off, u64 len)
+{
+	struct bpf_array *a = array_of(map);
+
+	if (!(map->map_flags & BPF_F_MMAPABLE))
+		return -EINVAL;
+	/* off + len: both below 2^63 after the caller's checks, so the sum cannot wrap */
+	if (off + len > a->area_size)
+		return -EINVAL;
+	return 0;
+}
+
+const struct bpf_map_ops array_map_ops = {
+	.alloc_check = array_alloc_check,
+	.alloc = array_alloc,
+	.free = array_free,
+	.lookup = array_lookup,
+	.lookup_ptr = array_lookup_ptr,
+	.update = array_update,
+	.delete = array_delete,
+	.get_next_key = array_get_next_key,
+	.lookup_batch = generic_map_lookup_batch,
+	.update_batch = generic_map_update_batch,
+	.mmap_check = array_mmap_check,
+	/* no delete: elements always exist; the kernel answers ENOTSUPP */
+};

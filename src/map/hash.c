@@ -1,0 +1,519 @@
+/* BPF_MAP_TYPE_HASH.
+ *
+ * Layout: n_buckets = roundup_pow_of_two(max_entries) buckets, each a singly linked chain with a
+ * writer lock and a sequence counter.  Keys hash with jhash under a random seed (seed 0 with
+ * BPF_F_ZERO_SEED), and a new or updated element goes to the head of its chain, as in the kernel,
+ * so iteration order under BPF_F_ZERO_SEED is the kernel's.
+ *
+ * Concurrency: writers take the bucket lock and bump the bucket's sequence counter around every
+ * change.  Readers (lookup, get_next_key) take no lock and write nothing: they walk the chain, copy
+ * what they need, and retry if the counter moved.  So a reader never sees a torn value of any size.
+ * Element memory is never returned to the allocator while the map lives (deleted elements go to a
+ * free list and are reused), so a reader racing with a delete reads stale memory at worst, never
+ * freed memory; the counter check then discards what it read.
+ *
+ * Memory: with preallocation (the default) the elements are one block of max_entries reserved at
+ * create and handed out in order (pages are touched only when used); with BPF_F_NO_PREALLOC each
+ * is malloc'ed on first need.  The live count never exceeds max_entries: inserting beyond is E2BIG.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include "map/jhash.h"
+#include "map/map.h"
+
+#define HTAB_CREATE_FLAG_MASK                                                                    \
+	(BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | \
+	 BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | BPF_F_ZERO_SEED)
+
+/* The kernel bounds key + value below KMALLOC_MAX_SIZE (4 MiB) minus its element header. */
+#define HTAB_KV_MAX ((4u << 20) - 48u)
+
+struct htab_elem {
+	struct htab_elem *next;	/* chain of the bucket, or the free list */
+	u32 hash;		/* full hash of the key; its low bits pick the bucket */
+	_Alignas(8) u8 data[];	/* key, padded to 8 bytes, then the value */
+};
+
+struct bucket {
+	u32 seq;		/* odd while a writer changes the chain or one of its elements */
+	spinlock_t lock;	/* serialises writers of this bucket */
+	struct htab_elem *head;
+};
+
+struct bpf_htab {
+	struct bpf_map map;
+	struct bucket *buckets;
+	u32 n_buckets;		/* power of two */
+	u32 hashrnd;		/* seed */
+	u32 key_round;		/* key_size rounded up to 8: the value's offset in data */
+	u32 elem_size;
+	bool prealloc;
+	u32 count;		/* live elements, <= max_entries */
+	spinlock_t free_lock;	/* guards free_list and next_unused */
+	struct htab_elem *free_list;
+	u8 *area;		/* prealloc: max_entries elements */
+	u32 next_unused;	/* prealloc: area elements never handed out start here */
+};
+
+static inline struct bpf_htab *htab_of(struct bpf_map *map)
+{
+	return container_of(map, struct bpf_htab, map);
+}
+
+static inline void *elem_key(struct htab_elem *e)
+{
+	return e->data;
+}
+
+static inline void *elem_value(struct bpf_htab *h, struct htab_elem *e)
+{
+	return e->data + h->key_round;
+}
+
+static inline u32 htab_hash(struct bpf_htab *h, const void *key)
+{
+	return jhash(key, h->map.key_size, h->hashrnd);
+}
+
+static inline struct bucket *htab_bucket(struct bpf_htab *h, u32 hash)
+{
+	return &h->buckets[hash & (h->n_buckets - 1)];
+}
+
+static int htab_alloc_check(const union bpf_attr *attr)
+{
+	if ((attr->map_flags & ~HTAB_CREATE_FLAG_MASK) ||
+	    (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) ==
+		    (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+		return -EINVAL;
+	if (attr->map_flags & BPF_F_NO_COMMON_LRU) /* only for LRU maps */
+		return -EINVAL;
+	if (!attr->max_entries || !attr->key_size || !attr->value_size)
+		return -EINVAL;
+	/* in u64: the sum of two u32 must not wrap */
+	if ((u64)attr->key_size + attr->value_size >= HTAB_KV_MAX)
+		return -E2BIG;
+	return 0;
+}
+
+static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	struct bpf_htab *h;
+
+	/* roundup_pow_of_two() must not overflow, and the kernel's bucket array (16-byte
+	 * buckets) must fit in a u32 size: both are E2BIG there. */
+	if (attr->max_entries > 1u << 31 || roundup_pow_of_two(attr->max_entries) > UINT32_MAX / 16)
+		return -E2BIG;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->n_buckets = roundup_pow_of_two(attr->max_entries);
+	h->key_round = round_up(attr->key_size, 8);
+	h->elem_size = sizeof(struct htab_elem) + h->key_round + round_up(attr->value_size, 8);
+	h->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
+	h->buckets = calloc(h->n_buckets, sizeof(*h->buckets));
+	if (!h->buckets)
+		goto free_htab;
+	if (h->prealloc) {
+		/* size_t: on i386 the product may not fit; calloc checks the multiplication */
+		h->area = calloc(attr->max_entries, h->elem_size);
+		if (!h->area)
+			goto free_buckets;
+	}
+	if (attr->map_flags & BPF_F_ZERO_SEED)
+		h->hashrnd = 0;
+	else if (getrandom(&h->hashrnd, sizeof(h->hashrnd), GRND_NONBLOCK) != sizeof(h->hashrnd))
+		h->hashrnd = (u32)(uintptr_t)h ^ 0x9e3779b9u; /* no entropy yet: still per map */
+	*out = &h->map;
+	return 0;
+
+free_buckets:
+	free(h->buckets);
+free_htab:
+	free(h);
+	return -ENOMEM;
+}
+
+static void htab_free(struct bpf_map *map)
+{
+	struct bpf_htab *h = htab_of(map);
+
+	if (!h->prealloc) {
+		/* every element is in a chain or on the free list */
+		for (u32 i = 0; i < h->n_buckets; i++)
+			for (struct htab_elem *e = h->buckets[i].head, *n; e; e = n) {
+				n = e->next;
+				free(e);
+			}
+		for (struct htab_elem *e = h->free_list, *n; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+	}
+	free(h->area);
+	free(h->buckets);
+	free(h);
+}
+
+/* Takes an element for a new key, or NULL with *err = -E2BIG (full) / -ENOMEM. */
+static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
+{
+	struct htab_elem *e = NULL;
+
+	if (__atomic_add_fetch(&h->count, 1, __ATOMIC_RELAXED) > h->map.max_entries) {
+		__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+		*err = -E2BIG;
+		return NULL;
+	}
+	spin_lock(&h->free_lock);
+	if (h->free_list) {
+		e = h->free_list;
+		h->free_list = e->next;
+	} else if (h->prealloc) {
+		/* count <= max_entries guarantees an unused element is left */
+		e = (struct htab_elem *)(h->area + (size_t)h->next_unused++ * h->elem_size);
+	}
+	spin_unlock(&h->free_lock);
+	if (!e && !(e = calloc(1, h->elem_size))) {
+		__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+		*err = -ENOMEM;
+	}
+	return e;
+}
+
+static void elem_free(struct bpf_htab *h, struct htab_elem *e)
+{
+	spin_lock(&h->free_lock);
+	e->next = h->free_list;
+	h->free_list = e;
+	spin_unlock(&h->free_lock);
+	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+}
+
+/* Writers only (bucket locked): the element with key, and the link that points at it. */
+static struct htab_elem *chain_find(struct bpf_htab *h, struct bucket *b, u32 hash,
+				    const void *key, struct htab_elem ***link)
+{
+	struct htab_elem **pp = &b->head, *e;
+
+	for (; (e = *pp); pp = &e->next)
+		if (e->hash == hash && !memcmp(elem_key(e), key, h->map.key_size)) {
+			if (link)
+				*link = pp;
+			return e;
+		}
+	return NULL;
+}
+
+/* Readers: the walk is bounded because a racing writer can briefly make it wander (an element
+ * deleted under us may be reused in another chain); the sequence check then forces a retry. */
+#define WALK_LIMIT(h) ((h)->map.max_entries + 1)
+
+static int htab_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key), ks = map->key_size;
+	struct bucket *b = htab_bucket(h, hash);
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq), steps = 0;
+		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+		int err = -ENOENT;
+
+		for (; e && steps < WALK_LIMIT(h); steps++) {
+			if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks)) {
+				racy_load(value, elem_value(h, e), map->value_size);
+				err = 0;
+				break;
+			}
+			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+		}
+		if (!seq_read_retry(&b->seq, seq))
+			return err;
+	}
+}
+
+static void *htab_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key), ks = map->key_size;
+	struct bucket *b = htab_bucket(h, hash);
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq), steps = 0;
+		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+
+		for (; e && steps < WALK_LIMIT(h); steps++) {
+			if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks))
+				break;
+			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+		}
+		if (!seq_read_retry(&b->seq, seq))
+			return e && steps < WALK_LIMIT(h) ? elem_value(h, e) : NULL;
+	}
+}
+
+static int htab_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key);
+	struct bucket *b = htab_bucket(h, hash);
+	struct htab_elem *e, **link;
+	int err = 0;
+
+	if (flags > BPF_EXIST) /* BPF_F_LOCK was refused by the caller */
+		return -EINVAL;
+	spin_lock(&b->lock);
+	e = chain_find(h, b, hash, key, &link);
+	if (e && flags == BPF_NOEXIST) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	if (!e && flags == BPF_EXIST) {
+		err = -ENOENT;
+		goto unlock;
+	}
+	if (e) {
+		/* In place, and to the head of the chain like the kernel's replace. */
+		seq_write_begin(&b->seq);
+		racy_store(elem_value(h, e), value, map->value_size);
+		if (link != &b->head) {
+			__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
+			__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+		}
+		seq_write_end(&b->seq);
+		goto unlock;
+	}
+	e = elem_alloc(h, &err);
+	if (!e)
+		goto unlock;
+	seq_write_begin(&b->seq);
+	/* A reader of another bucket may still be looking at this reused element: atomic stores.
+	 * Its own bucket's counter, bumped when it was deleted, makes that reader retry. */
+	__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
+	racy_store(elem_key(e), key, map->key_size);
+	racy_store(elem_value(h, e), value, map->value_size);
+	__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+	seq_write_end(&b->seq);
+unlock:
+	spin_unlock(&b->lock);
+	return err;
+}
+
+/* Unlinks key; copies its value out first when value is not NULL. */
+static int htab_remove(struct bpf_htab *h, const void *key, void *value)
+{
+	u32 hash = htab_hash(h, key);
+	struct bucket *b = htab_bucket(h, hash);
+	struct htab_elem *e, **link;
+
+	spin_lock(&b->lock);
+	e = chain_find(h, b, hash, key, &link);
+	if (!e) {
+		spin_unlock(&b->lock);
+		return -ENOENT;
+	}
+	if (value)
+		memcpy(value, elem_value(h, e), h->map.value_size);
+	seq_write_begin(&b->seq);
+	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
+	seq_write_end(&b->seq);
+	spin_unlock(&b->lock);
+	elem_free(h, e);
+	return 0;
+}
+
+static int htab_delete(struct bpf_map *map, const void *key)
+{
+	return htab_remove(htab_of(map), key, NULL);
+}
+
+static int htab_lookup_and_delete(struct bpf_map *map, const void *key, void *value, u64 flags)
+{
+	return htab_remove(htab_of(map), key, value);
+}
+
+/* Copies the key of the first element of bucket i into next_key.  Returns whether there was one. */
+static bool bucket_first_key(struct bpf_htab *h, u32 i, void *next_key)
+{
+	struct bucket *b = &h->buckets[i];
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq);
+		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+
+		if (e)
+			racy_load(next_key, elem_key(e), h->map.key_size);
+		if (!seq_read_retry(&b->seq, seq))
+			return e != NULL;
+	}
+}
+
+static int htab_get_next_key(struct bpf_map *map, const void *key, void *next_key)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 i = 0, ks = map->key_size;
+
+	if (key) {
+		u32 hash = htab_hash(h, key);
+		struct bucket *b = htab_bucket(h, hash);
+
+		for (;;) {
+			u32 seq = seq_read_begin(&b->seq), steps = 0;
+			struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED), *n = NULL;
+			bool found = false;
+
+			for (; e && steps < WALK_LIMIT(h); steps++) {
+				if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks)) {
+					found = true;
+					n = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+					if (n)
+						racy_load(next_key, elem_key(n), ks);
+					break;
+				}
+				e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+			}
+			if (seq_read_retry(&b->seq, seq))
+				continue;
+			if (n)
+				return 0;
+			/* Not found: start over from the first key, as the kernel does.  Found
+			 * last in its chain: go on with the next bucket. */
+			i = found ? (hash & (h->n_buckets - 1)) + 1 : 0;
+			break;
+		}
+	}
+	for (; i < h->n_buckets; i++)
+		if (bucket_first_key(h, i, next_key))
+			return 0;
+	return -ENOENT;
+}
+
+/* The kernel's bucket-at-a-time batch: in_batch/out_batch hold a bucket index; a bucket is
+ * returned whole or not at all (ENOSPC if the first one does not fit); ENOENT after the last. */
+static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr,
+		      bool do_delete)
+{
+	struct bpf_htab *h = htab_of(map);
+	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
+	void *in = u64_to_ptr(attr->batch.in_batch), *out = u64_to_ptr(attr->batch.out_batch);
+	u32 ks = map->key_size, vs = map->value_size, max = attr->batch.count;
+	u32 batch = 0, total = 0, cap = 0, zero = 0;
+	u8 *keys = NULL, *values = NULL;
+	int ret = 0;
+
+	if (attr->batch.elem_flags || attr->batch.flags) /* BPF_F_LOCK needs a spin lock */
+		return -EINVAL;
+	if (!max)
+		return 0;
+	memcpy(&uattr->batch.count, &zero, sizeof(zero));
+	if (attr->batch.in_batch) {
+		if (!in)
+			return -EFAULT;
+		memcpy(&batch, in, sizeof(batch));
+	}
+	if (batch >= h->n_buckets)
+		return -ENOENT;
+
+	for (;;) {
+		struct bucket *b = &h->buckets[batch];
+		struct htab_elem *e, *dead = NULL;
+		u32 cnt = 0;
+
+		spin_lock(&b->lock);
+		for (e = b->head; e; e = e->next)
+			cnt++;
+		if (cnt > max - total) {
+			spin_unlock(&b->lock);
+			if (total == 0)
+				ret = -ENOSPC;
+			break;
+		}
+		if (cnt > cap) {
+			u8 *k = realloc(keys, (size_t)cnt * ks), *v;
+
+			if (k)
+				keys = k;
+			v = k ? realloc(values, (size_t)cnt * vs) : NULL;
+			if (v)
+				values = v;
+			if (!k || !v) {
+				spin_unlock(&b->lock);
+				ret = -ENOMEM;
+				goto out;
+			}
+			cap = cnt;
+		}
+		cnt = 0;
+		for (e = b->head; e; e = e->next, cnt++) {
+			memcpy(keys + (size_t)cnt * ks, elem_key(e), ks);
+			memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
+		}
+		if (do_delete && cnt) {
+			seq_write_begin(&b->seq);
+			dead = b->head;
+			__atomic_store_n(&b->head, NULL, __ATOMIC_RELAXED);
+			seq_write_end(&b->seq);
+		}
+		spin_unlock(&b->lock);
+		while (dead) {
+			e = dead;
+			dead = e->next;
+			elem_free(h, e);
+		}
+		if (cnt) {
+			if (!ukeys || !uvalues) {
+				ret = -EFAULT;
+				goto out;
+			}
+			memcpy(ukeys + (size_t)total * ks, keys, (size_t)cnt * ks);
+			memcpy(uvalues + (size_t)total * vs, values, (size_t)cnt * vs);
+		}
+		total += cnt;
+		if (++batch >= h->n_buckets) {
+			ret = -ENOENT;
+			break;
+		}
+	}
+	if (!out)
+		ret = -EFAULT;
+	else
+		memcpy(out, &batch, sizeof(batch));
+	memcpy(&uattr->batch.count, &total, sizeof(total));
+out:
+	free(keys);
+	free(values);
+	return ret;
+}
+
+static int htab_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr)
+{
+	return htab_batch(map, attr, uattr, false);
+}
+
+static int htab_lookup_and_delete_batch(struct bpf_map *map, union bpf_attr *attr,
+					union bpf_attr *uattr)
+{
+	return htab_batch(map, attr, uattr, true);
+}
+
+const struct bpf_map_ops htab_map_ops = {
+	.alloc_check = htab_alloc_check,
+	.alloc = htab_alloc,
+	.free = htab_free,
+	.lookup = htab_lookup,
+	.lookup_ptr = htab_lookup_ptr,
+	.update = htab_update,
+	.delete = htab_delete,
+	.get_next_key = htab_get_next_key,
+	.lookup_and_delete = htab_lookup_and_delete,
+	.lookup_batch = htab_lookup_batch,
+	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+};

@@ -1,0 +1,488 @@
+/* Map commands of bpf(): create, element operations and batches, for every map type.
+ *
+ * This is the kernel's syscall layer for maps: it resolves the fd, checks the access the fd
+ * grants, applies the checks the kernel applies in the same order (so that a call with several
+ * faults gets the kernel's errno), then calls the type's ops.  Keys are read straight from the
+ * caller's memory; values come back through a private buffer and are copied out only on success,
+ * so a failed call leaves the caller's buffer untouched.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "map/map.h"
+#include "rcu.h"
+
+#define BPF_MAP_TYPE(type, ops) extern const struct bpf_map_ops ops;
+#include "map/map_types.h"
+#undef BPF_MAP_TYPE
+
+static const struct bpf_map_ops *const map_types[] = {
+#define BPF_MAP_TYPE(type, ops) [type] = &ops,
+#include "map/map_types.h"
+#undef BPF_MAP_TYPE
+};
+
+/* Values up to this size are staged on the stack; larger ones in a heap buffer. */
+#define VALUE_STACK_MAX 256
+
+/* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field. */
+static int obj_name_cpy(char *dst, const char *src, size_t size)
+{
+	size_t i;
+
+	memset(dst, 0, size);
+	for (i = 0; i < size && src[i]; i++) {
+		if (!isalnum((unsigned char)src[i]) && src[i] != '_' && src[i] != '.')
+			return -EINVAL;
+		dst[i] = src[i];
+	}
+	return i == size ? -EINVAL : 0;
+}
+
+/* Access an fd gets from the creation flags (the kernel's bpf_get_file_flag()). */
+static int map_access_from_flags(u32 flags)
+{
+	if ((flags & BPF_F_RDONLY) && (flags & BPF_F_WRONLY))
+		return -EINVAL;
+	if (flags & BPF_F_RDONLY)
+		return OBJ_CAN_READ;
+	if (flags & BPF_F_WRONLY)
+		return OBJ_CAN_WRITE;
+	return OBJ_CAN_READ | OBJ_CAN_WRITE;
+}
+
+static void map_destroy(struct bpf_object *obj)
+{
+	struct bpf_map *map = map_of(obj);
+
+	map->ops->free(map);
+}
+
+/* mmap() of a map fd, in the kernel's order: the VFS first (a readable fd for any mapping, a
+ * writable one for a shared writable mapping; a shared mapping of a read-only fd silently becomes
+ * private), then bpf_map_mmap() (ENOTSUPP without mmap support, EINVAL unless shared, EACCES for
+ * writing a BPF_F_RDONLY_PROG map), then the type's range checks. */
+static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, u64 off)
+{
+	struct bpf_map *map = map_of(obj);
+	bool shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+
+	if (!(obj->access & OBJ_CAN_READ))
+		return -EACCES;
+	if (shared && (prot & PROT_WRITE) && !(obj->access & OBJ_CAN_WRITE))
+		return -EACCES;
+	if (!(obj->access & OBJ_CAN_WRITE))
+		shared = false;
+	if (!map->ops->mmap_check)
+		return -ENOTSUPP;
+	if (!shared)
+		return -EINVAL;
+	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
+		return -EACCES;
+	return map->ops->mmap_check(map, off, len);
+}
+
+int map_create(union bpf_attr *attr)
+{
+	const struct bpf_map_ops *ops;
+	struct bpf_map *map;
+	int access, memfd, err;
+
+	if (attr->btf_vmlinux_value_type_id) {
+		if (attr->map_type != BPF_MAP_TYPE_STRUCT_OPS || attr->btf_key_type_id ||
+		    attr->btf_value_type_id)
+			return -EINVAL;
+	} else if (attr->btf_key_type_id && !attr->btf_value_type_id) {
+		return -EINVAL;
+	}
+	if (attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER && attr->map_extra)
+		return -EINVAL;
+	access = map_access_from_flags(attr->map_flags);
+	if (access < 0)
+		return access;
+	/* One NUMA node, node 0, as on a machine without NUMA. */
+	if ((attr->map_flags & BPF_F_NUMA_NODE) && attr->numa_node != 0)
+		return -EINVAL;
+	if (attr->map_type >= ARRAY_SIZE(map_types) || !map_types[attr->map_type])
+		return -EINVAL;
+	ops = map_types[attr->map_type];
+	if (ops->alloc_check) {
+		err = ops->alloc_check(attr);
+		if (err)
+			return err;
+	}
+	if (attr->map_ifindex) /* offload: no device here can take a map */
+		return if_indextoname(attr->map_ifindex, (char[IF_NAMESIZE]){ 0 }) ? -EOPNOTSUPP
+										     : -EINVAL;
+	if (attr->btf_key_type_id || attr->btf_value_type_id) {
+		/* No BTF objects exist yet: any fd is either not open or not BTF. */
+		return fcntl(attr->btf_fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
+	}
+
+	memfd = obj_memfd_create("bpf-map");
+	if (memfd < 0)
+		return memfd;
+	err = ops->alloc(attr, memfd, &map);
+	if (err)
+		goto close_memfd;
+	map->ops = ops;
+	map->map_type = attr->map_type;
+	map->key_size = attr->key_size;
+	map->value_size = attr->value_size;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags;
+	map->obj.kind = OBJ_MAP;
+	map->obj.access = access;
+	map->obj.destroy = map_destroy;
+	map->obj.mmap_check = map_mmap_check;
+	err = obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
+	if (err)
+		goto free_map;
+	return obj_install(&map->obj, memfd); /* closes memfd itself on failure */
+
+free_map:
+	ops->free(map);
+close_memfd:
+	sys_close(memfd);
+	return err;
+}
+
+/* Resolves fd to a map inside a read section and checks the access the call needs. */
+static struct bpf_map *map_get(int fd, int need, int *err)
+{
+	struct bpf_object *obj = obj_from_fd(fd, OBJ_MAP, err);
+
+	if (!obj)
+		return NULL;
+	if ((obj->access & need) != need) {
+		*err = -EPERM;
+		return NULL;
+	}
+	return map_of(obj);
+}
+
+/* A staging buffer for one value: on the stack when small. */
+struct value_buf {
+	void *p;
+	_Alignas(8) u8 small[VALUE_STACK_MAX];
+};
+
+static void *value_buf_get(struct value_buf *b, u32 size)
+{
+	b->p = size <= VALUE_STACK_MAX ? b->small : malloc(size);
+	return b->p;
+}
+
+static void value_buf_put(struct value_buf *b)
+{
+	if (b->p != b->small)
+		free(b->p);
+}
+
+int map_lookup_elem(union bpf_attr *attr)
+{
+	void *ukey = u64_to_ptr(attr->key), *uvalue = u64_to_ptr(attr->value), *value;
+	struct value_buf vb;
+	struct bpf_map *map;
+	int err;
+
+	if (attr->flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_READ, &err);
+	if (!map)
+		goto out;
+	err = -EINVAL; /* BPF_F_LOCK needs a bpf_spin_lock in the value (BTF) */
+	if (attr->flags & BPF_F_LOCK)
+		goto out;
+	err = -EFAULT;
+	if (!ukey)
+		goto out;
+	err = -ENOMEM;
+	value = value_buf_get(&vb, map->value_size);
+	if (!value)
+		goto out;
+	err = map->ops->lookup(map, ukey, value);
+	if (!err) {
+		if (uvalue)
+			memcpy(uvalue, value, map->value_size);
+		else
+			err = -EFAULT;
+	}
+	value_buf_put(&vb);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+int map_update_elem(union bpf_attr *attr)
+{
+	void *ukey = u64_to_ptr(attr->key), *uvalue = u64_to_ptr(attr->value);
+	struct bpf_map *map;
+	int err;
+
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_WRITE, &err);
+	if (!map)
+		goto out;
+	err = -EINVAL;
+	if (attr->flags & BPF_F_LOCK)
+		goto out;
+	err = -EFAULT;
+	if (!ukey || !uvalue)
+		goto out;
+	err = map->ops->update(map, ukey, uvalue, attr->flags);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+int map_delete_elem(union bpf_attr *attr)
+{
+	void *ukey = u64_to_ptr(attr->key);
+	struct bpf_map *map;
+	int err;
+
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_WRITE, &err);
+	if (!map)
+		goto out;
+	err = -EFAULT;
+	if (!ukey)
+		goto out;
+	err = map->ops->delete(map, ukey);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+int map_get_next_key(union bpf_attr *attr)
+{
+	void *ukey = u64_to_ptr(attr->key), *unext = u64_to_ptr(attr->next_key), *next;
+	struct value_buf kb;
+	struct bpf_map *map;
+	int err;
+
+	/* A key pointer that is non-zero but not addressable here (i386) is a fault, not "none". */
+	if (attr->key && !ukey)
+		return -EFAULT;
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_READ, &err);
+	if (!map)
+		goto out;
+	err = -ENOMEM;
+	next = value_buf_get(&kb, map->key_size);
+	if (!next)
+		goto out;
+	err = map->ops->get_next_key(map, ukey, next);
+	if (!err) {
+		if (unext)
+			memcpy(unext, next, map->key_size);
+		else
+			err = -EFAULT;
+	}
+	value_buf_put(&kb);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+int map_lookup_and_delete_elem(union bpf_attr *attr)
+{
+	void *ukey = u64_to_ptr(attr->key), *uvalue = u64_to_ptr(attr->value), *value;
+	struct value_buf vb;
+	struct bpf_map *map;
+	int err;
+
+	if (attr->flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_READ | OBJ_CAN_WRITE, &err);
+	if (!map)
+		goto out;
+	err = -EINVAL;
+	if (attr->flags & BPF_F_LOCK)
+		goto out;
+	err = -EFAULT;
+	if (!ukey)
+		goto out;
+	err = -ENOTSUPP;
+	if (!map->ops->lookup_and_delete)
+		goto out;
+	err = -ENOMEM;
+	value = value_buf_get(&vb, map->value_size);
+	if (!value)
+		goto out;
+	/* A missing value buffer faults before anything is deleted. */
+	err = uvalue ? map->ops->lookup_and_delete(map, ukey, value, attr->flags) : -EFAULT;
+	if (!err)
+		memcpy(uvalue, value, map->value_size);
+	value_buf_put(&vb);
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+/* Batch count write-back: the kernel writes the count into the caller's attr. */
+static void batch_set_count(union bpf_attr *uattr, u32 count)
+{
+	memcpy(&uattr->batch.count, &count, sizeof(count));
+}
+
+int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
+	void *in = u64_to_ptr(attr->batch.in_batch), *out = u64_to_ptr(attr->batch.out_batch);
+	u32 ks = map->key_size, vs = map->value_size, max = attr->batch.count, cp = 0;
+	u8 *buf, *prev = NULL, *key, *value;
+	int err;
+
+	if (attr->batch.elem_flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if (attr->batch.elem_flags & BPF_F_LOCK)
+		return -EINVAL;
+	if (attr->batch.flags)
+		return -EINVAL;
+	if (!max)
+		return 0;
+	batch_set_count(uattr, 0);
+	/* [prev key][key][value]: the key found last becomes the start of the next step. */
+	buf = malloc((size_t)2 * ks + vs);
+	if (!buf)
+		return -ENOMEM;
+	key = buf + ks;
+	value = buf + 2 * ks;
+	err = -EFAULT;
+	if (attr->batch.in_batch) {
+		if (!in)
+			goto out;
+		memcpy(buf, in, ks);
+		prev = buf;
+	}
+	while (cp < max) {
+		err = map->ops->get_next_key(map, prev, key);
+		if (err)
+			break;
+		err = map->ops->lookup(map, key, value);
+		if (err == -ENOENT)
+			continue; /* deleted since we found it: the next one is after it */
+		if (err)
+			goto out;
+		err = -EFAULT;
+		if (!ukeys || !uvalues)
+			goto out;
+		memcpy(ukeys + (size_t)cp * ks, key, ks);
+		memcpy(uvalues + (size_t)cp * vs, value, vs);
+		memcpy(buf, key, ks);
+		prev = buf;
+		cp++;
+		err = 0;
+	}
+	if (err == -EFAULT)
+		goto out;
+	batch_set_count(uattr, cp);
+	if (cp) {
+		if (!out)
+			err = -EFAULT;
+		else
+			memcpy(out, buf, ks);
+	}
+out:
+	free(buf);
+	return err;
+}
+
+int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
+	u32 max = attr->batch.count, cp;
+	int err = 0;
+
+	/* Element flags other than BPF_F_LOCK are refused, as the kernel's generic batch does. */
+	if (attr->batch.elem_flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if (attr->batch.elem_flags & BPF_F_LOCK)
+		return -EINVAL;
+	if (!max)
+		return 0;
+	batch_set_count(uattr, 0);
+	for (cp = 0; cp < max; cp++) {
+		err = -EFAULT;
+		if (!ukeys || !uvalues)
+			break;
+		err = map->ops->update(map, ukeys + (size_t)cp * map->key_size,
+				       uvalues + (size_t)cp * map->value_size, attr->batch.elem_flags);
+		if (err)
+			break;
+	}
+	batch_set_count(uattr, cp);
+	return err;
+}
+
+int generic_map_delete_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u8 *ukeys = u64_to_ptr(attr->batch.keys);
+	u32 max = attr->batch.count, cp;
+	int err = 0;
+
+	if (attr->batch.elem_flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if (attr->batch.elem_flags & BPF_F_LOCK)
+		return -EINVAL;
+	if (!max)
+		return 0;
+	batch_set_count(uattr, 0);
+	for (cp = 0; cp < max; cp++) {
+		err = -EFAULT;
+		if (!ukeys)
+			break;
+		err = map->ops->delete(map, ukeys + (size_t)cp * map->key_size);
+		if (err)
+			break;
+	}
+	batch_set_count(uattr, cp);
+	return err;
+}
+
+int map_do_batch(int cmd, union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
+{
+	bool has_read = cmd == BPF_MAP_LOOKUP_BATCH || cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH;
+	bool has_write = cmd != BPF_MAP_LOOKUP_BATCH;
+	int (*fn)(struct bpf_map *, union bpf_attr *, union bpf_attr *);
+	union bpf_attr scratch;
+	struct bpf_map *map;
+	int err;
+
+	/* The count is written back into the caller's attr, as far as the caller's size reaches;
+	 * beyond it the kernel would write to memory the caller did not pass, so use a scratch. */
+	if (usize < offsetof(union bpf_attr, batch.count) + sizeof(attr->batch.count))
+		uattr = &scratch;
+	rcu_read_lock();
+	map = map_get(attr->batch.map_fd,
+		      (has_read ? OBJ_CAN_READ : 0) | (has_write ? OBJ_CAN_WRITE : 0), &err);
+	if (!map)
+		goto out;
+	switch (cmd) {
+	case BPF_MAP_LOOKUP_BATCH:
+		fn = map->ops->lookup_batch;
+		break;
+	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
+		fn = map->ops->lookup_and_delete_batch;
+		break;
+	case BPF_MAP_UPDATE_BATCH:
+		fn = map->ops->update_batch;
+		break;
+	default:
+		fn = map->ops->delete_batch;
+		break;
+	}
+	err = fn ? fn(map, attr, uattr) : -ENOTSUPP;
+out:
+	rcu_read_unlock();
+	return err;
+}

@@ -1,0 +1,86 @@
+/* The generic map: what every map type shares, and the ops table each type provides.
+ *
+ * A map type is one file under src/map/ ending in a `const struct bpf_map_ops`; map_types.h lists
+ * them.  The generic layer (map.c) does everything the kernel's syscall layer does before calling
+ * a type: attr checks, fd and permission checks, copying keys and values, batching where a type
+ * has no batch op of its own.  Ops take and return kernel-style negative errno.
+ *
+ * Concurrency contract for ops: lookup, get_next_key and the batch lookups may run concurrently
+ * with anything, and never take a map-wide lock; writers serialise among themselves as the type
+ * sees fit.  Every op runs inside rcu_read_lock().
+ */
+#ifndef USERBPF_MAP_H
+#define USERBPF_MAP_H
+
+#include <linux/bpf.h>
+
+#include "fd.h"
+#include "util.h"
+
+struct bpf_map;
+
+struct bpf_map_ops {
+	/* Validates attr before anything is allocated (may be NULL). */
+	int (*alloc_check)(const union bpf_attr *attr);
+	/* Allocates the map; memfd is the fd-to-be, for types whose storage it backs. */
+	int (*alloc)(const union bpf_attr *attr, int memfd, struct bpf_map **out);
+	void (*free)(struct bpf_map *map);
+	/* Copies the value of key into value (value_size bytes).  -ENOENT if absent. */
+	int (*lookup)(struct bpf_map *map, const void *key, void *value);
+	int (*update)(struct bpf_map *map, const void *key, const void *value, u64 flags);
+	int (*delete)(struct bpf_map *map, const void *key);
+	/* key NULL: the first key.  -ENOENT after the last. */
+	int (*get_next_key)(struct bpf_map *map, const void *key, void *next_key);
+	int (*lookup_and_delete)(struct bpf_map *map, const void *key, void *value, u64 flags);
+	/* Batch ops; NULL means the generic one (update/delete) or ENOTSUPP (the others),
+	 * as set by the type's table. */
+	int (*lookup_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+	int (*lookup_and_delete_batch)(struct bpf_map *map, union bpf_attr *attr,
+				       union bpf_attr *uattr);
+	int (*update_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+	int (*delete_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+	/* For programs: the address of key's value inside the map, or NULL.  The memory stays
+	 * valid while the map lives (elements are reused, never freed), as the kernel's RCU
+	 * guarantees for a program. */
+	void *(*lookup_ptr)(struct bpf_map *map, const void *key);
+	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
+	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
+};
+
+struct bpf_map {
+	struct bpf_object obj;	/* must stay first: fds and programs hold the object */
+	const struct bpf_map_ops *ops;
+	u32 map_type;
+	u32 key_size;
+	u32 value_size;
+	u32 max_entries;
+	u32 map_flags;
+	char name[BPF_OBJ_NAME_LEN];
+};
+
+static inline struct bpf_map *map_of(struct bpf_object *obj)
+{
+	return container_of(obj, struct bpf_map, obj);
+}
+
+/* The generic batch implementations, for types' ops tables. */
+int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+int generic_map_delete_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
+
+/* Syscall commands (map.c), called by syscall.c with a checked attr copy. */
+int map_create(union bpf_attr *attr);
+int map_lookup_elem(union bpf_attr *attr);
+int map_update_elem(union bpf_attr *attr);
+int map_delete_elem(union bpf_attr *attr);
+int map_get_next_key(union bpf_attr *attr);
+int map_lookup_and_delete_elem(union bpf_attr *attr);
+int map_do_batch(int cmd, union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
+
+/* A user pointer from attr; NULL if it is 0 or cannot be a pointer in this process (i386). */
+static inline void *u64_to_ptr(u64 v)
+{
+	return v > UINTPTR_MAX ? NULL : (void *)(uintptr_t)v;
+}
+
+#endif

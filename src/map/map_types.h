@@ -1,0 +1,4 @@
+/* The registry of map types: one line per supported type, expanded where a table is needed.
+ * Adding a type is a new file under src/map/ with its ops table, plus one line here. */
+BPF_MAP_TYPE(BPF_MAP_TYPE_HASH, htab_map_ops)
+BPF_MAP_TYPE(BPF_MAP_TYPE_ARRAY, array_map_ops)
