@@ -1075,3 +1075,336 @@ TEST(diff_elem_bad_pointers_and_fds)
 	}
 	close(devnull);
 }
+
+/* ==== 4. batch commands ==== */
+
+struct batch_args {
+	const void *in_batch[NSIDES]; /* NULL, or each side's token */
+	int out_batch;                /* 1: batchbuf[s], 0: NULL */
+	const void *keys, *values;    /* OUT / OUT2 for outputs, or shared inputs */
+	uint32_t count;
+	uint64_t elem_flags, flags;
+};
+
+/* One batch command on both sides.  Compares rc/errno, the count written back and the outputs
+ * (as sets when the pair's order is not deterministic).  Returns the kernel's result; the count
+ * each side wrote back goes to counts[]. */
+static struct bpf_result batch_both_at(const char *file, int line, const struct pair *p, int cmd,
+				       const struct batch_args *b, uint32_t counts[NSIDES],
+				       const char *note)
+{
+	struct bpf_result r[2];
+	char what[200];
+	int reads = cmd == BPF_MAP_LOOKUP_BATCH || cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH;
+
+	fill_out();
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr *a = attr_of(s);
+
+		memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+		a->batch.map_fd = (uint32_t)p->fd[s];
+		a->batch.in_batch = PTR_TO_U64(b->in_batch[s]);
+		a->batch.out_batch = PTR_TO_U64(b->out_batch ? batchbuf[s] : NULL);
+		a->batch.keys = PTR_TO_U64(side_ptr(s, b->keys));
+		a->batch.values = PTR_TO_U64(side_ptr(s, b->values));
+		a->batch.count = b->count;
+		a->batch.elem_flags = b->elem_flags;
+		a->batch.flags = b->flags;
+	}
+	run_both(cmd, sizeof(union bpf_attr), r);
+	for (int s = 0; s < NSIDES; s++)
+		counts[s] = attr_of(s)->batch.count;
+	snprintf(what, sizeof(what),
+		 "%s count %u elem_flags 0x%llx flags 0x%llx in_batch %s on %s map (key %u value %u max %u mflags 0x%x)%s%s",
+		 cmd_name(cmd), b->count, (unsigned long long)b->elem_flags,
+		 (unsigned long long)b->flags, b->in_batch[K] ? "set" : "NULL",
+		 p->type == A ? "array" : "hash", p->ks, p->vs, p->max, p->flags, note ? ": " : "",
+		 note ? note : "");
+	if (!diff_res_at(file, line, what, r, 0))
+		return r[K];
+	if (counts[K] != counts[U]) {
+		test_fail(file, line, "%s: count written back: kernel %u, userbpf %u", what,
+			  counts[K], counts[U]);
+		return r[K];
+	}
+	if (!reads || b->keys != OUT || b->values != OUT2 || b->count > OUT_BUF / 64)
+		return r[K];
+	if (p->ordered) {
+		if (b->out_batch)
+			diff_bytes_at(file, line, what, batchbuf[K], batchbuf[U], sizeof(batchbuf[K]));
+		diff_bytes_at(file, line, what, outbuf[K], outbuf[U],
+			      (size_t)b->count * p->ks + SLACK);
+		diff_bytes_at(file, line, what, outbuf2[K], outbuf2[U],
+			      (size_t)b->count * p->vs + SLACK);
+	} else if (counts[K] <= b->count) {
+		/* same key -> value pairs, in any order */
+		size_t rs = p->ks + p->vs, n = counts[K];
+		unsigned char *recs[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			recs[s] = malloc(n * rs + 1);
+			for (size_t i = 0; recs[s] && i < n; i++) {
+				memcpy(recs[s] + i * rs, outbuf[s] + i * p->ks, p->ks);
+				memcpy(recs[s] + i * rs + p->ks, outbuf2[s] + i * p->vs, p->vs);
+			}
+		}
+		if (recs[K] && recs[U]) {
+			rec_size = rs;
+			qsort(recs[K], n, rs, rec_cmp);
+			qsort(recs[U], n, rs, rec_cmp);
+			diff_bytes_at(file, line, what, recs[K], recs[U], n * rs);
+		}
+		free(recs[K]);
+		free(recs[U]);
+	}
+	return r[K];
+}
+
+#define BATCH(p, cmd, b, counts, note) batch_both_at(__FILE__, __LINE__, p, cmd, b, counts, note)
+
+/* Fill a pair with n entries: keys make_bytes(i), values make_bytes(i, salt). */
+static void fill_pair(const struct pair *p, uint32_t n, uint32_t salt)
+{
+	unsigned char key[64], val[64];
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t idx = i;
+
+		make_bytes(key, p->ks, i, 0);
+		make_bytes(val, p->vs, i, salt);
+		ELEM(p, BPF_MAP_UPDATE_ELEM, p->type == A ? (void *)&idx : (void *)key, val, BPF_ANY,
+		     "fill");
+	}
+}
+
+/* Walk a map with LOOKUP_BATCH (or LOOKUP_AND_DELETE_BATCH) and count entries per step. */
+static void batch_walk(const struct pair *p, int cmd, uint32_t count, const char *note)
+{
+	static _Alignas(8) unsigned char token[NSIDES][64];
+	struct batch_args b = { { NULL, NULL }, 1, OUT, OUT2, count, 0, 0 };
+	uint32_t counts[NSIDES];
+	int steps;
+
+	for (steps = 0; steps < 300; steps++) {
+		struct bpf_result r = BATCH(p, cmd, &b, counts, note);
+
+		if (r.rc < 0 || test_failed_now())
+			break;
+		for (int s = 0; s < NSIDES; s++) {
+			memcpy(token[s], batchbuf[s], sizeof(token[s]));
+			b.in_batch[s] = token[s];
+		}
+	}
+	CHECK(steps < 300);
+}
+
+TEST(diff_batch_walks)
+{
+	static const struct map_cfg cfgs[] = {
+		{ "hash", H, 4, 8, 64, BPF_F_ZERO_SEED },
+		{ "hash no-prealloc", H, 8, 13, 32, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC },
+		{ "hash random seed", H, 4, 4, 16, 0 },
+		{ "array", A, 4, 8, 50, 0 },
+		{ "array 1", A, 4, 1, 1, 0 },
+	};
+	static const uint32_t counts[] = { 1, 2, 3, 7, 64, 1000 };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+		const struct map_cfg *mc = &cfgs[c];
+
+		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+			struct pair p;
+
+			/* without ZERO_SEED, ENOSPC depends on the seed: only whole-map reads */
+			if (mc->type == H && !(mc->flags & BPF_F_ZERO_SEED) && counts[i] < mc->max)
+				continue;
+			if (PAIR_CREATE(&p, mc->type, mc->ks, mc->vs, mc->max, mc->flags))
+				continue;
+			batch_walk(&p, BPF_MAP_LOOKUP_BATCH, counts[i], "empty map");
+			fill_pair(&p, mc->max * 3 / 4 + 1, 5);
+			batch_walk(&p, BPF_MAP_LOOKUP_BATCH, counts[i], mc->name);
+			batch_walk(&p, BPF_MAP_LOOKUP_AND_DELETE_BATCH, counts[i], mc->name);
+			COMPARE_CONTENTS(&p, mc->name);
+			pair_close(&p);
+		}
+	}
+}
+
+TEST(diff_batch_rules)
+{
+	static const struct map_cfg cfgs[] = {
+		{ "hash", H, 4, 8, 16, BPF_F_ZERO_SEED },
+		{ "array", A, 4, 8, 16, 0 },
+	};
+	static const int cmds[] = { BPF_MAP_LOOKUP_BATCH, BPF_MAP_LOOKUP_AND_DELETE_BATCH,
+				    BPF_MAP_UPDATE_BATCH, BPF_MAP_DELETE_BATCH };
+	static const uint64_t eflags[] = { 0, 1, 2, 3, 4, 5, 8, 1ull << 32 };
+	static const uint64_t bflags[] = { 0, 1, 4, 1ull << 63 };
+	static const uint32_t cnts[] = { 0, 1, 5, 16, 100 };
+	_Alignas(8) unsigned char keys[64 * 8], vals[64 * 8];
+	uint32_t counts[NSIDES], big_token = 1000;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (uint32_t i = 0; i < 64; i++) {
+		uint32_t k = i % 20; /* indices 16..19 are out of range for the array */
+
+		memcpy(keys + 4 * i, &k, 4);
+		make_bytes(vals + 8 * i, 8, i, 3);
+	}
+	for (size_t c = 0; c < 2; c++) {
+		const struct map_cfg *mc = &cfgs[c];
+		struct pair p;
+
+		if (PAIR_CREATE(&p, mc->type, mc->ks, mc->vs, mc->max, mc->flags))
+			continue;
+		for (size_t ci = 0; ci < 4; ci++) {
+			int cmd = cmds[ci];
+			int reads = cmd == BPF_MAP_LOOKUP_BATCH ||
+				    cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH;
+
+			for (size_t e = 0; e < sizeof(eflags) / sizeof(eflags[0]); e++)
+				for (size_t f = 0; f < sizeof(bflags) / sizeof(bflags[0]); f++)
+					for (size_t n = 0; n < sizeof(cnts) / sizeof(cnts[0]); n++) {
+						struct batch_args b = {
+							{ NULL, NULL }, 1, reads ? OUT : keys,
+							reads ? OUT2 : vals, cnts[n], eflags[e],
+							bflags[f]
+						};
+
+						fill_pair(&p, 10, 1);
+						BATCH(&p, cmd, &b, counts, mc->name);
+					}
+			/* NULL keys / values / out_batch, and a token past the end */
+			{
+				struct batch_args b = { { NULL, NULL }, 1, NULL, reads ? OUT2 : vals,
+							4, 0, 0 };
+
+				fill_pair(&p, 10, 2);
+				BATCH(&p, cmd, &b, counts, "NULL keys");
+				b.keys = reads ? OUT : keys;
+				b.values = NULL;
+				fill_pair(&p, 10, 2);
+				BATCH(&p, cmd, &b, counts, "NULL values");
+				b.values = reads ? OUT2 : vals;
+				b.out_batch = 0;
+				fill_pair(&p, 10, 2);
+				BATCH(&p, cmd, &b, counts, "NULL out_batch");
+				b.out_batch = 1;
+				b.in_batch[K] = b.in_batch[U] = &big_token;
+				fill_pair(&p, 10, 2);
+				BATCH(&p, cmd, &b, counts, "in_batch 1000");
+			}
+			COMPARE_CONTENTS(&p, cmd_name(cmd));
+		}
+		pair_close(&p);
+	}
+}
+
+/* Expected kernel results for a few batch rules. */
+TEST(diff_batch_expected)
+{
+	_Alignas(8) unsigned char keys[16 * 4], vals[16 * 8];
+	uint32_t counts[NSIDES];
+	struct pair p;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (uint32_t i = 0; i < 16; i++) {
+		memcpy(keys + 4 * i, &i, 4);
+		make_bytes(vals + 8 * i, 8, i, 4);
+	}
+	REQUIRE(PAIR_CREATE(&p, A, 4, 8, 8, 0) == 0);
+	{
+		struct batch_args b = { { NULL, NULL }, 1, keys, NULL, 4, 0, 0 };
+
+		EXPECT("array DELETE_BATCH", BATCH(&p, BPF_MAP_DELETE_BATCH, &b, counts, NULL),
+		       ENOTSUPP_K);
+		b.keys = OUT;
+		b.values = OUT2;
+		EXPECT("array LOOKUP_AND_DELETE_BATCH",
+		       BATCH(&p, BPF_MAP_LOOKUP_AND_DELETE_BATCH, &b, counts, NULL), ENOTSUPP_K);
+		b.count = 8;
+		/* exactly max_entries: success, not ENOENT */
+		EXPECT("array LOOKUP_BATCH, all", BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL),
+		       0);
+		CHECK_EQ(counts[K], 8);
+		b.count = 9;
+		EXPECT("array LOOKUP_BATCH, more than all",
+		       BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL), ENOENT);
+		CHECK_EQ(counts[K], 8);
+		b.keys = keys;
+		b.values = vals;
+		b.count = 10; /* indices 8 and 9 are out of range */
+		EXPECT("array UPDATE_BATCH past the end",
+		       BATCH(&p, BPF_MAP_UPDATE_BATCH, &b, counts, NULL), E2BIG);
+		CHECK_EQ(counts[K], 8);
+	}
+	COMPARE_CONTENTS(&p, "array batch");
+	pair_close(&p);
+
+	REQUIRE(PAIR_CREATE(&p, H, 4, 8, 8, BPF_F_ZERO_SEED) == 0);
+	{
+		struct batch_args b = { { NULL, NULL }, 1, keys, vals, 6, 0, 0 };
+
+		EXPECT("hash UPDATE_BATCH 6", BATCH(&p, BPF_MAP_UPDATE_BATCH, &b, counts, NULL), 0);
+		CHECK_EQ(counts[K], 6);
+		b.count = 10;
+		b.elem_flags = BPF_NOEXIST;
+		/* elem_flags of UPDATE_BATCH may only be BPF_F_LOCK; count is left alone */
+		EXPECT("hash UPDATE_BATCH NOEXIST", BATCH(&p, BPF_MAP_UPDATE_BATCH, &b, counts, NULL),
+		       EINVAL);
+		CHECK_EQ(counts[K], 10);
+		b.elem_flags = 0;
+		EXPECT("hash UPDATE_BATCH into a full map",
+		       BATCH(&p, BPF_MAP_UPDATE_BATCH, &b, counts, NULL), E2BIG);
+		CHECK_EQ(counts[K], 8);
+		b.count = 0;
+		EXPECT("hash UPDATE_BATCH count 0", BATCH(&p, BPF_MAP_UPDATE_BATCH, &b, counts, NULL),
+		       0);
+		b.count = 10;
+		b.values = NULL;
+		EXPECT("hash DELETE_BATCH, 2 missing", BATCH(&p, BPF_MAP_DELETE_BATCH, &b, counts, NULL),
+		       ENOENT);
+		CHECK_EQ(counts[K], 8);
+		b.keys = OUT;
+		b.values = OUT2;
+		b.count = 0;
+		EXPECT("hash LOOKUP_BATCH count 0", BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL),
+		       0);
+		b.count = 8;
+		EXPECT("hash LOOKUP_BATCH empty", BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL),
+		       ENOENT);
+		CHECK_EQ(counts[K], 0);
+		b.flags = 1;
+		EXPECT("hash LOOKUP_BATCH flags 1", BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL),
+		       EINVAL);
+		b.flags = 0;
+		b.elem_flags = BPF_F_LOCK;
+		EXPECT("hash LOOKUP_BATCH F_LOCK", BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, NULL),
+		       EINVAL);
+	}
+	pair_close(&p);
+
+	/* ENOSPC: with max_entries 2 and 2 buckets, find two keys that share a bucket */
+	REQUIRE(PAIR_CREATE(&p, H, 4, 8, 64, BPF_F_ZERO_SEED) == 0);
+	fill_pair(&p, 64, 9);
+	{
+		struct batch_args b = { { NULL, NULL }, 1, OUT, OUT2, 1, 0, 0 };
+		int enospc = 0;
+		uint32_t tok[NSIDES] = { 0, 0 };
+
+		/* 64 keys in 64 buckets: some bucket holds two, which count 1 cannot take */
+		for (uint32_t bucket = 0; bucket < 64; bucket++) {
+			struct bpf_result r;
+
+			tok[K] = tok[U] = bucket;
+			b.in_batch[K] = &tok[K];
+			b.in_batch[U] = &tok[U];
+			r = BATCH(&p, BPF_MAP_LOOKUP_BATCH, &b, counts, "count 1, per bucket");
+			if (r.rc < 0 && r.err == ENOSPC)
+				enospc++;
+		}
+		CHECK(enospc > 0);
+	}
+	pair_close(&p);
+}
