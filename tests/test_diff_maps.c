@@ -1408,3 +1408,201 @@ TEST(diff_batch_expected)
 	}
 	pair_close(&p);
 }
+
+/* ==== 5. iteration order under BPF_F_ZERO_SEED ==== */
+
+TEST(diff_order_zero_seed)
+{
+	static const struct map_cfg cfgs[] = {
+		{ "1-byte keys", H, 1, 4, 16, BPF_F_ZERO_SEED },
+		{ "4-byte keys", H, 4, 8, 100, BPF_F_ZERO_SEED },
+		{ "8-byte keys, no-prealloc", H, 8, 8, 33, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC },
+		{ "13-byte keys", H, 13, 3, 64, BPF_F_ZERO_SEED },
+		{ "64-byte keys", H, 64, 64, 20, BPF_F_ZERO_SEED },
+		{ "3 entries", H, 4, 4, 3, BPF_F_ZERO_SEED },
+	};
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+		const struct map_cfg *mc = &cfgs[c];
+		unsigned char key[64], val[64];
+		struct pair p;
+
+		if (PAIR_CREATE(&p, mc->type, mc->ks, mc->vs, mc->max, mc->flags))
+			continue;
+		fill_pair(&p, mc->max, 1);
+		COMPARE_CONTENTS(&p, "after fill");
+		/* updates move an element to the head of its bucket */
+		for (uint32_t i = 0; i < mc->max; i += 3) {
+			make_bytes(key, mc->ks, i, 0);
+			make_bytes(val, mc->vs, i, 2);
+			ELEM(&p, BPF_MAP_UPDATE_ELEM, key, val, BPF_EXIST, "reorder");
+		}
+		COMPARE_CONTENTS(&p, "after updates");
+		for (uint32_t i = 1; i < mc->max; i += 2) {
+			make_bytes(key, mc->ks, i, 0);
+			ELEM(&p, BPF_MAP_DELETE_ELEM, key, NULL, 0, "thin out");
+		}
+		for (uint32_t i = mc->max; i < mc->max * 3 / 2; i++) {
+			make_bytes(key, mc->ks, i, 0);
+			make_bytes(val, mc->vs, i, 3);
+			ELEM(&p, BPF_MAP_UPDATE_ELEM, key, val, BPF_NOEXIST, "refill");
+		}
+		COMPARE_CONTENTS(&p, "after deletes and inserts");
+		for (uint32_t n = 1; n <= 3; n++)
+			batch_walk(&p, BPF_MAP_LOOKUP_BATCH, n, mc->name);
+		batch_walk(&p, BPF_MAP_LOOKUP_BATCH, mc->max, mc->name);
+		pair_close(&p);
+	}
+}
+
+/* ==== 6. seeded random operation sequences ==== */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t rng_below(uint32_t n)
+{
+	return (uint32_t)(rng() % n);
+}
+
+/* Pick a key: from a pool a little larger than the map (hits and misses), rarely anything. */
+static void random_key(const struct pair *p, unsigned char *key)
+{
+	if (p->type == A) {
+		uint32_t idx = rng_below(8) ? rng_below(p->max + 2) : (uint32_t)rng();
+
+		memcpy(key, &idx, 4);
+		return;
+	}
+	if (rng_below(16) == 0) {
+		for (uint32_t i = 0; i < p->ks; i++)
+			key[i] = (unsigned char)rng();
+		return;
+	}
+	make_bytes(key, p->ks, rng_below(p->ks == 1 ? 256 : p->max * 2 + 2), 0);
+}
+
+static uint64_t random_flags(int update)
+{
+	if (rng_below(5))
+		return update ? rng_below(3) : 0;
+	return flag_values[rng_below(sizeof(flag_values) / sizeof(flag_values[0]))];
+}
+
+static void random_op(const struct pair *p, uint32_t n_buckets)
+{
+	static _Alignas(8) unsigned char keys[64 * 64], vals[64 * 64], key[64], val[64];
+	static _Alignas(8) uint32_t token;
+	uint32_t counts[NSIDES];
+	uint32_t op = rng_below(100);
+
+	random_key(p, key);
+	for (uint32_t i = 0; i < p->vs; i++)
+		val[i] = (unsigned char)rng();
+	if (op < 35) {
+		ELEM(p, BPF_MAP_UPDATE_ELEM, key, rng_below(50) ? (void *)val : NULL,
+		     random_flags(1), "random");
+	} else if (op < 50) {
+		ELEM(p, BPF_MAP_LOOKUP_ELEM, key, rng_below(50) ? OUT : NULL, random_flags(0),
+		     "random");
+	} else if (op < 63) {
+		ELEM(p, BPF_MAP_DELETE_ELEM, rng_below(50) ? (void *)key : NULL, NULL,
+		     rng_below(10) ? 0 : random_flags(0), "random");
+	} else if (op < 73) {
+		/* without a fixed seed, which key follows an existing key is not comparable */
+		const void *k = p->ordered && rng_below(4) ? (void *)key : NULL;
+
+		if (!p->ordered && rng_below(2)) {
+			memset(key, 0xfe, p->ks); /* never in the pool */
+			k = key;
+		}
+		ELEM(p, BPF_MAP_GET_NEXT_KEY, k, OUT, rng_below(20) ? 0 : random_flags(0), "random");
+	} else if (op < 81) {
+		ELEM(p, BPF_MAP_LOOKUP_AND_DELETE_ELEM, key, OUT, random_flags(0), "random");
+	} else {
+		static const int cmds[] = { BPF_MAP_LOOKUP_BATCH, BPF_MAP_LOOKUP_AND_DELETE_BATCH,
+					    BPF_MAP_UPDATE_BATCH, BPF_MAP_DELETE_BATCH };
+		int cmd = cmds[rng_below(4)];
+		int reads = cmd == BPF_MAP_LOOKUP_BATCH || cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH;
+		uint32_t n = rng_below(p->max + 2);
+		struct batch_args b = { { NULL, NULL }, 1, reads ? OUT : keys, reads ? OUT2 : vals,
+					n, rng_below(10) ? 0 : random_flags(0),
+					rng_below(20) ? 0 : random_flags(0) };
+
+		if (n > 64)
+			n = b.count = 64;
+		if (reads && !p->ordered)
+			b.count = p->max; /* whole-map reads only: ENOSPC would depend on the seed */
+		if (reads && p->ordered && rng_below(3) == 0) {
+			if (p->type == A) {
+				token = rng_below(p->max + 2);
+			} else {
+				token = rng_below(n_buckets + 2);
+			}
+			b.in_batch[K] = b.in_batch[U] = &token;
+		}
+		for (uint32_t i = 0; !reads && i < n; i++) {
+			random_key(p, keys + i * p->ks);
+			for (uint32_t j = 0; j < p->vs; j++)
+				vals[i * p->vs + j] = (unsigned char)rng();
+		}
+		BATCH(p, cmd, &b, counts, "random");
+	}
+}
+
+TEST(diff_random_sequences)
+{
+	static const struct map_cfg cfgs[] = {
+		{ "hash 1/1 max 8", H, 1, 1, 8, BPF_F_ZERO_SEED },
+		{ "hash 4/4 max 16", H, 4, 4, 16, BPF_F_ZERO_SEED },
+		{ "hash 8/13 max 33 no-prealloc", H, 8, 13, 33, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC },
+		{ "hash 13/64 max 64", H, 13, 64, 64, BPF_F_ZERO_SEED },
+		{ "hash 64/8 max 5 no-prealloc, random seed", H, 64, 8, 5, BPF_F_NO_PREALLOC },
+		{ "hash 4/8 max 1", H, 4, 8, 1, BPF_F_ZERO_SEED },
+		{ "hash 13/4 max 20, random seed", H, 13, 4, 20, 0 },
+		{ "hash 1/8 max 64 no-prealloc", H, 1, 8, 64, BPF_F_ZERO_SEED | BPF_F_NO_PREALLOC },
+		{ "array 4/1 max 1", A, 4, 1, 1, 0 },
+		{ "array 4/13 max 17", A, 4, 13, 17, 0 },
+		{ "array 4/64 max 64", A, 4, 64, 64, 0 },
+	};
+	const char *env = getenv("USERBPF_DIFF_SEED");
+	uint64_t base = env ? strtoull(env, NULL, 0) : 0x5eed2024ull;
+	int ops = getenv("USERBPF_DIFF_OPS") ? atoi(getenv("USERBPF_DIFF_OPS")) : 5000;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+		const struct map_cfg *mc = &cfgs[c];
+		uint64_t seed = base + c;
+		uint32_t n_buckets = 1;
+		int before = test_failed_now();
+		struct pair p;
+
+		while (n_buckets < mc->max)
+			n_buckets <<= 1;
+		rng_state = seed ? seed : 1;
+		if (PAIR_CREATE(&p, mc->type, mc->ks, mc->vs, mc->max, mc->flags))
+			continue;
+		for (int i = 0; i < ops && test_failed_now() == before; i++) {
+			random_op(&p, n_buckets);
+			if (i % 500 == 499)
+				COMPARE_CONTENTS(&p, mc->name);
+			if (test_failed_now() != before)
+				fprintf(stderr, "  random sequence \"%s\": seed 0x%llx (set USERBPF_DIFF_SEED=0x%llx), failed at op %d\n",
+					mc->name, (unsigned long long)seed,
+					(unsigned long long)base, i);
+		}
+		if (test_failed_now() == before && !COMPARE_CONTENTS(&p, mc->name))
+			fprintf(stderr, "  random sequence \"%s\": seed 0x%llx (USERBPF_DIFF_SEED=0x%llx)\n",
+				mc->name, (unsigned long long)seed, (unsigned long long)base);
+		pair_close(&p);
+	}
+}
