@@ -19,9 +19,17 @@
 
 #define ATTR_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
 
+/* The reference kernel's (6.18) union bpf_attr is 168 bytes, our uapi header's smaller: bytes up
+ * to 168 are inside the kernel's union (EINVAL when set after a command's last field), bytes
+ * beyond it are the caller's tail (E2BIG when set). */
+#define KERNEL_ATTR_SIZE 168u
+/* BPF_MAP_CREATE ends there in 6.18: value_type_btf_obj_fd and map_token_fd (72..79, read only
+ * with flags userbpf refuses), then excl_prog_hash and its size (80..91). */
+#define MAP_CREATE_ATTR_END 92u
+
 /* Where each command's attr ends; 0: a command userbpf does not know. */
 static const u32 cmd_attr_end[] = {
-	[BPF_MAP_CREATE] = ATTR_END(map_extra),
+	[BPF_MAP_CREATE] = MAP_CREATE_ATTR_END,
 	[BPF_MAP_LOOKUP_ELEM] = ATTR_END(flags),
 	[BPF_MAP_UPDATE_ELEM] = ATTR_END(flags),
 	[BPF_MAP_DELETE_ELEM] = ATTR_END(key),
@@ -37,6 +45,8 @@ static const u8 zero_page[PAGE_SIZE_ATTR];
 
 /* Whether n (<= a page) bytes at p are all zero.  libc's vectorised memcmp: bpf() runs this on
  * every call, over the ~100 bytes after the command's fields. */
+_Static_assert(MAP_CREATE_ATTR_END <= sizeof(union bpf_attr), "attr copy must fit our union");
+
 static inline bool all_zero(const void *p, size_t n)
 {
 	return memcmp(p, zero_page, n) == 0;
@@ -49,12 +59,12 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 
 	if (size > PAGE_SIZE_ATTR)
 		return -E2BIG;
-	if (size > sizeof(attr)) {
+	if (size > KERNEL_ATTR_SIZE) {
 		if (!uattr)
 			return -EFAULT;
-		if (!all_zero((u8 *)uattr + sizeof(attr), size - sizeof(attr)))
+		if (!all_zero((u8 *)uattr + KERNEL_ATTR_SIZE, size - KERNEL_ATTR_SIZE))
 			return -E2BIG;
-		size = sizeof(attr);
+		size = KERNEL_ATTR_SIZE;
 	}
 	if (size && !uattr)
 		return -EFAULT;
@@ -67,7 +77,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	/* Bytes after the command's last field: zero, whether passed (checked here) or not. */
 	if (size > end && !all_zero((u8 *)uattr + end, size - end))
 		return -EINVAL;
-	/* Only the command's own fields are copied and zero-filled: handlers read nothing else. */
+	/* Only the command's own fields are copied and zero-filled: handlers read nothing else.
+	 * Every command ends within our union (checked at build time below). */
 	n = size < end ? size : end;
 	memcpy(&attr, uattr, n);
 	if (n < end)

@@ -228,9 +228,14 @@ TEST(attr_contract)
 	int fd = bpf(BPF_MAP_CREATE, a, sizeof(a));
 	CHECK(fd >= 0);
 	close(fd);
-	((char *)a)[sizeof(a[0]) + 7] = 1;
+	/* beyond the kernel's 168-byte union: the caller's tail, E2BIG */
+	((char *)a)[168 + 7] = 1;
 	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, sizeof(a)), E2BIG);
-	((char *)a)[sizeof(a[0]) + 7] = 0;
+	((char *)a)[168 + 7] = 0;
+	/* inside the kernel's union, after MAP_CREATE's last field: EINVAL */
+	((char *)a)[150] = 1;
+	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, sizeof(a)), EINVAL);
+	((char *)a)[150] = 0;
 	/* a smaller size reads the rest as zero: without max_entries, EINVAL */
 	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, offsetof(union bpf_attr, max_entries)), EINVAL);
 	/* non-zero bytes after the command's last field */

@@ -481,11 +481,13 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 			break;
 		}
 	}
-	if (!out)
+	/* The kernel writes the token first and the count only if that worked. */
+	if (!out) {
 		ret = -EFAULT;
-	else
+	} else {
 		memcpy(out, &batch, sizeof(batch));
-	memcpy(&uattr->batch.count, &total, sizeof(total));
+		memcpy(&uattr->batch.count, &total, sizeof(total));
+	}
 out:
 	free(keys);
 	free(values);
