@@ -225,10 +225,12 @@ int map_lookup_elem(union bpf_attr *attr)
 		goto out;
 	err = map->ops->lookup(map, ukey, value);
 	if (!err) {
-		if (uvalue)
-			memcpy(uvalue, value, map->value_size);
-		else
+		if (!uvalue)
 			err = -EFAULT;
+		else if (map->value_size == 8) /* the common case, without a call */
+			memcpy(uvalue, value, 8);
+		else
+			memcpy(uvalue, value, map->value_size);
 	}
 	value_buf_put(&vb);
 out:
