@@ -153,7 +153,8 @@ static inline bool tnum_subreg_is_const(struct tnum a)
 
 /* Printers, with snprintf semantics: write at most size bytes including the NUL, return the length
  * the full text has.  tnum_snprint gives the kernel's "(0x<value>; 0x<mask>)" (lower-case hex, and
- * 0 printed as 0x0); tnum_sbin gives 64 characters, one per bit from bit 63 down: '0', '1' or 'x'. */
+ * 0 printed as 0x0); tnum_sbin gives 64 characters, one per bit from bit 63 down: '0', '1' or
+ * 'x'. */
 int tnum_snprint(char *buf, size_t size, struct tnum a);
 int tnum_sbin(char *buf, size_t size, struct tnum a);
 
