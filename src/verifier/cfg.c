@@ -7,8 +7,8 @@
  * check_cfg(): an iterative depth-first walk from insn 0 (explicit stack: no recursion, so 100k
  * instruction programs are fine) that refuses jumps out of the program, unreachable instructions
  * and jumps into the second half of a 64-bit immediate load.  Back-edges are allowed (the kernel
- * allows bounded loops to privileged loaders; do_check proves them bounded), except through a
- * call: recursion is refused as the kernel refuses it.  The walk marks prune points: conditional
+ * allows bounded loops to privileged loaders; do_check proves them bounded), also through calls:
+ * recursion ends at the call depth limit in do_check, as in the kernel.  The walk marks prune points: conditional
  * jumps, jump targets and the instruction after a call.  Each instruction's edges are tried in
  * order: state[t] records which edges were pushed (FALLTHROUGH, then BRANCH) so the walk resumes
  * where it stopped, as the kernel's does, and gives the same first error.
@@ -192,7 +192,8 @@ static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 			env->aux[t + 1].prune_point = 1;
 		if (in->src_reg == BPF_PSEUDO_CALL) {
 			env->aux[t].prune_point = 1;
-			ret = push_edge(env, w, t, (s64)t + in->imm + 1, BRANCH, false);
+			/* recursion is refused by do_check (call depth), not here */
+			ret = push_edge(env, w, t, (s64)t + in->imm + 1, BRANCH, true);
 		}
 		return ret;
 	case BPF_JA: {

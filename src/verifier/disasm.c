@@ -28,11 +28,11 @@ static const char *const ldsx_str[4] = { "s32", "s16", "s8", "s64" };
 static const char *const class_str[8] = { "ld", "ldx", "st", "stx", "alu", "jmp", "jmp32",
 					  "alu64" };
 
-#define HELPER_NAME_FN(x) "bpf_" #x,
+#define HELPER_NAME_FN(x) "bpf_" #x
 static const char *const helper_names[] = { __BPF_FUNC_MAPPER(HELPER_NAME_FN) };
 #undef HELPER_NAME_FN
 
-static const char *helper_name(s32 id)
+const char *helper_name_of(s32 id)
 {
 	if (id >= 0 && (u32)id < ARRAY_SIZE(helper_names))
 		return helper_names[id];
@@ -110,7 +110,7 @@ static void print_jmp(struct verifier_env *env, const struct bpf_insn *in)
 		else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
 			verbose(env, "(%02x) call kernel-function#%d", in->code, in->imm);
 		else
-			verbose(env, "(%02x) call %s#%d", in->code, helper_name(in->imm), in->imm);
+			verbose(env, "(%02x) call %s#%d", in->code, helper_name_of(in->imm), in->imm);
 	} else if (in->code == (BPF_JMP | BPF_JA)) {
 		verbose(env, "(%02x) goto pc%+d", in->code, in->off);
 	} else if (in->code == (BPF_JMP32 | BPF_JA)) {

@@ -30,7 +30,7 @@ struct bpf_prog;
 struct bpf_map;
 struct bpf_func_proto;
 
-#define MAX_BPF_REG 11		/* R0..R10 */
+/* MAX_BPF_REG (11: R0..R10) comes from <linux/bpf.h> */
 #define BPF_REG_FP 10
 #define MAX_BPF_STACK 512	/* bytes of stack per program (all frames together) */
 #define MAX_CALL_FRAMES 8
@@ -111,6 +111,8 @@ struct vstate {
 	int insn_idx;		/* explored states: where it was seen */
 	struct vstate *parent;
 	struct vstate *next;	/* list of explored states at one insn */
+	u32 hit_cnt, miss_cnt;	/* explored states: pruning statistics, for eviction */
+	u32 all_idx;		/* explored states: index in env->all_states */
 };
 
 struct subprog_info {
@@ -162,7 +164,8 @@ struct verifier_env {
 	struct pending *stack;	/* pending branches */
 	u32 stack_size, stack_cap;
 
-	u32 insn_processed;
+	u32 insn_processed, prev_insn_processed;
+	u32 jmps_processed, prev_jmps_processed;
 	u32 total_states, peak_states, cur_states, max_states_per_insn;
 	u32 id_gen;
 	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
@@ -192,6 +195,8 @@ bool vlog_on(const struct vlog *log);
 
 /* disasm.c: the kernel's text for one instruction, without the "N: " prefix or newline. */
 void print_insn(struct verifier_env *env, const struct bpf_insn *insn);
+/* "bpf_map_lookup_elem" for 1; "unknown" for ids the uapi list does not have. */
+const char *helper_name_of(s32 id);
 
 /* regs.c */
 const char *reg_type_str(u8 type);
