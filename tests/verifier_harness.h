@@ -34,10 +34,11 @@ struct vcase {
 	const char *err;	/* REJECT: the kernel's error line */
 	int err_no;		/* REJECT: errno, 0 = don't check */
 	const char *license;	/* NULL: "GPL" */
+	const char *known;	/* a known disagreement of userbpf with the kernel: why */
 };
 
 struct vstats {
-	int cases, agree, kernel_ran;
+	int cases, agree, kernel_ran, known;
 };
 
 /* Runs one case; failures are reported through test_fail(). */
