@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "map/map.h"
 #include "prog/prog.h"
@@ -515,7 +516,10 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 	if (!tnum_is_aligned(t, (u64)size)) {
 		char tn[48];
 
-		tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+		if (scalar_is_const(&reg->s))
+			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
+		else
+			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
 		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn, reg->off, off,
 			size);
 		return -EACCES;
@@ -698,11 +702,6 @@ int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
 		return err;
 	u8 t = regs[insn->dst_reg].type;
 
-	if (t == PTR_TO_CTX) {
-		verbose(env, "BPF_ST stores into R%u %s is not allowed\n", insn->dst_reg,
-			reg_type_str(t));
-		return -EACCES;
-	}
 	err = mem_access(env, insn->dst_reg, insn->off, size, true, -1, false, insn);
 	return err ? err : save_ptr_type(env, t);
 }
@@ -765,7 +764,8 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 			verbose(env, "invalid zero-sized read\n");
 			return -EACCES;
 		}
-		err = stack_bounds(env, regno, reg->off, size, " indirect access to", &lo, &hi);
+		err = stack_bounds(env, regno, reg->off, size, write ? " write to" : " read from",
+				   &lo, &hi);
 		if (err)
 			return err;
 		struct func_state *f = stack_frame(env, reg);

@@ -132,7 +132,9 @@ int resolve_ldimm64(struct verifier_env *env)
 			i++;
 			continue;
 		}
-		if (env->insn_first[in->code] < 0) {
+		/* the kernel's table also has atomics of every size (load-acquire/store-release) */
+		if (env->insn_first[in->code] < 0 &&
+		    !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) {
 			verbose(env, "unknown opcode %02x\n", in->code);
 			return -EINVAL;
 		}
