@@ -1,0 +1,521 @@
+/* interp.c — decoder and computed-goto interpreter for the whole eBPF instruction set.
+ *
+ * Algorithm.  interp_prepare() translates each 8-byte slot into a struct dinsn: the address of
+ * the label that executes its form, the registers, the offset, the immediate pre-extended to 64
+ * bits (or the whole LD_IMM64 value), and a resolved pointer (jump/call target or helper
+ * function).  The labels live in run(); their table is generated from INSN_LIST in insn.h, and so
+ * are the handler bodies: the list's kind/op/bits fields select a body macro (EXEC_<kind>) that
+ * is specialised at compile time for that form.  Dispatch is "goto *pc->handler" at the end of
+ * every handler (threaded code), so the CPU predicts each transition separately.
+ *
+ * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
+ * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
+ * low half); signed division truncates toward zero, INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0;
+ * byte swaps truncate to their width; bpf-to-bpf calls give the callee a fresh 512-byte frame and
+ * preserve r6..r10 for the caller.  Atomics use the compiler's __atomic builtins (fully ordered
+ * for the fetching forms, relaxed for the plain ones, like the kernel's atomic_add vs
+ * atomic_fetch_add).  Memory is accessed with memcpy so unaligned accesses are defined.
+ *
+ * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
+ * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
+ * targets it.  Every target pointer points into the same record array.  Run-time state (registers,
+ * frames, stack) is local to one call of run(), which makes running reentrant.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insn.h"
+#include "exec/interp.h"
+
+struct dinsn {
+	/* Label in run() that executes this record. */
+	const void *handler;
+	union {
+		/* JA, JCOND, CALL_LOCAL: the record to continue at. */
+		const struct dinsn *target;
+		/* CALL: the helper. */
+		interp_helper_fn fn;
+	} u;
+	/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
+	uint64_t k;
+	/* Memory offset (jump offsets are already resolved into u.target). */
+	int16_t off;
+	/* Register numbers, 0..10. */
+	uint8_t dst, src;
+};
+
+struct interp_prog {
+	/* Copy of the environment (helpers array not copied). */
+	struct interp_env env;
+	/* Number of instruction slots; insns has cnt + 1 records. */
+	uint32_t cnt;
+	struct dinsn insns[];
+};
+
+/* Labels outside the list. */
+enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL__COUNT };
+
+struct label_table {
+	const void *const *form; /* indexed by enum insn_id */
+	const void *const *extra; /* indexed by XL_* */
+};
+
+/* --- Operation bodies, selected by token pasting on the list's op and bits. --- */
+
+static inline uint64_t sdiv64(uint64_t a, uint64_t b)
+{
+	if (b == 0)
+		return 0;
+	if (b == (uint64_t)-1)
+		return -a; /* the only overflowing case, INT64_MIN / -1, wraps to INT64_MIN */
+	return (uint64_t)((int64_t)a / (int64_t)b);
+}
+
+static inline uint64_t smod64(uint64_t a, uint64_t b)
+{
+	if (b == 0)
+		return a;
+	if (b == (uint64_t)-1)
+		return 0;
+	return (uint64_t)((int64_t)a % (int64_t)b);
+}
+
+static inline uint32_t sdiv32(uint32_t a, uint32_t b)
+{
+	if (b == 0)
+		return 0;
+	if (b == (uint32_t)-1)
+		return -a;
+	return (uint32_t)((int32_t)a / (int32_t)b);
+}
+
+static inline uint32_t smod32(uint32_t a, uint32_t b)
+{
+	if (b == 0)
+		return a;
+	if (b == (uint32_t)-1)
+		return 0;
+	return (uint32_t)((int32_t)a % (int32_t)b);
+}
+
+/* ALU<bits>_<op>(d, s): the new value of dst, d and s being uint64_t. */
+#define ALU64_ADD(d, s) ((d) + (s))
+#define ALU64_SUB(d, s) ((d) - (s))
+#define ALU64_MUL(d, s) ((d) * (s))
+#define ALU64_DIV(d, s) ((s) ? (d) / (s) : 0)
+#define ALU64_SDIV(d, s) sdiv64(d, s)
+#define ALU64_OR(d, s) ((d) | (s))
+#define ALU64_AND(d, s) ((d) & (s))
+#define ALU64_LSH(d, s) ((d) << ((s)&63))
+#define ALU64_RSH(d, s) ((d) >> ((s)&63))
+#define ALU64_MOD(d, s) ((s) ? (d) % (s) : (d))
+#define ALU64_SMOD(d, s) smod64(d, s)
+#define ALU64_XOR(d, s) ((d) ^ (s))
+#define ALU64_MOV(d, s) (s)
+#define ALU64_ARSH(d, s) ((uint64_t)((int64_t)(d) >> ((s)&63)))
+
+#define U32(x) ((uint32_t)(x))
+#define ALU32_ADD(d, s) U32(U32(d) + U32(s))
+#define ALU32_SUB(d, s) U32(U32(d) - U32(s))
+#define ALU32_MUL(d, s) U32(U32(d) * U32(s))
+#define ALU32_DIV(d, s) (U32(s) ? U32(d) / U32(s) : 0)
+#define ALU32_SDIV(d, s) sdiv32(U32(d), U32(s))
+#define ALU32_OR(d, s) U32((d) | (s))
+#define ALU32_AND(d, s) U32((d) & (s))
+#define ALU32_LSH(d, s) U32(U32(d) << ((s)&31))
+#define ALU32_RSH(d, s) (U32(d) >> ((s)&31))
+#define ALU32_MOD(d, s) (U32(s) ? U32(d) % U32(s) : U32(d))
+#define ALU32_SMOD(d, s) smod32(U32(d), U32(s))
+#define ALU32_XOR(d, s) U32((d) ^ (s))
+#define ALU32_MOV(d, s) U32(s)
+#define ALU32_ARSH(d, s) U32((int32_t)U32(d) >> ((s)&31))
+
+/* CMP<bits>_<op>(a, b): whether the jump is taken. */
+#define CMP64_JEQ(a, b) ((a) == (b))
+#define CMP64_JNE(a, b) ((a) != (b))
+#define CMP64_JGT(a, b) ((a) > (b))
+#define CMP64_JGE(a, b) ((a) >= (b))
+#define CMP64_JLT(a, b) ((a) < (b))
+#define CMP64_JLE(a, b) ((a) <= (b))
+#define CMP64_JSET(a, b) (((a) & (b)) != 0)
+#define CMP64_JSGT(a, b) ((int64_t)(a) > (int64_t)(b))
+#define CMP64_JSGE(a, b) ((int64_t)(a) >= (int64_t)(b))
+#define CMP64_JSLT(a, b) ((int64_t)(a) < (int64_t)(b))
+#define CMP64_JSLE(a, b) ((int64_t)(a) <= (int64_t)(b))
+#define CMP32_JEQ(a, b) (U32(a) == U32(b))
+#define CMP32_JNE(a, b) (U32(a) != U32(b))
+#define CMP32_JGT(a, b) (U32(a) > U32(b))
+#define CMP32_JGE(a, b) (U32(a) >= U32(b))
+#define CMP32_JLT(a, b) (U32(a) < U32(b))
+#define CMP32_JLE(a, b) (U32(a) <= U32(b))
+#define CMP32_JSET(a, b) ((U32(a) & U32(b)) != 0)
+#define CMP32_JSGT(a, b) ((int32_t)U32(a) > (int32_t)U32(b))
+#define CMP32_JSGE(a, b) ((int32_t)U32(a) >= (int32_t)U32(b))
+#define CMP32_JSLT(a, b) ((int32_t)U32(a) < (int32_t)U32(b))
+#define CMP32_JSLE(a, b) ((int32_t)U32(a) <= (int32_t)U32(b))
+
+/* Byte order.  LE/BE convert between host order and the named order, i.e. swap only when the
+ * host differs; SWAP always swaps.  All truncate to the width. */
+#define SWAP8(x) ((uint64_t)(uint8_t)(x)) /* LD_ABS/LD_IND B: a byte has no order */
+#define KEEP8(x) ((uint64_t)(uint8_t)(x))
+#define SWAP16(x) ((uint64_t)__builtin_bswap16((uint16_t)(x)))
+#define SWAP32(x) ((uint64_t)__builtin_bswap32((uint32_t)(x)))
+#define SWAP64(x) __builtin_bswap64(x)
+#define KEEP16(x) ((uint64_t)(uint16_t)(x))
+#define KEEP32(x) ((uint64_t)(uint32_t)(x))
+#define KEEP64(x) (x)
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define END_LE(bits, x) KEEP##bits(x)
+#define END_BE(bits, x) SWAP##bits(x)
+#else
+#define END_LE(bits, x) SWAP##bits(x)
+#define END_BE(bits, x) KEEP##bits(x)
+#endif
+#define END_SWAP(bits, x) SWAP##bits(x)
+
+/* Sign extension of the low n bits (n a constant 8, 16 or 32). */
+#define SEXT(n, x)                                                                                 \
+	((n) == 8 ? (int64_t)(int8_t)(x) :                                                         \
+	 (n) == 16 ? (int64_t)(int16_t)(x) : (int64_t)(int32_t)(x))
+
+/* Memory.  The types are exact-width so that a load of N bits zero-extends. */
+typedef uint8_t mem8_t;
+typedef uint16_t mem16_t;
+typedef uint32_t mem32_t;
+typedef uint64_t mem64_t;
+
+#define ADDR(base, off) ((void *)(uintptr_t)((base) + (uint64_t)(int64_t)(off)))
+#define LOAD(bits, addr)                                                                           \
+	({                                                                                         \
+		mem##bits##_t v_;                                                                  \
+		memcpy(&v_, (addr), sizeof(v_));                                                   \
+		(uint64_t)v_;                                                                      \
+	})
+#define STORE(bits, addr, val)                                                                     \
+	do {                                                                                       \
+		mem##bits##_t v_ = (mem##bits##_t)(val);                                           \
+		memcpy((addr), &v_, sizeof(v_));                                                   \
+	} while (0)
+
+/* Atomics: T is the operand type; old values are zero-extended into registers. */
+#define ATOMIC_OP_ADD(T, p, v) (void)__atomic_fetch_add((T *)(p), (T)(v), __ATOMIC_RELAXED)
+#define ATOMIC_OP_OR(T, p, v) (void)__atomic_fetch_or((T *)(p), (T)(v), __ATOMIC_RELAXED)
+#define ATOMIC_OP_AND(T, p, v) (void)__atomic_fetch_and((T *)(p), (T)(v), __ATOMIC_RELAXED)
+#define ATOMIC_OP_XOR(T, p, v) (void)__atomic_fetch_xor((T *)(p), (T)(v), __ATOMIC_RELAXED)
+#define ATOMIC_OP_FETCH_ADD(T, p, v) SRC = __atomic_fetch_add((T *)(p), (T)(v), __ATOMIC_SEQ_CST)
+#define ATOMIC_OP_FETCH_OR(T, p, v) SRC = __atomic_fetch_or((T *)(p), (T)(v), __ATOMIC_SEQ_CST)
+#define ATOMIC_OP_FETCH_AND(T, p, v) SRC = __atomic_fetch_and((T *)(p), (T)(v), __ATOMIC_SEQ_CST)
+#define ATOMIC_OP_FETCH_XOR(T, p, v) SRC = __atomic_fetch_xor((T *)(p), (T)(v), __ATOMIC_SEQ_CST)
+#define ATOMIC_OP_XCHG(T, p, v) SRC = __atomic_exchange_n((T *)(p), (T)(v), __ATOMIC_SEQ_CST)
+#define ATOMIC_OP_CMPXCHG(T, p, v)                                                                 \
+	do {                                                                                       \
+		T expected_ = (T)R[0];                                                             \
+		/* Either way expected_ ends up holding the old value. */                          \
+		__atomic_compare_exchange_n((T *)(p), &expected_, (T)(v), 0, __ATOMIC_SEQ_CST,     \
+					    __ATOMIC_SEQ_CST);                                     \
+		R[0] = expected_;                                                                  \
+	} while (0)
+/* The verifier requires atomic operands to be naturally aligned.  Saying so lets i386 compilers
+ * (where uint64_t is 4-byte aligned) inline lock cmpxchg8b instead of calling libatomic. */
+typedef uint32_t atomic32_t;
+typedef uint64_t atomic64_t __attribute__((aligned(8)));
+
+/* --- The interpreter loop. --- */
+
+struct frame {
+	const struct dinsn *ret; /* record after the call */
+	uint64_t saved[5];       /* caller's r6..r10 */
+};
+
+/* Runs p with registers R (r1..r5 set by the caller).  Returns 0 or a negative errno and leaves
+ * the result in R[0].  Called with p == NULL, it only stores its label tables in *labels: the
+ * decoder needs the label addresses, which exist only inside this function. */
+static int run(const struct interp_prog *p, uint64_t *R, struct label_table *labels)
+{
+#define X_LABEL_(name, ...) &&L_##name,
+	static const void *const form_labels[INSN__COUNT] = { INSN_LIST(X_LABEL_) };
+#undef X_LABEL_
+	static const void *const extra_labels[XL__COUNT] = {
+		[XL_TRAP_END] = &&L_TRAP_END,
+		[XL_TRAP_SLOT2] = &&L_TRAP_SLOT2,
+		[XL_CALL_UNWIND] = &&L_CALL_UNWIND,
+	};
+	uint64_t stack[INTERP_MAX_FRAMES * INTERP_STACK_SIZE / 8] __attribute__((aligned(16)));
+	struct frame frames[INTERP_MAX_FRAMES - 1];
+	const struct dinsn *pc;
+	unsigned int depth = 0; /* frames pushed by bpf-to-bpf calls */
+	uintptr_t stack_top = (uintptr_t)stack + sizeof(stack);
+
+	if (!p) {
+		labels->form = form_labels;
+		labels->extra = extra_labels;
+		return 0;
+	}
+	R[10] = stack_top;
+	pc = p->insns;
+	goto *pc->handler;
+
+#define DST R[pc->dst]
+#define SRC R[pc->src]
+#define NEXT goto *(++pc)->handler
+#define JUMP(t) goto *(pc = (t))->handler
+/* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
+#define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : pc->k)
+#define HELPER_ARGS R[1], R[2], R[3], R[4], R[5]
+
+#define EXEC_ALU(op, bits, dval, code)                                                             \
+	DST = ALU##bits##_##op(DST, OPERAND(code));                                                \
+	NEXT;
+#define EXEC_NEG(op, bits, dval, code)                                                             \
+	DST = bits == 64 ? -DST : U32(-U32(DST));                                                  \
+	NEXT;
+#define EXEC_MOVSX(op, bits, dval, code)                                                           \
+	DST = bits == 64 ? (uint64_t)SEXT(dval, SRC) : U32(SEXT(dval, SRC));                       \
+	NEXT;
+#define EXEC_END(op, bits, dval, code)                                                             \
+	DST = END_##op(bits, DST);                                                                 \
+	NEXT;
+#define EXEC_JA(op, bits, dval, code) JUMP(pc->u.target);
+#define EXEC_JCOND(op, bits, dval, code)                                                           \
+	if (CMP##bits##_##op(DST, OPERAND(code)))                                                  \
+		JUMP(pc->u.target);                                                                \
+	NEXT;
+#define EXEC_CALL(op, bits, dval, code) CALL_##op
+#define CALL_HELPER                                                                                \
+	R[0] = pc->u.fn(HELPER_ARGS);                                                              \
+	NEXT;
+#define CALL_KFUNC goto L_TRAP_SLOT2; /* rejected by the decoder */
+#define CALL_REG                                                                                   \
+	{                                                                                          \
+		uint64_t id_ = DST;                                                                \
+		interp_helper_fn fn_;                                                              \
+                                                                                                   \
+		if (id_ >= p->env.nr_helpers || !(fn_ = p->env.helpers[id_])) {                    \
+			R[0] = 0;                                                                  \
+			return -ENOENT;                                                            \
+		}                                                                                  \
+		R[0] = fn_(HELPER_ARGS);                                                           \
+		if (id_ == p->env.unwind_id && R[0] == 0)                                          \
+			return 0;                                                                  \
+	}                                                                                          \
+	NEXT;
+#define CALL_LOCAL                                                                                 \
+	if (depth >= INTERP_MAX_FRAMES - 1) {                                                      \
+		R[0] = 0;                                                                          \
+		return -ELOOP;                                                                     \
+	}                                                                                          \
+	frames[depth].ret = pc + 1;                                                                \
+	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));                           \
+	depth++;                                                                                   \
+	R[10] = stack_top - depth * INTERP_STACK_SIZE;                                             \
+	JUMP(pc->u.target);
+#define EXEC_EXIT(op, bits, dval, code)                                                            \
+	if (depth == 0)                                                                            \
+		return 0;                                                                          \
+	depth--;                                                                                   \
+	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));                           \
+	JUMP(frames[depth].ret);
+#define EXEC_LDDW(op, bits, dval, code)                                                            \
+	DST = pc->k;                                                                               \
+	pc += 2;                                                                                   \
+	goto *pc->handler;
+#define EXEC_LDPKT(op, bits, dval, code)                                                           \
+	{                                                                                          \
+		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
+		uint64_t buf_;                                                                     \
+		const void *ptr_ = p->env.load_pkt(R[6], off_, bits / 8, &buf_);                   \
+                                                                                                   \
+		if (!ptr_) {                                                                       \
+			R[0] = 0;                                                                  \
+			return 0;                                                                  \
+		}                                                                                  \
+		R[0] = END_BE(bits, LOAD(bits, ptr_));                                             \
+	}                                                                                          \
+	NEXT;
+#define EXEC_LDX(op, bits, dval, code)                                                             \
+	DST = LOAD(bits, ADDR(SRC, pc->off));                                                      \
+	NEXT;
+#define EXEC_LDXSX(op, bits, dval, code)                                                           \
+	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, pc->off)));                                \
+	NEXT;
+#define EXEC_ST(op, bits, dval, code)                                                              \
+	STORE(bits, ADDR(DST, pc->off), pc->k);                                                    \
+	NEXT;
+#define EXEC_STX(op, bits, dval, code)                                                             \
+	STORE(bits, ADDR(DST, pc->off), SRC);                                                      \
+	NEXT;
+#define EXEC_ATOMIC(op, bits, dval, code)                                                          \
+	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, pc->off), SRC);                                 \
+	NEXT;
+
+#define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                    \
+	L_##name : EXEC_##kind(op, bits, dval, code)
+	INSN_LIST(X_BODY_)
+#undef X_BODY_
+
+L_CALL_UNWIND:
+	R[0] = pc->u.fn(HELPER_ARGS);
+	if (R[0] == 0)
+		return 0;
+	NEXT;
+L_TRAP_END:
+L_TRAP_SLOT2:
+	R[0] = 0;
+	return -EFAULT;
+}
+
+/* --- Decoder. --- */
+
+static int check_target(const struct interp_prog *p, const uint8_t *slot2, int64_t t)
+{
+	if (t < 0 || t >= (int64_t)p->cnt || slot2[t])
+		return -EINVAL;
+	return 0;
+}
+
+int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
+		   struct interp_prog **out)
+{
+	static const struct interp_env no_env;
+	const struct insn_desc *descs = insn_descs();
+	struct label_table labels;
+	struct interp_prog *p;
+	int16_t first[256];
+	uint8_t *slot2;
+	int err = -EINVAL;
+
+	*out = NULL;
+	if (cnt == 0 || cnt > INTERP_MAX_INSNS)
+		return -E2BIG;
+	if (!env)
+		env = &no_env;
+	run(NULL, NULL, &labels);
+	insn_first_of(first);
+	p = calloc(1, sizeof(*p) + (cnt + 1) * sizeof(p->insns[0]));
+	slot2 = calloc(cnt, 1);
+	if (!p || !slot2) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	p->env = *env;
+	p->cnt = cnt;
+
+	/* Pass 1: forms, operands, helpers; remember second LD_IMM64 slots. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+		struct dinsn *d = &p->insns[i];
+		int id = insn_find_fast(first, in);
+		const struct insn_desc *desc;
+
+		if (slot2[i]) {
+			d->handler = labels.extra[XL_TRAP_SLOT2];
+			continue;
+		}
+		if (id < 0 || !insn_fields_ok(id, in))
+			goto fail;
+		desc = &descs[id];
+		if (in->dst_reg > 10)
+			goto fail;
+		if (desc->kind != INSN_K_CALL && desc->kind != INSN_K_LDDW && in->src_reg > 10)
+			goto fail;
+		d->handler = labels.form[id];
+		d->dst = in->dst_reg;
+		d->src = in->src_reg;
+		d->off = in->off;
+		d->k = (uint64_t)(int64_t)in->imm;
+
+		switch (desc->kind) {
+		case INSN_K_LDDW:
+			if (i + 1 >= cnt || insns[i + 1].code || insns[i + 1].dst_reg ||
+			    insns[i + 1].src_reg || insns[i + 1].off)
+				goto fail;
+			/* The loader resolves pseudo forms into the value: load it verbatim. */
+			d->k = (uint64_t)(uint32_t)in->imm |
+			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
+			slot2[i + 1] = 1;
+			break;
+		case INSN_K_LDPKT:
+			if (!env->load_pkt)
+				goto fail;
+			break;
+		case INSN_K_CALL:
+			if (desc->op == INSN_OP_KFUNC) {
+				err = -EOPNOTSUPP;
+				goto fail;
+			}
+			if (desc->op == INSN_OP_HELPER) {
+				uint32_t hid = (uint32_t)in->imm;
+
+				if (hid >= env->nr_helpers || !env->helpers[hid])
+					goto fail;
+				d->u.fn = env->helpers[hid];
+				if (env->unwind_id && hid == env->unwind_id)
+					d->handler = labels.extra[XL_CALL_UNWIND];
+			}
+			break;
+		default:
+			break;
+		}
+	}
+
+	/* Pass 2: jump and call targets, now that every second slot is known. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+		const struct insn_desc *desc;
+		int64_t t;
+
+		if (slot2[i])
+			continue;
+		desc = &descs[insn_find_fast(first, in)];
+		if (desc->code == (BPF_JMP32 | BPF_JA))
+			t = (int64_t)i + 1 + in->imm; /* JMP32 JA: gotol */
+		else if (desc->kind == INSN_K_JA || desc->kind == INSN_K_JCOND)
+			t = (int64_t)i + 1 + in->off;
+		else if (desc->kind == INSN_K_CALL && desc->op == INSN_OP_LOCAL)
+			t = (int64_t)i + 1 + in->imm;
+		else
+			continue;
+		if (check_target(p, slot2, t))
+			goto fail;
+		p->insns[i].u.target = &p->insns[t];
+	}
+	p->insns[cnt].handler = labels.extra[XL_TRAP_END];
+	free(slot2);
+	*out = p;
+	return 0;
+fail:
+	free(slot2);
+	free(p);
+	return err;
+}
+
+int interp_exec(const struct interp_prog *p, const uint64_t args[5], uint64_t *r0)
+{
+	uint64_t R[11] = { 0 };
+	int err;
+
+	memcpy(&R[1], args, 5 * sizeof(R[0]));
+	err = run(p, R, NULL);
+	*r0 = err ? 0 : R[0];
+	return err;
+}
+
+uint64_t interp_run(const struct interp_prog *p, uint64_t r1, uint64_t r2)
+{
+	uint64_t args[5] = { r1, r2, 0, 0, 0 };
+	uint64_t r0;
+
+	interp_exec(p, args, &r0);
+	return r0;
+}
+
+uint32_t interp_len(const struct interp_prog *p)
+{
+	return p->cnt;
+}
+
+void interp_free(struct interp_prog *p)
+{
+	free(p);
+}

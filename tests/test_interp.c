@@ -1,0 +1,407 @@
+/* test_interp.c — table-driven unit tests of the interpreter's tricky semantics and of the
+ * decoder's rejections.
+ *
+ * Programs are written in the conformance assembler syntax (conformance_asm.h) and run with
+ * r1 = the case's argument.  Expected values follow RFC 9669 / the kernel: division by zero
+ * gives 0, modulo by zero the (32-bit: zero-extended) dividend, INT_MIN / -1 = INT_MIN,
+ * INT_MIN % -1 = 0, shift counts masked, 32-bit results zero-extended.
+ */
+#include <stdlib.h>
+
+#include "test.h"
+#include "conformance_asm.h"
+#include "insn.h"
+#include "exec/interp.h"
+
+/* --- Environment: helper 1 sums its arguments, 2 returns r1, 5 is uBPF's unwind; LD_ABS reads
+ * the struct test_pkt that r6 points to. --- */
+
+struct test_pkt {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+static uint64_t helper_sum(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	return r1 + r2 * 10 + r3 * 100 + r4 * 1000 + r5 * 10000;
+}
+
+static uint64_t helper_id(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	return r1;
+}
+
+static const void *test_load_pkt(uint64_t ctx, int32_t off, uint32_t size, void *buf)
+{
+	const struct test_pkt *pkt = (const struct test_pkt *)(uintptr_t)ctx;
+
+	if (off < 0 || (uint64_t)off + size > pkt->len)
+		return NULL;
+	return pkt->data + off;
+}
+
+static const interp_helper_fn test_helpers[6] = {
+	[1] = helper_sum,
+	[2] = helper_id,
+	[5] = helper_id,
+};
+
+static const struct interp_env test_env = {
+	.helpers = test_helpers,
+	.nr_helpers = 6,
+	.unwind_id = 5,
+	.load_pkt = test_load_pkt,
+};
+
+static const uint8_t pkt_bytes[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+static const struct test_pkt test_packet = { pkt_bytes, sizeof(pkt_bytes) };
+/* Stands for the address of test_packet, which is not a constant expression on every target. */
+#define PKT UINT64_C(0x9e7a9e7a9e7a)
+
+/* Assemble and run src with r1 = arg; returns the interp_exec() status. */
+static int run_asm(const char *src, uint64_t arg, uint64_t *r0, const char *name)
+{
+	struct bpf_insn *insns;
+	struct interp_prog *p;
+	char err[256];
+	uint64_t args[5] = { arg, 0, 0, 0, 0 };
+	int n, ret;
+
+	n = casm_assemble(src, &insns, err, sizeof(err));
+	if (n < 0) {
+		test_fail(__FILE__, __LINE__, "%s: assemble: %s", name, err);
+		return -EINVAL;
+	}
+	ret = interp_prepare(insns, (uint32_t)n, &test_env, &p);
+	free(insns);
+	if (ret) {
+		test_fail(__FILE__, __LINE__, "%s: prepare: %d", name, ret);
+		return ret;
+	}
+	ret = interp_exec(p, args, r0);
+	interp_free(p);
+	return ret;
+}
+
+struct sem_case {
+	const char *name;
+	const char *src;
+	uint64_t arg;    /* r1 */
+	uint64_t expect; /* r0 */
+};
+
+static const struct sem_case sem_cases[] = {
+	/* Division and modulo by zero, both widths, register and immediate. */
+	{ "div64 reg by 0", "mov %r0, 7\nmov %r1, 0\ndiv %r0, %r1\nexit", 0, 0 },
+	{ "div64 imm by 0", "mov %r0, 7\ndiv %r0, 0\nexit", 0, 0 },
+	{ "mod64 by 0 keeps dividend", "lddw %r0, 0x123456789a\nmov %r1, 0\nmod %r0, %r1\nexit", 0,
+	  0x123456789aULL },
+	{ "div32 by 0", "lddw %r0, 0xffffffff00000007\nmov %r1, 0\ndiv32 %r0, %r1\nexit", 0, 0 },
+	{ "mod32 by 0 zero-extends", "lddw %r0, 0xffffffff00000007\nmod32 %r0, 0\nexit", 0, 7 },
+	{ "div32 divisor low half 0", "mov %r0, 9\nlddw %r1, 0x100000000\ndiv32 %r0, %r1\nexit", 0,
+	  0 },
+	{ "sdiv64 by 0", "mov %r0, -7\nsdiv %r0, 0\nexit", 0, 0 },
+	{ "smod64 by 0", "mov %r0, -7\nmov %r1, 0\nsmod %r0, %r1\nexit", 0, (uint64_t)-7 },
+	{ "smod32 by 0 zero-extends", "mov %r0, -7\nsmod32 %r0, 0\nexit", 0, 0xfffffff9 },
+	/* Signed division: truncation toward zero and the overflow case. */
+	{ "sdiv64 -7/2", "mov %r0, -7\nsdiv %r0, 2\nexit", 0, (uint64_t)-3 },
+	{ "smod64 -7%2", "mov %r0, -7\nsmod %r0, 2\nexit", 0, (uint64_t)-1 },
+	{ "smod64 7%-2", "mov %r0, 7\nsmod %r0, -2\nexit", 0, 1 },
+	{ "sdiv64 INT_MIN/-1", "lddw %r0, 0x8000000000000000\nsdiv %r0, -1\nexit", 0,
+	  0x8000000000000000ULL },
+	{ "smod64 INT_MIN%-1", "lddw %r0, 0x8000000000000000\nmov %r1, -1\nsmod %r0, %r1\nexit", 0,
+	  0 },
+	{ "sdiv32 INT_MIN/-1", "mov32 %r0, 0x80000000\nsdiv32 %r0, -1\nexit", 0, 0x80000000 },
+	{ "smod32 INT_MIN%-1", "mov32 %r0, 0x80000000\nsmod32 %r0, -1\nexit", 0, 0 },
+	{ "sdiv32 -10/3", "lddw %r0, 0x7ffffffffffffff6\nsdiv32 %r0, 3\nexit", 0, 0xfffffffd },
+	{ "div64 unsigned", "mov %r0, -1\ndiv %r0, 2\nexit", 0, 0x7fffffffffffffffULL },
+	/* Overflow and zero extension. */
+	{ "add32 wraps, zero-extends", "mov %r0, -1\nadd32 %r0, 1\nexit", 0, 0 },
+	{ "mov32 imm zero-extends", "mov32 %r0, -1\nexit", 0, 0xffffffff },
+	{ "mov64 imm sign-extends", "mov %r0, -1\nexit", 0, UINT64_MAX },
+	{ "mul32 truncates", "mov32 %r0, 0x10000\nmul32 %r0, 0x10000\nexit", 0, 0 },
+	{ "mul64 wraps", "lddw %r0, 0x8000000000000000\nmul %r0, 2\nexit", 0, 0 },
+	{ "neg32", "mov %r0, 1\nneg32 %r0\nexit", 0, 0xffffffff },
+	{ "neg64", "mov %r0, 1\nneg %r0\nexit", 0, UINT64_MAX },
+	{ "neg64 INT_MIN", "lddw %r0, 0x8000000000000000\nneg %r0\nexit", 0,
+	  0x8000000000000000ULL },
+	/* Shifts by >= the width are masked. */
+	{ "lsh64 by 64", "mov %r0, 1\nmov %r1, 64\nlsh %r0, %r1\nexit", 0, 1 },
+	{ "lsh64 by 65", "mov %r0, 1\nmov %r1, 65\nlsh %r0, %r1\nexit", 0, 2 },
+	{ "lsh32 by 33", "mov %r0, 1\nmov %r1, 33\nlsh32 %r0, %r1\nexit", 0, 2 },
+	{ "lsh32 imm 32", "lddw %r0, 0x100000005\nlsh32 %r0, 32\nexit", 0, 5 },
+	{ "rsh32 clears high", "mov %r0, -1\nrsh32 %r0, 4\nexit", 0, 0x0fffffff },
+	{ "rsh64 by 127", "mov %r0, -1\nmov %r1, 127\nrsh %r0, %r1\nexit", 0, 1 },
+	{ "arsh32", "mov32 %r0, 0x80000000\narsh32 %r0, 31\nexit", 0, 0xffffffff },
+	{ "arsh32 by 63 masks to 31",
+	  "mov32 %r0, 0x80000000\nmov %r1, 63\narsh32 %r0, %r1\nexit", 0, 0xffffffff },
+	{ "arsh64 by 127", "lddw %r0, 0x8000000000000000\nmov %r1, 127\narsh %r0, %r1\nexit", 0,
+	  UINT64_MAX },
+	/* Sign-extending moves and loads. */
+	{ "movsx8 64", "mov %r1, 0x80\nmovsx864 %r0, %r1\nexit", 0, 0xffffffffffffff80ULL },
+	{ "movsx8 32", "mov %r1, 0x80\nmovsx832 %r0, %r1\nexit", 0, 0xffffff80 },
+	{ "movsx16 64", "mov %r1, 0x8000\nmovsx1664 %r0, %r1\nexit", 0, 0xffffffffffff8000ULL },
+	{ "movsx16 32", "mov32 %r1, 0x12348000\nmovsx1632 %r0, %r1\nexit", 0, 0xffff8000 },
+	{ "movsx32 64", "mov32 %r1, 0x80000000\nmovsx3264 %r0, %r1\nexit", 0,
+	  0xffffffff80000000ULL },
+	{ "movsx8 positive", "mov %r1, 0x17f\nmovsx864 %r0, %r1\nexit", 0, 0x7f },
+	{ "ldxsb", "mov %r1, 0xf0\nstxb [%r10-1], %r1\nldxsb %r0, [%r10-1]\nexit", 0,
+	  (uint64_t)-16 },
+	{ "ldxsh", "mov %r1, 0x8001\nstxh [%r10-2], %r1\nldxsh %r0, [%r10-2]\nexit", 0,
+	  0xffffffffffff8001ULL },
+	{ "ldxsw", "mov32 %r1, 0x80000001\nstxw [%r10-4], %r1\nldxsw %r0, [%r10-4]\nexit", 0,
+	  0xffffffff80000001ULL },
+	{ "ldxw zero-extends",
+	  "mov32 %r1, 0x80000001\nstxw [%r10-4], %r1\nldxw %r0, [%r10-4]\nexit", 0, 0x80000001 },
+	/* Byte swaps. */
+	{ "bswap16", "lddw %r0, 0x1122334455667788\nbswap16 %r0\nexit", 0, 0x8877 },
+	{ "bswap32", "lddw %r0, 0x1122334455667788\nbswap32 %r0\nexit", 0, 0x88776655 },
+	{ "bswap64", "lddw %r0, 0x1122334455667788\nbswap64 %r0\nexit", 0, 0x8877665544332211ULL },
+	{ "le16 truncates", "lddw %r0, 0x1122334455667788\nle16 %r0\nexit", 0, 0x7788 },
+	{ "le32 truncates", "lddw %r0, 0x1122334455667788\nle32 %r0\nexit", 0, 0x55667788 },
+	{ "le64", "lddw %r0, 0x1122334455667788\nle64 %r0\nexit", 0, 0x1122334455667788ULL },
+	{ "be16", "lddw %r0, 0x1122334455667788\nbe16 %r0\nexit", 0, 0x8877 },
+	{ "be64", "lddw %r0, 0x1122334455667788\nbe64 %r0\nexit", 0, 0x8877665544332211ULL },
+	/* Atomics: memory effect and returned values. */
+	{ "fetch add returns old", "stdw [%r10-8], 5\nmov %r1, 3\nlock fetch add [%r10-8], %r1\n"
+				  "ldxdw %r0, [%r10-8]\nlsh %r0, 8\nor %r0, %r1\nexit", 0, 0x805 },
+	{ "add32 touches low word only", "lddw %r1, 0x1ffffffff\nstxdw [%r10-8], %r1\nmov %r1, 1\n"
+					 "lock add32 [%r10-8], %r1\nldxdw %r0, [%r10-8]\nexit",
+	  0, 0x100000000ULL },
+	{ "fetch or32 zero-extends", "stw [%r10-4], -1\nmov %r1, -1\n"
+				     "lock fetch or32 [%r10-4], %r1\nmov %r0, %r1\nexit", 0,
+	  0xffffffff },
+	{ "fetch and", "stdw [%r10-8], 0xff\nmov %r1, 0x0f\nlock fetch and [%r10-8], %r1\n"
+		       "ldxdw %r0, [%r10-8]\nlsh %r0, 16\nor %r0, %r1\nexit", 0, 0xf00ff },
+	{ "fetch xor", "stdw [%r10-8], 0xff\nmov %r1, 0x0f\nlock fetch xor [%r10-8], %r1\n"
+		       "ldxdw %r0, [%r10-8]\nlsh %r0, 16\nor %r0, %r1\nexit", 0, 0xf000ff },
+	{ "xchg", "stdw [%r10-8], 7\nmov %r1, 9\nlock xchg [%r10-8], %r1\nldxdw %r0, [%r10-8]\n"
+		  "lsh %r0, 8\nor %r0, %r1\nexit", 0, 0x907 },
+	{ "cmpxchg hit", "stdw [%r10-8], 7\nmov %r0, 7\nmov %r1, 9\nlock cmpxchg [%r10-8], %r1\n"
+			 "ldxdw %r2, [%r10-8]\nlsh %r2, 8\nor %r0, %r2\nexit", 0, 0x907 },
+	{ "cmpxchg miss", "stdw [%r10-8], 7\nmov %r0, 6\nmov %r1, 9\nlock cmpxchg [%r10-8], %r1\n"
+			  "ldxdw %r2, [%r10-8]\nlsh %r2, 8\nor %r0, %r2\nexit", 0, 0x707 },
+	{ "cmpxchg32 compares low half", "stw [%r10-4], 7\nlddw %r0, 0x500000007\nmov %r1, 9\n"
+					 "lock cmpxchg32 [%r10-4], %r1\nldxw %r2, [%r10-4]\n"
+					 "lsh %r2, 8\nor %r0, %r2\nexit", 0, 0x907 },
+	/* Jumps: JMP32 compares the low halves; signed compares of sign-extended immediates. */
+	{ "jeq32 low half", "lddw %r1, 0x100000000\nmov %r0, 1\njeq32 %r1, 0, +1\nmov %r0, 2\nexit",
+	  0, 1 },
+	{ "jeq64 full", "lddw %r1, 0x100000000\nmov %r0, 1\njeq %r1, 0, +1\nmov %r0, 2\nexit", 0,
+	  2 },
+	{ "jsgt imm sign-extended",
+	  "mov %r1, -1\nmov %r0, 1\njsgt %r1, -2, +1\nmov %r0, 2\nexit", 0, 1 },
+	{ "jgt imm unsigned", "mov %r1, 1\nmov %r0, 1\njgt %r1, -2, +1\nmov %r0, 2\nexit", 0, 2 },
+	{ "jslt32", "mov32 %r1, 0x80000000\nmov %r0, 1\njslt32 %r1, 0, +1\nmov %r0, 2\nexit", 0,
+	  1 },
+	{ "jset", "mov %r1, 6\nmov %r0, 1\njset %r1, 8, +1\nmov %r0, 2\nexit", 0, 2 },
+	{ "ja32 gotol", "mov %r0, 1\nja32 +1\nmov %r0, 2\nexit", 0, 1 },
+	{ "ja backward", "mov %r0, 0\nja +1\nexit\nadd %r0, 1\njlt %r0, 3, -2\nexit", 0, 3 },
+	/* Helpers: five arguments; the unwind helper; callx. */
+	{ "helper args", "mov %r1, 1\nmov %r2, 2\nmov %r3, 3\nmov %r4, 4\nmov %r5, 5\ncall 1\nexit",
+	  0, 54321 },
+	{ "unwind on 0", "mov %r1, 0\ncall 5\nmov %r0, 2\nexit", 0, 0 },
+	{ "unwind passes non-0", "mov %r1, 4\ncall 5\nmov %r0, 2\nexit", 0, 2 },
+	{ "callx", "mov %r1, 42\nmov %r3, 2\ncall %r3\nexit", 0, 42 },
+	/* bpf-to-bpf calls: 8 frames at most, a stack per frame, r6..r9 preserved. */
+	{ "call depth 8 frames",
+	  "mov %r1, 6\ncall local f\nexit\nf:\njeq %r1, 0, done\nsub %r1, 1\n"
+	  "call local f\nadd %r0, 1\nexit\ndone:\nmov %r0, 0\nexit", 0, 6 },
+	{ "call own stack", "stdw [%r10-8], 0x11\nmov %r6, 3\ncall local f\nldxdw %r0, [%r10-8]\n"
+			    "add %r0, %r6\nexit\nf:\nstdw [%r10-8], 0x22\nmov %r6, 0\nmov %r0, 0\n"
+			    "exit", 0, 0x14 },
+	{ "callee r10 below caller", "mov %r1, %r10\ncall local f\nexit\nf:\nmov %r0, %r1\n"
+				     "sub %r0, %r10\nexit", 0, 512 },
+	/* LD_ABS / LD_IND: network order; out of bounds ends the program with 0. */
+	{ "ldabsw", "mov %r6, %r1\nldabsw 0\nexit", PKT, 0x11223344 },
+	{ "ldabsh", "mov %r6, %r1\nldabsh 6\nexit", PKT, 0x7788 },
+	{ "ldabsb", "mov %r6, %r1\nldabsb 7\nexit", PKT, 0x88 },
+	{ "ldindw", "mov %r6, %r1\nmov %r2, 2\nldindw %r2, 2\nexit", PKT, 0x55667788 },
+	{ "ldabsw out of bounds", "mov %r6, %r1\nmov %r0, 5\nldabsw 6\nmov %r0, 7\nexit", PKT, 0 },
+	{ "ldindb negative",
+	  "mov %r6, %r1\nmov %r2, -1\nmov %r0, 5\nldindb %r2, 0\nmov %r0, 7\nexit", PKT, 0 },
+	{ "r1 on entry", "mov %r0, %r1\nexit", 0x1234, 0x1234 },
+};
+
+/* Programs that must end with a run-time error status (and r0 = 0), never a crash. */
+struct err_case {
+	const char *name;
+	const char *src;
+	int err;
+};
+
+static const struct err_case err_cases[] = {
+	{ "callx unknown", "mov %r3, 4\ncall %r3\nexit", -ENOENT },
+	{ "callx huge id", "lddw %r3, 0x100000002\ncall %r3\nexit", -ENOENT },
+	{ "falls off the end", "mov %r0, 1", -EFAULT },
+	{ "call depth 9 frames",
+	  "mov %r1, 7\ncall local f\nexit\nf:\njeq %r1, 0, done\nsub %r1, 1\n"
+	  "call local f\nadd %r0, 1\nexit\ndone:\nmov %r0, 0\nexit", -ELOOP },
+	{ "infinite recursion", "f:\ncall local f\nexit", -ELOOP },
+};
+
+TEST(interp_semantics)
+{
+	for (size_t i = 0; i < sizeof(sem_cases) / sizeof(sem_cases[0]); i++) {
+		const struct sem_case *c = &sem_cases[i];
+		uint64_t arg = c->arg == PKT ? (uint64_t)(uintptr_t)&test_packet : c->arg;
+		uint64_t r0 = 0xdeadbeef;
+		int err = run_asm(c->src, arg, &r0, c->name);
+
+		if (err)
+			test_fail(__FILE__, __LINE__, "%s: status %d", c->name, err);
+		else if (r0 != c->expect)
+			test_fail(__FILE__, __LINE__, "%s: r0 0x%" PRIx64 ", want 0x%" PRIx64,
+				  c->name, r0, c->expect);
+	}
+}
+
+TEST(interp_runtime_errors)
+{
+	for (size_t i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
+		const struct err_case *c = &err_cases[i];
+		uint64_t r0 = 0xdeadbeef;
+		int err = run_asm(c->src, 0, &r0, c->name);
+
+		if (err != c->err || r0 != 0)
+			test_fail(__FILE__, __LINE__, "%s: status %d r0 0x%" PRIx64 ", want %d, 0",
+				  c->name, err, r0, c->err);
+	}
+}
+
+/* --- Decoder rejections, on raw instructions. --- */
+
+#define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
+#define EXIT_ I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define MOV0_ I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0)
+
+struct dec_case {
+	const char *name;
+	struct bpf_insn insns[4];
+	uint32_t cnt;
+	int no_pkt; /* prepare without load_pkt */
+	int err;
+};
+
+static const struct dec_case dec_cases[] = {
+	{ "ok", { MOV0_, EXIT_ }, 2, 0, 0 },
+	{ "empty", { EXIT_ }, 0, 0, -E2BIG },
+	{ "unknown opcode 0xff", { I(0xff, 0, 0, 0, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "unknown opcode 0x00", { I(0x00, 0, 0, 0, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "ALU64 DW end (imm 8)", { I(BPF_ALU | BPF_END | BPF_TO_BE, 0, 0, 0, 8), EXIT_ }, 2, 0,
+	  -EINVAL },
+	{ "sdiv off 2", { I(BPF_ALU64 | BPF_DIV | BPF_K, 0, 0, 2, 1), EXIT_ }, 2, 0, -EINVAL },
+	{ "movsx32 in ALU32", { I(BPF_ALU | BPF_MOV | BPF_X, 0, 1, 32, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "unknown atomic op", { I(BPF_STX | BPF_ATOMIC | BPF_DW, 10, 1, -8, 0x10), EXIT_ }, 2, 0,
+	  -EINVAL },
+	{ "reserved src in K form", { I(BPF_ALU64 | BPF_ADD | BPF_K, 0, 1, 0, 1), EXIT_ }, 2, 0,
+	  -EINVAL },
+	{ "reserved imm in exit", { MOV0_, I(BPF_JMP | BPF_EXIT, 0, 0, 0, 1) }, 2, 0, -EINVAL },
+	{ "register 11", { I(BPF_ALU64 | BPF_MOV | BPF_K, 11, 0, 0, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "src register 12", { I(BPF_ALU64 | BPF_MOV | BPF_X, 0, 12, 0, 0), EXIT_ }, 2, 0,
+	  -EINVAL },
+	{ "jump past end", { I(BPF_JMP | BPF_JA, 0, 0, 1, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "jump before start", { I(BPF_JMP | BPF_JA, 0, 0, -2, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "ja32 past end", { I(BPF_JMP32 | BPF_JA, 0, 0, 0, 5), EXIT_ }, 2, 0, -EINVAL },
+	{ "jump into lddw",
+	  { I(BPF_JMP | BPF_JA, 0, 0, 1, 0), I(BPF_LD | BPF_IMM | BPF_DW, 0, 0, 0, 1),
+	    I(0, 0, 0, 0, 0), EXIT_ },
+	  4, 0, -EINVAL },
+	{ "truncated lddw", { MOV0_, I(BPF_LD | BPF_IMM | BPF_DW, 0, 0, 0, 1) }, 2, 0, -EINVAL },
+	{ "lddw bad 2nd slot",
+	  { I(BPF_LD | BPF_IMM | BPF_DW, 0, 0, 0, 1), I(0x07, 0, 0, 0, 0), EXIT_ }, 3, 0, -EINVAL },
+	{ "local call out of range", { I(BPF_JMP | BPF_CALL, 0, 1, 0, 5), EXIT_ }, 2, 0, -EINVAL },
+	{ "unknown helper", { I(BPF_JMP | BPF_CALL, 0, 0, 0, 3), EXIT_ }, 2, 0, -EINVAL },
+	{ "helper beyond table", { I(BPF_JMP | BPF_CALL, 0, 0, 0, 1000), EXIT_ }, 2, 0, -EINVAL },
+	{ "negative helper", { I(BPF_JMP | BPF_CALL, 0, 0, 0, -1), EXIT_ }, 2, 0, -EINVAL },
+	{ "kfunc", { I(BPF_JMP | BPF_CALL, 0, 2, 0, 1), EXIT_ }, 2, 0, -EOPNOTSUPP },
+	{ "ld_abs without load_pkt", { I(BPF_LD | BPF_ABS | BPF_W, 0, 0, 0, 0), EXIT_ }, 2, 1,
+	  -EINVAL },
+	{ "ld_abs DW", { I(BPF_LD | BPF_ABS | BPF_DW, 0, 0, 0, 0), EXIT_ }, 2, 0, -EINVAL },
+	{ "exit in JMP32", { MOV0_, I(BPF_JMP32 | BPF_EXIT, 0, 0, 0, 0) }, 2, 0, -EINVAL },
+};
+
+TEST(interp_decoder_rejects)
+{
+	struct interp_env no_pkt = test_env;
+
+	no_pkt.load_pkt = NULL;
+	for (size_t i = 0; i < sizeof(dec_cases) / sizeof(dec_cases[0]); i++) {
+		const struct dec_case *c = &dec_cases[i];
+		struct interp_prog *p = (struct interp_prog *)1;
+		int err = interp_prepare(c->insns, c->cnt, c->no_pkt ? &no_pkt : &test_env, &p);
+
+		if (err != c->err)
+			test_fail(__FILE__, __LINE__, "%s: prepare %d, want %d", c->name, err,
+				  c->err);
+		if (err)
+			CHECK(p == NULL);
+		interp_free(err ? NULL : p);
+	}
+}
+
+/* Every form of the list that the decoder accepts on its own has a handler: decode one instance
+ * of each (with a valid operand set) and check that prepare succeeds. */
+TEST(interp_every_form_decodes)
+{
+	const struct insn_desc *d = insn_descs();
+
+	for (int i = 0; i < INSN__COUNT; i++) {
+		struct bpf_insn prog[4];
+		struct interp_prog *p;
+		int err, want = 0;
+
+		memset(prog, 0, sizeof(prog));
+		prog[0].code = d[i].code;
+		if (d[i].fields & INSN_F_DST)
+			prog[0].dst_reg = 1;
+		if (d[i].fields & INSN_F_SRC)
+			prog[0].src_reg = 2;
+		if (d[i].fields & INSN_F_IMM)
+			prog[0].imm = 1;
+		if (d[i].fields & INSN_F_OFF)
+			prog[0].off = 1;
+		if (d[i].disc == INSN_D_OFF)
+			prog[0].off = (int16_t)d[i].dval;
+		else if (d[i].disc == INSN_D_IMM)
+			prog[0].imm = d[i].dval;
+		else if (d[i].disc == INSN_D_SRC)
+			prog[0].src_reg = (uint8_t)d[i].dval;
+		if (d[i].kind == INSN_K_JA || d[i].kind == INSN_K_JCOND ||
+		    (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_LOCAL)) {
+			prog[0].off = d[i].fields & INSN_F_OFF ? 0 : prog[0].off;
+			if (d[i].code == (BPF_JMP32 | BPF_JA) || d[i].op == INSN_OP_LOCAL)
+				prog[0].imm = 0;
+		}
+		if (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_HELPER)
+			prog[0].imm = 1;
+		if (d[i].op == INSN_OP_KFUNC)
+			want = -EOPNOTSUPP;
+		prog[insn_slots(i)] = (struct bpf_insn)EXIT_;
+		CHECK_EQ(insn_find(&prog[0]), i);
+		err = interp_prepare(prog, (uint32_t)insn_slots(i) + 1, &test_env, &p);
+		if (err != want)
+			test_fail(__FILE__, __LINE__, "%s: prepare %d, want %d", d[i].name, err,
+				  want);
+		if (!err)
+			interp_free(p);
+	}
+}
+
+/* A program may be run concurrently and repeatedly: prepared state is read-only. */
+TEST(interp_rerun)
+{
+	struct bpf_insn *insns;
+	struct interp_prog *p;
+	char err[128];
+	int n = casm_assemble("mov %r0, 0\nl:\nadd %r0, %r1\nsub %r1, 1\njne %r1, 0, l\nexit",
+			      &insns, err, sizeof(err));
+
+	REQUIRE(n > 0);
+	REQUIRE_EQ(interp_prepare(insns, (uint32_t)n, NULL, &p), 0);
+	free(insns);
+	for (uint64_t k = 1; k < 50; k++)
+		CHECK_EQ(interp_run(p, k, 0), k * (k + 1) / 2);
+	CHECK_EQ(interp_len(p), 5);
+	interp_free(p);
+}
