@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "map/map.h"
+#include "prog/prog.h"
 
 #define PAGE_SIZE_ATTR 4096u
 
@@ -31,6 +32,11 @@ static const u32 cmd_attr_end[] = {
 	[BPF_MAP_LOOKUP_AND_DELETE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_UPDATE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_DELETE_BATCH] = ATTR_END(batch.flags),
+	/* Through log_true_size (Linux 6.4, after core_relo_rec_size; an output field the kernel
+	 * overwrites, so any input value is accepted).  6.18's later fields (prog_token_fd,
+	 * fd_array_cnt, signature...) lie beyond our uapi union: non-zero there is E2BIG here. */
+	[BPF_PROG_LOAD] = ATTR_END(core_relo_rec_size) + sizeof(u32),
+	[BPF_PROG_TEST_RUN] = ATTR_END(test.batch_size),
 };
 
 static const u8 zero_page[PAGE_SIZE_ATTR];
@@ -91,6 +97,10 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	case BPF_MAP_UPDATE_BATCH:
 	case BPF_MAP_DELETE_BATCH:
 		return map_do_batch(cmd, &attr, uattr, size);
+	case BPF_PROG_LOAD:
+		return prog_load(&attr, uattr, size);
+	case BPF_PROG_TEST_RUN:
+		return prog_test_run(&attr, uattr, size);
 	}
 	return -EINVAL;
 }

@@ -30,8 +30,9 @@ static const struct bpf_map_ops *const map_types[] = {
 /* Values up to this size are staged on the stack; larger ones in a heap buffer. */
 #define VALUE_STACK_MAX 256
 
-/* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field. */
-static int obj_name_cpy(char *dst, const char *src, size_t size)
+/* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field.  Also
+ * used for program names (fd.h). */
+int obj_name_cpy(char *dst, const char *src, size_t size)
 {
 	size_t i;
 
