@@ -8,6 +8,7 @@
 #define USERBPF_TEST_PROG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,6 +19,10 @@
 #include "test.h"
 
 #define MAP_SLOT 0x7ffffff0
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 struct side {
 	const char *name;

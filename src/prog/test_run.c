@@ -4,7 +4,7 @@
  * Semantics are the kernel's (net/bpf/test_run.c), rebuilt for user space:
  *  - skb types: the packet is laid out as the kernel's build_skb() would (NET_SKB_PAD headroom,
  *    skb_shared_info tailroom, the same size limit); eth_type_trans() gives protocol and
- *    pkt_type (on the loopback device, whose address is all zeros); a socket filter sees the
+ *    pkt_type (on the loopback device, whose address and broadcast address are all zeros); a socket filter sees the
  *    packet from its network header (the Ethernet header pulled), a tc program from its mac
  *    header, and after a socket filter the Ethernet header comes back zeroed in data_out.
  *    ctx_in may set only mark, priority, ingress_ifindex, ifindex, cb, tstamp, wire_len,
@@ -46,7 +46,7 @@
 #define SKB_TAILROOM 320u
 #define XDP_HEADROOM 256u	/* XDP_PACKET_HEADROOM */
 #define XDP_FRAME_SIZE 40u	/* sizeof(struct xdp_frame): metadata must leave room for it */
-#define XDP_META_MAX 32u
+#define XDP_META_MAX 255u	/* skb_shared_info.meta_len is a u8 */
 #define MAX_SKB_FRAGS 17u
 #define GSO_LEGACY_MAX_SIZE 65536u
 #define GSO_MAX_SEGS 65535u
@@ -143,9 +143,10 @@ static void test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 
 	*duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 }
 
-/* The kernel's bpf_test_finish(): data_out (cut to data_size_out, frags after the linear part),
- * then data_size_out, retval, duration.  frags_size: bytes of size held after the linear part
- * (XDP); they follow data in the same buffer here. */
+/* The kernel's bpf_test_finish(): data_out cut to data_size_out, then data_size_out, retval,
+ * duration.  frags_size: the last bytes of size, held in frags (XDP), which follow the linear
+ * part in the same buffer here; a cut shortens the linear part and the frags follow it whole, as
+ * the kernel copies them. */
 static int test_finish(const union bpf_attr *attr, union bpf_attr *uattr, const void *data,
 		       u32 size, u32 frags_size, u32 retval, u32 duration)
 {
@@ -158,9 +159,12 @@ static int test_finish(const union bpf_attr *attr, union bpf_attr *uattr, const 
 		err = -ENOSPC;
 	}
 	if (data_out) {
+		/* the cut falls on the linear part: all of the frags still follow it */
 		if (copy < frags_size)
-			return -ENOSPC; /* the kernel's negative linear length */
-		memcpy(data_out, data, copy);
+			return -ENOSPC; /* the kernel's negative linear length; nothing written */
+		memcpy(data_out, data, copy - frags_size);
+		memcpy(data_out + copy - frags_size, (const u8 *)data + size - frags_size,
+		       frags_size);
 	}
 	uattr->test.data_size_out = size;
 	uattr->test.retval = retval;
@@ -248,12 +252,13 @@ static int skb_ctx_check(const struct __sk_buff *c, u32 len)
  * from the type field (802.3 frames: raw 802.3 or 802.2 from the first payload bytes). */
 static void eth_classify(const u8 *mac, u32 *pkt_type, u16 *proto_be)
 {
-	static const u8 bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	static const u8 lo_addr[ETH_ALEN];
+	/* loopback's address and broadcast address are both all zeros, so a group address is
+	 * never its broadcast address */
+	static const u8 lo_addr[ETH_ALEN], lo_bcast[ETH_ALEN];
 	u16 proto;
 
 	if (mac[0] & 1)
-		*pkt_type = memcmp(mac, bcast, ETH_ALEN) ? PACKET_MULTICAST : PACKET_BROADCAST;
+		*pkt_type = memcmp(mac, lo_bcast, ETH_ALEN) ? PACKET_MULTICAST : PACKET_BROADCAST;
 	else
 		*pkt_type = memcmp(mac, lo_addr, ETH_ALEN) ? PACKET_OTHERHOST : PACKET_HOST;
 	proto = (u16)(mac[12] << 8 | mac[13]);
@@ -415,7 +420,7 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	linear = size_in;
 	err = -EINVAL;
 	if (uctx) {
-		/* no user data before the metadata; metadata a multiple of 4, at most 32 bytes */
+		/* no user data before the metadata; metadata a multiple of 4, below 256 bytes */
 		if (uctx->data_meta || uctx->data_end > size_in || uctx->data > uctx->data_end)
 			goto free_ctx;
 		meta = uctx->data;
