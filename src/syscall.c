@@ -75,7 +75,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return -EINVAL;
 	/* Only the command's own fields are copied and zero-filled: handlers read nothing else. */
 	n = size < end ? size : end;
-	memcpy(&attr, uattr, n);
+	if (n) /* uattr may be NULL when size is 0 */
+		memcpy(&attr, uattr, n);
 	if (n < end)
 		memset((u8 *)&attr + n, 0, end - n);
 
