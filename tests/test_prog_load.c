@@ -28,7 +28,9 @@ struct load_case {
 
 EDIT(e_none, (void)a)
 EDIT(e_cnt0, a->insn_cnt = 0)
-EDIT(e_cnt_big, a->insn_cnt = 1000001)
+/* the kernel refuses the count before reading, but valgrind checks the whole range */
+static struct bpf_insn many_insns[1000001];
+EDIT(e_cnt_big, a->insn_cnt = 1000001; a->insns = (uintptr_t)many_insns)
 EDIT(e_cnt_max, a->insn_cnt = 1000000; a->insns = 0)
 EDIT(e_insns_null, a->insns = 0)
 EDIT(e_license_null, a->license = 0)
