@@ -20,9 +20,17 @@
 
 #define ATTR_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
 
+/* The reference kernel's (6.18) union bpf_attr is 168 bytes, our uapi header's smaller: bytes up
+ * to 168 are inside the kernel's union (EINVAL when set after a command's last field), bytes
+ * beyond it are the caller's tail (E2BIG when set). */
+#define KERNEL_ATTR_SIZE 168u
+/* BPF_MAP_CREATE ends there in 6.18: value_type_btf_obj_fd and map_token_fd (72..79, read only
+ * with flags userbpf refuses), then excl_prog_hash and its size (80..91). */
+#define MAP_CREATE_ATTR_END 92u
+
 /* Where each command's attr ends; 0: a command userbpf does not know. */
 static const u32 cmd_attr_end[] = {
-	[BPF_MAP_CREATE] = ATTR_END(map_extra),
+	[BPF_MAP_CREATE] = MAP_CREATE_ATTR_END,
 	[BPF_MAP_LOOKUP_ELEM] = ATTR_END(flags),
 	[BPF_MAP_UPDATE_ELEM] = ATTR_END(flags),
 	[BPF_MAP_DELETE_ELEM] = ATTR_END(key),
@@ -32,35 +40,55 @@ static const u32 cmd_attr_end[] = {
 	[BPF_MAP_LOOKUP_AND_DELETE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_UPDATE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_DELETE_BATCH] = ATTR_END(batch.flags),
-	/* Through log_true_size (Linux 6.4, after core_relo_rec_size; an output field the kernel
-	 * overwrites, so any input value is accepted).  6.18's later fields (prog_token_fd,
-	 * fd_array_cnt, signature...) lie beyond our uapi union: non-zero there is E2BIG here. */
-	[BPF_PROG_LOAD] = ATTR_END(core_relo_rec_size) + sizeof(u32),
+	/* 6.18's PROG_LOAD runs to keyring_id, beyond our uapi union: log_true_size (140),
+	 * prog_token_fd (144), fd_array_cnt (148), signature (152), signature_size (160),
+	 * keyring_id (164).  load.c reads them from the raw bytes. */
+	[BPF_PROG_LOAD] = KERNEL_ATTR_SIZE,
 	[BPF_PROG_TEST_RUN] = ATTR_END(test.batch_size),
 };
 
-static const u8 zero_page[PAGE_SIZE_ATTR];
-
-/* Whether n (<= a page) bytes at p are all zero.  libc's vectorised memcmp: bpf() runs this on
- * every call, over the ~100 bytes after the command's fields. */
+/* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
+ * the command's fields, so it ORs 16-byte vectors (SSE2 on x86-64; plain words elsewhere). */
 static inline bool all_zero(const void *p, size_t n)
 {
-	return memcmp(p, zero_page, n) == 0;
+	typedef u64 v2u64 __attribute__((vector_size(16)));
+	const u8 *b = p;
+	v2u64 acc = { 0, 0 }, v;
+	u64 w = 0;
+
+	for (; n >= 16; n -= 16, b += 16) {
+		memcpy(&v, b, 16);
+		acc |= v;
+	}
+	for (; n >= 8; n -= 8, b += 8) {
+		u64 x;
+
+		memcpy(&x, b, 8);
+		w |= x;
+	}
+	while (n--)
+		w |= *b++;
+	return !(acc[0] | acc[1] | w);
 }
 
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
-	union bpf_attr attr;
+	/* The kernel's union is larger than our header's: commands may read raw bytes up to it. */
+	union {
+		union bpf_attr attr;
+		u8 raw[KERNEL_ATTR_SIZE];
+	} buf;
+	union bpf_attr *attr = &buf.attr;
 	u32 end, n;
 
 	if (size > PAGE_SIZE_ATTR)
 		return -E2BIG;
-	if (size > sizeof(attr)) {
+	if (size > KERNEL_ATTR_SIZE) {
 		if (!uattr)
 			return -EFAULT;
-		if (!all_zero((u8 *)uattr + sizeof(attr), size - sizeof(attr)))
+		if (!all_zero((u8 *)uattr + KERNEL_ATTR_SIZE, size - KERNEL_ATTR_SIZE))
 			return -E2BIG;
-		size = sizeof(attr);
+		size = KERNEL_ATTR_SIZE;
 	}
 	if (size && !uattr)
 		return -EFAULT;
@@ -73,35 +101,42 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	/* Bytes after the command's last field: zero, whether passed (checked here) or not. */
 	if (size > end && !all_zero((u8 *)uattr + end, size - end))
 		return -EINVAL;
-	/* Only the command's own fields are copied and zero-filled: handlers read nothing else. */
-	n = size < end ? size : end;
-	if (n) /* uattr may be NULL when size is 0 */
-		memcpy(&attr, uattr, n);
-	if (n < end)
-		memset((u8 *)&attr + n, 0, end - n);
+	/* Only the command's own fields need to be copied and zero-filled: handlers read nothing
+	 * else. */
+	if (likely(size >= sizeof(*attr) && end <= sizeof(*attr))) {
+		/* The usual caller passes sizeof(union bpf_attr): a constant-size copy is a few
+		 * vector moves, cheaper than a variable one. */
+		memcpy(buf.raw, uattr, sizeof(*attr));
+	} else {
+		n = size < end ? size : end;
+		if (n) /* uattr may be NULL when size is 0 */
+			memcpy(buf.raw, uattr, n);
+		if (n < end)
+			memset(buf.raw + n, 0, end - n);
+	}
 
 	switch (cmd) {
 	case BPF_MAP_CREATE:
-		return map_create(&attr);
+		return map_create(attr);
 	case BPF_MAP_LOOKUP_ELEM:
-		return map_lookup_elem(&attr);
+		return map_lookup_elem(attr);
 	case BPF_MAP_UPDATE_ELEM:
-		return map_update_elem(&attr);
+		return map_update_elem(attr);
 	case BPF_MAP_DELETE_ELEM:
-		return map_delete_elem(&attr);
+		return map_delete_elem(attr);
 	case BPF_MAP_GET_NEXT_KEY:
-		return map_get_next_key(&attr);
+		return map_get_next_key(attr);
 	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
-		return map_lookup_and_delete_elem(&attr);
+		return map_lookup_and_delete_elem(attr);
 	case BPF_MAP_LOOKUP_BATCH:
 	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
 	case BPF_MAP_UPDATE_BATCH:
 	case BPF_MAP_DELETE_BATCH:
-		return map_do_batch(cmd, &attr, uattr, size);
+		return map_do_batch(cmd, attr, uattr, size);
 	case BPF_PROG_LOAD:
-		return prog_load(&attr, uattr, size);
+		return prog_load(attr, uattr, size);
 	case BPF_PROG_TEST_RUN:
-		return prog_test_run(&attr, uattr, size);
+		return prog_test_run(attr, uattr, size);
 	}
 	return -EINVAL;
 }

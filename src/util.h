@@ -108,6 +108,13 @@ static inline void racy_load(void *dst, const void *shared, size_t n)
 {
 	size_t i = 0;
 
+	if (n == 8) { /* the common value: one load */
+		u64 w = __atomic_load_n((const u64 *)shared, __ATOMIC_RELAXED);
+
+		memcpy(dst, &w, 8);
+		return;
+	}
+
 #define LOAD_STEP(T, W)                                                                          \
 	do {                                                                                     \
 		T w = __atomic_load_n((const T *)((const u8 *)shared + i), __ATOMIC_RELAXED);    \
@@ -140,6 +147,13 @@ static inline void racy_store(void *shared, const void *src, size_t n)
 static inline bool racy_equal(const void *shared, const void *p, size_t n)
 {
 	size_t i = 0;
+
+	if (n == 4) { /* the common key: one compare */
+		u32 w;
+
+		memcpy(&w, p, 4);
+		return __atomic_load_n((const u32 *)shared, __ATOMIC_RELAXED) == w;
+	}
 
 #define EQ_STEP(T, W)                                                                            \
 	do {                                                                                     \

@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "fd.h"
+#include "kbpf.h"
 #include "test.h"
 
 static int mk(enum bpf_map_type type, unsigned ks, unsigned vs, unsigned max, unsigned flags)
@@ -228,9 +229,14 @@ TEST(attr_contract)
 	int fd = bpf(BPF_MAP_CREATE, a, sizeof(a));
 	CHECK(fd >= 0);
 	close(fd);
-	((char *)a)[sizeof(a[0]) + 7] = 1;
+	/* beyond the kernel's 168-byte union: the caller's tail, E2BIG */
+	((char *)a)[168 + 7] = 1;
 	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, sizeof(a)), E2BIG);
-	((char *)a)[sizeof(a[0]) + 7] = 0;
+	((char *)a)[168 + 7] = 0;
+	/* inside the kernel's union, after MAP_CREATE's last field: EINVAL */
+	((char *)a)[150] = 1;
+	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, sizeof(a)), EINVAL);
+	((char *)a)[150] = 0;
 	/* a smaller size reads the rest as zero: without max_entries, EINVAL */
 	CHECK_ERRNO(bpf(BPF_MAP_CREATE, a, offsetof(union bpf_attr, max_entries)), EINVAL);
 	/* non-zero bytes after the command's last field */
@@ -294,24 +300,6 @@ TEST(fd_mmap_kernel_checks)
 	close(ro);
 }
 
-/* Whether the kernel's bpf() works here (root, or unprivileged BPF allowed). */
-static int kernel_map_probe(void)
-{
-	union bpf_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 4;
-	a.max_entries = 1;
-	fd = (int)syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 /* The same mmap() calls on kernel maps and on ours give the same outcome and errno. */
 TEST(diff_mmap_matches_kernel)
 {
@@ -342,10 +330,8 @@ TEST(diff_mmap_matches_kernel)
 		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, -4096 },
 	};
 
-	int probe = kernel_map_probe();
-
-	if (probe)
-		SKIP("kernel bpf() unavailable: %s", strerror(-probe));
+	if (!kernel_bpf_available())
+		SKIP("kernel bpf() unavailable: %s", kernel_bpf_unavailable_reason());
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int fds[2], res[2], err[2];
 

@@ -206,7 +206,7 @@ TEST(prog_load_tail)
 {
 	struct {
 		union bpf_attr a;
-		char extra[16];
+		char extra[64];
 	} big;
 
 	memset(&big, 0, sizeof(big));
@@ -214,12 +214,23 @@ TEST(prog_load_tail)
 	big.a.insns = (uintptr_t)ret0;
 	big.a.insn_cnt = 2;
 	big.a.license = (uintptr_t) "GPL";
-	big.extra[3] = 1;
+	/* past the kernel's 168-byte union: E2BIG */
+	big.extra[168 - sizeof(big.a) + 3] = 1;
 	CHECK_ERRNO(bpf(BPF_PROG_LOAD, &big.a, sizeof(big)), E2BIG);
-	big.extra[3] = 0;
+	big.extra[168 - sizeof(big.a) + 3] = 0;
+	/* 6.18 fields past our header: fd_array_cnt without an array, a signature */
+	big.extra[148 - sizeof(big.a)] = 1;
+	CHECK_ERRNO(bpf(BPF_PROG_LOAD, &big.a, sizeof(big)), EFAULT);
+	big.extra[148 - sizeof(big.a)] = 0;
+	big.extra[152 - sizeof(big.a)] = 1;
+	CHECK_ERRNO(bpf(BPF_PROG_LOAD, &big.a, sizeof(big)), EOPNOTSUPP);
+	big.extra[152 - sizeof(big.a)] = 0;
+	/* prog_token_fd without BPF_F_TOKEN_FD, log_true_size: ignored */
+	big.extra[144 - sizeof(big.a)] = 1;
 	int fd = bpf(BPF_PROG_LOAD, &big.a, sizeof(big));
 	CHECK(fd >= 0);
 	close(fd);
+	big.extra[144 - sizeof(big.a)] = 0;
 	/* a short attr: fields not passed are zero (no license: EFAULT) */
 	CHECK_ERRNO(bpf(BPF_PROG_LOAD, &big.a, offsetof(union bpf_attr, license)), EFAULT);
 }

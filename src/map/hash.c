@@ -187,7 +187,8 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
 static void elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
 	spin_lock(&h->free_lock);
-	e->next = h->free_list;
+	/* atomic: a lock-free reader that was walking through e may still load its next */
+	__atomic_store_n(&e->next, h->free_list, __ATOMIC_RELAXED);
 	h->free_list = e;
 	spin_unlock(&h->free_lock);
 	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
@@ -480,11 +481,13 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 			break;
 		}
 	}
-	if (!out)
+	/* The kernel writes the token first and the count only if that worked. */
+	if (!out) {
 		ret = -EFAULT;
-	else
+	} else {
 		memcpy(out, &batch, sizeof(batch));
-	memcpy(&uattr->batch.count, &total, sizeof(total));
+		memcpy(&uattr->batch.count, &total, sizeof(total));
+	}
 out:
 	free(keys);
 	free(values);

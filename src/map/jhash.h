@@ -45,7 +45,7 @@ static inline u32 get_le32(const u8 *p)
 }
 
 /* lookup3's hashlittle() over len bytes. */
-static inline u32 jhash(const void *key, u32 len, u32 seed)
+static inline __attribute__((always_inline)) u32 jhash(const void *key, u32 len, u32 seed)
 {
 	const u8 *k = key;
 	u32 a, b, c;

@@ -30,6 +30,13 @@ static const struct bpf_map_ops *const map_types[] = {
 /* Values up to this size are staged on the stack; larger ones in a heap buffer. */
 #define VALUE_STACK_MAX 256
 
+/* The kernel's isalnum(): its ctype table is Latin-1, where 0xc0-0xff are letters except the
+ * multiplication (0xd7) and division (0xf7) signs. */
+static bool kernel_isalnum(unsigned char c)
+{
+	return (c < 0x80 && isalnum(c)) || (c >= 0xc0 && c != 0xd7 && c != 0xf7);
+}
+
 /* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field.  Also
  * used for program names (fd.h). */
 int obj_name_cpy(char *dst, const char *src, size_t size)
@@ -38,7 +45,7 @@ int obj_name_cpy(char *dst, const char *src, size_t size)
 
 	memset(dst, 0, size);
 	for (i = 0; i < size && src[i]; i++) {
-		if (!isalnum((unsigned char)src[i]) && src[i] != '_' && src[i] != '.')
+		if (!kernel_isalnum((unsigned char)src[i]) && src[i] != '_' && src[i] != '.')
 			return -EINVAL;
 		dst[i] = src[i];
 	}
@@ -93,6 +100,15 @@ int map_create(union bpf_attr *attr)
 	const struct bpf_map_ops *ops;
 	struct bpf_map *map;
 	int access, memfd, err;
+	u64 excl_hash;
+	u32 excl_hash_size;
+
+	/* 6.18's exclusive maps (excl_prog_hash at 80, its size at 88): not supported, and the
+	 * kernel refuses a size without a hash or a hash of the wrong size, so refuse both. */
+	memcpy(&excl_hash, (u8 *)attr + 80, sizeof(excl_hash));
+	memcpy(&excl_hash_size, (u8 *)attr + 88, sizeof(excl_hash_size));
+	if (excl_hash || excl_hash_size)
+		return -EINVAL;
 
 	if (attr->btf_vmlinux_value_type_id) {
 		if (attr->map_type != BPF_MAP_TYPE_STRUCT_OPS || attr->btf_key_type_id ||
@@ -210,10 +226,12 @@ int map_lookup_elem(union bpf_attr *attr)
 		goto out;
 	err = map->ops->lookup(map, ukey, value);
 	if (!err) {
-		if (uvalue)
-			memcpy(uvalue, value, map->value_size);
-		else
+		if (!uvalue)
 			err = -EFAULT;
+		else if (map->value_size == 8) /* the common case, without a call */
+			memcpy(uvalue, value, 8);
+		else
+			memcpy(uvalue, value, map->value_size);
 	}
 	value_buf_put(&vb);
 out:
@@ -347,8 +365,7 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		return -EINVAL;
 	if (attr->batch.elem_flags & BPF_F_LOCK)
 		return -EINVAL;
-	if (attr->batch.flags)
-		return -EINVAL;
+	/* batch.flags is not checked here: the kernel's generic lookup batch ignores it. */
 	if (!max)
 		return 0;
 	batch_set_count(uattr, 0);

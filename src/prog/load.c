@@ -152,6 +152,21 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		return -EINVAL;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > PROG_MAX_INSNS)
 		return -E2BIG;
+	/* 6.18 fields beyond our uapi header (sys_bpf() copied them): an fd_array with a count
+	 * binds maps up front, a signature asks for verification against a keyring.  Neither
+	 * exists here; the kernel answers EFAULT for a count without an array and EOPNOTSUPP
+	 * for a signature it cannot check. */
+	{
+		u32 fd_array_cnt;
+		u64 signature;
+
+		memcpy(&fd_array_cnt, (const u8 *)attr + 148, sizeof(fd_array_cnt));
+		memcpy(&signature, (const u8 *)attr + 152, sizeof(signature));
+		if (fd_array_cnt)
+			return attr->fd_array ? -EOPNOTSUPP : -EFAULT;
+		if (signature)
+			return -EOPNOTSUPP;
+	}
 	err = check_attach(attr);
 	if (err)
 		return err;

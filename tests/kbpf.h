@@ -1,0 +1,45 @@
+/* Backends for differential tests: the same bpf() ABI served either by userbpf (the library under
+ * test) or by the live kernel through syscall(__NR_bpf).  A test runs one sequence of calls on
+ * both and compares return values, errno and object contents.
+ */
+#ifndef USERBPF_TESTS_KBPF_H
+#define USERBPF_TESTS_KBPF_H
+
+#include <stdint.h>
+
+#include "userbpf.h"
+
+struct bpf_backend {
+	const char *name;
+	int (*bpf)(int cmd, union bpf_attr *attr, unsigned int size);
+};
+
+extern const struct bpf_backend backend_userbpf;
+extern const struct bpf_backend backend_kernel;
+
+/* The outcome of one call: the return value and errno (0 when the call succeeded). */
+struct bpf_result {
+	int rc;
+	int err;
+};
+
+/* Run one call on a backend and capture rc and errno. */
+struct bpf_result backend_call(const struct bpf_backend *be, int cmd, void *attr,
+			       unsigned int size);
+
+/* 1 when the kernel's bpf() works (probed once by creating a tiny array map), else 0. */
+int kernel_bpf_available(void);
+/* Why the probe failed ("EPERM (...)", "ENOSYS (...)"), or "" when it succeeded. */
+const char *kernel_bpf_unavailable_reason(void);
+
+/* Put a pointer into an attr field, on 32- and 64-bit builds alike. */
+#define PTR_TO_U64(p) ((uint64_t)(uintptr_t)(p))
+
+/* In a test body: skip the test when the kernel cannot serve as the reference. */
+#define SKIP_WITHOUT_KERNEL_BPF()                                                              \
+	do {                                                                                     \
+		if (!kernel_bpf_available())                                                     \
+			SKIP("kernel bpf() unavailable: %s", kernel_bpf_unavailable_reason());   \
+	} while (0)
+
+#endif

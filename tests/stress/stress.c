@@ -1,0 +1,919 @@
+/* Concurrency stress test for userbpf's bpf() entry point.
+ *
+ * Why: the unit tests run one thread; this program hammers the map commands from several threads
+ * at once and checks invariants that a lock or memory-ordering bug would break.  It is also what
+ * `make check-tsan` runs under ThreadSanitizer, so that data races inside userbpf are reported even
+ * when no invariant happens to catch them.
+ *
+ * Phases (each one counts as one pass or one failure in the last line, "N passed, N failed"):
+ *  - mixed workloads on a hash map with 8-byte values, a hash map with 64-byte values and an array
+ *    map with 8-byte values: LOOKUP, UPDATE (ANY/NOEXIST/EXIST), DELETE, GET_NEXT_KEY and
+ *    LOOKUP_AND_DELETE from several threads.  Each thread owns a disjoint key range and records
+ *    what it wrote there, so every result on an owned key is exact; shared keys carry values whose
+ *    words are all derived from the first one (a checksum), so a torn read is detected.  A thread
+ *    now and then walks the whole map with GET_NEXT_KEY: the walk must terminate, return only
+ *    valid keys and include the thread's own present keys.  At the end, with no thread running,
+ *    the map must match the records exactly, hold at most max_entries elements, and a full map
+ *    must refuse new keys only (E2BIG), never updates of existing ones.  During the hash-map runs,
+ *    one more thread creates, uses and closes other maps.
+ *  - a fill race: threads insert more distinct keys than max_entries; exactly max_entries win.
+ *  - a close race: one thread closes map fds while others are inside bpf() on them; every call must
+ *    succeed or fail with EBADF, EINVAL or ENOENT, and nothing may crash.
+ *
+ * Usage: stress [--quick] [--ops N] [--threads N] [--seed N] [-v]
+ * Full mode is 1,000,000 operations; --quick is 50,000.  Exit status 1 on any violation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "userbpf.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* the kernel's internal "not supported", which bpf() does return */
+#endif
+
+#define MAX_THREADS 16
+#define MAX_VWORDS 16 /* values of up to 64 bytes */
+
+static atomic_int violations;
+static int verbose;
+
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+{
+	va_list ap;
+	int n = atomic_fetch_add(&violations, 1);
+
+	if (n >= 30) {
+		if (n == 30)
+			fprintf(stderr, "FAIL ... (further violations not printed)\n");
+		return;
+	}
+	fprintf(stderr, "FAIL ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	/* xorshift64*: deterministic per thread for a given --seed */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/* A value for key: word 0 is r, every other word a hash of (r, key, index). */
+static void val_fill(uint32_t *w, unsigned int nw, uint32_t key, uint32_t r)
+{
+	w[0] = r;
+	for (unsigned int i = 1; i < nw; i++)
+		w[i] = mix32(r ^ (key * 0x9e3779b9U) ^ (i * 0x85ebca6bU));
+}
+
+static int val_ok(const uint32_t *w, unsigned int nw, uint32_t key)
+{
+	uint32_t want[MAX_VWORDS];
+
+	val_fill(want, nw, key, w[0]);
+	return memcmp(want, w, nw * 4) == 0;
+}
+
+static int all_zero(const uint32_t *w, unsigned int nw)
+{
+	for (unsigned int i = 0; i < nw; i++)
+		if (w[i])
+			return 0;
+	return 1;
+}
+
+/* bpf() wrappers: 0 on success, else the errno.  A return other than 0 or -1, or -1 with errno 0,
+ * is a violation in itself. */
+static int ret_err(int cmd, int ret)
+{
+	int e = errno;
+
+	if (ret == 0)
+		return 0;
+	if (ret != -1 || e == 0) {
+		violation("bpf(cmd %d) returned %d with errno %d", cmd, ret, e);
+		return -1000;
+	}
+	return e;
+}
+
+static int elem_op(int cmd, int fd, const void *key, void *value, uint64_t flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (uint64_t)(uintptr_t)key;
+	a.value = (uint64_t)(uintptr_t)value; /* also next_key */
+	a.flags = flags;
+	errno = 0;
+	return ret_err(cmd, bpf(cmd, &a, sizeof(a)));
+}
+
+static int m_lookup(int fd, const void *k, void *v)
+{
+	return elem_op(BPF_MAP_LOOKUP_ELEM, fd, k, v, 0);
+}
+
+static int m_update(int fd, const void *k, const void *v, uint64_t flags)
+{
+	return elem_op(BPF_MAP_UPDATE_ELEM, fd, k, (void *)v, flags);
+}
+
+static int m_delete(int fd, const void *k)
+{
+	return elem_op(BPF_MAP_DELETE_ELEM, fd, k, NULL, 0);
+}
+
+static int m_next(int fd, const void *k, void *nk)
+{
+	return elem_op(BPF_MAP_GET_NEXT_KEY, fd, k, nk, 0);
+}
+
+static int m_lookup_del(int fd, const void *k, void *v)
+{
+	return elem_op(BPF_MAP_LOOKUP_AND_DELETE_ELEM, fd, k, v, 0);
+}
+
+static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = ks;
+	a.value_size = vs;
+	a.max_entries = max;
+	return bpf(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+static const char *ename(int e)
+{
+	static __thread char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case ENOENT: return "ENOENT";
+	case EEXIST: return "EEXIST";
+	case E2BIG: return "E2BIG";
+	case EINVAL: return "EINVAL";
+	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
+	case ENOMEM: return "ENOMEM";
+	case ENOTSUPP: return "ENOTSUPP";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Mixed workload on one map */
+
+struct workload {
+	const char *name;
+	uint32_t type;
+	unsigned int vwords;	/* value size / 4 */
+	unsigned int own;	/* owned keys per thread */
+	unsigned int shared;	/* keys every thread uses */
+	unsigned int max;	/* max_entries, set from the thread count: hash = all owned keys,
+				 * so that shared keys can fill the map; array = owned + shared */
+};
+
+struct run {
+	const struct workload *w;
+	int fd;
+	int hash;
+	unsigned int nthreads;
+	unsigned int universe; /* owned + shared keys */
+	atomic_int workers_left;
+	uint64_t seed;
+};
+
+struct worker {
+	pthread_t th;
+	struct run *r;
+	unsigned int tid;
+	uint64_t nops;
+	uint64_t rng;
+	uint8_t *present;	/* per owned key (hash: in the map; array: written at least once) */
+	uint32_t *rec;		/* per owned key: the r of the value last written */
+	uint32_t seq;
+	uint64_t walks;
+};
+
+/* Hash keys are offset so that 0 is not special; array keys are indices. */
+static uint32_t to_key(const struct run *r, unsigned int idx)
+{
+	return r->hash ? idx + 1000 : idx;
+}
+
+static int key_valid(const struct run *r, uint32_t key)
+{
+	return r->hash ? key >= 1000 && key - 1000 < r->universe : key < r->w->max;
+}
+
+/* Walk the map with GET_NEXT_KEY while the others mutate it. */
+static uint64_t walk(struct worker *wk)
+{
+	struct run *r = wk->r;
+	unsigned int base = wk->tid * r->w->own;
+	uint64_t limit = 64ULL * r->w->max + 1000, steps = 0;
+	uint8_t *seen = calloc(r->universe, 1);
+	uint32_t cur = 0, next;
+	int first = 1, e;
+
+	for (;;) {
+		e = m_next(r->fd, first ? NULL : &cur, &next);
+		steps++;
+		if (e == ENOENT)
+			break;
+		if (e) {
+			violation("%s: walk: GET_NEXT_KEY: %s", r->w->name, ename(e));
+			break;
+		}
+		if (!key_valid(r, next)) {
+			violation("%s: walk: GET_NEXT_KEY returned invalid key %u", r->w->name, next);
+			break;
+		}
+		if (!r->hash && next != (first ? 0 : cur + 1)) {
+			violation("%s: walk: array GET_NEXT_KEY(%u) = %u", r->w->name, cur, next);
+			break;
+		}
+		seen[r->hash ? next - 1000 : next] = 1;
+		if (steps > limit) {
+			violation("%s: walk: no end after %" PRIu64 " steps", r->w->name, steps);
+			break;
+		}
+		cur = next;
+		first = 0;
+	}
+	/* Keys that were present during the whole walk (this thread's own, untouched while it
+	 * walks) are found, as on the kernel, whose buckets are never rehashed. */
+	if (e == ENOENT) {
+		for (unsigned int i = 0; i < r->w->own; i++) {
+			if ((!r->hash || wk->present[i]) && !seen[base + i]) {
+				violation("%s: walk missed key %u, present throughout", r->w->name,
+					  to_key(r, base + i));
+				break;
+			}
+		}
+	}
+	free(seen);
+	wk->walks++;
+	return steps;
+}
+
+static void check_owned_lookup(struct worker *wk, unsigned int i, uint32_t key, int e,
+			       const uint32_t *v, const char *what)
+{
+	struct run *r = wk->r;
+	unsigned int nw = r->w->vwords;
+	uint32_t want[MAX_VWORDS];
+
+	if (r->hash && !wk->present[i]) {
+		if (e != ENOENT)
+			violation("%s: %s of absent own key %u: %s, want ENOENT", r->w->name, what,
+				  key, ename(e));
+		return;
+	}
+	if (e) {
+		violation("%s: %s of own key %u: %s, want success", r->w->name, what, key, ename(e));
+		return;
+	}
+	if (!wk->present[i]) { /* array, never written */
+		if (!all_zero(v, nw))
+			violation("%s: %s of unwritten own key %u: not zero", r->w->name, what, key);
+		return;
+	}
+	val_fill(want, nw, key, wk->rec[i]);
+	if (memcmp(want, v, nw * 4))
+		violation("%s: %s of own key %u: value %08x.. differs from the one written (%08x..)",
+			  r->w->name, what, key, v[0], want[0]);
+}
+
+static void check_shared_value(struct run *r, uint32_t key, const uint32_t *v, const char *what)
+{
+	if (!val_ok(v, r->w->vwords, key) && !(!r->hash && all_zero(v, r->w->vwords)))
+		violation("%s: %s of shared key %u: torn or foreign value %08x %08x ..", r->w->name,
+			  what, key, v[0], v[1]);
+}
+
+enum { OP_LOOKUP, OP_ANY, OP_NOEXIST, OP_EXIST, OP_DELETE, OP_NEXT, OP_LAD };
+
+static int pick_op(uint64_t x)
+{
+	unsigned int p = x % 100;
+
+	if (p < 25) return OP_LOOKUP;
+	if (p < 45) return OP_ANY;
+	if (p < 55) return OP_NOEXIST;
+	if (p < 65) return OP_EXIST;
+	if (p < 78) return OP_DELETE;
+	if (p < 89) return OP_NEXT;
+	return OP_LAD;
+}
+
+static void one_op(struct worker *wk)
+{
+	struct run *r = wk->r;
+	const struct workload *w = r->w;
+	unsigned int nw = w->vwords;
+	uint64_t x = rnd(&wk->rng);
+	int own = (x & 0xff) < 154; /* 60% */
+	unsigned int i = 0, idx;
+	uint32_t key, nk, v[MAX_VWORDS], nv[MAX_VWORDS];
+	int op = pick_op(x >> 8), e;
+	uint64_t flags;
+
+	if (own) {
+		i = (x >> 16) % w->own;
+		idx = wk->tid * w->own + i;
+	} else {
+		idx = r->nthreads * w->own + (x >> 16) % w->shared;
+	}
+	key = to_key(r, idx);
+
+	switch (op) {
+	case OP_LOOKUP:
+		memset(v, 0xa5, sizeof(v));
+		e = m_lookup(r->fd, &key, v);
+		if (own)
+			check_owned_lookup(wk, i, key, e, v, "LOOKUP");
+		else if (e == 0)
+			check_shared_value(r, key, v, "LOOKUP");
+		else if (e != ENOENT || !r->hash)
+			violation("%s: LOOKUP of shared key %u: %s", w->name, key, ename(e));
+		break;
+	case OP_ANY:
+	case OP_NOEXIST:
+	case OP_EXIST: {
+		uint32_t nr = ((wk->tid + 1) << 24) | (++wk->seq & 0xffffff);
+
+		flags = op == OP_ANY ? BPF_ANY : op == OP_NOEXIST ? BPF_NOEXIST : BPF_EXIST;
+		val_fill(nv, nw, key, nr);
+		e = m_update(r->fd, &key, nv, flags);
+		if (!r->hash) {
+			int want = op == OP_NOEXIST ? EEXIST : 0;
+
+			if (e != want)
+				violation("%s: UPDATE(flags %d) of key %u: %s, want %s", w->name,
+					  (int)flags, key, ename(e), ename(want));
+			else if (own && !e)
+				wk->present[i] = 1, wk->rec[i] = nr;
+			break;
+		}
+		if (own) {
+			int was = wk->present[i], ok;
+
+			if (op == OP_ANY)
+				ok = e == 0 || (e == E2BIG && !was);
+			else if (op == OP_NOEXIST)
+				ok = was ? e == EEXIST : (e == 0 || e == E2BIG);
+			else
+				ok = was ? e == 0 : e == ENOENT;
+			if (!ok)
+				violation("%s: UPDATE(flags %d) of own key %u (%s): %s", w->name,
+					  (int)flags, key, was ? "present" : "absent", ename(e));
+			if (e == 0)
+				wk->present[i] = 1, wk->rec[i] = nr;
+		} else {
+			int ok = e == 0 || (op != OP_EXIST && e == E2BIG) ||
+				 (op == OP_NOEXIST && e == EEXIST) || (op == OP_EXIST && e == ENOENT);
+			if (!ok)
+				violation("%s: UPDATE(flags %d) of shared key %u: %s", w->name,
+					  (int)flags, key, ename(e));
+		}
+		break;
+	}
+	case OP_DELETE:
+		e = m_delete(r->fd, &key);
+		if (!r->hash) {
+			if (e != EINVAL)
+				violation("%s: DELETE on array: %s, want EINVAL", w->name, ename(e));
+		} else if (own) {
+			if (e != (wk->present[i] ? 0 : ENOENT))
+				violation("%s: DELETE of own key %u (%s): %s", w->name, key,
+					  wk->present[i] ? "present" : "absent", ename(e));
+			if (e == 0)
+				wk->present[i] = 0;
+		} else if (e && e != ENOENT) {
+			violation("%s: DELETE of shared key %u: %s", w->name, key, ename(e));
+		}
+		break;
+	case OP_NEXT: {
+		int null_key = (x >> 40) % 16 == 0, outside = (x >> 40) % 16 == 1;
+		uint32_t k = outside ? to_key(r, r->universe + 7) + (r->hash ? 0 : w->max) : key;
+
+		e = m_next(r->fd, null_key ? NULL : &k, &nk);
+		if (e == 0 && !key_valid(r, nk))
+			violation("%s: GET_NEXT_KEY returned invalid key %u", w->name, nk);
+		else if (e && e != ENOENT)
+			violation("%s: GET_NEXT_KEY: %s", w->name, ename(e));
+		else if (!r->hash) {
+			uint32_t want = null_key || outside ? 0 : k + 1;
+
+			if (want >= w->max ? e != ENOENT : (e || nk != want))
+				violation("%s: array GET_NEXT_KEY(%u): %s %u", w->name,
+					  null_key ? ~0U : k, ename(e), nk);
+		}
+		break;
+	}
+	case OP_LAD:
+		memset(v, 0xa5, sizeof(v));
+		e = m_lookup_del(r->fd, &key, v);
+		if (!r->hash) {
+			if (e != ENOTSUPP)
+				violation("%s: LOOKUP_AND_DELETE on array: %s, want ENOTSUPP (524)",
+					  w->name, ename(e));
+		} else if (own) {
+			check_owned_lookup(wk, i, key, e, v, "LOOKUP_AND_DELETE");
+			if (e == 0)
+				wk->present[i] = 0;
+		} else if (e == 0) {
+			check_shared_value(r, key, v, "LOOKUP_AND_DELETE");
+		} else if (e != ENOENT) {
+			violation("%s: LOOKUP_AND_DELETE of shared key %u: %s", w->name, key,
+				  ename(e));
+		}
+		break;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	uint64_t walk_every = 2048 + 97 * wk->tid;
+
+	for (uint64_t n = 0; n < wk->nops; n++) {
+		if (n % walk_every == walk_every / 2)
+			n += walk(wk); /* a walk counts as the operations it makes */
+		else
+			one_op(wk);
+	}
+	atomic_fetch_sub(&wk->r->workers_left, 1);
+	return NULL;
+}
+
+/* Creates, uses and closes small maps until the workers are done. */
+static void *churn_main(void *arg)
+{
+	struct run *r = arg;
+	uint64_t rng = r->seed ^ 0xc0ffee;
+	unsigned long n = 0;
+
+	while (atomic_load(&r->workers_left) > 0) {
+		int hash = rnd(&rng) & 1;
+		uint32_t max = 1 + rnd(&rng) % 64, k, nk;
+		uint64_t v, got;
+		int fd = map_create(hash ? BPF_MAP_TYPE_HASH : BPF_MAP_TYPE_ARRAY, 4, 8, max);
+		int e;
+
+		if (fd < 0) {
+			violation("churn: MAP_CREATE: %s", ename(errno));
+			break;
+		}
+		if (fd == r->fd)
+			violation("churn: MAP_CREATE returned the fd %d of a live map", fd);
+		e = m_next(fd, NULL, &nk);
+		if (hash ? e != ENOENT : (e || nk != 0))
+			violation("churn: new %s map: GET_NEXT_KEY(NULL) = %s", hash ? "hash" : "array",
+				  ename(e));
+		for (k = 0; k < max; k++) {
+			v = (uint64_t)k * 0x100000001ULL ^ n;
+			if ((e = m_update(fd, &k, &v, BPF_ANY)))
+				violation("churn: UPDATE %u: %s", k, ename(e));
+		}
+		for (k = 0; k < max; k++) {
+			got = 0;
+			e = m_lookup(fd, &k, &got);
+			if (e || got != ((uint64_t)k * 0x100000001ULL ^ n))
+				violation("churn: LOOKUP %u: %s, value %" PRIx64, k, ename(e), got);
+		}
+		if (close(fd))
+			violation("churn: close: %s", ename(errno));
+		n++;
+	}
+	if (verbose)
+		printf("  churn: %lu maps created and closed\n", n);
+	return NULL;
+}
+
+/* Quiescent checks at the end of a workload. */
+static void final_checks(struct run *r, struct worker *wks)
+{
+	const struct workload *w = r->w;
+	unsigned int nw = w->vwords, count = 0, walked = 0;
+	uint32_t v[MAX_VWORDS], key, nk, cur = 0;
+	int e, first = 1;
+
+	for (unsigned int t = 0; t < r->nthreads; t++)
+		for (unsigned int i = 0; i < w->own; i++) {
+			key = to_key(r, t * w->own + i);
+			e = m_lookup(r->fd, &key, v);
+			check_owned_lookup(&wks[t], i, key, e, v, "final LOOKUP");
+			count += e == 0;
+		}
+	for (unsigned int j = 0; j < w->shared; j++) {
+		key = to_key(r, r->nthreads * w->own + j);
+		e = m_lookup(r->fd, &key, v);
+		if (e == 0)
+			check_shared_value(r, key, v, "final LOOKUP");
+		else if (e != ENOENT)
+			violation("%s: final LOOKUP of shared key %u: %s", w->name, key, ename(e));
+		count += e == 0;
+	}
+	while (!(e = m_next(r->fd, first ? NULL : &cur, &nk)) && walked <= w->max + 1) {
+		walked++;
+		cur = nk;
+		first = 0;
+	}
+	if (e && e != ENOENT)
+		violation("%s: final walk: %s", w->name, ename(e));
+	if (walked != count || count > w->max)
+		violation("%s: final walk found %u keys, lookups %u, max_entries %u", w->name, walked,
+			  count, w->max);
+	if (!r->hash)
+		return;
+
+	/* Fill the map up with new keys: exactly max_entries fit, then only new keys fail. */
+	unsigned int j = 0;
+
+	for (;; j++) {
+		key = to_key(r, r->universe + j);
+		val_fill(v, nw, key, j);
+		e = m_update(r->fd, &key, v, j & 1 ? BPF_ANY : BPF_NOEXIST);
+		if (e)
+			break;
+		count++;
+		if (count > w->max)
+			break;
+	}
+	if (e != E2BIG || count != w->max)
+		violation("%s: filling: %s after %u elements, max_entries %u", w->name, ename(e),
+			  count, w->max);
+	key = to_key(r, r->universe + j + 1);
+	if ((e = m_update(r->fd, &key, v, BPF_ANY)) != E2BIG)
+		violation("%s: full map, new key, BPF_ANY: %s, want E2BIG", w->name, ename(e));
+	if ((e = m_update(r->fd, &key, v, BPF_EXIST)) != ENOENT)
+		violation("%s: full map, new key, BPF_EXIST: %s, want ENOENT", w->name, ename(e));
+	if ((e = m_next(r->fd, NULL, &key))) {
+		violation("%s: full map, GET_NEXT_KEY(NULL): %s", w->name, ename(e));
+		return;
+	}
+	val_fill(v, nw, key, 12345);
+	if ((e = m_update(r->fd, &key, v, BPF_ANY)))
+		violation("%s: full map, existing key, BPF_ANY: %s", w->name, ename(e));
+	if ((e = m_update(r->fd, &key, v, BPF_EXIST)))
+		violation("%s: full map, existing key, BPF_EXIST: %s", w->name, ename(e));
+	if ((e = m_update(r->fd, &key, v, BPF_NOEXIST)) != EEXIST)
+		violation("%s: full map, existing key, BPF_NOEXIST: %s", w->name, ename(e));
+	if ((e = m_delete(r->fd, &key)))
+		violation("%s: full map, DELETE: %s", w->name, ename(e));
+	key = to_key(r, r->universe + j + 1);
+	if ((e = m_update(r->fd, &key, v, BPF_NOEXIST)))
+		violation("%s: insert after a delete from a full map: %s", w->name, ename(e));
+}
+
+static uint64_t run_workload(struct workload *w, unsigned int nthreads, uint64_t ops,
+			     uint64_t seed, int churn)
+{
+	struct run r = { .w = w, .hash = w->type == BPF_MAP_TYPE_HASH, .nthreads = nthreads,
+			 .universe = nthreads * w->own + w->shared, .seed = seed };
+	struct worker wks[MAX_THREADS];
+	pthread_t churn_th;
+
+	w->max = r.hash ? nthreads * w->own : r.universe;
+	r.fd = map_create(w->type, 4, w->vwords * 4, w->max);
+	if (r.fd < 0) {
+		violation("%s: MAP_CREATE: %s", w->name, ename(errno));
+		return 0;
+	}
+	atomic_store(&r.workers_left, (int)nthreads);
+	memset(wks, 0, sizeof(wks));
+	for (unsigned int t = 0; t < nthreads; t++) {
+		wks[t].r = &r;
+		wks[t].tid = t;
+		wks[t].nops = ops / nthreads;
+		wks[t].rng = seed * 0x9e3779b97f4a7c15ULL + t + 1;
+		wks[t].present = calloc(w->own, 1);
+		wks[t].rec = calloc(w->own, sizeof(uint32_t));
+		if (pthread_create(&wks[t].th, NULL, worker_main, &wks[t])) {
+			perror("pthread_create");
+			exit(2);
+		}
+	}
+	if (churn && pthread_create(&churn_th, NULL, churn_main, &r)) {
+		perror("pthread_create");
+		exit(2);
+	}
+	for (unsigned int t = 0; t < nthreads; t++)
+		pthread_join(wks[t].th, NULL);
+	if (churn)
+		pthread_join(churn_th, NULL);
+	final_checks(&r, wks);
+	for (unsigned int t = 0; t < nthreads; t++) {
+		if (verbose)
+			printf("  %s: thread %u: %" PRIu64 " walks\n", w->name, t, wks[t].walks);
+		free(wks[t].present);
+		free(wks[t].rec);
+	}
+	if (close(r.fd))
+		violation("%s: close: %s", w->name, ename(errno));
+	return ops / nthreads * nthreads;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Fill race: more distinct keys than max_entries, inserted concurrently */
+
+#define FILL_MAX 256
+
+struct filler {
+	pthread_t th;
+	int fd;
+	unsigned int tid, nkeys;
+	uint8_t won[FILL_MAX * 2];
+	unsigned int wins;
+	pthread_barrier_t *bar;
+};
+
+static void *filler_main(void *arg)
+{
+	struct filler *f = arg;
+	uint32_t key;
+	uint64_t v = 0;
+	int e;
+
+	for (unsigned int i = 0; i < f->nkeys; i++) {
+		key = f->tid * f->nkeys + i;
+		v = key * 3ULL;
+		e = m_update(f->fd, &key, &v, i & 1 ? BPF_ANY : BPF_NOEXIST);
+		if (e == 0)
+			f->won[i] = 1, f->wins++;
+		else if (e != E2BIG)
+			violation("fill race: insert %u: %s", key, ename(e));
+	}
+	pthread_barrier_wait(f->bar); /* the map is full now */
+	for (unsigned int i = 0; i < f->nkeys; i++) {
+		key = f->tid * f->nkeys + i;
+		v = key * 5ULL;
+		if (f->won[i]) {
+			if ((e = m_update(f->fd, &key, &v, BPF_ANY)) ||
+			    (e = m_update(f->fd, &key, &v, BPF_EXIST)))
+				violation("fill race: full map, update existing %u: %s", key,
+					  ename(e));
+			if ((e = m_update(f->fd, &key, &v, BPF_NOEXIST)) != EEXIST)
+				violation("fill race: full map, NOEXIST existing %u: %s", key,
+					  ename(e));
+		} else {
+			if ((e = m_update(f->fd, &key, &v, BPF_ANY)) != E2BIG)
+				violation("fill race: full map, ANY new %u: %s", key, ename(e));
+			if ((e = m_update(f->fd, &key, &v, BPF_EXIST)) != ENOENT)
+				violation("fill race: full map, EXIST new %u: %s", key, ename(e));
+		}
+	}
+	return NULL;
+}
+
+static void run_fill_race(unsigned int nthreads)
+{
+	struct filler fs[MAX_THREADS];
+	pthread_barrier_t bar;
+	unsigned int wins = 0, per = FILL_MAX * 2 / nthreads;
+	int fd = map_create(BPF_MAP_TYPE_HASH, 4, 8, FILL_MAX);
+
+	if (fd < 0) {
+		violation("fill race: MAP_CREATE: %s", ename(errno));
+		return;
+	}
+	pthread_barrier_init(&bar, NULL, nthreads);
+	memset(fs, 0, sizeof(fs));
+	for (unsigned int t = 0; t < nthreads; t++) {
+		fs[t].fd = fd;
+		fs[t].tid = t;
+		fs[t].nkeys = per;
+		fs[t].bar = &bar;
+		pthread_create(&fs[t].th, NULL, filler_main, &fs[t]);
+	}
+	for (unsigned int t = 0; t < nthreads; t++) {
+		pthread_join(fs[t].th, NULL);
+		wins += fs[t].wins;
+	}
+	if (wins != FILL_MAX)
+		violation("fill race: %u inserts of distinct keys succeeded, max_entries %u", wins,
+			  FILL_MAX);
+	pthread_barrier_destroy(&bar);
+	close(fd);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Close race: close(fd) while other threads are inside bpf() on it */
+
+struct closer_state {
+	atomic_int fd;
+	atomic_int stop;
+	uint64_t ops_per_user;
+	uint64_t seed;
+};
+
+struct close_user {
+	pthread_t th;
+	struct closer_state *s;
+	unsigned int tid;
+	uint64_t calls;
+};
+
+static void *close_user_main(void *arg)
+{
+	struct close_user *u = arg;
+	uint64_t rng = u->s->seed + 77 * (u->tid + 1);
+	uint32_t key, nk;
+	uint64_t v = 0;
+	int e, op;
+
+	for (uint64_t n = 0; n < u->s->ops_per_user; n++) {
+		int fd = atomic_load(&u->s->fd);
+		uint64_t x = rnd(&rng);
+
+		key = x % 32;
+		op = (x >> 8) % 4;
+		if (op == 0)
+			e = m_lookup(fd, &key, &v);
+		else if (op == 1)
+			e = m_update(fd, &key, &v, BPF_ANY);
+		else if (op == 2)
+			e = m_delete(fd, &key);
+		else
+			e = m_next(fd, (x >> 16) & 1 ? &key : NULL, &nk);
+		if (e && e != EBADF && e != EINVAL && !(e == ENOENT && op != 1))
+			violation("close race: op %d on fd %d being closed: %s", op, fd, ename(e));
+		__atomic_store_n(&u->calls, n + 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void run_close_race(unsigned int nusers, uint64_t ops, uint64_t seed)
+{
+	struct closer_state s = { .ops_per_user = ops / nusers, .seed = seed };
+	struct close_user us[MAX_THREADS];
+	uint64_t rng = seed ^ 0xdead;
+	unsigned long cycles = 0;
+	int done;
+
+	atomic_store(&s.fd, -1);
+	memset(us, 0, sizeof(us));
+	for (unsigned int t = 0; t < nusers; t++) {
+		us[t].s = &s;
+		us[t].tid = t;
+		pthread_create(&us[t].th, NULL, close_user_main, &us[t]);
+	}
+	/* This thread is the closer.  It runs until every user is done. */
+	do {
+		int fd, devnull = (cycles % 8) == 7;
+
+		if (devnull)
+			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		else
+			fd = map_create(cycles & 1 ? BPF_MAP_TYPE_ARRAY : BPF_MAP_TYPE_HASH, 4, 8, 64);
+		if (fd < 0) {
+			violation("close race: create: %s", ename(errno));
+			break;
+		}
+		atomic_store(&s.fd, fd);
+		for (volatile unsigned int spin = rnd(&rng) % 2000; spin; spin--)
+			;
+		if (close(fd))
+			violation("close race: close(%d): %s", fd, ename(errno));
+		/* The users keep the stale number; so does the next cycle, most often. */
+		cycles++;
+		done = 1;
+		for (unsigned int t = 0; t < nusers; t++)
+			done &= __atomic_load_n(&us[t].calls, __ATOMIC_RELAXED) >= s.ops_per_user;
+	} while (!done);
+	for (unsigned int t = 0; t < nusers; t++)
+		pthread_join(us[t].th, NULL);
+	if (verbose)
+		printf("  close race: %lu fds created and closed\n", cycles);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static int passed, failed;
+
+static void phase_end(const char *name, int before, uint64_t ops, double t0)
+{
+	double dt = now_sec() - t0;
+	int bad = atomic_load(&violations) != before;
+
+	if (bad)
+		failed++;
+	else
+		passed++;
+	printf("%s %-22s %9" PRIu64 " ops %7.3f s %8.3f Mops/s\n", bad ? "FAIL" : "ok  ", name, ops,
+	       dt, dt > 0 ? ops / dt / 1e6 : 0.0);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: stress [--quick] [--ops N] [--threads N] [--seed N] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t ops = 1000000, seed = 1;
+	unsigned int nthreads = 4;
+	static struct workload wls[] = {
+		{ "hash/v8", BPF_MAP_TYPE_HASH, 2, 128, 128, 0 },
+		{ "hash/v64", BPF_MAP_TYPE_HASH, 16, 128, 128, 0 },
+		{ "array/v8", BPF_MAP_TYPE_ARRAY, 2, 128, 128, 0 },
+	};
+	/* Shares of the operation budget: the three workloads, then the close race. */
+	static const unsigned int share[] = { 35, 25, 25 };
+	double t_all = now_sec();
+	uint64_t total = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			ops = 50000;
+		else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+			ops = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			nthreads = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else
+			usage();
+	}
+	if (nthreads < 2 || nthreads > MAX_THREADS || ops < 1000)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("stress: %" PRIu64 " operations, %u threads, seed %" PRIu64 "\n", ops, nthreads,
+	       seed);
+
+	for (unsigned int i = 0; i < sizeof(wls) / sizeof(wls[0]); i++) {
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = run_workload(&wls[i], nthreads, ops * share[i] / 100, seed + i,
+					  wls[i].type == BPF_MAP_TYPE_HASH);
+
+		total += n;
+		phase_end(wls[i].name, before, n, t0);
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+
+		run_fill_race(nthreads);
+		phase_end("fill-race", before, FILL_MAX * 2 * 5, t0);
+		total += FILL_MAX * 2 * 5;
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 15 / 100;
+
+		run_close_race(nthreads - 1, n, seed);
+		phase_end("close-race", before, n, t0);
+		total += n;
+	}
+	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
