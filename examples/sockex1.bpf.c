@@ -3,9 +3,9 @@
  * For every packet seen by the socket, read the IPv4 protocol byte with an absolute load
  * (LD_ABS: load_byte() is LLVM's llvm.bpf.load.byte intrinsic) and add the packet's length to a
  * per-protocol byte counter in a 256-entry array keyed by that byte.  The filter returns 0: it
- * counts, the socket receives nothing.  Unlike the kernel sample it counts packets in every direction
- * (no skb->pkt_type test), so that BPF_PROG_TEST_RUN, whose packets are never PACKET_OUTGOING,
- * exercises the counter.  LD_ABS offsets are relative to skb->data, which is the
+ * counts, the socket receives nothing.  Unlike the kernel sample it counts packets in every
+ * direction (no skb->pkt_type test), so that BPF_PROG_TEST_RUN, whose packets are never
+ * PACKET_OUTGOING, exercises the counter.  LD_ABS offsets are relative to skb->data, which is the
  * Ethernet header on a packet socket (and the network header under BPF_PROG_TEST_RUN).
  */
 #include <stddef.h>

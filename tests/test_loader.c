@@ -28,12 +28,12 @@ static char logbuf[65536];
 static int open_obj(const char *path, const struct bpf_backend *be, struct userbpf_object **obj)
 {
 	struct userbpf_object_opts opts = {
-		.sz = sizeof(opts),
-		.bpf = be->bpf,
-		.errbuf = errbuf,
-		.errbuf_size = sizeof(errbuf),
-		.log_buf = logbuf,
-		.log_size = sizeof(logbuf),
+	    .sz = sizeof(opts),
+	    .bpf = be->bpf,
+	    .errbuf = errbuf,
+	    .errbuf_size = sizeof(errbuf),
+	    .log_buf = logbuf,
+	    .log_size = sizeof(logbuf),
 	};
 
 	return userbpf_object_open_file(path, &opts, obj);
@@ -94,8 +94,8 @@ static int update(const struct bpf_backend *be, int fd, const void *key, const v
 }
 
 /* Runs prog once on pkt; returns the program's return value, or -1 (test failure recorded). */
-static long long test_run(const struct bpf_backend *be, struct userbpf_prog *prog,
-			  const void *pkt, size_t len)
+static long long test_run(const struct bpf_backend *be, struct userbpf_prog *prog, const void *pkt,
+			  size_t len)
 {
 	union bpf_attr attr;
 	unsigned char out[256];
@@ -108,8 +108,8 @@ static long long test_run(const struct bpf_backend *be, struct userbpf_prog *pro
 	attr.test.data_size_out = sizeof(out);
 	attr.test.repeat = 1;
 	if (be->bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr))) {
-		test_fail(__FILE__, __LINE__, "BPF_PROG_TEST_RUN of %s: %s", userbpf_prog_name(prog),
-			  strerror(errno));
+		test_fail(__FILE__, __LINE__, "BPF_PROG_TEST_RUN of %s: %s",
+			  userbpf_prog_name(prog), strerror(errno));
 		return -1;
 	}
 	return attr.test.retval;
@@ -120,16 +120,16 @@ static long long test_run(const struct bpf_backend *be, struct userbpf_prog *pro
 static void build_ipv4(unsigned char pkt[64], unsigned char proto, unsigned int ihl, size_t *l4)
 {
 	memset(pkt, 0, 64);
-	memset(pkt, 0xff, 6);			/* destination MAC: broadcast */
-	pkt[6] = 0x02;				/* source MAC: locally administered */
-	pkt[12] = 0x08;				/* EtherType IPv4 */
+	memset(pkt, 0xff, 6); /* destination MAC: broadcast */
+	pkt[6] = 0x02;	      /* source MAC: locally administered */
+	pkt[12] = 0x08;	      /* EtherType IPv4 */
 	pkt[13] = 0x00;
-	pkt[14] = 0x40 | ihl;			/* version 4, ihl */
-	pkt[16] = 0;				/* total length: 50 */
+	pkt[14] = 0x40 | ihl; /* version 4, ihl */
+	pkt[16] = 0;	      /* total length: 50 */
 	pkt[17] = 50;
-	pkt[22] = 64;				/* TTL */
+	pkt[22] = 64; /* TTL */
 	pkt[23] = proto;
-	pkt[26] = 10, pkt[29] = 1;		/* 10.0.0.1 -> 10.0.0.2 */
+	pkt[26] = 10, pkt[29] = 1; /* 10.0.0.1 -> 10.0.0.2 */
 	pkt[30] = 10, pkt[33] = 2;
 	*l4 = 14 + ihl * 4;
 }
@@ -218,17 +218,17 @@ TEST(loader_section_names)
 		int err;
 		enum bpf_prog_type type;
 	} cases[] = {
-		{ "socket", 0, BPF_PROG_TYPE_SOCKET_FILTER },
-		{ "xdp", 0, BPF_PROG_TYPE_XDP },
-		{ "kprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE },
-		{ "kretprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE },
-		{ "tracepoint/syscalls/sys_enter_open", 0, BPF_PROG_TYPE_TRACEPOINT },
-		{ "tc", 0, BPF_PROG_TYPE_SCHED_CLS },
-		{ "classifier", 0, BPF_PROG_TYPE_SCHED_CLS },
-		{ "classifier/ingress", 0, BPF_PROG_TYPE_SCHED_CLS },
-		{ "xdpfoo", -EOPNOTSUPP, 0 },
-		{ "sock", -EOPNOTSUPP, 0 },
-		{ "", -EOPNOTSUPP, 0 },
+	    {"socket", 0, BPF_PROG_TYPE_SOCKET_FILTER},
+	    {"xdp", 0, BPF_PROG_TYPE_XDP},
+	    {"kprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
+	    {"kretprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
+	    {"tracepoint/syscalls/sys_enter_open", 0, BPF_PROG_TYPE_TRACEPOINT},
+	    {"tc", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"classifier", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"classifier/ingress", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"xdpfoo", -EOPNOTSUPP, 0},
+	    {"sock", -EOPNOTSUPP, 0},
+	    {"", -EOPNOTSUPP, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -353,7 +353,7 @@ TEST(loader_kernel_globals)
 	unsigned char pkt[64];
 	struct userbpf_prog *p;
 	uint64_t bss[2];
-	uint32_t key = 0, data, ro[2] = { 0, 0 };
+	uint32_t key = 0, data, ro[2] = {0, 0};
 	size_t l4;
 	int fd;
 
@@ -425,7 +425,7 @@ TEST(loader_kernel_legacy_maps)
 /* Map creation and global-data contents, on both backends. */
 TEST(loader_maps_both_backends)
 {
-	const struct bpf_backend *bes[] = { &backend_userbpf, &backend_kernel };
+	const struct bpf_backend *bes[] = {&backend_userbpf, &backend_kernel};
 
 	for (size_t b = 0; b < 2; b++) {
 		const struct bpf_backend *be = bes[b];

@@ -28,8 +28,8 @@ struct btf {
 	u32 types_len;
 	const char *strs;
 	u32 strs_len;
-	u32 nr;		/* number of ids, including void (0) */
-	u32 *offs;	/* offs[id]: byte offset of type id in types[], id >= 1 */
+	u32 nr;	   /* number of ids, including void (0) */
+	u32 *offs; /* offs[id]: byte offset of type id in types[], id >= 1 */
 };
 
 static void btf_type_at(const struct btf *btf, u32 id, struct btf_type *t)
@@ -98,14 +98,16 @@ static int btf_index(struct btf *btf, const u8 *data, size_t size)
 	if (hdr.magic != BTF_MAGIC)
 		return ld_err(obj, -EBADMSG, "section '.BTF': bad magic 0x%04x", hdr.magic);
 	if (hdr.version != BTF_VERSION)
-		return ld_err(obj, -EOPNOTSUPP, "section '.BTF': version %u is not %u",
-			      hdr.version, BTF_VERSION);
+		return ld_err(obj, -EOPNOTSUPP, "section '.BTF': version %u is not %u", hdr.version,
+			      BTF_VERSION);
 	/* u64 sums: offset + length of each part cannot wrap. */
 	if (hdr.hdr_len < sizeof(hdr) || hdr.hdr_len > size ||
 	    (u64)hdr.type_off + hdr.type_len > size - hdr.hdr_len ||
 	    (u64)hdr.str_off + hdr.str_len > size - hdr.hdr_len)
-		return ld_err(obj, -EBADMSG, "section '.BTF': type or string section lies outside "
-			      "its %zu bytes", size);
+		return ld_err(obj, -EBADMSG,
+			      "section '.BTF': type or string section lies outside "
+			      "its %zu bytes",
+			      size);
 	btf->types = data + hdr.hdr_len + hdr.type_off;
 	btf->types_len = hdr.type_len;
 	btf->strs = (const char *)data + hdr.hdr_len + hdr.str_off;
@@ -122,15 +124,18 @@ static int btf_index(struct btf *btf, const u8 *data, size_t size)
 		long extra;
 
 		if (btf->types_len - off < sizeof(t))
-			return ld_err(obj, -EBADMSG, "section '.BTF': type %u is truncated", btf->nr);
+			return ld_err(obj, -EBADMSG, "section '.BTF': type %u is truncated",
+				      btf->nr);
 		memcpy(&t, btf->types + off, sizeof(t));
 		extra = extra_size(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
 		if (extra < 0)
 			return ld_err(obj, -EBADMSG, "section '.BTF': type %u has unknown kind %u",
 				      btf->nr, BTF_INFO_KIND(t.info));
 		if ((u64)btf->types_len - off - sizeof(t) < (u64)extra)
-			return ld_err(obj, -EBADMSG, "section '.BTF': type %u extends past the type "
-				      "section", btf->nr);
+			return ld_err(obj, -EBADMSG,
+				      "section '.BTF': type %u extends past the type "
+				      "section",
+				      btf->nr);
 		if (btf->nr == cap) {
 			u32 *n;
 
@@ -239,23 +244,30 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 	if (!name || !*name)
 		return ld_err(obj, -EBADMSG, "section '.maps': map '%s': a field has no name", map);
 	if (!m->type || m->type >= btf->nr)
-		return ld_err(obj, -EBADMSG, "section '.maps': map '%s': field '%s': type id %u "
-			      "out of range", map, name, m->type);
+		return ld_err(obj, -EBADMSG,
+			      "section '.maps': map '%s': field '%s': type id %u "
+			      "out of range",
+			      map, name, m->type);
 	btf_type_at(btf, m->type, &ptr);
 	if (BTF_INFO_KIND(ptr.info) != BTF_KIND_PTR)
-		return ld_err(obj, -EINVAL, "section '.maps': map '%s': field '%s' is not a "
-			      "pointer (__uint() or __type())", map, name);
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field '%s' is not a "
+			      "pointer (__uint() or __type())",
+			      map, name);
 
 	if (!strcmp(name, "key") || !strcmp(name, "value")) {
 		size = type_size(btf, ptr.type, 0);
 		if (size <= 0)
-			return ld_err(obj, -EINVAL, "section '.maps': map '%s': field '%s': its "
-				      "type has no size", map, name);
+			return ld_err(obj, -EINVAL,
+				      "section '.maps': map '%s': field '%s': its "
+				      "type has no size",
+				      map, name);
 		field = name[0] == 'k' ? &def->key_size : &def->value_size;
 		if (*field && *field != size)
-			return ld_err(obj, -EINVAL, "section '.maps': map '%s': %s_size %u "
-				      "contradicts __type(%s) of %lld bytes", map, name, *field,
-				      name, size);
+			return ld_err(obj, -EINVAL,
+				      "section '.maps': map '%s': %s_size %u "
+				      "contradicts __type(%s) of %lld bytes",
+				      map, name, *field, name, size);
 		*field = size;
 		return 0;
 	}
@@ -273,25 +285,33 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 	else if (!strcmp(name, "value_size"))
 		field = &def->value_size;
 	else if (strcmp(name, "pinning"))
-		return ld_err(obj, -EOPNOTSUPP, "section '.maps': map '%s': unknown or unsupported "
-			      "field '%s'", map, name);
+		return ld_err(obj, -EOPNOTSUPP,
+			      "section '.maps': map '%s': unknown or unsupported "
+			      "field '%s'",
+			      map, name);
 	target = skip_mods(btf, ptr.type);
 	if (target > 0)
 		btf_type_at(btf, target, &arr_t);
 	if (target <= 0 || BTF_INFO_KIND(arr_t.info) != BTF_KIND_ARRAY)
-		return ld_err(obj, -EINVAL, "section '.maps': map '%s': field '%s' is not "
-			      "__uint() (a pointer to an array)", map, name);
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field '%s' is not "
+			      "__uint() (a pointer to an array)",
+			      map, name);
 	memcpy(&arr, btf_extra(btf, target), sizeof(arr));
 	if (!field) { /* pinning */
 		if (arr.nelems)
-			return ld_err(obj, -EOPNOTSUPP, "section '.maps': map '%s': pinning is not "
-				      "supported", map);
+			return ld_err(obj, -EOPNOTSUPP,
+				      "section '.maps': map '%s': pinning is not "
+				      "supported",
+				      map);
 		return 0;
 	}
 	if ((field == &def->key_size || field == &def->value_size) && *field &&
 	    *field != arr.nelems)
-		return ld_err(obj, -EINVAL, "section '.maps': map '%s': %s %u contradicts the "
-			      "__type() size %u", map, name, arr.nelems, *field);
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': %s %u contradicts the "
+			      "__type() size %u",
+			      map, name, arr.nelems, *field);
 	*field = arr.nelems;
 	if (field == &def->type)
 		*has_type = true;
@@ -308,8 +328,10 @@ static int map_def(const struct btf *btf, u32 ds, struct ld_btf_var *var)
 
 	id = datasec_var(btf, ds, var->name);
 	if (id < 0)
-		return ld_err(obj, -EBADMSG, "section '.maps': map '%s' has no variable in BTF "
-			      "DATASEC '.maps'", var->name);
+		return ld_err(obj, -EBADMSG,
+			      "section '.maps': map '%s' has no variable in BTF "
+			      "DATASEC '.maps'",
+			      var->name);
 	id = skip_mods(btf, id);
 	if (id > 0)
 		btf_type_at(btf, id, &st);
@@ -332,7 +354,7 @@ static int map_def(const struct btf *btf, u32 ds, struct ld_btf_var *var)
 int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,
 		    struct ld_btf_var *vars, size_t nvars)
 {
-	struct btf btf = { .obj = obj };
+	struct btf btf = {.obj = obj};
 	long ds = -1;
 	int err;
 
@@ -349,7 +371,8 @@ int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t siz
 			ds = id;
 	}
 	if (ds < 0) {
-		err = ld_err(obj, -EBADMSG, "section '.BTF': no DATASEC '.maps' describing the maps");
+		err =
+		    ld_err(obj, -EBADMSG, "section '.BTF': no DATASEC '.maps' describing the maps");
 		goto free_offs;
 	}
 	for (size_t i = 0; i < nvars && !err; i++)

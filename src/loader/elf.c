@@ -43,15 +43,11 @@ static const struct {
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach;
 } sec_defs[] = {
-	{ "socket", BPF_PROG_TYPE_SOCKET_FILTER, 0 },
-	{ "xdp", BPF_PROG_TYPE_XDP, BPF_XDP },
-	{ "kprobe", BPF_PROG_TYPE_KPROBE, 0 },
-	{ "kretprobe", BPF_PROG_TYPE_KPROBE, 0 },
-	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0 },
-	{ "tp", BPF_PROG_TYPE_TRACEPOINT, 0 },
-	{ "tc", BPF_PROG_TYPE_SCHED_CLS, 0 },
-	{ "classifier", BPF_PROG_TYPE_SCHED_CLS, 0 },
-	{ "action", BPF_PROG_TYPE_SCHED_ACT, 0 },
+    {"socket", BPF_PROG_TYPE_SOCKET_FILTER, 0},	 {"xdp", BPF_PROG_TYPE_XDP, BPF_XDP},
+    {"kprobe", BPF_PROG_TYPE_KPROBE, 0},	 {"kretprobe", BPF_PROG_TYPE_KPROBE, 0},
+    {"tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0}, {"tp", BPF_PROG_TYPE_TRACEPOINT, 0},
+    {"tc", BPF_PROG_TYPE_SCHED_CLS, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0},
+    {"action", BPF_PROG_TYPE_SCHED_ACT, 0},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)
@@ -76,10 +72,10 @@ static bool is_data_sec(const char *name)
 
 /* Parse state that does not outlive ld_elf_parse(). */
 struct parse {
-	size_t symtab;		/* section index of .symtab, 0 if none */
-	size_t strtab;		/* its string table */
+	size_t symtab; /* section index of .symtab, 0 if none */
+	size_t strtab; /* its string table */
 	size_t nsyms;
-	size_t btf;		/* section index of .BTF, 0 if none */
+	size_t btf; /* section index of .BTF, 0 if none */
 };
 
 static int read_sym(const struct userbpf_object *obj, const struct parse *p, size_t i,
@@ -108,7 +104,8 @@ static int check_header(struct userbpf_object *obj)
 	if (!ident)
 		return ld_err(obj, -ENOEXEC, "not an ELF object: %s", elf_errmsg(-1));
 	if (ident[EI_CLASS] != ELFCLASS64)
-		return ld_err(obj, -ENOEXEC, "ELF class %d is not ELFCLASS64: BPF objects are 64-bit",
+		return ld_err(obj, -ENOEXEC,
+			      "ELF class %d is not ELFCLASS64: BPF objects are 64-bit",
 			      ident[EI_CLASS]);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (ident[EI_DATA] != ELFDATA2LSB)
@@ -124,6 +121,16 @@ static int check_header(struct userbpf_object *obj)
 	if (ehdr.e_type != ET_REL)
 		return ld_err(obj, -ENOEXEC, "ELF type %u is not ET_REL (a relocatable object)",
 			      ehdr.e_type);
+	/* libelf silently sees no sections when their table is cut short: say so instead.  (With
+	 * e_shnum 0 the count is in section 0, which must then be in the file: 1 entry.) */
+	if (ehdr.e_shentsize != sizeof(Elf64_Shdr) || ehdr.e_shoff > obj->image_size ||
+	    (obj->image_size - ehdr.e_shoff) / sizeof(Elf64_Shdr) <
+		(ehdr.e_shnum ? ehdr.e_shnum : 1))
+		return ld_err(obj, -EBADMSG,
+			      "the section header table (%u entries of %u bytes at "
+			      "offset %llu) extends past the end of the file (%zu bytes)",
+			      ehdr.e_shnum, ehdr.e_shentsize, (unsigned long long)ehdr.e_shoff,
+			      obj->image_size);
 	return 0;
 }
 
@@ -133,8 +140,7 @@ static int parse_sections(struct userbpf_object *obj, struct parse *p)
 	size_t shnum, shstrndx;
 
 	if (elf_getshdrnum(obj->elf, &shnum) || elf_getshdrstrndx(obj->elf, &shstrndx))
-		return ld_err(obj, -EBADMSG, "cannot read the section headers: %s",
-			      elf_errmsg(-1));
+		return ld_err(obj, -EBADMSG, "cannot read the section headers: %s", elf_errmsg(-1));
 	obj->secs = calloc(shnum ? shnum : 1, sizeof(*obj->secs));
 	if (!obj->secs)
 		return ld_err(obj, -ENOMEM, "out of memory for %zu sections", shnum);
@@ -180,7 +186,8 @@ static int parse_sections(struct userbpf_object *obj, struct parse *p)
 			if (sh.sh_size % BPF_INSN_SZ)
 				return ld_err(obj, -EBADMSG,
 					      "section '%s': size %zu is not a whole number of "
-					      "instructions", s->name, s->size);
+					      "instructions",
+					      s->name, s->size);
 			s->kind = SEC_CODE;
 		} else if (!strcmp(s->name, ".maps")) {
 			s->kind = SEC_MAPS_BTF;
@@ -197,8 +204,8 @@ static int parse_sections(struct userbpf_object *obj, struct parse *p)
 			s->kind = SEC_DATA;
 		}
 		if (s->kind && s->kind != SEC_DATA && s->size && !s->data)
-			return ld_err(obj, -EBADMSG, "section '%s': has no bytes in the file (NOBITS)",
-				      s->name);
+			return ld_err(obj, -EBADMSG,
+				      "section '%s': has no bytes in the file (NOBITS)", s->name);
 	}
 	if (!p->symtab)
 		return ld_err(obj, -EBADMSG, "no symbol table (.symtab)");
@@ -224,7 +231,8 @@ static int parse_license_version(struct userbpf_object *obj)
 		}
 	}
 	if (!obj->has_license)
-		return ld_err(obj, -ENOENT, "no 'license' section: add "
+		return ld_err(obj, -ENOENT,
+			      "no 'license' section: add "
 			      "char _license[] SEC(\"license\") = \"GPL\";");
 	return 0;
 }
@@ -288,8 +296,8 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		    sym.st_value > s->size || sym.st_size > s->size - sym.st_value)
 			return ld_err(obj, -EBADMSG,
 				      "section '%s': function '%s' (bytes %llu+%llu) is not whole "
-				      "instructions inside the section (%zu bytes)", s->name,
-				      f->name, (unsigned long long)sym.st_value,
+				      "instructions inside the section (%zu bytes)",
+				      s->name, f->name, (unsigned long long)sym.st_value,
 				      (unsigned long long)sym.st_size, s->size);
 		f->sec = sym.st_shndx;
 		f->off = sym.st_value / BPF_INSN_SZ;
@@ -304,7 +312,8 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		const struct ld_func *a = &obj->funcs[i - 1], *b = &obj->funcs[i];
 
 		if (a->sec == b->sec && a->off + a->cnt > b->off)
-			return ld_err(obj, -EBADMSG, "section '%s': functions '%s' and '%s' overlap",
+			return ld_err(obj, -EBADMSG,
+				      "section '%s': functions '%s' and '%s' overlap",
 				      obj->secs[a->sec].name, a->name, b->name);
 	}
 
@@ -326,7 +335,8 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		if (ld_prog_type_of(prog->sec_name, &prog->type, &prog->attach_type))
 			return ld_err(obj, -EOPNOTSUPP,
 				      "section '%s' (program '%s'): unknown program type for this "
-				      "section name", prog->sec_name, prog->name);
+				      "section name",
+				      prog->sec_name, prog->name);
 		f->prog = obj->nprogs++;
 	}
 	return 0;
@@ -355,14 +365,17 @@ static int parse_legacy_map(struct userbpf_object *obj, struct userbpf_map *m, s
 			      "section 'maps': %zu bytes do not hold %zu struct bpf_map_def",
 			      s->size, nsyms);
 	if (m->sec_off % rec || m->sec_off > s->size - rec)
-		return ld_err(obj, -EBADMSG, "section 'maps': map '%s' at offset %llu is not a "
-			      "record of %zu bytes", m->name, (unsigned long long)m->sec_off, rec);
+		return ld_err(obj, -EBADMSG,
+			      "section 'maps': map '%s' at offset %llu is not a "
+			      "record of %zu bytes",
+			      m->name, (unsigned long long)m->sec_off, rec);
 	memcpy(f, s->data + m->sec_off, known);
 	for (size_t i = known; i < rec; i++)
 		if (s->data[m->sec_off + i])
 			return ld_err(obj, -EOPNOTSUPP,
 				      "section 'maps': map '%s': non-zero field past map_flags "
-				      "(byte %zu of %zu)", m->name, i, rec);
+				      "(byte %zu of %zu)",
+				      m->name, i, rec);
 	m->def.type = f[0];
 	m->def.key_size = f[1];
 	m->def.value_size = f[2];
@@ -431,8 +444,10 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 	}
 	if (nbtf) {
 		if (!p->btf) {
-			err = ld_err(obj, -ENOENT, "section '.maps': map '%s' needs BTF, but there "
-				     "is no '.BTF' section", vars[0].name);
+			err = ld_err(obj, -ENOENT,
+				     "section '.maps': map '%s' needs BTF, but there "
+				     "is no '.BTF' section",
+				     vars[0].name);
 			goto free_vars;
 		}
 		err = ld_btf_map_defs(obj, obj->secs[p->btf].data, obj->secs[p->btf].size, vars,
@@ -454,8 +469,10 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 		if (s->kind != SEC_DATA || !s->size)
 			continue;
 		if (s->size > UINT32_MAX) {
-			err = ld_err(obj, -E2BIG, "section '%s': %zu bytes of global data is too "
-				     "large for a map value", s->name, s->size);
+			err = ld_err(obj, -E2BIG,
+				     "section '%s': %zu bytes of global data is too "
+				     "large for a map value",
+				     s->name, s->size);
 			goto free_vars;
 		}
 		m->name = s->name;
@@ -498,11 +515,10 @@ static bool is_call(const struct bpf_insn *insn)
 }
 
 /* Resolves one relocation entry of code section sec into *r. */
-static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size_t rel_sec,
-			 size_t idx, const Elf64_Rel *rel, size_t sec, struct ld_reloc *r)
+static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size_t idx,
+			 const Elf64_Rel *rel, size_t sec, struct ld_reloc *r)
 {
 	const struct ld_sec *s = &obj->secs[sec];
-	const char *rname = obj->secs[rel_sec].name;
 	u32 type = ELF64_R_TYPE(rel->r_info), symi = ELF64_R_SYM(rel->r_info);
 	const struct ld_sec *ts;
 	struct bpf_insn insn;
@@ -512,78 +528,94 @@ static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size
 	int fi, mi;
 
 	if (rel->r_offset % BPF_INSN_SZ || rel->r_offset >= s->size)
-		return ld_err(obj, -EBADMSG, "section '%s': relocation %zu at offset %llu is not an "
-			      "instruction of section '%s' (%zu bytes)", rname, idx,
-			      (unsigned long long)rel->r_offset, s->name, s->size);
+		return ld_err(obj, -EBADMSG,
+			      "section '%s': relocation %zu at offset %llu is not an "
+			      "instruction (the section has %zu bytes)",
+			      s->name, idx, (unsigned long long)rel->r_offset, s->size);
 	if (symi >= p->nsyms)
 		return ld_err(obj, -EBADMSG, "section '%s': relocation %zu names symbol %u of %zu",
-			      rname, idx, symi, p->nsyms);
+			      s->name, idx, symi, p->nsyms);
 	read_sym(obj, p, symi, &sym);
-	name = ELF64_ST_TYPE(sym.st_info) == STT_SECTION && sym.st_shndx < obj->nsecs ?
-		       obj->secs[sym.st_shndx].name : sym_name(obj, p, &sym);
+	name = ELF64_ST_TYPE(sym.st_info) == STT_SECTION && sym.st_shndx < obj->nsecs
+		   ? obj->secs[sym.st_shndx].name
+		   : sym_name(obj, p, &sym);
 	r->sec = sec;
 	r->insn = rel->r_offset / BPF_INSN_SZ;
 	insn_at(s, r->insn, &insn);
 
 	if (type != R_BPF_64_64 && type != R_BPF_64_32)
-		return ld_err(obj, -EOPNOTSUPP, "section '%s': relocation %zu against '%s': "
-			      "unsupported relocation type %u", rname, idx, name, type);
+		return ld_err(obj, -EOPNOTSUPP,
+			      "section '%s': relocation %zu against '%s': "
+			      "unsupported relocation type %u",
+			      s->name, idx, name, type);
 	if (sym.st_shndx == SHN_UNDEF)
-		return ld_err(obj, -ENOENT, "section '%s': relocation %zu at insn %u refers to "
-			      "undefined symbol '%s' (externs are not supported)", s->name, idx,
-			      r->insn, name);
+		return ld_err(obj, -ENOENT,
+			      "section '%s': relocation %zu at insn %u refers to "
+			      "undefined symbol '%s' (externs are not supported)",
+			      s->name, idx, r->insn, name);
 	if (sym.st_shndx >= obj->nsecs)
-		return ld_err(obj, -EBADMSG, "section '%s': relocation %zu against '%s': symbol "
-			      "section index %u is not a section", s->name, idx, name,
-			      sym.st_shndx);
+		return ld_err(obj, -EBADMSG,
+			      "section '%s': relocation %zu against '%s': symbol "
+			      "section index %u is not a section",
+			      s->name, idx, name, sym.st_shndx);
 	ts = &obj->secs[sym.st_shndx];
 
 	if (is_call(&insn)) {
 		if (ts->kind != SEC_CODE)
-			return ld_err(obj, -EINVAL, "section '%s': call at insn %u to '%s', which is "
-				      "in non-code section '%s'", s->name, r->insn, name, ts->name);
+			return ld_err(obj, -EINVAL,
+				      "section '%s': call at insn %u to '%s', which is "
+				      "in non-code section '%s'",
+				      s->name, r->insn, name, ts->name);
 		/* clang encodes the callee as symbol + (imm + 1) instructions. */
 		target = (s64)(sym.st_value / BPF_INSN_SZ) + insn.imm + 1;
-		fi = target >= 0 && target <= UINT32_MAX ?
-			     ld_func_at(obj, sym.st_shndx, (u32)target) : -1;
+		fi = target >= 0 && target <= UINT32_MAX
+			 ? ld_func_at(obj, sym.st_shndx, (u32)target)
+			 : -1;
 		if (fi < 0)
-			return ld_err(obj, -EBADMSG, "section '%s': call at insn %u to insn %lld of "
-				      "'%s', which is not the start of a function", s->name, r->insn,
-				      (long long)target, ts->name);
+			return ld_err(obj, -EBADMSG,
+				      "section '%s': call at insn %u to insn %lld of "
+				      "'%s', which is not the start of a function",
+				      s->name, r->insn, (long long)target, ts->name);
 		r->kind = RELO_CALL;
 		r->func = fi;
 		return 0;
 	}
 	if (insn.code != (BPF_LD | BPF_IMM | BPF_DW) || r->insn + 1 >= s->size / BPF_INSN_SZ)
-		return ld_err(obj, -EINVAL, "section '%s': relocation %zu against '%s' at insn %u: "
-			      "not a ld_imm64 or call instruction (code 0x%02x)", s->name, idx,
-			      name, r->insn, insn.code);
+		return ld_err(obj, -EINVAL,
+			      "section '%s': relocation %zu against '%s' at insn %u: "
+			      "not a ld_imm64 or call instruction (code 0x%02x)",
+			      s->name, idx, name, r->insn, insn.code);
 	switch (ts->kind) {
 	case SEC_MAPS_BTF:
 	case SEC_MAPS_LEGACY:
 		mi = map_at(obj, sym.st_shndx, sym.st_value + (u64)(s64)insn.imm);
 		if (mi < 0)
-			return ld_err(obj, -EINVAL, "section '%s': relocation %zu at insn %u: '%s' "
-				      "+ %d is not a map of section '%s'", s->name, idx, r->insn,
-				      name, insn.imm, ts->name);
+			return ld_err(obj, -EINVAL,
+				      "section '%s': relocation %zu at insn %u: '%s' "
+				      "+ %d is not a map of section '%s'",
+				      s->name, idx, r->insn, name, insn.imm, ts->name);
 		r->kind = RELO_MAP;
 		r->map = mi;
 		return 0;
 	case SEC_DATA:
 		target = (s64)sym.st_value + insn.imm;
 		if (target < 0 || (u64)target >= ts->size || ts->map < 0)
-			return ld_err(obj, -EINVAL, "section '%s': relocation %zu at insn %u: '%s' "
-				      "+ %d is outside section '%s' (%zu bytes)", s->name, idx,
-				      r->insn, name, insn.imm, ts->name, ts->size);
+			return ld_err(obj, -EINVAL,
+				      "section '%s': relocation %zu at insn %u: '%s' "
+				      "+ %d is outside section '%s' (%zu bytes)",
+				      s->name, idx, r->insn, name, insn.imm, ts->name, ts->size);
 		r->kind = RELO_DATA;
 		r->map = ts->map;
 		r->off = (u32)target;
 		return 0;
 	case SEC_CODE:
-		return ld_err(obj, -EOPNOTSUPP, "section '%s': relocation %zu at insn %u: function "
-			      "pointer to '%s' is not supported", s->name, idx, r->insn, name);
+		return ld_err(obj, -EOPNOTSUPP,
+			      "section '%s': relocation %zu at insn %u: function "
+			      "pointer to '%s' is not supported",
+			      s->name, idx, r->insn, name);
 	default:
-		return ld_err(obj, -EINVAL, "section '%s': relocation %zu at insn %u: '%s' is in "
+		return ld_err(obj, -EINVAL,
+			      "section '%s': relocation %zu at insn %u: '%s' is in "
 			      "section '%s', which is neither code, a map nor global data",
 			      s->name, idx, r->insn, name, ts->name);
 	}
@@ -603,8 +635,10 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 			continue;
 		if (sh.sh_type == SHT_RELA && sh.sh_info < obj->nsecs &&
 		    obj->secs[sh.sh_info].kind == SEC_CODE)
-			return ld_err(obj, -EOPNOTSUPP, "section '%s': RELA relocations are not "
-				      "supported (clang emits REL)", obj->secs[i].name);
+			return ld_err(obj, -EOPNOTSUPP,
+				      "section '%s': RELA relocations are not "
+				      "supported (clang emits REL)",
+				      obj->secs[i].name);
 		if (sh.sh_type == SHT_REL && sh.sh_info < obj->nsecs &&
 		    obj->secs[sh.sh_info].kind == SEC_CODE)
 			n += obj->secs[i].size / sizeof(Elf64_Rel);
@@ -633,7 +667,7 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 			if (ELF64_R_TYPE(rel.r_info) == R_BPF_NONE)
 				continue;
 			r = &obj->relocs[obj->nrelocs];
-			err = resolve_reloc(obj, p, i, j, &rel, sh.sh_info, r);
+			err = resolve_reloc(obj, p, j, &rel, sh.sh_info, r);
 			if (err)
 				return err;
 			obj->nrelocs++;
@@ -653,7 +687,7 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 		if (s->kind != SEC_CODE)
 			continue;
 		for (u32 k = 0; k < s->size / BPF_INSN_SZ; k++) {
-			struct ld_reloc key = { .sec = i, .insn = k };
+			struct ld_reloc key = {.sec = i, .insn = k};
 			struct bpf_insn insn;
 			s64 target;
 			int fi;
@@ -663,12 +697,13 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 			    bsearch(&key, obj->relocs, n, sizeof(*obj->relocs), cmp_reloc))
 				continue;
 			target = (s64)k + insn.imm + 1;
-			fi = target >= 0 && target <= UINT32_MAX ? ld_func_at(obj, i, (u32)target) :
-								  -1;
+			fi = target >= 0 && target <= UINT32_MAX ? ld_func_at(obj, i, (u32)target)
+								 : -1;
 			if (fi < 0)
-				return ld_err(obj, -EBADMSG, "section '%s': call at insn %u to insn "
-					      "%lld, which is not the start of a function", s->name,
-					      k, (long long)target);
+				return ld_err(obj, -EBADMSG,
+					      "section '%s': call at insn %u to insn "
+					      "%lld, which is not the start of a function",
+					      s->name, k, (long long)target);
 			r = &obj->relocs[obj->nrelocs++];
 			r->sec = i;
 			r->insn = k;
@@ -682,7 +717,7 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 
 int ld_elf_parse(struct userbpf_object *obj)
 {
-	struct parse p = { 0 };
+	struct parse p = {0};
 	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)

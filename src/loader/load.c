@@ -198,10 +198,10 @@ static void obj_name(char dst[LD_OBJ_NAME_LEN], const char *src)
 	for (i = 0; i < LD_OBJ_NAME_LEN - 1 && src[i]; i++) {
 		char c = src[i];
 
-		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-					 c == '.' ?
-				 c :
-				 '_';
+		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				 (c >= '0' && c <= '9') || c == '.'
+			     ? c
+			     : '_';
 	}
 	dst[i] = '\0';
 }
@@ -222,10 +222,11 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	obj_name(attr.map_name, m->name);
 	fd = backend(obj, BPF_MAP_CREATE, &attr);
 	if (fd < 0)
-		return ld_err(obj, fd, "map '%s': BPF_MAP_CREATE failed: %s (type %u, key %u, "
-			      "value %u, max_entries %u, flags 0x%x)", m->name, strerror(-fd),
-			      m->def.type, m->def.key_size, m->def.value_size, m->def.max_entries,
-			      m->def.map_flags);
+		return ld_err(obj, fd,
+			      "map '%s': BPF_MAP_CREATE failed: %s (type %u, key %u, "
+			      "value %u, max_entries %u, flags 0x%x)",
+			      m->name, strerror(-fd), m->def.type, m->def.key_size,
+			      m->def.value_size, m->def.max_entries, m->def.map_flags);
 	m->fd = fd;
 	if (obj->secs[m->sec].kind != SEC_DATA)
 		return 0;

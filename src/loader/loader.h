@@ -27,11 +27,11 @@
 
 /* What a section is to the loader. */
 enum ld_sec_kind {
-	SEC_OTHER = 0,	/* ignored (debug info, BTF.ext, ...) */
-	SEC_CODE,	/* executable: .text (subprograms) or a program section */
-	SEC_MAPS_BTF,	/* .maps */
+	SEC_OTHER = 0,	 /* ignored (debug info, BTF.ext, ...) */
+	SEC_CODE,	 /* executable: .text (subprograms) or a program section */
+	SEC_MAPS_BTF,	 /* .maps */
 	SEC_MAPS_LEGACY, /* maps: an array of struct bpf_map_def */
-	SEC_DATA,	/* .data, .rodata, .bss and their .data.* / .rodata.* variants */
+	SEC_DATA,	 /* .data, .rodata, .bss and their .data.* / .rodata.* variants */
 	SEC_LICENSE,
 	SEC_VERSION,
 };
@@ -41,7 +41,7 @@ struct ld_sec {
 	enum ld_sec_kind kind;
 	const u8 *data; /* NULL for SHT_NOBITS */
 	size_t size;
-	int map;	/* SEC_DATA: index in maps[], -1 when the section is empty (no map) */
+	int map; /* SEC_DATA: index in maps[], -1 when the section is empty (no map) */
 };
 
 /* A function: a STT_FUNC symbol in a code section.  In .text it is a subprogram, elsewhere a
@@ -49,24 +49,24 @@ struct ld_sec {
 struct ld_func {
 	const char *name;
 	u32 sec;
-	u32 off;	/* first instruction, in instructions */
-	u32 cnt;	/* instruction count */
-	int prog;	/* index in progs[], or -1 */
+	u32 off;  /* first instruction, in instructions */
+	u32 cnt;  /* instruction count */
+	int prog; /* index in progs[], or -1 */
 };
 
 enum ld_reloc_kind {
-	RELO_MAP,	/* ld_imm64 of a map: src_reg BPF_PSEUDO_MAP_FD, imm = fd */
-	RELO_DATA,	/* ld_imm64 into global data: BPF_PSEUDO_MAP_VALUE, fd and offset */
-	RELO_CALL,	/* bpf-to-bpf call: imm = distance to the callee's copy */
+	RELO_MAP,  /* ld_imm64 of a map: src_reg BPF_PSEUDO_MAP_FD, imm = fd */
+	RELO_DATA, /* ld_imm64 into global data: BPF_PSEUDO_MAP_VALUE, fd and offset */
+	RELO_CALL, /* bpf-to-bpf call: imm = distance to the callee's copy */
 };
 
 struct ld_reloc {
-	u32 sec;	/* the code section holding the instruction */
-	u32 insn;	/* instruction index in that section */
+	u32 sec;  /* the code section holding the instruction */
+	u32 insn; /* instruction index in that section */
 	enum ld_reloc_kind kind;
-	u32 map;	/* RELO_MAP, RELO_DATA */
-	u32 off;	/* RELO_DATA: byte offset in the section's value */
-	u32 func;	/* RELO_CALL: index in funcs[] of the callee */
+	u32 map;  /* RELO_MAP, RELO_DATA */
+	u32 off;  /* RELO_DATA: byte offset in the section's value */
+	u32 func; /* RELO_CALL: index in funcs[] of the callee */
 };
 
 /* struct bpf_map_def and the BTF map definition reduce to this. */
@@ -80,13 +80,13 @@ struct ld_map_def {
 };
 
 struct userbpf_map {
-	const char *name;	/* the variable or section name */
+	const char *name; /* the variable or section name */
 	struct ld_map_def def;
-	u32 sec;		/* the section defining it */
-	u64 sec_off;		/* where in that section (maps), 0 for global data */
-	const u8 *init;		/* global data: initial value (NULL: zeroes, .bss) */
-	bool frozen;		/* .rodata: freeze after filling */
-	int fd;			/* -1 until created */
+	u32 sec;	/* the section defining it */
+	u64 sec_off;	/* where in that section (maps), 0 for global data */
+	const u8 *init; /* global data: initial value (NULL: zeroes, .bss) */
+	bool frozen;	/* .rodata: freeze after filling */
+	int fd;		/* -1 until created */
 };
 
 struct userbpf_prog {
@@ -95,7 +95,7 @@ struct userbpf_prog {
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach_type;
 	u32 func;		/* index in funcs[] */
-	struct bpf_insn *insns;	/* after load: the relocated program */
+	struct bpf_insn *insns; /* after load: the relocated program */
 	size_t insn_cnt;	/* before load: the function's own count */
 	int fd;
 };
@@ -109,11 +109,11 @@ struct userbpf_object {
 	u32 log_size;
 	u32 log_level;
 
-	void *image;		/* our copy of the ELF file */
+	void *image; /* our copy of the ELF file */
 	size_t image_size;
 	Elf *elf;
 
-	struct ld_sec *secs;	/* indexed by ELF section index */
+	struct ld_sec *secs; /* indexed by ELF section index */
 	size_t nsecs;
 	const char *license;
 	u32 kversion;
@@ -132,7 +132,7 @@ struct userbpf_object {
 
 /* Writes "<object>: <message>" into the caller's error buffer and returns err (negative). */
 int ld_err(const struct userbpf_object *obj, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* elf.c: parses obj->image into sections, functions, programs, maps and relocations. */
 int ld_elf_parse(struct userbpf_object *obj);

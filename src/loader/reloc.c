@@ -88,9 +88,10 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 		pos = b->base[fi] + (r->insn - f->off);
 		insn = &b->insns[pos];
 		if (r->kind != RELO_CALL && r->insn + 1 >= f->off + f->cnt)
-			return ld_err(obj, -EBADMSG, "program '%s': function '%s': ld_imm64 at insn "
-				      "%u runs past the function's end", prog->name, f->name,
-				      r->insn);
+			return ld_err(obj, -EBADMSG,
+				      "program '%s': function '%s': ld_imm64 at insn "
+				      "%u runs past the function's end",
+				      prog->name, f->name, r->insn);
 		switch (r->kind) {
 		case RELO_MAP:
 			insn[0].src_reg = BPF_PSEUDO_MAP_FD;
@@ -116,7 +117,7 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 
 int ld_prog_build(struct userbpf_object *obj, struct userbpf_prog *prog)
 {
-	struct build b = { 0 };
+	struct build b = {0};
 	size_t total = 0;
 	int err = 0;
 
