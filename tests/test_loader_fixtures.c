@@ -218,6 +218,103 @@ static void m_rela(struct image *img)
 	shdr(img, ".relsocket")->sh_type = SHT_RELA;
 }
 
+static uint32_t btf_u32(struct image *img, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (unsigned char *)sec_data(img, ".BTF") + off, 4);
+	return v;
+}
+
+static void btf_set_u32(struct image *img, size_t off, uint32_t v)
+{
+	memcpy((unsigned char *)sec_data(img, ".BTF") + off, &v, 4);
+}
+
+/* The BTF string s (a whole NUL-terminated entry) in the string section. */
+static char *btf_string(struct image *img, const char *s)
+{
+	char *strs = (char *)sec_data(img, ".BTF") + btf_u32(img, 4) + btf_u32(img, 16);
+	uint32_t len = btf_u32(img, 20);
+
+	for (uint32_t i = 0; i < len; i += strlen(strs + i) + 1)
+		if (!strcmp(strs + i, s))
+			return strs + i;
+	abort();
+}
+
+static void m_version_size(struct image *img)
+{
+	shdr(img, "version")->sh_size = 2;
+}
+static void m_license_nobits(struct image *img)
+{
+	shdr(img, "license")->sh_type = SHT_NOBITS;
+}
+static void m_symtab_entsize(struct image *img)
+{
+	shdr(img, ".symtab")->sh_entsize = 0;
+}
+static void m_func_overlap(struct image *img)
+{
+	/* Move globals_prog into .text over scale(). */
+	Elf64_Sym *s = sym(img, "globals_prog");
+
+	s->st_shndx = shdr(img, ".text") - shdr_i(img, 0);
+	s->st_value = 8;
+}
+static void m_legacy_misaligned(struct image *img)
+{
+	sym(img, "legacy_hash")->st_value = 4;
+}
+static void m_btf_version(struct image *img)
+{
+	((unsigned char *)sec_data(img, ".BTF"))[2] = 2;
+}
+static void m_btf_lengths(struct image *img)
+{
+	btf_set_u32(img, 20, 0x7fffffff);
+}
+static void m_btf_strings(struct image *img)
+{
+	btf_set_u32(img, 20, btf_u32(img, 20) - 1);
+}
+static void m_btf_kind(struct image *img)
+{
+	/* The first type's info: kind in bits 24..28. */
+	size_t info = btf_u32(img, 4) + btf_u32(img, 8) + 4;
+
+	btf_set_u32(img, info, btf_u32(img, info) | 0x1f000000);
+}
+static void m_btf_no_datasec(struct image *img)
+{
+	btf_string(img, ".maps")[4] = 'z';
+}
+static void m_btf_no_var(struct image *img)
+{
+	btf_string(img, "my_map")[0] = 'n';
+}
+static void m_rel_link(struct image *img)
+{
+	shdr(img, ".relsocket")->sh_link = 0;
+}
+static void m_call_to_data(struct image *img)
+{
+	Elf64_Rel *call = rel(img, ".relsocket", 1), *bss = rel(img, ".relsocket", 2);
+
+	call->r_info = ELF64_R_INFO(ELF64_R_SYM(bss->r_info), ELF64_R_TYPE(call->r_info));
+}
+static void m_call_unrelocated(struct image *img)
+{
+	rel(img, ".relsocket", 1)->r_info = ELF64_R_INFO(0, 0); /* R_BPF_NONE */
+	insn(img, "socket", 6)->imm = 0;
+}
+static void m_ldimm64_cut(struct image *img)
+{
+	shdr(img, "socket")->sh_size = 64;
+	sym(img, "globals_prog")->st_size = 64;
+}
+
 static const struct fixture {
 	const char *name;
 	const char *base; /* object under LOADER_OBJ_DIR, without .bpf.o */
@@ -298,6 +395,54 @@ static const struct fixture {
     {"call_mid_function", "examples/globals", m_call_mid_func, -EBADMSG,
      "mem: section 'socket': call at insn 6 to insn 3 of '.text', which is not the start of "
      "a function"},
+    {"version_size", "tests/fixtures/legacy_maps", m_version_size, -EBADMSG,
+     "mem: section 'version': 2 bytes, not 4"},
+    {"license_nobits", "examples/globals", m_license_nobits, -EBADMSG,
+     "mem: section 'license': has no bytes in the file (NOBITS)"},
+    {"symtab_entsize", "examples/globals", m_symtab_entsize, -EBADMSG,
+     "mem: section '.symtab': malformed symbol table"},
+    {"func_overlap", "examples/globals", m_func_overlap, -EBADMSG,
+     "mem: section '.text': functions 'scale' and 'globals_prog' overlap"},
+    {"legacy_map_misaligned", "tests/fixtures/legacy_maps", m_legacy_misaligned, -EBADMSG,
+     "mem: section 'maps': map 'legacy_hash' at offset 4 is not a record of 20 bytes"},
+    {"btf_version", "examples/sockex1", m_btf_version, -EOPNOTSUPP,
+     "mem: section '.BTF': version 2 is not 1"},
+    {"btf_lengths", "examples/sockex1", m_btf_lengths, -EBADMSG,
+     "mem: section '.BTF': type or string section lies outside its "},
+    {"btf_strings_unterminated", "examples/sockex1", m_btf_strings, -EBADMSG,
+     "mem: section '.BTF': string section does not end in NUL"},
+    {"btf_unknown_kind", "examples/sockex1", m_btf_kind, -EBADMSG,
+     "mem: section '.BTF': type 1 has unknown kind 31"},
+    {"btf_no_maps_datasec", "examples/sockex1", m_btf_no_datasec, -EBADMSG,
+     "mem: section '.BTF': no DATASEC '.maps' describing the maps"},
+    {"btf_no_map_var", "examples/sockex1", m_btf_no_var, -EBADMSG,
+     "mem: section '.maps': map 'my_map' has no variable in BTF DATASEC '.maps'"},
+    {"map_no_type", "tests/fixtures/map_no_type", NULL, -EINVAL,
+     "mem: section '.maps': map 'typeless' has no __uint(type, ...)"},
+    {"map_key_conflict", "tests/fixtures/map_key_conflict", NULL, -EINVAL,
+     "mem: section '.maps': map 'two_keys': key_size 8 contradicts the __type() size 4"},
+    {"map_field_not_ptr", "tests/fixtures/map_field_not_ptr", NULL, -EINVAL,
+     "mem: section '.maps': map 'plain': field 'type' is not a pointer (__uint() or "
+     "__type())"},
+    {"map_uint_not_array", "tests/fixtures/map_uint_not_array", NULL, -EINVAL,
+     "mem: section '.maps': map 'wrong_kind': field 'type' is not __uint() (a pointer to an "
+     "array)"},
+    {"map_key_void", "tests/fixtures/map_key_void", NULL, -EINVAL,
+     "mem: section '.maps': map 'void_key': field 'key': its type has no size"},
+    {"map_pinning", "tests/fixtures/map_pinning", NULL, -EOPNOTSUPP,
+     "mem: section '.maps': map 'pinned': pinning is not supported"},
+    {"map_not_struct", "tests/fixtures/map_not_struct", NULL, -EINVAL,
+     "mem: section '.maps': map 'not_a_map' is not a struct"},
+    {"reloc_section_link", "examples/globals", m_rel_link, -EBADMSG,
+     "mem: section '.relsocket': malformed relocation section"},
+    {"call_to_data", "examples/globals", m_call_to_data, -EINVAL,
+     "mem: section 'socket': call at insn 6 to 'last', which is in non-code section '.bss'"},
+    {"call_unrelocated", "examples/globals", m_call_unrelocated, -EBADMSG,
+     "mem: section 'socket': call at insn 6 to insn 7 of 'socket', which is not the start "
+     "of a function"},
+    {"ld_imm64_cut", "examples/globals", m_ldimm64_cut, -EBADMSG,
+     "mem: section 'socket': relocation 2 against 'last': the ld_imm64 at insn 7 is cut by "
+     "the end of the section"},
     {"func_ptr", "tests/fixtures/func_ptr", NULL, -EOPNOTSUPP,
      "mem: section 'socket': relocation 0 at insn 1: function pointer to '.text' is not "
      "supported"},

@@ -580,11 +580,16 @@ static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size
 		r->func = fi;
 		return 0;
 	}
-	if (insn.code != (BPF_LD | BPF_IMM | BPF_DW) || r->insn + 1 >= s->size / BPF_INSN_SZ)
+	if (insn.code != (BPF_LD | BPF_IMM | BPF_DW))
 		return ld_err(obj, -EINVAL,
 			      "section '%s': relocation %zu against '%s' at insn %u: "
 			      "not a ld_imm64 or call instruction (code 0x%02x)",
 			      s->name, idx, name, r->insn, insn.code);
+	if (r->insn + 1 >= s->size / BPF_INSN_SZ)
+		return ld_err(obj, -EBADMSG,
+			      "section '%s': relocation %zu against '%s': the ld_imm64 at insn %u "
+			      "is cut by the end of the section",
+			      s->name, idx, name, r->insn);
 	switch (ts->kind) {
 	case SEC_MAPS_BTF:
 	case SEC_MAPS_LEGACY:
@@ -701,9 +706,9 @@ static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 								 : -1;
 			if (fi < 0)
 				return ld_err(obj, -EBADMSG,
-					      "section '%s': call at insn %u to insn "
-					      "%lld, which is not the start of a function",
-					      s->name, k, (long long)target);
+					      "section '%s': call at insn %u to insn %lld of "
+					      "'%s', which is not the start of a function",
+					      s->name, k, (long long)target, s->name);
 			r = &obj->relocs[obj->nrelocs++];
 			r->sec = i;
 			r->insn = k;
