@@ -98,7 +98,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		memcpy(&attr, uattr, sizeof(attr));
 	} else {
 		n = size < end ? size : end;
-		memcpy(&attr, uattr, n);
+		if (n) /* uattr may be NULL when size is 0 */
+			memcpy(&attr, uattr, n);
 		if (n < end)
 			memset((u8 *)&attr + n, 0, end - n);
 	}

@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "fd.h"
+#include "kbpf.h"
 #include "test.h"
 
 static int mk(enum bpf_map_type type, unsigned ks, unsigned vs, unsigned max, unsigned flags)
@@ -299,24 +300,6 @@ TEST(fd_mmap_kernel_checks)
 	close(ro);
 }
 
-/* Whether the kernel's bpf() works here (root, or unprivileged BPF allowed). */
-static int kernel_map_probe(void)
-{
-	union bpf_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 4;
-	a.max_entries = 1;
-	fd = (int)syscall(__NR_bpf, BPF_MAP_CREATE, &a, sizeof(a));
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 /* The same mmap() calls on kernel maps and on ours give the same outcome and errno. */
 TEST(diff_mmap_matches_kernel)
 {
@@ -347,10 +330,8 @@ TEST(diff_mmap_matches_kernel)
 		{ BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, PROT_READ | PROT_WRITE, MAP_SHARED, 4096, -4096 },
 	};
 
-	int probe = kernel_map_probe();
-
-	if (probe)
-		SKIP("kernel bpf() unavailable: %s", strerror(-probe));
+	if (!kernel_bpf_available())
+		SKIP("kernel bpf() unavailable: %s", kernel_bpf_unavailable_reason());
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int fds[2], res[2], err[2];
 

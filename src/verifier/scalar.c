@@ -1,0 +1,1141 @@
+/* The scalar value domain: bounds synchronisation, ALU transfer functions, branch decisions and
+ * refinement, and the kernel-format printer (declarations and the meaning of each field in
+ * scalar.h).
+ *
+ * Algorithm.  Each operation computes every view it can (tnum, 64-bit signed/unsigned ranges,
+ * 32-bit signed/unsigned ranges) independently and soundly, setting a view to "unbounded" when the
+ * cheap argument for it fails (a possible overflow, a sign that cannot be tracked), and then calls
+ * scalar_sync_bounds(), which lets the views narrow each other:
+ *   1. ranges from var_off: the smallest/largest member of the tnum in each view;
+ *   2. signed <-> unsigned of one width: when a range does not cross that width's sign boundary,
+ *      the signed and unsigned orders agree on it, so the two ranges can be intersected;
+ *   3. 32 <-> 64 (later kernels' mixed deduction): a 64-bit range inside one 2^32-aligned block
+ *      bounds the low 32 bits; the 32-bit range moves the 64-bit ends to the next value whose low
+ *      half lies in it;
+ *   4. var_off from the unsigned ranges (tnum_range of each, intersected);
+ *   5. step 1 again, since a narrower tnum can tighten the ranges.
+ * Each step only intersects a view with a superset of the values, so sync is sound, and it never
+ * widens a view.  The ALU and branch rules are those of the Linux verifier (6.1), generalised
+ * where noted; each function says why its result holds every concrete result.
+ *
+ * Differences from 6.1 (all sound, all more precise; later kernels made most of the same moves):
+ *   - sync also deduces 32-bit ranges from 64-bit ones and back (step 3); 6.1 links the two
+ *     widths only through var_off;
+ *   - MUL/OR/XOR with a non-constant source are tracked (6.1 gives unknown); MUL bounds come from
+ *     overflow-checked corner products (6.1: only non-negative operands up to 2^32 / 2^16);
+ *   - LSH keeps the unsigned range whenever max << k fits and a signed range when both ends
+ *     times 2^k fit; NEG is 0 - x and BPF_END an exact byte swap (6.1: unknown); MOVSX and
+ *     sdiv/smod (ISA v4, after 6.1) are handled (sdiv/smod as unknown, like div/mod);
+ *   - branches refine register-register compares in both widths (6.1 only refines against a
+ *     constant, plus JEQ/JNE register combination in 64-bit), JNE trims a range end equal to a
+ *     constant, JSET learns the bit when only one common bit is possible, a JMP32 keeps the
+ *     64-bit ranges and a 64-bit jump keeps the 32-bit ranges (6.1 resets them and re-derives),
+ *     and a contradiction is reported as a dead path;
+ *   - branch decisions use ranges and tnums of both operands (6.1: only against a constant, and
+ *     JEQ/JNE only when both are constant).
+ * The printer is exactly 6.1's.  Shifts by non-constant amounts and DIV/MOD give unknown, as in
+ * the kernel.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "verifier/scalar.h"
+
+#define U32_MAX_ ((u32)~(u32)0)
+#define U64_MAX_ (~(u64)0)
+#define HI32 (~(u64)0xffffffffu)
+#define BLOCK ((u64)1 << 32)
+
+static inline u64 umin64(u64 a, u64 b) { return a < b ? a : b; }
+static inline u64 umax64(u64 a, u64 b) { return a > b ? a : b; }
+static inline s64 smin64(s64 a, s64 b) { return a < b ? a : b; }
+static inline s64 smax64(s64 a, s64 b) { return a > b ? a : b; }
+static inline u32 umin32(u32 a, u32 b) { return a < b ? a : b; }
+static inline u32 umax32(u32 a, u32 b) { return a > b ? a : b; }
+static inline s32 smin32(s32 a, s32 b) { return a < b ? a : b; }
+static inline s32 smax32(s32 a, s32 b) { return a > b ? a : b; }
+
+/* Arithmetic right shift without relying on implementation-defined >> of negative numbers. */
+static s64 asr_s64(s64 x, unsigned int k)
+{
+	return x < 0 ? -(s64)((~(u64)x) >> k) - 1 : (s64)((u64)x >> k);
+}
+
+/* ---- constructors and predicates ---- */
+
+void scalar_mark_unbounded64(struct scalar *s)
+{
+	s->smin = SCALAR_S64_MIN;
+	s->smax = SCALAR_S64_MAX;
+	s->umin = 0;
+	s->umax = U64_MAX_;
+}
+
+void scalar_mark_unbounded32(struct scalar *s)
+{
+	s->s32_min = SCALAR_S32_MIN;
+	s->s32_max = SCALAR_S32_MAX;
+	s->u32_min = 0;
+	s->u32_max = U32_MAX_;
+}
+
+struct scalar scalar_unknown(void)
+{
+	struct scalar s;
+
+	s.var_off = tnum_unknown();
+	scalar_mark_unbounded64(&s);
+	scalar_mark_unbounded32(&s);
+	return s;
+}
+
+struct scalar scalar_const(u64 v)
+{
+	struct scalar s;
+
+	s.var_off = tnum_const(v);
+	s.smin = s.smax = (s64)v;
+	s.umin = s.umax = v;
+	s.s32_min = s.s32_max = (s32)(u32)v;
+	s.u32_min = s.u32_max = (u32)v;
+	return s;
+}
+
+struct scalar scalar_urange(u64 lo, u64 hi)
+{
+	struct scalar s = scalar_unknown();
+
+	s.umin = lo;
+	s.umax = hi;
+	scalar_sync_bounds(&s);
+	return s;
+}
+
+struct scalar scalar_srange(s64 lo, s64 hi)
+{
+	struct scalar s = scalar_unknown();
+
+	s.smin = lo;
+	s.smax = hi;
+	scalar_sync_bounds(&s);
+	return s;
+}
+
+bool scalar_contains(const struct scalar *s, u64 x)
+{
+	return tnum_contains(s->var_off, x) && x >= s->umin && x <= s->umax &&
+	       (s64)x >= s->smin && (s64)x <= s->smax && (u32)x >= s->u32_min &&
+	       (u32)x <= s->u32_max && (s32)(u32)x >= s->s32_min && (s32)(u32)x <= s->s32_max;
+}
+
+bool scalar_is_valid(const struct scalar *s)
+{
+	struct tnum t = s->var_off, t32 = tnum_subreg(t);
+
+	return tnum_is_wellformed(t) && s->smin <= s->smax && s->umin <= s->umax &&
+	       s->s32_min <= s->s32_max && s->u32_min <= s->u32_max &&
+	       t.value <= s->umax && (t.value | t.mask) >= s->umin &&
+	       t32.value <= s->u32_max && (t32.value | t32.mask) >= s->u32_min;
+}
+
+/* ---- bounds synchronisation ---- */
+
+/* Step 1: the smallest member of a tnum in the signed view has the sign bit set if it may be,
+ * and every other unknown bit clear; the largest the opposite.  Unsigned: unknown bits all 0 for
+ * the smallest, all 1 for the largest. */
+static void bounds_from_tnum(struct scalar *s)
+{
+	struct tnum t = s->var_off, t32 = tnum_subreg(t);
+	u64 sign64 = (u64)1 << 63;
+	u32 sign32 = (u32)1 << 31;
+
+	s->smin = smax64(s->smin, (s64)(t.value | (t.mask & sign64)));
+	s->smax = smin64(s->smax, (s64)(t.value | (t.mask & ~sign64)));
+	s->umin = umax64(s->umin, t.value);
+	s->umax = umin64(s->umax, t.value | t.mask);
+
+	s->s32_min = smax32(s->s32_min, (s32)(u32)(t32.value | (t32.mask & sign32)));
+	s->s32_max = smin32(s->s32_max, (s32)(u32)(t32.value | (t32.mask & ~sign32)));
+	s->u32_min = umax32(s->u32_min, (u32)t32.value);
+	s->u32_max = umin32(s->u32_max, (u32)(t32.value | t32.mask));
+}
+
+/* Step 2 for the low 32 bits.  If the signed range stays on one side of zero, signed and
+ * unsigned orders agree on it: intersect.  Otherwise, if the unsigned range lies entirely in the
+ * non-negative half, the value is non-negative and the unsigned range is also a signed one (and
+ * the signed maximum still bounds it); symmetrically for the negative half. */
+static void deduce32(struct scalar *s)
+{
+	if (s->s32_min >= 0 || s->s32_max < 0) {
+		u32 lo = umax32((u32)s->s32_min, s->u32_min);
+		u32 hi = umin32((u32)s->s32_max, s->u32_max);
+
+		s->u32_min = lo;
+		s->s32_min = (s32)lo;
+		s->u32_max = hi;
+		s->s32_max = (s32)hi;
+	} else if ((s32)s->u32_max >= 0) {
+		s->u32_max = umin32(s->u32_max, (u32)s->s32_max);
+		s->s32_min = (s32)s->u32_min;
+		s->s32_max = (s32)s->u32_max;
+	} else if ((s32)s->u32_min < 0) {
+		s->u32_min = umax32(s->u32_min, (u32)s->s32_min);
+		s->s32_min = (s32)s->u32_min;
+		s->s32_max = (s32)s->u32_max;
+	}
+}
+
+/* Step 2 for the whole register: the same argument with 64-bit ranges. */
+static void deduce64(struct scalar *s)
+{
+	if (s->smin >= 0 || s->smax < 0) {
+		u64 lo = umax64((u64)s->smin, s->umin);
+		u64 hi = umin64((u64)s->smax, s->umax);
+
+		s->umin = lo;
+		s->smin = (s64)lo;
+		s->umax = hi;
+		s->smax = (s64)hi;
+	} else if ((s64)s->umax >= 0) {
+		s->umax = umin64(s->umax, (u64)s->smax);
+		s->smin = (s64)s->umin;
+		s->smax = (s64)s->umax;
+	} else if ((s64)s->umin < 0) {
+		s->umin = umax64(s->umin, (u64)s->smin);
+		s->smin = (s64)s->umin;
+		s->smax = (s64)s->umax;
+	}
+}
+
+/* Step 3a: [lo, hi] are bit patterns of the ends of a 64-bit range, in an order (unsigned, or
+ * signed) in which every 2^32-aligned block is contiguous and ordered by its low 32 bits.  If
+ * both ends are in the same block, so is every value between them, and the low halves run from
+ * lo's to hi's: that bounds u32, and s32 too unless that run crosses 0x7fffffff -> 0x80000000. */
+static void deduce32_from_block(struct scalar *s, u64 lo, u64 hi)
+{
+	if ((lo & HI32) != (hi & HI32))
+		return;
+	s->u32_min = umax32(s->u32_min, (u32)lo);
+	s->u32_max = umin32(s->u32_max, (u32)hi);
+	if ((s32)(u32)lo <= (s32)(u32)hi) {
+		s->s32_min = smax32(s->s32_min, (s32)(u32)lo);
+		s->s32_max = smin32(s->s32_max, (s32)(u32)hi);
+	}
+}
+
+/* Step 3b: the smallest value >= min whose low half lies in [lo32, hi32]: if min's low half is
+ * below the range, raise it to lo32 in the same block; if it is above, the first candidate is
+ * lo32 in the next block (last_block: min is in the last block and there is none). */
+static u64 raise_to_subrange(u64 min, u32 lo32, u32 hi32, bool last_block)
+{
+	if ((u32)min < lo32)
+		return (min & HI32) | lo32;
+	if ((u32)min > hi32 && !last_block)
+		return ((min & HI32) + BLOCK) | lo32;
+	return min;
+}
+
+static u64 lower_to_subrange(u64 max, u32 lo32, u32 hi32, bool first_block)
+{
+	if ((u32)max > hi32)
+		return (max & HI32) | hi32;
+	if ((u32)max < lo32 && !first_block)
+		return ((max & HI32) - BLOCK) | hi32;
+	return max;
+}
+
+static void deduce_mixed(struct scalar *s)
+{
+	/* 64 -> 32: unsigned order, then signed order (blocks by arithmetic >> 32). */
+	deduce32_from_block(s, s->umin, s->umax);
+	deduce32_from_block(s, (u64)s->smin, (u64)s->smax);
+
+	/* 32 -> 64 */
+	if (s->u32_min <= s->u32_max) {
+		s->umin = raise_to_subrange(s->umin, s->u32_min, s->u32_max,
+					    (s->umin & HI32) == HI32);
+		s->umax = lower_to_subrange(s->umax, s->u32_min, s->u32_max, (s->umax & HI32) == 0);
+		s->smin = (s64)raise_to_subrange((u64)s->smin, s->u32_min, s->u32_max,
+						 ((u64)s->smin & HI32) == 0x7fffffff00000000ULL);
+		s->smax = (s64)lower_to_subrange((u64)s->smax, s->u32_min, s->u32_max,
+						 ((u64)s->smax & HI32) == 0x8000000000000000ULL);
+	}
+}
+
+/* Step 4: the unsigned ranges as tnums, intersected with var_off (64-bit) and with its low half
+ * (32-bit). */
+static void tnum_from_bounds(struct scalar *s)
+{
+	struct tnum t64 = tnum_intersect(s->var_off, tnum_range(s->umin, s->umax));
+	struct tnum t32 = tnum_intersect(tnum_subreg(t64), tnum_range(s->u32_min, s->u32_max));
+
+	s->var_off = tnum_with_subreg(t64, t32);
+}
+
+void scalar_sync_bounds(struct scalar *s)
+{
+	bounds_from_tnum(s);
+	deduce32(s);
+	deduce64(s);
+	deduce_mixed(s);
+	deduce32(s);
+	deduce64(s);
+	tnum_from_bounds(s);
+	bounds_from_tnum(s);
+}
+
+/* ---- width changes ---- */
+
+/* The low 32 bits are unchanged, so the 32-bit views stay; the value is now (u32)x, so its
+ * 64-bit unsigned range is the u32 range, and its signed range too when that is non-negative as
+ * a signed 32-bit range (otherwise [0, U32_MAX], refined by sync). */
+void scalar_zext32(struct scalar *s)
+{
+	s->var_off = tnum_subreg(s->var_off);
+	s->umin = s->u32_min;
+	s->umax = s->u32_max;
+	if (s->s32_min >= 0) {
+		s->smin = s->s32_min;
+		s->smax = s->s32_max;
+	} else {
+		s->smin = 0;
+		s->smax = U32_MAX_;
+	}
+	scalar_sync_bounds(s);
+}
+
+/* Low bits of a range: if lo and hi agree above the low 'bits' bits, all values between them do
+ * and their low parts run from lo's to hi's; otherwise the low part can be anything. */
+static void low_part_range(u64 lo, u64 hi, unsigned int bits, u64 *plo, u64 *phi)
+{
+	u64 m = bits >= 64 ? U64_MAX_ : ((u64)1 << bits) - 1;
+
+	if ((lo & ~m) == (hi & ~m)) {
+		*plo = lo & m;
+		*phi = hi & m;
+	} else {
+		*plo = 0;
+		*phi = m;
+	}
+}
+
+void scalar_trunc(struct scalar *s, int size)
+{
+	unsigned int bits = 8u * (unsigned int)size;
+	u64 lo, hi, lo32, hi32;
+
+	if (size >= 8)
+		return;
+	s->var_off = tnum_cast(s->var_off, (u8)size);
+	low_part_range(s->umin, s->umax, bits, &lo, &hi);
+	if (size < 4) {
+		low_part_range(s->u32_min, s->u32_max, bits, &lo32, &hi32);
+		lo = umax64(lo, lo32);
+		hi = umin64(hi, hi32);
+		/* the low 32 bits are the (small, non-negative) value itself */
+		s->u32_min = (u32)lo;
+		s->u32_max = (u32)hi;
+		s->s32_min = (s32)lo;
+		s->s32_max = (s32)hi;
+	}
+	/* size 4 keeps the 32-bit views: the low 32 bits do not change */
+	s->umin = lo;
+	s->umax = hi;
+	s->smin = (s64)lo;
+	s->smax = (s64)hi;
+	scalar_sync_bounds(s);
+}
+
+/* Sign extension of the low 'bits' bits.  Candidate signed ranges, each a superset of the
+ * results, are intersected:
+ *   - the whole range of a 'bits'-bit signed number;
+ *   - the 64-bit signed range, if it lies within that (then sign extension is the identity);
+ *   - the 32-bit signed range, likewise (then the result is the low 32 bits sign-extended);
+ *   - the low parts of the unsigned ranges (see low_part_range), sign-extended, if both ends
+ *     have the same sign bit (sign extension is monotone on each half).
+ * The 32-bit views are kept for size 4 (low half unchanged); for smaller sizes the result fits in
+ * s32 and its 32-bit signed range is the 64-bit one.  Unsigned ranges come from sync. */
+void scalar_sext(struct scalar *s, int size)
+{
+	unsigned int bits = 8u * (unsigned int)size;
+	s64 lim_lo, lim_hi, lo, hi;
+	u64 plo, phi, sign;
+
+	if (size >= 8)
+		return;
+	sign = (u64)1 << (bits - 1);
+	lim_hi = (s64)(sign - 1);
+	lim_lo = -lim_hi - 1;
+	lo = lim_lo;
+	hi = lim_hi;
+	if (s->smin >= lim_lo && s->smax <= lim_hi) {
+		lo = smax64(lo, s->smin);
+		hi = smin64(hi, s->smax);
+	}
+	if (s->s32_min >= lim_lo && s->s32_max <= lim_hi) {
+		lo = smax64(lo, s->s32_min);
+		hi = smin64(hi, s->s32_max);
+	}
+	for (int view = 0; view < 2; view++) {
+		if (view == 0)
+			low_part_range(s->umin, s->umax, bits, &plo, &phi);
+		else if (bits < 32)
+			low_part_range(s->u32_min, s->u32_max, bits, &plo, &phi);
+		else
+			break;
+		if ((plo & sign) == (phi & sign)) {
+			u64 ext = (plo & sign) ? ~(sign * 2 - 1) : 0;
+
+			lo = smax64(lo, (s64)(plo | ext));
+			hi = smin64(hi, (s64)(phi | ext));
+		}
+	}
+	s->var_off = tnum_sext(s->var_off, (u8)size);
+	s->smin = lo;
+	s->smax = hi;
+	s->umin = 0;
+	s->umax = U64_MAX_;
+	if (size < 4) {
+		s->s32_min = (s32)lo;
+		s->s32_max = (s32)hi;
+		s->u32_min = 0;
+		s->u32_max = U32_MAX_;
+	}
+	scalar_sync_bounds(s);
+}
+
+/* ---- ALU ---- */
+
+/* A view of one width: the unsigned and signed ranges, held in 64-bit variables (a 32-bit view's
+ * values are zero-/sign-extended), and the width's limits. */
+struct view {
+	u64 umin, umax;
+	s64 smin, smax;
+	struct tnum t;
+	unsigned int bits;
+};
+
+static u64 view_umax(unsigned int bits)
+{
+	return bits == 64 ? U64_MAX_ : U32_MAX_;
+}
+
+static s64 view_smax(unsigned int bits)
+{
+	return bits == 64 ? SCALAR_S64_MAX : SCALAR_S32_MAX;
+}
+
+static s64 view_smin(unsigned int bits)
+{
+	return bits == 64 ? SCALAR_S64_MIN : SCALAR_S32_MIN;
+}
+
+static struct view get_view(const struct scalar *s, unsigned int bits)
+{
+	struct view v;
+
+	v.bits = bits;
+	if (bits == 64) {
+		v.umin = s->umin;
+		v.umax = s->umax;
+		v.smin = s->smin;
+		v.smax = s->smax;
+		v.t = s->var_off;
+	} else {
+		v.umin = s->u32_min;
+		v.umax = s->u32_max;
+		v.smin = s->s32_min;
+		v.smax = s->s32_max;
+		v.t = tnum_subreg(s->var_off);
+	}
+	return v;
+}
+
+/* Writes the ranges (and, if with_tnum, the tnum) of a view back. */
+static void put_view(struct scalar *s, const struct view *v, bool with_tnum)
+{
+	if (v->bits == 64) {
+		s->umin = v->umin;
+		s->umax = v->umax;
+		s->smin = v->smin;
+		s->smax = v->smax;
+		if (with_tnum)
+			s->var_off = v->t;
+	} else {
+		s->u32_min = (u32)v->umin;
+		s->u32_max = (u32)v->umax;
+		s->s32_min = (s32)v->smin;
+		s->s32_max = (s32)v->smax;
+		if (with_tnum)
+			s->var_off = tnum_with_subreg(s->var_off, v->t);
+	}
+}
+
+static void view_unbound_u(struct view *v)
+{
+	v->umin = 0;
+	v->umax = view_umax(v->bits);
+}
+
+static void view_unbound_s(struct view *v)
+{
+	v->smin = view_smin(v->bits);
+	v->smax = view_smax(v->bits);
+}
+
+/* Overflow tests in a view's width.  32-bit operands, held in 64-bit variables, cannot overflow
+ * 64-bit arithmetic for +, - and *; the result is then checked against the 32-bit limits. */
+static bool u_add(const struct view *v, u64 a, u64 b, u64 *r)
+{
+	if (v->bits == 64)
+		return __builtin_add_overflow(a, b, r);
+	*r = a + b;
+	return *r > U32_MAX_;
+}
+
+static bool u_mul(const struct view *v, u64 a, u64 b, u64 *r)
+{
+	if (v->bits == 64)
+		return __builtin_mul_overflow(a, b, r);
+	*r = a * b;
+	return *r > U32_MAX_;
+}
+
+static bool s_fits(const struct view *v, s64 r)
+{
+	return v->bits == 64 || (r >= SCALAR_S32_MIN && r <= SCALAR_S32_MAX);
+}
+
+static bool s_add(const struct view *v, s64 a, s64 b, s64 *r)
+{
+	if (v->bits == 64)
+		return __builtin_add_overflow(a, b, r);
+	*r = a + b;
+	return !s_fits(v, *r);
+}
+
+static bool s_sub(const struct view *v, s64 a, s64 b, s64 *r)
+{
+	if (v->bits == 64)
+		return __builtin_sub_overflow(a, b, r);
+	*r = a - b;
+	return !s_fits(v, *r);
+}
+
+static bool s_mul(const struct view *v, s64 a, s64 b, s64 *r)
+{
+	if (v->bits == 64)
+		return __builtin_mul_overflow(a, b, r);
+	*r = a * b;
+	return !s_fits(v, *r);
+}
+
+/* x + y: if neither extreme sum wraps, no sum does and sums are monotone in both operands. */
+static void range_add(struct view *d, const struct view *s)
+{
+	u64 ulo, uhi;
+	s64 slo, shi;
+
+	if (u_add(d, d->umin, s->umin, &ulo) || u_add(d, d->umax, s->umax, &uhi)) {
+		view_unbound_u(d);
+	} else {
+		d->umin = ulo;
+		d->umax = uhi;
+	}
+	if (s_add(d, d->smin, s->smin, &slo) || s_add(d, d->smax, s->smax, &shi)) {
+		view_unbound_s(d);
+	} else {
+		d->smin = slo;
+		d->smax = shi;
+	}
+}
+
+/* x - y: the extremes are min - max and max - min; unsigned wraps iff min_x < max_y is possible. */
+static void range_sub(struct view *d, const struct view *s)
+{
+	s64 slo, shi;
+
+	if (d->umin < s->umax) {
+		view_unbound_u(d);
+	} else {
+		u64 lo = d->umin - s->umax, hi = d->umax - s->umin;
+
+		d->umin = lo;
+		d->umax = hi;
+	}
+	if (s_sub(d, d->smin, s->smax, &slo) || s_sub(d, d->smax, s->smin, &shi)) {
+		view_unbound_s(d);
+	} else {
+		d->smin = slo;
+		d->smax = shi;
+	}
+}
+
+/* x * y.  Unsigned: products are monotone in both operands, so if the largest does not wrap none
+ * does.  Signed: a product over two intervals takes its extremes at the corners; if no corner
+ * wraps, no product does (each product lies between corner products), so the corners bound it. */
+static void range_mul(struct view *d, const struct view *s)
+{
+	u64 ulo, uhi;
+	s64 c[4];
+
+	if (u_mul(d, d->umax, s->umax, &uhi)) {
+		view_unbound_u(d);
+	} else {
+		u_mul(d, d->umin, s->umin, &ulo);
+		d->umin = ulo;
+		d->umax = uhi;
+	}
+	if (s_mul(d, d->smin, s->smin, &c[0]) || s_mul(d, d->smin, s->smax, &c[1]) ||
+	    s_mul(d, d->smax, s->smin, &c[2]) || s_mul(d, d->smax, s->smax, &c[3])) {
+		view_unbound_s(d);
+	} else {
+		d->smin = smin64(smin64(c[0], c[1]), smin64(c[2], c[3]));
+		d->smax = smax64(smax64(c[0], c[1]), smax64(c[2], c[3]));
+	}
+}
+
+/* The bitwise ops take the result tnum (r) of the view's width.  x & y is at least the bits known
+ * 1 in both and at most either operand; x | y at least either operand and at most all possible
+ * bits; x ^ y is bounded by its tnum.  On non-negative operands the results are non-negative, so
+ * the unsigned range is also the signed one; otherwise the signed range comes from sync. */
+static void range_bitwise(struct view *d, const struct view *s, u8 op, struct tnum r)
+{
+	bool nonneg = d->smin >= 0 && s->smin >= 0;
+
+	switch (op) {
+	case BPF_AND:
+		d->umin = r.value;
+		d->umax = umin64(d->umax, s->umax);
+		break;
+	case BPF_OR:
+		d->umin = umax64(d->umin, s->umin);
+		d->umax = r.value | r.mask;
+		break;
+	default:
+		d->umin = r.value;
+		d->umax = r.value | r.mask;
+		break;
+	}
+	if (nonneg) {
+		d->smin = (s64)d->umin;
+		d->smax = (s64)d->umax;
+	} else {
+		view_unbound_s(d);
+	}
+}
+
+/* Applies a binary range rule to one width of dst. */
+static void range_op(struct scalar *dst, const struct scalar *src, u8 op, unsigned int bits,
+		     struct tnum result)
+{
+	struct view d = get_view(dst, bits), s = get_view(src, bits);
+
+	switch (op) {
+	case BPF_ADD:
+		range_add(&d, &s);
+		break;
+	case BPF_SUB:
+		range_sub(&d, &s);
+		break;
+	case BPF_MUL:
+		range_mul(&d, &s);
+		break;
+	default:
+		range_bitwise(&d, &s, op, bits == 64 ? result : tnum_subreg(result));
+		break;
+	}
+	put_view(dst, &d, false);
+}
+
+static struct tnum tnum_binop(u8 op, struct tnum a, struct tnum b)
+{
+	switch (op) {
+	case BPF_ADD:
+		return tnum_add(a, b);
+	case BPF_SUB:
+		return tnum_sub(a, b);
+	case BPF_MUL:
+		return tnum_mul(a, b);
+	case BPF_AND:
+		return tnum_and(a, b);
+	case BPF_OR:
+		return tnum_or(a, b);
+	default:
+		return tnum_xor(a, b);
+	}
+}
+
+/* ADD SUB MUL AND OR XOR: the low 32 bits of the 64-bit result are the 32-bit result, so both
+ * widths are computed in either form (ALU32 then zero-extends). */
+static void alu_arith(struct scalar *dst, const struct scalar *src, u8 op, bool alu32)
+{
+	struct tnum t = tnum_binop(op, dst->var_off, src->var_off);
+
+	range_op(dst, src, op, 32, t);
+	range_op(dst, src, op, 64, t);
+	dst->var_off = t;
+	if (alu32)
+		scalar_zext32(dst);
+	else
+		scalar_sync_bounds(dst);
+}
+
+/* x << k, k constant and below the width.  Unsigned: no bit is lost iff max << k fits, and then
+ * the shift is monotone.  Signed: likewise if both ends times 2^k fit.  For k == 32 in 64 bits the
+ * result is the low half's signed value times 2^32 (compilers' sign-extension idiom).  A 64-bit
+ * shift by k >= 32 leaves nothing of the low half but zeros, which the tnum records. */
+static void shift_left(struct view *v, unsigned int k, const struct scalar *orig)
+{
+	s64 lo, hi;
+
+	if (k >= v->bits || v->umax > (view_umax(v->bits) >> k)) {
+		view_unbound_u(v);
+	} else {
+		v->umin <<= k;
+		v->umax <<= k;
+	}
+	if (k < v->bits - 1 && s_mul(v, v->smin, (s64)1 << k, &lo) == false &&
+	    s_mul(v, v->smax, (s64)1 << k, &hi) == false) {
+		v->smin = lo;
+		v->smax = hi;
+	} else {
+		view_unbound_s(v);
+	}
+	if (v->bits == 64 && k == 32) {
+		v->smin = smax64(v->smin, (s64)orig->s32_min * ((s64)1 << 32));
+		v->smax = smin64(v->smax, (s64)orig->s32_max * ((s64)1 << 32));
+	}
+}
+
+/* LSH RSH ARSH by a constant k below the width (checked by the caller). */
+static void alu_shift(struct scalar *dst, u8 op, unsigned int k, bool alu32)
+{
+	struct scalar orig = *dst;
+	struct view v64 = get_view(dst, 64), v32 = get_view(dst, 32);
+
+	switch (op) {
+	case BPF_LSH:
+		shift_left(&v32, k, &orig);
+		if (alu32) {
+			dst->var_off = tnum_subreg(tnum_lshift(tnum_subreg(dst->var_off), (u8)k));
+		} else {
+			shift_left(&v64, k, &orig);
+			dst->var_off = tnum_lshift(dst->var_off, (u8)k);
+		}
+		break;
+	case BPF_RSH:
+		/* Logical shift is monotone on unsigned values; the signed view is rebuilt by
+		 * sync (the sign bit becomes 0 unless k == 0).  A 64-bit shift moves upper
+		 * bits into the low half: that view comes from the tnum. */
+		if (alu32) {
+			v32.umin >>= k;
+			v32.umax >>= k;
+			view_unbound_s(&v32);
+			dst->var_off = tnum_rshift(tnum_subreg(dst->var_off), (u8)k);
+		} else {
+			v64.umin >>= k;
+			v64.umax >>= k;
+			view_unbound_s(&v64);
+			view_unbound_u(&v32);
+			view_unbound_s(&v32);
+			dst->var_off = tnum_rshift(dst->var_off, (u8)k);
+		}
+		break;
+	default: /* BPF_ARSH: arithmetic shift is monotone on signed values */
+		if (alu32) {
+			v32.smin = asr_s64(v32.smin, k);
+			v32.smax = asr_s64(v32.smax, k);
+			view_unbound_u(&v32);
+			dst->var_off = tnum_arshift(tnum_subreg(dst->var_off), (u8)k, 32);
+		} else {
+			v64.smin = asr_s64(v64.smin, k);
+			v64.smax = asr_s64(v64.smax, k);
+			view_unbound_u(&v64);
+			view_unbound_u(&v32);
+			view_unbound_s(&v32);
+			dst->var_off = tnum_arshift(dst->var_off, (u8)k, 64);
+		}
+		break;
+	}
+	put_view(dst, &v32, false);
+	if (alu32) {
+		scalar_zext32(dst);
+	} else {
+		put_view(dst, &v64, false);
+		scalar_sync_bounds(dst);
+	}
+}
+
+static void set_unknown(struct scalar *dst, bool alu32)
+{
+	*dst = scalar_unknown();
+	if (alu32)
+		scalar_zext32(dst);
+}
+
+bool scalar_alu(struct scalar *dst, const struct scalar *src_in, u8 op, s16 off, bool alu32)
+{
+	struct scalar src = *src_in;	/* dst and src may be the same register */
+	unsigned int width = alu32 ? 32 : 64;
+
+	switch (op) {
+	case BPF_MOV:
+		if (off == 0) {
+			*dst = src;
+		} else if (off == 8 || off == 16 || (off == 32 && !alu32)) {
+			*dst = src;
+			scalar_sext(dst, off / 8);
+		} else {
+			set_unknown(dst, alu32);
+			return false;
+		}
+		if (alu32)
+			scalar_zext32(dst);
+		return true;
+	case BPF_NEG: {
+		struct scalar zero = scalar_const(0);
+
+		if (off != 0) {
+			set_unknown(dst, alu32);
+			return false;
+		}
+		alu_arith(&zero, dst, BPF_SUB, alu32);
+		*dst = zero;
+		return true;
+	}
+	case BPF_DIV:
+	case BPF_MOD:
+		/* The kernel does not track division; neither do we (sound: anything). */
+		set_unknown(dst, alu32);
+		return off == 0 || off == 1;
+	case BPF_ADD:
+	case BPF_SUB:
+	case BPF_MUL:
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+	case BPF_LSH:
+	case BPF_RSH:
+	case BPF_ARSH:
+		break;
+	default:
+		set_unknown(dst, alu32);
+		return false;
+	}
+	if (off != 0) {
+		set_unknown(dst, alu32);
+		return false;
+	}
+	/* An empty source (a dead path's leftovers) taints the result, as in the kernel. */
+	if (!scalar_is_valid(&src)) {
+		set_unknown(dst, alu32);
+		return true;
+	}
+	if (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) {
+		struct tnum amt = alu32 ? tnum_subreg(src.var_off) : src.var_off;
+
+		/* Only shifts by a known, in-range amount are tracked (as in the kernel). */
+		if (!tnum_is_const(amt) || amt.value >= width)
+			set_unknown(dst, alu32);
+		else
+			alu_shift(dst, op, (unsigned int)amt.value, alu32);
+		return true;
+	}
+	alu_arith(dst, &src, op, alu32);
+	return true;
+}
+
+/* BPF_END.  A byte swap permutes bits, so the swapped tnum is exact; ranges come from it.
+ * Converting to the host's own byte order only truncates to the width. */
+void scalar_end(struct scalar *dst, int width, int kind)
+{
+	bool host_be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	bool swap = kind == SCALAR_BSWAP || (kind == BPF_TO_BE) != host_be;
+	int size = width / 8;
+
+	if (size != 2 && size != 4 && size != 8) {
+		*dst = scalar_unknown();
+		return;
+	}
+	if (!swap) {
+		scalar_trunc(dst, size);
+		return;
+	}
+	dst->var_off = tnum_bswap(dst->var_off, (u8)size);
+	scalar_mark_unbounded64(dst);
+	scalar_mark_unbounded32(dst);
+	scalar_sync_bounds(dst);
+}
+
+/* ---- branches ---- */
+
+/* Internal condition codes after normalisation: negation for the not-taken side and swapping
+ * operands turn every jump into one of these, with "a OP b". */
+enum cond { C_EQ, C_NE, C_GT, C_GE, C_SGT, C_SGE, C_SET, C_NSET, C_BAD };
+
+/* Maps (op, taken) to a condition on (a, b); *swapped says whether (a, b) is (src, dst) rather
+ * than (dst, src). */
+static enum cond normalise(u8 op, bool taken, bool *swapped)
+{
+	*swapped = false;
+	if (!taken) {
+		switch (op) {
+		case BPF_JEQ: op = BPF_JNE; break;
+		case BPF_JNE: op = BPF_JEQ; break;
+		case BPF_JGT: op = BPF_JLE; break;
+		case BPF_JLE: op = BPF_JGT; break;
+		case BPF_JGE: op = BPF_JLT; break;
+		case BPF_JLT: op = BPF_JGE; break;
+		case BPF_JSGT: op = BPF_JSLE; break;
+		case BPF_JSLE: op = BPF_JSGT; break;
+		case BPF_JSGE: op = BPF_JSLT; break;
+		case BPF_JSLT: op = BPF_JSGE; break;
+		case BPF_JSET: return C_NSET;
+		default: return C_BAD;
+		}
+	}
+	switch (op) {
+	case BPF_JEQ: return C_EQ;
+	case BPF_JNE: return C_NE;
+	case BPF_JGT: return C_GT;
+	case BPF_JGE: return C_GE;
+	case BPF_JSGT: return C_SGT;
+	case BPF_JSGE: return C_SGE;
+	case BPF_JSET: return C_SET;
+	case BPF_JLT: *swapped = true; return C_GT;
+	case BPF_JLE: *swapped = true; return C_GE;
+	case BPF_JSLT: *swapped = true; return C_SGT;
+	case BPF_JSLE: *swapped = true; return C_SGE;
+	default: return C_BAD;
+	}
+}
+
+/* Is "a c b" true for all pairs (1), none (0), or does it depend (-1)? */
+static int decide(const struct view *a, const struct view *b, enum cond c)
+{
+	switch (c) {
+	case C_EQ:
+	case C_NE: {
+		int eq = -1;
+
+		if (tnum_is_const(a->t) && tnum_is_const(b->t))
+			eq = a->t.value == b->t.value;
+		else if (a->umin > b->umax || a->umax < b->umin || a->smin > b->smax ||
+			 a->smax < b->smin ||
+			 ((a->t.value ^ b->t.value) & ~(a->t.mask | b->t.mask)))
+			eq = 0;
+		return eq < 0 ? -1 : c == C_EQ ? eq : !eq;
+	}
+	case C_GT:
+		return a->umin > b->umax ? 1 : a->umax <= b->umin ? 0 : -1;
+	case C_GE:
+		return a->umin >= b->umax ? 1 : a->umax < b->umin ? 0 : -1;
+	case C_SGT:
+		return a->smin > b->smax ? 1 : a->smax <= b->smin ? 0 : -1;
+	case C_SGE:
+		return a->smin >= b->smax ? 1 : a->smax < b->smin ? 0 : -1;
+	case C_SET:
+	case C_NSET: {
+		int set = -1;
+
+		if (a->t.value & b->t.value)
+			set = 1;
+		else if (!((a->t.value | a->t.mask) & (b->t.value | b->t.mask)))
+			set = 0;
+		return set < 0 ? -1 : c == C_SET ? set : !set;
+	}
+	default:
+		return -1;
+	}
+}
+
+int scalar_branch_taken(const struct scalar *dst, const struct scalar *src, u8 op, bool jmp32)
+{
+	unsigned int bits = jmp32 ? 32 : 64;
+	struct view d = get_view(dst, bits), s = get_view(src, bits);
+	bool swapped;
+	enum cond c = normalise(op, true, &swapped);
+
+	return swapped ? decide(&s, &d, c) : decide(&d, &s, c);
+}
+
+/* a != b where b is the constant v: a cannot be v, so an end of a's range equal to v moves by
+ * one (unless the range is just v: then nothing is left). */
+static bool exclude_const(struct view *a, u64 v)
+{
+	s64 sv = a->bits == 64 ? (s64)v : (s64)(s32)(u32)v;
+
+	if ((a->umin == v && a->umax == v) || (a->smin == sv && a->smax == sv))
+		return false;
+	if (a->umin == v)
+		a->umin++;
+	else if (a->umax == v)
+		a->umax--;
+	if (a->smin == sv)
+		a->smin++;
+	else if (a->smax == sv)
+		a->smax--;
+	return true;
+}
+
+/* Narrows views a and b to the pairs with "a c b"; false if there are none. */
+static bool refine(struct view *a, struct view *b, enum cond c)
+{
+	switch (c) {
+	case C_EQ:
+		/* Both hold the same value: each view is the intersection. */
+		if ((a->t.value ^ b->t.value) & ~(a->t.mask | b->t.mask))
+			return false;
+		a->umin = b->umin = umax64(a->umin, b->umin);
+		a->umax = b->umax = umin64(a->umax, b->umax);
+		a->smin = b->smin = smax64(a->smin, b->smin);
+		a->smax = b->smax = smin64(a->smax, b->smax);
+		a->t = b->t = tnum_intersect(a->t, b->t);
+		return a->umin <= a->umax && a->smin <= a->smax;
+	case C_NE:
+		if (tnum_is_const(b->t) && !exclude_const(a, b->t.value))
+			return false;
+		if (tnum_is_const(a->t) && !exclude_const(b, a->t.value))
+			return false;
+		return true;
+	case C_GT:
+		/* a > b: a >= min(b) + 1 and b <= max(a) - 1. */
+		if (b->umin == view_umax(a->bits) || a->umax == 0)
+			return false;
+		a->umin = umax64(a->umin, b->umin + 1);
+		b->umax = umin64(b->umax, a->umax - 1);
+		return true;
+	case C_GE:
+		a->umin = umax64(a->umin, b->umin);
+		b->umax = umin64(b->umax, a->umax);
+		return true;
+	case C_SGT:
+		if (b->smin == view_smax(a->bits) || a->smax == view_smin(a->bits))
+			return false;
+		a->smin = smax64(a->smin, b->smin + 1);
+		b->smax = smin64(b->smax, a->smax - 1);
+		return true;
+	case C_SGE:
+		a->smin = smax64(a->smin, b->smin);
+		b->smax = smin64(b->smax, a->smax);
+		return true;
+	case C_SET: {
+		/* Some bit is 1 in both.  If only one bit can be, it is 1 in both. */
+		u64 maybe = (a->t.value | a->t.mask) & (b->t.value | b->t.mask);
+
+		if (!maybe)
+			return false;
+		if (!(maybe & (maybe - 1))) {
+			a->t = tnum_or(a->t, tnum_const(maybe));
+			b->t = tnum_or(b->t, tnum_const(maybe));
+		}
+		return true;
+	}
+	case C_NSET:
+		/* No bit is 1 in both: a bit known 1 in one is 0 in the other. */
+		if (a->t.value & b->t.value)
+			return false;
+		a->t = tnum_and(a->t, tnum_const(~b->t.value));
+		b->t = tnum_and(b->t, tnum_const(~a->t.value));
+		return true;
+	default:
+		return true;
+	}
+}
+
+bool scalar_refine_branch(struct scalar *dst, struct scalar *src, u8 op, bool jmp32, bool taken)
+{
+	unsigned int bits = jmp32 ? 32 : 64;
+	struct view d = get_view(dst, bits), s = get_view(src, bits);
+	bool swapped, ok;
+	enum cond c = normalise(op, taken, &swapped);
+
+	if (c == C_BAD)
+		return true;
+	ok = swapped ? refine(&s, &d, c) : refine(&d, &s, c);
+	if (!ok)
+		return false;
+	put_view(dst, &d, true);
+	put_view(src, &s, true);
+	if (c == C_EQ && !jmp32) {
+		/* Equal registers have equal low halves too. */
+		struct view dlo = get_view(dst, 32), slo = get_view(src, 32);
+
+		if (!refine(&dlo, &slo, C_EQ))
+			return false;
+		put_view(dst, &dlo, true);
+		put_view(src, &slo, true);
+	}
+	scalar_sync_bounds(dst);
+	scalar_sync_bounds(src);
+	return scalar_is_valid(dst) && scalar_is_valid(src);
+}
+
+/* ---- printer ---- */
+
+struct out {
+	char *buf;
+	size_t size;
+	size_t len;
+	const char *sep;
+};
+
+__attribute__((format(printf, 2, 3))) static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (o->len < o->size)
+		n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+	else
+		n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+/* The kernel (6.1) prints a field unless another field or the default implies it.  Its tests
+ * compare across types with C's conversions (smin != umin compares as u64, s32_min != smin as
+ * s64), and it prints u32 bounds with %d; all reproduced here. */
+int scalar_snprint(char *buf, size_t size, const struct scalar *s, u32 id)
+{
+	struct out o = { buf, size, 0, "" };
+	char tn[48];
+
+	if (size)
+		buf[0] = '\0';
+	if (tnum_is_const(s->var_off)) {
+		out_printf(&o, "%" PRId64, (s64)s->var_off.value);
+		return (int)o.len;
+	}
+#define FIELD(fmt, ...) (out_printf(&o, "%s" fmt, o.sep, __VA_ARGS__), o.sep = ",")
+	out_printf(&o, "scalar(");
+	if (id)
+		FIELD("id=%u", id);
+	if ((u64)s->smin != s->umin && s->smin != SCALAR_S64_MIN)
+		FIELD("smin=%" PRId64, s->smin);
+	if ((u64)s->smax != s->umax && s->smax != SCALAR_S64_MAX)
+		FIELD("smax=%" PRId64, s->smax);
+	if (s->umin != 0)
+		FIELD("umin=%" PRIu64, s->umin);
+	if (s->umax != U64_MAX_)
+		FIELD("umax=%" PRIu64, s->umax);
+	if (!tnum_is_unknown(s->var_off)) {
+		tnum_snprint(tn, sizeof(tn), s->var_off);
+		FIELD("var_off=%s", tn);
+	}
+	if ((s64)s->s32_min != s->smin && s->s32_min != SCALAR_S32_MIN)
+		FIELD("s32_min=%d", (int)s->s32_min);
+	if ((s64)s->s32_max != s->smax && s->s32_max != SCALAR_S32_MAX)
+		FIELD("s32_max=%d", (int)s->s32_max);
+	if ((u64)s->u32_min != s->umin && s->u32_min != 0)
+		FIELD("u32_min=%d", (int)s->u32_min);
+	if ((u64)s->u32_max != s->umax && s->u32_max != U32_MAX_)
+		FIELD("u32_max=%d", (int)s->u32_max);
+#undef FIELD
+	out_printf(&o, ")");
+	return (int)o.len;
+}
