@@ -518,3 +518,41 @@ TEST(loader_open_file_errors)
 	CHECK_EQ(open_obj(LOADER_OBJ_DIR, &backend_userbpf, &obj), -EINVAL);
 	CHECK(!strcmp(errbuf, LOADER_OBJ_DIR ": '" LOADER_OBJ_DIR "' is not a regular file"));
 }
+
+/* Several programs in one object: each gets its own copy of the subprograms it reaches, including
+ * a call between subprograms that the assembler resolved without a relocation. */
+TEST(loader_kernel_multi_prog)
+{
+	static const char *const names[] = {"first", "second", "third"};
+	const struct bpf_backend *be = &backend_kernel;
+	struct userbpf_object *obj;
+	unsigned char pkt[64];
+	size_t l4;
+	int fd;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	obj = load_obj(FIXTURE("multi_prog"), be);
+	REQUIRE(obj);
+	REQUIRE_EQ(userbpf_object_prog_count(obj), 3);
+	fd = map_fd(obj, "hits");
+	build_ipv4(pkt, 17, 5, &l4);
+	for (uint32_t k = 0; k < 3; k++) {
+		struct userbpf_prog *p = userbpf_object_prog(obj, k);
+		const struct bpf_insn *insns = userbpf_prog_insns(p);
+		uint64_t v;
+
+		CHECK(!strcmp(userbpf_prog_name(p), names[k]));
+		CHECK_EQ(userbpf_prog_type(p),
+			 k < 2 ? BPF_PROG_TYPE_SOCKET_FILTER : BPF_PROG_TYPE_XDP);
+		/* The program (3), add() (16) at 3, twice() (3) at 19. */
+		REQUIRE_EQ(userbpf_prog_insn_cnt(p), 22);
+		CHECK_EQ(insns[1].imm, 3 - 2);
+		CHECK_EQ(insns[3 + 11].imm, 19 - (3 + 11 + 1));
+		CHECK_EQ(insns[3 + 3].src_reg, BPF_PSEUDO_MAP_FD);
+		CHECK_EQ(insns[3 + 3].imm, fd);
+		CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 2 * (k + 1));
+		CHECK_EQ(lookup(be, fd, &k, &v), 0);
+		CHECK_EQ(v, 2 * (k + 1));
+	}
+	userbpf_object_close(obj);
+}
