@@ -33,6 +33,17 @@ USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size);
 /* The library's version as "MAJOR.MINOR.PATCH".  Never fails. */
 USERBPF_API const char *userbpf_version(void);
 
+/* The trace stream (what bpf_trace_printk() writes; the kernel's trace_pipe): one line per event,
+ * "<comm>-<tid> [cpu] sec.usec: bpf_trace_printk: <message>".  Lines are kept in a 64 KiB buffer
+ * (the oldest bytes are dropped when it is full).
+ *
+ * userbpf_trace_read() moves up to size buffered bytes into buf and returns how many (0: none
+ * buffered); -1 with errno EFAULT if buf is NULL and size is not 0.
+ * userbpf_trace_set_fd() also writes every new line to fd (-1: stop); returns 0, or -1 with
+ * errno EBADF for fd < -1. */
+USERBPF_API long userbpf_trace_read(char *buf, unsigned long size);
+USERBPF_API int userbpf_trace_set_fd(int fd);
+
 #ifdef __cplusplus
 }
 #endif

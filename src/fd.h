@@ -61,6 +61,10 @@ void obj_get(struct bpf_object *obj);
  * rcu_read_lock(). */
 void obj_put(struct bpf_object *obj);
 
+/* Copies an object name (map_name, prog_name) of size bytes from attr into dst with the kernel's
+ * rules: alphanumerics, '_' and '.', NUL-terminated within size.  0 or -EINVAL (src/map/map.c). */
+int obj_name_cpy(char *dst, const char *src, size_t size);
+
 /* How many objects are alive (for tests: close() must release them). */
 unsigned obj_live_count(void);
 

@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "map/map.h"
+#include "prog/prog.h"
 
 #define PAGE_SIZE_ATTR 4096u
 
@@ -39,6 +40,11 @@ static const u32 cmd_attr_end[] = {
 	[BPF_MAP_LOOKUP_AND_DELETE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_UPDATE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_DELETE_BATCH] = ATTR_END(batch.flags),
+	/* 6.18's PROG_LOAD runs to keyring_id, beyond our uapi union: log_true_size (140),
+	 * prog_token_fd (144), fd_array_cnt (148), signature (152), signature_size (160),
+	 * keyring_id (164).  load.c reads them from the raw bytes. */
+	[BPF_PROG_LOAD] = KERNEL_ATTR_SIZE,
+	[BPF_PROG_TEST_RUN] = ATTR_END(test.batch_size),
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -67,7 +73,12 @@ static inline bool all_zero(const void *p, size_t n)
 
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
-	union bpf_attr attr;
+	/* The kernel's union is larger than our header's: commands may read raw bytes up to it. */
+	union {
+		union bpf_attr attr;
+		u8 raw[KERNEL_ATTR_SIZE];
+	} buf;
+	union bpf_attr *attr = &buf.attr;
 	u32 end, n;
 
 	if (size > PAGE_SIZE_ATTR)
@@ -91,37 +102,41 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	if (size > end && !all_zero((u8 *)uattr + end, size - end))
 		return -EINVAL;
 	/* Only the command's own fields need to be copied and zero-filled: handlers read nothing
-	 * else.  Every command ends within our union (checked at build time below). */
-	if (likely(size >= sizeof(attr))) {
+	 * else. */
+	if (likely(size >= sizeof(*attr) && end <= sizeof(*attr))) {
 		/* The usual caller passes sizeof(union bpf_attr): a constant-size copy is a few
 		 * vector moves, cheaper than a variable one. */
-		memcpy(&attr, uattr, sizeof(attr));
+		memcpy(buf.raw, uattr, sizeof(*attr));
 	} else {
 		n = size < end ? size : end;
 		if (n) /* uattr may be NULL when size is 0 */
-			memcpy(&attr, uattr, n);
+			memcpy(buf.raw, uattr, n);
 		if (n < end)
-			memset((u8 *)&attr + n, 0, end - n);
+			memset(buf.raw + n, 0, end - n);
 	}
 
 	switch (cmd) {
 	case BPF_MAP_CREATE:
-		return map_create(&attr);
+		return map_create(attr);
 	case BPF_MAP_LOOKUP_ELEM:
-		return map_lookup_elem(&attr);
+		return map_lookup_elem(attr);
 	case BPF_MAP_UPDATE_ELEM:
-		return map_update_elem(&attr);
+		return map_update_elem(attr);
 	case BPF_MAP_DELETE_ELEM:
-		return map_delete_elem(&attr);
+		return map_delete_elem(attr);
 	case BPF_MAP_GET_NEXT_KEY:
-		return map_get_next_key(&attr);
+		return map_get_next_key(attr);
 	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
-		return map_lookup_and_delete_elem(&attr);
+		return map_lookup_and_delete_elem(attr);
 	case BPF_MAP_LOOKUP_BATCH:
 	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
 	case BPF_MAP_UPDATE_BATCH:
 	case BPF_MAP_DELETE_BATCH:
-		return map_do_batch(cmd, &attr, uattr, size);
+		return map_do_batch(cmd, attr, uattr, size);
+	case BPF_PROG_LOAD:
+		return prog_load(attr, uattr, size);
+	case BPF_PROG_TEST_RUN:
+		return prog_test_run(attr, uattr, size);
 	}
 	return -EINVAL;
 }

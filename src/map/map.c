@@ -37,8 +37,9 @@ static bool kernel_isalnum(unsigned char c)
 	return (c < 0x80 && isalnum(c)) || (c >= 0xc0 && c != 0xd7 && c != 0xf7);
 }
 
-/* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field. */
-static int obj_name_cpy(char *dst, const char *src, size_t size)
+/* The kernel's bpf_obj_name_cpy(): alnum, '_' and '.', NUL-terminated within the field.  Also
+ * used for program names (fd.h). */
+int obj_name_cpy(char *dst, const char *src, size_t size)
 {
 	size_t i;
 

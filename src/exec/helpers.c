@@ -1,0 +1,461 @@
+/* The BPF helper functions userbpf provides, and the table of their prototypes.
+ *
+ * One entry per helper, indexed by the kernel's number (enum bpf_func_id): the prototype the
+ * verifier checks calls against (the kernel's argument and return types, gpl_only flag), the
+ * implementation the interpreter calls, and the set of program types that may call it (the
+ * kernel's <type>_func_proto() switches, as Linux 6.18 answers them for a privileged loader).
+ *
+ * Semantics are the kernel's, in user space: "current" is the calling thread (pid = tid,
+ * tgid = the process); the "kernel" memory of probe_read_kernel is this process's memory; both
+ * probe_read helpers copy through process_vm_readv() on our own pid, so a bad address gives
+ * -EFAULT (and a zeroed buffer) instead of a crash.  Map helpers call the map's ops with the
+ * struct bpf_map the program holds (no fd look-up) and return the ops' negative errno, which is
+ * what the kernel's helpers return.  They run inside the read section the runner holds.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/helpers.h"
+#include "exec/trace.h"
+#include "map/map.h"
+#include "prog/run.h"
+
+#define TYPE_BIT(t) (1u << (t))
+#define SKB_TYPES (TYPE_BIT(BPF_PROG_TYPE_SOCKET_FILTER) | TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS))
+#define TRACING_TYPES (TYPE_BIT(BPF_PROG_TYPE_KPROBE) | TYPE_BIT(BPF_PROG_TYPE_TRACEPOINT))
+#define ALL_TYPES (SKB_TYPES | TRACING_TYPES | TYPE_BIT(BPF_PROG_TYPE_XDP))
+
+#define PTR(x) ((void *)(uintptr_t)(x))
+
+/* ---- maps ---- */
+
+static u64 h_map_lookup_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (uintptr_t)m->ops->lookup_ptr(m, PTR(key));
+}
+
+static u64 h_map_update_elem(u64 map, u64 key, u64 value, u64 flags, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->update(m, PTR(key), PTR(value), flags);
+}
+
+static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->delete(m, PTR(key));
+}
+
+/* ---- time, cpu, randomness, current task ---- */
+
+static u64 clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (u64)ts.tv_sec * 1000000000u + (u64)ts.tv_nsec;
+}
+
+static u64 h_ktime_get_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static u64 h_ktime_get_boot_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
+/* Per-thread xorshift128+ seeded from getrandom(): cheap and independent across threads, like
+ * the kernel's per-cpu prandom state.  Not for cryptography (neither is the kernel's). */
+static __thread u64 prandom_s[2];
+
+static u64 h_get_prandom_u32(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	u64 x, y;
+
+	if (unlikely(!prandom_s[0] && !prandom_s[1])) {
+		if (getrandom(prandom_s, sizeof(prandom_s), GRND_NONBLOCK) != sizeof(prandom_s))
+			prandom_s[0] = clock_ns(CLOCK_MONOTONIC) ^ (u64)gettid() << 32;
+		prandom_s[1] |= 1; /* never the all-zero state */
+	}
+	x = prandom_s[0];
+	y = prandom_s[1];
+	prandom_s[0] = y;
+	x ^= x << 23;
+	prandom_s[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
+	return (u32)((prandom_s[1] + y) >> 32);
+}
+
+static u64 h_get_smp_processor_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : (u32)cpu;
+}
+
+static u64 h_get_current_pid_tgid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (u64)(u32)getpid() << 32 | (u32)gettid();
+}
+
+static u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (u64)(u32)getgid() << 32 | (u32)getuid();
+}
+
+/* The kernel's strscpy_pad(buf, current->comm, size): NUL-terminated, zero-padded. */
+static u64 h_get_current_comm(u64 buf, u64 size, u64 a3, u64 a4, u64 a5)
+{
+	char comm[17] = { 0 };
+	char *dst = PTR(buf);
+	size_t n;
+
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	n = strnlen(comm, size - 1);
+	memcpy(dst, comm, n);
+	memset(dst + n, 0, size - n);
+	return 0;
+}
+
+/* ---- memory probes ---- */
+
+/* Copies size bytes from our own address src; false if any of it is not readable. */
+static bool copy_nofault(void *dst, const void *src, size_t size)
+{
+	struct iovec local = { dst, size }, remote = { (void *)src, size };
+
+	return !size || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
+}
+
+static u64 h_probe_read(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	if (likely(copy_nofault(PTR(dst), PTR(src), (u32)size)))
+		return 0;
+	memset(PTR(dst), 0, (u32)size);
+	return (u64)-EFAULT;
+}
+
+/* Copies the NUL-terminated string at src into dst (size > 0 bytes, always terminated), a page
+ * at a time so that a string ending just before unmapped memory is still read.  Returns its
+ * length with the NUL, or -EFAULT. */
+static int copy_str_nofault(char *dst, const char *src, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size - 1) {
+		size_t chunk = 4096 - ((uintptr_t)(src + done) & 4095);
+		char *nul;
+
+		if (chunk > size - 1 - done)
+			chunk = size - 1 - done;
+		if (!src || !copy_nofault(dst + done, src + done, chunk))
+			return -EFAULT;
+		nul = memchr(dst + done, 0, chunk);
+		if (nul)
+			return (int)(nul - dst) + 1;
+		done += chunk;
+	}
+	dst[done] = 0;
+	return (int)done + 1;
+}
+
+/* ---- trace_printk ---- */
+
+#define PRINTK_BUF 512 /* the kernel's MAX_BPRINTF_BUF */
+
+/* Formats one IPv4/IPv6 address as %pI4 / %pi4 / %pI6 / %pi6 do. */
+static int fmt_ip(char *out, size_t n, char form, char ver, const void *ptr)
+{
+	u8 ip[16] = { 0 };
+	size_t len = ver == '4' ? 4 : 16;
+
+	if (!copy_nofault(ip, ptr, len))
+		memset(ip, 0, len);
+	if (ver == '4')
+		return snprintf(out, n, form == 'I' ? "%u.%u.%u.%u" : "%03u.%03u.%03u.%03u", ip[0],
+				ip[1], ip[2], ip[3]);
+	if (form == 'I')
+		return snprintf(out, n, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
+				"%02x%02x:%02x%02x", ip[0], ip[1], ip[2], ip[3], ip[4], ip[5],
+				ip[6], ip[7], ip[8], ip[9], ip[10], ip[11], ip[12], ip[13], ip[14],
+				ip[15]);
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, n - 2 * i, "%02x", ip[i]);
+	return 32;
+}
+
+/* The kernel's bpf_bprintf_prepare() rules, then formatting: the format must be NUL-terminated
+ * within fmt_size, hold no ASCII control characters, and use at most 3 conversions among
+ * [flags 0+- ][width](d|i|u|x|X with l/ll, c, s, p, pK, px, ps, pS, pB, pks, pus, pI4, pi4,
+ * pI6, pi6); %% is literal.  Returns the formatted length (as vsnprintf, the output truncated
+ * to PRINTK_BUF) or -EINVAL. */
+static int bprintf(char *out, const char *fmt, u32 fmt_size, const u64 *args, int nargs)
+{
+	size_t flen, pos = 0;
+	int nspec = 0;
+	long total = 0;
+	const char *end = memchr(fmt, 0, fmt_size);
+
+	if (!end)
+		return -EINVAL;
+	flen = (size_t)(end - fmt);
+	out[0] = 0;
+
+#define EMIT(...)                                                                                \
+	do {                                                                                     \
+		int n_ = snprintf(out + pos, PRINTK_BUF - pos, __VA_ARGS__);                     \
+		total += n_;                                                                     \
+		pos = total < PRINTK_BUF ? (size_t)total : PRINTK_BUF - 1;                       \
+	} while (0)
+
+	for (size_t i = 0; i < flen; i++) {
+		unsigned char c = fmt[i];
+		char spec[16];
+		size_t s0, slen;
+		u64 arg;
+
+		if (isascii(c) && !isprint(c) && !isspace(c))
+			return -EINVAL;
+		if (c != '%') {
+			EMIT("%c", c);
+			continue;
+		}
+		if (fmt[i + 1] == '%') {
+			EMIT("%%");
+			i++;
+			continue;
+		}
+		if (nspec >= nargs)
+			return -EINVAL;
+		arg = args[nspec++];
+		s0 = i++;
+		if (!isascii((unsigned char)fmt[i]))
+			return -EINVAL;
+		while (fmt[i] == '0' || fmt[i] == '+' || fmt[i] == '-' || fmt[i] == ' ')
+			i++;
+		if (fmt[i] >= '1' && fmt[i] <= '9')
+			while (fmt[i] >= '0' && fmt[i] <= '9')
+				i++;
+		slen = i - s0; /* "%[flags][width]" */
+		if (slen > 8)
+			return -EINVAL; /* a width we will not honour */
+		memcpy(spec, fmt + s0, slen);
+
+		if (fmt[i] == 'p') {
+			char n1 = fmt[i + 1], n2 = n1 ? fmt[i + 2] : 0, buf[64];
+
+			if (!n1 || isspace((unsigned char)n1) || ispunct((unsigned char)n1) ||
+			    n1 == 'K' || n1 == 'x' || n1 == 's' || n1 == 'S' || n1 == 'B') {
+				/* a pointer: printed raw (the kernel hashes plain %p) */
+				if (n1 == 'K' || n1 == 'x' || n1 == 's' || n1 == 'S' || n1 == 'B')
+					i++;
+				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)arg);
+				memcpy(spec + slen, "s", 2);
+				EMIT(spec, buf);
+				continue;
+			}
+			if ((n1 == 'k' || n1 == 'u') && n2 == 's') {
+				i += 2;
+				goto fmt_str;
+			}
+			if ((n1 != 'i' && n1 != 'I') || (n2 != '4' && n2 != '6'))
+				return -EINVAL;
+			i += 2;
+			fmt_ip(buf, sizeof(buf), n1, n2, PTR(arg));
+			memcpy(spec + slen, "s", 2);
+			EMIT(spec, buf);
+			continue;
+		}
+		if (fmt[i] == 's') {
+			char str[PRINTK_BUF];
+fmt_str:
+			if (fmt[i + 1] && !isspace((unsigned char)fmt[i + 1]) &&
+			    !ispunct((unsigned char)fmt[i + 1]))
+				return -EINVAL;
+			if (copy_str_nofault(str, PTR(arg), sizeof(str)) < 0)
+				str[0] = 0;
+			memcpy(spec + slen, "s", 2);
+			EMIT(spec, str);
+			continue;
+		}
+		if (fmt[i] == 'c') {
+			memcpy(spec + slen, "c", 2);
+			EMIT(spec, (char)arg);
+			continue;
+		}
+		{
+			int l = 0;
+
+			while (fmt[i] == 'l' && l < 2) {
+				l++;
+				i++;
+			}
+			if (fmt[i] != 'i' && fmt[i] != 'd' && fmt[i] != 'u' && fmt[i] != 'x' &&
+			    fmt[i] != 'X')
+				return -EINVAL;
+			/* %d and %ld: 32 bits and 64 bits (long is 64-bit on the kernels we mirror) */
+			memcpy(spec + slen, "ll", 2);
+			spec[slen + 2] = fmt[i];
+			spec[slen + 3] = 0;
+			if (fmt[i] == 'd' || fmt[i] == 'i')
+				EMIT(spec, l ? (long long)arg : (long long)(s32)arg);
+			else
+				EMIT(spec, l ? (unsigned long long)arg : (unsigned long long)(u32)arg);
+		}
+	}
+#undef EMIT
+	return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+static u64 h_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3)
+{
+	const u64 args[3] = { a1, a2, a3 };
+	char out[PRINTK_BUF];
+	int n = bprintf(out, PTR(fmt), (u32)fmt_size, args, 3);
+
+	if (n < 0)
+		return (u64)(s64)n;
+	trace_emit(out);
+	return (u64)n;
+}
+
+/* ---- packets (socket filters, tc) ---- */
+
+/* bpf_skb_load_bytes(skb, offset, to, len): 0, or -EFAULT with to zeroed when out of bounds. */
+static u64 h_skb_load_bytes(u64 ctx, u64 off, u64 to, u64 len, u64 a5)
+{
+	const struct skb_ctx *c = PTR(ctx);
+	u32 offset = (u32)off, n = (u32)len, plen = (u32)(c->data_end - c->data);
+
+	if (offset > INT32_MAX || n > plen || offset > plen - n) {
+		memset(PTR(to), 0, n);
+		return (u64)-EFAULT;
+	}
+	memcpy(PTR(to), c->data + offset, n);
+	return 0;
+}
+
+/* bpf_skb_store_bytes(skb, offset, from, len, flags).  With BPF_F_RECOMPUTE_CSUM and a
+ * CHECKSUM_COMPLETE skb, the checksum is updated for the bytes replaced, as the kernel's
+ * postpull/postpush pair does; BPF_F_INVALIDATE_HASH clears a hash we never set. */
+static u64 h_skb_store_bytes(u64 ctx, u64 off, u64 from, u64 len, u64 flags)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u32 offset = (u32)off, n = (u32)len, plen = skb->ctx.uapi.len;
+	u8 *p;
+
+	if (flags & ~(u64)(BPF_F_RECOMPUTE_CSUM | BPF_F_INVALIDATE_HASH))
+		return (u64)-EINVAL;
+	if (offset > INT32_MAX || (u64)offset + n > plen)
+		return (u64)-EFAULT;
+	p = skb->ctx.data + offset;
+	if ((flags & BPF_F_RECOMPUTE_CSUM) && skb->csum_complete) {
+		/* csum - sum(old bytes) + sum(new bytes); subtracting is adding the complement.
+		 * The parity of offset is the bytes' position in their 16-bit words, as for the
+		 * kernel (the checksum starts at the network header, an even offset). */
+		bool even = !(offset & 1);
+		u16 old_sum = csum_fold16(csum_add_bytes(0, p, n, even));
+		u16 new_sum = csum_fold16(csum_add_bytes(0, PTR(from), n, even));
+
+		skb->csum = csum_fold16(skb->csum + (u16)~old_sum + new_sum);
+	}
+	memcpy(p, PTR(from), n);
+	if (flags & BPF_F_INVALIDATE_HASH)
+		skb->ctx.uapi.hash = 0;
+	return 0;
+}
+
+/* ---- the table ---- */
+
+struct helper {
+	struct bpf_func_proto proto;
+	u32 types;	/* TYPE_BIT() of the program types that may call it */
+};
+
+#define ARGS(...) .arg_type = { __VA_ARGS__ }
+
+static const struct helper helpers[] = {
+	[BPF_FUNC_map_lookup_elem] = { { h_map_lookup_elem, "bpf_map_lookup_elem", false, true,
+					 RET_PTR_TO_MAP_VALUE_OR_NULL,
+					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY) }, ALL_TYPES },
+	[BPF_FUNC_map_update_elem] = { { h_map_update_elem, "bpf_map_update_elem", false, true,
+					 RET_INTEGER,
+					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
+					      ARG_PTR_TO_MAP_VALUE, ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_map_delete_elem] = { { h_map_delete_elem, "bpf_map_delete_elem", false, true,
+					 RET_INTEGER,
+					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY) }, ALL_TYPES },
+	[BPF_FUNC_ktime_get_ns] = { { h_ktime_get_ns, "bpf_ktime_get_ns", false, false,
+				      RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_trace_printk] = { { h_trace_printk, "bpf_trace_printk", true, false,
+				      RET_INTEGER, ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE) },
+				    ALL_TYPES },
+	[BPF_FUNC_get_prandom_u32] = { { h_get_prandom_u32, "bpf_get_prandom_u32", false, false,
+					 RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_get_smp_processor_id] = { { h_get_smp_processor_id,
+					      "bpf_get_smp_processor_id", false, false,
+					      RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_skb_store_bytes] = { { h_skb_store_bytes, "bpf_skb_store_bytes", false, true,
+					 RET_INTEGER,
+					 ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM,
+					      ARG_CONST_SIZE, ARG_ANYTHING) },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_current_pid_tgid] = { { h_get_current_pid_tgid,
+					      "bpf_get_current_pid_tgid", false, false,
+					      RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_get_current_uid_gid] = { { h_get_current_uid_gid, "bpf_get_current_uid_gid",
+					     false, false, RET_INTEGER, ARGS(0) },
+					   ALL_TYPES },
+	[BPF_FUNC_get_current_comm] = { { h_get_current_comm, "bpf_get_current_comm", false,
+					  false, RET_INTEGER,
+					  ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },
+					ALL_TYPES },
+	[BPF_FUNC_skb_load_bytes] = { { h_skb_load_bytes, "bpf_skb_load_bytes", false, true,
+					RET_INTEGER,
+					ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+					     ARG_CONST_SIZE) }, SKB_TYPES },
+	[BPF_FUNC_probe_read_user] = { { h_probe_read, "bpf_probe_read_user", true, false,
+					 RET_INTEGER,
+					 ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+					      ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_probe_read_kernel] = { { h_probe_read, "bpf_probe_read_kernel", true, false,
+					   RET_INTEGER,
+					   ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+						ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_ktime_get_boot_ns] = { { h_ktime_get_boot_ns, "bpf_ktime_get_boot_ns", false,
+					   false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
+};
+
+const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
+{
+	if (func_id >= ARRAY_SIZE(helpers) || !helpers[func_id].proto.func || prog_type >= 32 ||
+	    !(helpers[func_id].types & TYPE_BIT(prog_type)))
+		return NULL;
+	return &helpers[func_id].proto;
+}
+
+/* The interpreter's table for one program type: what bpf_helper_proto() allows, nothing more,
+ * so that even a program the verifier let through cannot reach another type's helpers. */
+u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n)
+{
+	u32 cnt = n < ARRAY_SIZE(helpers) ? n : ARRAY_SIZE(helpers);
+
+	for (u32 id = 0; id < cnt; id++) {
+		const struct bpf_func_proto *p = bpf_helper_proto(id, prog_type);
+
+		fns[id] = p ? p->func : NULL;
+	}
+	return cnt;
+}

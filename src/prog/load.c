@@ -1,0 +1,233 @@
+/* BPF_PROG_LOAD: the kernel's attr checks, in the kernel's order, then the verifier, then
+ * preparation for the interpreter and installation as an fd ("bpf-prog" memfd).
+ *
+ * The order matters because a call with several faults must fail with the kernel's errno; it is
+ * Linux 6.18's bpf_prog_load(): prog_flags, token, insn_cnt (E2BIG), attach target fields, the
+ * per-type expected_attach_type rule, copying the instructions (EFAULT), copying the license
+ * (EFAULT), device binding, the program type (EINVAL when unknown), the name, then bpf_check().
+ *
+ * Invariants: a failed load frees everything it took (the verifier's map references included)
+ * and leaves no fd; a loaded program owns prog->insns, prog->interp and one reference on each
+ * of prog->used_maps, all released by prog_destroy() when its last fd and holder are gone.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/interp.h"
+#include "map/map.h"
+#include "prog/prog.h"
+#include "prog/run.h"
+#include "verifier/verifier.h"
+
+/* prog_flags of Linux 6.18; our uapi header may predate some. */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+#ifndef BPF_F_TEST_REG_INVARIANTS
+#define BPF_F_TEST_REG_INVARIANTS (1U << 7)
+#endif
+#ifndef BPF_F_TOKEN_FD
+#define BPF_F_TOKEN_FD (1U << 16)
+#endif
+
+#define PROG_FLAGS_KNOWN                                                                         \
+	(BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ | BPF_F_SLEEPABLE |  \
+	 BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS | BPF_F_XDP_DEV_BOUND_ONLY |                   \
+	 BPF_F_TEST_REG_INVARIANTS | BPF_F_TOKEN_FD)
+
+/* BPF_COMPLEXITY_LIMIT_INSNS: the limit for a privileged loader (we are root-equivalent). */
+#define PROG_MAX_INSNS 1000000u
+/* The kernel's BTF_MAX_TYPE: larger attach_btf_id values are refused before anything else. */
+#define BTF_MAX_TYPE 0x000fffffu
+
+#define BPF_PROG_TYPE(type, run) [type] = true,
+static const bool prog_type_known[] = {
+#include "prog/prog_types.h"
+};
+#undef BPF_PROG_TYPE
+
+/* The kernel's license_is_gpl_compatible(). */
+static bool license_is_gpl_compatible(const char *license)
+{
+	static const char *const gpl[] = {
+		"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+		"Dual MPL/GPL",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(gpl); i++)
+		if (!strcmp(license, gpl[i]))
+			return true;
+	return false;
+}
+
+/* ---- the interpreter's helper tables, one per program type, built once ---- */
+
+#define HELPER_TABLE_SIZE 128 /* above the highest helper number userbpf has */
+
+static bpf_helper_fn helper_table[ARRAY_SIZE(prog_type_known)][HELPER_TABLE_SIZE];
+static u32 helper_table_len[ARRAY_SIZE(prog_type_known)];
+static pthread_once_t helper_table_once = PTHREAD_ONCE_INIT;
+
+static void helper_tables_init(void)
+{
+	for (u32 t = 0; t < ARRAY_SIZE(prog_type_known); t++)
+		if (prog_type_known[t])
+			helper_table_len[t] = helper_fns(t, helper_table[t], HELPER_TABLE_SIZE);
+}
+
+int prog_prepare(struct bpf_prog *prog)
+{
+	struct interp_env env = { 0 };
+
+	pthread_once(&helper_table_once, helper_tables_init);
+	env.helpers = helper_table[prog->type];
+	env.nr_helpers = helper_table_len[prog->type];
+	/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere. */
+	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog->type == BPF_PROG_TYPE_SCHED_CLS)
+		env.load_pkt = run_skb_load_pkt;
+	return interp_prepare(prog->insns, prog->len, &env, &prog->interp);
+}
+
+/* ---- lifetime ---- */
+
+static void prog_free(struct bpf_prog *prog)
+{
+	if (prog->interp)
+		interp_free(prog->interp);
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		obj_put(&prog->used_maps[i]->obj);
+	free(prog->used_maps);
+	free(prog->insns);
+	free(prog);
+}
+
+static void prog_destroy(struct bpf_object *obj)
+{
+	prog_free(prog_of(obj));
+}
+
+/* ---- checks before the program exists ---- */
+
+/* The attach-target fields, for the program types userbpf has (none of which attaches to BTF
+ * or to another program).  The kernel looks the fds up first; whatever they are, a
+ * non-tracing type with a target is EINVAL. */
+static int check_attach(const union bpf_attr *attr)
+{
+	if (attr->attach_btf_id > BTF_MAX_TYPE)
+		return -EINVAL;
+	if (attr->attach_prog_fd || attr->attach_btf_id)
+		return -EINVAL;
+	return 0;
+}
+
+/* prog_ifindex asks for a device-bound (offloaded) program: only XDP and tc programs can be,
+ * and no device here offers it. */
+static int check_dev_bound(const union bpf_attr *attr)
+{
+	char name[IF_NAMESIZE];
+
+	if (!attr->prog_ifindex)
+		return 0; /* BPF_F_XDP_DEV_BOUND_ONLY alone is accepted (and means nothing) */
+	if (attr->prog_type != BPF_PROG_TYPE_SCHED_CLS && attr->prog_type != BPF_PROG_TYPE_XDP)
+		return -EINVAL;
+	return if_indextoname(attr->prog_ifindex, name) ? -EOPNOTSUPP : -EINVAL;
+}
+
+int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
+{
+	const char *ulicense = u64_to_ptr(attr->license);
+	const void *uinsns = u64_to_ptr(attr->insns);
+	struct bpf_prog *prog;
+	char license[128];
+	size_t len;
+	int err, memfd;
+
+	if (attr->prog_flags & ~PROG_FLAGS_KNOWN)
+		return -EINVAL;
+	/* BPF tokens do not exist in userbpf: whatever prog_token_fd is, it is not one. */
+	if (attr->prog_flags & BPF_F_TOKEN_FD)
+		return -EINVAL;
+	if (attr->insn_cnt == 0 || attr->insn_cnt > PROG_MAX_INSNS)
+		return -E2BIG;
+	/* 6.18 fields beyond our uapi header (sys_bpf() copied them): an fd_array with a count
+	 * binds maps up front, a signature asks for verification against a keyring.  Neither
+	 * exists here; the kernel answers EFAULT for a count without an array and EOPNOTSUPP
+	 * for a signature it cannot check. */
+	{
+		u32 fd_array_cnt;
+		u64 signature;
+
+		memcpy(&fd_array_cnt, (const u8 *)attr + 148, sizeof(fd_array_cnt));
+		memcpy(&signature, (const u8 *)attr + 152, sizeof(signature));
+		if (fd_array_cnt)
+			return attr->fd_array ? -EOPNOTSUPP : -EFAULT;
+		if (signature)
+			return -EOPNOTSUPP;
+	}
+	err = check_attach(attr);
+	if (err)
+		return err;
+
+	prog = calloc(1, sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	prog->type = attr->prog_type;
+	prog->expected_attach_type = attr->expected_attach_type;
+	prog->prog_flags = attr->prog_flags;
+	prog->kern_version = attr->kern_version;
+	prog->len = attr->insn_cnt;
+	/* insn_cnt <= 1e6, so the size fits in 32 bits even on i386 */
+	prog->insns = malloc((size_t)prog->len * sizeof(struct bpf_insn));
+	err = -ENOMEM;
+	if (!prog->insns)
+		goto free_prog;
+	err = -EFAULT;
+	if (!uinsns)
+		goto free_prog;
+	memcpy(prog->insns, uinsns, (size_t)prog->len * sizeof(struct bpf_insn));
+
+	/* The license: at most 127 bytes, not necessarily terminated (the kernel cuts it). */
+	if (!ulicense)
+		goto free_prog;
+	len = strnlen(ulicense, sizeof(license) - 1);
+	memcpy(license, ulicense, len);
+	license[len] = 0;
+	prog->gpl_compatible = license_is_gpl_compatible(license);
+
+	err = check_dev_bound(attr);
+	if (err)
+		goto free_prog;
+	err = -EINVAL;
+	if (attr->prog_type >= ARRAY_SIZE(prog_type_known) || !prog_type_known[attr->prog_type])
+		goto free_prog;
+	err = obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
+	if (err)
+		goto free_prog;
+
+	err = bpf_check(prog, attr);
+	if (err)
+		goto free_prog; /* frees the map references the verifier took */
+	err = prog_prepare(prog);
+	if (err)
+		goto free_prog;
+
+	memfd = obj_memfd_create("bpf-prog");
+	if (memfd < 0) {
+		err = memfd;
+		goto free_prog;
+	}
+	prog->obj.kind = OBJ_PROG;
+	prog->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
+	prog->obj.destroy = prog_destroy;
+	err = obj_install(&prog->obj, memfd); /* closes memfd itself on failure */
+	if (err < 0)
+		goto free_prog;
+	return err;
+
+free_prog:
+	prog_free(prog);
+	return err;
+}

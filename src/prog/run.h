@@ -1,0 +1,62 @@
+/* Running loaded programs: the run-time packet state behind a context, and the entry points
+ * BPF_PROG_TEST_RUN (test_run.c) and the helpers (src/exec/helpers.c) share.
+ *
+ * A program's r1 points at a struct skb_ctx / xdp_ctx (src/exec/ctx.h).  For socket filters and
+ * tc programs that context is the first member of a struct run_skb, which also records what the
+ * kernel keeps in its sk_buff: where the buffer, the mac and network headers are, and the
+ * checksum state.  Helpers that take the ctx (skb_load_bytes, skb_store_bytes) and the
+ * interpreter's LD_ABS/LD_IND callback recover the run_skb with container_of.
+ *
+ * Invariants of a run_skb: head <= mac <= net, mac <= ctx.data <= ctx.data_end <= tail,
+ * ctx.uapi.len == ctx.data_end - ctx.data; the packet never moves during a run (no helper of
+ * userbpf grows or shrinks it).
+ */
+#ifndef USERBPF_PROG_RUN_H
+#define USERBPF_PROG_RUN_H
+
+#include "exec/ctx.h"
+#include "exec/helpers.h"
+#include "util.h"
+
+struct bpf_prog;
+
+struct run_skb {
+	struct skb_ctx ctx;	/* must stay first: r1 */
+	u8 *head;		/* first byte of the buffer (headroom included) */
+	u8 *tail;		/* one past the last packet byte */
+	u8 *mac;		/* mac (Ethernet) header */
+	u8 *net;		/* network header, mac + ETH_HLEN */
+	bool csum_complete;	/* csum covers [net, tail) (BPF_F_TEST_SKB_CHECKSUM_COMPLETE) */
+	u32 csum;		/* ones' complement sum, unfolded, valid if csum_complete */
+};
+
+static inline struct run_skb *run_skb_of(const void *ctx)
+{
+	return container_of((struct skb_ctx *)ctx, struct run_skb, ctx);
+}
+
+/* Ones' complement sum of len bytes at p added to sum, with p's first byte taken as the high
+ * byte of a 16-bit word when even is true (the kernel's csum_partial at an even offset). */
+u32 csum_add_bytes(u32 sum, const u8 *p, u32 len, bool even);
+/* Folds a 32-bit ones' complement sum to 16 bits. */
+u16 csum_fold16(u32 sum);
+
+/* The interpreter's LD_ABS/LD_IND source for a run_skb (interp_env.load_pkt). */
+const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf);
+
+/* Fills fns[0..n) with the helper functions a program of prog_type may call (NULL for the others)
+ * and returns how many entries it filled (src/exec/helpers.c). */
+u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n);
+
+/* Prepares prog (verified) for the interpreter: prog->interp.  0 or -errno. */
+int prog_prepare(struct bpf_prog *prog);
+
+/* BPF_PROG_TEST_RUN for the skb types and XDP (test_run.c); attr checked, prog referenced. */
+int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
+int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
+
+/* Runs prog once on ctx inside a read section; returns r0 (0 after a run-time error, which a
+ * verified program cannot have). */
+u32 prog_run(const struct bpf_prog *prog, void *ctx);
+
+#endif

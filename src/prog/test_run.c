@@ -1,0 +1,522 @@
+/* BPF_PROG_TEST_RUN: run a loaded program on a packet (and optional context) given in attr, and
+ * hand back its return value, the packet as it left it, the context and the mean run time.
+ *
+ * Semantics are the kernel's (net/bpf/test_run.c), rebuilt for user space:
+ *  - skb types: the packet is laid out as the kernel's build_skb() would (NET_SKB_PAD headroom,
+ *    skb_shared_info tailroom, the same size limit); eth_type_trans() gives protocol and
+ *    pkt_type (on the loopback device, whose address and broadcast address are all zeros); a socket filter sees the
+ *    packet from its network header (the Ethernet header pulled), a tc program from its mac
+ *    header, and after a socket filter the Ethernet header comes back zeroed in data_out.
+ *    ctx_in may set only mark, priority, ingress_ifindex, ifindex, cb, tstamp, wire_len,
+ *    gso_segs, gso_size and hwtstamp; ctx_out gets the kernel's fields back.
+ *  - XDP: 256 bytes of headroom, metadata from ctx_in (data_meta..data), the packet beyond
+ *    PAGE_SIZE - headroom - tailroom kept in "fragments" the program cannot see, as the kernel
+ *    keeps it in page frags.
+ *  - repeat 0 means 1; the program runs repeat times on the same packet; duration is the total
+ *    time divided by the number of runs, saturated to u32.
+ *  - data_out gets min(size, data_size_out) bytes (data_size_out 0: no limit) and ENOSPC when
+ *    that cut the packet, after the copy; data_size_out, retval and duration are written back
+ *    even then.
+ * A run holds the read section (rcu_read_lock) only while the program runs, one run at a time.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/if_ether.h>
+#include <linux/filter.h>
+#include <linux/if_packet.h>
+#include <netinet/ip.h>
+#include <netinet/ip6.h>
+
+#include "exec/interp.h"
+#include "map/map.h"
+#include "prog/prog.h"
+#include "prog/run.h"
+#include "rcu.h"
+
+#define TEST_PAGE_SIZE 4096u
+/* skb layout of x86-64: NET_SKB_PAD + NET_IP_ALIGN headroom, SKB_DATA_ALIGN(sizeof(struct
+ * skb_shared_info)) tailroom. */
+#define SKB_HEADROOM 64u
+#define SKB_TAILROOM 320u
+#define XDP_HEADROOM 256u	/* XDP_PACKET_HEADROOM */
+#define XDP_FRAME_SIZE 40u	/* sizeof(struct xdp_frame): metadata must leave room for it */
+#define XDP_META_MAX 255u	/* skb_shared_info.meta_len is a u8 */
+#define MAX_SKB_FRAGS 17u
+#define GSO_LEGACY_MAX_SIZE 65536u
+#define GSO_MAX_SEGS 65535u
+#define LOOPBACK_IFINDEX 1
+
+#ifndef BPF_F_TEST_SKB_CHECKSUM_COMPLETE
+#define BPF_F_TEST_SKB_CHECKSUM_COMPLETE (1U << 2)
+#endif
+
+typedef int (*test_run_fn)(struct bpf_prog *prog, const union bpf_attr *attr,
+			   union bpf_attr *uattr);
+
+#define BPF_PROG_TYPE(type, run) [type] = run,
+static const test_run_fn test_runs[] = {
+#include "prog/prog_types.h"
+};
+#undef BPF_PROG_TYPE
+
+/* ---- checksums (ones' complement, RFC 1071) ---- */
+
+u32 csum_add_bytes(u32 sum, const u8 *p, u32 len, bool even)
+{
+	u64 s = sum;
+
+	for (u32 i = 0; i < len; i++, even = !even)
+		s += even ? (u32)p[i] << 8 : p[i];
+	while (s >> 32)
+		s = (s & 0xffffffffu) + (s >> 32);
+	return (u32)s;
+}
+
+u16 csum_fold16(u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (u16)sum;
+}
+
+/* ---- running ---- */
+
+u32 prog_run(const struct bpf_prog *prog, void *ctx)
+{
+	u64 args[5] = { (uintptr_t)ctx }, r0 = 0;
+
+	rcu_read_lock();
+	interp_exec(prog->interp, args, &r0);
+	rcu_read_unlock();
+	return (u32)r0;
+}
+
+/* LD_ABS/LD_IND: off >= 0 is relative to skb->data; SKF_NET_OFF and SKF_LL_OFF bases reach the
+ * network and mac headers.  Bytes outside the packet end the program with 0. */
+const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf)
+{
+	const struct run_skb *skb = run_skb_of((void *)(uintptr_t)ctx);
+	const u8 *p;
+
+	if (off >= 0) {
+		if ((u32)off > skb->ctx.uapi.len || size > skb->ctx.uapi.len - (u32)off)
+			return NULL;
+		return skb->ctx.data + off;
+	}
+	if (off >= SKF_NET_OFF)
+		p = skb->net + (off - SKF_NET_OFF);
+	else if (off >= SKF_LL_OFF)
+		p = skb->mac + (off - SKF_LL_OFF);
+	else
+		return NULL;
+	if (p < skb->head || p > skb->tail || size > (size_t)(skb->tail - p))
+		return NULL;
+	return p;
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000u + (u64)ts.tv_nsec;
+}
+
+/* The kernel's bpf_test_run(): repeat runs (0 means 1), mean duration saturated to u32. */
+static void test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 *retval,
+			u32 *duration)
+{
+	u64 start, spent;
+
+	if (!repeat)
+		repeat = 1;
+	start = now_ns();
+	for (u32 i = 0; i < repeat; i++)
+		*retval = prog_run(prog, ctx);
+	spent = (now_ns() - start) / repeat;
+	*duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
+}
+
+/* The kernel's bpf_test_finish(): data_out cut to data_size_out, then data_size_out, retval,
+ * duration.  frags_size: the last bytes of size, held in frags (XDP), which follow the linear
+ * part in the same buffer here; a cut shortens the linear part and the frags follow it whole, as
+ * the kernel copies them. */
+static int test_finish(const union bpf_attr *attr, union bpf_attr *uattr, const void *data,
+		       u32 size, u32 frags_size, u32 retval, u32 duration)
+{
+	u8 *data_out = u64_to_ptr(attr->test.data_out);
+	u32 copy = size;
+	int err = 0;
+
+	if (attr->test.data_size_out && copy > attr->test.data_size_out) {
+		copy = attr->test.data_size_out;
+		err = -ENOSPC;
+	}
+	if (data_out) {
+		/* the cut falls on the linear part: all of the frags still follow it */
+		if (copy < frags_size)
+			return -ENOSPC; /* the kernel's negative linear length; nothing written */
+		memcpy(data_out, data, copy - frags_size);
+		memcpy(data_out + copy - frags_size, (const u8 *)data + size - frags_size,
+		       frags_size);
+	}
+	uattr->test.data_size_out = size;
+	uattr->test.retval = retval;
+	uattr->test.duration = duration;
+	return err;
+}
+
+/* The kernel's bpf_ctx_init(): NULL when neither ctx_in nor ctx_out; a zeroed max_size buffer
+ * with ctx_in copied in (bytes of ctx_in beyond max_size must be zero: E2BIG). */
+static int ctx_init(const union bpf_attr *attr, u32 max_size, void **out)
+{
+	const u8 *in = u64_to_ptr(attr->test.ctx_in);
+	u32 size = attr->test.ctx_size_in;
+	u8 *ctx;
+
+	*out = NULL;
+	if (!in && !attr->test.ctx_out)
+		return 0;
+	if (in) {
+		if (size > TEST_PAGE_SIZE)
+			return -E2BIG;
+		for (u32 i = max_size; i < size; i++)
+			if (in[i])
+				return -E2BIG;
+	}
+	ctx = calloc(1, max_size);
+	if (!ctx)
+		return -ENOMEM;
+	if (in)
+		memcpy(ctx, in, size < max_size ? size : max_size);
+	*out = ctx;
+	return 0;
+}
+
+/* The kernel's bpf_ctx_finish(): ctx_out cut to ctx_size_out (ENOSPC), ctx_size_out = size. */
+static int ctx_finish(const union bpf_attr *attr, union bpf_attr *uattr, const void *ctx,
+		      u32 size)
+{
+	void *out = u64_to_ptr(attr->test.ctx_out);
+	u32 copy = size;
+	int err = 0;
+
+	if (!ctx || !out)
+		return 0;
+	if (copy > attr->test.ctx_size_out) {
+		copy = attr->test.ctx_size_out;
+		err = -ENOSPC;
+	}
+	memcpy(out, ctx, copy);
+	uattr->test.ctx_size_out = size;
+	return err;
+}
+
+/* ---- socket filters and tc ---- */
+
+static bool zero_range(const void *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (((const u8 *)p)[i])
+			return false;
+	return true;
+}
+
+#define END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
+
+/* The __sk_buff fields ctx_in may set: everything else must be zero (EINVAL). */
+static int skb_ctx_check(const struct __sk_buff *c, u32 len)
+{
+	if (!zero_range(c, 0, offsetof(struct __sk_buff, mark)) ||
+	    !zero_range(c, END(mark), offsetof(struct __sk_buff, priority)) ||
+	    !zero_range(c, END(ifindex), offsetof(struct __sk_buff, cb)) ||
+	    !zero_range(c, END(cb), offsetof(struct __sk_buff, tstamp)) ||
+	    !zero_range(c, END(gso_segs), offsetof(struct __sk_buff, gso_size)) ||
+	    !zero_range(c, END(gso_size), offsetof(struct __sk_buff, hwtstamp)) ||
+	    !zero_range(c, END(hwtstamp), sizeof(struct __sk_buff)))
+		return -EINVAL;
+	if (c->wire_len && (c->wire_len < len || c->wire_len > GSO_LEGACY_MAX_SIZE))
+		return -EINVAL;
+	if (c->gso_segs > GSO_MAX_SEGS)
+		return -EINVAL;
+	return 0;
+}
+
+/* eth_type_trans() on the loopback device: pkt_type from the destination address, protocol
+ * from the type field (802.3 frames: raw 802.3 or 802.2 from the first payload bytes). */
+static void eth_classify(const u8 *mac, u32 *pkt_type, u16 *proto_be)
+{
+	/* loopback's address and broadcast address are both all zeros, so a group address is
+	 * never its broadcast address */
+	static const u8 lo_addr[ETH_ALEN], lo_bcast[ETH_ALEN];
+	u16 proto;
+
+	if (mac[0] & 1)
+		*pkt_type = memcmp(mac, lo_bcast, ETH_ALEN) ? PACKET_MULTICAST : PACKET_BROADCAST;
+	else
+		*pkt_type = memcmp(mac, lo_addr, ETH_ALEN) ? PACKET_OTHERHOST : PACKET_HOST;
+	proto = (u16)(mac[12] << 8 | mac[13]);
+	if (proto >= ETH_P_802_3_MIN)
+		*proto_be = htons(proto);
+	else if (mac[ETH_HLEN] == 0xff && mac[ETH_HLEN + 1] == 0xff)
+		*proto_be = htons(ETH_P_802_3);
+	else
+		*proto_be = htons(ETH_P_802_2);
+}
+
+int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	const u8 *data_in = u64_to_ptr(attr->test.data_in);
+	bool is_l2 = prog->type == BPF_PROG_TYPE_SCHED_CLS;
+	u32 size = attr->test.data_size_in, retval = 0, duration = 0, wire_len = 0, out_len;
+	struct __sk_buff *uctx;
+	struct run_skb skb;
+	u16 proto;
+	u8 *buf;
+	int err;
+
+	if ((attr->test.flags & ~BPF_F_TEST_SKB_CHECKSUM_COMPLETE) || attr->test.cpu ||
+	    attr->test.batch_size)
+		return -EINVAL;
+	if (size < ETH_HLEN)
+		return -EINVAL;
+	/* the packet must fit one page beside headroom and skb_shared_info */
+	if (size > TEST_PAGE_SIZE - SKB_HEADROOM - SKB_TAILROOM)
+		return -EINVAL;
+	buf = calloc(1, SKB_HEADROOM + round_up(size, 64) + SKB_TAILROOM);
+	if (!buf)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (!data_in)
+		goto free_buf;
+	memcpy(buf + SKB_HEADROOM, data_in, size);
+	err = ctx_init(attr, sizeof(struct __sk_buff), (void **)&uctx);
+	if (err)
+		goto free_buf;
+
+	memset(&skb, 0, sizeof(skb));
+	skb.head = buf;
+	skb.mac = buf + SKB_HEADROOM;
+	skb.net = skb.mac + ETH_HLEN;
+	skb.tail = skb.mac + size;
+	skb.ctx.uapi.ifindex = LOOPBACK_IFINDEX;
+	err = -ENODEV;
+	if (uctx && uctx->ifindex > 1 && !if_indextoname(uctx->ifindex, (char[IF_NAMESIZE]){ 0 }))
+		goto free_ctx;
+	if (uctx && uctx->ifindex > 1)
+		skb.ctx.uapi.ifindex = uctx->ifindex;
+	eth_classify(skb.mac, &skb.ctx.uapi.pkt_type, &proto);
+	skb.ctx.uapi.protocol = proto;
+	err = -EINVAL;
+	if (proto == htons(ETH_P_IP) && size - ETH_HLEN < sizeof(struct iphdr))
+		goto free_ctx;
+	if (proto == htons(ETH_P_IPV6) && size - ETH_HLEN < sizeof(struct ip6_hdr))
+		goto free_ctx;
+
+	skb.ctx.data = is_l2 ? skb.mac : skb.net;
+	skb.ctx.data_end = skb.tail;
+	skb.ctx.data_meta = skb.ctx.data;
+	skb.ctx.uapi.len = (u32)(skb.ctx.data_end - skb.ctx.data);
+	if (uctx) {
+		err = skb_ctx_check(uctx, skb.ctx.uapi.len);
+		if (err)
+			goto free_ctx;
+		skb.ctx.uapi.mark = uctx->mark;
+		skb.ctx.uapi.priority = uctx->priority;
+		skb.ctx.uapi.ingress_ifindex = uctx->ingress_ifindex;
+		skb.ctx.uapi.tstamp = uctx->tstamp;
+		memcpy(skb.ctx.uapi.cb, uctx->cb, sizeof(uctx->cb));
+		wire_len = uctx->wire_len ? uctx->wire_len : skb.ctx.uapi.len;
+		skb.ctx.uapi.gso_segs = uctx->gso_segs;
+		skb.ctx.uapi.gso_size = uctx->gso_size;
+		skb.ctx.uapi.hwtstamp = uctx->hwtstamp;
+	}
+	skb.ctx.uapi.wire_len = wire_len;
+	if (attr->test.flags & BPF_F_TEST_SKB_CHECKSUM_COMPLETE) {
+		skb.csum_complete = true;
+		skb.csum = csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true);
+	}
+
+	test_repeat(prog, &skb.ctx, attr->test.repeat, &retval, &duration);
+
+	if (!is_l2) /* the kernel pushes the pulled Ethernet header back, zeroed */
+		memset(skb.mac, 0, ETH_HLEN);
+	if (skb.csum_complete &&
+	    csum_fold16(skb.csum) !=
+		    csum_fold16(csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true))) {
+		err = -EBADMSG;
+		goto free_ctx;
+	}
+	if (uctx) {
+		uctx->mark = skb.ctx.uapi.mark;
+		uctx->priority = skb.ctx.uapi.priority;
+		uctx->ingress_ifindex = skb.ctx.uapi.ingress_ifindex;
+		uctx->ifindex = skb.ctx.uapi.ifindex;
+		uctx->tstamp = skb.ctx.uapi.tstamp;
+		memcpy(uctx->cb, skb.ctx.uapi.cb, sizeof(uctx->cb));
+		uctx->wire_len = wire_len;
+		uctx->gso_segs = skb.ctx.uapi.gso_segs;
+		uctx->hwtstamp = skb.ctx.uapi.hwtstamp;
+	}
+	out_len = (u32)(skb.tail - skb.mac);
+	err = test_finish(attr, uattr, skb.mac, out_len, 0, retval, duration);
+	if (!err)
+		err = ctx_finish(attr, uattr, uctx, sizeof(struct __sk_buff));
+free_ctx:
+	free(uctx);
+free_buf:
+	free(buf);
+	return err;
+}
+
+/* ---- XDP ---- */
+
+/* Number of rx queues of a device (sysfs), 1 if unknown. */
+static u32 rx_queues(unsigned ifindex)
+{
+	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE];
+	u32 n = 0;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	for (;;) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u", name, n);
+		if (access(path, F_OK))
+			break;
+		n++;
+	}
+	return n ? n : 1;
+}
+
+int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	const u8 *data_in = u64_to_ptr(attr->test.data_in);
+	u32 size_in = attr->test.data_size_in, headroom = XDP_HEADROOM, meta = 0, linear, max_linear;
+	u32 retval = 0, duration = 0, frags_size, size;
+	struct xdp_md *uctx;
+	struct xdp_ctx xdp;
+	u8 *buf;
+	int err;
+
+	if (prog->expected_attach_type == BPF_XDP_DEVMAP ||
+	    prog->expected_attach_type == BPF_XDP_CPUMAP)
+		return -EINVAL;
+	/* BPF_F_TEST_XDP_LIVE_FRAMES sends frames out of a device: none here. */
+	if (attr->test.flags & ~BPF_F_TEST_XDP_LIVE_FRAMES)
+		return -EINVAL;
+	if (attr->test.flags & BPF_F_TEST_XDP_LIVE_FRAMES)
+		return -EOPNOTSUPP;
+	if (attr->test.batch_size)
+		return -EINVAL;
+	err = ctx_init(attr, sizeof(struct xdp_md), (void **)&uctx);
+	if (err)
+		return err;
+	linear = size_in;
+	err = -EINVAL;
+	if (uctx) {
+		/* no user data before the metadata; metadata a multiple of 4, below 256 bytes */
+		if (uctx->data_meta || uctx->data_end > size_in || uctx->data > uctx->data_end)
+			goto free_ctx;
+		meta = uctx->data;
+		if ((meta & 3) || meta > XDP_META_MAX || meta > headroom - XDP_FRAME_SIZE)
+			goto free_ctx;
+		headroom -= meta;
+		linear = uctx->data_end;
+	}
+	max_linear = TEST_PAGE_SIZE - headroom - SKB_TAILROOM;
+	if (linear > max_linear)
+		linear = max_linear;
+	if (size_in - meta < ETH_HLEN)
+		goto free_ctx;
+	/* size_in - linear bytes go to page-sized frags, at most MAX_SKB_FRAGS */
+	frags_size = size_in - linear;
+	err = -ENOMEM;
+	if (frags_size > MAX_SKB_FRAGS * TEST_PAGE_SIZE)
+		goto free_ctx;
+	buf = calloc(1, headroom + max_linear + frags_size + SKB_TAILROOM);
+	if (!buf)
+		goto free_ctx;
+	err = -EFAULT;
+	if (!data_in)
+		goto free_buf;
+	memcpy(buf + headroom, data_in, size_in);
+
+	memset(&xdp, 0, sizeof(xdp));
+	xdp.data_meta = buf + headroom;
+	xdp.data = xdp.data_meta + meta;
+	xdp.data_end = buf + headroom + linear;
+	xdp.uapi.ingress_ifindex = LOOPBACK_IFINDEX;
+	if (uctx) {
+		err = -EINVAL;
+		if (uctx->egress_ifindex)
+			goto free_buf;
+		if (!uctx->ingress_ifindex && uctx->rx_queue_index)
+			goto free_buf;
+		if (uctx->ingress_ifindex) {
+			u32 nq = rx_queues(uctx->ingress_ifindex);
+
+			err = -ENODEV;
+			if (!nq)
+				goto free_buf;
+			err = -EINVAL;
+			if (uctx->rx_queue_index >= nq)
+				goto free_buf;
+			xdp.uapi.ingress_ifindex = uctx->ingress_ifindex;
+			xdp.uapi.rx_queue_index = uctx->rx_queue_index;
+		}
+	}
+
+	test_repeat(prog, &xdp, attr->test.repeat, &retval, &duration);
+
+	if (uctx) {
+		uctx->data = (u32)(xdp.data - xdp.data_meta);
+		uctx->data_end = (u32)(xdp.data_end - xdp.data_meta);
+	}
+	/* frags follow the linear part in buf: what the program could not see is unchanged */
+	size = (u32)(xdp.data_end - xdp.data_meta) + frags_size;
+	err = test_finish(attr, uattr, xdp.data_meta, size, frags_size, retval, duration);
+	if (!err)
+		err = ctx_finish(attr, uattr, uctx, sizeof(struct xdp_md));
+free_buf:
+	free(buf);
+free_ctx:
+	free(uctx);
+	return err;
+}
+
+/* ---- the command ---- */
+
+int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
+{
+	struct bpf_object *obj;
+	struct bpf_prog *prog;
+	test_run_fn run;
+	int err;
+
+	if ((attr->test.ctx_size_in && !attr->test.ctx_in) ||
+	    (!attr->test.ctx_size_in && attr->test.ctx_in))
+		return -EINVAL;
+	if ((attr->test.ctx_size_out && !attr->test.ctx_out) ||
+	    (!attr->test.ctx_size_out && attr->test.ctx_out))
+		return -EINVAL;
+
+	rcu_read_lock();
+	obj = obj_from_fd(attr->test.prog_fd, OBJ_PROG, &err);
+	if (obj)
+		obj_get(obj);
+	rcu_read_unlock();
+	if (!obj)
+		return err;
+	prog = prog_of(obj);
+
+	run = prog->type < ARRAY_SIZE(test_runs) ? test_runs[prog->type] : NULL;
+	err = run ? run(prog, attr, uattr) : -ENOTSUPP;
+	obj_put(obj);
+	return err;
+}

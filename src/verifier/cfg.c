@@ -1,0 +1,262 @@
+/* Program structure, before any value is tracked: subprograms and the control-flow graph.
+ *
+ * add_subprogs(): every bpf-to-bpf call (src_reg BPF_PSEUDO_CALL) starts a subprogram at its
+ * target; subprog[] is kept sorted by start, with a sentinel subprog[cnt].start == len.
+ * check_subprogs(): every jump stays inside its subprogram and each subprogram ends with an exit
+ * or an unconditional jump (no falling from one into the next).
+ * check_cfg(): an iterative depth-first walk from insn 0 (explicit stack: no recursion, so 100k
+ * instruction programs are fine) that refuses jumps out of the program, unreachable instructions
+ * and jumps into the second half of a 64-bit immediate load.  Back-edges are allowed (the kernel
+ * allows bounded loops to privileged loaders; do_check proves them bounded), also through calls:
+ * recursion ends at the call depth limit in do_check, as in the kernel.  The walk marks prune points: conditional
+ * jumps, jump targets and the instruction after a call.  Each instruction's edges are tried in
+ * order: state[t] records which edges were pushed (FALLTHROUGH, then BRANCH) so the walk resumes
+ * where it stopped, as the kernel's does, and gives the same first error.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "verifier/env.h"
+
+static bool is_ldimm64(const struct bpf_insn *in)
+{
+	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
+}
+
+static bool is_pseudo_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
+}
+
+int find_subprog(struct verifier_env *env, int off)
+{
+	u32 lo = 0, hi = env->subprog_cnt;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (env->subprog[mid].start == off)
+			return (int)mid;
+		if (env->subprog[mid].start < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+static int add_subprog(struct verifier_env *env, s64 off)
+{
+	u32 i;
+
+	if (off >= env->len || off < 0) {
+		verbose(env, "call to invalid destination\n");
+		return -EINVAL;
+	}
+	if (find_subprog(env, (int)off) >= 0)
+		return 0;
+	if (env->subprog_cnt >= MAX_SUBPROGS) {
+		verbose(env, "too many subprograms\n");
+		return -E2BIG;
+	}
+	/* insertion keeps the array sorted */
+	for (i = env->subprog_cnt; i > 0 && env->subprog[i - 1].start > off; i--)
+		env->subprog[i] = env->subprog[i - 1];
+	memset(&env->subprog[i], 0, sizeof(env->subprog[i]));
+	env->subprog[i].start = (int)off;
+	env->subprog_cnt++;
+	return 0;
+}
+
+int add_subprogs(struct verifier_env *env)
+{
+	int err = add_subprog(env, 0);
+
+	for (u32 i = 0; !err && i < env->len; i++) {
+		const struct bpf_insn *in = &env->insns[i];
+
+		if (is_ldimm64(in) && in->src_reg == BPF_PSEUDO_FUNC) {
+			verbose(env, "callbacks are not supported\n");
+			return -EINVAL;
+		}
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
+			verbose(env, "calling kernel functions are not allowed in non-JITed programs\n");
+			return -EINVAL;
+		}
+		if (is_pseudo_call(in))
+			err = add_subprog(env, (s64)i + in->imm + 1);
+	}
+	if (err)
+		return err;
+	env->subprog[env->subprog_cnt].start = (int)env->len;
+	if (env->log.level & 2)
+		for (u32 i = 0; i < env->subprog_cnt; i++)
+			verbose(env, "func#%u @%d\n", i, env->subprog[i].start);
+	return 0;
+}
+
+int check_subprogs(struct verifier_env *env)
+{
+	u32 cur = 0;
+	s64 start = env->subprog[0].start, end = env->subprog[1].start;
+
+	for (u32 i = 0; i < env->len; i++) {
+		u8 code = env->insns[i].code;
+		u8 cls = BPF_CLASS(code);
+
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(code) != BPF_EXIT &&
+		    BPF_OP(code) != BPF_CALL) {
+			s64 off = code == (BPF_JMP32 | BPF_JA) ? (s64)i + env->insns[i].imm + 1
+							       : (s64)i + env->insns[i].off + 1;
+
+			if (off < start || off >= end) {
+				verbose(env, "jump out of range from insn %u to %lld\n", i,
+					(long long)off);
+				return -EINVAL;
+			}
+		}
+		if (i == end - 1) {
+			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP32 | BPF_JA) &&
+			    code != (BPF_JMP | BPF_JA)) {
+				verbose(env, "last insn is not an exit or jmp\n");
+				return -EINVAL;
+			}
+			start = end;
+			cur++;
+			if (cur < env->subprog_cnt)
+				end = env->subprog[cur + 1].start;
+		}
+	}
+	return 0;
+}
+
+/* DFS colours and edge marks, as in the kernel's walk */
+#define DISCOVERED 0x10
+#define EXPLORED 0x20
+#define FALLTHROUGH 1
+#define BRANCH 2
+#define DONE 0
+#define KEEP 1
+
+struct cfg_walk {
+	u8 *state;
+	u32 *stack;
+	u32 sp;
+};
+
+static int push_edge(struct verifier_env *env, struct cfg_walk *w, u32 t, s64 to, int e,
+		     bool loop_ok)
+{
+	if (e == FALLTHROUGH && w->state[t] >= (DISCOVERED | FALLTHROUGH))
+		return DONE;
+	if (e == BRANCH && w->state[t] >= (DISCOVERED | BRANCH))
+		return DONE;
+	if (to < 0 || to >= env->len) {
+		verbose(env, "jump out of range from insn %u to %lld\n", t, (long long)to);
+		return -EINVAL;
+	}
+	if (e == BRANCH)
+		env->aux[to].prune_point = 1;
+	if (w->state[to] == 0) {
+		w->state[t] = DISCOVERED | e;
+		w->state[to] = DISCOVERED;
+		w->stack[w->sp++] = (u32)to;
+		return KEEP;
+	}
+	if ((w->state[to] & 0xf0) == DISCOVERED) {
+		if (loop_ok)
+			return DONE;
+		verbose(env, "back-edge from insn %u to %lld\n", t, (long long)to);
+		return -EINVAL;
+	}
+	w->state[t] = DISCOVERED | e;
+	return DONE;
+}
+
+static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
+{
+	const struct bpf_insn *in = &env->insns[t];
+	u8 cls = BPF_CLASS(in->code);
+	int ret;
+
+	if (cls != BPF_JMP && cls != BPF_JMP32)
+		return push_edge(env, w, t, (s64)t + (is_ldimm64(in) ? 2 : 1), FALLTHROUGH, false);
+	switch (BPF_OP(in->code)) {
+	case BPF_EXIT:
+		return DONE;
+	case BPF_CALL:
+		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, false);
+		if (ret)
+			return ret;
+		if (t + 1 < env->len)
+			env->aux[t + 1].prune_point = 1;
+		if (in->src_reg == BPF_PSEUDO_CALL) {
+			env->aux[t].prune_point = 1;
+			/* recursion is refused by do_check (call depth), not here */
+			ret = push_edge(env, w, t, (s64)t + in->imm + 1, BRANCH, true);
+		}
+		return ret;
+	case BPF_JA: {
+		s64 to = (s64)t + 1 + (cls == BPF_JMP ? in->off : in->imm);
+
+		ret = push_edge(env, w, t, to, FALLTHROUGH, true);
+		if (ret)
+			return ret;
+		env->aux[to].prune_point = 1;
+		return ret;
+	}
+	default:
+		env->aux[t].prune_point = 1;
+		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, true);
+		if (ret)
+			return ret;
+		return push_edge(env, w, t, (s64)t + in->off + 1, BRANCH, true);
+	}
+}
+
+int check_cfg(struct verifier_env *env)
+{
+	struct cfg_walk w;
+	int ret = 0;
+
+	w.state = calloc(env->len, 1);
+	w.stack = calloc(env->len, sizeof(u32));
+	if (!w.state || !w.stack) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	w.state[0] = DISCOVERED;
+	w.stack[0] = 0;
+	w.sp = 1;
+	while (w.sp > 0) {
+		u32 t = w.stack[w.sp - 1];
+
+		ret = visit(env, &w, t);
+		if (ret < 0)
+			goto out_free;
+		if (ret == DONE) {
+			w.state[t] = EXPLORED;
+			w.sp--;
+		}
+	}
+	for (u32 i = 0; i < env->len; i++) {
+		if (w.state[i] != EXPLORED) {
+			verbose(env, "unreachable insn %u\n", i);
+			ret = -EINVAL;
+			goto out_free;
+		}
+		if (is_ldimm64(&env->insns[i])) {
+			if (w.state[i + 1] != 0) {
+				verbose(env, "jump into the middle of ldimm64 insn %u\n", i);
+				ret = -EINVAL;
+				goto out_free;
+			}
+			i++;
+		}
+	}
+	ret = 0;
+out_free:
+	free(w.stack);
+	free(w.state);
+	return ret;
+}

@@ -1,0 +1,254 @@
+/* Calls and returns: helper calls checked against their prototypes, bpf-to-bpf calls with call
+ * frames, and exits.
+ *
+ * A helper call checks each argument register against the prototype (src/exec/helpers.h):
+ * map pointer, key and value memory of the map's sizes, memory + size pairs, the context; then
+ * R1-R5 become unreadable and R0 takes the return type (a map lookup gives a value-or-NULL
+ * pointer with a fresh id, to be NULL-checked before use).  A bpf-to-bpf call pushes a frame whose
+ * R1-R5 are the caller's and whose other registers are unreadable, up to MAX_CALL_FRAMES deep; the
+ * exit of a subprogram copies R0 back and restores the caller frame (R1-R5 unreadable there).
+ * The exit of the main program requires R0 to be readable.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "exec/helpers.h"
+#include "map/map.h"
+#include "prog/prog.h"
+#include "verifier/env.h"
+
+#define MAX_HELPER_ID 212	/* __BPF_FUNC_MAX_ID of the 6.18 kernel */
+
+
+static void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs)
+{
+	for (int i = 0; i <= BPF_REG_5; i++) {
+		mark_reg_not_init(&regs[i]);
+		env->scratched[i] = true;
+	}
+}
+
+static int type_err(struct verifier_env *env, u32 regno, const struct reg_state *reg,
+		    const char *expected)
+{
+	verbose(env, "R%u type=%s expected=%s\n", regno, reg_type_str(reg->type), expected);
+	return -EACCES;
+}
+
+static bool is_mem_ptr(const struct reg_state *reg)
+{
+	return reg->type == PTR_TO_STACK || reg->type == PTR_TO_PACKET ||
+	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE;
+}
+
+#define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
+
+static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, bool write)
+{
+	struct reg_state *reg = &cur_regs(env)[regno];
+
+	if (reg->type != SCALAR_VALUE)
+		return type_err(env, regno, reg, "scalar");
+	if (reg->s.smin < 0) {
+		verbose(env, "R%u min value is negative, either use unsigned or 'var &= const'\n",
+			regno);
+		return -EACCES;
+	}
+	if (reg->s.umin == 0 && !zero_ok) {
+		verbose(env, "R%u invalid zero-sized read: u64=[%lld,%lld]\n", regno,
+			(long long)reg->s.umin, (long long)reg->s.umax);
+		return -EACCES;
+	}
+	if (reg->s.umax >= BPF_MAX_VAR_SIZ) {
+		verbose(env, "R%u unbounded memory access, use 'var &= const' or 'if (var < const)'\n",
+			regno);
+		return -EACCES;
+	}
+	return check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write, false);
+}
+
+static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
+		     struct bpf_map **map)
+{
+	u32 regno = (u32)arg + 1;
+	enum bpf_arg_type t = fn->arg_type[arg];
+	struct reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	if (t == ARG_DONTCARE)
+		return 0;
+	err = check_reg_arg_read(env, regno);
+	if (err)
+		return err;
+	switch (t) {
+	case ARG_ANYTHING:
+		return 0;
+	case ARG_CONST_MAP_PTR:
+		if (reg->type != CONST_PTR_TO_MAP)
+			return type_err(env, regno, reg, "map_ptr");
+		*map = reg->map;
+		return 0;
+	case ARG_PTR_TO_CTX:
+		if (reg->type != PTR_TO_CTX)
+			return type_err(env, regno, reg, "ctx");
+		if (reg->off < 0 || reg->off || !scalar_is_const(&reg->s) || reg->s.var_off.value) {
+			verbose(env, "dereference of modified ctx ptr R%u off=%d disallowed\n", regno,
+				reg->off);
+			return -EACCES;
+		}
+		return 0;
+	case ARG_PTR_TO_MAP_KEY:
+	case ARG_PTR_TO_MAP_VALUE:
+		if (!is_mem_ptr(reg))
+			return type_err(env, regno, reg, MEM_TYPES);
+		if (reg_is_pkt(reg) && !fn->pkt_access) {
+			verbose(env, "helper access to the packet is not allowed\n");
+			return -EACCES;
+		}
+		if (!*map) {
+			verbose(env, "invalid map_ptr to access map->%s\n",
+				t == ARG_PTR_TO_MAP_KEY ? "key" : "value");
+			return -EACCES;
+		}
+		return check_helper_mem(env, regno,
+					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
+								      : (*map)->value_size),
+					false, false, false);
+	case ARG_PTR_TO_MEM:
+	case ARG_PTR_TO_UNINIT_MEM:
+		if (!is_mem_ptr(reg))
+			return type_err(env, regno, reg, MEM_TYPES);
+		if (reg_is_pkt(reg) && !fn->pkt_access) {
+			verbose(env, "helper access to the packet is not allowed\n");
+			return -EACCES;
+		}
+		return 0;	/* checked with the size argument */
+	case ARG_CONST_SIZE:
+	case ARG_CONST_SIZE_OR_ZERO:
+		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO,
+				      fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
+	default:
+		verbose(env, "kernel subsystem misconfigured verifier\n");
+		return -EFAULT;
+	}
+}
+
+int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	const struct bpf_func_proto *fn = NULL;
+	struct reg_state *regs = cur_regs(env);
+	struct bpf_map *map = NULL;
+	s32 id = insn->imm;
+	int err;
+
+	(void)insn_idx;
+	if (id < 0 || id >= MAX_HELPER_ID) {
+		verbose(env, "invalid func %s#%d\n", helper_name_of(id), id);
+		return -EINVAL;
+	}
+	fn = bpf_helper_proto((u32)id, env->prog->type);
+	if (!fn) {
+		verbose(env, "program of this type cannot use helper %s#%d\n", helper_name_of(id),
+			id);
+		return -EINVAL;
+	}
+	if (!env->prog->gpl_compatible && fn->gpl_only) {
+		verbose(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
+		return -EINVAL;
+	}
+	for (int i = 0; i < 5; i++) {
+		err = check_arg(env, fn, i, &map);
+		if (err)
+			return err;
+	}
+	clobber_caller_saved(env, regs);
+	switch (fn->ret_type) {
+	case RET_INTEGER:
+		mark_reg_unknown(&regs[BPF_REG_0]);
+		break;
+	case RET_VOID:
+		mark_reg_not_init(&regs[BPF_REG_0]);
+		break;
+	case RET_PTR_TO_MAP_VALUE_OR_NULL:
+		if (!map) {
+			verbose(env, "kernel subsystem misconfigured verifier\n");
+			return -EINVAL;
+		}
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
+		regs[BPF_REG_0].map = map;
+		regs[BPF_REG_0].id = ++env->id_gen;
+		break;
+	}
+	return 0;
+}
+
+int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	struct vstate *st = env->cur;
+	struct func_state *caller = cur_frame(env), *callee;
+	int target = *insn_idx + insn->imm + 1;
+	int sub = find_subprog(env, target);
+
+	if (st->curframe + 1 >= MAX_CALL_FRAMES) {
+		verbose(env, "the call stack of %u frames is too deep\n", st->curframe + 2);
+		return -E2BIG;
+	}
+	if (sub < 0) {
+		verbose(env, "verifier bug. No program starts at insn %d\n", target);
+		return -EFAULT;
+	}
+	callee = calloc(1, sizeof(*callee));
+	if (!callee)
+		return -ENOMEM;
+	init_func_state(callee, *insn_idx, st->curframe + 1, (u32)sub);
+	for (int i = BPF_REG_1; i <= BPF_REG_5; i++)
+		callee->regs[i] = caller->regs[i];
+	clobber_caller_saved(env, caller->regs);
+	st->frame[st->curframe + 1] = callee;
+	st->curframe++;
+	if (env->log.level & 1) {
+		verbose(env, "caller:\n");
+		print_state(env, caller, true);
+		verbose(env, "callee:\n");
+		print_state(env, callee, true);
+	}
+	*insn_idx = env->subprog[sub].start - 1;
+	return 0;
+}
+
+/* Returns 0 and sets *path_done when the path ended (main program exit), else continues at
+ * *insn_idx in the caller. */
+int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
+{
+	struct vstate *st = env->cur;
+	struct func_state *callee, *caller;
+	int err;
+
+	*path_done = false;
+	if (st->curframe == 0) {
+		err = check_reg_arg_read(env, BPF_REG_0);
+		if (err)
+			return err;
+		*path_done = true;
+		return 0;
+	}
+	callee = st->frame[st->curframe];
+	caller = st->frame[st->curframe - 1];
+	if (callee->regs[BPF_REG_0].type == PTR_TO_STACK) {
+		verbose(env, "cannot return stack pointer to the caller\n");
+		return -EINVAL;
+	}
+	caller->regs[BPF_REG_0] = callee->regs[BPF_REG_0];
+	*insn_idx = callee->callsite + 1;
+	if (env->log.level & 1) {
+		verbose(env, "returning from callee:\n");
+		print_state(env, callee, true);
+		verbose(env, "to caller at %d:\n", *insn_idx);
+		print_state(env, caller, true);
+	}
+	free(callee->stack);
+	free(callee);
+	st->frame[st->curframe] = NULL;
+	st->curframe--;
+	return 0;
+}

@@ -1,0 +1,267 @@
+/* Conditional jumps: dead-branch pruning, range refinement, NULL checks and packet bounds.
+ *
+ * When the scalar domain proves the outcome (scalar_branch_taken), only the live successor is
+ * walked.  Otherwise the taken successor is pushed as a pending state and both copies are refined:
+ * scalars through scalar_refine_branch() (a successor refined to nothing is dead and dropped),
+ * linked copies of a scalar (same id) get the same refinement, a map lookup result compared with
+ * 0 becomes a map value pointer on one side and the scalar 0 on the other (all registers and
+ * spills sharing its id), and a packet pointer compared with pkt_end gives every pointer with the
+ * same id a known-accessible range on the side where it is below the end.
+ */
+#include <errno.h>
+
+#include "verifier/env.h"
+
+#define MAX_PACKET_OFF 0xffff
+
+typedef void (*reg_fn)(struct reg_state *reg, void *arg);
+
+static void for_each_reg(struct vstate *st, reg_fn fn, void *arg)
+{
+	for (u32 i = 0; i <= st->curframe; i++) {
+		struct func_state *f = st->frame[i];
+
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			fn(&f->regs[r], arg);
+		for (u32 s = 0; s < f->allocated; s++)
+			if (f->stack[s].type[SLOT_SIZE - 1] == STACK_SPILL)
+				fn(&f->stack[s].spilled, arg);
+	}
+}
+
+struct null_arg {
+	u32 id;
+	bool is_null;
+};
+
+static void null_fn(struct reg_state *reg, void *p)
+{
+	struct null_arg *a = p;
+
+	if (reg->type != PTR_TO_MAP_VALUE_OR_NULL || reg->id != a->id)
+		return;
+	if (a->is_null) {
+		mark_reg_const(reg, 0);
+		return;
+	}
+	reg->type = PTR_TO_MAP_VALUE;
+	reg->id = 0;
+}
+
+struct pkt_arg {
+	u8 type;
+	u32 id;
+	u32 range;
+};
+
+static void pkt_fn(struct reg_state *reg, void *p)
+{
+	struct pkt_arg *a = p;
+
+	if (reg->type == a->type && reg->id == a->id && reg->range < a->range)
+		reg->range = a->range;
+}
+
+static void good_pkt_pointers(struct vstate *st, const struct reg_state *dst, bool right_open)
+{
+	struct pkt_arg a = { dst->type, dst->id, 0 };
+
+	if (dst->off < 0 || (dst->off == 0 && right_open))
+		return;
+	if (dst->s.umax > MAX_PACKET_OFF || dst->s.umax + (u64)dst->off > MAX_PACKET_OFF)
+		return;
+	a.range = (u32)dst->off + right_open;
+	for_each_reg(st, pkt_fn, &a);
+}
+
+struct id_arg {
+	u32 id;
+	const struct reg_state *src;
+};
+
+static void id_fn(struct reg_state *reg, void *p)
+{
+	struct id_arg *a = p;
+
+	if (reg->type == SCALAR_VALUE && reg->id == a->id)
+		*reg = *a->src;
+}
+
+static void sync_linked(struct vstate *st, const struct reg_state *reg)
+{
+	struct id_arg a = { reg->id, NULL };
+	struct reg_state copy = *reg;
+
+	if (reg->type != SCALAR_VALUE || !reg->id)
+		return;
+	a.src = &copy;
+	for_each_reg(st, id_fn, &a);
+}
+
+static bool is_init_pkt(const struct reg_state *r)
+{
+	return r->type == PTR_TO_PACKET && r->off == 0 && scalar_is_const(&r->s) &&
+	       r->s.var_off.value == 0;
+}
+
+/* The kernel's try_match_pkt_pointers(): this = fall-through state, other = taken state. */
+static bool match_pkt(const struct bpf_insn *insn, struct reg_state *dst, struct reg_state *src,
+		      struct vstate *this, struct vstate *other)
+{
+	bool dst_data = (dst->type == PTR_TO_PACKET && src->type == PTR_TO_PACKET_END) ||
+			(dst->type == PTR_TO_PACKET_META && is_init_pkt(src));
+	bool src_data = (dst->type == PTR_TO_PACKET_END && src->type == PTR_TO_PACKET) ||
+			(is_init_pkt(dst) && src->type == PTR_TO_PACKET_META);
+
+	if (BPF_SRC(insn->code) != BPF_X || BPF_CLASS(insn->code) == BPF_JMP32)
+		return false;
+	switch (BPF_OP(insn->code)) {
+	case BPF_JGT:
+		if (dst_data)
+			good_pkt_pointers(this, dst, false);
+		else if (src_data)
+			good_pkt_pointers(other, src, true);
+		else
+			return false;
+		return true;
+	case BPF_JLT:
+		if (dst_data)
+			good_pkt_pointers(other, dst, true);
+		else if (src_data)
+			good_pkt_pointers(this, src, false);
+		else
+			return false;
+		return true;
+	case BPF_JGE:
+		if (dst_data)
+			good_pkt_pointers(this, dst, true);
+		else if (src_data)
+			good_pkt_pointers(other, src, false);
+		else
+			return false;
+		return true;
+	case BPF_JLE:
+		if (dst_data)
+			good_pkt_pointers(other, dst, false);
+		else if (src_data)
+			good_pkt_pointers(this, src, true);
+		else
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The kernel's is_branch_taken() for a pointer against 0: a non-NULL pointer is never 0. */
+static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state *src, u8 op)
+{
+	if (!reg_is_const(src) || src->s.var_off.value != 0)
+		return -1;
+	if (dst->type == PTR_TO_MAP_VALUE_OR_NULL || dst->type == PTR_TO_PACKET_END ||
+	    dst->type == PTR_TO_PACKET || dst->type == PTR_TO_PACKET_META)
+		return -1;
+	if (op == BPF_JEQ)
+		return 0;
+	if (op == BPF_JNE)
+		return 1;
+	return -1;
+}
+
+int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	struct reg_state *regs = cur_regs(env);
+	u8 op = BPF_OP(insn->code);
+	bool jmp32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	struct reg_state *dst, *src, imm;
+	struct vstate *other;
+	int err, pred = -1;
+
+	if (op == BPF_JA || op > BPF_JSLE) {
+		verbose(env, "invalid BPF_JMP/JMP32 opcode %x\n", op);
+		return -EINVAL;
+	}
+	if (BPF_SRC(insn->code) == BPF_X) {
+		if (insn->imm != 0) {
+			verbose(env, "BPF_JMP/JMP32 uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg_read(env, insn->src_reg);
+		if (err)
+			return err;
+		src = &regs[insn->src_reg];
+	} else {
+		if (insn->src_reg != 0) {
+			verbose(env, "BPF_JMP/JMP32 uses reserved fields\n");
+			return -EINVAL;
+		}
+		mark_reg_const(&imm, (u64)(s64)insn->imm);
+		src = &imm;
+	}
+	err = check_reg_arg_read(env, insn->dst_reg);
+	if (err)
+		return err;
+	dst = &regs[insn->dst_reg];
+
+	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE)
+		pred = scalar_branch_taken(&dst->s, &src->s, op, jmp32);
+	else if (dst->type != SCALAR_VALUE && src->type == SCALAR_VALUE && !jmp32)
+		pred = ptr_branch_taken(dst, src, op);
+	if (pred == 1) {
+		*insn_idx += insn->off;
+		return 0;
+	}
+	if (pred == 0)
+		return 0;
+
+	other = push_stack(env, *insn_idx + insn->off + 1, *insn_idx);
+	if (!other)
+		return -E2BIG;
+	struct reg_state *oregs = other->frame[other->curframe]->regs;
+	struct reg_state *odst = &oregs[insn->dst_reg];
+	struct reg_state *osrc = BPF_SRC(insn->code) == BPF_X ? &oregs[insn->src_reg] : &imm;
+	struct reg_state imm2 = imm;
+
+	if (BPF_SRC(insn->code) == BPF_K)
+		osrc = &imm2;
+	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
+		bool live_taken = scalar_refine_branch(&odst->s, &osrc->s, op, jmp32, true);
+		bool live_fall = scalar_refine_branch(&dst->s, &src->s, op, jmp32, false);
+
+		if (BPF_SRC(insn->code) == BPF_X) {
+			sync_linked(env->cur, src);
+			sync_linked(other, osrc);
+		}
+		sync_linked(env->cur, dst);
+		sync_linked(other, odst);
+		if (!live_taken) {
+			/* the taken side is impossible: drop the pushed state */
+			env->stack_size--;
+			update_branch_counts(env, other);
+			state_free(other);
+		}
+		if (!live_fall) {
+			/* only the taken side: continue with it */
+			if (live_taken) {
+				update_branch_counts(env, env->cur);
+				state_free(env->cur);
+				env->cur = other;
+				env->stack_size--;
+				*insn_idx += insn->off;
+				return 0;
+			}
+			/* neither (a contradiction on a dead path): end it */
+			return 1;
+		}
+	} else if (!jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 &&
+		   (op == BPF_JEQ || op == BPF_JNE) && dst->type == PTR_TO_MAP_VALUE_OR_NULL) {
+		struct null_arg a = { dst->id, op == BPF_JNE };
+		struct null_arg b = { dst->id, op == BPF_JEQ };
+
+		for_each_reg(env->cur, null_fn, &a);
+		for_each_reg(other, null_fn, &b);
+	} else {
+		match_pkt(insn, dst, src, env->cur, other);
+	}
+	return 0;
+}

@@ -1,0 +1,792 @@
+/* Memory access: loads, stores and atomics through every pointer type, legacy packet loads, and
+ * the memory arguments of helpers.
+ *
+ * Each access is proven in bounds for every value the pointer may hold: for map values the
+ * fixed offset plus the variable part's [smin, umax] must stay inside value_size; for packets the
+ * fixed offset must stay inside the range learnt from comparisons against data_end (the variable
+ * part is shared with the pointer the comparison was made on, same id); for the stack the access
+ * must be inside the frame's 512 bytes, aligned to its size, and the slot bookkeeping tracks
+ * spilled registers (an 8-byte store of a register keeps its full state; a smaller aligned store
+ * of a scalar keeps it as a partial spill), zeroes, and other written bytes.  As root in the
+ * kernel, reading never-written stack is allowed (it yields an unknown scalar).
+ * Context accesses are checked against the program type's layout (the kernel's is_valid_access
+ * rules); loads of packet pointers from __sk_buff / xdp_md are recorded for rewriting.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "map/map.h"
+#include "prog/prog.h"
+#include "verifier/env.h"
+
+#define PT_REGS_SIZE 168	/* struct pt_regs of x86-64, the kprobe context */
+#define TP_CTX_MAX 2048		/* PERF_MAX_TRACE_SIZE */
+
+#define SKB_OFF(f) offsetof(struct __sk_buff, f)
+#define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
+#define IN(off, lo, hi) ((off) >= (int)(lo) && (off) < (int)(hi))
+
+static bool narrow_ok(int off, int size, int size_default)
+{
+	return size <= size_default && (off & (size_default - 1)) + size <= size_default;
+}
+
+/* The kernel's bpf_skb_is_valid_access(). */
+static bool skb_valid(int off, int size, bool write, u8 *ptr_type)
+{
+	if (off < 0 || off >= (int)sizeof(struct __sk_buff))
+		return false;
+	if (off % size != 0)
+		return false;
+	if (IN(off, SKB_OFF(cb[0]), SKB_END(cb[4]))) {
+		if (off + size > (int)SKB_END(cb[4]))
+			return false;
+	} else if (IN(off, SKB_OFF(remote_ip6[0]), SKB_END(remote_ip6[3])) ||
+		   IN(off, SKB_OFF(local_ip6[0]), SKB_END(local_ip6[3])) ||
+		   IN(off, SKB_OFF(remote_ip4), SKB_END(remote_ip4)) ||
+		   IN(off, SKB_OFF(local_ip4), SKB_END(local_ip4)) ||
+		   IN(off, SKB_OFF(data), SKB_END(data)) ||
+		   IN(off, SKB_OFF(data_meta), SKB_END(data_meta)) ||
+		   IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
+		if (size != 4)
+			return false;
+	} else if (IN(off, SKB_OFF(flow_keys), SKB_END(flow_keys))) {
+		return false;
+	} else if (IN(off, SKB_OFF(tstamp), SKB_END(tstamp))) {
+		if (size != 8)
+			return false;
+	} else if (IN(off, SKB_OFF(sk), SKB_END(sk))) {
+		/* PTR_TO_SOCK_COMMON_OR_NULL: userbpf has no sockets to point at */
+		return false;
+	} else if (IN(off, SKB_OFF(tstamp_type), SKB_END(tstamp_type))) {
+		return false;
+	} else if (IN(off, SKB_END(tstamp_type), SKB_OFF(hwtstamp))) {
+		return false;
+	} else if (IN(off, SKB_OFF(hwtstamp), SKB_END(hwtstamp))) {
+		if (write || size != 8)
+			return false;
+	} else if (write) {
+		if (size != 4)
+			return false;
+	} else if (!narrow_ok(off, size, 4)) {
+		return false;
+	}
+	(void)ptr_type;
+	return true;
+}
+
+static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u8 *ptr_type,
+		      u8 *field)
+{
+	u32 type = env->prog->type;
+
+	*ptr_type = SCALAR_VALUE;
+	*field = 0;
+	switch (type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+		if (IN(off, SKB_OFF(tc_classid), SKB_END(tc_classid)) ||
+		    IN(off, SKB_OFF(data), SKB_END(data)) ||
+		    IN(off, SKB_OFF(data_meta), SKB_END(data_meta)) ||
+		    IN(off, SKB_OFF(data_end), SKB_END(data_end)) ||
+		    IN(off, SKB_OFF(family), SKB_END(local_port)) ||
+		    IN(off, SKB_OFF(tstamp), SKB_END(tstamp)) ||
+		    IN(off, SKB_OFF(wire_len), SKB_END(wire_len)) ||
+		    IN(off, SKB_OFF(hwtstamp), SKB_END(hwtstamp)))
+			return false;
+		if (write && !IN(off, SKB_OFF(cb[0]), SKB_END(cb[4])))
+			return false;
+		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_SCHED_CLS:
+		if (write && !IN(off, SKB_OFF(mark), SKB_END(mark)) &&
+		    !IN(off, SKB_OFF(tc_index), SKB_END(tc_index)) &&
+		    !IN(off, SKB_OFF(priority), SKB_END(priority)) &&
+		    !IN(off, SKB_OFF(tc_classid), SKB_END(tc_classid)) &&
+		    !IN(off, SKB_OFF(cb[0]), SKB_END(cb[4])) &&
+		    !IN(off, SKB_OFF(tstamp), SKB_END(tstamp)) &&
+		    !IN(off, SKB_OFF(queue_mapping), SKB_END(queue_mapping)))
+			return false;
+		if (IN(off, SKB_OFF(data), SKB_END(data))) {
+			*ptr_type = PTR_TO_PACKET;
+			*field = 1;
+		} else if (IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
+			*ptr_type = PTR_TO_PACKET_END;
+			*field = 2;
+		} else if (IN(off, SKB_OFF(data_meta), SKB_END(data_meta))) {
+			*ptr_type = PTR_TO_PACKET_META;
+			*field = 3;
+		} else if (IN(off, SKB_OFF(family), SKB_END(local_port))) {
+			return false;
+		}
+		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_XDP:
+		if (IN(off, offsetof(struct xdp_md, egress_ifindex),
+		       offsetof(struct xdp_md, egress_ifindex) + 4) &&
+		    env->prog->expected_attach_type != BPF_XDP_DEVMAP)
+			return false;
+		if (write)
+			return false;
+		if (off == offsetof(struct xdp_md, data)) {
+			*ptr_type = PTR_TO_PACKET;
+			*field = 1;
+		} else if (off == offsetof(struct xdp_md, data_end)) {
+			*ptr_type = PTR_TO_PACKET_END;
+			*field = 2;
+		} else if (off == offsetof(struct xdp_md, data_meta)) {
+			*ptr_type = PTR_TO_PACKET_META;
+			*field = 3;
+		}
+		if (off < 0 || off >= (int)sizeof(struct xdp_md) || off % size || size != 4)
+			return false;
+		return true;
+	case BPF_PROG_TYPE_KPROBE:
+		if (off < 0 || off >= PT_REGS_SIZE || write || off % size || off + size > PT_REGS_SIZE)
+			return false;
+		return true;
+	case BPF_PROG_TYPE_TRACEPOINT:
+		if (off < 8 || off >= TP_CTX_MAX || write || off % size)
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, u32 regno,
+			 bool fixed_ok)
+{
+	if (reg->off < 0) {
+		verbose(env, "negative offset %s ptr R%u off=%d disallowed\n",
+			reg_type_str(reg->type), regno, reg->off);
+		return -EACCES;
+	}
+	if (!fixed_ok && reg->off) {
+		verbose(env, "dereference of modified %s ptr R%u off=%d disallowed\n",
+			reg_type_str(reg->type), regno, reg->off);
+		return -EACCES;
+	}
+	if (!scalar_is_const(&reg->s) || reg->s.var_off.value) {
+		char tn[48];
+
+		tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+		verbose(env, "variable %s access var_off=%s disallowed\n", reg_type_str(reg->type),
+			tn);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
+		     int size, bool write, int value_regno)
+{
+	u8 ptr_type, field;
+	int err = check_ptr_off(env, reg, regno, false);
+
+	if (err)
+		return err;
+	if (!ctx_valid(env, off, size, write, &ptr_type, &field)) {
+		verbose(env, "invalid bpf_context access off=%d size=%d\n", off, size);
+		return -EACCES;
+	}
+	if (field)
+		env->aux[env->insn_idx].ctx_field = field;
+	if (!write && value_regno >= 0) {
+		struct reg_state *dst = &cur_regs(env)[value_regno];
+
+		if (ptr_type == SCALAR_VALUE)
+			mark_reg_unknown(dst);
+		else
+			mark_ptr(dst, ptr_type);
+	}
+	return 0;
+}
+
+static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg, u32 regno,
+			  s64 off, int size, u32 mem_size, bool zero_ok)
+{
+	bool size_ok = size > 0 || (size == 0 && zero_ok);
+
+	if (off >= 0 && size_ok && (u64)off + (u64)size <= mem_size)
+		return 0;
+	switch (reg->type) {
+	case PTR_TO_MAP_VALUE:
+		verbose(env, "invalid access to map value, value_size=%u off=%d size=%d\n", mem_size,
+			(int)off, size);
+		break;
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+	case PTR_TO_PACKET_END:
+		verbose(env, "invalid access to packet, off=%d size=%d, R%u(id=%u,off=%d,r=%u)\n",
+			(int)off, size, regno, reg->id, (int)off, mem_size);
+		break;
+	default:
+		verbose(env, "invalid access to memory, mem_size=%u off=%d size=%d\n", mem_size,
+			(int)off, size);
+	}
+	return -EACCES;
+}
+
+int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		     int value_regno, bool zero_ok)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	u32 mem_size = reg->map->value_size;
+	s64 smin = reg->s.smin;
+	int err;
+
+	(void)write;
+	(void)value_regno;
+	if (smin < 0 && (smin == SCALAR_S64_MIN || off + smin != (s64)(s32)(off + smin) ||
+			 smin + off < 0)) {
+		verbose(env, "R%u min value is negative, either use unsigned index or do a if (index "
+			     ">=0) check.\n", regno);
+		return -EACCES;
+	}
+	err = mem_access_msg(env, reg, regno, smin + off, size, mem_size, zero_ok);
+	if (err) {
+		verbose(env, "R%u min value is outside of the allowed memory range\n", regno);
+		return err;
+	}
+	if (reg->s.umax >= BPF_MAX_VAR_OFF) {
+		verbose(env, "R%u unbounded memory access, make sure to bounds check any such "
+			     "access\n", regno);
+		return -EACCES;
+	}
+	err = mem_access_msg(env, reg, regno, (s64)reg->s.umax + off, size, mem_size, zero_ok);
+	if (err) {
+		verbose(env, "R%u max value is outside of the allowed memory range\n", regno);
+		return err;
+	}
+	return 0;
+}
+
+static int check_packet(struct verifier_env *env, u32 regno, s32 off, int size, bool zero_ok)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	if (reg->s.smin < 0) {
+		verbose(env, "R%u min value is negative, either use unsigned index or do a if (index "
+			     ">=0) check.\n", regno);
+		return -EACCES;
+	}
+	err = mem_access_msg(env, reg, regno, off, size, reg->range, zero_ok);
+	if (err) {
+		verbose(env, "R%u offset is outside of the packet\n", regno);
+		return err;
+	}
+	return 0;
+}
+
+/* Stack. */
+
+static struct func_state *stack_frame(struct verifier_env *env, const struct reg_state *reg)
+{
+	return env->cur->frame[reg->frameno];
+}
+
+/* Bounds of a stack access through reg (+off, size bytes); on success [*lo, *hi) in fp offsets. */
+static int stack_bounds(struct verifier_env *env, u32 regno, s32 off, int size, const char *what,
+			s64 *lo, s64 *hi)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	s64 min_off, max_off;
+	int err = 0;
+
+	if (scalar_is_const(&reg->s)) {
+		min_off = (s64)reg->s.var_off.value + off;
+		max_off = min_off + size;
+	} else {
+		if (reg->s.smax >= BPF_MAX_VAR_OFF || reg->s.smin <= -BPF_MAX_VAR_OFF) {
+			verbose(env, "invalid unbounded variable-offset%s stack R%u\n", what, regno);
+			return -EACCES;
+		}
+		min_off = reg->s.smin + off;
+		max_off = reg->s.smax + off + size;
+	}
+	if (min_off < -MAX_BPF_STACK || min_off >= 0)
+		err = -EACCES;
+	else if (max_off > 0)
+		err = -EINVAL;
+	if (err) {
+		if (scalar_is_const(&reg->s)) {
+			verbose(env, "invalid%s stack R%u off=%d size=%d\n", what, regno, off, size);
+		} else {
+			char tn[48];
+
+			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+			verbose(env, "invalid variable-offset%s stack R%u var_off=%s off=%d size=%d\n",
+				what, regno, tn, off, size);
+		}
+		return err;
+	}
+	*lo = min_off;
+	*hi = max_off;
+	return 0;
+}
+
+static int grow_for(struct verifier_env *env, struct func_state *f, s64 lo)
+{
+	u32 slots = (u32)((-lo + SLOT_SIZE - 1) / SLOT_SIZE);
+	u32 depth = slots * SLOT_SIZE;
+	struct subprog_info *sp = &env->subprog[f->subprogno];
+
+	if (sp->stack_depth < depth)
+		sp->stack_depth = depth;
+	return grow_stack(f, slots);
+}
+
+static u8 *byte_type(struct func_state *f, s64 off)
+{
+	s64 slot = -off - 1;
+
+	return &f->stack[slot / SLOT_SIZE].type[slot % SLOT_SIZE];
+}
+
+static bool is_spilled(const struct stack_slot *sl)
+{
+	return sl->type[SLOT_SIZE - 1] == STACK_SPILL;
+}
+
+static void scrub_slot(struct stack_slot *sl)
+{
+	if (is_spilled(sl) || sl->type[0] == STACK_SPILL)
+		for (int j = 0; j < SLOT_SIZE; j++)
+			if (sl->type[j] == STACK_SPILL)
+				sl->type[j] = STACK_MISC;
+	mark_reg_not_init(&sl->spilled);
+}
+
+static void save_spill(struct stack_slot *sl, const struct reg_state *reg, int size)
+{
+	int i;
+
+	sl->spilled = *reg;
+	for (i = SLOT_SIZE; i > SLOT_SIZE - size; i--)
+		sl->type[i - 1] = STACK_SPILL;
+	for (; i; i--)
+		if (sl->type[i - 1] != STACK_ZERO && sl->type[i - 1] != STACK_INVALID)
+			sl->type[i - 1] = STACK_MISC;
+}
+
+static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, int value_regno,
+		       const struct bpf_insn *insn)
+{
+	const struct reg_state *ptr = &cur_regs(env)[regno];
+	struct func_state *f = stack_frame(env, ptr);
+	struct reg_state *val = value_regno >= 0 ? &cur_regs(env)[value_regno] : NULL;
+	s64 lo, hi;
+	int err = stack_bounds(env, regno, off, size, " write to", &lo, &hi);
+
+	if (err)
+		return err;
+	err = grow_for(env, f, lo);
+	if (err)
+		return err;
+	if (f == cur_frame(env)) {
+		for (s64 o = lo; o < hi; o++)
+			env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
+	}
+	if (!scalar_is_const(&ptr->s)) {
+		bool zero = val ? reg_is_const(val) && val->s.var_off.value == 0
+				: insn->imm == 0;
+
+		for (s64 o = lo; o < hi; o++) {
+			struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];
+			u8 *t = byte_type(f, o);
+
+			if (is_spilled(sl))
+				scrub_slot(sl);
+			*t = zero && *t == STACK_ZERO ? STACK_ZERO : STACK_MISC;
+		}
+		return 0;
+	}
+	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
+	bool aligned = lo % SLOT_SIZE == 0;
+
+	if (val && aligned && val->type == SCALAR_VALUE) {
+		save_spill(sl, val, size);
+		if (size < 8)
+			sl->spilled.id = 0;
+	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST && insn->imm != 0) {
+		struct reg_state k;
+
+		mark_reg_const(&k, (u64)(s64)insn->imm);
+		save_spill(sl, &k, size);
+	} else if (val && val->type != SCALAR_VALUE) {
+		if (size != SLOT_SIZE) {
+			verbose(env, "invalid size of register spill\n");
+			return -EACCES;
+		}
+		if (f != cur_frame(env) && val->type == PTR_TO_STACK) {
+			verbose(env, "cannot spill pointers to stack into stack frame of the caller\n");
+			return -EINVAL;
+		}
+		save_spill(sl, val, size);
+	} else {
+		u8 type = STACK_MISC;
+
+		scrub_slot(sl);
+		if ((val && reg_is_const(val) && val->s.var_off.value == 0) ||
+		    (!val && insn->imm == 0))
+			type = STACK_ZERO;
+		for (s64 o = lo; o < hi; o++)
+			*byte_type(f, o) = type;
+	}
+	return 0;
+}
+
+static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, int dst_regno)
+{
+	const struct reg_state *ptr = &cur_regs(env)[regno];
+	struct func_state *f = stack_frame(env, ptr);
+	struct reg_state *dst = dst_regno >= 0 ? &cur_regs(env)[dst_regno] : NULL;
+	s64 lo, hi;
+	int err = stack_bounds(env, regno, off, size, " read from", &lo, &hi);
+
+	if (err)
+		return err;
+	err = grow_for(env, f, lo);
+	if (err)
+		return err;
+	if (!scalar_is_const(&ptr->s)) {
+		if (dst)
+			mark_reg_unknown(dst);
+		return 0;
+	}
+	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
+	s64 slot = -lo - 1;
+
+	if (is_spilled(sl)) {
+		int spill_size = 1;
+
+		for (int i = SLOT_SIZE - 1; i > 0 && sl->type[i - 1] == STACK_SPILL; i--)
+			spill_size++;
+		if (size != SLOT_SIZE || spill_size != SLOT_SIZE) {
+			if (sl->spilled.type != SCALAR_VALUE) {
+				verbose(env, "invalid size of register fill\n");
+				return -EACCES;
+			}
+			if (!dst)
+				return 0;
+			if (size <= spill_size && lo % SLOT_SIZE == 0) {
+				*dst = sl->spilled;
+				dst->id = 0;
+				return 0;
+			}
+			int spill_cnt = 0, zero_cnt = 0;
+
+			for (int i = 0; i < size; i++) {
+				u8 t = sl->type[(slot - i) % SLOT_SIZE];
+
+				spill_cnt += t == STACK_SPILL;
+				zero_cnt += t == STACK_ZERO;
+			}
+			if ((spill_cnt == size && reg_is_const(&sl->spilled) &&
+			     sl->spilled.s.var_off.value == 0) || zero_cnt == size)
+				mark_reg_const(dst, 0);
+			else
+				mark_reg_unknown(dst);
+			return 0;
+		}
+		if (dst)
+			*dst = sl->spilled;
+		return 0;
+	}
+	if (dst) {
+		int zeros = 0;
+
+		for (s64 o = lo; o < hi; o++)
+			zeros += *byte_type(f, o) == STACK_ZERO;
+		if (zeros == size)
+			mark_reg_const(dst, 0);
+		else
+			mark_reg_unknown(dst);
+	}
+	return 0;
+}
+
+static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
+			   int size)
+{
+	if (reg->type != PTR_TO_STACK || size == 1)
+		return 0;
+	struct tnum t = tnum_add(reg->s.var_off, tnum_const((u64)(s64)(reg->off + off)));
+
+	if (!tnum_is_aligned(t, (u64)size)) {
+		char tn[48];
+
+		if (scalar_is_const(&reg->s))
+			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
+		else
+			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn, reg->off, off,
+			size);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* check_mem_access: regno + off, size bytes; value_regno receives a load (or is stored), -1
+ * for none. */
+static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		      int value_regno, bool sx, const struct bpf_insn *insn)
+{
+	struct reg_state *reg = &cur_regs(env)[regno];
+	int err = check_alignment(env, reg, off, size);
+
+	if (err)
+		return err;
+	off += reg->off;
+	switch (reg->type) {
+	case PTR_TO_MAP_VALUE:
+		err = check_mem_region(env, regno, off, size, write, value_regno, false);
+		if (!err && !write && value_regno >= 0)
+			mark_reg_unknown(&cur_regs(env)[value_regno]);
+		break;
+	case PTR_TO_CTX:
+		err = check_ctx(env, reg, regno, off, size, write, value_regno);
+		break;
+	case PTR_TO_STACK:
+		err = write ? stack_write(env, regno, off, size, value_regno, insn)
+			    : stack_read(env, regno, off, size, value_regno);
+		break;
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+		err = check_packet(env, regno, off, size, false);
+		if (!err && !write && value_regno >= 0)
+			mark_reg_unknown(&cur_regs(env)[value_regno]);
+		break;
+	default:
+		verbose(env, "R%u invalid mem access '%s'\n", regno, reg_type_str(reg->type));
+		return -EACCES;
+	}
+	if (!err && !write && value_regno >= 0 && size < 8) {
+		struct reg_state *dst = &cur_regs(env)[value_regno];
+
+		if (dst->type == SCALAR_VALUE) {
+			if (sx)
+				scalar_sext(&dst->s, size);
+			else
+				scalar_trunc(&dst->s, size);
+			dst->id = 0;
+		}
+	}
+	return err;
+}
+
+static const int size_bytes[4] = { 4, 2, 1, 8 };
+
+static int save_ptr_type(struct verifier_env *env, u8 type)
+{
+	u8 *prev = &env->aux[env->insn_idx].ptr_type;
+
+	if (*prev == NOT_INIT)
+		*prev = type;
+	else if (*prev != type && (*prev == PTR_TO_CTX || type == PTR_TO_CTX)) {
+		verbose(env, "same insn cannot be used with different pointers\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
+{
+	struct reg_state *regs = cur_regs(env);
+	int size = size_bytes[BPF_SIZE(insn->code) >> 3];
+	int load_reg = -1, err;
+
+	switch (insn->imm) {
+	case BPF_ADD: case BPF_ADD | BPF_FETCH:
+	case BPF_AND: case BPF_AND | BPF_FETCH:
+	case BPF_OR: case BPF_OR | BPF_FETCH:
+	case BPF_XOR: case BPF_XOR | BPF_FETCH:
+	case BPF_XCHG: case BPF_CMPXCHG:
+		break;
+	default:
+		verbose(env, "BPF_ATOMIC uses invalid atomic opcode %02x\n", insn->imm);
+		return -EINVAL;
+	}
+	if (BPF_SIZE(insn->code) != BPF_W && BPF_SIZE(insn->code) != BPF_DW) {
+		verbose(env, "invalid atomic operand size\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg_read(env, insn->src_reg);
+	if (err)
+		return err;
+	err = check_reg_arg_read(env, insn->dst_reg);
+	if (err)
+		return err;
+	if (insn->imm == BPF_CMPXCHG) {
+		err = check_reg_arg_read(env, BPF_REG_0);
+		if (err)
+			return err;
+	}
+	u8 t = regs[insn->dst_reg].type;
+
+	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META) {
+		verbose(env, "BPF_ATOMIC stores into R%u %s is not allowed\n", insn->dst_reg,
+			reg_type_str(t));
+		return -EACCES;
+	}
+	if (insn->imm & BPF_FETCH) {
+		load_reg = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : insn->src_reg;
+		err = check_reg_arg_write(env, (u32)load_reg);
+		if (err)
+			return err;
+	}
+	/* the loaded value is the old memory content; the stored one is src (a scalar here) */
+	struct reg_state src = regs[insn->src_reg];
+
+	err = mem_access(env, insn->dst_reg, insn->off, size, false, load_reg, false, insn);
+	if (err)
+		return err;
+	if (load_reg >= 0 && regs[load_reg].type != SCALAR_VALUE)
+		mark_reg_unknown(&regs[load_reg]);
+	struct reg_state saved = regs[insn->src_reg];
+
+	regs[insn->src_reg] = src;
+	if (regs[insn->src_reg].type != SCALAR_VALUE || insn->imm != BPF_XCHG)
+		mark_reg_unknown(&regs[insn->src_reg]);
+	err = mem_access(env, insn->dst_reg, insn->off, size, true, insn->src_reg, false, insn);
+	regs[insn->src_reg] = saved;
+	return err;
+}
+
+int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
+{
+	struct reg_state *regs = cur_regs(env);
+	u8 cls = BPF_CLASS(insn->code);
+	int size = size_bytes[BPF_SIZE(insn->code) >> 3];
+	int err;
+
+	if (cls == BPF_LDX) {
+		err = check_reg_arg_read(env, insn->src_reg);
+		if (err)
+			return err;
+		err = check_reg_arg_write(env, insn->dst_reg);
+		if (err)
+			return err;
+		u8 t = regs[insn->src_reg].type;
+
+		err = mem_access(env, insn->src_reg, insn->off, size, false, insn->dst_reg,
+				 BPF_MODE(insn->code) == BPF_MEMSX, insn);
+		return err ? err : save_ptr_type(env, t);
+	}
+	if (cls == BPF_STX) {
+		if (BPF_MODE(insn->code) == BPF_ATOMIC)
+			return check_atomic(env, insn);
+		if (BPF_MODE(insn->code) != BPF_MEM || insn->imm != 0) {
+			verbose(env, "BPF_STX uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg_read(env, insn->src_reg);
+		if (err)
+			return err;
+		err = check_reg_arg_read(env, insn->dst_reg);
+		if (err)
+			return err;
+		u8 t = regs[insn->dst_reg].type;
+
+		err = mem_access(env, insn->dst_reg, insn->off, size, true, insn->src_reg, false,
+				 insn);
+		return err ? err : save_ptr_type(env, t);
+	}
+	/* BPF_ST */
+	if (BPF_MODE(insn->code) != BPF_MEM || insn->src_reg != 0) {
+		verbose(env, "BPF_ST uses reserved fields\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg_read(env, insn->dst_reg);
+	if (err)
+		return err;
+	u8 t = regs[insn->dst_reg].type;
+
+	err = mem_access(env, insn->dst_reg, insn->off, size, true, -1, false, insn);
+	return err ? err : save_ptr_type(env, t);
+}
+
+int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
+{
+	struct reg_state *regs = cur_regs(env);
+	u32 type = env->prog->type;
+	int err;
+
+	if (type != BPF_PROG_TYPE_SOCKET_FILTER && type != BPF_PROG_TYPE_SCHED_CLS) {
+		verbose(env, "BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+		return -EINVAL;
+	}
+	if (insn->dst_reg != BPF_REG_0 || insn->off != 0 || BPF_SIZE(insn->code) == BPF_DW ||
+	    (BPF_MODE(insn->code) == BPF_ABS && insn->src_reg != BPF_REG_0)) {
+		verbose(env, "BPF_LD_[ABS|IND] uses reserved fields\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg_read(env, BPF_REG_6);
+	if (err)
+		return err;
+	if (regs[BPF_REG_6].type != PTR_TO_CTX) {
+		verbose(env, "at the time of BPF_LD_ABS|IND R6 != pointer to skb\n");
+		return -EINVAL;
+	}
+	if (BPF_MODE(insn->code) == BPF_IND) {
+		err = check_reg_arg_read(env, insn->src_reg);
+		if (err)
+			return err;
+	}
+	err = check_ptr_off(env, &regs[BPF_REG_6], BPF_REG_6, false);
+	if (err)
+		return err;
+	for (int i = 0; i <= BPF_REG_5; i++) {
+		mark_reg_not_init(&regs[i]);
+		env->scratched[i] = true;
+	}
+	mark_reg_unknown(&regs[BPF_REG_0]);
+	return 0;
+}
+
+/* Helper memory arguments: regno points at size bytes the helper reads (or writes). */
+int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok, bool write,
+		     bool uninit_ok)
+{
+	struct reg_state *reg = &cur_regs(env)[regno];
+	s64 lo, hi;
+	int err;
+
+	(void)uninit_ok;
+	switch (reg->type) {
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+		return check_packet(env, regno, reg->off, size, zero_ok);
+	case PTR_TO_MAP_VALUE:
+		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+	case PTR_TO_STACK:
+		if (size == 0 && !zero_ok) {
+			verbose(env, "invalid zero-sized read\n");
+			return -EACCES;
+		}
+		err = stack_bounds(env, regno, reg->off, size, write ? " write to" : " read from",
+				   &lo, &hi);
+		if (err)
+			return err;
+		struct func_state *f = stack_frame(env, reg);
+
+		err = grow_for(env, f, lo);
+		if (err)
+			return err;
+		if (write) {
+			for (s64 o = lo; o < hi; o++) {
+				struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];
+
+				if (is_spilled(sl))
+					scrub_slot(sl);
+				*byte_type(f, o) = STACK_MISC;
+			}
+		}
+		return 0;
+	default:
+		if (zero_ok && size == 0 && reg_is_const(reg) && reg->s.var_off.value == 0)
+			return 0;
+		verbose(env, "R%u type=%s expected=fp\n", regno, reg_type_str(reg->type));
+		return -EACCES;
+	}
+}

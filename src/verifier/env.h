@@ -1,0 +1,268 @@
+/* The verifier's internal state: the environment of one bpf_check() run, the abstract machine
+ * state (registers, stack, call frames) it walks the program with, and the prototypes of the
+ * verifier's modules.  Every other file under src/verifier/ (except the tnum/scalar domains)
+ * includes this one.
+ *
+ * The abstract machine follows the kernel's model.  A verifier state is a stack of call frames;
+ * each frame has eleven registers and its own stack.  A register holds a type (enum reg_type) and,
+ * for scalars and the variable part of pointers, a struct scalar.  A pointer's value is
+ * base + off + (the scalar part), where off is a fixed s32 offset and the scalar part is usually
+ * the constant 0.  The stack is a set of 8-byte slots, each byte typed (enum slot_type); a slot
+ * holding a spilled register keeps the register's full state.
+ *
+ * Exploration is depth-first with an explicit stack of pending branch states (no recursion on
+ * program structure).  At prune points (jump targets and fall-throughs of conditional jumps) the
+ * current state is compared with states already seen there; a state contained in an explored one
+ * is not walked again.  See states.c.
+ */
+#ifndef USERBPF_VERIFIER_ENV_H
+#define USERBPF_VERIFIER_ENV_H
+
+#include <linux/bpf.h>
+#include <stdarg.h>
+
+#include "insn.h"
+#include "util.h"
+#include "verifier/scalar.h"
+#include "verifier/tnum.h"
+
+struct bpf_prog;
+struct bpf_map;
+struct bpf_func_proto;
+
+/* MAX_BPF_REG (11: R0..R10) comes from <linux/bpf.h> */
+#define BPF_REG_FP 10
+#define MAX_BPF_STACK 512	/* bytes of stack per program (all frames together) */
+#define MAX_CALL_FRAMES 8
+#define MAX_SUBPROGS 256
+#define BPF_COMPLEXITY_LIMIT_INSNS 1000000
+#define BPF_COMPLEXITY_LIMIT_JMP_SEQ 8192
+#define BPF_MAX_VAR_OFF (1 << 29)	/* bound on a pointer's variable offset */
+#define BPF_MAX_VAR_SIZ (1 << 29)
+#define MAX_USED_MAPS 64
+#define SLOT_SIZE 8
+
+enum reg_type {
+	NOT_INIT = 0,
+	SCALAR_VALUE,
+	PTR_TO_CTX,
+	CONST_PTR_TO_MAP,
+	PTR_TO_MAP_VALUE,
+	PTR_TO_MAP_VALUE_OR_NULL,
+	PTR_TO_STACK,
+	PTR_TO_PACKET_META,
+	PTR_TO_PACKET,
+	PTR_TO_PACKET_END,
+};
+
+/* One register.
+ *   type      what it holds; NOT_INIT registers may not be read.
+ *   off       pointers: fixed offset from the base (bytes); 0 for scalars.
+ *   s         scalars: the value; pointers: the variable offset (a constant 0 unless variable
+ *             arithmetic was done; always within +-BPF_MAX_VAR_OFF).
+ *   id        MAP_VALUE_OR_NULL: shared by all copies of one lookup result, so a NULL check on
+ *             one refines all; PACKET: shared by copies with the same variable offset, so a range
+ *             learnt on one applies to all; SCALAR: shared by copies (linked scalars), 0 = none.
+ *   frameno   PTR_TO_STACK: the frame whose stack it points into.
+ *   range     PACKET*: bytes from the pointer's off known to be inside the packet.
+ *   map       CONST_PTR_TO_MAP, MAP_VALUE(_OR_NULL): the map (the program holds a reference).
+ */
+struct reg_state {
+	u8 type;
+	u8 frameno;
+	s32 off;
+	u32 id;
+	u32 range;
+	struct bpf_map *map;
+	struct scalar s;
+};
+
+enum slot_type {
+	STACK_INVALID = 0,	/* never written: may not be read */
+	STACK_SPILL,		/* part of a spilled register */
+	STACK_MISC,		/* some initialised bytes of unknown value */
+	STACK_ZERO,		/* known zero */
+};
+
+struct stack_slot {
+	u8 type[SLOT_SIZE];	/* per byte, as the kernel indexes them: type[j] is the byte at
+				 * fp - 8 * slot - 1 - j (type[7] is the slot's lowest byte) */
+	struct reg_state spilled; /* valid when all 8 bytes are STACK_SPILL; or a 32-bit spill's
+				    * low 4 bytes (types[0..3] SPILL) */
+};
+
+/* One call frame.  stack[i] covers bytes [-8(i+1), -8i) of the frame pointer. */
+struct func_state {
+	struct reg_state regs[MAX_BPF_REG];
+	u32 frameno;
+	u32 subprogno;
+	int callsite;		/* insn index of the call that made this frame, -1 for main */
+	u32 allocated;		/* number of valid entries in stack[] */
+	struct stack_slot *stack;
+};
+
+/* A whole verifier state.  parent: the latest explored (checkpointed) state this state descends
+ * from; branches: in an explored state, how many paths descending from it are still being walked
+ * (0 = fully explored, safe to prune against). */
+struct vstate {
+	struct func_state *frame[MAX_CALL_FRAMES];
+	u32 curframe;
+	u32 branches;
+	int insn_idx;		/* explored states: where it was seen */
+	struct vstate *parent;
+	struct vstate *next;	/* list of explored states at one insn */
+	u32 hit_cnt, miss_cnt;	/* explored states: pruning statistics, for eviction */
+	u32 all_idx;		/* explored states: index in env->all_states */
+};
+
+struct subprog_info {
+	int start;		/* first insn; subprog[cnt].start == len (sentinel) */
+	u32 stack_depth;	/* deepest stack use seen, rounded to 8 */
+};
+
+/* Per instruction data. */
+struct insn_aux {
+	u8 seen;		/* reached by do_check */
+	u8 prune_point;		/* states are checkpointed here */
+	u8 jmp_point;
+	u8 ctx_field;		/* ctx access rewritten: 1 data, 2 data_end, 3 data_meta */
+	u8 ptr_type;		/* memory insns: the pointer type first seen (kernel: "same insn
+				 * cannot be used with different pointers") */
+	struct vstate *explored; /* list of explored states at this insn */
+	struct bpf_map *map;	/* LD_IMM64 of a map: the map (a used_maps entry) */
+	u32 map_off;		/* BPF_PSEUDO_MAP_VALUE: offset into the value */
+};
+
+struct vlog {
+	u32 level;
+	char *ubuf;		/* user buffer, NULL when only counting */
+	u32 len_total;		/* user buffer size */
+	u64 start_pos, end_pos;	/* logical positions in the log stream (rotating mode) */
+	u64 len_max;		/* longest the log was */
+	bool fixed;		/* BPF_LOG_FIXED: keep the head, drop the rest */
+	bool truncated;
+};
+
+struct pending {		/* a branch state still to be walked */
+	struct vstate *st;
+	int insn_idx;
+	int prev_insn_idx;
+	u64 log_pos;
+};
+
+struct verifier_env {
+	struct bpf_prog *prog;
+	struct bpf_insn *insns;
+	u32 len;
+	struct insn_aux *aux;
+	struct vlog log;
+	struct subprog_info subprog[MAX_SUBPROGS + 1];
+	u32 subprog_cnt;
+
+	struct vstate *cur;	/* the state being walked */
+	int insn_idx, prev_insn_idx;
+	struct pending *stack;	/* pending branches */
+	u32 stack_size, stack_cap;
+
+	u32 insn_processed, prev_insn_processed;
+	u32 jmps_processed, prev_jmps_processed;
+	u32 total_states, peak_states, cur_states, max_states_per_insn;
+	u32 id_gen;
+	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
+	bool stack_scratched;
+	u64 scratched_slots;	/* bit i: slot i of the current frame changed */
+	u64 prev_log_pos;	/* log position after the current insn's text */
+	u64 insn_log_len;	/* its length, for the state comment's column */
+
+	struct vstate **all_states; /* every explored state, for freeing */
+	u32 all_cnt, all_cap;
+	struct bpf_map **used_maps;
+	u32 used_map_cnt;
+	int16_t insn_first[256];
+};
+
+static inline void *u64_to_voidp(u64 v)
+{
+	return v > UINTPTR_MAX ? NULL : (void *)(uintptr_t)v;
+}
+
+/* log.c */
+void verbose(struct verifier_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vlog_init(struct vlog *log, u32 level, u64 ubuf, u32 size);
+void vlog_reset(struct vlog *log, u64 pos);
+int vlog_finalize(struct vlog *log);
+bool vlog_on(const struct vlog *log);
+
+/* disasm.c: the kernel's text for one instruction, without the "N: " prefix or newline. */
+void print_insn(struct verifier_env *env, const struct bpf_insn *insn);
+/* "bpf_map_lookup_elem" for 1; "unknown" for ids the uapi list does not have. */
+const char *helper_name_of(s32 id);
+
+/* regs.c */
+const char *reg_type_str(u8 type);
+void mark_reg_unknown(struct reg_state *reg);
+void mark_reg_not_init(struct reg_state *reg);
+void mark_reg_const(struct reg_state *reg, u64 v);
+void mark_ptr(struct reg_state *reg, u8 type);
+bool reg_is_ptr(const struct reg_state *reg);
+bool reg_is_pkt(const struct reg_state *reg);
+bool reg_is_const(const struct reg_state *reg);
+void init_func_state(struct func_state *f, int callsite, u32 frameno, u32 subprogno);
+struct vstate *state_new(void);
+int state_copy(struct vstate *dst, const struct vstate *src);
+void state_free(struct vstate *st);
+int grow_stack(struct func_state *f, u32 slots);
+void print_state(struct verifier_env *env, const struct func_state *f, bool all);
+int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct reg_state *reg);
+static inline struct func_state *cur_frame(struct verifier_env *env)
+{
+	return env->cur->frame[env->cur->curframe];
+}
+static inline struct reg_state *cur_regs(struct verifier_env *env)
+{
+	return cur_frame(env)->regs;
+}
+
+/* cfg.c */
+int add_subprogs(struct verifier_env *env);
+int check_subprogs(struct verifier_env *env);
+int check_cfg(struct verifier_env *env);
+int find_subprog(struct verifier_env *env, int off);
+
+/* ldimm64.c */
+int resolve_ldimm64(struct verifier_env *env);
+void release_maps(struct verifier_env *env);
+
+/* check_alu.c */
+int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn);
+int check_reg_arg_read(struct verifier_env *env, u32 regno);
+int check_reg_arg_write(struct verifier_env *env, u32 regno);
+int check_ld_imm(struct verifier_env *env, const struct bpf_insn *insn);
+
+/* check_mem.c */
+int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn);
+int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn);
+int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok, bool write,
+		     bool uninit_ok);
+int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		     int value_regno, bool uninit_ok);
+int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		      bool uninit_ok);
+
+/* check_call.c */
+int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
+int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
+int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
+
+/* check_jmp.c */
+int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
+void mark_pkt_ranges(struct vstate *st, u32 id, u32 range, u8 type);
+
+/* states.c */
+int is_state_visited(struct verifier_env *env, int insn_idx);
+struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
+int pop_stack(struct verifier_env *env, bool pop_log);
+void update_branch_counts(struct verifier_env *env, struct vstate *st);
+void free_explored(struct verifier_env *env);
+
+#endif

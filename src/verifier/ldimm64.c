@@ -1,0 +1,143 @@
+/* Resolution of 64-bit immediate loads that name maps, and the first pass of opcode sanity checks.
+ *
+ * One linear pass, in the kernel's order: LDX with reserved fields, then LD_IMM64 shape (second
+ * slot present and otherwise zero), its pseudo kind, the fd (looked up in userbpf's fd table
+ * under rcu_read_lock(), a reference taken for the program), and the direct value offset; any
+ * other opcode byte must be one the instruction list (src/insn.h) knows.  Each distinct map is
+ * recorded once in env->used_maps; the address (the struct bpf_map, or the value's address for
+ * BPF_PSEUDO_MAP_VALUE) replaces the fd in the two imm halves, low half first.  On failure the
+ * caller drops the references with release_maps().
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "map/map.h"
+#include "rcu.h"
+#include "verifier/env.h"
+
+static int use_map(struct verifier_env *env, struct bpf_map *map)
+{
+	for (u32 j = 0; j < env->used_map_cnt; j++)
+		if (env->used_maps[j] == map)
+			return 0;
+	if (env->used_map_cnt >= MAX_USED_MAPS)
+		return -E2BIG;
+	if (!env->used_maps) {
+		env->used_maps = calloc(MAX_USED_MAPS, sizeof(*env->used_maps));
+		if (!env->used_maps)
+			return -ENOMEM;
+	}
+	obj_get(&map->obj);
+	env->used_maps[env->used_map_cnt++] = map;
+	return 0;
+}
+
+void release_maps(struct verifier_env *env)
+{
+	for (u32 j = 0; j < env->used_map_cnt; j++)
+		obj_put(&env->used_maps[j]->obj);
+	free(env->used_maps);
+	env->used_maps = NULL;
+	env->used_map_cnt = 0;
+}
+
+static int resolve_one(struct verifier_env *env, u32 i)
+{
+	struct bpf_insn *in = &env->insns[i];
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	int fd = in[0].imm, err = 0;
+	u64 addr;
+
+	switch (in[0].src_reg) {
+	case BPF_PSEUDO_MAP_VALUE:
+		break;
+	case BPF_PSEUDO_MAP_FD:
+		if (in[1].imm == 0)
+			break;
+		/* fallthrough */
+	default:
+		verbose(env, "unrecognized bpf_ld_imm64 insn\n");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	obj = obj_from_fd(fd, OBJ_MAP, &err);
+	map = obj ? map_of(obj) : NULL;
+	if (map)
+		err = use_map(env, map);
+	rcu_read_unlock();
+	if (!map) {
+		verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
+		return err;
+	}
+	if (err)
+		return err;
+	env->aux[i].map = map;
+	if (in[0].src_reg == BPF_PSEUDO_MAP_FD) {
+		addr = (uintptr_t)map;
+	} else {
+		u32 off = (u32)in[1].imm;
+		u32 key = 0;
+		void *val;
+
+		if (off >= BPF_MAX_VAR_OFF) {
+			verbose(env, "direct value offset of %u is not allowed\n", off);
+			return -EINVAL;
+		}
+		if (map->map_type != BPF_MAP_TYPE_ARRAY) {
+			verbose(env, "no direct value access support for this map type\n");
+			return -EINVAL;
+		}
+		if (map->max_entries != 1 || off >= map->value_size) {
+			verbose(env, "invalid access to map value pointer, value_size=%u off=%u\n",
+				map->value_size, off);
+			return map->max_entries != 1 ? -ENOTSUPP : -EINVAL;
+		}
+		rcu_read_lock();
+		val = map->ops->lookup_ptr ? map->ops->lookup_ptr(map, &key) : NULL;
+		rcu_read_unlock();
+		if (!val)
+			return -EFAULT;
+		env->aux[i].map_off = off;
+		addr = (uintptr_t)val + off;
+	}
+	in[0].imm = (s32)(u32)addr;
+	in[1].imm = (s32)(u32)(addr >> 32);
+	return 0;
+}
+
+int resolve_ldimm64(struct verifier_env *env)
+{
+	for (u32 i = 0; i < env->len; i++) {
+		struct bpf_insn *in = &env->insns[i];
+		int err;
+
+		if (BPF_CLASS(in->code) == BPF_LDX &&
+		    ((BPF_MODE(in->code) != BPF_MEM && BPF_MODE(in->code) != BPF_MEMSX) ||
+		     in->imm != 0)) {
+			verbose(env, "BPF_LDX uses reserved fields\n");
+			return -EINVAL;
+		}
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (i == env->len - 1 || in[1].code != 0 || in[1].dst_reg != 0 ||
+			    in[1].src_reg != 0 || in[1].off != 0) {
+				verbose(env, "invalid bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			if (in->src_reg != 0) {
+				err = resolve_one(env, i);
+				if (err)
+					return err;
+			}
+			i++;
+			continue;
+		}
+		/* the kernel's table also has atomics of every size (load-acquire/store-release) */
+		if (env->insn_first[in->code] < 0 &&
+		    !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) {
+			verbose(env, "unknown opcode %02x\n", in->code);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,309 @@
+/* Exploration bookkeeping: the stack of pending branches, explored-state equivalence (pruning),
+ * branch counting and loop detection.
+ *
+ * Pruning is sound containment: an explored state E at an instruction, whose every continuation
+ * was verified, covers the current state C when every value C may hold E may hold too:
+ *   - a register unreadable in E was never read on any path from E, so C's is irrelevant;
+ *   - scalars: E's ranges and known bits contain C's (scalar_contains-style check per view);
+ *   - pointers: same type, base (map / frame), fixed offset; E's variable part contains C's; for
+ *     packet pointers C's proven range is at least E's;
+ *   - ids must correspond one to one (an id map), so NULL checks and packet ranges learnt through
+ *     one register apply to the same set of registers on both sides;
+ *   - stack: E's never-written and "some bytes" slots accept anything (root reads them as unknown
+ *     scalars); E's zero bytes need zero bytes in C; E's spills need the same spill in C with a
+ *     covered register.
+ * An explored state whose continuations are still being walked (branches > 0) cannot prune; if C
+ * equals it exactly the program loops forever.  To keep long loops linear, states that keep
+ * failing to prune are evicted from the per-instruction list, and inside a loop a new checkpoint
+ * is taken only every 20 jumps or 100 instructions, as the kernel does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "verifier/env.h"
+
+#define ID_MAP_SIZE 64
+
+struct idmap {
+	u32 old[ID_MAP_SIZE], cur[ID_MAP_SIZE];
+	u32 cnt;
+};
+
+static bool check_ids(struct idmap *m, u32 old, u32 cur)
+{
+	if (!old && !cur)
+		return true;
+	if (!old || !cur)
+		return false;
+	for (u32 i = 0; i < m->cnt; i++) {
+		if (m->old[i] == old)
+			return m->cur[i] == cur;
+		if (m->cur[i] == cur)
+			return false;
+	}
+	if (m->cnt == ID_MAP_SIZE)
+		return false;
+	m->old[m->cnt] = old;
+	m->cur[m->cnt++] = cur;
+	return true;
+}
+
+static bool scalar_within(const struct scalar *o, const struct scalar *c)
+{
+	return o->smin <= c->smin && o->smax >= c->smax && o->umin <= c->umin &&
+	       o->umax >= c->umax && o->s32_min <= c->s32_min && o->s32_max >= c->s32_max &&
+	       o->u32_min <= c->u32_min && o->u32_max >= c->u32_max &&
+	       tnum_in(o->var_off, c->var_off);
+}
+
+static bool scalar_same(const struct scalar *o, const struct scalar *c)
+{
+	return memcmp(o, c, sizeof(*o)) == 0;
+}
+
+static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct idmap *m,
+		    bool exact)
+{
+	if (exact) {
+		if (o->type != c->type)
+			return false;
+		if (o->type == NOT_INIT)
+			return true;
+	} else if (o->type == NOT_INIT) {
+		return true;
+	}
+	if (o->type != c->type)
+		return false;
+	if (o->type == SCALAR_VALUE) {
+		if (exact)
+			return scalar_same(&o->s, &c->s) && check_ids(m, o->id, c->id);
+		/* a linked scalar in E constrains its partners; C must link the same way */
+		if (o->id && !check_ids(m, o->id, c->id))
+			return false;
+		return scalar_within(&o->s, &c->s);
+	}
+	if (o->off != c->off || o->map != c->map || o->frameno != c->frameno)
+		return false;
+	if (exact ? !scalar_same(&o->s, &c->s) : !scalar_within(&o->s, &c->s))
+		return false;
+	switch (o->type) {
+	case PTR_TO_MAP_VALUE_OR_NULL:
+		return check_ids(m, o->id, c->id);
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+		if (exact ? c->range != o->range : c->range < o->range)
+			return false;
+		return check_ids(m, o->id, c->id);
+	default:
+		return true;
+	}
+}
+
+static bool stacksafe(const struct func_state *o, const struct func_state *c, struct idmap *m,
+		      bool exact)
+{
+	for (u32 s = 0; s < o->allocated; s++) {
+		const struct stack_slot *os = &o->stack[s];
+		const struct stack_slot *cs = s < c->allocated ? &c->stack[s] : NULL;
+		static const struct stack_slot invalid;
+
+		if (!cs)
+			cs = &invalid;
+		if (exact) {
+			if (memcmp(os->type, cs->type, SLOT_SIZE))
+				return false;
+		} else {
+			for (int j = 0; j < SLOT_SIZE; j++) {
+				u8 ot = os->type[j], ct = cs->type[j];
+
+				if (ot == STACK_INVALID || ot == STACK_MISC)
+					continue;
+				if (ot != ct)
+					return false;
+			}
+		}
+		if (os->type[SLOT_SIZE - 1] == STACK_SPILL &&
+		    !regsafe(&os->spilled, &cs->spilled, m, exact))
+			return false;
+	}
+	if (exact) {
+		for (u32 s = o->allocated; s < c->allocated; s++)
+			for (int j = 0; j < SLOT_SIZE; j++)
+				if (c->stack[s].type[j] != STACK_INVALID)
+					return false;
+	}
+	return true;
+}
+
+static bool states_equal(const struct vstate *o, const struct vstate *c, bool exact)
+{
+	struct idmap m;
+
+	if (o->curframe != c->curframe)
+		return false;
+	m.cnt = 0;
+	for (u32 i = 0; i <= o->curframe; i++) {
+		const struct func_state *of = o->frame[i], *cf = c->frame[i];
+
+		if (of->callsite != cf->callsite)
+			return false;
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			if (!regsafe(&of->regs[r], &cf->regs[r], &m, exact))
+				return false;
+		if (!stacksafe(of, cf, &m, exact))
+			return false;
+	}
+	return true;
+}
+
+void update_branch_counts(struct verifier_env *env, struct vstate *st)
+{
+	(void)env;
+	while (st) {
+		if (st->branches == 0 || --st->branches)
+			break;
+		st = st->parent;
+	}
+}
+
+static void free_explored_one(struct verifier_env *env, struct vstate *sl)
+{
+	env->all_states[sl->all_idx] = NULL;
+	state_free(sl);
+}
+
+int is_state_visited(struct verifier_env *env, int insn_idx)
+{
+	struct insn_aux *aux = &env->aux[insn_idx];
+	struct vstate *cur = env->cur, *sl, **pprev = &aux->explored, *n;
+	bool add = true;
+	u32 cnt = 0;
+
+	while ((sl = *pprev) != NULL) {
+		cnt++;
+		if (sl->branches) {
+			if (states_equal(sl, cur, true)) {
+				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
+				verbose(env, "cur state:");
+				print_state(env, cur_frame(env), true);
+				verbose(env, "old state:");
+				print_state(env, sl->frame[sl->curframe], true);
+				return -EINVAL;
+			}
+			if (env->jmps_processed - env->prev_jmps_processed < 20 &&
+			    env->insn_processed - env->prev_insn_processed < 100)
+				add = false;
+			goto miss;
+		}
+		if (states_equal(sl, cur, false)) {
+			sl->hit_cnt++;
+			return 1;
+		}
+miss:
+		sl->miss_cnt++;
+		u32 lim = sl->branches ? 64 : 3;
+
+		if (sl->miss_cnt > sl->hit_cnt * lim + lim) {
+			*pprev = sl->next;
+			sl->next = NULL;
+			if (!sl->branches)
+				free_explored_one(env, sl);
+			continue;
+		}
+		pprev = &sl->next;
+	}
+	if (env->max_states_per_insn < cnt)
+		env->max_states_per_insn = cnt;
+	if (!add)
+		return 0;
+	if (env->all_cnt == env->all_cap) {
+		u32 cap = env->all_cap ? env->all_cap * 2 : 64;
+		struct vstate **a = realloc(env->all_states, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		env->all_states = a;
+		env->all_cap = cap;
+	}
+	n = state_new();
+	if (!n || state_copy(n, cur)) {
+		state_free(n);
+		return -ENOMEM;
+	}
+	env->total_states++;
+	env->cur_states++;
+	if (env->peak_states < env->cur_states)
+		env->peak_states = env->cur_states;
+	env->prev_jmps_processed = env->jmps_processed;
+	env->prev_insn_processed = env->insn_processed;
+	n->insn_idx = insn_idx;
+	n->branches = 1;
+	n->parent = cur->parent;
+	cur->parent = n;
+	n->all_idx = env->all_cnt;
+	env->all_states[env->all_cnt++] = n;
+	n->next = aux->explored;
+	aux->explored = n;
+	return 0;
+}
+
+struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx)
+{
+	struct vstate *st;
+
+	if (env->stack_size == env->stack_cap) {
+		u32 cap = env->stack_cap ? env->stack_cap * 2 : 64;
+		struct pending *p = realloc(env->stack, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		env->stack = p;
+		env->stack_cap = cap;
+	}
+	st = state_new();
+	if (!st || state_copy(st, env->cur)) {
+		state_free(st);
+		return NULL;
+	}
+	st->parent = env->cur->parent;
+	st->branches = 1;
+	env->stack[env->stack_size++] = (struct pending){ st, insn_idx, prev_insn_idx,
+							   env->log.end_pos };
+	if (env->stack_size > BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
+		verbose(env, "The sequence of %u jumps is too complex.\n", env->stack_size);
+		return NULL;
+	}
+	if (st->parent)
+		st->parent->branches++;
+	return st;
+}
+
+/* Replaces the current state with the most recent pending one; -ENOENT when none is left. */
+int pop_stack(struct verifier_env *env, bool pop_log)
+{
+	struct pending p;
+
+	if (!env->stack_size)
+		return -ENOENT;
+	p = env->stack[--env->stack_size];
+	state_free(env->cur);
+	env->cur = p.st;
+	env->insn_idx = p.insn_idx;
+	env->prev_insn_idx = p.prev_insn_idx;
+	if (pop_log)
+		vlog_reset(&env->log, p.log_pos);
+	return 0;
+}
+
+void free_explored(struct verifier_env *env)
+{
+	for (u32 i = 0; i < env->all_cnt; i++)
+		state_free(env->all_states[i]);
+	free(env->all_states);
+	env->all_states = NULL;
+	env->all_cnt = 0;
+	while (env->stack_size)
+		state_free(env->stack[--env->stack_size].st);
+	free(env->stack);
+	env->stack = NULL;
+}

@@ -1,0 +1,356 @@
+/* bpf_check(): the verifier's driver, in the kernel's order.
+ *
+ *   log attributes -> subprograms -> map loads (ldimm64) -> control-flow graph -> do_check (walk
+ *   every path, depth-first, pruning at checkpoints) -> combined stack depth -> rewrites
+ *   (packet-pointer ctx loads) -> "processed N insns ..." statistics line -> log finalisation
+ *   (ENOSPC when the log did not fit replaces the verdict, as in the kernel).
+ *
+ * do_check() is one loop over instructions with an explicit stack of pending branches; each
+ * iteration logs the instruction (level 1: only the failing path survives in the log, the log of
+ * paths that ended well is rewound) and dispatches by class to check_*.c.  Memory: per-insn aux
+ * data, explored states at prune points (bounded by eviction) and the pending stack.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "exec/ctx.h"
+#include "map/map.h"
+#include "prog/prog.h"
+#include "verifier/env.h"
+#include "verifier/verifier.h"
+
+static void mark_all_scratched(struct verifier_env *env)
+{
+	memset(env->scratched, 1, sizeof(env->scratched));
+	env->scratched_slots = ~0ull;
+}
+
+static bool any_scratched(const struct verifier_env *env)
+{
+	for (int i = 0; i < MAX_BPF_REG; i++)
+		if (env->scratched[i])
+			return true;
+	return env->scratched_slots != 0;
+}
+
+/* The state comment after the previous instruction ("; R0=42"), or "N:" and the state. */
+static void print_insn_state(struct verifier_env *env)
+{
+	if (env->prev_log_pos && env->prev_log_pos == env->log.end_pos) {
+		u64 pos = env->insn_log_len;
+		u64 col = pos + 4 > 40 ? pos + 4 : 40;
+
+		col = (col + 7) / 8 * 8;
+		vlog_reset(&env->log, env->prev_log_pos - 1);
+		verbose(env, "%*c;", (int)(col - pos - 1), ' ');
+	} else {
+		verbose(env, "%d:", env->insn_idx);
+	}
+	print_state(env, cur_frame(env), false);
+}
+
+static int do_check(struct verifier_env *env)
+{
+	bool pop_log = !(env->log.level & 2);
+	bool do_print_state = false;
+	struct func_state *f0;
+	int err;
+
+	env->cur = state_new();
+	if (!env->cur)
+		return -ENOMEM;
+	f0 = calloc(1, sizeof(*f0));
+	if (!f0)
+		return -ENOMEM;
+	env->cur->frame[0] = f0;
+	env->cur->branches = 1;
+	init_func_state(f0, -1, 0, 0);
+	mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_CTX);
+	mark_all_scratched(env);
+	env->insn_idx = 0;
+	env->prev_insn_idx = -1;
+
+	for (;;) {
+		struct bpf_insn *insn;
+		u8 cls;
+		bool done = false;
+
+		if (env->insn_idx < 0 || (u32)env->insn_idx >= env->len) {
+			verbose(env, "invalid insn idx %d insn_cnt %u\n", env->insn_idx, env->len);
+			return -EFAULT;
+		}
+		insn = &env->insns[env->insn_idx];
+		cls = BPF_CLASS(insn->code);
+		if (++env->insn_processed > BPF_COMPLEXITY_LIMIT_INSNS) {
+			verbose(env, "BPF program is too large. Processed %u insn\n",
+				env->insn_processed);
+			return -E2BIG;
+		}
+		env->aux[env->insn_idx].seen = 1;
+		if (env->aux[env->insn_idx].prune_point) {
+			err = is_state_visited(env, env->insn_idx);
+			if (err < 0)
+				return err;
+			if (err == 1) {
+				if (env->log.level & 1) {
+					if (do_print_state)
+						verbose(env, "\nfrom %d to %d: safe\n",
+							env->prev_insn_idx, env->insn_idx);
+					else
+						verbose(env, "%d: safe\n", env->insn_idx);
+				}
+				goto process_exit;
+			}
+		}
+		if ((env->log.level & 2) && do_print_state) {
+			verbose(env, "\nfrom %d to %d:", env->prev_insn_idx, env->insn_idx);
+			print_state(env, cur_frame(env), true);
+			do_print_state = false;
+		}
+		if (env->log.level & 1) {
+			if (any_scratched(env))
+				print_insn_state(env);
+			env->prev_log_pos = env->log.end_pos;
+			verbose(env, "%d: ", env->insn_idx);
+			print_insn(env, insn);
+			verbose(env, "\n");
+			env->insn_log_len = env->log.end_pos - env->prev_log_pos;
+			env->prev_log_pos = env->log.end_pos;
+		}
+
+		switch (cls) {
+		case BPF_ALU:
+		case BPF_ALU64:
+			err = check_alu_op(env, insn);
+			break;
+		case BPF_LDX:
+		case BPF_STX:
+		case BPF_ST:
+			err = check_mem_insn(env, insn);
+			break;
+		case BPF_LD:
+			if (BPF_MODE(insn->code) == BPF_ABS || BPF_MODE(insn->code) == BPF_IND) {
+				err = check_ld_abs(env, insn);
+			} else if (BPF_MODE(insn->code) == BPF_IMM) {
+				err = check_ld_imm(env, insn);
+				env->insn_idx++;
+			} else {
+				verbose(env, "invalid BPF_LD mode\n");
+				return -EINVAL;
+			}
+			break;
+		default: { /* BPF_JMP, BPF_JMP32 */
+			u8 op = BPF_OP(insn->code);
+
+			env->jmps_processed++;
+			if (op == BPF_CALL) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->off != 0 ||
+				    (insn->src_reg != 0 && insn->src_reg != BPF_PSEUDO_CALL) ||
+				    insn->dst_reg != 0 || cls == BPF_JMP32) {
+					verbose(env, "BPF_CALL uses reserved fields\n");
+					return -EINVAL;
+				}
+				if (insn->src_reg == BPF_PSEUDO_CALL)
+					err = check_func_call(env, insn, &env->insn_idx);
+				else
+					err = check_helper_call(env, insn, &env->insn_idx);
+			} else if (op == BPF_JA) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
+				    (cls == BPF_JMP && insn->imm) || (cls == BPF_JMP32 && insn->off)) {
+					verbose(env, "BPF_JA uses reserved fields\n");
+					return -EINVAL;
+				}
+				env->insn_idx += (cls == BPF_JMP ? insn->off : insn->imm) + 1;
+				continue;
+			} else if (op == BPF_EXIT) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->imm || insn->src_reg ||
+				    insn->dst_reg || cls == BPF_JMP32) {
+					verbose(env, "BPF_EXIT uses reserved fields\n");
+					return -EINVAL;
+				}
+				err = check_exit(env, &env->insn_idx, &done);
+				if (err)
+					return err;
+				if (!done) {
+					do_print_state = true;
+					continue;
+				}
+				goto process_exit;
+			} else {
+				env->prev_insn_idx = env->insn_idx;
+				err = check_cond_jmp(env, insn, &env->insn_idx);
+				if (err == 1)
+					goto process_exit;
+				if (!err && (env->log.level & 1))
+					print_insn_state(env);
+			}
+			break;
+		}
+		}
+		if (err)
+			return err;
+		env->prev_insn_idx = env->insn_idx;
+		env->insn_idx++;
+		continue;
+process_exit:
+		mark_all_scratched(env);
+		update_branch_counts(env, env->cur);
+		err = pop_stack(env, pop_log);
+		if (err == -ENOENT)
+			break;
+		do_print_state = true;
+	}
+	if (pop_log)
+		vlog_reset(&env->log, 0);
+	return 0;
+}
+
+/* The deepest chain of frames, each rounded up to 16 bytes as for a JITed program. */
+static int check_stack_depth(struct verifier_env *env, u32 *max_depth)
+{
+	struct {
+		u32 sub;
+		u32 pc;
+		u32 depth;
+	} stack[MAX_CALL_FRAMES + 1];
+	int sp = 0;
+
+	*max_depth = 0;
+	stack[0].sub = 0;
+	stack[0].pc = (u32)env->subprog[0].start;
+	stack[0].depth = round_up(env->subprog[0].stack_depth, 16);
+	for (;;) {
+		u32 sub = stack[sp].sub, end = (u32)env->subprog[sub + 1].start;
+		u32 depth = stack[sp].depth;
+
+		if (depth > MAX_BPF_STACK) {
+			verbose(env, "combined stack size of %d calls is %u. Too large\n", sp + 1,
+				depth);
+			return -EACCES;
+		}
+		if (*max_depth < depth)
+			*max_depth = depth;
+		for (; stack[sp].pc < end; stack[sp].pc++) {
+			const struct bpf_insn *in = &env->insns[stack[sp].pc];
+
+			if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL &&
+			    env->aux[stack[sp].pc].seen)
+				break;
+		}
+		if (stack[sp].pc < end) {
+			const struct bpf_insn *in = &env->insns[stack[sp].pc];
+			int callee = find_subprog(env, (int)stack[sp].pc + in->imm + 1);
+
+			stack[sp].pc++;
+			if (callee < 0 || sp + 1 > MAX_CALL_FRAMES)
+				return -EFAULT;
+			sp++;
+			stack[sp].sub = (u32)callee;
+			stack[sp].pc = (u32)env->subprog[callee].start;
+			stack[sp].depth = depth + round_up(env->subprog[callee].stack_depth, 16);
+			continue;
+		}
+		if (sp == 0)
+			break;
+		sp--;
+	}
+	return 0;
+}
+
+/* Loads of data / data_end / data_meta from __sk_buff or xdp_md become 64-bit loads of the
+ * pointers in the runtime context (src/exec/ctx.h). */
+static void convert_ctx_accesses(struct verifier_env *env)
+{
+	bool xdp = env->prog->type == BPF_PROG_TYPE_XDP;
+
+	for (u32 i = 0; i < env->len; i++) {
+		struct bpf_insn *in = &env->insns[i];
+		size_t off;
+
+		switch (env->aux[i].ctx_field) {
+		case 1:
+			off = xdp ? offsetof(struct xdp_ctx, data) : offsetof(struct skb_ctx, data);
+			break;
+		case 2:
+			off = xdp ? offsetof(struct xdp_ctx, data_end)
+				  : offsetof(struct skb_ctx, data_end);
+			break;
+		case 3:
+			off = xdp ? offsetof(struct xdp_ctx, data_meta)
+				  : offsetof(struct skb_ctx, data_meta);
+			break;
+		default:
+			continue;
+		}
+		in->code = BPF_LDX | BPF_DW | BPF_MEM;
+		in->off = (s16)off;
+	}
+}
+
+int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr)
+{
+	struct verifier_env *env;
+	u32 depth = 0;
+	int ret;
+
+	env = calloc(1, sizeof(*env));
+	if (!env)
+		return -ENOMEM;
+	ret = vlog_init(&env->log, attr->log_level, attr->log_buf, attr->log_size);
+	if (ret)
+		goto out_free_env;
+	env->prog = prog;
+	env->insns = prog->insns;
+	env->len = prog->len;
+	insn_first_of(env->insn_first);
+	env->aux = calloc(env->len ? env->len : 1, sizeof(*env->aux));
+	if (!env->aux) {
+		ret = -ENOMEM;
+		goto out_free_env;
+	}
+	ret = add_subprogs(env);
+	if (!ret)
+		ret = check_subprogs(env);
+	if (!ret)
+		ret = resolve_ldimm64(env);
+	if (!ret)
+		ret = check_cfg(env);
+	if (!ret)
+		ret = do_check(env);
+	if (!ret)
+		ret = check_stack_depth(env, &depth);
+	if (!ret)
+		convert_ctx_accesses(env);
+	if (env->log.level & 4) {
+		verbose(env, "verification time %d usec\n", 0);
+		verbose(env, "stack depth ");
+		for (u32 i = 0; i < env->subprog_cnt; i++)
+			verbose(env, "%u%s", env->subprog[i].stack_depth,
+				i + 1 < env->subprog_cnt ? "+" : "");
+		verbose(env, "\n");
+	}
+	verbose(env, "processed %u insns (limit %d) max_states_per_insn %u total_states %u "
+		     "peak_states %u mark_read %d\n", env->insn_processed,
+		BPF_COMPLEXITY_LIMIT_INSNS, env->max_states_per_insn, env->total_states,
+		env->peak_states, 0);
+	{
+		int err = vlog_finalize(&env->log);
+
+		if (err)
+			ret = err;
+	}
+	if (!ret) {
+		prog->used_maps = env->used_maps;
+		prog->used_map_cnt = env->used_map_cnt;
+		prog->stack_depth = depth;
+		env->used_maps = NULL;
+		env->used_map_cnt = 0;
+	}
+	release_maps(env);
+	free_explored(env);
+	state_free(env->cur);
+	free(env->aux);
+out_free_env:
+	free(env);
+	return ret;
+}

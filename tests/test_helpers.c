@@ -1,0 +1,303 @@
+/* Helpers: the prototype table against the live kernel (which program types may call each
+ * helper, which are GPL-only), bpf_trace_printk() return values against the kernel and its
+ * output in the trace stream, and the user-space semantics of the others.
+ */
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "exec/helpers.h"
+#include "test_prog.h"
+
+static const u_int32_t helper_ids[] = {
+	BPF_FUNC_map_lookup_elem, BPF_FUNC_map_update_elem, BPF_FUNC_map_delete_elem,
+	BPF_FUNC_ktime_get_ns, BPF_FUNC_trace_printk, BPF_FUNC_get_prandom_u32,
+	BPF_FUNC_get_smp_processor_id, BPF_FUNC_skb_store_bytes, BPF_FUNC_get_current_pid_tgid,
+	BPF_FUNC_get_current_uid_gid, BPF_FUNC_get_current_comm, BPF_FUNC_skb_load_bytes,
+	BPF_FUNC_probe_read_user, BPF_FUNC_probe_read_kernel, BPF_FUNC_ktime_get_boot_ns,
+};
+static const u_int32_t prog_types[] = {
+	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
+	BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_XDP,
+};
+
+/* Loads "call id; exit" on the kernel; what its verifier says about the call. */
+static void kernel_helper_verdict(u_int32_t type, u_int32_t id, const char *license, char *log,
+				  size_t log_size)
+{
+	struct bpf_insn insns[] = { BPF_EMIT_CALL(id), BPF_EXIT_INSN() };
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uintptr_t)license;
+	a.log_buf = (uintptr_t)log;
+	a.log_size = (u_int32_t)log_size;
+	a.log_level = 1;
+	log[0] = 0;
+	fd = kernel_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(helpers_table_vs_kernel)
+{
+	static char log[65536];
+	int cases = 0;
+
+	REQUIRE_KERNEL();
+	for (size_t t = 0; t < ARRAY_SIZE(prog_types); t++) {
+		for (size_t h = 0; h < ARRAY_SIZE(helper_ids); h++) {
+			u_int32_t type = prog_types[t], id = helper_ids[h];
+			const struct bpf_func_proto *p = bpf_helper_proto(id, type);
+			bool k_has, k_gpl;
+
+			kernel_helper_verdict(type, id, "GPL", log, sizeof(log));
+			k_has = !strstr(log, "unknown func") && !strstr(log, "cannot use helper");
+			cases++;
+			if (k_has != (p != NULL)) {
+				test_fail(__FILE__, __LINE__, "type %u helper %u: kernel %s, userbpf %s",
+					  type, id, k_has ? "has" : "has not", p ? "has" : "has not");
+				continue;
+			}
+			if (!p)
+				continue;
+			kernel_helper_verdict(type, id, "Proprietary", log, sizeof(log));
+			k_gpl = strstr(log, "GPL-restricted") != NULL;
+			if (k_gpl != p->gpl_only)
+				test_fail(__FILE__, __LINE__, "helper %u: gpl_only kernel %d, userbpf %d",
+					  id, k_gpl, p->gpl_only);
+		}
+	}
+	if (getenv("TEST_VERBOSE"))
+		printf("helpers_table_vs_kernel: %d (type, helper) pairs\n", cases);
+	CHECK(bpf_helper_proto(BPF_FUNC_map_lookup_elem, 1000) == NULL);
+	CHECK(bpf_helper_proto(100000, BPF_PROG_TYPE_XDP) == NULL);
+	CHECK(bpf_helper_proto(BPF_FUNC_tail_call, BPF_PROG_TYPE_XDP) == NULL);
+	CHECK(!strcmp(bpf_helper_proto(BPF_FUNC_trace_printk, BPF_PROG_TYPE_XDP)->name,
+		      "bpf_trace_printk"));
+}
+
+/* ---- trace_printk ---- */
+
+struct printk_case {
+	const char *fmt; /* at most 31 bytes */
+	u_int64_t a1, a2, a3;
+	bool a1_str; /* a1: the address of "str" on the program's stack */
+	const char *want; /* userbpf's trace message, NULL: not checked */
+};
+
+static const struct printk_case printk_cases[] = {
+	{ "hello\n", 0, 0, 0, false, "hello" },
+	{ "%d %u %x\n", (u_int64_t)-5, (u_int64_t)-5, 255, false, "-5 4294967291 ff" },
+	{ "%ld %llu %lx", (u_int64_t)-5, 1ull << 40, 1ull << 36, false,
+	  "-5 1099511627776 1000000000" },
+	{ "[%5d|%-4u|%03x]", 42, 7, 10, false, "[   42|7   |00a]" },
+	{ "%c%c%%", 'o', 'k', 0, false, "ok%" },
+	{ "s=%s.", 0, 0, 0, true, "s=str." },
+	{ "s=%s.", 0, 0, 0, false, "s=." },
+	{ "%d %d %d %d", 1, 2, 3, false, NULL },	/* 4 conversions: EINVAL */
+	{ "%q", 1, 0, 0, false, NULL },			/* unknown conversion */
+	{ "%lld %i %X", 1, 2, 3, false, "1 2 3" },
+	{ "tab\there", 0, 0, 0, false, "tab\there" },
+	{ "bell\a", 0, 0, 0, false, NULL },		/* control character: EINVAL */
+	{ "%pI4", 0, 0, 0, true, NULL },		/* "str\0" as an address */
+	{ "%s%d", 0, 0, 0, true, NULL },		/* %s followed by a letter... no: %d */
+	{ "%sx", 0, 0, 0, true, NULL },			/* %s followed by a letter */
+	{ "%p", 0x1234, 0, 0, false, NULL },
+	{ "", 0, 0, 0, false, "" },
+};
+
+/* A socket filter that calls bpf_trace_printk(fmt, sizeof fmt with NUL, a1, a2, a3). */
+static int printk_prog(const struct side *s, const struct printk_case *c)
+{
+	struct bpf_insn insns[64];
+	char fmt[32] = { 0 };
+	u_int32_t n = 0, len = (u_int32_t)strlen(c->fmt) + 1;
+	u_int64_t chunk;
+
+	memcpy(fmt, c->fmt, len);
+	for (int i = 0; i < 4; i++) {
+		memcpy(&chunk, fmt + 8 * i, 8);
+		struct bpf_insn ld[2] = { BPF_LD_IMM64(BPF_REG_1, chunk) };
+
+		insns[n++] = ld[0];
+		insns[n++] = ld[1];
+		insns[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -32 + 8 * i);
+	}
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -40, 0x00727473); /* "str" */
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -36, 0);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_10);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -32);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_2, len);
+	if (c->a1_str) {
+		insns[n++] = BPF_MOV64_REG(BPF_REG_3, BPF_REG_10);
+		insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -40);
+	} else {
+		struct bpf_insn ld[2] = { BPF_LD_IMM64(BPF_REG_3, c->a1) };
+
+		insns[n++] = ld[0];
+		insns[n++] = ld[1];
+	}
+	{
+		struct bpf_insn ld[4] = { BPF_LD_IMM64(BPF_REG_4, c->a2),
+					  BPF_LD_IMM64(BPF_REG_5, c->a3) };
+
+		memcpy(insns + n, ld, sizeof(ld));
+		n += 4;
+	}
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_trace_printk);
+	insns[n++] = BPF_EXIT_INSN();
+	return prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, n, -1);
+}
+
+static int run_retval(const struct side *s, int fd, u_int32_t *retval)
+{
+	static u_int8_t pkt[64] = { [12] = 0x88, [13] = 0xb5 }, out[64];
+	union bpf_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = fd;
+	a.test.data_in = (uintptr_t)pkt;
+	a.test.data_size_in = sizeof(pkt);
+	a.test.data_out = (uintptr_t)out; /* not needed, but valgrind checks it */
+	a.test.data_size_out = sizeof(out);
+	rc = s->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a));
+	*retval = a.test.retval;
+	return rc;
+}
+
+TEST(helpers_trace_printk)
+{
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	char buf[4096];
+
+	userbpf_trace_read(buf, sizeof(buf)); /* drain */
+	for (size_t i = 0; i < ARRAY_SIZE(printk_cases); i++) {
+		const struct printk_case *c = &printk_cases[i];
+		int ufd = printk_prog(&side_user, c);
+		u_int32_t ur, kr;
+		long n;
+
+		REQUIRE(ufd >= 0);
+		REQUIRE(run_retval(&side_user, ufd, &ur) == 0);
+		close(ufd);
+		n = userbpf_trace_read(buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = 0;
+		if (c->want) {
+			const char *msg = strstr(buf, ": bpf_trace_printk: ");
+
+			CHECK_EQ(ur, strlen(c->want) + (strchr(c->fmt, '\n') ? 1 : 0));
+			if (!msg || strncmp(msg + 20, c->want, strlen(c->want)) ||
+			    msg[20 + strlen(c->want)] != '\n')
+				test_fail(__FILE__, __LINE__, "fmt \"%s\": trace \"%s\"", c->fmt, buf);
+		}
+		if (kernel) {
+			int kfd = printk_prog(&side_kern, c);
+
+			REQUIRE(kfd >= 0);
+			REQUIRE(run_retval(&side_kern, kfd, &kr) == 0);
+			close(kfd);
+			if (kr != ur && strcmp(c->fmt, "%p")) /* %p: the kernel hashes */
+				test_fail(__FILE__, __LINE__, "fmt \"%s\": retval userbpf %d, kernel %d",
+					  c->fmt, (int)ur, (int)kr);
+		}
+	}
+	CHECK_ERRNO(userbpf_trace_read(NULL, 1), EFAULT);
+	CHECK_EQ(userbpf_trace_read(NULL, 0), 0);
+	CHECK_ERRNO(userbpf_trace_set_fd(-2), EBADF);
+}
+
+/* The trace stream mirrored to an fd. */
+TEST(helpers_trace_fd)
+{
+	const struct printk_case c = { "to the pipe %d", 9, 0, 0, false, NULL };
+	int p[2], fd;
+	u_int32_t r;
+	char buf[512];
+	ssize_t n;
+
+	REQUIRE(pipe(p) == 0);
+	CHECK_EQ(userbpf_trace_set_fd(p[1]), 0);
+	fd = printk_prog(&side_user, &c);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(run_retval(&side_user, fd, &r), 0);
+	close(fd);
+	CHECK_EQ(userbpf_trace_set_fd(-1), 0);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	REQUIRE(n > 0);
+	buf[n] = 0;
+	CHECK(strstr(buf, "bpf_trace_printk: to the pipe 9\n") != NULL);
+	close(p[0]);
+	close(p[1]);
+	userbpf_trace_read(buf, sizeof(buf));
+}
+
+/* ---- the others, called directly through the table ---- */
+
+static u_int64_t call(u_int32_t id, u_int32_t type, u_int64_t r1, u_int64_t r2, u_int64_t r3)
+{
+	return bpf_helper_proto(id, type)->func(r1, r2, r3, 0, 0);
+}
+
+TEST(helpers_current_task_time)
+{
+	const u_int32_t KP = BPF_PROG_TYPE_KPROBE;
+	struct timespec ts;
+	char comm[16], name[17] = { 0 };
+	u_int64_t v, t0, t1;
+
+	v = call(BPF_FUNC_get_current_pid_tgid, KP, 0, 0, 0);
+	CHECK_EQ(v >> 32, getpid());
+	CHECK_EQ((u_int32_t)v, gettid());
+	v = call(BPF_FUNC_get_current_uid_gid, KP, 0, 0, 0);
+	CHECK_EQ(v >> 32, getgid());
+	CHECK_EQ((u_int32_t)v, getuid());
+
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	memset(comm, 'x', sizeof(comm));
+	CHECK_EQ(call(BPF_FUNC_get_current_comm, KP, (uintptr_t)comm, sizeof(comm), 0), 0);
+	CHECK(!strcmp(comm, name));
+	CHECK_EQ(comm[15], 0);
+	memset(comm, 'x', sizeof(comm));
+	CHECK_EQ(call(BPF_FUNC_get_current_comm, KP, (uintptr_t)comm, 3, 0), 0);
+	CHECK(!memcmp(comm, name, 2) && comm[2] == 0 && comm[3] == 'x');
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (u_int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	t1 = call(BPF_FUNC_ktime_get_ns, KP, 0, 0, 0);
+	CHECK(t1 >= t0 && t1 - t0 < 1000000000);
+	CHECK(call(BPF_FUNC_ktime_get_boot_ns, KP, 0, 0, 0) >= t1 - 1000000000);
+
+	v = call(BPF_FUNC_get_prandom_u32, KP, 0, 0, 0);
+	CHECK(v <= 0xffffffffu);
+	int same = 0;
+	for (int i = 0; i < 16; i++)
+		same += call(BPF_FUNC_get_prandom_u32, KP, 0, 0, 0) == v;
+	CHECK(same < 2);
+	CHECK(call(BPF_FUNC_get_smp_processor_id, KP, 0, 0, 0) < 4096);
+}
+
+TEST(helpers_probe_read)
+{
+	const u_int32_t KP = BPF_PROG_TYPE_KPROBE;
+	u_int64_t src = 0x1122334455667788ull, dst = 0;
+	char buf[8];
+
+	CHECK_EQ(call(BPF_FUNC_probe_read_kernel, KP, (uintptr_t)&dst, 8, (uintptr_t)&src), 0);
+	CHECK_EQ(dst, src);
+	dst = 0;
+	CHECK_EQ(call(BPF_FUNC_probe_read_user, KP, (uintptr_t)&dst, 4, (uintptr_t)&src), 0);
+	CHECK_EQ(dst, 0x55667788u);
+	memset(buf, 'x', sizeof(buf));
+	CHECK_EQ((int64_t)call(BPF_FUNC_probe_read_user, KP, (uintptr_t)buf, 8, 0), -EFAULT);
+	CHECK_EQ(buf[0], 0);
+	CHECK_EQ(buf[7], 0);
+	memset(buf, 'x', sizeof(buf));
+	CHECK_EQ((int64_t)call(BPF_FUNC_probe_read_kernel, KP, (uintptr_t)buf, 8, 8), -EFAULT);
+	CHECK_EQ(buf[3], 0);
+	CHECK_EQ(call(BPF_FUNC_probe_read_kernel, KP, (uintptr_t)buf, 0, 0), 0);
+}

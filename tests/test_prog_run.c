@@ -1,0 +1,533 @@
+/* BPF_PROG_TEST_RUN, differential: the same programs (userbpf/insn.h macros) loaded on userbpf
+ * and on the live kernel, run on the same packets and contexts; return code, errno, retval,
+ * data_out, data_size_out, ctx_out, ctx_size_out and map contents must agree.  Duration is only
+ * checked for being set.  The kernel side SKIPs where its bpf() is unavailable.
+ */
+#include <linux/if_ether.h>
+#include <linux/filter.h>
+
+#include "test_prog.h"
+
+/* The case table lives inside the test (its programs are compound literals) and its rows give
+ * only the leading fields they need. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define SF BPF_PROG_TYPE_SOCKET_FILTER
+#define CLS BPF_PROG_TYPE_SCHED_CLS
+#define XDP BPF_PROG_TYPE_XDP
+#define SKB_OFF(f) ((short)offsetof(struct __sk_buff, f))
+#define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
+#define LEN(a) ((u_int32_t)ARRAY_SIZE(a))
+#define PROG(...) (const struct bpf_insn[]){ __VA_ARGS__ }, LEN(((struct bpf_insn[]){ __VA_ARGS__ }))
+
+/* ---- packets ---- */
+
+static u_int8_t pkt_ip4[] = {
+	0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x08, 0x00,			/* eth: to lo, IPv4 */
+	0x45, 0, 0, 44, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, /* IPv4, UDP */
+	0x30, 0x39, 0x00, 0x35, 0, 24, 0, 0,				/* UDP 12345 -> 53 */
+	'p', 'a', 'y', 'l', 'o', 'a', 'd', '-', 'b', 'y', 't', 'e', 's', '!', '!', '!',
+};
+static u_int8_t pkt_ip6[14 + 40 + 8] = {
+	0x33, 0x33, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 8, 17, 64,
+};
+static u_int8_t pkt_bcast[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08,
+				  0x06 };
+static u_int8_t pkt_other[60] = { 2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
+static u_int8_t pkt_8023[60] = { 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x00, 0x2e, 0xff, 0xff };
+static u_int8_t pkt_8022[60] = { 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x00, 0x2e, 0xaa, 0xaa };
+static u_int8_t pkt_ip4_short[14 + 10] = { 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45 };
+static u_int8_t pkt_big[80000];
+
+/* ---- cases ---- */
+
+struct run_case {
+	const char *name;
+	u_int32_t type;
+	const struct bpf_insn *insns;
+	u_int32_t cnt;
+	const u_int8_t *pkt;		/* NULL with pkt_len: data_in NULL */
+	u_int32_t pkt_len;
+	u_int32_t data_size_out;	/* data_out buffer is always large */
+	const void *ctx_in;
+	u_int32_t ctx_size_in, ctx_size_out;
+	u_int32_t repeat, flags, cpu, batch_size;
+	bool no_data_out;
+	int prog_fd;			/* non-zero: use this fd instead of the program's */
+};
+
+static struct __sk_buff skb_ctx_mark = { .mark = 0x11, .priority = 3, .cb = { 1, 2, 3, 4, 5 },
+					 .tstamp = 99, .gso_segs = 2, .gso_size = 1400 };
+static struct __sk_buff skb_ctx_len = { .len = 1 };
+static struct __sk_buff skb_ctx_wire_small = { .wire_len = 10 };
+static struct __sk_buff skb_ctx_wire_ok = { .wire_len = 1000 };
+static struct __sk_buff skb_ctx_gso_big = { .gso_segs = 70000 };
+static struct __sk_buff skb_ctx_ifindex_none = { .ifindex = 99999 };
+static struct __sk_buff skb_ctx_ifindex_lo = { .ifindex = 1, .ingress_ifindex = 7 };
+static u_int8_t skb_ctx_long[256]; /* zero beyond __sk_buff */
+static u_int8_t skb_ctx_long_dirty[256] = { [200] = 1 };
+static struct xdp_md xdp_ctx_meta = { .data = 8, .data_end = 58 };
+static struct xdp_md xdp_ctx_meta_odd = { .data = 6, .data_end = 58 };
+static struct xdp_md xdp_ctx_meta_36 = { .data = 36, .data_end = 58 };
+static struct xdp_md xdp_ctx_meta_32 = { .data = 32, .data_end = 58 };
+static struct xdp_md xdp_ctx_meta_216 = { .data = 216, .data_end = 300 };
+static struct xdp_md xdp_ctx_meta_220 = { .data = 220, .data_end = 300 };
+static struct xdp_md xdp_ctx_meta_252 = { .data = 252, .data_end = 300 };
+static struct xdp_md xdp_ctx_meta_256 = { .data = 256, .data_end = 300 };
+static struct xdp_md xdp_ctx_data_meta = { .data_meta = 4, .data_end = 58 };
+static struct xdp_md xdp_ctx_end_big = { .data_end = 100 };
+static struct xdp_md xdp_ctx_egress = { .data_end = 58, .egress_ifindex = 1 };
+static struct xdp_md xdp_ctx_rxq_only = { .data_end = 58, .rx_queue_index = 1 };
+static struct xdp_md xdp_ctx_lo = { .data_end = 58, .ingress_ifindex = 1 };
+static struct xdp_md xdp_ctx_lo_q5 = { .data_end = 58, .ingress_ifindex = 1, .rx_queue_index = 5 };
+static struct xdp_md xdp_ctx_none = { .data_end = 58, .ingress_ifindex = 99999 };
+static struct xdp_md xdp_ctx_short_linear = { .data_end = 20 };
+
+#define RET_IMM(v) BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN()
+#define RET_SKB(f) BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, SKB_OFF(f)), BPF_EXIT_INSN()
+
+/* r0 = map[0] += 1 (array map, 8-byte values) */
+#define COUNTER_PROG                                                                             \
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),              \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),       \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),                                         \
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2), BPF_MOV64_IMM(BPF_REG_0, 0),              \
+		BPF_EXIT_INSN(), BPF_MOV64_IMM(BPF_REG_1, 1),                                    \
+		BPF_ATOMIC_OP(BPF_DW, BPF_ADD, BPF_REG_0, BPF_REG_1, 0),                         \
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_0, 0), BPF_EXIT_INSN()
+
+/* map[key] = value with flags; r0 = the helper's result */
+#define UPDATE_PROG(key, value, flags)                                                           \
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -4, key), BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, value),      \
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),     \
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -16),    \
+		BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT), BPF_MOV64_IMM(BPF_REG_4, flags),             \
+		BPF_EMIT_CALL(BPF_FUNC_map_update_elem), BPF_EXIT_INSN()
+
+#define DELETE_PROG(key)                                                                         \
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -4, key), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),            \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),       \
+		BPF_EMIT_CALL(BPF_FUNC_map_delete_elem), BPF_EXIT_INSN()
+
+/* skb_load_bytes(ctx, off, fp - 8, len); r0 = ret << 32 | *(u32 *)(fp - 8) */
+#define LOAD_BYTES_PROG(off, len)                                                                \
+	BPF_MOV64_IMM(BPF_REG_2, off), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),                     \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8), BPF_MOV64_IMM(BPF_REG_4, len),            \
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1), BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes),  \
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_10, -8), BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 8), \
+		BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_1), BPF_EXIT_INSN()
+
+/* skb_store_bytes(ctx, off, fp - 8 = 0xdeadbeef, len, flags); r0 = ret */
+#define STORE_BYTES_PROG(off, len, flags)                                                        \
+	BPF_MOV64_IMM(BPF_REG_2, off), BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0xdeadbeef),            \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0x01020304),                                   \
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),     \
+		BPF_MOV64_IMM(BPF_REG_4, len), BPF_MOV64_IMM(BPF_REG_5, flags),                  \
+		BPF_EMIT_CALL(BPF_FUNC_skb_store_bytes), BPF_EXIT_INSN()
+
+/* direct packet access: if data + 14 <= data_end, data[0] = 0xaa, r0 = data[13] + len */
+#define DIRECT_PROG(DATA, END)                                                                   \
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, DATA), BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, END), \
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 14),      \
+		BPF_MOV64_IMM(BPF_REG_0, 1), BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 6),      \
+		BPF_ST_MEM(BPF_B, BPF_REG_2, 0, 0xaa), BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_2, 13), \
+		BPF_ALU64_REG(BPF_SUB, BPF_REG_3, BPF_REG_2), BPF_ALU64_IMM(BPF_LSH, BPF_REG_3, 8), \
+		BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_3), BPF_EXIT_INSN(), BPF_EXIT_INSN()
+
+
+/* ---- running one case on one side ---- */
+
+#define OUT_SIZE 80000
+#define MAP_ENTRIES 4
+
+struct run_result {
+	int rc, err, loaded;
+	u_int32_t retval, data_size_out, ctx_size_out, duration;
+	u_int8_t data_out[OUT_SIZE];
+	u_int8_t ctx_out[512];
+	u_int64_t map[MAP_ENTRIES];
+};
+
+static void run_on(const struct side *s, const struct run_case *c, struct run_result *r)
+{
+	int map_fd, prog_fd;
+	union bpf_attr a;
+
+	memset(r, 0, sizeof(*r));
+	memset(r->data_out, 0xee, sizeof(r->data_out));
+	memset(r->ctx_out, 0xee, sizeof(r->ctx_out));
+	map_fd = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8, MAP_ENTRIES);
+	if (map_fd < 0) {
+		r->err = errno;
+		return;
+	}
+	prog_fd = prog_load_on(s, c->type, c->insns, c->cnt, map_fd);
+	if (prog_fd < 0) {
+		r->err = errno;
+		close(map_fd);
+		return;
+	}
+	r->loaded = 1;
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = c->prog_fd ? (u_int32_t)c->prog_fd : (u_int32_t)prog_fd;
+	a.test.data_in = (uintptr_t)c->pkt;
+	a.test.data_size_in = c->pkt_len;
+	a.test.data_out = c->no_data_out ? 0 : (uintptr_t)r->data_out;
+	a.test.data_size_out = c->data_size_out;
+	a.test.ctx_in = (uintptr_t)c->ctx_in;
+	a.test.ctx_size_in = c->ctx_size_in;
+	a.test.ctx_out = c->ctx_size_out ? (uintptr_t)r->ctx_out : 0;
+	a.test.ctx_size_out = c->ctx_size_out;
+	a.test.repeat = c->repeat;
+	a.test.flags = c->flags;
+	a.test.cpu = c->cpu;
+	a.test.batch_size = c->batch_size;
+	errno = 0;
+	r->rc = s->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a));
+	r->err = errno;
+	r->retval = a.test.retval;
+	r->data_size_out = a.test.data_size_out;
+	r->ctx_size_out = a.test.ctx_size_out;
+	r->duration = a.test.duration;
+	for (u_int32_t k = 0; k < MAP_ENTRIES; k++) {
+		union bpf_attr m;
+
+		memset(&m, 0, sizeof(m));
+		m.map_fd = map_fd;
+		m.key = (uintptr_t)&k;
+		m.value = (uintptr_t)&r->map[k];
+		s->bpf(BPF_MAP_LOOKUP_ELEM, &m, sizeof(m));
+	}
+	close(prog_fd);
+	close(map_fd);
+}
+
+static struct run_result res_user, res_kern;
+
+static void compare(const struct run_case *c, const struct run_result *u,
+		    const struct run_result *k)
+{
+#define DIFF(fmt, ...) test_fail(__FILE__, __LINE__, "%s: " fmt, c->name, __VA_ARGS__)
+	if (u->loaded != k->loaded) {
+		DIFF("load: userbpf %s, kernel %s", u->loaded ? "ok" : strerror(u->err),
+		     k->loaded ? "ok" : strerror(k->err));
+		return;
+	}
+	if (!u->loaded)
+		return;
+	if (u->rc != k->rc || (u->rc < 0 && u->err != k->err)) {
+		DIFF("rc userbpf %d (%s), kernel %d (%s)", u->rc, strerror(u->err), k->rc,
+		     strerror(k->err));
+		return;
+	}
+	if (u->retval != k->retval)
+		DIFF("retval userbpf %#x, kernel %#x", u->retval, k->retval);
+	if (u->data_size_out != k->data_size_out)
+		DIFF("data_size_out userbpf %u, kernel %u", u->data_size_out, k->data_size_out);
+	if (memcmp(u->data_out, k->data_out, sizeof(u->data_out))) {
+		size_t i = 0;
+
+		while (u->data_out[i] == k->data_out[i])
+			i++;
+		DIFF("data_out differs at %zu: userbpf %#x, kernel %#x", i, u->data_out[i],
+		     k->data_out[i]);
+	}
+	if (u->ctx_size_out != k->ctx_size_out)
+		DIFF("ctx_size_out userbpf %u, kernel %u", u->ctx_size_out, k->ctx_size_out);
+	if (memcmp(u->ctx_out, k->ctx_out, sizeof(u->ctx_out))) {
+		size_t i = 0;
+
+		while (u->ctx_out[i] == k->ctx_out[i])
+			i++;
+		DIFF("ctx_out differs at byte %zu: userbpf %#x, kernel %#x", i, u->ctx_out[i],
+		     k->ctx_out[i]);
+	}
+	if (memcmp(u->map, k->map, sizeof(u->map)))
+		DIFF("map userbpf %llx %llx, kernel %llx %llx", (unsigned long long)u->map[0],
+		     (unsigned long long)u->map[2], (unsigned long long)k->map[0],
+		     (unsigned long long)k->map[2]);
+#undef DIFF
+}
+
+TEST(prog_test_run_vs_kernel)
+{
+	int failed_before = test_failed_now();
+
+	REQUIRE_KERNEL();
+	for (size_t i = 0; i < sizeof(pkt_big); i++)
+		pkt_big[i] = (u_int8_t)(i * 7 + 3);
+	pkt_big[12] = 0x88; /* an EtherType nobody parses */
+	pkt_big[13] = 0xb5;
+	const struct run_case run_cases[] = {
+		{ "sf: return 7", SF, PROG(RET_IMM(7)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: return -1", SF, PROG(RET_IMM(-1)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: len", SF, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: protocol", SF, PROG(RET_SKB(protocol)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: protocol v6", SF, PROG(RET_SKB(protocol)), pkt_ip6, sizeof(pkt_ip6) },
+		{ "sf: protocol 802.3", SF, PROG(RET_SKB(protocol)), pkt_8023, sizeof(pkt_8023) },
+		{ "sf: protocol 802.2", SF, PROG(RET_SKB(protocol)), pkt_8022, sizeof(pkt_8022) },
+		{ "sf: pkt_type host", SF, PROG(RET_SKB(pkt_type)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: pkt_type multicast", SF, PROG(RET_SKB(pkt_type)), pkt_ip6, sizeof(pkt_ip6) },
+		{ "sf: pkt_type broadcast", SF, PROG(RET_SKB(pkt_type)), pkt_bcast, sizeof(pkt_bcast) },
+		{ "sf: pkt_type otherhost", SF, PROG(RET_SKB(pkt_type)), pkt_other, sizeof(pkt_other) },
+		{ "sf: ifindex", SF, PROG(RET_SKB(ifindex)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: ingress_ifindex", SF, PROG(RET_SKB(ingress_ifindex)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: mark from ctx", SF, PROG(RET_SKB(mark)), pkt_ip4, sizeof(pkt_ip4), 0, &skb_ctx_mark,
+		  sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "sf: cb[4] from ctx", SF, PROG(RET_SKB(cb[4])), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "sf: write cb[1]", SF, PROG(BPF_ST_MEM(BPF_W, BPF_REG_1, SKB_OFF(cb[1]), 77), RET_IMM(0)),
+		  pkt_ip4, sizeof(pkt_ip4), 0, &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "sf: ctx_out only", SF, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4), 0, NULL, 0,
+		  sizeof(struct __sk_buff) },
+		{ "sf: ctx_out short (ENOSPC)", SF, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_mark, sizeof(skb_ctx_mark), 20 },
+		{ "sf: ctx_in with len (EINVAL)", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_len, sizeof(skb_ctx_len) },
+		{ "sf: ctx wire_len < len", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_wire_small, sizeof(skb_ctx_wire_small), sizeof(skb_ctx_wire_small) },
+		{ "sf: ctx wire_len ok", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_wire_ok, sizeof(skb_ctx_wire_ok), sizeof(skb_ctx_wire_ok) },
+		{ "sf: ctx gso_segs too big", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_gso_big, sizeof(skb_ctx_gso_big) },
+		{ "sf: ctx ifindex missing", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_ifindex_none, sizeof(skb_ctx_ifindex_none) },
+		{ "sf: ctx ifindex lo", SF, PROG(RET_SKB(ingress_ifindex)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_ifindex_lo, sizeof(skb_ctx_ifindex_lo), sizeof(skb_ctx_ifindex_lo) },
+		{ "sf: ctx 256 bytes, zero tail", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  skb_ctx_long, sizeof(skb_ctx_long), sizeof(skb_ctx_long) },
+		{ "sf: ctx 256 bytes, dirty tail", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  skb_ctx_long_dirty, sizeof(skb_ctx_long_dirty) },
+		{ "sf: ctx 5000 bytes", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0, pkt_big, 5000 },
+		{ "sf: ctx_size_in without ctx_in", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0, NULL,
+		  8 },
+		{ "sf: LD_ABS B 0", SF, PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_B, 0),
+					     BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: LD_ABS W 16 (daddr)", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_W, 16), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: LD_ABS out of bounds", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_H, 43), RET_IMM(5)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: LD_ABS last bytes", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_H, 42), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: LD_ABS SKF_LL_OFF + 12", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_H, SKF_LL_OFF + 12),
+		       BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: LD_ABS SKF_NET_OFF + 9", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_B, SKF_NET_OFF + 9),
+		       BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: LD_IND", SF,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_7, 20),
+		       BPF_LD_IND(BPF_W, BPF_REG_7, 2), BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: skb_load_bytes", SF, PROG(LOAD_BYTES_PROG(12, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: skb_load_bytes at the end", SF, PROG(LOAD_BYTES_PROG(40, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: skb_load_bytes beyond", SF, PROG(LOAD_BYTES_PROG(41, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: skb_load_bytes huge offset", SF, PROG(LOAD_BYTES_PROG(-1, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: data_size_out 20 (ENOSPC)", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), 20 },
+		{ "sf: data_size_out exact", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4),
+		  sizeof(pkt_ip4) },
+		{ "sf: no data_out", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .no_data_out = true },
+		{ "sf: data 13 bytes", SF, PROG(RET_IMM(1)), pkt_ip4, 13 },
+		{ "sf: data 14 bytes", SF, PROG(RET_SKB(len)), pkt_big, 14 },
+		{ "sf: short IPv4", SF, PROG(RET_IMM(1)), pkt_ip4_short, sizeof(pkt_ip4_short) },
+		{ "sf: data_in NULL", SF, PROG(RET_IMM(1)), NULL, 60 },
+		{ "sf: 3712 bytes", SF, PROG(RET_SKB(len)), pkt_big, 3712 },
+		{ "sf: 3713 bytes", SF, PROG(RET_SKB(len)), pkt_big, 3713 },
+		{ "sf: flags unknown", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .flags = 1 },
+		{ "sf: cpu 1", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .cpu = 1 },
+		{ "sf: batch_size", SF, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .batch_size = 1 },
+		{ "sf: repeat 0", SF, PROG(RET_IMM(3)), pkt_ip4, sizeof(pkt_ip4), .repeat = 0 },
+		{ "sf: repeat 1000", SF, PROG(RET_IMM(3)), pkt_ip4, sizeof(pkt_ip4), .repeat = 1000 },
+		{ "sf: map counter x7", SF, PROG(COUNTER_PROG), pkt_ip4, sizeof(pkt_ip4), .repeat = 7 },
+		{ "sf: map update", SF, PROG(UPDATE_PROG(2, 0x55, BPF_ANY)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: map update NOEXIST", SF, PROG(UPDATE_PROG(1, 0x55, BPF_NOEXIST)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: map update bad key", SF, PROG(UPDATE_PROG(9, 0x55, BPF_ANY)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: map update bad flags", SF, PROG(UPDATE_PROG(1, 0x55, 7)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: map delete (array)", SF, PROG(DELETE_PROG(1)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: bad prog fd", SF, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), .prog_fd = 9999 },
+
+		{ "cls: len", CLS, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: protocol", CLS, PROG(RET_SKB(protocol)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: direct access", CLS, PROG(DIRECT_PROG(SKB_OFF(data), SKB_OFF(data_end))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: write mark, priority", CLS,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, SKB_OFF(mark)),
+		       BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 1),
+		       BPF_STX_MEM(BPF_W, BPF_REG_1, BPF_REG_2, SKB_OFF(mark)),
+		       BPF_ST_MEM(BPF_W, BPF_REG_1, SKB_OFF(priority), 5), RET_IMM(0)),
+		  pkt_ip4, sizeof(pkt_ip4), 0, &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "cls: LD_ABS H 12", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_H, 12), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: skb_load_bytes", CLS, PROG(LOAD_BYTES_PROG(12, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: skb_store_bytes", CLS, PROG(STORE_BYTES_PROG(20, 8, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: skb_store_bytes at the end", CLS, PROG(STORE_BYTES_PROG(50, 8, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: skb_store_bytes beyond", CLS, PROG(STORE_BYTES_PROG(51, 8, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: skb_store_bytes bad flags", CLS, PROG(STORE_BYTES_PROG(20, 4, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: CHECKSUM_COMPLETE, unchanged", CLS, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: CHECKSUM_COMPLETE, store without recompute", CLS,
+		  PROG(STORE_BYTES_PROG(20, 4, 0)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: CHECKSUM_COMPLETE, store with recompute", CLS,
+		  PROG(STORE_BYTES_PROG(20, 4, BPF_F_RECOMPUTE_CSUM)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: CHECKSUM_COMPLETE, odd store with recompute", CLS,
+		  PROG(STORE_BYTES_PROG(21, 3, BPF_F_RECOMPUTE_CSUM)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: map counter x3", CLS, PROG(COUNTER_PROG), pkt_ip4, sizeof(pkt_ip4), .repeat = 3 },
+
+		{ "xdp: pass", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: direct access", XDP, PROG(DIRECT_PROG(XDP_OFF(data), XDP_OFF(data_end))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: ingress_ifindex", XDP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, XDP_OFF(ingress_ifindex)),
+		       BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: rx_queue_index", XDP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, XDP_OFF(rx_queue_index)),
+		       BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: metadata", XDP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, XDP_OFF(data)),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, XDP_OFF(data_meta)),
+		       BPF_MOV64_REG(BPF_REG_0, BPF_REG_2), BPF_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_3),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4), 0, &xdp_ctx_meta, sizeof(xdp_ctx_meta), sizeof(xdp_ctx_meta) },
+		{ "xdp: metadata 6 bytes", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_meta_odd, sizeof(xdp_ctx_meta_odd) },
+		{ "xdp: metadata 32 bytes", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_meta_32, sizeof(xdp_ctx_meta_32), sizeof(xdp_ctx_meta_32) },
+		{ "xdp: metadata 36 bytes", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_meta_36, sizeof(xdp_ctx_meta_36), sizeof(xdp_ctx_meta_36) },
+		{ "xdp: metadata 216 bytes", XDP, PROG(RET_IMM(2)), pkt_big, 300, 0,
+		  &xdp_ctx_meta_216, sizeof(xdp_ctx_meta_216), sizeof(xdp_ctx_meta_216) },
+		{ "xdp: metadata 220 bytes", XDP, PROG(RET_IMM(2)), pkt_big, 300, 0,
+		  &xdp_ctx_meta_220, sizeof(xdp_ctx_meta_220), sizeof(xdp_ctx_meta_220) },
+		{ "xdp: metadata 252 bytes", XDP, PROG(RET_IMM(2)), pkt_big, 300, 0,
+		  &xdp_ctx_meta_252, sizeof(xdp_ctx_meta_252), sizeof(xdp_ctx_meta_252) },
+		{ "xdp: metadata 256 bytes", XDP, PROG(RET_IMM(2)), pkt_big, 300, 0,
+		  &xdp_ctx_meta_256, sizeof(xdp_ctx_meta_256), sizeof(xdp_ctx_meta_256) },
+		{ "xdp: 5000 bytes, data_size_out 1480", XDP, PROG(RET_IMM(2)), pkt_big, 5000, 1480 },
+		{ "xdp: 20000 bytes", XDP, PROG(RET_IMM(2)), pkt_big, 20000 },
+		{ "xdp: 17 frags", XDP, PROG(RET_IMM(2)), pkt_big, 3520 + 17 * 4096 },
+		{ "xdp: 18 frags", XDP, PROG(RET_IMM(2)), pkt_big, 3520 + 17 * 4096 + 1 },
+		{ "xdp: ctx data_meta set", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_data_meta, sizeof(xdp_ctx_data_meta) },
+		{ "xdp: ctx data_end > size", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_end_big, sizeof(xdp_ctx_end_big) },
+		{ "xdp: ctx egress_ifindex", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_egress, sizeof(xdp_ctx_egress) },
+		{ "xdp: ctx rx queue without ifindex", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_rxq_only, sizeof(xdp_ctx_rxq_only) },
+		{ "xdp: ctx ingress lo", XDP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, XDP_OFF(ingress_ifindex)),
+		       BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4), 0, &xdp_ctx_lo, sizeof(xdp_ctx_lo),
+		  sizeof(xdp_ctx_lo) },
+		{ "xdp: ctx ingress lo queue 5", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_lo_q5, sizeof(xdp_ctx_lo_q5) },
+		{ "xdp: ctx ingress missing", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &xdp_ctx_none, sizeof(xdp_ctx_none) },
+		{ "xdp: ctx linear 20 of 58", XDP, PROG(DIRECT_PROG(XDP_OFF(data), XDP_OFF(data_end))),
+		  pkt_ip4, sizeof(pkt_ip4), 0, &xdp_ctx_short_linear, sizeof(xdp_ctx_short_linear),
+		  sizeof(xdp_ctx_short_linear) },
+		{ "xdp: 13 bytes", XDP, PROG(RET_IMM(2)), pkt_ip4, 13 },
+		{ "xdp: 3520 bytes", XDP, PROG(DIRECT_PROG(XDP_OFF(data), XDP_OFF(data_end))), pkt_big,
+		  3520 },
+		{ "xdp: 5000 bytes (frags)", XDP, PROG(DIRECT_PROG(XDP_OFF(data), XDP_OFF(data_end))),
+		  pkt_big, 5000 },
+		{ "xdp: 5000 bytes, data_size_out 4000", XDP, PROG(RET_IMM(2)), pkt_big, 5000, 4000 },
+		{ "xdp: 5000 bytes, data_size_out 1000", XDP, PROG(RET_IMM(2)), pkt_big, 5000, 1000 },
+		{ "xdp: data_size_out 10", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), 10 },
+		{ "xdp: data_in NULL", XDP, PROG(RET_IMM(2)), NULL, 60 },
+		{ "xdp: flags unknown", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), .flags = 4 },
+		{ "xdp: batch_size without live", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4),
+		  .batch_size = 4 },
+		{ "xdp: cpu 1", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), .cpu = 1 },
+		{ "xdp: map counter x5", XDP, PROG(COUNTER_PROG), pkt_ip4, sizeof(pkt_ip4), .repeat = 5 },
+
+		{ "kprobe: no test_run", BPF_PROG_TYPE_KPROBE, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "tracepoint: no test_run", BPF_PROG_TYPE_TRACEPOINT, PROG(RET_IMM(0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(run_cases); i++) {
+		const struct run_case *c = &run_cases[i];
+
+		run_on(&side_user, c, &res_user);
+		run_on(&side_kern, c, &res_kern);
+		if (getenv("TEST_VERBOSE"))
+			printf("  %-48s rc %d/%d %-10.10s retval %#x/%#x size %u/%u\n", c->name,
+			       res_user.rc, res_kern.rc, res_kern.rc < 0 ? strerror(res_kern.err) : "",
+			       res_user.retval, res_kern.retval, res_user.data_size_out,
+			       res_kern.data_size_out);
+		compare(c, &res_user, &res_kern);
+	}
+	if (getenv("TEST_VERBOSE"))
+		printf("prog_test_run_vs_kernel: %zu cases, %d differ\n", ARRAY_SIZE(run_cases),
+		       test_failed_now() - failed_before);
+}
+
+/* attr checks before the program is looked at */
+TEST(prog_test_run_attr)
+{
+	int fd = prog_load_on(&side_user, SF, PROG(RET_IMM(1)), -1), map_fd;
+	union bpf_attr a;
+	char ctx[8];
+
+	REQUIRE(fd >= 0);
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = fd;
+	a.test.data_in = (uintptr_t)pkt_ip4;
+	a.test.data_size_in = sizeof(pkt_ip4);
+	a.test.ctx_in = (uintptr_t)ctx;
+	CHECK_ERRNO(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), EINVAL);
+	a.test.ctx_in = 0;
+	a.test.ctx_size_out = 8;
+	CHECK_ERRNO(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), EINVAL);
+	a.test.ctx_size_out = 0;
+	a.test.ctx_out = (uintptr_t)ctx;
+	CHECK_ERRNO(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), EINVAL);
+	a.test.ctx_out = 0;
+	CHECK_OK(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)));
+	CHECK_EQ(a.test.retval, 1);
+	map_fd = map_create_on(&side_user, BPF_MAP_TYPE_ARRAY, 4, 4, 1);
+	a.test.prog_fd = map_fd;
+	CHECK_ERRNO(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), EINVAL);
+	close(map_fd);
+	close(fd);
+	a.test.prog_fd = fd;
+	CHECK_ERRNO(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), EBADF);
+}
+
+/* duration: the mean of the runs, non-zero for a long enough program */
+TEST(prog_test_run_duration)
+{
+	struct bpf_insn loop[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1),
+		BPF_JMP_IMM(BPF_JLT, BPF_REG_0, 1000, -2),
+		BPF_EXIT_INSN(),
+	};
+	int fd = prog_load_on(&side_user, SF, loop, LEN(loop), -1);
+	union bpf_attr a;
+
+	REQUIRE(fd >= 0);
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = fd;
+	a.test.data_in = (uintptr_t)pkt_ip4;
+	a.test.data_size_in = sizeof(pkt_ip4);
+	a.test.repeat = 10;
+	CHECK_OK(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)));
+	CHECK_EQ(a.test.retval, 1000);
+	CHECK(a.test.duration > 0 && a.test.duration < 10000000);
+	close(fd);
+}

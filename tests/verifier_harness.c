@@ -1,0 +1,208 @@
+/* The differential verifier test runner (see verifier_harness.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "map/map.h"
+#include "prog/prog.h"
+#include "verifier/verifier.h"
+#include "test.h"
+#include "userbpf.h"
+#include "verifier_harness.h"
+
+#define LOG_SIZE (1 << 16)
+
+struct map_spec {
+	u32 type, key, value, max;
+};
+
+static const struct map_spec map_specs[3] = {
+	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 8, 1 },
+};
+
+static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
+static int kmaps[3] = { -1, -1, -1 }, umaps[3] = { -1, -1, -1 };
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(__NR_bpf, cmd, a, sizeof(*a));
+}
+
+static int make_map(int i, bool kernel)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = map_specs[i].type;
+	a.key_size = map_specs[i].key;
+	a.value_size = map_specs[i].value;
+	a.max_entries = map_specs[i].max;
+	return kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+static bool kernel_ok(void)
+{
+	if (!kernel_state) {
+		kernel_state = -1;
+		for (int i = 0; i < 3; i++) {
+			kmaps[i] = make_map(i, true);
+			if (kmaps[i] < 0)
+				return false;
+		}
+		kernel_state = 1;
+	}
+	return kernel_state > 0;
+}
+
+static int prog_len(const struct vcase *c)
+{
+	int n = VCASE_MAX_INSNS;
+
+	while (n > 0 && !c->insns[n - 1].code && !c->insns[n - 1].imm && !c->insns[n - 1].dst_reg &&
+	       !c->insns[n - 1].src_reg && !c->insns[n - 1].off)
+		n--;
+	return n;
+}
+
+static void fix_maps(struct bpf_insn *in, int n, const int *fds)
+{
+	for (int i = 0; i + 1 < n; i++) {
+		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
+			continue;
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ARRAY1)
+			in[i].imm = fds[in[i].imm - MAP_HASH];
+		i++;
+	}
+}
+
+/* The last non-empty line before the "processed" line (or the last line). */
+static void error_line(const char *log, char *out, size_t size)
+{
+	const char *end = strstr(log, "\nprocessed ");
+	const char *p;
+
+	if (!end)
+		end = log + strlen(log);
+	while (end > log && end[-1] == '\n')
+		end--;
+	p = end;
+	while (p > log && p[-1] != '\n')
+		p--;
+	snprintf(out, size, "%.*s", (int)(end - p), p);
+}
+
+struct outcome {
+	int ret, err;
+	char line[512];
+	char *log;
+};
+
+static void run_kernel(const struct vcase *c, struct outcome *o)
+{
+	struct bpf_insn insns[VCASE_MAX_INSNS];
+	int n = prog_len(c);
+	union bpf_attr a;
+
+	memcpy(insns, c->insns, sizeof(insns));
+	fix_maps(insns, n, kmaps);
+	memset(&a, 0, sizeof(a));
+	a.prog_type = c->prog_type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = (u32)n;
+	a.license = (uintptr_t)(c->license ? c->license : "GPL");
+	a.log_level = 1;
+	a.log_buf = (uintptr_t)o->log;
+	a.log_size = LOG_SIZE;
+	o->log[0] = 0;
+	o->ret = (int)sys_bpf(BPF_PROG_LOAD, &a);
+	o->err = o->ret < 0 ? errno : 0;
+	if (o->ret >= 0)
+		close(o->ret);
+	error_line(o->log, o->line, sizeof(o->line));
+}
+
+static void run_userbpf(const struct vcase *c, struct outcome *o)
+{
+	struct bpf_prog *prog = calloc(1, sizeof(*prog));
+	int n = prog_len(c);
+	union bpf_attr a;
+
+	for (int i = 0; i < 3; i++)
+		if (umaps[i] < 0)
+			umaps[i] = make_map(i, false);
+	prog->type = c->prog_type;
+	prog->gpl_compatible = !c->license || !strcmp(c->license, "GPL");
+	prog->insns = calloc((size_t)n + 1, sizeof(struct bpf_insn));
+	memcpy(prog->insns, c->insns, (size_t)n * sizeof(struct bpf_insn));
+	prog->len = (u32)n;
+	fix_maps(prog->insns, n, umaps);
+	memset(&a, 0, sizeof(a));
+	a.log_level = 1;
+	a.log_buf = (uintptr_t)o->log;
+	a.log_size = LOG_SIZE;
+	o->log[0] = 0;
+	o->ret = bpf_check(prog, &a);
+	o->err = o->ret < 0 ? -o->ret : 0;
+	error_line(o->log, o->line, sizeof(o->line));
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		obj_put(&prog->used_maps[i]->obj);
+	free(prog->used_maps);
+	free(prog->insns);
+	free(prog);
+}
+
+void vcase_run(const struct vcase *c, struct vstats *st)
+{
+	static char ulog[LOG_SIZE], klog[LOG_SIZE];
+	struct outcome u = { .log = ulog }, k = { .log = klog };
+	bool uacc, kacc;
+
+	st->cases++;
+	run_userbpf(c, &u);
+	uacc = u.ret >= 0;
+	if (c->known) {
+		st->known++;
+		printf("  known difference %s: %s (userbpf: %s \"%s\")\n", c->name, c->known,
+		       uacc ? "accepts" : "rejects", u.line);
+	} else if (uacc != (c->verdict == ACCEPT))
+		test_fail(__FILE__, __LINE__, "%s: userbpf %s (%s), table says %s", c->name,
+			  uacc ? "accepts" : "rejects", u.line, c->verdict ? "accept" : "reject");
+	else if (!uacc && c->err && strcmp(u.line, c->err))
+		test_fail(__FILE__, __LINE__, "%s: userbpf error line \"%s\", table \"%s\"", c->name,
+			  u.line, c->err);
+	else if (!uacc && c->err_no && u.err != c->err_no)
+		test_fail(__FILE__, __LINE__, "%s: userbpf errno %d, table %d", c->name, u.err,
+			  c->err_no);
+	if (!kernel_ok())
+		return;
+	st->kernel_ran++;
+	run_kernel(c, &k);
+	kacc = k.ret >= 0;
+	if (kacc != (c->verdict == ACCEPT) ||
+	    (!kacc && c->err && strcmp(k.line, c->err)) ||
+	    (!kacc && c->err_no && k.err != c->err_no))
+		test_fail(__FILE__, __LINE__, "%s: table disagrees with the kernel: kernel %s (%d) "
+			  "\"%s\"", c->name, kacc ? "accepts" : "rejects", k.err, k.line);
+	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)))
+		st->agree++;
+	else if (getenv("VERIFIER_DEBUG"))
+		fprintf(stderr, "--- %s kernel log:\n%s--- userbpf log:\n%s", c->name, klog, ulog);
+}
+
+void vcase_run_table(const char *topic, const struct vcase *t, int n)
+{
+	struct vstats st = { 0, 0, 0, 0 };
+
+	for (int i = 0; i < n; i++)
+		vcase_run(&t[i], &st);
+	if (st.kernel_ran)
+		printf("verifier %s: %d cases, %d agree with the kernel (%d known differences)\n",
+		       topic, st.cases, st.agree, st.known);
+	else
+		printf("verifier %s: %d cases (kernel bpf() unavailable: differential part "
+		       "skipped)\n", topic, st.cases);
+}

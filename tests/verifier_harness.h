@@ -1,0 +1,55 @@
+/* Table-driven, differential verifier tests.
+ *
+ * A case is a small program with the verdict and error line the kernel gives.  vcase_run() loads
+ * it into userbpf's bpf_check() and, where the kernel's bpf() works (root, CONFIG_BPF_SYSCALL),
+ * into the live kernel with the same maps, and checks: userbpf's verdict and error line are the
+ * table's; the kernel's are the table's too (so the table stays the kernel's truth); both agree.
+ * The error line is the last non-empty line of the log before "processed N insns".
+ *
+ * Maps: an LD_IMM64 whose imm is MAP_HASH / MAP_ARRAY / MAP_ARRAY1 refers to a map created for
+ * the run on each side (hash 8-byte key/8-byte value; array 4/48, 4 entries; array 4/8, 1 entry).
+ */
+#ifndef TESTS_VERIFIER_HARNESS_H
+#define TESTS_VERIFIER_HARNESS_H
+
+#include <linux/bpf.h>
+
+#include "userbpf/insn.h"
+
+/* Tables list only the fields a case needs. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define VCASE_MAX_INSNS 48
+#define MAP_HASH 0x7ff00001
+#define MAP_ARRAY 0x7ff00002
+#define MAP_ARRAY1 0x7ff00003
+
+enum { REJECT = 0, ACCEPT = 1 };
+
+struct vcase {
+	const char *name;
+	unsigned prog_type;
+	struct bpf_insn insns[VCASE_MAX_INSNS];
+	int verdict;		/* ACCEPT or REJECT */
+	const char *err;	/* REJECT: the kernel's error line */
+	int err_no;		/* REJECT: errno, 0 = don't check */
+	const char *license;	/* NULL: "GPL" */
+	const char *known;	/* a known disagreement of userbpf with the kernel: why */
+};
+
+struct vstats {
+	int cases, agree, kernel_ran, known;
+};
+
+/* Runs one case; failures are reported through test_fail(). */
+void vcase_run(const struct vcase *c, struct vstats *st);
+/* Runs a table and prints "<topic>: N cases, N agree with the kernel". */
+void vcase_run_table(const char *topic, const struct vcase *t, int n);
+
+#define SOCK BPF_PROG_TYPE_SOCKET_FILTER
+#define XDP BPF_PROG_TYPE_XDP
+#define KPROBE BPF_PROG_TYPE_KPROBE
+#define TP BPF_PROG_TYPE_TRACEPOINT
+#define CLS BPF_PROG_TYPE_SCHED_CLS
+
+#endif
