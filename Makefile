@@ -45,6 +45,38 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# --- ELF loader (src/loader/): libelf, and the BPF objects it loads -----------------------------
+# examples/*.bpf.c and tests/fixtures/*.bpf.c are compiled with clang -target bpf into
+# $(BUILD)/examples/ and $(BUILD)/tests/fixtures/; the loader tests find them through
+# LOADER_OBJ_DIR.  BPF objects are 64-bit whatever ARCHFLAGS says.  Without a libelf for the
+# target (e.g. -m32 without libelf-dev:i386) the loader and its tests are left out, with a warning.
+HAVE_LIBELF := $(shell printf 'int main(void){return 0;}' | \
+		 $(CC) $(ARCHFLAGS) -x c - -lelf -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_LIBELF),1)
+LDLIBS     += -lelf
+else
+$(warning no libelf for '$(CC) $(ARCHFLAGS)': building without the ELF loader and its tests)
+LIB_SRCS   := $(filter-out src/loader/%,$(LIB_SRCS))
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS  := $(filter-out tests/test_loader%,$(TEST_SRCS))
+TEST_OBJS  := $(TEST_SRCS:%.c=$(BUILD)/%.o)
+endif
+BPF_CLANG  ?= clang
+BPF_CFLAGS := -O2 -g -target bpf -Wall -I/usr/include/$(shell gcc -print-multiarch)
+BPF_SRCS   := $(sort $(wildcard examples/*.bpf.c tests/fixtures/*.bpf.c))
+BPF_OBJS   := $(BPF_SRCS:%.bpf.c=$(BUILD)/%.bpf.o)
+
+$(BUILD)/%.bpf.o: %.bpf.c
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(TESTS): $(BPF_OBJS)
+$(BUILD)/tests/test_loader%.o: ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'
+
+.PHONY: bpf-objs
+bpf-objs: $(BPF_OBJS)
+# --- end of ELF loader block -------------------------------------------------------------------
+
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^

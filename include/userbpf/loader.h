@@ -1,0 +1,117 @@
+/* userbpf ELF loader: open a BPF object compiled by clang -target bpf (libbpf conventions), list
+ * its programs and maps, create the maps and load the programs through a bpf()-shaped function.
+ *
+ * The backend is a function with bpf()'s signature and contract (-1 and errno on failure):
+ * userbpf's bpf() by default, or e.g. a wrapper around syscall(__NR_bpf) to load the same object
+ * into the kernel.  Everything the loader does to maps and programs goes through it.
+ *
+ * Errors: every function that can fail returns a negative errno (never -1 with errno).  When the
+ * options name an error buffer, a one-line message naming the object, section and symbol is
+ * written there (always NUL-terminated, truncated to fit); nothing is allocated for it.  A
+ * BPF_PROG_LOAD failure also leaves the verifier's log in the options' log buffer, if given.
+ *
+ * Lifetime: handles (objects, programs, maps) and the strings they return live until
+ * userbpf_object_close(), which also closes every fd the object created.  Not thread-safe: one
+ * object is used by one thread at a time.
+ */
+#ifndef USERBPF_LOADER_H
+#define USERBPF_LOADER_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include <userbpf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function with the bpf() system call's signature and contract. */
+typedef int (*userbpf_bpf_fn)(int cmd, union bpf_attr *attr, unsigned int size);
+
+/* Options for opening an object.  Set sz to sizeof(struct userbpf_object_opts); fields past sz
+ * read as zero, so a caller built against an older, shorter struct keeps working, and a larger
+ * struct is accepted only when every byte past the last known field is zero (else -EINVAL). */
+struct userbpf_object_opts {
+	size_t sz;
+	/* The backend; NULL: userbpf's bpf(). */
+	userbpf_bpf_fn bpf;
+	/* The object's name in messages; NULL: the file name, or "mem" for an in-memory object. */
+	const char *name;
+	/* Where failure messages go (may be NULL).  Kept for userbpf_object_load(). */
+	char *errbuf;
+	size_t errbuf_size;
+	/* The verifier log of BPF_PROG_LOAD (may be NULL).  With log_level 0, a program is loaded
+	 * without a log and, only if that fails, loaded again with log_level 1 to fill the buffer.
+	 * The buffer holds the log of the last program loaded. */
+	char *log_buf;
+	unsigned int log_size;
+	unsigned int log_level;
+};
+#define userbpf_object_opts__last_field log_level
+
+struct userbpf_object;
+struct userbpf_prog;
+struct userbpf_map;
+
+/* Opens the ELF object in path / in the size bytes at buf (copied; the caller may free it on
+ * return).  Parses and checks everything that can be checked without the backend: ELF header,
+ * sections, symbols, license, version, map definitions (BTF .maps and legacy maps), relocations,
+ * calls.  Returns 0 and *objp, or a negative errno: -EINVAL bad arguments or options, -ENOENT /
+ * -EACCES ... the file cannot be read, -ENOEXEC not a BPF ELF relocatable object, -EBADMSG a
+ * malformed structure, -EOPNOTSUPP a feature the loader does not support, -ENOMEM. */
+USERBPF_API int userbpf_object_open_file(const char *path, const struct userbpf_object_opts *opts,
+					 struct userbpf_object **objp);
+USERBPF_API int userbpf_object_open_mem(const void *buf, size_t size,
+					const struct userbpf_object_opts *opts,
+					struct userbpf_object **objp);
+
+/* Creates the maps (and fills and freezes the global-data ones), then relocates and loads every
+ * program.  Returns 0, or the negative errno of the first failing step (its message in errbuf);
+ * on failure every fd created so far is closed again.  -EALREADY if already loaded. */
+USERBPF_API int userbpf_object_load(struct userbpf_object *obj);
+
+/* Closes every fd the object holds and frees it.  NULL is a no-op. */
+USERBPF_API void userbpf_object_close(struct userbpf_object *obj);
+
+/* The object's name, its license string and its "version" section (0 when absent). */
+USERBPF_API const char *userbpf_object_name(const struct userbpf_object *obj);
+USERBPF_API const char *userbpf_object_license(const struct userbpf_object *obj);
+USERBPF_API unsigned int userbpf_object_kversion(const struct userbpf_object *obj);
+
+/* Programs, in section order then offset order.  NULL when out of range / not found. */
+USERBPF_API size_t userbpf_object_prog_count(const struct userbpf_object *obj);
+USERBPF_API struct userbpf_prog *userbpf_object_prog(const struct userbpf_object *obj, size_t i);
+USERBPF_API struct userbpf_prog *userbpf_object_find_prog(const struct userbpf_object *obj,
+							  const char *name);
+/* The function name, the section name, the program type and expected attach type the section
+ * name implies, the instruction count (before load: the function's own; after: with appended
+ * subprograms), the instructions (after load: as passed to BPF_PROG_LOAD) and the fd (-1 before
+ * load). */
+USERBPF_API const char *userbpf_prog_name(const struct userbpf_prog *prog);
+USERBPF_API const char *userbpf_prog_section(const struct userbpf_prog *prog);
+USERBPF_API enum bpf_prog_type userbpf_prog_type(const struct userbpf_prog *prog);
+USERBPF_API enum bpf_attach_type userbpf_prog_expected_attach_type(const struct userbpf_prog *prog);
+USERBPF_API size_t userbpf_prog_insn_cnt(const struct userbpf_prog *prog);
+USERBPF_API const struct bpf_insn *userbpf_prog_insns(const struct userbpf_prog *prog);
+USERBPF_API int userbpf_prog_fd(const struct userbpf_prog *prog);
+
+/* Maps: those of .maps (BTF), of the legacy "maps" section, then one per global-data section
+ * (.data, .rodata, .bss, .data.*, .rodata.*), named after the variable or the section. */
+USERBPF_API size_t userbpf_object_map_count(const struct userbpf_object *obj);
+USERBPF_API struct userbpf_map *userbpf_object_map(const struct userbpf_object *obj, size_t i);
+USERBPF_API struct userbpf_map *userbpf_object_find_map(const struct userbpf_object *obj,
+							const char *name);
+USERBPF_API const char *userbpf_map_name(const struct userbpf_map *map);
+USERBPF_API enum bpf_map_type userbpf_map_type(const struct userbpf_map *map);
+USERBPF_API unsigned int userbpf_map_key_size(const struct userbpf_map *map);
+USERBPF_API unsigned int userbpf_map_value_size(const struct userbpf_map *map);
+USERBPF_API unsigned int userbpf_map_max_entries(const struct userbpf_map *map);
+USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map);
+USERBPF_API int userbpf_map_fd(const struct userbpf_map *map);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* USERBPF_LOADER_H */

@@ -1,0 +1,383 @@
+/* Reading BTF-defined maps: just enough of the .BTF section to decode the structs of `.maps`.
+ *
+ * libbpf's bpf_helpers.h encodes a map definition in the *type* of a variable:
+ *   __uint(name, val)  is  int (*name)[val]      (a pointer to an array of val ints)
+ *   __type(name, T)    is  typeof(T) *name       (a pointer to T; the field's size is T's)
+ * so a definition is a STRUCT whose members are pointers, found as a VAR of the DATASEC named
+ * ".maps".  Algorithm: check the header, walk the type section once to index every type by id
+ * (each kind's trailing records sized from its vlen), then for each map name look up the VAR
+ * in DATASEC .maps and decode its struct's members.
+ *
+ * Invariants: after btf_index() every id < nr has its record entirely inside the type section;
+ * every name offset is checked against the string section, which ends with a NUL.  Records are
+ * read with memcpy (a malformed object may misalign them).  Type chains are followed at most
+ * MAX_CHAIN links, so a cyclic typedef cannot loop.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/btf.h>
+
+#include "loader.h"
+
+#define MAX_CHAIN 32
+
+struct btf {
+	const struct userbpf_object *obj;
+	const u8 *types;
+	u32 types_len;
+	const char *strs;
+	u32 strs_len;
+	u32 nr;	   /* number of ids, including void (0) */
+	u32 *offs; /* offs[id]: byte offset of type id in types[], id >= 1 */
+};
+
+static void btf_type_at(const struct btf *btf, u32 id, struct btf_type *t)
+{
+	memcpy(t, btf->types + btf->offs[id], sizeof(*t));
+}
+
+/* The records after type id's struct btf_type. */
+static const u8 *btf_extra(const struct btf *btf, u32 id)
+{
+	return btf->types + btf->offs[id] + sizeof(struct btf_type);
+}
+
+static const char *btf_str(const struct btf *btf, u32 off)
+{
+	return off < btf->strs_len ? btf->strs + off : NULL;
+}
+
+/* Bytes of records following a type of this kind and vlen; -1 for an unknown kind. */
+static long extra_size(u32 kind, u32 vlen)
+{
+	switch (kind) {
+	case BTF_KIND_INT:
+		return sizeof(u32);
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_VAR:
+		return sizeof(struct btf_var);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_DECL_TAG:
+		return sizeof(struct btf_decl_tag);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * sizeof(struct btf_enum64);
+	}
+	return -1;
+}
+
+static int btf_index(struct btf *btf, const u8 *data, size_t size)
+{
+	const struct userbpf_object *obj = btf->obj;
+	struct btf_header hdr;
+	u32 cap = 64, off = 0;
+
+	if (size < sizeof(hdr))
+		return ld_err(obj, -EBADMSG, "section '.BTF': %zu bytes, too short for a header",
+			      size);
+	memcpy(&hdr, data, sizeof(hdr));
+	if (hdr.magic != BTF_MAGIC)
+		return ld_err(obj, -EBADMSG, "section '.BTF': bad magic 0x%04x", hdr.magic);
+	if (hdr.version != BTF_VERSION)
+		return ld_err(obj, -EOPNOTSUPP, "section '.BTF': version %u is not %u", hdr.version,
+			      BTF_VERSION);
+	/* u64 sums: offset + length of each part cannot wrap. */
+	if (hdr.hdr_len < sizeof(hdr) || hdr.hdr_len > size ||
+	    (u64)hdr.type_off + hdr.type_len > size - hdr.hdr_len ||
+	    (u64)hdr.str_off + hdr.str_len > size - hdr.hdr_len)
+		return ld_err(obj, -EBADMSG,
+			      "section '.BTF': type or string section lies outside "
+			      "its %zu bytes",
+			      size);
+	btf->types = data + hdr.hdr_len + hdr.type_off;
+	btf->types_len = hdr.type_len;
+	btf->strs = (const char *)data + hdr.hdr_len + hdr.str_off;
+	btf->strs_len = hdr.str_len;
+	if (!btf->strs_len || btf->strs[btf->strs_len - 1])
+		return ld_err(obj, -EBADMSG, "section '.BTF': string section does not end in NUL");
+
+	btf->offs = malloc(cap * sizeof(*btf->offs));
+	if (!btf->offs)
+		return ld_err(obj, -ENOMEM, "section '.BTF': out of memory");
+	btf->nr = 1;
+	while (off < btf->types_len) {
+		struct btf_type t;
+		long extra;
+
+		if (btf->types_len - off < sizeof(t))
+			return ld_err(obj, -EBADMSG, "section '.BTF': type %u is truncated",
+				      btf->nr);
+		memcpy(&t, btf->types + off, sizeof(t));
+		extra = extra_size(BTF_INFO_KIND(t.info), BTF_INFO_VLEN(t.info));
+		if (extra < 0)
+			return ld_err(obj, -EBADMSG, "section '.BTF': type %u has unknown kind %u",
+				      btf->nr, BTF_INFO_KIND(t.info));
+		if ((u64)btf->types_len - off - sizeof(t) < (u64)extra)
+			return ld_err(obj, -EBADMSG,
+				      "section '.BTF': type %u extends past the type "
+				      "section",
+				      btf->nr);
+		if (btf->nr == cap) {
+			u32 *n;
+
+			cap *= 2;
+			n = realloc(btf->offs, cap * sizeof(*btf->offs));
+			if (!n)
+				return ld_err(obj, -ENOMEM, "section '.BTF': out of memory");
+			btf->offs = n;
+		}
+		btf->offs[btf->nr++] = off;
+		off += sizeof(t) + extra;
+	}
+	return 0;
+}
+
+/* Follows typedefs and qualifiers from id; 0 (void) or an unresolvable chain gives -1. */
+static long skip_mods(const struct btf *btf, u32 id)
+{
+	for (int i = 0; i < MAX_CHAIN; i++) {
+		struct btf_type t;
+
+		if (!id || id >= btf->nr)
+			return -1;
+		btf_type_at(btf, id, &t);
+		switch (BTF_INFO_KIND(t.info)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t.type;
+			break;
+		default:
+			return id;
+		}
+	}
+	return -1;
+}
+
+/* The size in bytes of type id, or -1 if it has none (void, function, forward, cycle). */
+static long long type_size(const struct btf *btf, u32 id, int depth)
+{
+	struct btf_array arr;
+	struct btf_type t;
+	long long elem;
+	long sid;
+
+	sid = depth < MAX_CHAIN ? skip_mods(btf, id) : -1;
+	if (sid < 0)
+		return -1;
+	btf_type_at(btf, sid, &t);
+	switch (BTF_INFO_KIND(t.info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FLOAT:
+		return t.size;
+	case BTF_KIND_PTR:
+		return 8;
+	case BTF_KIND_ARRAY:
+		memcpy(&arr, btf_extra(btf, sid), sizeof(arr));
+		elem = type_size(btf, arr.type, depth + 1);
+		/* Division, not a product that could wrap: the total must fit in u32. */
+		if (elem < 0 || (arr.nelems && elem > UINT32_MAX / arr.nelems))
+			return -1;
+		return elem * arr.nelems;
+	}
+	return -1;
+}
+
+/* The VAR named name in DATASEC ds, as the id of its type, or -1. */
+static long datasec_var(const struct btf *btf, u32 ds, const char *name)
+{
+	struct btf_type t, v;
+
+	btf_type_at(btf, ds, &t);
+	for (u32 i = 0; i < BTF_INFO_VLEN(t.info); i++) {
+		struct btf_var_secinfo si;
+		const char *n;
+
+		memcpy(&si, btf_extra(btf, ds) + i * sizeof(si), sizeof(si));
+		if (!si.type || si.type >= btf->nr)
+			continue;
+		btf_type_at(btf, si.type, &v);
+		n = btf_str(btf, v.name_off);
+		if (BTF_INFO_KIND(v.info) == BTF_KIND_VAR && n && !strcmp(n, name))
+			return v.type;
+	}
+	return -1;
+}
+
+/* Decodes one member of a map definition into def. */
+static int map_field(const struct btf *btf, const char *map, const struct btf_member *m,
+		     struct ld_map_def *def, bool *has_type)
+{
+	const struct userbpf_object *obj = btf->obj;
+	const char *name = btf_str(btf, m->name_off);
+	struct btf_type ptr, arr_t;
+	struct btf_array arr;
+	long long size;
+	long target;
+	u32 *field = NULL;
+
+	if (!name || !*name)
+		return ld_err(obj, -EBADMSG, "section '.maps': map '%s': a field has no name", map);
+	if (!m->type || m->type >= btf->nr)
+		return ld_err(obj, -EBADMSG,
+			      "section '.maps': map '%s': field '%s': type id %u "
+			      "out of range",
+			      map, name, m->type);
+	btf_type_at(btf, m->type, &ptr);
+	if (BTF_INFO_KIND(ptr.info) != BTF_KIND_PTR)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field '%s' is not a "
+			      "pointer (__uint() or __type())",
+			      map, name);
+
+	if (!strcmp(name, "key") || !strcmp(name, "value")) {
+		size = type_size(btf, ptr.type, 0);
+		if (size <= 0)
+			return ld_err(obj, -EINVAL,
+				      "section '.maps': map '%s': field '%s': its "
+				      "type has no size",
+				      map, name);
+		field = name[0] == 'k' ? &def->key_size : &def->value_size;
+		if (*field && *field != size)
+			return ld_err(obj, -EINVAL,
+				      "section '.maps': map '%s': %s_size %u "
+				      "contradicts __type(%s) of %lld bytes",
+				      map, name, *field, name, size);
+		*field = size;
+		return 0;
+	}
+
+	if (!strcmp(name, "type"))
+		field = &def->type;
+	else if (!strcmp(name, "max_entries"))
+		field = &def->max_entries;
+	else if (!strcmp(name, "map_flags"))
+		field = &def->map_flags;
+	else if (!strcmp(name, "numa_node"))
+		field = &def->numa_node;
+	else if (!strcmp(name, "key_size"))
+		field = &def->key_size;
+	else if (!strcmp(name, "value_size"))
+		field = &def->value_size;
+	else if (strcmp(name, "pinning"))
+		return ld_err(obj, -EOPNOTSUPP,
+			      "section '.maps': map '%s': unknown or unsupported "
+			      "field '%s'",
+			      map, name);
+	target = skip_mods(btf, ptr.type);
+	if (target > 0)
+		btf_type_at(btf, target, &arr_t);
+	if (target <= 0 || BTF_INFO_KIND(arr_t.info) != BTF_KIND_ARRAY)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field '%s' is not "
+			      "__uint() (a pointer to an array)",
+			      map, name);
+	memcpy(&arr, btf_extra(btf, target), sizeof(arr));
+	if (!field) { /* pinning */
+		if (arr.nelems)
+			return ld_err(obj, -EOPNOTSUPP,
+				      "section '.maps': map '%s': pinning is not "
+				      "supported",
+				      map);
+		return 0;
+	}
+	if ((field == &def->key_size || field == &def->value_size) && *field &&
+	    *field != arr.nelems)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': %s %u contradicts the "
+			      "__type() size %u",
+			      map, name, arr.nelems, *field);
+	*field = arr.nelems;
+	if (field == &def->type)
+		*has_type = true;
+	return 0;
+}
+
+static int map_def(const struct btf *btf, u32 ds, struct ld_btf_var *var)
+{
+	const struct userbpf_object *obj = btf->obj;
+	struct btf_type st;
+	bool has_type = false;
+	long id;
+	int err;
+
+	id = datasec_var(btf, ds, var->name);
+	if (id < 0)
+		return ld_err(obj, -EBADMSG,
+			      "section '.maps': map '%s' has no variable in BTF "
+			      "DATASEC '.maps'",
+			      var->name);
+	id = skip_mods(btf, id);
+	if (id > 0)
+		btf_type_at(btf, id, &st);
+	if (id <= 0 || BTF_INFO_KIND(st.info) != BTF_KIND_STRUCT)
+		return ld_err(obj, -EINVAL, "section '.maps': map '%s' is not a struct", var->name);
+	for (u32 i = 0; i < BTF_INFO_VLEN(st.info); i++) {
+		struct btf_member m;
+
+		memcpy(&m, btf_extra(btf, id) + i * sizeof(m), sizeof(m));
+		err = map_field(btf, var->name, &m, var->def, &has_type);
+		if (err)
+			return err;
+	}
+	if (!has_type)
+		return ld_err(obj, -EINVAL, "section '.maps': map '%s' has no __uint(type, ...)",
+			      var->name);
+	return 0;
+}
+
+int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,
+		    struct ld_btf_var *vars, size_t nvars)
+{
+	struct btf btf = {.obj = obj};
+	long ds = -1;
+	int err;
+
+	err = btf_index(&btf, data, size);
+	if (err)
+		goto free_offs;
+	for (u32 id = 1; id < btf.nr && ds < 0; id++) {
+		struct btf_type t;
+		const char *n;
+
+		btf_type_at(&btf, id, &t);
+		n = btf_str(&btf, t.name_off);
+		if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, ".maps"))
+			ds = id;
+	}
+	if (ds < 0) {
+		err =
+		    ld_err(obj, -EBADMSG, "section '.BTF': no DATASEC '.maps' describing the maps");
+		goto free_offs;
+	}
+	for (size_t i = 0; i < nvars && !err; i++)
+		err = map_def(&btf, ds, &vars[i]);
+free_offs:
+	free(btf.offs);
+	return err;
+}

@@ -1,0 +1,468 @@
+/* The loader's public API: opening (options, a private copy of the image, then elf.c's parse),
+ * loading through the backend, closing, and the accessors.
+ *
+ * Load order: maps first (create; global data: fill key 0 with the section's bytes, then freeze
+ * .rodata), then each program (build its instructions with reloc.c, BPF_PROG_LOAD).  Any
+ * failure closes every fd created so far, so an object is either fully loaded or not at all.
+ * The backend follows bpf()'s contract; its -1/errno is turned into a negative errno once, in
+ * backend().  Options follow the sz/last-field contract of the bpf() attr (GUIDE.md, 3).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+int ld_err(const struct userbpf_object *obj, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!obj->errbuf || !obj->errbuf_size)
+		return err;
+	n = snprintf(obj->errbuf, obj->errbuf_size, "%s: ", obj->name);
+	if (n >= 0 && (size_t)n < obj->errbuf_size) {
+		va_start(ap, fmt);
+		vsnprintf(obj->errbuf + n, obj->errbuf_size - n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* Calls the backend and returns its result, or the negative errno it failed with. */
+static int backend(const struct userbpf_object *obj, int cmd, union bpf_attr *attr)
+{
+	int ret;
+
+	errno = 0;
+	ret = obj->bpf(cmd, attr, sizeof(*attr));
+	if (ret < 0)
+		return errno ? -errno : -EIO; /* a backend that forgot errno: still a failure */
+	return ret;
+}
+
+/* Copies the caller's options (sz bytes of them) into o, refusing unknown non-zero bytes. */
+static int opts_copy(const struct userbpf_object_opts *opts, struct userbpf_object_opts *o)
+{
+	const size_t end = offsetof(struct userbpf_object_opts, userbpf_object_opts__last_field) +
+			   sizeof(opts->userbpf_object_opts__last_field);
+
+	memset(o, 0, sizeof(*o));
+	if (!opts)
+		return 0;
+	if (opts->sz < sizeof(opts->sz))
+		return -EINVAL;
+	for (size_t i = end; i < opts->sz; i++)
+		if (((const u8 *)opts)[i])
+			return -EINVAL;
+	memcpy(o, opts, opts->sz < end ? opts->sz : end);
+	return 0;
+}
+
+static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name,
+		   struct userbpf_object **objp)
+{
+	struct userbpf_object_opts o;
+	struct userbpf_object *obj;
+	const char *name;
+	int err;
+
+	err = opts_copy(opts, &o);
+	if (err) {
+		/* The error buffer is not trusted either when the options are malformed. */
+		return err;
+	}
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return -ENOMEM;
+	name = o.name ? o.name : dflt_name;
+	snprintf(obj->name, sizeof(obj->name), "%s", name);
+	obj->bpf = o.bpf ? o.bpf : bpf;
+	obj->errbuf = o.errbuf;
+	obj->errbuf_size = o.errbuf_size;
+	if (obj->errbuf && obj->errbuf_size)
+		obj->errbuf[0] = '\0';
+	obj->log_buf = o.log_buf;
+	obj->log_size = o.log_size;
+	obj->log_level = o.log_level;
+	*objp = obj;
+	return 0;
+}
+
+/* Parses the image now owned by obj; frees obj on failure. */
+static int obj_open(struct userbpf_object *obj, struct userbpf_object **objp)
+{
+	int err = ld_elf_parse(obj);
+
+	if (err) {
+		userbpf_object_close(obj);
+		return err;
+	}
+	*objp = obj;
+	return 0;
+}
+
+USERBPF_API int userbpf_object_open_mem(const void *buf, size_t size,
+					const struct userbpf_object_opts *opts,
+					struct userbpf_object **objp)
+{
+	struct userbpf_object *obj;
+	int err;
+
+	if (!objp || (!buf && size))
+		return -EINVAL;
+	*objp = NULL;
+	err = obj_new(opts, "mem", &obj);
+	if (err)
+		return err;
+	obj->image = malloc(size ? size : 1);
+	if (!obj->image) {
+		err = ld_err(obj, -ENOMEM, "out of memory for a %zu-byte object", size);
+		userbpf_object_close(obj);
+		return err;
+	}
+	if (size)
+		memcpy(obj->image, buf, size);
+	obj->image_size = size;
+	return obj_open(obj, objp);
+}
+
+USERBPF_API int userbpf_object_open_file(const char *path, const struct userbpf_object_opts *opts,
+					 struct userbpf_object **objp)
+{
+	struct userbpf_object *obj;
+	const char *base;
+	struct stat st;
+	size_t got = 0;
+	int fd, err;
+
+	if (!objp || !path)
+		return -EINVAL;
+	*objp = NULL;
+	base = strrchr(path, '/');
+	err = obj_new(opts, base ? base + 1 : path, &obj);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = ld_err(obj, -errno, "cannot open '%s': %s", path, strerror(errno));
+		goto free_obj;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		err = ld_err(obj, -EINVAL, "'%s' is not a regular file", path);
+		goto close_fd;
+	}
+	/* off_t to size_t: a file larger than the address space cannot be read. */
+	if ((unsigned long long)st.st_size > SIZE_MAX) {
+		err = ld_err(obj, -EFBIG, "'%s' is too large", path);
+		goto close_fd;
+	}
+	obj->image = malloc(st.st_size ? st.st_size : 1);
+	if (!obj->image) {
+		err = ld_err(obj, -ENOMEM, "out of memory for '%s'", path);
+		goto close_fd;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, (char *)obj->image + got, st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = ld_err(obj, n ? -errno : -EIO, "cannot read '%s': %s", path,
+				     n ? strerror(errno) : "file shrank");
+			goto close_fd;
+		}
+		got += n;
+	}
+	obj->image_size = got;
+	close(fd);
+	return obj_open(obj, objp);
+
+close_fd:
+	close(fd);
+free_obj:
+	userbpf_object_close(obj);
+	return err;
+}
+
+/* Copies a name into a kernel object name: at most 15 characters of [A-Za-z0-9_.]. */
+static void obj_name(char dst[LD_OBJ_NAME_LEN], const char *src)
+{
+	size_t i;
+
+	for (i = 0; i < LD_OBJ_NAME_LEN - 1 && src[i]; i++) {
+		char c = src[i];
+
+		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				 (c >= '0' && c <= '9') || c == '.'
+			     ? c
+			     : '_';
+	}
+	dst[i] = '\0';
+}
+
+static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
+{
+	union bpf_attr attr;
+	u32 zero = 0;
+	int fd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = m->def.type;
+	attr.key_size = m->def.key_size;
+	attr.value_size = m->def.value_size;
+	attr.max_entries = m->def.max_entries;
+	attr.map_flags = m->def.map_flags;
+	attr.numa_node = m->def.numa_node;
+	obj_name(attr.map_name, m->name);
+	fd = backend(obj, BPF_MAP_CREATE, &attr);
+	if (fd < 0)
+		return ld_err(obj, fd,
+			      "map '%s': BPF_MAP_CREATE failed: %s (type %u, key %u, "
+			      "value %u, max_entries %u, flags 0x%x)",
+			      m->name, strerror(-fd), m->def.type, m->def.key_size,
+			      m->def.value_size, m->def.max_entries, m->def.map_flags);
+	m->fd = fd;
+	if (obj->secs[m->sec].kind != SEC_DATA)
+		return 0;
+	if (m->init) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = fd;
+		attr.key = (u64)(uintptr_t)&zero;
+		attr.value = (u64)(uintptr_t)m->init;
+		err = backend(obj, BPF_MAP_UPDATE_ELEM, &attr);
+		if (err < 0)
+			return ld_err(obj, err, "map '%s': filling the global data failed: %s",
+				      m->name, strerror(-err));
+	}
+	if (m->frozen) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = fd;
+		err = backend(obj, BPF_MAP_FREEZE, &attr);
+		/* Freezing lets a verifier treat const globals as known values; a backend without
+		 * BPF_MAP_FREEZE (EOPNOTSUPP) still runs the program correctly. */
+		if (err < 0 && err != -EOPNOTSUPP)
+			return ld_err(obj, err, "map '%s': BPF_MAP_FREEZE failed: %s", m->name,
+				      strerror(-err));
+	}
+	return 0;
+}
+
+static int prog_load(struct userbpf_object *obj, struct userbpf_prog *prog)
+{
+	union bpf_attr attr;
+	int fd, err;
+
+	err = ld_prog_build(obj, prog);
+	if (err)
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = prog->type;
+	attr.expected_attach_type = prog->attach_type;
+	attr.insn_cnt = prog->insn_cnt;
+	attr.insns = (u64)(uintptr_t)prog->insns;
+	attr.license = (u64)(uintptr_t)obj->license;
+	attr.kern_version = obj->kversion;
+	obj_name(attr.prog_name, prog->name);
+	if (obj->log_buf && obj->log_size && obj->log_level) {
+		attr.log_buf = (u64)(uintptr_t)obj->log_buf;
+		attr.log_size = obj->log_size;
+		attr.log_level = obj->log_level;
+	}
+	fd = backend(obj, BPF_PROG_LOAD, &attr);
+	if (fd < 0 && obj->log_buf && obj->log_size && !obj->log_level) {
+		/* Load again only to capture the verifier's explanation. */
+		attr.log_buf = (u64)(uintptr_t)obj->log_buf;
+		attr.log_size = obj->log_size;
+		attr.log_level = 1;
+		obj->log_buf[0] = '\0';
+		err = backend(obj, BPF_PROG_LOAD, &attr);
+		if (err >= 0)
+			close(err); /* loads with a log: report the first failure anyway */
+	}
+	if (fd < 0)
+		return ld_err(obj, fd, "program '%s' (section '%s'): BPF_PROG_LOAD failed: %s",
+			      prog->name, prog->sec_name, strerror(-fd));
+	prog->fd = fd;
+	return 0;
+}
+
+static void close_fds(struct userbpf_object *obj)
+{
+	for (size_t i = 0; i < obj->nprogs; i++) {
+		if (obj->progs[i].fd >= 0)
+			close(obj->progs[i].fd);
+		obj->progs[i].fd = -1;
+	}
+	for (size_t i = 0; i < obj->nmaps; i++) {
+		if (obj->maps[i].fd >= 0)
+			close(obj->maps[i].fd);
+		obj->maps[i].fd = -1;
+	}
+}
+
+USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
+{
+	int err = 0;
+
+	if (!obj)
+		return -EINVAL;
+	if (obj->loaded)
+		return ld_err(obj, -EALREADY, "already loaded");
+	for (size_t i = 0; i < obj->nmaps && !err; i++)
+		err = map_create(obj, &obj->maps[i]);
+	for (size_t i = 0; i < obj->nprogs && !err; i++)
+		err = prog_load(obj, &obj->progs[i]);
+	if (err) {
+		close_fds(obj);
+		return err;
+	}
+	obj->loaded = true;
+	return 0;
+}
+
+USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
+{
+	if (!obj)
+		return;
+	close_fds(obj);
+	for (size_t i = 0; i < obj->nprogs; i++)
+		free(obj->progs[i].insns);
+	free(obj->progs);
+	free(obj->maps);
+	free(obj->relocs);
+	free(obj->funcs);
+	free(obj->secs);
+	if (obj->elf)
+		elf_end(obj->elf);
+	free(obj->image);
+	free(obj);
+}
+
+USERBPF_API const char *userbpf_object_name(const struct userbpf_object *obj)
+{
+	return obj->name;
+}
+
+USERBPF_API const char *userbpf_object_license(const struct userbpf_object *obj)
+{
+	return obj->license;
+}
+
+USERBPF_API unsigned int userbpf_object_kversion(const struct userbpf_object *obj)
+{
+	return obj->kversion;
+}
+
+USERBPF_API size_t userbpf_object_prog_count(const struct userbpf_object *obj)
+{
+	return obj->nprogs;
+}
+
+USERBPF_API struct userbpf_prog *userbpf_object_prog(const struct userbpf_object *obj, size_t i)
+{
+	return i < obj->nprogs ? &obj->progs[i] : NULL;
+}
+
+USERBPF_API struct userbpf_prog *userbpf_object_find_prog(const struct userbpf_object *obj,
+							  const char *name)
+{
+	for (size_t i = 0; i < obj->nprogs; i++)
+		if (!strcmp(obj->progs[i].name, name))
+			return &obj->progs[i];
+	return NULL;
+}
+
+USERBPF_API const char *userbpf_prog_name(const struct userbpf_prog *prog)
+{
+	return prog->name;
+}
+
+USERBPF_API const char *userbpf_prog_section(const struct userbpf_prog *prog)
+{
+	return prog->sec_name;
+}
+
+USERBPF_API enum bpf_prog_type userbpf_prog_type(const struct userbpf_prog *prog)
+{
+	return prog->type;
+}
+
+USERBPF_API enum bpf_attach_type userbpf_prog_expected_attach_type(const struct userbpf_prog *prog)
+{
+	return prog->attach_type;
+}
+
+USERBPF_API size_t userbpf_prog_insn_cnt(const struct userbpf_prog *prog)
+{
+	return prog->insn_cnt;
+}
+
+USERBPF_API const struct bpf_insn *userbpf_prog_insns(const struct userbpf_prog *prog)
+{
+	return prog->insns;
+}
+
+USERBPF_API int userbpf_prog_fd(const struct userbpf_prog *prog)
+{
+	return prog->fd;
+}
+
+USERBPF_API size_t userbpf_object_map_count(const struct userbpf_object *obj)
+{
+	return obj->nmaps;
+}
+
+USERBPF_API struct userbpf_map *userbpf_object_map(const struct userbpf_object *obj, size_t i)
+{
+	return i < obj->nmaps ? &obj->maps[i] : NULL;
+}
+
+USERBPF_API struct userbpf_map *userbpf_object_find_map(const struct userbpf_object *obj,
+							const char *name)
+{
+	for (size_t i = 0; i < obj->nmaps; i++)
+		if (!strcmp(obj->maps[i].name, name))
+			return &obj->maps[i];
+	return NULL;
+}
+
+USERBPF_API const char *userbpf_map_name(const struct userbpf_map *map)
+{
+	return map->name;
+}
+
+USERBPF_API enum bpf_map_type userbpf_map_type(const struct userbpf_map *map)
+{
+	return map->def.type;
+}
+
+USERBPF_API unsigned int userbpf_map_key_size(const struct userbpf_map *map)
+{
+	return map->def.key_size;
+}
+
+USERBPF_API unsigned int userbpf_map_value_size(const struct userbpf_map *map)
+{
+	return map->def.value_size;
+}
+
+USERBPF_API unsigned int userbpf_map_max_entries(const struct userbpf_map *map)
+{
+	return map->def.max_entries;
+}
+
+USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map)
+{
+	return map->def.map_flags;
+}
+
+USERBPF_API int userbpf_map_fd(const struct userbpf_map *map)
+{
+	return map->fd;
+}

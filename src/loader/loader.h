@@ -1,0 +1,157 @@
+/* The ELF loader's private state, shared by elf.c (parsing and checks at open), btf.c (the BTF
+ * reader behind .maps), reloc.c (building each program's final instructions) and load.c (the
+ * public API: map creation and program load through the backend).
+ *
+ * Invariants once userbpf_object_open_*() has returned an object:
+ *  - every section, symbol and relocation the loader will use has been range-checked: section
+ *    data lies within the image, symbols index existing sections, each relocation names an
+ *    instruction of its section and resolves to a map, a global-data offset or a function start;
+ *  - funcs[] is sorted by (section, offset) and functions do not overlap;
+ *  - relocs[] is sorted by (section, instruction);
+ *  - strings returned to callers point into the image or into the object: stable until close.
+ */
+#ifndef USERBPF_LOADER_PRIV_H
+#define USERBPF_LOADER_PRIV_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/bpf.h>
+
+#include <userbpf/loader.h>
+
+#include "util.h"
+
+#define BPF_INSN_SZ 8u
+/* The kernel's map name length (BPF_OBJ_NAME_LEN), including the NUL. */
+#define LD_OBJ_NAME_LEN 16u
+
+/* What a section is to the loader. */
+enum ld_sec_kind {
+	SEC_OTHER = 0,	 /* ignored (debug info, BTF.ext, ...) */
+	SEC_CODE,	 /* executable: .text (subprograms) or a program section */
+	SEC_MAPS_BTF,	 /* .maps */
+	SEC_MAPS_LEGACY, /* maps: an array of struct bpf_map_def */
+	SEC_DATA,	 /* .data, .rodata, .bss and their .data.* / .rodata.* variants */
+	SEC_LICENSE,
+	SEC_VERSION,
+};
+
+struct ld_sec {
+	const char *name;
+	enum ld_sec_kind kind;
+	const u8 *data; /* NULL for SHT_NOBITS */
+	size_t size;
+	int map; /* SEC_DATA: index in maps[], -1 when the section is empty (no map) */
+};
+
+/* A function: a STT_FUNC symbol in a code section.  In .text it is a subprogram, elsewhere a
+ * program (prog >= 0). */
+struct ld_func {
+	const char *name;
+	u32 sec;
+	u32 off;  /* first instruction, in instructions */
+	u32 cnt;  /* instruction count */
+	int prog; /* index in progs[], or -1 */
+};
+
+enum ld_reloc_kind {
+	RELO_MAP,  /* ld_imm64 of a map: src_reg BPF_PSEUDO_MAP_FD, imm = fd */
+	RELO_DATA, /* ld_imm64 into global data: BPF_PSEUDO_MAP_VALUE, fd and offset */
+	RELO_CALL, /* bpf-to-bpf call: imm = distance to the callee's copy */
+};
+
+struct ld_reloc {
+	u32 sec;  /* the code section holding the instruction */
+	u32 insn; /* instruction index in that section */
+	enum ld_reloc_kind kind;
+	u32 map;  /* RELO_MAP, RELO_DATA */
+	u32 off;  /* RELO_DATA: byte offset in the section's value */
+	u32 func; /* RELO_CALL: index in funcs[] of the callee */
+};
+
+/* struct bpf_map_def and the BTF map definition reduce to this. */
+struct ld_map_def {
+	u32 type;
+	u32 key_size;
+	u32 value_size;
+	u32 max_entries;
+	u32 map_flags;
+	u32 numa_node;
+};
+
+struct userbpf_map {
+	const char *name; /* the variable or section name */
+	struct ld_map_def def;
+	u32 sec;	/* the section defining it */
+	u64 sec_off;	/* where in that section (maps), 0 for global data */
+	const u8 *init; /* global data: initial value (NULL: zeroes, .bss) */
+	bool frozen;	/* .rodata: freeze after filling */
+	int fd;		/* -1 until created */
+};
+
+struct userbpf_prog {
+	const char *name;
+	const char *sec_name;
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach_type;
+	u32 func;		/* index in funcs[] */
+	struct bpf_insn *insns; /* after load: the relocated program */
+	size_t insn_cnt;	/* before load: the function's own count */
+	int fd;
+};
+
+struct userbpf_object {
+	char name[64];
+	userbpf_bpf_fn bpf;
+	char *errbuf;
+	size_t errbuf_size;
+	char *log_buf;
+	u32 log_size;
+	u32 log_level;
+
+	void *image; /* our copy of the ELF file */
+	size_t image_size;
+	Elf *elf;
+
+	struct ld_sec *secs; /* indexed by ELF section index */
+	size_t nsecs;
+	const char *license;
+	u32 kversion;
+	bool has_license;
+
+	struct ld_func *funcs;
+	size_t nfuncs;
+	struct ld_reloc *relocs;
+	size_t nrelocs;
+	struct userbpf_prog *progs;
+	size_t nprogs;
+	struct userbpf_map *maps;
+	size_t nmaps;
+	bool loaded;
+};
+
+/* Writes "<object>: <message>" into the caller's error buffer and returns err (negative). */
+int ld_err(const struct userbpf_object *obj, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* elf.c: parses obj->image into sections, functions, programs, maps and relocations. */
+int ld_elf_parse(struct userbpf_object *obj);
+/* elf.c: the program type a section name implies; -EOPNOTSUPP for unknown names. */
+int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach);
+
+/* btf.c: reads the map definitions of .maps from the .BTF section (data, size).  For each
+ * (name, section offset) pair in vars, fills defs[i].  Messages name the map. */
+struct ld_btf_var {
+	const char *name;
+	struct ld_map_def *def;
+};
+int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,
+		    struct ld_btf_var *vars, size_t nvars);
+
+/* reloc.c: builds prog->insns: the function, the subprograms it calls (transitively) appended,
+ * map and global-data references set to the created maps' fds. */
+int ld_prog_build(struct userbpf_object *obj, struct userbpf_prog *prog);
+/* reloc.c: index in funcs[] of the function of section sec starting at instruction insn, or -1. */
+int ld_func_at(const struct userbpf_object *obj, u32 sec, u32 insn);
+
+#endif /* USERBPF_LOADER_PRIV_H */

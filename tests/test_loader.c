@@ -1,0 +1,589 @@
+/* Loader tests on well-formed objects: what open finds in each example (programs, sections,
+ * types, maps), loading into the kernel, running the programs there with BPF_PROG_TEST_RUN on
+ * hand-built packets (this pins what userbpf must reproduce once it loads programs), and map
+ * creation and global-data initialisation compared on both backends.
+ *
+ * Objects come from $(BUILD)/examples and $(BUILD)/tests/fixtures (LOADER_OBJ_DIR).  Each run_*()
+ * is one scenario, registered for both backends by BOTH_BACKENDS(): the kernel's results are the
+ * reference the userbpf run must match.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <userbpf/loader.h>
+
+#include "kbpf.h"
+#include "test.h"
+
+#ifndef LOADER_OBJ_DIR
+#define LOADER_OBJ_DIR "build"
+#endif
+#define EXAMPLE(n) LOADER_OBJ_DIR "/examples/" n ".bpf.o"
+#define FIXTURE(n) LOADER_OBJ_DIR "/tests/fixtures/" n ".bpf.o"
+
+static char errbuf[512];
+static char logbuf[65536];
+
+static int open_obj(const char *path, const struct bpf_backend *be, struct userbpf_object **obj)
+{
+	struct userbpf_object_opts opts = {
+	    .sz = sizeof(opts),
+	    .bpf = be->bpf,
+	    .errbuf = errbuf,
+	    .errbuf_size = sizeof(errbuf),
+	    .log_buf = logbuf,
+	    .log_size = sizeof(logbuf),
+	};
+
+	return userbpf_object_open_file(path, &opts, obj);
+}
+
+/* Opens and loads path on be; on failure prints the loader's message as a test failure. */
+static struct userbpf_object *load_obj(const char *path, const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	int err;
+
+	err = open_obj(path, be, &obj);
+	if (err) {
+		test_fail(__FILE__, __LINE__, "open %s: %d: %s", path, err, errbuf);
+		return NULL;
+	}
+	logbuf[0] = '\0';
+	err = userbpf_object_load(obj);
+	if (err) {
+		size_t n = strlen(logbuf);
+
+		/* The end of the verifier's log says why. */
+		test_fail(__FILE__, __LINE__, "load %s on %s: %d: %s\n...%s", path, be->name, err,
+			  errbuf, logbuf + (n > 1500 ? n - 1500 : 0));
+		userbpf_object_close(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static int map_fd(struct userbpf_object *obj, const char *name)
+{
+	struct userbpf_map *m = userbpf_object_find_map(obj, name);
+
+	return m ? userbpf_map_fd(m) : -1;
+}
+
+static int lookup(const struct bpf_backend *be, int fd, const void *key, void *value)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = PTR_TO_U64(key);
+	attr.value = PTR_TO_U64(value);
+	return be->bpf(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr));
+}
+
+static int update(const struct bpf_backend *be, int fd, const void *key, const void *value)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = PTR_TO_U64(key);
+	attr.value = PTR_TO_U64(value);
+	return be->bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr));
+}
+
+/* Whether the backend implements BPF_MAP_FREEZE (userbpf does not yet: EOPNOTSUPP). */
+static int has_freeze(const struct bpf_backend *be)
+{
+	union bpf_attr attr;
+	int fd, ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	fd = be->bpf(BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	ret = be->bpf(BPF_MAP_FREEZE, &attr, sizeof(attr));
+	close(fd);
+	return ret == 0;
+}
+
+/* Runs prog once on pkt; returns the program's return value, or -1 (test failure recorded). */
+static long long test_run(const struct bpf_backend *be, struct userbpf_prog *prog, const void *pkt,
+			  size_t len)
+{
+	union bpf_attr attr;
+	unsigned char out[256];
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = userbpf_prog_fd(prog);
+	attr.test.data_in = PTR_TO_U64(pkt);
+	attr.test.data_size_in = len;
+	attr.test.data_out = PTR_TO_U64(out);
+	attr.test.data_size_out = sizeof(out);
+	attr.test.repeat = 1;
+	if (be->bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr))) {
+		test_fail(__FILE__, __LINE__, "BPF_PROG_TEST_RUN of %s: %s",
+			  userbpf_prog_name(prog), strerror(errno));
+		return -1;
+	}
+	return attr.test.retval;
+}
+
+/* A 64-byte Ethernet + IPv4 packet of the given protocol; l4 receives the L4 header's offset.
+ * ihl is the IPv4 header length in 32-bit words (5: no options). */
+static void build_ipv4(unsigned char pkt[64], unsigned char proto, unsigned int ihl, size_t *l4)
+{
+	memset(pkt, 0, 64);
+	memset(pkt, 0xff, 6); /* destination MAC: broadcast */
+	pkt[6] = 0x02;	      /* source MAC: locally administered */
+	pkt[12] = 0x08;	      /* EtherType IPv4 */
+	pkt[13] = 0x00;
+	pkt[14] = 0x40 | ihl; /* version 4, ihl */
+	pkt[16] = 0;	      /* total length: 50 */
+	pkt[17] = 50;
+	pkt[22] = 64; /* TTL */
+	pkt[23] = proto;
+	pkt[26] = 10, pkt[29] = 1; /* 10.0.0.1 -> 10.0.0.2 */
+	pkt[30] = 10, pkt[33] = 2;
+	*l4 = 14 + ihl * 4;
+}
+
+static void set_ports(unsigned char *l4, uint16_t sport, uint16_t dport)
+{
+	l4[0] = sport >> 8, l4[1] = sport & 0xff;
+	l4[2] = dport >> 8, l4[3] = dport & 0xff;
+}
+
+TEST(loader_open_examples)
+{
+	struct userbpf_object *obj;
+	struct userbpf_prog *p;
+	struct userbpf_map *m;
+
+	REQUIRE_EQ(open_obj(EXAMPLE("sockex1"), &backend_userbpf, &obj), 0);
+	CHECK_EQ(userbpf_object_prog_count(obj), 1);
+	p = userbpf_object_prog(obj, 0);
+	REQUIRE(p);
+	CHECK(!strcmp(userbpf_prog_name(p), "bpf_prog1"));
+	CHECK(!strcmp(userbpf_prog_section(p), "socket"));
+	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
+	CHECK_EQ(userbpf_prog_fd(p), -1);
+	CHECK(!strcmp(userbpf_object_license(obj), "GPL"));
+	CHECK(!strcmp(userbpf_object_name(obj), "sockex1.bpf.o"));
+	CHECK_EQ(userbpf_object_map_count(obj), 1);
+	m = userbpf_object_find_map(obj, "my_map");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_type(m), BPF_MAP_TYPE_ARRAY);
+	CHECK_EQ(userbpf_map_key_size(m), 4);
+	CHECK_EQ(userbpf_map_value_size(m), 8);
+	CHECK_EQ(userbpf_map_max_entries(m), 256);
+	CHECK_EQ(userbpf_map_fd(m), -1);
+	userbpf_object_close(obj);
+
+	REQUIRE_EQ(open_obj(EXAMPLE("xdp_portfilter"), &backend_userbpf, &obj), 0);
+	CHECK_EQ(userbpf_object_prog_count(obj), 1);
+	p = userbpf_object_find_prog(obj, "xdp_portfilter");
+	REQUIRE(p);
+	CHECK(!strcmp(userbpf_prog_section(p), "xdp"));
+	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_XDP);
+	CHECK_EQ(userbpf_prog_expected_attach_type(p), BPF_XDP);
+	CHECK_EQ(userbpf_object_map_count(obj), 2);
+	m = userbpf_object_find_map(obj, "blocked_ports");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_type(m), BPF_MAP_TYPE_HASH);
+	CHECK_EQ(userbpf_map_key_size(m), 2);
+	CHECK_EQ(userbpf_map_value_size(m), 1);
+	CHECK_EQ(userbpf_map_max_entries(m), 1024);
+	m = userbpf_object_find_map(obj, "verdicts");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_type(m), BPF_MAP_TYPE_ARRAY);
+	CHECK_EQ(userbpf_map_max_entries(m), XDP_REDIRECT + 1);
+	userbpf_object_close(obj);
+
+	REQUIRE_EQ(open_obj(EXAMPLE("globals"), &backend_userbpf, &obj), 0);
+	CHECK_EQ(userbpf_object_prog_count(obj), 1); /* scale() in .text is a subprogram */
+	p = userbpf_object_find_prog(obj, "globals_prog");
+	REQUIRE(p);
+	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
+	CHECK_EQ(userbpf_object_map_count(obj), 3);
+	m = userbpf_object_find_map(obj, ".rodata");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_value_size(m), 8);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG);
+	m = userbpf_object_find_map(obj, ".data");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_value_size(m), 4);
+	CHECK_EQ(userbpf_map_flags(m), 0);
+	m = userbpf_object_find_map(obj, ".bss");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_value_size(m), 16);
+	CHECK_EQ(userbpf_map_max_entries(m), 1);
+	userbpf_object_close(obj);
+}
+
+/* The section-name table, through the loader's internal helper (the tests link the static
+ * library): an object per name would be eleven fixtures testing one table. */
+int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach);
+
+TEST(loader_section_names)
+{
+	static const struct {
+		const char *sec;
+		int err;
+		enum bpf_prog_type type;
+	} cases[] = {
+	    {"socket", 0, BPF_PROG_TYPE_SOCKET_FILTER},
+	    {"xdp", 0, BPF_PROG_TYPE_XDP},
+	    {"kprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
+	    {"kretprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
+	    {"tracepoint/syscalls/sys_enter_open", 0, BPF_PROG_TYPE_TRACEPOINT},
+	    {"tc", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"classifier", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"classifier/ingress", 0, BPF_PROG_TYPE_SCHED_CLS},
+	    {"xdpfoo", -EOPNOTSUPP, 0},
+	    {"sock", -EOPNOTSUPP, 0},
+	    {"", -EOPNOTSUPP, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum bpf_prog_type type = 0;
+		enum bpf_attach_type attach;
+		int err = ld_prog_type_of(cases[i].sec, &type, &attach);
+
+		if (err != cases[i].err || (!err && type != cases[i].type))
+			test_fail(__FILE__, __LINE__, "section '%s': err %d type %d", cases[i].sec,
+				  err, type);
+	}
+}
+
+static void run_sockex1(const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	unsigned char pkt[64];
+	struct userbpf_prog *p;
+	uint32_t key;
+	int64_t value;
+	size_t l4;
+	int fd;
+
+	obj = load_obj(EXAMPLE("sockex1"), be);
+	REQUIRE(obj);
+	p = userbpf_object_prog(obj, 0);
+	CHECK(userbpf_prog_fd(p) >= 0);
+	fd = map_fd(obj, "my_map");
+	CHECK(fd >= 0);
+	/* The relocated ld_imm64 carries the map fd. */
+	CHECK_EQ(userbpf_prog_insns(p)[5].src_reg, BPF_PSEUDO_MAP_FD);
+	CHECK_EQ(userbpf_prog_insns(p)[5].imm, fd);
+
+	/* Under BPF_PROG_TEST_RUN a socket filter sees the packet from the network header:
+	 * skb->len is 64 - 14 and load_byte(ETH_HLEN + 9) reads packet byte 14 + 23 = 37, here
+	 * the low byte of the UDP destination port. */
+	build_ipv4(pkt, 17, 5, &l4);
+	set_ports(pkt + l4, 1234, 0x0142);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 0);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 0);
+	build_ipv4(pkt, 6, 5, &l4);
+	set_ports(pkt + l4, 1234, 0x0107);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 0);
+	key = 0x42;
+	CHECK_EQ(lookup(be, fd, &key, &value), 0);
+	CHECK_EQ(value, 2 * 50);
+	key = 0x07;
+	CHECK_EQ(lookup(be, fd, &key, &value), 0);
+	CHECK_EQ(value, 50);
+	key = 17; /* the protocol byte at Ethernet offset 23 is not what LD_ABS read here */
+	CHECK_EQ(lookup(be, fd, &key, &value), 0);
+	CHECK_EQ(value, 0);
+	userbpf_object_close(obj);
+}
+
+static void run_xdp_portfilter(const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	unsigned char pkt[64];
+	struct userbpf_prog *p;
+	uint16_t port;
+	uint8_t one = 1;
+	uint32_t key;
+	uint64_t n;
+	size_t l4;
+	int ports, verdicts;
+
+	obj = load_obj(EXAMPLE("xdp_portfilter"), be);
+	REQUIRE(obj);
+	p = userbpf_object_find_prog(obj, "xdp_portfilter");
+	REQUIRE(p);
+	CHECK(userbpf_prog_fd(p) >= 0);
+	ports = map_fd(obj, "blocked_ports");
+	verdicts = map_fd(obj, "verdicts");
+	port = htons(80);
+	CHECK_EQ(update(be, ports, &port, &one), 0);
+	port = htons(53);
+	CHECK_EQ(update(be, ports, &port, &one), 0);
+
+	build_ipv4(pkt, 6, 5, &l4); /* TCP to 80: dropped */
+	set_ports(pkt + l4, 40000, 80);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_DROP);
+	build_ipv4(pkt, 17, 5, &l4); /* UDP to 53: dropped */
+	set_ports(pkt + l4, 40000, 53);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_DROP);
+	build_ipv4(pkt, 17, 5, &l4); /* UDP to 80 */
+	set_ports(pkt + l4, 53, 8080);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_PASS);
+	build_ipv4(pkt, 6, 6, &l4); /* TCP to 80 behind 4 bytes of IP options: dropped */
+	set_ports(pkt + l4, 40000, 80);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_DROP);
+	build_ipv4(pkt, 1, 5, &l4); /* ICMP */
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_PASS);
+	build_ipv4(pkt, 6, 5, &l4); /* TCP cut inside its header */
+	set_ports(pkt + l4, 40000, 80);
+	CHECK_EQ(test_run(be, p, pkt, l4 + 10), XDP_PASS);
+	build_ipv4(pkt, 6, 5, &l4); /* ARP */
+	pkt[12] = 0x08, pkt[13] = 0x06;
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), XDP_PASS);
+
+	key = XDP_DROP;
+	CHECK_EQ(lookup(be, verdicts, &key, &n), 0);
+	CHECK_EQ(n, 3);
+	key = XDP_PASS;
+	CHECK_EQ(lookup(be, verdicts, &key, &n), 0);
+	CHECK_EQ(n, 4);
+	key = XDP_ABORTED;
+	CHECK_EQ(lookup(be, verdicts, &key, &n), 0);
+	CHECK_EQ(n, 0);
+	userbpf_object_close(obj);
+}
+
+static void run_globals(const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	const struct bpf_insn *insns;
+	unsigned char pkt[64];
+	struct userbpf_prog *p;
+	uint64_t bss[2];
+	uint32_t key = 0, data, ro[2] = {0, 0};
+	size_t l4;
+	int fd;
+
+	obj = load_obj(EXAMPLE("globals"), be);
+	REQUIRE(obj);
+	p = userbpf_object_find_prog(obj, "globals_prog");
+	REQUIRE(p);
+	/* globals_prog (12 insns) then scale() (16) appended; the call at insn 6 reaches 12. */
+	REQUIRE_EQ(userbpf_prog_insn_cnt(p), 28);
+	insns = userbpf_prog_insns(p);
+	CHECK_EQ(insns[6].code, BPF_JMP | BPF_CALL);
+	CHECK_EQ(insns[6].src_reg, BPF_PSEUDO_CALL);
+	CHECK_EQ(insns[6].imm, 12 - 7);
+	/* .bss + 8 (last), and .rodata + 4 (step) in the subprogram. */
+	CHECK_EQ(insns[7].src_reg, BPF_PSEUDO_MAP_VALUE);
+	CHECK_EQ(insns[7].imm, map_fd(obj, ".bss"));
+	CHECK_EQ(insns[8].imm, 8);
+	CHECK_EQ(insns[15].src_reg, BPF_PSEUDO_MAP_VALUE);
+	CHECK_EQ(insns[15].imm, map_fd(obj, ".rodata"));
+	CHECK_EQ(insns[16].imm, 4);
+
+	fd = map_fd(obj, ".rodata");
+	CHECK_EQ(lookup(be, fd, &key, ro), 0);
+	CHECK_EQ(ro[0], 3);
+	CHECK_EQ(ro[1], 10);
+	/* Frozen: user space can no longer write it (where the backend has BPF_MAP_FREEZE; the
+	 * loader goes on without it, see load.c). */
+	if (has_freeze(be))
+		CHECK_ERRNO(update(be, fd, &key, ro), EPERM);
+
+	build_ipv4(pkt, 17, 5, &l4);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), (50 * 3 + 100) & 0xff);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), (50 * 3 + 110) & 0xff);
+	CHECK_EQ(lookup(be, map_fd(obj, ".bss"), &key, bss), 0);
+	CHECK_EQ(bss[0], 2);
+	CHECK_EQ(bss[1], 50 * 3 + 110);
+	CHECK_EQ(lookup(be, map_fd(obj, ".data"), &key, &data), 0);
+	CHECK_EQ(data, 120);
+	userbpf_object_close(obj);
+}
+
+static void run_legacy_maps(const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	struct userbpf_map *m;
+	unsigned char pkt[64];
+	uint32_t key = 1, v32;
+	uint64_t v64;
+	size_t l4;
+
+	obj = load_obj(FIXTURE("legacy_maps"), be);
+	REQUIRE(obj);
+	CHECK_EQ(userbpf_object_kversion(obj), 0x060c00);
+	m = userbpf_object_find_map(obj, "legacy_hash");
+	REQUIRE(m);
+	CHECK_EQ(userbpf_map_type(m), BPF_MAP_TYPE_HASH);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_NO_PREALLOC);
+	CHECK_EQ(userbpf_map_max_entries(m), 8);
+	build_ipv4(pkt, 17, 5, &l4);
+	CHECK_EQ(test_run(be, userbpf_object_prog(obj, 0), pkt, sizeof(pkt)), 0);
+	CHECK_EQ(lookup(be, userbpf_map_fd(m), &key, &v32), 0);
+	CHECK_EQ(v32, 7);
+	CHECK_EQ(lookup(be, map_fd(obj, "legacy_array"), &key, &v64), 0);
+	CHECK_EQ(v64, 1);
+	userbpf_object_close(obj);
+}
+
+/* Map creation and global-data contents, on both backends. */
+TEST(loader_maps_both_backends)
+{
+	const struct bpf_backend *bes[] = {&backend_userbpf, &backend_kernel};
+
+	for (size_t b = 0; b < 2; b++) {
+		const struct bpf_backend *be = bes[b];
+		struct userbpf_object *obj;
+		uint32_t key = 0, rw[2], zero[5];
+		uint64_t ro;
+
+		if (be == &backend_kernel && !kernel_bpf_available())
+			continue;
+		obj = load_obj(FIXTURE("maps_only"), be);
+		if (!obj)
+			continue;
+		CHECK_EQ(userbpf_object_map_count(obj), 5);
+		for (size_t i = 0; i < userbpf_object_map_count(obj); i++)
+			CHECK(userbpf_map_fd(userbpf_object_map(obj, i)) >= 0);
+		CHECK_EQ(userbpf_map_key_size(userbpf_object_find_map(obj, "pairs")), 12);
+		CHECK_EQ(userbpf_map_value_size(userbpf_object_find_map(obj, "pairs")), 32);
+		CHECK_EQ(userbpf_map_value_size(userbpf_object_find_map(obj, "sized")), 12);
+		CHECK_EQ(lookup(be, map_fd(obj, ".rodata"), &key, &ro), 0);
+		CHECK_EQ(ro, 0x1122334455667788ULL);
+		CHECK_EQ(lookup(be, map_fd(obj, ".data"), &key, rw), 0);
+		CHECK_EQ(rw[0], 7);
+		CHECK_EQ(rw[1], 9);
+		memset(zero, 0xff, sizeof(zero));
+		CHECK_EQ(lookup(be, map_fd(obj, ".bss"), &key, zero), 0);
+		CHECK_EQ(zero[0] | zero[4], 0);
+		userbpf_object_close(obj);
+	}
+}
+
+/* userbpf has no BPF_PROG_LOAD yet: the loader reports the backend's error with the program. */
+TEST(loader_userbpf_prog_load)
+{
+	struct userbpf_object *obj;
+	int err;
+
+	REQUIRE_EQ(open_obj(EXAMPLE("globals"), &backend_userbpf, &obj), 0);
+	err = userbpf_object_load(obj);
+	if (err == 0) {
+		/* BPF_PROG_LOAD has landed: then the object must be fully loaded. */
+		CHECK(userbpf_prog_fd(userbpf_object_prog(obj, 0)) >= 0);
+	} else {
+		CHECK_EQ(err, -EOPNOTSUPP);
+		CHECK(!strcmp(errbuf, "globals.bpf.o: program 'globals_prog' (section 'socket'): "
+				      "BPF_PROG_LOAD failed: Operation not supported"));
+		/* Nothing stays open after a failed load. */
+		for (size_t i = 0; i < userbpf_object_map_count(obj); i++)
+			CHECK_EQ(userbpf_map_fd(userbpf_object_map(obj, i)), -1);
+	}
+	userbpf_object_close(obj);
+}
+
+/* Options: the size/last-field contract. */
+TEST(loader_opts)
+{
+	struct {
+		struct userbpf_object_opts o;
+		unsigned char tail[8];
+	} big;
+	struct userbpf_object *obj = (void *)1;
+
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	CHECK_EQ(userbpf_object_open_file(EXAMPLE("sockex1"), &big.o, &obj), 0);
+	userbpf_object_close(obj);
+	big.tail[3] = 1;
+	CHECK_EQ(userbpf_object_open_file(EXAMPLE("sockex1"), &big.o, &obj), -EINVAL);
+	CHECK(obj == NULL);
+	big.o.sz = 0;
+	CHECK_EQ(userbpf_object_open_file(EXAMPLE("sockex1"), &big.o, &obj), -EINVAL);
+	/* A short struct (only sz and bpf): the rest reads as zero. */
+	memset(&big, 0, sizeof(big));
+	big.o.sz = offsetof(struct userbpf_object_opts, name);
+	CHECK_EQ(userbpf_object_open_file(EXAMPLE("sockex1"), &big.o, &obj), 0);
+	userbpf_object_close(obj);
+	CHECK_EQ(userbpf_object_open_file(EXAMPLE("sockex1"), NULL, &obj), 0);
+	userbpf_object_close(obj);
+	CHECK_EQ(userbpf_object_open_file(NULL, NULL, &obj), -EINVAL);
+	CHECK_EQ(userbpf_object_open_mem(NULL, 1, NULL, &obj), -EINVAL);
+	userbpf_object_close(NULL);
+}
+
+TEST(loader_open_file_errors)
+{
+	struct userbpf_object *obj;
+
+	CHECK_EQ(open_obj(LOADER_OBJ_DIR "/no/such/file.o", &backend_userbpf, &obj), -ENOENT);
+	CHECK(!strcmp(errbuf, "file.o: cannot open '" LOADER_OBJ_DIR
+			      "/no/such/file.o': No such file or directory"));
+	CHECK_EQ(open_obj(LOADER_OBJ_DIR, &backend_userbpf, &obj), -EINVAL);
+	CHECK(!strcmp(errbuf, LOADER_OBJ_DIR ": '" LOADER_OBJ_DIR "' is not a regular file"));
+}
+
+/* Several programs in one object: each gets its own copy of the subprograms it reaches, including
+ * a call between subprograms that the assembler resolved without a relocation. */
+static void run_multi_prog(const struct bpf_backend *be)
+{
+	static const char *const names[] = {"first", "second", "third"};
+	struct userbpf_object *obj;
+	unsigned char pkt[64];
+	size_t l4;
+	int fd;
+
+	obj = load_obj(FIXTURE("multi_prog"), be);
+	REQUIRE(obj);
+	REQUIRE_EQ(userbpf_object_prog_count(obj), 3);
+	fd = map_fd(obj, "hits");
+	build_ipv4(pkt, 17, 5, &l4);
+	for (uint32_t k = 0; k < 3; k++) {
+		struct userbpf_prog *p = userbpf_object_prog(obj, k);
+		const struct bpf_insn *insns = userbpf_prog_insns(p);
+		uint64_t v;
+
+		CHECK(!strcmp(userbpf_prog_name(p), names[k]));
+		CHECK_EQ(userbpf_prog_type(p),
+			 k < 2 ? BPF_PROG_TYPE_SOCKET_FILTER : BPF_PROG_TYPE_XDP);
+		/* The program (3), add() (16) at 3, twice() (3) at 19. */
+		REQUIRE_EQ(userbpf_prog_insn_cnt(p), 22);
+		CHECK_EQ(insns[1].imm, 3 - 2);
+		CHECK_EQ(insns[3 + 11].imm, 19 - (3 + 11 + 1));
+		CHECK_EQ(insns[3 + 3].src_reg, BPF_PSEUDO_MAP_FD);
+		CHECK_EQ(insns[3 + 3].imm, fd);
+		CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 2 * (k + 1));
+		CHECK_EQ(lookup(be, fd, &k, &v), 0);
+		CHECK_EQ(v, 2 * (k + 1));
+	}
+	userbpf_object_close(obj);
+}
+
+/* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
+#define BOTH_BACKENDS(name)                                                                        \
+	TEST(loader_kernel_##name)                                                                 \
+	{                                                                                          \
+		SKIP_WITHOUT_KERNEL_BPF();                                                         \
+		run_##name(&backend_kernel);                                                       \
+	}                                                                                          \
+	TEST(loader_userbpf_##name)                                                                \
+	{                                                                                          \
+		run_##name(&backend_userbpf);                                                      \
+	}
+
+BOTH_BACKENDS(sockex1)
+BOTH_BACKENDS(xdp_portfilter)
+BOTH_BACKENDS(globals)
+BOTH_BACKENDS(legacy_maps)
+BOTH_BACKENDS(multi_prog)
