@@ -76,7 +76,7 @@ static int32_t edge_imm(struct gen *g)
 {
 	static const int32_t edges[] = { 0, 1, -1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65,
 					 255, 256, 0x7fff, -0x8000, 0xffff, INT32_MAX, INT32_MIN,
-					 -2, 1 << 20, 0x40000000 };
+					 -2, 1 << 20, 0x40000000, 5, 9, 17, 0x3fffffff, 0x40000001 };
 
 	switch (below(g, 4)) {
 	case 0:

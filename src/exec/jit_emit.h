@@ -283,6 +283,22 @@ static inline void emit_lea(struct x86_buf *b, int dst, int base, int32_t disp)
 	x86_rm(b, XF_W, OP_LEA, dst, base, disp);
 }
 
+/* lea dst, [base + index * (1 << scale)], 32 or 64 bits (the 32-bit form zero-extends). */
+static inline void emit_lea_indexed(struct x86_buf *b, int is64, int dst, int base, int index,
+				    int scale)
+{
+	emit_prefixes(b, wflag(is64), dst, index, base);
+	emit_opcode(b, OP_LEA);
+	if ((base & 7) == X86_RBP) { /* rbp/r13 as a SIB base need a displacement */
+		emit_u8(b, modrm(MODRM_DISP8, dst, X86_RSP));
+		emit_u8(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)));
+		emit_u8(b, 0);
+	} else {
+		emit_u8(b, modrm(MODRM_DISP0, dst, X86_RSP));
+		emit_u8(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)));
+	}
+}
+
 /* dst = *(u64 *)(base + index * 8) */
 static inline void emit_load64_indexed8(struct x86_buf *b, int dst, int base, int index)
 {

@@ -356,6 +356,36 @@ static enum x86_alu alu_of(int op)
 	}
 }
 
+/* Multiplication by some constants in fewer cycles than imul (3): 0, 1, 2^k, 3/5/9 (lea),
+ * 2^k - 1 and 2^k + 1 (shift and subtract/add).  Returns 0 when imm is none of those. */
+static int emit_mul_const(struct jit_ctx *c, int is64, int dst, int32_t imm)
+{
+	struct x86_buf *b = &c->b;
+	int k;
+
+	if (imm == 0) {
+		emit_alu_rr(b, 0, ALU_XOR, dst, dst);
+	} else if (imm == 1) {
+		if (!is64)
+			emit_mov_rr(b, 0, dst, dst);
+	} else if (imm < 0) {
+		return 0;
+	} else if (is_pow2((uint32_t)imm)) {
+		emit_shift_imm(b, is64, SHIFT_SHL, dst, (uint8_t)__builtin_ctz((uint32_t)imm));
+	} else if (imm == 3 || imm == 5 || imm == 9) {
+		emit_lea_indexed(b, is64, dst, dst, dst, __builtin_ctz((uint32_t)imm - 1));
+	} else if (is_pow2((uint32_t)imm + 1) || is_pow2((uint32_t)imm - 1)) {
+		k = is_pow2((uint32_t)imm + 1) ? __builtin_ctz((uint32_t)imm + 1) :
+						 __builtin_ctz((uint32_t)imm - 1);
+		emit_mov_rr(b, 1, AUX, dst);
+		emit_shift_imm(b, is64, SHIFT_SHL, dst, (uint8_t)k);
+		emit_alu_rr(b, is64, is_pow2((uint32_t)imm + 1) ? ALU_SUB : ALU_ADD, dst, AUX);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static void emit_alu(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	struct x86_buf *b = &c->b;
@@ -392,6 +422,8 @@ static void emit_alu(struct jit_ctx *c, const struct insn_desc *d, const struct 
 		is_k = 0;
 	}
 	if (d->op == INSN_OP_MUL) {
+		if (is_k && emit_mul_const(c, is64, dst, in->imm))
+			return;
 		if (is_k)
 			emit_imul_imm(b, is64, dst, dst, in->imm);
 		else
