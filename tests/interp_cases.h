@@ -17,7 +17,7 @@
 struct sem_case {
 	const char *name;
 	const char *src;
-	uint64_t arg;    /* r1 */
+	uint64_t arg;	 /* r1 */
 	uint64_t expect; /* r0 */
 };
 

@@ -17,7 +17,7 @@
 
 #ifdef __x86_64__
 
-static const struct jit_opts blind_opts = { .sz = sizeof(struct jit_opts), .blind = 1 };
+static const struct jit_opts blind_opts = {.sz = sizeof(struct jit_opts), .blind = 1};
 
 /* Assemble and JIT src (blinded or not); returns jit_compile()'s status. */
 static int jit_asm(const char *src, int blind, struct jit_prog **p, const char *name)
@@ -38,7 +38,7 @@ static int jit_asm(const char *src, int blind, struct jit_prog **p, const char *
 
 static int run_jit_asm(const char *src, uint64_t arg, int blind, uint64_t *r0, const char *name)
 {
-	uint64_t args[5] = { arg, 0, 0, 0, 0 };
+	uint64_t args[5] = {arg, 0, 0, 0, 0};
 	struct jit_prog *p;
 	int ret = jit_asm(src, blind, &p, name);
 
@@ -56,8 +56,9 @@ TEST(jit_semantics)
 	for (int blind = 0; blind <= 1; blind++) {
 		for (size_t i = 0; i < interp_n_sem_cases; i++) {
 			const struct sem_case *c = &interp_sem_cases[i];
-			uint64_t arg = c->arg == INTERP_CASE_PKT ?
-					       (uint64_t)(uintptr_t)interp_case_packet : c->arg;
+			uint64_t arg = c->arg == INTERP_CASE_PKT
+					   ? (uint64_t)(uintptr_t)interp_case_packet
+					   : c->arg;
 			uint64_t r0 = 0xdeadbeef;
 			int err = run_jit_asm(c->src, arg, blind, &r0, c->name);
 
@@ -90,17 +91,17 @@ TEST(jit_runtime_errors)
 TEST(jit_unwind_from_depth)
 {
 	static const char *const srcs[] = {
-		/* LD_ABS miss at depth 3 with r6..r9 live */
-		("mov %r6, %r1\nmov %r7, 7\nmov %r2, 3\ncall local f\nexit\n"
-		 "f:\njeq %r2, 0, miss\nsub %r2, 1\nmov %r8, 8\ncall local f\nexit\n"
-		 "miss:\nldabsw 100\nmov %r0, 9\nexit"),
-		/* unwind helper at depth 2 */
-		("mov %r6, %r1\ncall local f\nmov %r0, 5\nexit\nf:\ncall local g\nexit\n"
-		 "g:\nmov %r1, 0\ncall 5\nmov %r0, 3\nexit"),
-		/* callx unknown at depth 1 */
-		"mov %r9, 1\ncall local f\nexit\nf:\nmov %r3, 4\ncall %r3\nexit",
+	    /* LD_ABS miss at depth 3 with r6..r9 live */
+	    ("mov %r6, %r1\nmov %r7, 7\nmov %r2, 3\ncall local f\nexit\n"
+	     "f:\njeq %r2, 0, miss\nsub %r2, 1\nmov %r8, 8\ncall local f\nexit\n"
+	     "miss:\nldabsw 100\nmov %r0, 9\nexit"),
+	    /* unwind helper at depth 2 */
+	    ("mov %r6, %r1\ncall local f\nmov %r0, 5\nexit\nf:\ncall local g\nexit\n"
+	     "g:\nmov %r1, 0\ncall 5\nmov %r0, 3\nexit"),
+	    /* callx unknown at depth 1 */
+	    "mov %r9, 1\ncall local f\nexit\nf:\nmov %r3, 4\ncall %r3\nexit",
 	};
-	static const int want[] = { 0, 0, -ENOENT };
+	static const int want[] = {0, 0, -ENOENT};
 
 	for (int rep = 0; rep < 100; rep++) {
 		for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
@@ -138,11 +139,11 @@ TEST(jit_accepts_like_interp)
 			prog[i].dst_reg = (r >> 10) & 1 ? (r >> 11) % 12 : 0;
 			prog[i].src_reg = (r >> 15) & 1 ? (r >> 16) % 12 : 0;
 			prog[i].off = (r >> 20) & 1 ? (int16_t)(((r >> 21) & 7) - 3) : 0;
-			prog[i].imm = !((r >> 24) & 1) ? 0 :
-				      (r >> 25) & 1 ? (int32_t)((r >> 26) & 7) - 1 :
-						      (int32_t)(r >> 26);
+			prog[i].imm = !((r >> 24) & 1) ? 0
+				      : (r >> 25) & 1  ? (int32_t)((r >> 26) & 7) - 1
+						       : (int32_t)(r >> 26);
 		}
-		prog[3] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+		prog[3] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
 		ie = interp_prepare(prog, 4, &interp_case_env, &ip);
 		je = jit_compile(prog, 4, &interp_case_env, NULL, &jp);
 		if (!ie)
@@ -162,8 +163,9 @@ TEST(jit_accepts_like_interp)
 TEST(jit_refuses_r10_writes)
 {
 	static const char *const srcs[] = {
-		"mov %r10, 1\nexit", "add %r10, -8\nexit", "ldxdw %r10, [%r1+0]\nexit",
-		"lock fetch add [%r1+0], %r10\nexit", "lddw %r10, 5\nexit",
+	    "mov %r10, 1\nexit",	 "add %r10, -8\nexit",
+	    "ldxdw %r10, [%r1+0]\nexit", "lock fetch add [%r1+0], %r10\nexit",
+	    "lddw %r10, 5\nexit",
 	};
 	struct jit_prog *p;
 
@@ -184,29 +186,30 @@ TEST(jit_every_form)
 		struct bpf_insn prog[24];
 		struct interp_prog *ip;
 		struct jit_prog *jp;
-		uint64_t args[5] = { (uint64_t)(uintptr_t)mem, 0, 0, 0, 0 }, ir0, jr0;
+		uint64_t args[5] = {(uint64_t)(uintptr_t)mem, 0, 0, 0, 0}, ir0, jr0;
 		uint64_t imem[8], jmem[8];
 		int n = 0, want = d[i].op == INSN_OP_KFUNC ? -EOPNOTSUPP : 0, ie, je, clobbers;
 		struct bpf_insn *in;
 
 		memset(prog, 0, sizeof(prog));
 		/* r6 = &test packet, r1 = buffer, r2..r5, r7..r9 distinctive values */
-		prog[n++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 9,
-					       .src_reg = 1 };
+		prog[n++] = (struct bpf_insn){
+		    .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 9, .src_reg = 1};
 		for (int r = 2; r <= 8; r++) {
 			if (r == 6)
 				continue;
-			prog[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW,
-						       .dst_reg = (uint8_t)r,
-						       .imm = (int32_t)(0x9abcdef0u + r * 0x1111) };
-			prog[n++] = (struct bpf_insn){ .imm = (int32_t)(0x80000001u * r) };
+			prog[n++] = (struct bpf_insn){.code = BPF_LD | BPF_IMM | BPF_DW,
+						      .dst_reg = (uint8_t)r,
+						      .imm = (int32_t)(0x9abcdef0u + r * 0x1111)};
+			prog[n++] = (struct bpf_insn){.imm = (int32_t)(0x80000001u * r)};
 		}
-		prog[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = 6,
-					       .imm = (int32_t)(uintptr_t)interp_case_packet };
-		prog[n++] = (struct bpf_insn){ .imm = (int32_t)((uint64_t)(uintptr_t)
-								       interp_case_packet >> 32) };
-		prog[n++] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = 0,
-					       .imm = 0x1234 };
+		prog[n++] = (struct bpf_insn){.code = BPF_LD | BPF_IMM | BPF_DW,
+					      .dst_reg = 6,
+					      .imm = (int32_t)(uintptr_t)interp_case_packet};
+		prog[n++] = (struct bpf_insn){
+		    .imm = (int32_t)((uint64_t)(uintptr_t)interp_case_packet >> 32)};
+		prog[n++] = (struct bpf_insn){
+		    .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0x1234};
 		in = &prog[n];
 		in->code = d[i].code;
 		in->dst_reg = 2;
@@ -217,7 +220,8 @@ TEST(jit_every_form)
 			in->src_reg = 9; /* loads read the buffer through r9 */
 		if (d[i].kind == INSN_K_ST || d[i].kind == INSN_K_STX || d[i].kind == INSN_K_ATOMIC)
 			in->dst_reg = 9; /* stores and atomics write it */
-		if (d[i].kind == INSN_K_LDDW || d[i].kind == INSN_K_CALL || d[i].kind == INSN_K_EXIT)
+		if (d[i].kind == INSN_K_LDDW || d[i].kind == INSN_K_CALL ||
+		    d[i].kind == INSN_K_EXIT)
 			in->src_reg = 0;
 		if (!(d[i].fields & INSN_F_DST))
 			in->dst_reg = 0;
@@ -236,8 +240,8 @@ TEST(jit_every_form)
 			in->imm = 1; /* helper 1 (sum), or the local function at +1 */
 		if (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_REG) {
 			in->dst_reg = 7; /* callx helper 2 (identity) */
-			prog[n - 1] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
-							 .dst_reg = 7, .imm = 2 };
+			prog[n - 1] = (struct bpf_insn){
+			    .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 7, .imm = 2};
 		}
 		if (d[i].kind == INSN_K_LDPKT)
 			in->imm = 1;
@@ -249,16 +253,16 @@ TEST(jit_every_form)
 			in->src_reg = (uint8_t)d[i].dval;
 		n += insn_slots(i);
 		if (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_LOCAL)
-			prog[n++] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+			prog[n++] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
 		/* r0 ^= r2 ^ r3 so that both registers an instruction may write are compared; calls
 		 * and packet loads scratch r1..r5, so fold r7 and r8 after those instead. */
 		clobbers = d[i].kind == INSN_K_LDPKT ||
 			   (d[i].kind == INSN_K_CALL && d[i].op != INSN_OP_LOCAL);
-		prog[n++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_XOR | BPF_X,
-					       .src_reg = clobbers ? 7 : 2 };
-		prog[n++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_XOR | BPF_X,
-					       .src_reg = clobbers ? 8 : 3 };
-		prog[n++] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+		prog[n++] = (struct bpf_insn){.code = BPF_ALU64 | BPF_XOR | BPF_X,
+					      .src_reg = clobbers ? 7 : 2};
+		prog[n++] = (struct bpf_insn){.code = BPF_ALU64 | BPF_XOR | BPF_X,
+					      .src_reg = clobbers ? 8 : 3};
+		prog[n++] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
 		REQUIRE(n <= 24);
 		REQUIRE_EQ(insn_find(in), i);
 
@@ -282,7 +286,8 @@ TEST(jit_every_form)
 		if (ie != je || ir0 != jr0 || memcmp(imem, jmem, sizeof(mem)))
 			test_fail(__FILE__, __LINE__,
 				  "%s: interp %d 0x%" PRIx64 ", jit %d 0x%" PRIx64 "%s", d[i].name,
-				  ie, ir0, je, jr0, memcmp(imem, jmem, sizeof(mem)) ? ", memory" : "");
+				  ie, ir0, je, jr0,
+				  memcmp(imem, jmem, sizeof(mem)) ? ", memory" : "");
 		interp_free(ip);
 		jit_free(jp);
 	}
@@ -326,7 +331,7 @@ TEST(jit_code_shape)
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */
 TEST(jit_blinding_hides_constants)
 {
-	static const uint8_t pattern[4] = { 0x78, 0x56, 0x34, 0x12 };
+	static const uint8_t pattern[4] = {0x78, 0x56, 0x34, 0x12};
 	struct jit_prog *p;
 	const uint8_t *code;
 	size_t len;
@@ -352,7 +357,7 @@ TEST(jit_rerun_and_opts)
 	struct {
 		struct jit_opts o;
 		uint64_t future;
-	} big = { { .sz = sizeof(big) }, 1 };
+	} big = {{.sz = sizeof(big)}, 1};
 	int n = casm_assemble("mov %r0, 0\nl:\nadd %r0, %r1\nsub %r1, 1\njne %r1, 0, l\nexit",
 			      &insns, err, sizeof(err));
 
@@ -371,7 +376,7 @@ TEST(jit_rerun_and_opts)
 
 TEST(jit_unsupported)
 {
-	struct bpf_insn exit_insn = { .code = BPF_JMP | BPF_EXIT };
+	struct bpf_insn exit_insn = {.code = BPF_JMP | BPF_EXIT};
 	struct jit_prog *p = (struct jit_prog *)1;
 
 	CHECK_EQ(jit_compile(&exit_insn, 1, NULL, NULL, &p), -EOPNOTSUPP);

@@ -39,15 +39,15 @@
 #define MAX_SLOTS 1024
 #define OUT_BYTES INTERP_STACK_SIZE
 #define RANDOM_AREA_TOP (-88) /* random accesses stay in [-512, -88) */
-#define SUB_STACK 64          /* the called function uses [-64, 0) of its frame */
+#define SUB_STACK 64	      /* the called function uses [-64, 0) of its frame */
 
 static uint64_t diff_helper(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
 {
 	return (r1 ^ (r2 << 7)) + r3 * 31 - (r4 >> 3) + (r5 | 1);
 }
 
-static const interp_helper_fn diff_helpers[2] = { [1] = diff_helper };
-static const struct interp_env diff_env = { .helpers = diff_helpers, .nr_helpers = 2 };
+static const interp_helper_fn diff_helpers[2] = {[1] = diff_helper};
+static const struct interp_env diff_env = {.helpers = diff_helpers, .nr_helpers = 2};
 
 struct gen {
 	uint64_t s;
@@ -74,9 +74,12 @@ static uint32_t below(struct gen *g, uint32_t n)
 
 static int32_t edge_imm(struct gen *g)
 {
-	static const int32_t edges[] = { 0, 1, -1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65,
-					 255, 256, 0x7fff, -0x8000, 0xffff, INT32_MAX, INT32_MIN,
-					 -2, 1 << 20, 0x40000000, 5, 9, 17, 0x3fffffff, 0x40000001 };
+	/* clang-format off */
+	static const int32_t edges[] = {
+		0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 0x7fff,
+		-0x8000, 0xffff, INT32_MAX, INT32_MIN, -2, 1 << 20, 0x3fffffff, 0x40000000, 0x40000001,
+	};
+	/* clang-format on */
 
 	switch (below(g, 4)) {
 	case 0:
@@ -115,9 +118,10 @@ static void put_lddw(struct gen *g, int dst, uint64_t v)
 	if (g->n + 2 > MAX_SLOTS)
 		return;
 	g->insn_slot[g->ninsns++] = g->n;
-	g->p[g->n++] = (struct bpf_insn){ .code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = (uint8_t)dst,
-					  .imm = (int32_t)(uint32_t)v };
-	g->p[g->n++] = (struct bpf_insn){ .imm = (int32_t)(uint32_t)(v >> 32) };
+	g->p[g->n++] = (struct bpf_insn){.code = BPF_LD | BPF_IMM | BPF_DW,
+					 .dst_reg = (uint8_t)dst,
+					 .imm = (int32_t)(uint32_t)v};
+	g->p[g->n++] = (struct bpf_insn){.imm = (int32_t)(uint32_t)(v >> 32)};
 }
 
 /* A random form of one of the kinds in mask (bit per enum insn_kind). */
@@ -150,9 +154,9 @@ static void set_disc(const struct insn_desc *d, struct bpf_insn *in)
 static void gen_alu(struct gen *g)
 {
 	int id;
-	const struct insn_desc *d = pick_form(g, KIND(ALU) | KIND(NEG) | KIND(MOVSX) | KIND(END),
-					      &id);
-	struct bpf_insn in = { .code = d->code, .dst_reg = (uint8_t)below(g, 10) };
+	const struct insn_desc *d =
+	    pick_form(g, KIND(ALU) | KIND(NEG) | KIND(MOVSX) | KIND(END), &id);
+	struct bpf_insn in = {.code = d->code, .dst_reg = (uint8_t)below(g, 10)};
 
 	if (d->fields & INSN_F_SRC)
 		in.src_reg = (uint8_t)below(g, 10);
@@ -176,8 +180,8 @@ static void gen_mem(struct gen *g, int bottom, int top)
 {
 	int id;
 	const struct insn_desc *d =
-		pick_form(g, KIND(LDX) | KIND(LDXSX) | KIND(ST) | KIND(STX) | KIND(ATOMIC), &id);
-	struct bpf_insn in = { .code = d->code };
+	    pick_form(g, KIND(LDX) | KIND(LDXSX) | KIND(ST) | KIND(STX) | KIND(ATOMIC), &id);
+	struct bpf_insn in = {.code = d->code};
 	int bits = d->bits;
 
 	if (d->kind == INSN_K_LDX || d->kind == INSN_K_LDXSX) {
@@ -201,7 +205,7 @@ static void gen_jump(struct gen *g, int limit)
 {
 	int id, here = g->ninsns, to;
 	const struct insn_desc *d = pick_form(g, KIND(JCOND) | KIND(JA), &id);
-	struct bpf_insn in = { .code = d->code };
+	struct bpf_insn in = {.code = d->code};
 
 	to = here + 1 + (int)below(g, 12);
 	if (to > limit)
@@ -221,8 +225,9 @@ static void gen_jump(struct gen *g, int limit)
 static void gen_reload_args(struct gen *g)
 {
 	for (int r = 1; r <= 5; r++)
-		put(g, (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = (uint8_t)r,
-					  .imm = edge_imm(g) });
+		put(g, (struct bpf_insn){.code = BPF_ALU64 | BPF_MOV | BPF_K,
+					 .dst_reg = (uint8_t)r,
+					 .imm = edge_imm(g)});
 }
 
 /* nbody random instructions; jumps stay inside the body or land right after it; memory
@@ -243,13 +248,13 @@ static void gen_body(struct gen *g, int nbody, int bottom, int top, int sub_insn
 		else if (what < 92)
 			put_lddw(g, (int)below(g, 10), edge_u64(g));
 		else if (what < 96) {
-			put(g, (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = 1 });
+			put(g, (struct bpf_insn){.code = BPF_JMP | BPF_CALL, .imm = 1});
 			gen_reload_args(g);
 		} else if (sub_insn >= 0) {
 			g->jump_slot[g->njumps] = g->n;
 			g->jump_to_insn[g->njumps++] = sub_insn; /* resolved like a jump */
-			put(g, (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
-						  .src_reg = BPF_PSEUDO_CALL });
+			put(g, (struct bpf_insn){.code = BPF_JMP | BPF_CALL,
+						 .src_reg = BPF_PSEUDO_CALL});
 		}
 	}
 	/* The body may end short (slot budget): jumps aimed past it land on what follows. */
@@ -269,11 +274,13 @@ static void gen_program(struct gen *g, uint64_t seed)
 	nbody = 20 + (int)below(g, 120);
 	has_sub = below(g, 3) == 0;
 
-	put(g, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 10, .src_reg = 1,
-				  .off = -8 });
+	put(g, (struct bpf_insn){
+		   .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 10, .src_reg = 1, .off = -8});
 	for (int off = -INTERP_STACK_SIZE; off < RANDOM_AREA_TOP; off += 8)
-		put(g, (struct bpf_insn){ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = 10,
-					  .off = (int16_t)off, .imm = (int32_t)rnd(g) });
+		put(g, (struct bpf_insn){.code = BPF_ST | BPF_MEM | BPF_DW,
+					 .dst_reg = 10,
+					 .off = (int16_t)off,
+					 .imm = (int32_t)rnd(g)});
 	for (int r = 0; r <= 9; r++)
 		put_lddw(g, r, edge_u64(g));
 	if (has_sub)
@@ -284,20 +291,29 @@ static void gen_program(struct gen *g, uint64_t seed)
 		gen_body(g, nbody, -INTERP_STACK_SIZE, RANDOM_AREA_TOP, sub_insn);
 		/* Tail: save r0..r9, copy the frame out, return r0. */
 		for (int r = 0; r <= 9; r++)
-			put(g, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 10,
-						  .src_reg = (uint8_t)r, .off = (int16_t)(-16 - 8 * r) });
-		put(g, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 1,
-					  .src_reg = 10, .off = -8 });
+			put(g, (struct bpf_insn){.code = BPF_STX | BPF_MEM | BPF_DW,
+						 .dst_reg = 10,
+						 .src_reg = (uint8_t)r,
+						 .off = (int16_t)(-16 - 8 * r)});
+		put(g, (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_DW,
+					 .dst_reg = 1,
+					 .src_reg = 10,
+					 .off = -8});
 		for (int k = 0; k < OUT_BYTES / 8; k++) {
-			put(g, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 2,
-						  .src_reg = 10,
-						  .off = (int16_t)(-INTERP_STACK_SIZE + 8 * k) });
-			put(g, (struct bpf_insn){ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 1,
-						  .src_reg = 2, .off = (int16_t)(8 * k) });
+			put(g, (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_DW,
+						 .dst_reg = 2,
+						 .src_reg = 10,
+						 .off = (int16_t)(-INTERP_STACK_SIZE + 8 * k)});
+			put(g, (struct bpf_insn){.code = BPF_STX | BPF_MEM | BPF_DW,
+						 .dst_reg = 1,
+						 .src_reg = 2,
+						 .off = (int16_t)(8 * k)});
 		}
-		put(g, (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 0,
-					  .src_reg = 10, .off = -16 });
-		put(g, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+		put(g, (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_DW,
+					 .dst_reg = 0,
+					 .src_reg = 10,
+					 .off = -16});
+		put(g, (struct bpf_insn){.code = BPF_JMP | BPF_EXIT});
 		if (has_sub) {
 			sub_insn = g->ninsns;
 			for (int j = first_jump; j < g->njumps; j++)
@@ -305,11 +321,12 @@ static void gen_program(struct gen *g, uint64_t seed)
 					g->jump_to_insn[j] = sub_insn;
 			/* The function: initialise its stack, random body, exit. */
 			for (int off = -SUB_STACK; off < 0; off += 8)
-				put(g, (struct bpf_insn){ .code = BPF_ST | BPF_MEM | BPF_DW,
-							  .dst_reg = 10, .off = (int16_t)off,
-							  .imm = (int32_t)rnd(g) });
+				put(g, (struct bpf_insn){.code = BPF_ST | BPF_MEM | BPF_DW,
+							 .dst_reg = 10,
+							 .off = (int16_t)off,
+							 .imm = (int32_t)rnd(g)});
 			gen_body(g, 10 + (int)below(g, 40), -SUB_STACK, 0, -1);
-			put(g, (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT });
+			put(g, (struct bpf_insn){.code = BPF_JMP | BPF_EXIT});
 		}
 	}
 	/* Resolve jumps and calls: instruction index -> slot offset. */
@@ -344,7 +361,7 @@ static int diff_one(uint64_t seed, int verbose)
 	static uint8_t out[OUT_BYTES];
 	uint8_t want[OUT_BYTES];
 	struct interp_prog *ip;
-	uint64_t args[5] = { (uint64_t)(uintptr_t)out, 0, 0, 0, 0 }, ir0, jr0;
+	uint64_t args[5] = {(uint64_t)(uintptr_t)out, 0, 0, 0, 0}, ir0, jr0;
 	int ie, bad = 0;
 
 	gen_program(&g, seed);
@@ -361,7 +378,7 @@ static int diff_one(uint64_t seed, int verbose)
 	memcpy(want, out, sizeof(out));
 	interp_free(ip);
 	for (int blind = 0; blind <= 1 && !bad; blind++) {
-		struct jit_opts o = { .sz = sizeof(o), .blind = blind, .blind_seed = seed + 1 };
+		struct jit_opts o = {.sz = sizeof(o), .blind = blind, .blind_seed = seed + 1};
 		struct jit_prog *jp;
 		int je = jit_compile(g.p, (uint32_t)g.n, &diff_env, &o, &jp);
 
@@ -380,7 +397,8 @@ static int diff_one(uint64_t seed, int verbose)
 				if (out[k] != want[k])
 					at = k;
 			test_fail(__FILE__, __LINE__,
-				  "seed %" PRIu64 "%s: interp %d r0 0x%" PRIx64 ", jit %d r0 0x%" PRIx64
+				  "seed %" PRIu64 "%s: interp %d r0 0x%" PRIx64
+				  ", jit %d r0 0x%" PRIx64
 				  ", first stack difference at byte %d (reproduce: "
 				  "USERBPF_JIT_DIFF_SEED=%" PRIu64 " USERBPF_JIT_DIFF_N=1)",
 				  seed, blind ? " (blinded)" : "", ie, ir0, je, jr0, at, seed);

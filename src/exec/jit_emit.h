@@ -19,8 +19,22 @@
 #include <string.h>
 
 enum x86_reg {
-	X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
-	X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
+	X86_RAX,
+	X86_RCX,
+	X86_RDX,
+	X86_RBX,
+	X86_RSP,
+	X86_RBP,
+	X86_RSI,
+	X86_RDI,
+	X86_R8,
+	X86_R9,
+	X86_R10,
+	X86_R11,
+	X86_R12,
+	X86_R13,
+	X86_R14,
+	X86_R15,
 };
 
 /* Prefixes. */
@@ -33,43 +47,43 @@ enum x86_reg {
 #define X86_REX_B 0x01
 
 /* Flags for x86_rr()/x86_rm(). */
-#define XF_W 0x01      /* 64-bit operand size (REX.W) */
-#define XF_LOCK 0x02   /* lock prefix */
-#define XF_16 0x04     /* 16-bit operand size (0x66) */
-#define XF_BYTE 0x08   /* a byte register operand: spl/bpl/sil/dil need a REX prefix */
+#define XF_W 0x01    /* 64-bit operand size (REX.W) */
+#define XF_LOCK 0x02 /* lock prefix */
+#define XF_16 0x04   /* 16-bit operand size (0x66) */
+#define XF_BYTE 0x08 /* a byte register operand: spl/bpl/sil/dil need a REX prefix */
 
 /* Opcodes ("rm, r" means ModRM.rm is the destination).  Two-byte opcodes are written 0x0fXX. */
 #define OP_ALU_RM_R(alu) (((alu) << 3) | 0x01) /* add/or/and/sub/xor/cmp rm, r */
-#define OP_ALU_RM_IMM8 0x83                     /* /alu ib, sign-extended */
-#define OP_ALU_RM_IMM32 0x81                    /* /alu id, sign-extended */
+#define OP_ALU_RM_IMM8 0x83		       /* /alu ib, sign-extended */
+#define OP_ALU_RM_IMM32 0x81		       /* /alu id, sign-extended */
 #define OP_TEST_RM_R 0x85
 #define OP_TEST_RM_IMM32 0xf7 /* /0 id */
 #define OP_MOV_RM8_R8 0x88
 #define OP_MOV_RM_R 0x89
 #define OP_MOV_R_RM 0x8b
 #define OP_LEA 0x8d
-#define OP_MOV_R_IMM 0xb8     /* +r: mov r32, imm32 / REX.W: mov r64, imm64 */
-#define OP_MOV_RM8_IMM8 0xc6  /* /0 ib */
-#define OP_MOV_RM_IMM32 0xc7  /* /0 id (REX.W: sign-extended) */
+#define OP_MOV_R_IMM 0xb8    /* +r: mov r32, imm32 / REX.W: mov r64, imm64 */
+#define OP_MOV_RM8_IMM8 0xc6 /* /0 ib */
+#define OP_MOV_RM_IMM32 0xc7 /* /0 id (REX.W: sign-extended) */
 #define OP_MOVSXD 0x63
 #define OP_IMUL_R_RM_IMM32 0x69
 #define OP_IMUL_R_RM_IMM8 0x6b
 #define OP_XCHG_RM_R 0x87
-#define OP_SHIFT_1 0xd1       /* /ext rm, 1 */
-#define OP_SHIFT_CL 0xd3      /* /ext rm, cl */
-#define OP_SHIFT_IMM8 0xc1    /* /ext rm, ib */
-#define OP_GRP3 0xf7          /* /2 not, /3 neg, /6 div, /7 idiv, /0 test */
-#define OP_GRP5 0xff          /* /2 call rm */
-#define OP_CQO 0x99           /* cdq, REX.W: cqo */
-#define OP_PUSH 0x50          /* +r */
-#define OP_POP 0x58           /* +r */
+#define OP_SHIFT_1 0xd1	   /* /ext rm, 1 */
+#define OP_SHIFT_CL 0xd3   /* /ext rm, cl */
+#define OP_SHIFT_IMM8 0xc1 /* /ext rm, ib */
+#define OP_GRP3 0xf7	   /* /2 not, /3 neg, /6 div, /7 idiv, /0 test */
+#define OP_GRP5 0xff	   /* /2 call rm */
+#define OP_CQO 0x99	   /* cdq, REX.W: cqo */
+#define OP_PUSH 0x50	   /* +r */
+#define OP_POP 0x58	   /* +r */
 #define OP_RET 0xc3
 #define OP_NOP 0x90
 #define OP_CALL_REL32 0xe8
 #define OP_JMP_REL32 0xe9
 #define OP_JMP_REL8 0xeb
-#define OP_JCC_REL8 0x70      /* +cc */
-#define OP_JCC_REL32 0x0f80   /* +cc */
+#define OP_JCC_REL8 0x70    /* +cc */
+#define OP_JCC_REL32 0x0f80 /* +cc */
 #define OP_IMUL_R_RM 0x0faf
 #define OP_MOVZX_R_RM8 0x0fb6
 #define OP_MOVZX_R_RM16 0x0fb7
@@ -77,7 +91,7 @@ enum x86_reg {
 #define OP_MOVSX_R_RM16 0x0fbf
 #define OP_XADD_RM_R 0x0fc1
 #define OP_CMPXCHG_RM_R 0x0fb1
-#define OP_BSWAP 0x0fc8       /* +r */
+#define OP_BSWAP 0x0fc8 /* +r */
 
 /* ModRM.reg extensions. */
 enum x86_alu { ALU_ADD = 0, ALU_OR = 1, ALU_AND = 4, ALU_SUB = 5, ALU_XOR = 6, ALU_CMP = 7 };
@@ -88,8 +102,16 @@ enum x86_grp3 { GRP3_TEST = 0, GRP3_NEG = 3, GRP3_DIV = 6, GRP3_IDIV = 7 };
 
 /* Condition codes (low nibble of jcc/setcc). */
 enum x86_cc {
-	CC_B = 0x2, CC_AE = 0x3, CC_E = 0x4, CC_NE = 0x5, CC_BE = 0x6, CC_A = 0x7,
-	CC_L = 0xc, CC_GE = 0xd, CC_LE = 0xe, CC_G = 0xf,
+	CC_B = 0x2,
+	CC_AE = 0x3,
+	CC_E = 0x4,
+	CC_NE = 0x5,
+	CC_BE = 0x6,
+	CC_A = 0x7,
+	CC_L = 0xc,
+	CC_GE = 0xd,
+	CC_LE = 0xe,
+	CC_G = 0xf,
 	CC_ALWAYS = 0x10, /* not an x86 code: an unconditional jmp */
 };
 
@@ -193,9 +215,9 @@ static inline void x86_rr(struct x86_buf *b, unsigned int flags, uint16_t opc, i
 /* ModRM, SIB and displacement of [base + disp]. */
 static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int32_t disp)
 {
-	int mod = disp == 0 && (base & 7) != X86_RBP ? MODRM_DISP0 :
-		  fits_s8(disp)			      ? MODRM_DISP8 :
-							MODRM_DISP32;
+	int mod = disp == 0 && (base & 7) != X86_RBP ? MODRM_DISP0
+		  : fits_s8(disp)		     ? MODRM_DISP8
+						     : MODRM_DISP32;
 
 	emit_u8(b, modrm(mod, reg, base));
 	if ((base & 7) == X86_RSP)
@@ -360,8 +382,7 @@ static inline void emit_alu_rr(struct x86_buf *b, int is64, enum x86_alu alu, in
 }
 
 /* alu dst, sign-extended imm (imm8 form when it fits). */
-static inline void emit_alu_imm(struct x86_buf *b, int is64, enum x86_alu alu, int dst,
-				int32_t imm)
+static inline void emit_alu_imm(struct x86_buf *b, int is64, enum x86_alu alu, int dst, int32_t imm)
 {
 	if (fits_s8(imm)) {
 		x86_rr(b, wflag(is64), OP_ALU_RM_IMM8, alu, dst);
@@ -481,8 +502,7 @@ static inline void emit_xchg(struct x86_buf *b, int is64, int base, int32_t disp
 	x86_rm(b, wflag(is64), OP_XCHG_RM_R, src, base, disp);
 }
 
-static inline void emit_lock_cmpxchg(struct x86_buf *b, int is64, int base, int32_t disp,
-				     int src)
+static inline void emit_lock_cmpxchg(struct x86_buf *b, int is64, int base, int32_t disp, int src)
 {
 	x86_rm(b, XF_LOCK | wflag(is64), OP_CMPXCHG_RM_R, src, base, disp);
 }

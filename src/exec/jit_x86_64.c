@@ -46,15 +46,15 @@
 
 /* BPF register -> x86 register. */
 static const uint8_t bpf2x86[11] = {
-	X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8,
-	X86_RBX, X86_R13, X86_R14, X86_R15, X86_RBP,
+    X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8,
+    X86_RBX, X86_R13, X86_R14, X86_R15, X86_RBP,
 };
 #define R(bpf_reg) ((int)bpf2x86[bpf_reg])
 
 #define AUX_BLIND X86_R10 /* blinded immediates; also saves rdx around div */
-#define AUX X86_R11       /* scratch: call targets, divisors, addresses, saved rcx */
-#define AUX_SAVE X86_R9   /* saves rax around div and fetch-and-op loops */
-#define ANCHOR X86_R12    /* top of frame 0, with bpf-to-bpf calls */
+#define AUX X86_R11	  /* scratch: call targets, divisors, addresses, saved rcx */
+#define AUX_SAVE X86_R9	  /* saves rax around div and fetch-and-op loops */
+#define ANCHOR X86_R12	  /* top of frame 0, with bpf-to-bpf calls */
 
 #define STACK_SCRATCH 16 /* LD_ABS/LD_IND copy buffer below the BPF stack */
 #define MAX_PASSES 32
@@ -62,9 +62,9 @@ static const uint8_t bpf2x86[11] = {
 
 /* Stubs after the body, in emission order (an EFAULT stub then falls into ERR_COMMON). */
 enum jit_label {
-	LBL_EPILOGUE,        /* status 0 */
+	LBL_EPILOGUE,	     /* status 0 */
 	LBL_EPILOGUE_STATUS, /* status already in edx */
-	LBL_EXIT_ZERO,       /* r0 = 0, status 0 (LD_ABS miss, unwind helper) */
+	LBL_EXIT_ZERO,	     /* r0 = 0, status 0 (LD_ABS miss, unwind helper) */
 	LBL_ELOOP,
 	LBL_ENOENT,
 	LBL_EFAULT,
@@ -80,9 +80,9 @@ typedef struct jit_ret (*jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, ui
 				       uint64_t r5);
 
 struct jit_prog {
-	void *image;     /* R+X mapping */
-	size_t map_len;  /* bytes mapped */
-	uint32_t len;    /* code bytes */
+	void *image;	/* R+X mapping */
+	size_t map_len; /* bytes mapped */
+	uint32_t len;	/* code bytes */
 };
 
 struct jit_ctx {
@@ -92,12 +92,12 @@ struct jit_ctx {
 	int16_t *ids; /* form of each slot; -1 for the second slot of LD_IMM64 */
 
 	/* Facts from scan(), constant across passes. */
-	uint16_t used;       /* bit n: BPF register n appears */
+	uint16_t used;	     /* bit n: BPF register n appears */
 	uint8_t local_calls; /* some bpf-to-bpf call */
 	uint8_t any_call;    /* helper, callx, LD_ABS/IND or local call */
-	uint8_t ldpkt;       /* some LD_ABS/LD_IND */
+	uint8_t ldpkt;	     /* some LD_ABS/LD_IND */
 	uint32_t labels;     /* bit per enum jit_label that is emitted */
-	int saved[6];        /* callee-saved x86 registers the prologue pushes */
+	int saved[6];	     /* callee-saved x86 registers the prologue pushes */
 	int nsaved;
 	int callee_saved[4]; /* the x86 registers of r6..r9 that local calls preserve */
 	int ncallee_saved;
@@ -109,11 +109,11 @@ struct jit_ctx {
 
 	/* Per pass. */
 	struct x86_buf b;
-	uint8_t *image;  /* final address of b.code; NULL in pass 0 */
-	uint32_t *addr;  /* [0, cnt) slots, [cnt] fall-off, [cnt + 1 + L] stubs, then the end */
-	uint32_t *prev;  /* addr of the previous pass; NULL in pass 0 */
-	int pad;         /* slots may not shrink */
-	uint32_t cur;    /* slot being emitted */
+	uint8_t *image; /* final address of b.code; NULL in pass 0 */
+	uint32_t *addr; /* [0, cnt) slots, [cnt] fall-off, [cnt + 1 + L] stubs, then the end */
+	uint32_t *prev; /* addr of the previous pass; NULL in pass 0 */
+	int pad;	/* slots may not shrink */
+	uint32_t cur;	/* slot being emitted */
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
@@ -155,8 +155,8 @@ static void emit_jump(struct jit_ctx *c, enum x86_cc cc, uint32_t k)
 	}
 	/* An unconditional jump ends its segment: drop it when its target came right after the
 	 * segment in the previous pass (in the final pass that is exactly the next byte). */
-	if (cc == CC_ALWAYS && (to == here || (k > c->cur && c->prev &&
-					       c->prev[k] == c->prev[c->cur + 1])))
+	if (cc == CC_ALWAYS &&
+	    (to == here || (k > c->cur && c->prev && c->prev[k] == c->prev[c->cur + 1])))
 		return;
 	if (fits_s8(to - (here + 2)))
 		emit_jcc_rel8(&c->b, cc, (int8_t)(to - (here + 2)));
@@ -168,7 +168,8 @@ static void emit_jump(struct jit_ctx *c, enum x86_cc cc, uint32_t k)
 static void emit_call_abs(struct jit_ctx *c, const void *fn)
 {
 	if (c->image) {
-		int64_t rel = (int64_t)(uintptr_t)fn - (int64_t)(uintptr_t)(c->image + c->b.len + 5);
+		int64_t rel =
+		    (int64_t)(uintptr_t)fn - (int64_t)(uintptr_t)(c->image + c->b.len + 5);
 
 		if (fits_s32(rel)) {
 			emit_call_rel32(&c->b, (int32_t)rel);
@@ -312,8 +313,9 @@ static void emit_shift(struct jit_ctx *c, const struct insn_desc *d, const struc
 {
 	struct x86_buf *b = &c->b;
 	int is64 = d->bits == 64, dst = R(in->dst_reg), src;
-	enum x86_shift sh = d->op == INSN_OP_LSH ? SHIFT_SHL :
-			    d->op == INSN_OP_RSH ? SHIFT_SHR : SHIFT_SAR;
+	enum x86_shift sh = d->op == INSN_OP_LSH   ? SHIFT_SHL
+			    : d->op == INSN_OP_RSH ? SHIFT_SHR
+						   : SHIFT_SAR;
 
 	if (BPF_SRC(d->code) == BPF_K) {
 		/* Not blinded: at most 6 meaningful bits survive the mask. */
@@ -375,8 +377,8 @@ static int emit_mul_const(struct jit_ctx *c, int is64, int dst, int32_t imm)
 	} else if (imm == 3 || imm == 5 || imm == 9) {
 		emit_lea_indexed(b, is64, dst, dst, dst, __builtin_ctz((uint32_t)imm - 1));
 	} else if (is_pow2((uint32_t)imm + 1) || is_pow2((uint32_t)imm - 1)) {
-		k = is_pow2((uint32_t)imm + 1) ? __builtin_ctz((uint32_t)imm + 1) :
-						 __builtin_ctz((uint32_t)imm - 1);
+		k = is_pow2((uint32_t)imm + 1) ? __builtin_ctz((uint32_t)imm + 1)
+					       : __builtin_ctz((uint32_t)imm - 1);
 		emit_mov_rr(b, 1, AUX, dst);
 		emit_shift_imm(b, is64, SHIFT_SHL, dst, (uint8_t)k);
 		emit_alu_rr(b, is64, is_pow2((uint32_t)imm + 1) ? ALU_SUB : ALU_ADD, dst, AUX);
@@ -398,7 +400,8 @@ static void emit_alu(struct jit_ctx *c, const struct insn_desc *d, const struct 
 		if (is_k && c->blind)
 			emit_blinded_imm(c, is64, dst, in->imm);
 		else if (is_k)
-			emit_mov_imm64(b, dst, is64 ? (uint64_t)(int64_t)in->imm : (uint32_t)in->imm);
+			emit_mov_imm64(b, dst,
+				       is64 ? (uint64_t)(int64_t)in->imm : (uint32_t)in->imm);
 		else if (!is64 || dst != src)
 			emit_mov_rr(b, is64, dst, src);
 		return;
@@ -732,8 +735,9 @@ static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct
 		emit_end(c, d, in);
 		break;
 	case INSN_K_JA:
-		emit_jump(c, CC_ALWAYS,
-			  (uint32_t)(c->cur + 1 + (d->code == (BPF_JMP32 | BPF_JA) ? in->imm : in->off)));
+		emit_jump(
+		    c, CC_ALWAYS,
+		    (uint32_t)(c->cur + 1 + (d->code == (BPF_JMP32 | BPF_JA) ? in->imm : in->off)));
 		break;
 	case INSN_K_JCOND:
 		emit_jcond(c, d, in);
@@ -873,8 +877,8 @@ static void emit_stubs(struct jit_ctx *c)
 		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EPILOGUE));
 	}
 	for (int l = LBL_ELOOP; l <= LBL_EFAULT; l++) {
-		static const int err[] = { [LBL_ELOOP] = -ELOOP, [LBL_ENOENT] = -ENOENT,
-					   [LBL_EFAULT] = -EFAULT };
+		static const int err[] = {
+		    [LBL_ELOOP] = -ELOOP, [LBL_ENOENT] = -ENOENT, [LBL_EFAULT] = -EFAULT};
 
 		begin_segment(c, LBL(c, l));
 		if (c->labels & (1u << l)) {
@@ -943,7 +947,7 @@ static int scan(struct jit_ctx *c)
 	insn_first_of(first);
 	for (uint32_t i = 0; i < cnt; i++)
 		c->ids[i] = INT16_MAX; /* not yet decoded */
-	c->used = 1; /* r0 */
+	c->used = 1;		       /* r0 */
 	for (uint32_t i = 0; i < cnt; i++) {
 		const struct bpf_insn *in = &insns[i];
 		const struct insn_desc *d;
@@ -1081,7 +1085,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		const struct jit_opts *opts, struct jit_prog **out)
 {
 	static const struct interp_env no_env;
-	struct jit_ctx c = { .insns = insns, .cnt = cnt };
+	struct jit_ctx c = {.insns = insns, .cnt = cnt};
 	struct jit_prog *p = NULL;
 	struct jit_opts o;
 	uint32_t *addr = NULL, *prev = NULL;
