@@ -349,6 +349,36 @@ TEST(jit_blinding_hides_constants)
 	jit_free(p);
 }
 
+/* W^X: the code's mapping is readable and executable, not writable. */
+TEST(jit_code_is_not_writable)
+{
+	struct jit_prog *p;
+	const void *code;
+	char line[512], perms[8] = "";
+	size_t len;
+	FILE *f;
+
+	REQUIRE_EQ(jit_asm("mov %r0, 1\nexit", 0, &p, "wx"), 0);
+	code = jit_code(p, &len);
+	f = fopen("/proc/self/maps", "r");
+	if (!f) {
+		jit_free(p);
+		SKIP("no /proc/self/maps");
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && lo <= (uintptr_t)code &&
+		    (uintptr_t)code < hi)
+			break;
+		perms[0] = 0;
+	}
+	fclose(f);
+	CHECK(!strncmp(perms, "r-x", 3));
+	CHECK_EQ(jit_run(p, 0, 0), 1);
+	jit_free(p);
+}
+
 TEST(jit_rerun_and_opts)
 {
 	struct bpf_insn *insns;

@@ -76,8 +76,9 @@ static int32_t edge_imm(struct gen *g)
 {
 	/* clang-format off */
 	static const int32_t edges[] = {
-		0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 0x7fff,
-		-0x8000, 0xffff, INT32_MAX, INT32_MIN, -2, 1 << 20, 0x3fffffff, 0x40000000, 0x40000001,
+		0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256,
+		0x7fff, -0x8000, 0xffff, INT32_MAX, INT32_MIN, -2, 1 << 20,
+		0x3fffffff, 0x40000000, 0x40000001,
 	};
 	/* clang-format on */
 
