@@ -7,7 +7,8 @@
  * copy of mem (NULL if none) and r2 = its length.  r0 must equal the last "result" line.  The
  * environment registers uBPF's test helper 5, "unwind", which returns its first argument and
  * ends the program with r0 = 0 when that is 0; `call %r2` (callx) reaches it the same way.
- * All files run inside one TEST; each failure names its file.
+ * All files run inside one TEST per engine (interpreter, then the JIT where it exists); each
+ * failure names its file and engine.
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "test.h"
 #include "conformance_asm.h"
 #include "exec/interp.h"
+#include "exec/jit.h"
 
 #define CONF_DEFAULT_DIR "../shared/conformance"
 #define UNWIND_HELPER 5
@@ -184,8 +186,26 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Runs one file; returns 1 if it passed, reporting failures through test_fail(). */
-static int conf_run_file(const char *dir, const char *name)
+enum conf_engine { CONF_INTERP, CONF_JIT };
+
+/* --- JIT engine: compile and run, the interpreter's statuses. --- */
+static int conf_exec_jit(const struct bpf_insn *insns, int n, const uint64_t args[5],
+			 uint64_t *r0, const char *name)
+{
+	struct jit_prog *jp;
+	int err = jit_compile(insns, (uint32_t)n, &conf_env, NULL, &jp);
+
+	if (err) {
+		test_fail(__FILE__, __LINE__, "%s: jit_compile: %s", name, strerror(-err));
+		return err;
+	}
+	err = jit_exec(jp, args, r0);
+	jit_free(jp);
+	return err;
+}
+
+/* Runs one file on engine; returns 1 if it passed, reporting failures through test_fail(). */
+static int conf_run_file(const char *dir, const char *name, enum conf_engine engine)
 {
 	char path[4096], errbuf[256];
 	const char *why = "";
@@ -218,10 +238,13 @@ static int conf_run_file(const char *dir, const char *name)
 			goto out;
 		}
 	}
-	err = interp_prepare(c.raw ? c.raw : insns, (uint32_t)n, &conf_env, &prog);
-	if (err) {
-		test_fail(__FILE__, __LINE__, "%s: interp_prepare: %s", name, strerror(-err));
-		goto out;
+	if (engine == CONF_INTERP) {
+		err = interp_prepare(c.raw ? c.raw : insns, (uint32_t)n, &conf_env, &prog);
+		if (err) {
+			test_fail(__FILE__, __LINE__, "%s: interp_prepare: %s", name,
+				  strerror(-err));
+			goto out;
+		}
 	}
 	if (c.mem_len) {
 		mem = malloc(c.mem_len);
@@ -231,7 +254,13 @@ static int conf_run_file(const char *dir, const char *name)
 	}
 	args[0] = (uint64_t)(uintptr_t)mem;
 	args[1] = c.mem_len;
-	err = interp_exec(prog, args, &r0);
+	if (engine == CONF_JIT) {
+		err = conf_exec_jit(c.raw ? c.raw : insns, n, args, &r0, name);
+		if (err)
+			goto out; /* reported */
+	} else {
+		err = interp_exec(prog, args, &r0);
+	}
 	if (err)
 		test_fail(__FILE__, __LINE__, "%s: run error %s", name, strerror(-err));
 	else if (r0 != c.result)
@@ -247,7 +276,7 @@ out:
 	return ok;
 }
 
-TEST(conformance_suite)
+static void conf_run_all(enum conf_engine engine)
 {
 	const char *dir = getenv("USERBPF_CONFORMANCE_DIR");
 	char **names = NULL;
@@ -280,10 +309,23 @@ TEST(conformance_suite)
 	}
 	qsort(names, count, sizeof(*names), name_cmp);
 	for (int i = 0; i < count; i++) {
-		passed += conf_run_file(dir, names[i]);
+		passed += conf_run_file(dir, names[i], engine);
 		free(names[i]);
 	}
 	free(names);
-	printf("conformance: %d/%d files passed (%s)\n", passed, count, dir);
+	printf("conformance (%s): %d/%d files passed (%s)\n",
+	       engine == CONF_JIT ? "jit" : "interp", passed, count, dir);
 	CHECK_EQ(passed, count);
 }
+
+TEST(conformance_suite)
+{
+	conf_run_all(CONF_INTERP);
+}
+
+#ifdef __x86_64__
+TEST(conformance_suite_jit)
+{
+	conf_run_all(CONF_JIT);
+}
+#endif
