@@ -86,8 +86,37 @@ $(LIB_SO): $(LIB_OBJS) userbpf.map
 	    $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LDLIBS)
 	ln -sf libuserbpf.so.0 $@
 
+# --- CLI (tools/userbpf/) and traffic generator (tools/trafficgen/): libpcap ---------------------
+# libpcap is linked into the CLI and trafficgen only, never the library.  Without a libpcap for
+# the target (e.g. -m32 without libpcap-dev:i386) the CLI builds without --pcap/--iface (HAVE_LIBPCAP
+# undefined) and trafficgen is not built; without libelf the CLI is left out (it needs the loader).
+HAVE_LIBPCAP := $(shell printf 'int pcap_datalink(void *);int main(void){return pcap_datalink(0);}' | \
+		  $(CC) $(ARCHFLAGS) -x c - -lpcap -o /dev/null 2>/dev/null && echo 1)
+TRAFFICGEN := $(BUILD)/trafficgen
+ifeq ($(HAVE_LIBPCAP),1)
+CLI_LDLIBS := -lpcap
+$(CLI_OBJS): ALL_CFLAGS += -DHAVE_LIBPCAP
+all: $(TRAFFICGEN)
+else
+$(warning no libpcap for '$(CC) $(ARCHFLAGS)': the CLI without --pcap/--iface, no trafficgen)
+TRAFFICGEN :=
+endif
+ifneq ($(HAVE_LIBELF),1)
+CLI :=
+endif
+
 $(CLI): $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) $(CLI_LDLIBS)
+
+$(BUILD)/trafficgen: tools/trafficgen/trafficgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lpcap
+
+# tests/test_cli.c runs the CLI and trafficgen as programs.
+$(TESTS): $(CLI) $(TRAFFICGEN)
+$(BUILD)/tests/test_cli.o: ALL_CFLAGS += -DCLI_PATH='"$(CLI)"' -DTRAFFICGEN_PATH='"$(TRAFFICGEN)"' \
+	-DLOADER_OBJ_DIR='"$(BUILD)"'
+# --- end of CLI block --------------------------------------------------------------------------
 
 # Tests link the static library so that sanitizer builds see every object.
 $(TESTS): $(TEST_OBJS) $(LIB_A)
