@@ -5,12 +5,13 @@
  *          the summary and any --map-dump maps.
  *  dump    the instructions as loaded (relocated, subprograms appended), one per line in the
  *          kernel's format through the verifier's disassembler (src/verifier/disasm.h); map loads
- *          show the map's name as bpftool shows map[id:N].  A program that fails to load is
- *          dumped as the object holds it (its own instructions, unrelocated), with a note.
+ *          show the map's name as bpftool shows map[id:N].  The verifier does not run (see
+ *          dump_bpf()), so a program it rejects can be dumped too.
  *  verify  the verifier's log: each selected program is loaded again on its own with the asked
  *          log level, so the log is that program's whatever else the object holds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,27 +229,36 @@ static void dump_prog(struct userbpf_object *obj, struct userbpf_prog *p, bool o
 	}
 }
 
-static int open_only(const char *path, struct userbpf_object **objp)
+/* The backend of `prog dump`: maps are userbpf's, and BPF_PROG_LOAD "succeeds" without running
+ * the verifier (its fd is /dev/null's), so that the loader relocates and links every program and
+ * even a program the verifier would reject can be dumped. */
+static int dump_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {
-	struct userbpf_object_opts o = { .sz = sizeof(o) };
-	int err = userbpf_object_open_file(path, &o, objp);
-
-	return err ? EXIT_OBJECT : EXIT_OK;
+	if (cmd == BPF_PROG_LOAD)
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return bpf(cmd, attr, size);
 }
 
 static int cmd_dump(const char *path, const char *name, bool opcodes)
 {
+	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = dump_bpf };
 	struct userbpf_object *obj;
 	struct userbpf_prog **sel;
+	char errbuf[512];
 	size_t n;
-	int rc = cli_load_simple(path, &obj);
+	int rc;
 
-	if (rc == EXIT_VERIFIER) {
-		if (open_only(path, &obj))
-			return rc;
-		fprintf(stderr, "userbpf: not loaded: dumping the unrelocated instructions\n");
-	} else if (rc) {
-		return rc;
+	o.errbuf = errbuf;
+	o.errbuf_size = sizeof(errbuf);
+	errbuf[0] = '\0';
+	if (userbpf_object_open_file(path, &o, &obj)) {
+		cli_err("%s", errbuf);
+		return EXIT_OBJECT;
+	}
+	if (userbpf_object_load(obj)) {
+		cli_err("%s", errbuf);
+		userbpf_object_close(obj);
+		return EXIT_OBJECT;
 	}
 	rc = select_progs(obj, name, &sel, &n);
 	if (!rc) {
