@@ -6,7 +6,7 @@
 #   make check-tsan   the concurrency stress test under ThreadSanitizer
 #   make fuzz         a bounded libFuzzer run of the bpf() entry point (clang)
 #   make bench        benchmarks: ratios against the kernel and native C
-#   make demo         the README's main job
+#   make demo         the README's main job: sockex1 over generated traffic through the CLI
 #   make install PREFIX=/usr/local
 
 CC      ?= cc
@@ -37,7 +37,7 @@ STRESS  := $(BUILD)/tests/stress
 BENCH   := $(BUILD)/bench/bench
 DEMO    := $(BUILD)/examples/maps_demo
 
-.PHONY: all check check32 check-asan check-tsan fuzz bench demo install clean valgrind
+.PHONY: all check check32 check-asan check-tsan fuzz bench demo demo-maps install clean valgrind
 
 all: $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -116,6 +116,13 @@ $(BUILD)/trafficgen: tools/trafficgen/trafficgen.c
 $(TESTS): $(CLI) $(TRAFFICGEN)
 $(BUILD)/tests/test_cli.o: ALL_CFLAGS += -DCLI_PATH='"$(CLI)"' -DTRAFFICGEN_PATH='"$(TRAFFICGEN)"' \
 	-DLOADER_OBJ_DIR='"$(BUILD)"'
+# bench/bench_loader.c: load times of the example objects (needs the loader).
+ifeq ($(HAVE_LIBELF),1)
+$(BENCH): $(BPF_OBJS)
+$(BENCH): ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'
+else
+BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
+endif
 # --- end of CLI block --------------------------------------------------------------------------
 
 # Tests link the static library so that sanitizer builds see every object.
@@ -170,8 +177,20 @@ $(DEMO): examples/maps_demo.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-demo: $(DEMO)
+# --- demo: sockex1 over generated traffic, through the CLI -----------------------------------------
+DEMO_PCAP := $(BUILD)/demo/traffic.pcap
+demo: $(CLI) $(TRAFFICGEN) $(BUILD)/examples/sockex1.bpf.o
+	@mkdir -p $(dir $(DEMO_PCAP))
+	@echo '$$ $(TRAFFICGEN) -o $(DEMO_PCAP)'
+	@$(TRAFFICGEN) -o $(DEMO_PCAP)
+	@echo '$$ $(CLI) prog run $(BUILD)/examples/sockex1.bpf.o --pcap $(DEMO_PCAP) --map-dump my_map --names ipproto'
+	@$(CLI) prog run $(BUILD)/examples/sockex1.bpf.o --pcap $(DEMO_PCAP) --map-dump my_map --names ipproto
+	@echo '(key 0 holds the IPv6 and ARP frames: like the kernel sample, sockex1 reads byte 23 of every frame)'
+
+# the maps-through-bpf() example (the demo before the CLI)
+demo-maps: $(DEMO)
 	$(DEMO)
+# --- end of demo block ---------------------------------------------------------------------------
 
 $(BUILD)/userbpf.pc: userbpf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
