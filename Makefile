@@ -37,7 +37,7 @@ STRESS  := $(BUILD)/tests/stress
 BENCH   := $(BUILD)/bench/bench
 DEMO    := $(BUILD)/examples/maps_demo
 
-.PHONY: all check check32 check-asan check-tsan fuzz bench demo install clean valgrind
+.PHONY: all check check-interp check32 check-asan check-tsan fuzz bench demo install clean valgrind
 
 all: $(LIB_A) $(LIB_SO) $(CLI)
 
@@ -103,6 +103,10 @@ HAVE_STRESS := $(wildcard tests/stress/stress.c)
 check: $(TESTS) $(LIB_SO) $(if $(HAVE_STRESS),$(STRESS))
 	$(TESTS)
 	$(if $(HAVE_STRESS),$(STRESS) --quick)
+
+# The same tests with the interpreter forced for loaded programs (the JIT is the default).
+check-interp: $(TESTS)
+	USERBPF_JIT=0 $(TESTS)
 
 check32:
 	$(MAKE) BUILD=build32 ARCHFLAGS=-m32 check

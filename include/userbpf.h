@@ -30,6 +30,15 @@ extern "C" {
 /* The bpf() system call.  Returns >= 0 on success, -1 with errno on failure. */
 USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size);
 
+/* Whether programs loaded from now on are compiled to native code (x86-64; elsewhere the
+ * interpreter always runs them), as the kernel's bpf_jit_enable.  The default is on unless the
+ * environment says USERBPF_JIT=0.  Returns the previous setting; never fails. */
+USERBPF_API int userbpf_set_jit(int enable);
+
+/* Constant blinding in the JIT (the kernel's bpf_jit_harden): off by default, or
+ * USERBPF_JIT_HARDEN=1.  Returns the previous setting; never fails. */
+USERBPF_API int userbpf_set_jit_harden(int enable);
+
 /* The library's version as "MAJOR.MINOR.PATCH".  Never fails. */
 USERBPF_API const char *userbpf_version(void);
 

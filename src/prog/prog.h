@@ -15,6 +15,7 @@
 
 struct bpf_map;
 struct interp_prog;
+struct jit_prog;
 
 struct bpf_prog {
 	struct bpf_object obj;		/* must stay first */
@@ -39,6 +40,8 @@ struct bpf_prog {
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
 
 	struct interp_prog *interp;	/* prepared for the interpreter (NULL until then) */
+	struct jit_prog *jit;		/* native code when the JIT is on and took it, else NULL:
+					 * runs use it first, the interpreter otherwise */
 };
 
 static inline struct bpf_prog *prog_of(struct bpf_object *obj)
