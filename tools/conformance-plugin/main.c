@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	size_t prog_len, mem_len = 0;
 	char *text, *log;
 	uint64_t r0 = 0;
-	int err, i;
+	int err, i, status;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--interpret")) {
@@ -85,29 +85,38 @@ int main(int argc, char **argv)
 	text = read_all(stdin);
 	if (!text || conf_parse_hex(text, &prog, &prog_len)) {
 		fprintf(stderr, "userbpf-conformance-plugin: program on stdin is not hex bytes\n");
-		return 2;
+		status = 2;
+		goto free_text;
 	}
-	free(text);
 	if (prog_len == 0 || prog_len % sizeof(struct bpf_insn) ||
 	    prog_len / sizeof(struct bpf_insn) > UINT32_MAX) {
 		fprintf(stderr, "userbpf-conformance-plugin: program of %zu bytes is not a whole "
 				"number of instructions\n", prog_len);
-		return 2;
+		status = 2;
+		goto free_prog;
 	}
 	log = malloc(LOG_SIZE);
-	if (!log)
-		return 1;
+	if (!log) {
+		fprintf(stderr, "userbpf-conformance-plugin: out of memory\n");
+		status = 1;
+		goto free_prog;
+	}
 	/* prog comes from malloc: suitably aligned for struct bpf_insn */
 	err = conf_plugin_run((const struct bpf_insn *)prog,
 			      (uint32_t)(prog_len / sizeof(struct bpf_insn)), mem, mem_len, &r0,
 			      log, LOG_SIZE);
 	if (err) {
 		fprintf(stderr, "userbpf: program refused: %s\n%s", strerror(-err), log);
+		status = 1;
 	} else {
 		printf("%" PRIx64 "\n", r0);
+		status = 0;
 	}
 	free(log);
+free_prog:
 	free(prog);
+free_text:
+	free(text);
 	free(mem);
-	return err ? 1 : 0;
+	return status;
 }
