@@ -119,6 +119,13 @@ int prog_prepare(struct bpf_prog *prog)
 	struct interp_env env = { 0 };
 	int err;
 
+	if (prog->type == USERBPF_PROG_TYPE_EXT) {
+		/* ext_mem begins with the interpreter's table (src/prog/ext.c) */
+		env.helpers = prog->ext_mem;
+		env.nr_helpers = prog->nr_ext_helpers;
+		env.unwind_id = prog->ext_unwind_id;
+		return interp_prepare(prog->insns, prog->len, &env, &prog->interp);
+	}
 	pthread_once(&helper_table_once, helper_tables_init);
 	env.helpers = helper_table[prog->type];
 	env.nr_helpers = helper_table_len[prog->type];
@@ -151,6 +158,7 @@ static void prog_free(struct bpf_prog *prog)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
 	free(prog->insns);
+	free(prog->ext_mem);
 	free(prog);
 }
 
@@ -193,7 +201,7 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	struct bpf_prog *prog;
 	char license[128];
 	size_t len;
-	int err, memfd;
+	int err;
 
 	if (attr->prog_flags & ~PROG_FLAGS_KNOWN)
 		return -EINVAL;
@@ -256,6 +264,17 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	err = obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
 	if (err)
 		goto free_prog;
+
+	return prog_verify_install(prog, attr);
+
+free_prog:
+	prog_free(prog);
+	return err;
+}
+
+int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr)
+{
+	int err, memfd;
 
 	err = bpf_check(prog, attr);
 	if (err)

@@ -519,7 +519,10 @@ int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		return err;
 	prog = prog_of(obj);
 
-	run = prog->type < ARRAY_SIZE(test_runs) ? test_runs[prog->type] : NULL;
+	if (prog->type == USERBPF_PROG_TYPE_EXT)
+		run = test_run_ext;
+	else
+		run = prog->type < ARRAY_SIZE(test_runs) ? test_runs[prog->type] : NULL;
 	err = run ? run(prog, attr, uattr) : -ENOTSUPP;
 	obj_put(obj);
 	return err;
