@@ -124,14 +124,15 @@ int prog_prepare(struct bpf_prog *prog)
 		env.helpers = prog->ext_mem;
 		env.nr_helpers = prog->nr_ext_helpers;
 		env.unwind_id = prog->ext_unwind_id;
-		return interp_prepare(prog->insns, prog->len, &env, &prog->interp);
+	} else {
+		pthread_once(&helper_table_once, helper_tables_init);
+		env.helpers = helper_table[prog->type];
+		env.nr_helpers = helper_table_len[prog->type];
+		/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere */
+		if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER ||
+		    prog->type == BPF_PROG_TYPE_SCHED_CLS)
+			env.load_pkt = run_skb_load_pkt;
 	}
-	pthread_once(&helper_table_once, helper_tables_init);
-	env.helpers = helper_table[prog->type];
-	env.nr_helpers = helper_table_len[prog->type];
-	/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere. */
-	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog->type == BPF_PROG_TYPE_SCHED_CLS)
-		env.load_pkt = run_skb_load_pkt;
 	err = interp_prepare(prog->insns, prog->len, &env, &prog->interp);
 	if (err)
 		return err;
