@@ -36,7 +36,7 @@
 struct userbpf_prog {
 	struct bpf_prog *prog;			/* one reference held */
 	const struct interp_prog *interp;	/* prog->interp */
-	const struct jit_prog *jit;		/* prog->jit: native code, used first when set */
+	jit_entry_fn entry;			/* prog->jit's code, called directly; or NULL */
 	u64 ctx_size;
 	bool uses_maps;				/* run inside a read section */
 	int fd;
@@ -285,7 +285,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	obj_get(&prog->obj);
 	h->prog = prog;
 	h->interp = prog->interp;
-	h->jit = prog->jit;
+	h->entry = prog->jit ? jit_entry(prog->jit) : NULL;
 	h->ctx_size = prog->ctx_size;
 	h->uses_maps = prog->used_map_cnt > 0;
 	h->fd = fd;
@@ -305,12 +305,16 @@ uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
 {
 	u64 args[5] = { (uintptr_t)ctx, h->ctx_size }, r0 = 0;
 
+	/* The hot path: native code without maps needs no read section and no wrapper. */
+	if (likely(h->entry && !h->uses_maps))
+		return h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
+
 	/* Map helpers hand out pointers to elements that a concurrent delete frees after a grace
 	 * period; without maps there is nothing to protect (and a helper may then call bpf()). */
 	if (h->uses_maps)
 		rcu_read_lock();
-	if (h->jit)
-		jit_exec(h->jit, args, &r0);
+	if (h->entry)
+		r0 = h->entry(args[0], args[1], 0, 0, 0).r0;
 	else
 		interp_exec(h->interp, args, &r0);
 	if (h->uses_maps)
