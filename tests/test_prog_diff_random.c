@@ -30,7 +30,7 @@
 
 #include "test_prog.h"
 
-#define NPROGS 300
+#define NPROGS 1000
 #define NPKTS 4
 #define PKT_MIN 64
 #define PKT_MAX 128
