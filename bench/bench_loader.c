@@ -28,13 +28,13 @@ static int kernel_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 struct load_ctx {
 	const char *path;
 	userbpf_bpf_fn bpf;
-	struct userbpf_object *obj;	/* prog rows: a loaded object */
-	struct userbpf_prog *prog;
+	struct userbpf_object *obj; /* prog rows: a loaded object */
+	struct userbpf_program *prog;
 };
 
 static int open_obj(struct load_ctx *c, struct userbpf_object **obj)
 {
-	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = c->bpf };
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = c->bpf};
 
 	return userbpf_object_open_file(c->path, &o, obj);
 }
@@ -83,10 +83,10 @@ static uint64_t op_prog(void *ctx, unsigned int tid, unsigned int nthreads, uint
 		int fd;
 
 		memset(&attr, 0, sizeof(attr));
-		attr.prog_type = userbpf_prog_type(c->prog);
-		attr.expected_attach_type = userbpf_prog_expected_attach_type(c->prog);
-		attr.insn_cnt = (uint32_t)userbpf_prog_insn_cnt(c->prog);
-		attr.insns = (uint64_t)(uintptr_t)userbpf_prog_insns(c->prog);
+		attr.prog_type = userbpf_program_type(c->prog);
+		attr.expected_attach_type = userbpf_program_expected_attach_type(c->prog);
+		attr.insn_cnt = (uint32_t)userbpf_program_insn_cnt(c->prog);
+		attr.insns = (uint64_t)(uintptr_t)userbpf_program_insns(c->prog);
 		attr.license = (uint64_t)(uintptr_t)userbpf_object_license(c->obj);
 		fd = c->bpf(BPF_PROG_LOAD, &attr, sizeof(attr));
 		if (fd < 0)
@@ -107,33 +107,33 @@ static int prepare(struct load_ctx *c)
 		c->obj = NULL;
 		return -1;
 	}
-	c->prog = userbpf_object_prog(c->obj, 0);
+	c->prog = userbpf_object_program(c->obj, 0);
 	return 0;
 }
 
 static void loader_rows(const char *name, const char *path)
 {
-	struct load_ctx u = { .path = path, .bpf = bpf }, k = { .path = path, .bpf = kernel_bpf };
+	struct load_ctx u = {.path = path, .bpf = bpf}, k = {.path = path, .bpf = kernel_bpf};
 	int have_k = !prepare(&k), have_u = !prepare(&u);
 	char row[64];
 
 	snprintf(row, sizeof(row), "load/%s/open", name);
 	if (bench_selected(row)) {
-		struct bench_side s[1] = { { "userbpf", op_open, &u } };
+		struct bench_side s[1] = {{"userbpf", op_open, &u}};
 
 		bench_row(row, s, 1, 1);
 	}
 	snprintf(row, sizeof(row), "load/%s/full", name);
 	if (bench_selected(row)) {
-		struct bench_side s[2] = { { "userbpf", have_u ? op_full : NULL, &u },
-					   { "kernel", have_k ? op_full : NULL, &k } };
+		struct bench_side s[2] = {{"userbpf", have_u ? op_full : NULL, &u},
+					  {"kernel", have_k ? op_full : NULL, &k}};
 
 		bench_row(row, s, 2, 1);
 	}
 	snprintf(row, sizeof(row), "load/%s/prog", name);
 	if (bench_selected(row)) {
-		struct bench_side s[2] = { { "userbpf", have_u ? op_prog : NULL, &u },
-					   { "kernel", have_k ? op_prog : NULL, &k } };
+		struct bench_side s[2] = {{"userbpf", have_u ? op_prog : NULL, &u},
+					  {"kernel", have_k ? op_prog : NULL, &k}};
 
 		bench_row(row, s, 2, 1);
 	}

@@ -179,9 +179,9 @@ static int setup(void)
 	snprintf(frame_path, sizeof(frame_path), "%s/frame.bin", tmpdir);
 	snprintf(n, sizeof(n), "%d", NPKTS);
 	{
-		char *a1[] = { (char *)TRAFFICGEN_PATH, "-n", n, "-o", pcap_path, NULL };
-		char *a2[] = { (char *)TRAFFICGEN_PATH, "-n", n, "-f", "pcapng", "-o", pcapng_path,
-			       NULL };
+		char *a1[] = {(char *)TRAFFICGEN_PATH, "-n", n, "-o", pcap_path, NULL};
+		char *a2[] = {
+		    (char *)TRAFFICGEN_PATH, "-n", n, "-f", "pcapng", "-o", pcapng_path, NULL};
 
 		if (run_argv(a1) || run_argv(a2) || parse_pcap() || nframes != NPKTS)
 			return 0;
@@ -197,10 +197,10 @@ static int setup(void)
 	return ok;
 }
 
-#define REQUIRE_SETUP()                                                                          \
-	do {                                                                                     \
-		if (!setup())                                                                    \
-			SKIP("no trafficgen (built without libpcap) or no temporary directory");  \
+#define REQUIRE_SETUP()                                                                            \
+	do {                                                                                       \
+		if (!setup())                                                                      \
+			SKIP("no trafficgen (built without libpcap) or no temporary directory");   \
 	} while (0)
 
 /* sockex1's expected array: bytes per frame byte 23. */
@@ -232,7 +232,7 @@ static uint32_t expect_xdp(const struct frame *f, uint16_t blocked)
 /* Checks the "  KEY (name)   VALUE" lines of a text map dump against want[] (all-zero omitted). */
 static void check_dump_lines(const char *text, const uint64_t want[256])
 {
-	uint64_t got[256] = { 0 };
+	uint64_t got[256] = {0};
 	const char *p = strstr(text, "map my_map:");
 	int lines = 0, nonzero = 0;
 
@@ -275,11 +275,19 @@ static long long entry(const char *text, const char *label)
 TEST(cli_help_and_usage)
 {
 	static const char *const helps[][3] = {
-		{ "--help" }, { "help" }, { "prog", "--help" }, { "prog", "help" },
-		{ "map", "--help" }, { "prog", "run", "--help" }, { "prog", "load", "--help" },
-		{ "prog", "dump", "--help" }, { "prog", "verify", "--help" },
-		{ "map", "dump", "--help" }, { "map", "lookup", "--help" },
-		{ "map", "update", "--help" }, { "map", "list", "--help" },
+	    {"--help"},
+	    {"help"},
+	    {"prog", "--help"},
+	    {"prog", "help"},
+	    {"map", "--help"},
+	    {"prog", "run", "--help"},
+	    {"prog", "load", "--help"},
+	    {"prog", "dump", "--help"},
+	    {"prog", "verify", "--help"},
+	    {"map", "dump", "--help"},
+	    {"map", "lookup", "--help"},
+	    {"map", "update", "--help"},
+	    {"map", "list", "--help"},
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(helps); i++) {
@@ -293,7 +301,7 @@ TEST(cli_help_and_usage)
 	CHECK(!strncmp(out, "userbpf ", 8));
 	CHECK_EQ(cli("--json", "version", NULL), 0);
 	CHECK(!strncmp(out, "{\"version\":\"", 12));
-	CHECK_EQ(run_argv((char *[]){ (char *)CLI_PATH, NULL }), 1);
+	CHECK_EQ(run_argv((char *[]){(char *)CLI_PATH, NULL}), 1);
 	CHECK_EQ(cli("frobnicate", NULL), 1);
 	CHECK_EQ(cli("--frob", "prog", NULL), 1);
 	CHECK_EQ(cli("prog", "frob", NULL), 1);
@@ -331,8 +339,8 @@ TEST(cli_prog_verify_and_dump)
 	CHECK_EQ(cli("prog", "verify", FIXTURE("cli_rejected"), "--log-level", "2", NULL), 3);
 	CHECK(strstr(out, "rejected"));
 	CHECK(strstr(out, "R0 invalid mem access 'map_value_or_null'"));
-	CHECK_EQ(cli("--json", "prog", "verify", EXAMPLE("xdp_portfilter") ":xdp_portfilter",
-		     NULL), 0);
+	CHECK_EQ(cli("--json", "prog", "verify", EXAMPLE("xdp_portfilter") ":xdp_portfilter", NULL),
+		 0);
 	CHECK(strstr(out, "[{\"name\":\"xdp_portfilter\",\"verified\":true,\"log\":\""));
 	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1") ":nosuch", NULL), 1);
 
@@ -342,7 +350,8 @@ TEST(cli_prog_verify_and_dump)
 	CHECK_EQ(cli("prog", "dump", EXAMPLE("globals") ":globals_prog", "--opcodes", NULL), 0);
 	CHECK(strstr(out, "(18) r2 = map[.bss][0]+0\n       18 22 00 00"));
 	CHECK_EQ(cli("--json", "prog", "dump", EXAMPLE("sockex1"), NULL), 0);
-	CHECK(strstr(out, "[{\"name\":\"bpf_prog1\",\"insns\":[{\"pc\":0,\"disasm\":\"(bf) r6 = r1\"}"));
+	CHECK(strstr(out,
+		     "[{\"name\":\"bpf_prog1\",\"insns\":[{\"pc\":0,\"disasm\":\"(bf) r6 = r1\"}"));
 	/* a program the verifier rejects can be dumped */
 	CHECK_EQ(cli("prog", "dump", FIXTURE("cli_rejected"), NULL), 0);
 	CHECK(strstr(out, "unchecked:\n"));
@@ -361,7 +370,8 @@ TEST(cli_prog_run_sockex1_matches_pcap)
 	for (unsigned int i = 0; i < nframes; i++)
 		bytes += frames[i].len;
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump", "my_map",
-		     "--names", "ipproto", NULL), 0);
+		     "--names", "ipproto", NULL),
+		 0);
 	snprintf(line, sizeof(line), "bpf_prog1 (socket_filter): %u packets, %llu bytes, ", nframes,
 		 (unsigned long long)bytes);
 	CHECK(strstr(out, line));
@@ -370,23 +380,26 @@ TEST(cli_prog_run_sockex1_matches_pcap)
 	CHECK(want[6] && want[17] && want[1]); /* the traffic has tcp, udp and icmp */
 	CHECK(strstr(out, " (tcp) "));
 	/* pcapng gives the same */
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1") ":bpf_prog1", "--pcap",
-		     pcapng_path, "--map-dump", "my_map", NULL), 0);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1") ":bpf_prog1", "--pcap", pcapng_path,
+		     "--map-dump", "my_map", NULL),
+		 0);
 	check_dump_lines(out, want);
 	/* the map commands: the same run, then the map */
 	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1") ":my_map", "--pcap", pcap_path, NULL), 0);
 	check_dump_lines(out, want);
-	CHECK_EQ(cli("map", "lookup", EXAMPLE("sockex1") ":my_map", "6", "--pcap", pcap_path,
-		     NULL), 0);
+	CHECK_EQ(cli("map", "lookup", EXAMPLE("sockex1") ":my_map", "6", "--pcap", pcap_path, NULL),
+		 0);
 	CHECK_EQ(entry(out, "6"), want[6]);
 	CHECK_EQ(cli("--json", "map", "lookup", EXAMPLE("sockex1") ":my_map", "hex:11000000",
-		     "--pcap", pcap_path, NULL), 0);
+		     "--pcap", pcap_path, NULL),
+		 0);
 	snprintf(line, sizeof(line), "\"formatted\":{\"key\":17,\"value\":%llu}",
 		 (unsigned long long)want[17]);
 	CHECK(strstr(out, line));
 	/* --repeat runs the program N times per packet: the counters grow N-fold */
 	CHECK_EQ(cli("--json", "prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--repeat",
-		     "3", "--map-dump", "my_map", NULL), 0);
+		     "3", "--map-dump", "my_map", NULL),
+		 0);
 	snprintf(line, sizeof(line), "\"formatted\":{\"key\":6,\"value\":%llu}",
 		 (unsigned long long)want[6] * 3);
 	CHECK(strstr(out, line));
@@ -403,12 +416,14 @@ TEST(cli_prog_run_xdp_set_and_verdicts)
 		*(expect_xdp(&frames[i], 80) == 1 ? &drop : &pass) += 1;
 	CHECK(drop > 0);
 	CHECK_EQ(cli("prog", "run", EXAMPLE("xdp_portfilter"), "--pcap", pcap_path, "--set",
-		     "blocked_ports:be:80=1", "--map-dump", "verdicts", "--names", "xdp", NULL), 0);
+		     "blocked_ports:be:80=1", "--map-dump", "verdicts", "--names", "xdp", NULL),
+		 0);
 	CHECK_EQ(entry(out, "1 (XDP_DROP)"), drop);
 	CHECK_EQ(entry(out, "2 (XDP_PASS)"), pass);
 	/* per-packet verdicts */
 	CHECK_EQ(cli("prog", "run", EXAMPLE("xdp_portfilter"), "--pcap", pcap_path, "--set",
-		     "blocked_ports:be:80=1", "--verdicts", NULL), 0);
+		     "blocked_ports:be:80=1", "--verdicts", NULL),
+		 0);
 	for (unsigned int i = 0; i < nframes; i++) {
 		uint32_t v = expect_xdp(&frames[i], 80);
 
@@ -420,15 +435,18 @@ TEST(cli_prog_run_xdp_set_and_verdicts)
 		}
 	}
 	CHECK_EQ(cli("--json", "prog", "run", EXAMPLE("xdp_portfilter"), "--data", frame_path,
-		     "--verdicts", NULL), 0);
+		     "--verdicts", NULL),
+		 0);
 	snprintf(line, sizeof(line), "{\"verdicts\":[{\"packet\":1,\"len\":%u,\"retval\":2}],",
 		 frames[0].len);
 	CHECK(strstr(out, line) == out);
 	/* map update: written before the run, printed after */
-	CHECK_EQ(cli("map", "update", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:443", "7",
-		     NULL), 0);
+	CHECK_EQ(
+	    cli("map", "update", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:443", "7", NULL),
+	    0);
 	CHECK(!strncmp(out, "  47873 ", 8) && strstr(out, " 7\n"));
-	CHECK_EQ(cli("map", "lookup", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:80", NULL), 5);
+	CHECK_EQ(cli("map", "lookup", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:80", NULL),
+		 5);
 	CHECK(strstr(err, "no such key"));
 	CHECK_EQ(cli("map", "list", EXAMPLE("xdp_portfilter"), NULL), 0);
 	CHECK(strstr(out, "map blocked_ports: hash, key 2 B, value 1 B, max_entries 1024\n"));
@@ -441,23 +459,29 @@ TEST(cli_error_exit_codes)
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", "/nonexistent.pcap", NULL), 4);
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", frame_path, NULL), 4);
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--data", "/nonexistent", NULL), 4);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--iface", "nosuchif0", "--count", "1",
-		     NULL), 4);
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--iface", "nosuchif0", "--count", "1", NULL),
+	    4);
 	/* usage errors: 1 */
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--data", frame_path,
-		     NULL), 1);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--repeat", "0",
-		     NULL), 1);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--count", "3",
-		     NULL), 1);
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--data", frame_path, NULL),
+	    1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--repeat", "0", NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--count", "3", NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set", "nosuch:1=1",
+		     NULL),
+		 1);
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set",
-		     "nosuch:1=1", NULL), 1);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set",
-		     "my_map:1=0x1ffffffffffffffff", NULL), 1);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set", "my_map=1",
-		     NULL), 1);
-	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump",
-		     "nosuch", NULL), 1);
+		     "my_map:1=0x1ffffffffffffffff", NULL),
+		 1);
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set", "my_map=1", NULL),
+	    1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump", "nosuch",
+		     NULL),
+		 1);
 	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1") ":nosuch", "--pcap", pcap_path, NULL), 1);
 	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1"), NULL), 1);
 	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1") ":nosuch", NULL), 1);
@@ -474,7 +498,7 @@ TEST(cli_error_exit_codes)
 /* Live capture on lo: the CLI captures 4 packets while this process sends UDP datagrams. */
 TEST(cli_live_capture_lo)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) };
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
 	char opath[160], epath[160];
 	int probe, s, status = 0;
 	pid_t pid, w = 0;
@@ -502,7 +526,7 @@ TEST(cli_live_capture_lo)
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	for (int i = 0; i < 300 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		struct timespec ts = {0, 10 * 1000 * 1000};
 
 		if (s >= 0)
 			sendto(s, "userbpf", 7, 0, (struct sockaddr *)&to, sizeof(to));
@@ -528,9 +552,9 @@ TEST(cli_live_capture_lo)
 static int run_all(const struct bpf_backend *be, const char *path, const char *map,
 		   uint32_t *retvals, uint64_t *values, unsigned int nvalues)
 {
-	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = be->bpf };
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = be->bpf};
 	struct userbpf_object *obj;
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	struct userbpf_map *m;
 	unsigned char buf[14 + 2048];
 	bool pseudo;
@@ -540,14 +564,15 @@ static int run_all(const struct bpf_backend *be, const char *path, const char *m
 		return -1;
 	if (userbpf_object_load(obj))
 		goto out;
-	p = userbpf_object_prog(obj, 0);
-	pseudo = userbpf_prog_type(p) == BPF_PROG_TYPE_SOCKET_FILTER;
+	p = userbpf_object_program(obj, 0);
+	pseudo = userbpf_program_type(p) == BPF_PROG_TYPE_SOCKET_FILTER;
 	m = userbpf_object_find_map(obj, "blocked_ports");
 	if (m) {
 		uint16_t port = htons(80);
 		uint8_t one = 1;
-		union bpf_attr a = { .map_fd = (uint32_t)userbpf_map_fd(m),
-				     .key = PTR_TO_U64(&port), .value = PTR_TO_U64(&one) };
+		union bpf_attr a = {.map_fd = (uint32_t)userbpf_map_fd(m),
+				    .key = PTR_TO_U64(&port),
+				    .value = PTR_TO_U64(&one)};
 
 		if (be->bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)))
 			goto out;
@@ -557,7 +582,7 @@ static int run_all(const struct bpf_backend *be, const char *path, const char *m
 		union bpf_attr a;
 
 		memset(&a, 0, sizeof(a));
-		a.test.prog_fd = (uint32_t)userbpf_prog_fd(p);
+		a.test.prog_fd = (uint32_t)userbpf_program_fd(p);
 		if (pseudo) {
 			buf[12] = frames[i].data[12];
 			buf[13] = frames[i].data[13];
@@ -574,8 +599,9 @@ static int run_all(const struct bpf_backend *be, const char *path, const char *m
 	}
 	m = userbpf_object_find_map(obj, map);
 	for (uint32_t k = 0; m && k < nvalues; k++) {
-		union bpf_attr a = { .map_fd = (uint32_t)userbpf_map_fd(m), .key = PTR_TO_U64(&k),
-				     .value = PTR_TO_U64(&values[k]) };
+		union bpf_attr a = {.map_fd = (uint32_t)userbpf_map_fd(m),
+				    .key = PTR_TO_U64(&k),
+				    .value = PTR_TO_U64(&values[k])};
 
 		if (be->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)))
 			goto out;
@@ -599,8 +625,9 @@ TEST(cli_differential_kernel)
 	CHECK(!memcmp(ru, rk, sizeof(ru)));
 	for (int k = 0; k < 256; k++)
 		if (vu[k] != vk[k] || vk[k] != want[k])
-			test_fail(__FILE__, __LINE__, "my_map[%d]: userbpf %llu kernel %llu pcap %llu",
-				  k, (unsigned long long)vu[k], (unsigned long long)vk[k],
+			test_fail(__FILE__, __LINE__,
+				  "my_map[%d]: userbpf %llu kernel %llu pcap %llu", k,
+				  (unsigned long long)vu[k], (unsigned long long)vk[k],
 				  (unsigned long long)want[k]);
 	REQUIRE_EQ(run_all(&backend_userbpf, EXAMPLE("xdp_portfilter"), "verdicts", ru, vu, 5), 0);
 	REQUIRE_EQ(run_all(&backend_kernel, EXAMPLE("xdp_portfilter"), "verdicts", rk, vk, 5), 0);
@@ -617,10 +644,12 @@ TEST(cli_differential_kernel)
 		char *a, *b;
 
 		CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump",
-			     "my_map", NULL), 0);
+			     "my_map", NULL),
+			 0);
 		strcpy(first, out);
 		CHECK_EQ(cli("--kernel", "prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path,
-			     "--map-dump", "my_map", NULL), 0);
+			     "--map-dump", "my_map", NULL),
+			 0);
 		/* the summary's timings differ: compare from the retval table on */
 		a = strstr(first, "\n");
 		b = strstr(out, "\n");

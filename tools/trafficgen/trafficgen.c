@@ -26,7 +26,7 @@
 #define TS_START 1700000000u
 
 enum kind { K_TCP, K_UDP, K_ICMP, K_GRE, K_IPV6, K_ARP, K_NKINDS };
-static const char *const kind_names[K_NKINDS] = { "tcp", "udp", "icmp", "gre", "ipv6", "arp" };
+static const char *const kind_names[K_NKINDS] = {"tcp", "udp", "icmp", "gre", "ipv6", "arp"};
 
 static uint64_t rng;
 
@@ -57,8 +57,8 @@ static uint16_t ip_csum(const uint8_t *p, unsigned int len)
 
 static unsigned int eth(uint8_t *f, uint16_t proto)
 {
-	static const uint8_t dst[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
-	static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	static const uint8_t dst[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+	static const uint8_t src[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 
 	memcpy(f, dst, 6);
 	memcpy(f + 6, src, 6);
@@ -89,8 +89,8 @@ static uint16_t pick_port(const uint16_t *common, unsigned int n)
 /* Builds one frame of kind k into f; returns its length. */
 static unsigned int frame(uint8_t *f, enum kind k, uint16_t id)
 {
-	static const uint16_t tcp_ports[] = { 80, 443, 22, 25, 8080, 3306 };
-	static const uint16_t udp_ports[] = { 53, 123, 443, 4789, 5353 };
+	static const uint16_t tcp_ports[] = {80, 443, 22, 25, 8080, 3306};
+	static const uint16_t udp_ports[] = {53, 123, 443, 4789, 5353};
 	unsigned int l = eth(f, k == K_IPV6 ? 0x86dd : k == K_ARP ? 0x0806 : 0x0800), pay;
 	uint8_t *p = f + l;
 
@@ -131,7 +131,7 @@ static unsigned int frame(uint8_t *f, enum kind k, uint16_t id)
 		l += 4;
 		break;
 	case K_IPV6: {
-		static const uint8_t nh[3] = { 6, 17, 58 };
+		static const uint8_t nh[3] = {6, 17, 58};
 		uint8_t next = nh[rnd(3)];
 		unsigned int l4 = next == 6 ? 20 : 8;
 
@@ -149,7 +149,8 @@ static unsigned int frame(uint8_t *f, enum kind k, uint16_t id)
 			f[l] = 128; /* echo request */
 		} else {
 			put16(f + l, (uint16_t)(32768 + rnd(28000)));
-			put16(f + l + 2, next == 6 ? pick_port(tcp_ports, 6) : pick_port(udp_ports, 5));
+			put16(f + l + 2,
+			      next == 6 ? pick_port(tcp_ports, 6) : pick_port(udp_ports, 5));
 		}
 		l += l4;
 		break;
@@ -201,7 +202,8 @@ static int ng_block(FILE *f, uint32_t type, const void *body, uint32_t len)
 	uint32_t total = 12 + ((len + 3) & ~3u);
 
 	if (fwrite(&type, 4, 1, f) != 1 || fwrite(&total, 4, 1, f) != 1 ||
-	    fwrite(body, 1, len, f) != len || fwrite(pad, 1, (4 - len % 4) % 4, f) != (4 - len % 4) % 4 ||
+	    fwrite(body, 1, len, f) != len ||
+	    fwrite(pad, 1, (4 - len % 4) % 4, f) != (4 - len % 4) % 4 ||
 	    fwrite(&total, 4, 1, f) != 1)
 		return -1;
 	return 0;
@@ -213,11 +215,11 @@ static int ng_header(FILE *f)
 		uint32_t magic;
 		uint16_t major, minor;
 		int64_t section_len;
-	} __attribute__((packed)) shb = { 0x1A2B3C4D, 1, 0, -1 };
+	} __attribute__((packed)) shb = {0x1A2B3C4D, 1, 0, -1};
 	struct {
 		uint16_t linktype, reserved;
 		uint32_t snaplen;
-	} idb = { 1 /* LINKTYPE_ETHERNET */, 0, 65535 };
+	} idb = {1 /* LINKTYPE_ETHERNET */, 0, 65535};
 
 	if (ng_block(f, 0x0A0D0D0A, &shb, sizeof(shb)))
 		return -1;
@@ -227,7 +229,7 @@ static int ng_header(FILE *f)
 static int ng_packet(FILE *f, uint64_t ts_us, const uint8_t *data, uint32_t len)
 {
 	uint8_t body[20 + FRAME_MAX];
-	uint32_t h[5] = { 0, (uint32_t)(ts_us >> 32), (uint32_t)ts_us, len, len };
+	uint32_t h[5] = {0, (uint32_t)(ts_us >> 32), (uint32_t)ts_us, len, len};
 
 	memcpy(body, h, 20);
 	memcpy(body + 20, data, len);
@@ -236,7 +238,7 @@ static int ng_packet(FILE *f, uint64_t ts_us, const uint8_t *data, uint32_t len)
 
 int main(int argc, char **argv)
 {
-	unsigned long count = 2000, kinds[K_NKINDS] = { 0 };
+	unsigned long count = 2000, kinds[K_NKINDS] = {0};
 	unsigned long long seed = 1, bytes = 0;
 	const char *out = NULL, *fmt = "pcap";
 	pcap_dumper_t *dumper = NULL;
@@ -269,7 +271,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!out || optind != argc || (strcmp(fmt, "pcap") && strcmp(fmt, "pcapng"))) {
-		fprintf(stderr, "Usage: trafficgen [-n COUNT] [-s SEED] [-f pcap|pcapng] -o FILE\n");
+		fprintf(stderr,
+			"Usage: trafficgen [-n COUNT] [-s SEED] [-f pcap|pcapng] -o FILE\n");
 		return 1;
 	}
 	rng = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -300,7 +303,7 @@ int main(int argc, char **argv)
 		kinds[k]++;
 		bytes += len;
 		if (dumper) {
-			struct pcap_pkthdr h = { .caplen = len, .len = len };
+			struct pcap_pkthdr h = {.caplen = len, .len = len};
 
 			h.ts.tv_sec = (time_t)(ts_us / 1000000);
 			h.ts.tv_usec = (suseconds_t)(ts_us % 1000000);

@@ -22,20 +22,20 @@
 
 enum cli_exit {
 	EXIT_OK = 0,
-	EXIT_USAGE = 1,		/* bad command line */
-	EXIT_OBJECT = 2,	/* the object cannot be read, parsed, or its maps created */
-	EXIT_VERIFIER = 3,	/* a program was rejected by the verifier */
-	EXIT_INPUT = 4,		/* the packet input (pcap, data file, interface) failed */
-	EXIT_RUN = 5,		/* BPF_PROG_TEST_RUN or a map operation failed */
+	EXIT_USAGE = 1,	   /* bad command line */
+	EXIT_OBJECT = 2,   /* the object cannot be read, parsed, or its maps created */
+	EXIT_VERIFIER = 3, /* a program was rejected by the verifier */
+	EXIT_INPUT = 4,	   /* the packet input (pcap, data file, interface) failed */
+	EXIT_RUN = 5,	   /* BPF_PROG_TEST_RUN or a map operation failed */
 };
 
-#define EXIT_CODES_HELP                                                                         \
-	"Exit codes: 0 ok, 1 usage error, 2 object error (read, parse, maps), 3 verifier\n"       \
+#define EXIT_CODES_HELP                                                                            \
+	"Exit codes: 0 ok, 1 usage error, 2 object error (read, parse, maps), 3 verifier\n"        \
 	"rejected a program, 4 packet input error, 5 run or map operation failed.\n"
 
 struct cli_global {
-	bool json;		/* --json: one JSON document on stdout */
-	bool kernel;		/* --kernel: load into the live kernel through bpf(2) */
+	bool json;   /* --json: one JSON document on stdout */
+	bool kernel; /* --kernel: load into the live kernel through bpf(2) */
 };
 extern struct cli_global cli;
 
@@ -51,7 +51,7 @@ struct cli_load {
 	char *log;
 	unsigned int log_size;
 	unsigned int log_level;
-	bool log_to_stderr;	/* on rejection, copy the verifier log to stderr */
+	bool log_to_stderr; /* on rejection, copy the verifier log to stderr */
 	char err[512];
 };
 /* Opens and loads path.  Returns EXIT_OK and *objp, or prints the loader's message and returns
@@ -74,38 +74,47 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 /* run.c: the packet runner shared by `prog run` and the map commands. */
 struct run_opts {
 	const char *pcap, *data, *iface;
-	unsigned long count;	/* --count: live capture stops after this many (0: until ^C) */
-	unsigned int repeat;	/* BPF_PROG_TEST_RUN repeat per packet */
-	bool verdicts;		/* one line per packet */
-	bool progress;		/* force the progress line */
-	bool trace;		/* bpf_trace_printk lines to stderr */
-	const char *sets[32];	/* --set MAP:KEY=VALUE, applied after load, before the run */
+	unsigned long count;  /* --count: live capture stops after this many (0: until ^C) */
+	unsigned int repeat;  /* BPF_PROG_TEST_RUN repeat per packet */
+	bool verdicts;	      /* one line per packet */
+	bool progress;	      /* force the progress line */
+	bool trace;	      /* bpf_trace_printk lines to stderr */
+	const char *sets[32]; /* --set MAP:KEY=VALUE, applied after load, before the run */
 	unsigned int nsets;
 };
 /* getopt_long values of the runner's options, and their table entries (RUN_LONG_OPTIONS). */
 enum {
-	OPT_PCAP = 256, OPT_DATA, OPT_IFACE, OPT_COUNT, OPT_REPEAT, OPT_VERDICTS, OPT_PROGRESS,
-	OPT_TRACE, OPT_SET,
-	OPT_RUN_LAST	/* commands number their own options from here */
+	OPT_PCAP = 256,
+	OPT_DATA,
+	OPT_IFACE,
+	OPT_COUNT,
+	OPT_REPEAT,
+	OPT_VERDICTS,
+	OPT_PROGRESS,
+	OPT_TRACE,
+	OPT_SET,
+	OPT_RUN_LAST /* commands number their own options from here */
 };
-#define RUN_LONG_OPTIONS                                                                        \
-	{ "pcap", 1, NULL, OPT_PCAP }, { "data", 1, NULL, OPT_DATA },                             \
-	{ "iface", 1, NULL, OPT_IFACE }, { "count", 1, NULL, OPT_COUNT },                         \
-	{ "repeat", 1, NULL, OPT_REPEAT }, { "verdicts", 0, NULL, OPT_VERDICTS },                 \
-	{ "progress", 0, NULL, OPT_PROGRESS }, { "trace", 0, NULL, OPT_TRACE },                   \
-	{ "set", 1, NULL, OPT_SET }
-#define RUN_OPTIONS_HELP                                                                        \
-	"Input (one of):\n"                                                                       \
+#define RUN_LONG_OPTIONS                                                                           \
+	{"pcap", 1, NULL, OPT_PCAP}, {"data", 1, NULL, OPT_DATA}, {"iface", 1, NULL, OPT_IFACE},   \
+	    {"count", 1, NULL, OPT_COUNT}, {"repeat", 1, NULL, OPT_REPEAT},                        \
+	    {"verdicts", 0, NULL, OPT_VERDICTS}, {"progress", 0, NULL, OPT_PROGRESS},              \
+	    {"trace", 0, NULL, OPT_TRACE},                                                         \
+	{                                                                                          \
+		"set", 1, NULL, OPT_SET                                                            \
+	}
+#define RUN_OPTIONS_HELP                                                                           \
+	"Input (one of):\n"                                                                        \
 	"  --pcap FILE          packets of a pcap or pcapng file (Ethernet)\n"                     \
-	"  --data FILE          one packet: the file's bytes (an Ethernet frame)\n"               \
-	"  --iface NAME         live capture (root or CAP_NET_RAW); ^C stops it\n"                \
-	"  --count N            with --iface: stop after N packets\n"                             \
-	"Run:\n"                                                                                  \
-	"  --repeat N           run the program N times per packet (BPF_PROG_TEST_RUN repeat)\n"  \
-	"  --verdicts           one line per packet: number, length, return value\n"             \
-	"  --progress           progress line on stderr (default: only when stderr is a tty)\n"  \
-	"  --trace              bpf_trace_printk() lines to stderr\n"                            \
-	"  --set MAP:KEY=VALUE  update a map after loading, before the run (repeatable)\n"       \
+	"  --data FILE          one packet: the file's bytes (an Ethernet frame)\n"                \
+	"  --iface NAME         live capture (root or CAP_NET_RAW); ^C stops it\n"                 \
+	"  --count N            with --iface: stop after N packets\n"                              \
+	"Run:\n"                                                                                   \
+	"  --repeat N           run the program N times per packet (BPF_PROG_TEST_RUN repeat)\n"   \
+	"  --verdicts           one line per packet: number, length, return value\n"               \
+	"  --progress           progress line on stderr (default: only when stderr is a tty)\n"    \
+	"  --trace              bpf_trace_printk() lines to stderr\n"                              \
+	"  --set MAP:KEY=VALUE  update a map after loading, before the run (repeatable)\n"         \
 	"Values: N (decimal/0x, host order, 1/2/4/8 bytes), be:N (network order), hex:0a0b..\n"
 /* Handles one runner option from getopt_long.  Returns 1 if it was one, 0 if not, -1 on a bad
  * value (printed). */
@@ -113,7 +122,7 @@ int run_opt_parse(struct run_opts *o, int opt, const char *arg);
 bool run_opts_have_input(const struct run_opts *o);
 /* Applies the --set options, then runs prog over the input.  json: the caller has opened a JSON
  * object and the runner adds its members; text: a summary block.  Returns an exit code. */
-int run_packets(struct userbpf_object *obj, struct userbpf_prog *prog, const struct run_opts *o,
+int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const struct run_opts *o,
 		bool print_summary);
 
 /* json.c: a streaming JSON writer on stdout with automatic commas. */

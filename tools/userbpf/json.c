@@ -45,10 +45,22 @@ static void close_c(char c)
 		depth--;
 }
 
-void json_begin_object(void) { open_c('{'); }
-void json_end_object(void) { close_c('}'); }
-void json_begin_array(void) { open_c('['); }
-void json_end_array(void) { close_c(']'); }
+void json_begin_object(void)
+{
+	open_c('{');
+}
+void json_end_object(void)
+{
+	close_c('}');
+}
+void json_begin_array(void)
+{
+	open_c('[');
+}
+void json_end_array(void)
+{
+	close_c(']');
+}
 
 static void put_string(const char *s)
 {

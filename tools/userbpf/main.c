@@ -38,27 +38,28 @@ userbpf_bpf_fn cli_backend(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: userbpf [--json] [--kernel] OBJECT COMMAND [ARGS]\n"
-		"       userbpf version | help\n"
-		"\n"
-		"Objects and commands (each has --help):\n"
-		"  prog load   OBJ                    load every program, list programs and maps\n"
-		"  prog run    OBJ[:PROG] INPUT ...   run a program over packets, count verdicts\n"
-		"  prog dump   OBJ[:PROG]             disassemble (the kernel's format)\n"
-		"  prog verify OBJ[:PROG]             the verifier's log\n"
-		"  map list    OBJ                    the object's maps\n"
-		"  map dump    OBJ:MAP [INPUT ...]    entries (after running INPUT, if given)\n"
-		"  map lookup  OBJ:MAP KEY [INPUT ...]\n"
-		"  map update  OBJ:MAP KEY VALUE [INPUT ...]\n"
-		"\n"
-		"Global options:\n"
-		"  -j, --json    JSON output\n"
-		"  --kernel      load into the live kernel's bpf() instead of userbpf (root)\n"
-		"\n"
-		"Maps live in this process: a map command loads the object, optionally runs packets\n"
-		"through a program, then reads or writes the map.\n"
-		"\n" EXIT_CODES_HELP);
+	fprintf(
+	    f,
+	    "Usage: userbpf [--json] [--kernel] OBJECT COMMAND [ARGS]\n"
+	    "       userbpf version | help\n"
+	    "\n"
+	    "Objects and commands (each has --help):\n"
+	    "  prog load   OBJ                    load every program, list programs and maps\n"
+	    "  prog run    OBJ[:PROG] INPUT ...   run a program over packets, count verdicts\n"
+	    "  prog dump   OBJ[:PROG]             disassemble (the kernel's format)\n"
+	    "  prog verify OBJ[:PROG]             the verifier's log\n"
+	    "  map list    OBJ                    the object's maps\n"
+	    "  map dump    OBJ:MAP [INPUT ...]    entries (after running INPUT, if given)\n"
+	    "  map lookup  OBJ:MAP KEY [INPUT ...]\n"
+	    "  map update  OBJ:MAP KEY VALUE [INPUT ...]\n"
+	    "\n"
+	    "Global options:\n"
+	    "  -j, --json    JSON output\n"
+	    "  --kernel      load into the live kernel's bpf() instead of userbpf (root)\n"
+	    "\n"
+	    "Maps live in this process: a map command loads the object, optionally runs packets\n"
+	    "through a program, then reads or writes the map.\n"
+	    "\n" EXIT_CODES_HELP);
 }
 
 int main(int argc, char **argv)

@@ -19,7 +19,7 @@
 
 #include "cli.h"
 
-#define VALUE_MAX 4096	/* key or value size the CLI handles */
+#define VALUE_MAX 4096 /* key or value size the CLI handles */
 
 static bool int_size(unsigned int n)
 {
@@ -167,13 +167,13 @@ static const char *key_name(const char *names, uint64_t k)
 		uint8_t proto;
 		const char *name;
 	} ipproto[] = {
-		{ 0, "hopopt" }, { 1, "icmp" },	   { 2, "igmp" },    { 4, "ipip" },
-		{ 6, "tcp" },	 { 17, "udp" },	   { 41, "ipv6" },   { 47, "gre" },
-		{ 50, "esp" },	 { 51, "ah" },	   { 58, "icmpv6" }, { 89, "ospf" },
-		{ 103, "pim" },	 { 132, "sctp" },  { 136, "udplite" }, { 255, "raw" },
+	    {0, "hopopt"}, {1, "icmp"},	  {2, "igmp"},	    {4, "ipip"},
+	    {6, "tcp"},	   {17, "udp"},	  {41, "ipv6"},	    {47, "gre"},
+	    {50, "esp"},   {51, "ah"},	  {58, "icmpv6"},   {89, "ospf"},
+	    {103, "pim"},  {132, "sctp"}, {136, "udplite"}, {255, "raw"},
 	};
-	static const char *const xdp[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
-					   "XDP_REDIRECT" };
+	static const char *const xdp[] = {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
+					  "XDP_REDIRECT"};
 
 	if (!names)
 		return NULL;
@@ -363,21 +363,22 @@ static int map_lookup(struct userbpf_map *m, const char *key, const char *names)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: userbpf [--json] [--kernel] map COMMAND ...\n"
-		"  map list   OBJ                          maps of the object\n"
-		"  map dump   OBJ:MAP [OPTIONS]            every entry\n"
-		"  map lookup OBJ:MAP KEY [OPTIONS]        one entry\n"
-		"  map update OBJ:MAP KEY VALUE [OPTIONS]  write an entry, then print it\n"
-		"\n"
-		"The object is loaded by each command (maps live in this process).  With an input,\n"
-		"packets run through a program first (update: after the write), so a map shows what\n"
-		"the program did.\n"
-		"Options:\n"
-		"  --prog NAME          the program to run (default: the first)\n"
-		"  --names ipproto|xdp  label integer keys (IP protocols, XDP actions)\n"
-		"  --all                arrays: also entries whose value is all zero\n"
-		RUN_OPTIONS_HELP "\n" EXIT_CODES_HELP);
+	fprintf(
+	    f,
+	    "Usage: userbpf [--json] [--kernel] map COMMAND ...\n"
+	    "  map list   OBJ                          maps of the object\n"
+	    "  map dump   OBJ:MAP [OPTIONS]            every entry\n"
+	    "  map lookup OBJ:MAP KEY [OPTIONS]        one entry\n"
+	    "  map update OBJ:MAP KEY VALUE [OPTIONS]  write an entry, then print it\n"
+	    "\n"
+	    "The object is loaded by each command (maps live in this process).  With an input,\n"
+	    "packets run through a program first (update: after the write), so a map shows what\n"
+	    "the program did.\n"
+	    "Options:\n"
+	    "  --prog NAME          the program to run (default: the first)\n"
+	    "  --names ipproto|xdp  label integer keys (IP protocols, XDP actions)\n"
+	    "  --all                arrays: also entries whose value is all zero\n" RUN_OPTIONS_HELP
+	    "\n" EXIT_CODES_HELP);
 }
 
 enum { OPT_PROG = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_HELP };
@@ -385,16 +386,12 @@ enum { OPT_PROG = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_HELP };
 int do_map(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		RUN_LONG_OPTIONS,
-		{ "prog", 1, NULL, OPT_PROG },
-		{ "names", 1, NULL, OPT_NAMES },
-		{ "all", 0, NULL, OPT_ALL },
-		{ "help", 0, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+	    RUN_LONG_OPTIONS,	       {"prog", 1, NULL, OPT_PROG}, {"names", 1, NULL, OPT_NAMES},
+	    {"all", 0, NULL, OPT_ALL}, {"help", 0, NULL, OPT_HELP}, {NULL, 0, NULL, 0},
 	};
 	const char *cmd = argc > 0 ? argv[0] : NULL, *prog_name = NULL, *names = NULL, *mapname;
 	struct userbpf_object *obj = NULL;
-	struct run_opts ro = { 0 };
+	struct run_opts ro = {0};
 	struct userbpf_map *m;
 	char *path = NULL;
 	const char *pos[3];
@@ -502,8 +499,8 @@ int do_map(int argc, char **argv)
 			goto out;
 	}
 	if (run_opts_have_input(&ro) || ro.nsets) {
-		struct userbpf_prog *p = prog_name ? userbpf_object_find_prog(obj, prog_name)
-						   : userbpf_object_prog(obj, 0);
+		struct userbpf_program *p = prog_name ? userbpf_object_find_program(obj, prog_name)
+						      : userbpf_object_program(obj, 0);
 
 		if (!p) {
 			cli_err("%s: no program '%s'", path, prog_name ? prog_name : "(any)");

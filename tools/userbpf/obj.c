@@ -73,7 +73,7 @@ int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object 
 int cli_load_simple(const char *path, struct userbpf_object **objp)
 {
 	static char log[64 * 1024];
-	struct cli_load l = { .log = log, .log_size = sizeof(log), .log_to_stderr = true };
+	struct cli_load l = {.log = log, .log_size = sizeof(log), .log_to_stderr = true};
 
 	return cli_load_object(path, &l, objp);
 }
@@ -81,20 +81,20 @@ int cli_load_simple(const char *path, struct userbpf_object **objp)
 const char *cli_prog_type_name(unsigned int type)
 {
 	static const char *const names[] = {
-		[BPF_PROG_TYPE_SOCKET_FILTER] = "socket_filter",
-		[BPF_PROG_TYPE_KPROBE] = "kprobe",
-		[BPF_PROG_TYPE_SCHED_CLS] = "sched_cls",
-		[BPF_PROG_TYPE_SCHED_ACT] = "sched_act",
-		[BPF_PROG_TYPE_TRACEPOINT] = "tracepoint",
-		[BPF_PROG_TYPE_XDP] = "xdp",
-		[BPF_PROG_TYPE_PERF_EVENT] = "perf_event",
-		[BPF_PROG_TYPE_CGROUP_SKB] = "cgroup_skb",
-		[BPF_PROG_TYPE_CGROUP_SOCK] = "cgroup_sock",
-		[BPF_PROG_TYPE_LWT_IN] = "lwt_in",
-		[BPF_PROG_TYPE_LWT_OUT] = "lwt_out",
-		[BPF_PROG_TYPE_LWT_XMIT] = "lwt_xmit",
-		[BPF_PROG_TYPE_SOCK_OPS] = "sock_ops",
-		[BPF_PROG_TYPE_SK_SKB] = "sk_skb",
+	    [BPF_PROG_TYPE_SOCKET_FILTER] = "socket_filter",
+	    [BPF_PROG_TYPE_KPROBE] = "kprobe",
+	    [BPF_PROG_TYPE_SCHED_CLS] = "sched_cls",
+	    [BPF_PROG_TYPE_SCHED_ACT] = "sched_act",
+	    [BPF_PROG_TYPE_TRACEPOINT] = "tracepoint",
+	    [BPF_PROG_TYPE_XDP] = "xdp",
+	    [BPF_PROG_TYPE_PERF_EVENT] = "perf_event",
+	    [BPF_PROG_TYPE_CGROUP_SKB] = "cgroup_skb",
+	    [BPF_PROG_TYPE_CGROUP_SOCK] = "cgroup_sock",
+	    [BPF_PROG_TYPE_LWT_IN] = "lwt_in",
+	    [BPF_PROG_TYPE_LWT_OUT] = "lwt_out",
+	    [BPF_PROG_TYPE_LWT_XMIT] = "lwt_xmit",
+	    [BPF_PROG_TYPE_SOCK_OPS] = "sock_ops",
+	    [BPF_PROG_TYPE_SK_SKB] = "sk_skb",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
@@ -105,16 +105,16 @@ const char *cli_prog_type_name(unsigned int type)
 const char *cli_map_type_name(unsigned int type)
 {
 	static const char *const names[] = {
-		[BPF_MAP_TYPE_HASH] = "hash",
-		[BPF_MAP_TYPE_ARRAY] = "array",
-		[BPF_MAP_TYPE_PROG_ARRAY] = "prog_array",
-		[BPF_MAP_TYPE_PERF_EVENT_ARRAY] = "perf_event_array",
-		[BPF_MAP_TYPE_PERCPU_HASH] = "percpu_hash",
-		[BPF_MAP_TYPE_PERCPU_ARRAY] = "percpu_array",
-		[BPF_MAP_TYPE_LRU_HASH] = "lru_hash",
-		[BPF_MAP_TYPE_LRU_PERCPU_HASH] = "lru_percpu_hash",
-		[BPF_MAP_TYPE_LPM_TRIE] = "lpm_trie",
-		[BPF_MAP_TYPE_RINGBUF] = "ringbuf",
+	    [BPF_MAP_TYPE_HASH] = "hash",
+	    [BPF_MAP_TYPE_ARRAY] = "array",
+	    [BPF_MAP_TYPE_PROG_ARRAY] = "prog_array",
+	    [BPF_MAP_TYPE_PERF_EVENT_ARRAY] = "perf_event_array",
+	    [BPF_MAP_TYPE_PERCPU_HASH] = "percpu_hash",
+	    [BPF_MAP_TYPE_PERCPU_ARRAY] = "percpu_array",
+	    [BPF_MAP_TYPE_LRU_HASH] = "lru_hash",
+	    [BPF_MAP_TYPE_LRU_PERCPU_HASH] = "lru_percpu_hash",
+	    [BPF_MAP_TYPE_LPM_TRIE] = "lpm_trie",
+	    [BPF_MAP_TYPE_RINGBUF] = "ringbuf",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])

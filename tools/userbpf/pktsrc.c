@@ -19,16 +19,16 @@
 
 #include "pktsrc.h"
 
-#define DATA_MAX (1u << 20)	/* a --data packet's size limit */
+#define DATA_MAX (1u << 20) /* a --data packet's size limit */
 
 struct pktsrc {
 #ifdef HAVE_LIBPCAP
 	pcap_t *pcap;
 #endif
 	bool live;
-	unsigned long count;	/* live: stop after this many (0: no limit) */
+	unsigned long count; /* live: stop after this many (0: no limit) */
 	unsigned long seen;
-	uint8_t *data;		/* --data: the one packet */
+	uint8_t *data; /* --data: the one packet */
 	uint32_t data_len;
 	bool data_done;
 };
@@ -179,7 +179,7 @@ int pktsrc_next(struct pktsrc *s, struct pkt *p)
 			return 0;
 		rc = pcap_next_ex(s->pcap, &h, &d);
 		if (rc == 0)
-			continue;	/* live timeout */
+			continue; /* live timeout */
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;
 		if (rc < 0) {

@@ -12,8 +12,8 @@
 struct pktsrc;
 struct pkt {
 	const uint8_t *data;
-	uint32_t len;		/* captured bytes */
-	uint32_t wire_len;	/* length on the wire */
+	uint32_t len;	   /* captured bytes */
+	uint32_t wire_len; /* length on the wire */
 };
 int pktsrc_open_pcap(struct pktsrc **sp, const char *path);
 int pktsrc_open_data(struct pktsrc **sp, const char *path);

@@ -44,25 +44,25 @@ static void usage(FILE *f)
 		"run options:\n"
 		"  --map-dump MAP       after the run, print the map (repeatable)\n"
 		"  --names ipproto|xdp  with --map-dump: label integer keys\n"
-		"  --all                with --map-dump: arrays' all-zero entries too\n"
-		RUN_OPTIONS_HELP "\n" EXIT_CODES_HELP);
+		"  --all                with --map-dump: arrays' all-zero entries "
+		"too\n" RUN_OPTIONS_HELP "\n" EXIT_CODES_HELP);
 }
 
 enum { OPT_MAP_DUMP = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_LOG_LEVEL, OPT_OPCODES, OPT_HELP };
 
-static int select_progs(struct userbpf_object *obj, const char *name, struct userbpf_prog ***out,
+static int select_progs(struct userbpf_object *obj, const char *name, struct userbpf_program ***out,
 			size_t *n)
 {
-	size_t cnt = userbpf_object_prog_count(obj);
+	size_t cnt = userbpf_object_program_count(obj);
 
 	*out = calloc(cnt ? cnt : 1, sizeof(**out));
 	*n = 0;
 	if (!*out)
 		return EXIT_RUN;
 	for (size_t i = 0; i < cnt; i++) {
-		struct userbpf_prog *p = userbpf_object_prog(obj, i);
+		struct userbpf_program *p = userbpf_object_program(obj, i);
 
-		if (!name || !strcmp(name, userbpf_prog_name(p)))
+		if (!name || !strcmp(name, userbpf_program_name(p)))
 			(*out)[(*n)++] = p;
 	}
 	if (!*n) {
@@ -90,28 +90,29 @@ static int cmd_load(const char *path)
 		json_begin_array();
 	} else {
 		printf("%s: license %s, %zu program%s, %zu map%s\n", userbpf_object_name(obj),
-		       userbpf_object_license(obj), userbpf_object_prog_count(obj),
-		       userbpf_object_prog_count(obj) == 1 ? "" : "s", userbpf_object_map_count(obj),
+		       userbpf_object_license(obj), userbpf_object_program_count(obj),
+		       userbpf_object_program_count(obj) == 1 ? "" : "s",
+		       userbpf_object_map_count(obj),
 		       userbpf_object_map_count(obj) == 1 ? "" : "s");
 	}
-	for (size_t i = 0; i < userbpf_object_prog_count(obj); i++) {
-		struct userbpf_prog *p = userbpf_object_prog(obj, i);
+	for (size_t i = 0; i < userbpf_object_program_count(obj); i++) {
+		struct userbpf_program *p = userbpf_object_program(obj, i);
 
 		if (cli.json) {
 			json_begin_object();
 			json_key("name");
-			json_string(userbpf_prog_name(p));
+			json_string(userbpf_program_name(p));
 			json_key("section");
-			json_string(userbpf_prog_section(p));
+			json_string(userbpf_program_section(p));
 			json_key("type");
-			json_string(cli_prog_type_name(userbpf_prog_type(p)));
+			json_string(cli_prog_type_name(userbpf_program_type(p)));
 			json_key("insns");
-			json_uint(userbpf_prog_insn_cnt(p));
+			json_uint(userbpf_program_insn_cnt(p));
 			json_end_object();
 		} else {
-			printf("prog %s: %s, section %s, %zu insns\n", userbpf_prog_name(p),
-			       cli_prog_type_name(userbpf_prog_type(p)), userbpf_prog_section(p),
-			       userbpf_prog_insn_cnt(p));
+			printf("prog %s: %s, section %s, %zu insns\n", userbpf_program_name(p),
+			       cli_prog_type_name(userbpf_program_type(p)),
+			       userbpf_program_section(p), userbpf_program_insn_cnt(p));
 		}
 	}
 	if (cli.json) {
@@ -160,19 +161,19 @@ static const char *map_of_fd(struct userbpf_object *obj, int fd)
 	return NULL;
 }
 
-static void dump_prog(struct userbpf_object *obj, struct userbpf_prog *p, bool opcodes)
+static void dump_prog(struct userbpf_object *obj, struct userbpf_program *p, bool opcodes)
 {
-	const struct bpf_insn *in = userbpf_prog_insns(p);
-	size_t n = userbpf_prog_insn_cnt(p);
+	const struct bpf_insn *in = userbpf_program_insns(p);
+	size_t n = userbpf_program_insn_cnt(p);
 
 	if (cli.json) {
 		json_begin_object();
 		json_key("name");
-		json_string(userbpf_prog_name(p));
+		json_string(userbpf_program_name(p));
 		json_key("insns");
 		json_begin_array();
 	} else {
-		printf("%s:\n", userbpf_prog_name(p));
+		printf("%s:\n", userbpf_program_name(p));
 	}
 	for (size_t i = 0; i < n;) {
 		bool wide = in[i].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < n;
@@ -180,8 +181,8 @@ static void dump_prog(struct userbpf_object *obj, struct userbpf_prog *p, bool o
 		char text[256];
 		int slots = wide ? 2 : 1;
 
-		if (wide && (in[i].src_reg == BPF_PSEUDO_MAP_FD ||
-			     in[i].src_reg == BPF_PSEUDO_MAP_VALUE))
+		if (wide &&
+		    (in[i].src_reg == BPF_PSEUDO_MAP_FD || in[i].src_reg == BPF_PSEUDO_MAP_VALUE))
 			map = map_of_fd(obj, in[i].imm);
 		if (map && in[i].src_reg == BPF_PSEUDO_MAP_FD)
 			snprintf(text, sizeof(text), "(18) r%d = map[%s]", in[i].dst_reg, map);
@@ -204,8 +205,8 @@ static void dump_prog(struct userbpf_object *obj, struct userbpf_prog *p, bool o
 				int k = 0;
 
 				for (int j = 0; j < 8 * slots; j++)
-					k += snprintf(hex + k, sizeof(hex) - k, "%s%02x", j ? " " : "",
-						      b[j]);
+					k += snprintf(hex + k, sizeof(hex) - k, "%s%02x",
+						      j ? " " : "", b[j]);
 				json_key("opcodes");
 				json_string(hex);
 			}
@@ -241,9 +242,9 @@ static int dump_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 
 static int cmd_dump(const char *path, const char *name, bool opcodes)
 {
-	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = dump_bpf };
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = dump_bpf};
 	struct userbpf_object *obj;
-	struct userbpf_prog **sel;
+	struct userbpf_program **sel;
 	char errbuf[512];
 	size_t n;
 	int rc;
@@ -280,22 +281,22 @@ static int cmd_dump(const char *path, const char *name, bool opcodes)
 }
 
 /* Loads p again with a log of level; returns the fd or -1 with errno. */
-static int reload(struct userbpf_object *obj, struct userbpf_prog *p, char *log,
+static int reload(struct userbpf_object *obj, struct userbpf_program *p, char *log,
 		  unsigned int level)
 {
 	union bpf_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = userbpf_prog_type(p);
-	attr.expected_attach_type = userbpf_prog_expected_attach_type(p);
-	attr.insn_cnt = (uint32_t)userbpf_prog_insn_cnt(p);
-	attr.insns = (uint64_t)(uintptr_t)userbpf_prog_insns(p);
+	attr.prog_type = userbpf_program_type(p);
+	attr.expected_attach_type = userbpf_program_expected_attach_type(p);
+	attr.insn_cnt = (uint32_t)userbpf_program_insn_cnt(p);
+	attr.insns = (uint64_t)(uintptr_t)userbpf_program_insns(p);
 	attr.license = (uint64_t)(uintptr_t)userbpf_object_license(obj);
 	attr.kern_version = userbpf_object_kversion(obj);
 	attr.log_buf = (uint64_t)(uintptr_t)log;
 	attr.log_size = VERIFY_LOG_SIZE;
 	attr.log_level = level;
-	strncpy(attr.prog_name, userbpf_prog_name(p), sizeof(attr.prog_name) - 1);
+	strncpy(attr.prog_name, userbpf_program_name(p), sizeof(attr.prog_name) - 1);
 	log[0] = '\0';
 	return cli_backend()(BPF_PROG_LOAD, &attr, sizeof(attr));
 }
@@ -327,9 +328,9 @@ static void verify_report(const char *name, bool ok, const char *err, const char
 
 static int cmd_verify(const char *path, const char *name, unsigned int level)
 {
-	struct cli_load l = { .log_size = VERIFY_LOG_SIZE, .log_level = level };
+	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level};
 	struct userbpf_object *obj = NULL;
-	struct userbpf_prog **sel = NULL;
+	struct userbpf_program **sel = NULL;
 	size_t n;
 	int rc;
 
@@ -352,8 +353,8 @@ static int cmd_verify(const char *path, const char *name, unsigned int level)
 
 		if (fd >= 0)
 			close(fd);
-		verify_report(userbpf_prog_name(sel[i]), fd >= 0, fd < 0 ? strerror(errno) : NULL,
-			      l.log);
+		verify_report(userbpf_program_name(sel[i]), fd >= 0,
+			      fd < 0 ? strerror(errno) : NULL, l.log);
 		if (fd < 0)
 			rc = EXIT_VERIFIER;
 	}
@@ -372,12 +373,12 @@ static int cmd_run(const char *path, const char *name, const struct run_opts *ro
 		   const char **dumps, unsigned int ndumps, const char *names, bool all)
 {
 	struct userbpf_object *obj;
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	int rc = cli_load_simple(path, &obj);
 
 	if (rc)
 		return rc;
-	p = name ? userbpf_object_find_prog(obj, name) : userbpf_object_prog(obj, 0);
+	p = name ? userbpf_object_find_program(obj, name) : userbpf_object_program(obj, 0);
 	if (!p) {
 		cli_err("%s: no program %s", path, name ? name : "");
 		rc = EXIT_USAGE;
@@ -415,19 +416,19 @@ out:
 int do_prog(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		RUN_LONG_OPTIONS,
-		{ "map-dump", 1, NULL, OPT_MAP_DUMP },
-		{ "names", 1, NULL, OPT_NAMES },
-		{ "all", 0, NULL, OPT_ALL },
-		{ "log-level", 1, NULL, OPT_LOG_LEVEL },
-		{ "opcodes", 0, NULL, OPT_OPCODES },
-		{ "help", 0, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+	    RUN_LONG_OPTIONS,
+	    {"map-dump", 1, NULL, OPT_MAP_DUMP},
+	    {"names", 1, NULL, OPT_NAMES},
+	    {"all", 0, NULL, OPT_ALL},
+	    {"log-level", 1, NULL, OPT_LOG_LEVEL},
+	    {"opcodes", 0, NULL, OPT_OPCODES},
+	    {"help", 0, NULL, OPT_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *cmd = argc > 0 ? argv[0] : NULL, *names = NULL, *sub, *spec = NULL;
 	const char *dumps[MAX_DUMPS];
 	unsigned int ndumps = 0, level = 1;
-	struct run_opts ro = { 0 };
+	struct run_opts ro = {0};
 	bool all = false, opcodes = false;
 	int opt, rc, npos = 0;
 	char *path, *end;
@@ -493,7 +494,8 @@ int do_prog(int argc, char **argv)
 		}
 	}
 	if (npos != 1) {
-		cli_err("prog %s: wants one OBJ%s argument", cmd, strcmp(cmd, "load") ? "[:PROG]" : "");
+		cli_err("prog %s: wants one OBJ%s argument", cmd,
+			strcmp(cmd, "load") ? "[:PROG]" : "");
 		return EXIT_USAGE;
 	}
 	if (cli_split_spec(spec, &path, &sub))

@@ -36,7 +36,7 @@ struct retval_count {
 struct run_stats {
 	struct retval_count rv[MAX_RETVALS];
 	unsigned int nrv;
-	uint64_t other_packets, other_bytes;	/* beyond MAX_RETVALS distinct values */
+	uint64_t other_packets, other_bytes; /* beyond MAX_RETVALS distinct values */
 	uint64_t packets, bytes, run_ns;
 };
 
@@ -62,7 +62,8 @@ int run_opt_parse(struct run_opts *o, int opt, const char *arg)
 		v = strtoul(arg, &end, 0);
 		if (errno || *end || !*arg || arg[0] == '-' || v > UINT32_MAX ||
 		    (opt == OPT_REPEAT && !v)) {
-			cli_err("bad number '%s' for --%s", arg, opt == OPT_COUNT ? "count" : "repeat");
+			cli_err("bad number '%s' for --%s", arg,
+				opt == OPT_COUNT ? "count" : "repeat");
 			return -1;
 		}
 		if (opt == OPT_COUNT)
@@ -98,11 +99,11 @@ bool run_opts_have_input(const struct run_opts *o)
 
 static const char *retval_name(unsigned int type, uint32_t rv)
 {
-	static const char *const xdp[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
-					   "XDP_REDIRECT" };
-	static const char *const tc[] = { "TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT",
-					  "TC_ACT_PIPE", "TC_ACT_STOLEN", "TC_ACT_QUEUED",
-					  "TC_ACT_REPEAT", "TC_ACT_REDIRECT" };
+	static const char *const xdp[] = {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
+					  "XDP_REDIRECT"};
+	static const char *const tc[] = {"TC_ACT_OK",	  "TC_ACT_RECLASSIFY", "TC_ACT_SHOT",
+					 "TC_ACT_PIPE",	  "TC_ACT_STOLEN",     "TC_ACT_QUEUED",
+					 "TC_ACT_REPEAT", "TC_ACT_REDIRECT"};
 
 	switch (type) {
 	case BPF_PROG_TYPE_XDP:
@@ -175,15 +176,15 @@ static int open_source(const struct run_opts *o, struct pktsrc **src)
 	return EXIT_OK;
 }
 
-static void print_summary(const struct run_stats *st, struct userbpf_prog *prog, double wall)
+static void print_summary(const struct run_stats *st, struct userbpf_program *prog, double wall)
 {
-	unsigned int type = userbpf_prog_type(prog);
+	unsigned int type = userbpf_program_type(prog);
 	double ns_pkt = st->packets ? wall / st->packets : 0;
 	double ns_run = st->packets ? (double)st->run_ns / st->packets : 0;
 
 	if (cli.json) {
 		json_key("prog");
-		json_string(userbpf_prog_name(prog));
+		json_string(userbpf_program_name(prog));
 		json_key("type");
 		json_string(cli_prog_type_name(type));
 		json_key("packets");
@@ -216,7 +217,7 @@ static void print_summary(const struct run_stats *st, struct userbpf_prog *prog,
 		return;
 	}
 	printf("%s (%s): %" PRIu64 " packets, %" PRIu64 " bytes, %.0f ns/packet, %.0f ns/run\n",
-	       userbpf_prog_name(prog), cli_prog_type_name(type), st->packets, st->bytes, ns_pkt,
+	       userbpf_program_name(prog), cli_prog_type_name(type), st->packets, st->bytes, ns_pkt,
 	       ns_run);
 	if (st->nrv)
 		printf("  %-24s %12s %14s\n", "retval", "packets", "bytes");
@@ -248,10 +249,10 @@ static void progress(const struct run_stats *st, double t0, bool end)
 		st->bytes / 1e6, st->packets ? dt / st->packets : 0.0);
 }
 
-int run_packets(struct userbpf_object *obj, struct userbpf_prog *prog, const struct run_opts *o,
+int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const struct run_opts *o,
 		bool summary)
 {
-	unsigned int type = userbpf_prog_type(prog);
+	unsigned int type = userbpf_program_type(prog);
 	userbpf_bpf_fn bpf_fn = cli_backend();
 	bool pseudo = false, show_progress;
 	struct pktsrc *src = NULL;
@@ -269,7 +270,7 @@ int run_packets(struct userbpf_object *obj, struct userbpf_prog *prog, const str
 	case BPF_PROG_TYPE_SCHED_ACT:
 		break;
 	default:
-		cli_err("program '%s': type %s does not run on packets", userbpf_prog_name(prog),
+		cli_err("program '%s': type %s does not run on packets", userbpf_program_name(prog),
 			cli_prog_type_name(type));
 		return EXIT_USAGE;
 	}
@@ -311,7 +312,7 @@ int run_packets(struct userbpf_object *obj, struct userbpf_prog *prog, const str
 			break;
 		len = p.len > FRAME_MAX ? FRAME_MAX : p.len;
 		memset(&attr, 0, sizeof(attr));
-		attr.test.prog_fd = userbpf_prog_fd(prog);
+		attr.test.prog_fd = userbpf_program_fd(prog);
 		attr.test.repeat = o->repeat;
 		if (pseudo) {
 			/* the pseudo header carries the frame's EtherType for skb->protocol */
@@ -345,8 +346,8 @@ int run_packets(struct userbpf_object *obj, struct userbpf_prog *prog, const str
 				json_uint(attr.test.retval);
 				json_end_object();
 			} else {
-				printf("packet %" PRIu64 ": len %u retval %u%s%s%s\n", st->packets, len,
-				       attr.test.retval, name ? " (" : "", name ? name : "",
+				printf("packet %" PRIu64 ": len %u retval %u%s%s%s\n", st->packets,
+				       len, attr.test.retval, name ? " (" : "", name ? name : "",
 				       name ? ")" : "");
 			}
 		}
