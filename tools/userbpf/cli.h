@@ -95,14 +95,14 @@ enum {
 	OPT_SET,
 	OPT_RUN_LAST /* commands number their own options from here */
 };
+/* clang-format off */
 #define RUN_LONG_OPTIONS                                                                           \
-	{"pcap", 1, NULL, OPT_PCAP}, {"data", 1, NULL, OPT_DATA}, {"iface", 1, NULL, OPT_IFACE},   \
-	    {"count", 1, NULL, OPT_COUNT}, {"repeat", 1, NULL, OPT_REPEAT},                        \
-	    {"verdicts", 0, NULL, OPT_VERDICTS}, {"progress", 0, NULL, OPT_PROGRESS},              \
-	    {"trace", 0, NULL, OPT_TRACE},                                                         \
-	{                                                                                          \
-		"set", 1, NULL, OPT_SET                                                            \
-	}
+	{ "pcap", 1, NULL, OPT_PCAP }, { "data", 1, NULL, OPT_DATA },                              \
+	{ "iface", 1, NULL, OPT_IFACE }, { "count", 1, NULL, OPT_COUNT },                          \
+	{ "repeat", 1, NULL, OPT_REPEAT }, { "verdicts", 0, NULL, OPT_VERDICTS },                  \
+	{ "progress", 0, NULL, OPT_PROGRESS }, { "trace", 0, NULL, OPT_TRACE },                    \
+	{ "set", 1, NULL, OPT_SET }
+/* clang-format on */
 #define RUN_OPTIONS_HELP                                                                           \
 	"Input (one of):\n"                                                                        \
 	"  --pcap FILE          packets of a pcap or pcapng file (Ethernet)\n"                     \
