@@ -189,6 +189,9 @@ static inline void *u64_to_voidp(u64 v)
 /* log.c */
 void verbose(struct verifier_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vlog_init(struct vlog *log, u32 level, u64 ubuf, u32 size);
+/* The sink for logs that are not the verifier's (BPF_BTF_LOAD): the same buffer rules. */
+void vlog_printf(struct vlog *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vlog_vprintf(struct vlog *log, const char *fmt, va_list ap);
 void vlog_reset(struct vlog *log, u64 pos);
 int vlog_finalize(struct vlog *log);
 bool vlog_on(const struct vlog *log);
