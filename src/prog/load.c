@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf/btf.h"
 #include "exec/interp.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -40,8 +41,7 @@
 
 /* BPF_COMPLEXITY_LIMIT_INSNS: the limit for a privileged loader (we are root-equivalent). */
 #define PROG_MAX_INSNS 1000000u
-/* The kernel's BTF_MAX_TYPE: larger attach_btf_id values are refused before anything else. */
-#define BTF_MAX_TYPE 0x000fffffu
+/* BTF_MAX_TYPE (linux/btf.h): larger attach_btf_id values are refused before anything else. */
 
 #define BPF_PROG_TYPE(type, run) [type] = true,
 static const bool prog_type_known[] = {
@@ -100,6 +100,9 @@ static void prog_free(struct bpf_prog *prog)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
+	btf_put(prog->btf);
+	free(prog->func_info);
+	free(prog->linfo);
 	free(prog->insns);
 	free(prog);
 }
@@ -207,7 +210,7 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	if (err)
 		goto free_prog;
 
-	err = bpf_check(prog, attr);
+	err = bpf_check(prog, attr, uattr, usize);
 	if (err)
 		goto free_prog; /* frees the map references the verifier took */
 	err = prog_prepare(prog);

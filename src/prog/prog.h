@@ -14,6 +14,7 @@
 #include "util.h"
 
 struct bpf_map;
+struct btf;
 struct interp_prog;
 
 struct bpf_prog {
@@ -37,6 +38,13 @@ struct bpf_prog {
 	u32 used_map_cnt;
 
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
+
+	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
+	struct btf *btf;
+	struct bpf_func_info *func_info;	/* per subprogram */
+	u32 func_info_cnt;
+	struct bpf_line_info *linfo;
+	u32 nr_linfo;
 
 	struct interp_prog *interp;	/* prepared for the interpreter (NULL until then) */
 };
