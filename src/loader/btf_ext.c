@@ -90,7 +90,7 @@ static int collect(const struct userbpf_object *obj, const u8 *part, u32 len, u3
 	return 0;
 }
 
-int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_prog *prog,
+int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *prog,
 		    const u32 *order, size_t norder, const u32 *base)
 {
 	const struct ld_sec *s;

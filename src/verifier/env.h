@@ -23,6 +23,7 @@
 
 #include "insn.h"
 #include "util.h"
+#include "map/map.h"
 #include "verifier/scalar.h"
 #include "verifier/tnum.h"
 
@@ -190,6 +191,11 @@ struct verifier_env {
 	struct bpf_line_info *linfo; /* sorted by insn_off, one at each subprogram's start */
 	u32 nr_linfo;
 	const struct bpf_line_info *prev_linfo; /* the last source line the log printed */
+
+	/* USERBPF_PROG_TYPE_EXT: the application's ctx, described as a map value of ctx_size
+	 * bytes so that accesses get the map-value checks (constant and proven variable offsets),
+	 * and BPF_F_RDONLY_PROG when the program may not write it.  R1 points at it. */
+	struct bpf_map ext_ctx;
 };
 
 static inline void *u64_to_voidp(u64 v)
