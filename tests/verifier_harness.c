@@ -145,7 +145,7 @@ static void run_userbpf(const struct vcase *c, struct outcome *o)
 	a.log_buf = (uintptr_t)o->log;
 	a.log_size = LOG_SIZE;
 	o->log[0] = 0;
-	o->ret = bpf_check(prog, &a);
+	o->ret = bpf_check(prog, &a, NULL, 0);
 	o->err = o->ret < 0 ? -o->ret : 0;
 	error_line(o->log, o->line, sizeof(o->line));
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
