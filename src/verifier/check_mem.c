@@ -21,7 +21,7 @@
 #include "verifier/env.h"
 
 #define PT_REGS_SIZE 168	/* struct pt_regs of x86-64, the kprobe context */
-#define TP_CTX_MAX 2048		/* PERF_MAX_TRACE_SIZE */
+#define TP_CTX_MAX 8192		/* PERF_MAX_TRACE_SIZE (2048 before 6.x) */
 
 #define SKB_OFF(f) offsetof(struct __sk_buff, f)
 #define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
@@ -117,6 +117,9 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			*field = 3;
 		} else if (IN(off, SKB_OFF(family), SKB_END(local_port))) {
 			return false;
+		} else if (off == SKB_OFF(tstamp_type)) {
+			/* tc may read the u8 (its writes were refused above) */
+			return size == 1;
 		}
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_XDP:
