@@ -58,6 +58,20 @@ static bool kernel_ok(void)
 	return kernel_state > 0;
 }
 
+/* prog/load.c's license rule (the kernel's license_is_gpl_compatible()). */
+static bool gpl_license(const char *license)
+{
+	static const char *const gpl[] = {
+		"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+		"Dual MPL/GPL",
+	};
+
+	for (size_t i = 0; i < sizeof(gpl) / sizeof(gpl[0]); i++)
+		if (!strcmp(license, gpl[i]))
+			return true;
+	return false;
+}
+
 static int prog_len(const struct vcase *c)
 {
 	int n = VCASE_MAX_INSNS;
@@ -152,7 +166,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 			umaps[i] = make_map(i, false);
 	prog->type = c->prog_type;
 	prog->expected_attach_type = c->attach;
-	prog->gpl_compatible = !c->license || !strcmp(c->license, "GPL");
+	prog->gpl_compatible = gpl_license(c->license ? c->license : "GPL");
 	prog->insns = copy_insns(insns, n, umaps);
 	prog->len = n;
 	memset(&a, 0, sizeof(a));

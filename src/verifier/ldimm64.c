@@ -132,9 +132,11 @@ int resolve_ldimm64(struct verifier_env *env)
 			i++;
 			continue;
 		}
-		/* the kernel's table also has atomics of every size (load-acquire/store-release) */
-		if (env->insn_first[in->code] < 0 &&
-		    !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) {
+		/* the kernel's table also has atomics of every size (load-acquire/store-release),
+		 * but not `callx` (a bpf_conformance extension the interpreter runs) */
+		if ((env->insn_first[in->code] < 0 &&
+		     !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) ||
+		    in->code == (BPF_JMP | BPF_CALL | BPF_X)) {
 			verbose(env, "unknown opcode %02x\n", in->code);
 			return -EINVAL;
 		}
