@@ -509,10 +509,21 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	return 0;
 }
 
+/* The stack is always strictly aligned; map values only for atomics (the kernel's
+ * strict_alignment_once) or BPF_F_STRICT_ALIGNMENT, as x86 has efficient unaligned access. */
 static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
-			   int size)
+			   int size, bool strict)
 {
-	if (reg->type != PTR_TO_STACK || size == 1)
+	const char *what;
+
+	if (size == 1)
+		return 0;
+	if (reg->type == PTR_TO_STACK)
+		what = "stack ";
+	else if (reg->type == PTR_TO_MAP_VALUE &&
+		 (strict || (env->prog->prog_flags & BPF_F_STRICT_ALIGNMENT)))
+		what = "value ";
+	else
 		return 0;
 	struct tnum t = tnum_add(reg->s.var_off, tnum_const((u64)(s64)(reg->off + off)));
 
@@ -523,7 +534,7 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
 		else
 			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
-		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn, reg->off, off,
+		verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", what, tn, reg->off, off,
 			size);
 		return -EACCES;
 	}
@@ -536,7 +547,9 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		      int value_regno, bool sx, const struct bpf_insn *insn)
 {
 	struct reg_state *reg = &cur_regs(env)[regno];
-	int err = check_alignment(env, reg, off, size);
+	int err = check_alignment(env, reg, off, size,
+				  insn && BPF_MODE(insn->code) == BPF_ATOMIC &&
+					  BPF_CLASS(insn->code) == BPF_STX);
 
 	if (err)
 		return err;
