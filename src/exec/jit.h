@@ -56,6 +56,17 @@ int jit_exec(const struct jit_prog *p, const uint64_t args[5], uint64_t *r0);
 /* jit_exec() with r1, r2 and the rest zero; returns r0 (0 on a run-time error). */
 uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2);
 
+/* The compiled code's entry, for callers that want no wrapper on their hot path: called with
+ * r1..r5, it returns r0 and the run status (negative errno in the low 32 bits, or 0) in
+ * rax:rdx.  NULL where there is no JIT. */
+struct jit_ret {
+	uint64_t r0;
+	uint64_t status;
+};
+typedef struct jit_ret (*jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				       uint64_t r5);
+jit_entry_fn jit_entry(const struct jit_prog *p);
+
 /* The machine code (for a disassembly dump) and its length in bytes. */
 const void *jit_code(const struct jit_prog *p, size_t *len);
 

@@ -72,12 +72,7 @@ enum jit_label {
 	LBL__COUNT
 };
 
-struct jit_ret {
-	uint64_t r0;
-	uint64_t status; /* negative errno in the low 32 bits, or 0 */
-};
-typedef struct jit_ret (*jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
-				       uint64_t r5);
+
 
 struct jit_prog {
 	void *image;	/* R+X mapping */
@@ -1198,6 +1193,11 @@ uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2)
 	return fn(r1, r2, 0, 0, 0).r0;
 }
 
+jit_entry_fn jit_entry(const struct jit_prog *p)
+{
+	return (jit_entry_fn)p->image;
+}
+
 const void *jit_code(const struct jit_prog *p, size_t *len)
 {
 	*len = p->len;
@@ -1230,6 +1230,11 @@ int jit_exec(const struct jit_prog *p, const uint64_t args[5], uint64_t *r0)
 uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2)
 {
 	return 0;
+}
+
+jit_entry_fn jit_entry(const struct jit_prog *p)
+{
+	return NULL;
 }
 
 const void *jit_code(const struct jit_prog *p, size_t *len)

@@ -132,8 +132,8 @@ int resolve_ldimm64(struct verifier_env *env)
 			i++;
 			continue;
 		}
-		/* the kernel's table also has atomics of every size (load-acquire/store-release),
-		 * but not `callx` (a bpf_conformance extension the interpreter runs) */
+		/* the kernel's table also has atomics of every size (load-acquire/store-release) */
+		/* callx (0x8d) is in our opcode list for the interpreter, not in the kernel's */
 		if ((env->insn_first[in->code] < 0 &&
 		     !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) ||
 		    in->code == (BPF_JMP | BPF_CALL | BPF_X)) {
