@@ -431,7 +431,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 		save_spill(sl, val, size);
 		if (size < 8)
 			sl->spilled.id = 0;
-	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST && insn->imm != 0) {
+	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;
 
 		mark_reg_const(&k, (u64)(s64)insn->imm);

@@ -105,7 +105,7 @@ static int do_check(struct verifier_env *env)
 			if (err < 0)
 				return err;
 			if (err == 1) {
-				if (env->log.level & 1) {
+				if (env->log.level & 3) {
 					if (do_print_state)
 						verbose(env, "\nfrom %d to %d: safe\n",
 							env->prev_insn_idx, env->insn_idx);
@@ -120,7 +120,7 @@ static int do_check(struct verifier_env *env)
 			print_state(env, cur_frame(env), true);
 			do_print_state = false;
 		}
-		if (env->log.level & 1) {
+		if (env->log.level & 3) {
 			if (any_scratched(env))
 				print_insn_state(env);
 			env->prev_log_pos = env->log.end_pos;
@@ -194,7 +194,7 @@ static int do_check(struct verifier_env *env)
 				err = check_cond_jmp(env, insn, &env->insn_idx);
 				if (err == 1)
 					goto process_exit;
-				if (!err && (env->log.level & 1))
+				if (!err && (env->log.level & 3))
 					print_insn_state(env);
 			}
 			break;
