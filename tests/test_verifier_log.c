@@ -199,7 +199,7 @@ TEST(verifier_log)
 			true_size_diff++;
 	}
 	if (true_size_diff)
-		printf("  known difference: log_true_size is not reported by userbpf's BPF_PROG_LOAD "
-		       "(%d cases)\n", true_size_diff);
+		printf("  known difference: userbpf's BPF_PROG_LOAD does not report "
+		       "log_true_size (%d cases)\n", true_size_diff);
 	printf("verifier log attributes: %d cases, %d agree with the kernel\n", n, agree);
 }
