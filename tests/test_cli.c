@@ -352,6 +352,15 @@ TEST(cli_prog_verify_and_dump)
 	CHECK_EQ(cli("--json", "prog", "dump", EXAMPLE("sockex1"), NULL), 0);
 	CHECK(strstr(out,
 		     "[{\"name\":\"bpf_prog1\",\"insns\":[{\"pc\":0,\"disasm\":\"(bf) r6 = r1\"}"));
+	/* --jited: the JIT's code (x86-64), or a note that the interpreter runs it */
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("sockex1"), "--jited", NULL), 0);
+#ifdef __x86_64__
+	if (!getenv("USERBPF_JIT") || strcmp(getenv("USERBPF_JIT"), "0"))
+		CHECK(strstr(out, "bpf_prog1: ") && strstr(out, " bytes of x86-64 code\n"));
+	else
+#endif
+		CHECK(strstr(out, "bpf_prog1: not JIT-compiled (the interpreter runs it)\n"));
+	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), "--jited", NULL), 1);
 	/* a program the verifier rejects can be dumped */
 	CHECK_EQ(cli("prog", "dump", FIXTURE("cli_rejected"), NULL), 0);
 	CHECK(strstr(out, "unchecked:\n"));

@@ -18,6 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/jit.h"
+#include "fd.h"
+#include "prog/prog.h"
+#include "rcu.h"
 #include "verifier/disasm.h"
 
 #include "cli.h"
@@ -34,6 +38,7 @@ static void usage(FILE *f)
 		"                                    run over packets: counts per return value,\n"
 		"                                    packets, bytes, ns/packet\n"
 		"  prog dump   OBJ[:PROG] [--opcodes] instructions in the kernel's format\n"
+		"  prog dump   OBJ[:PROG] --jited     the JIT's x86-64 code (objdump syntax)\n"
 		"  prog verify OBJ[:PROG] [--log-level N]\n"
 		"                                    the verifier's log (default level 1; 2 every\n"
 		"                                    instruction's state; +4 statistics)\n"
@@ -48,7 +53,8 @@ static void usage(FILE *f)
 		"too\n" RUN_OPTIONS_HELP "\n" EXIT_CODES_HELP);
 }
 
-enum { OPT_MAP_DUMP = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_LOG_LEVEL, OPT_OPCODES, OPT_HELP };
+enum { OPT_MAP_DUMP = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_LOG_LEVEL, OPT_OPCODES, OPT_JITED,
+       OPT_HELP };
 
 static int select_progs(struct userbpf_object *obj, const char *name, struct userbpf_program ***out,
 			size_t *n)
@@ -369,6 +375,91 @@ out:
 	return rc;
 }
 
+/* The JIT's code of a loaded program, copied out (the program may go away after).  NULL when
+ * the interpreter runs it (no JIT on this machine, USERBPF_JIT=0, or the JIT gave up). */
+static unsigned char *jited_code(int prog_fd, size_t *len)
+{
+	unsigned char *copy = NULL;
+	struct bpf_object *o;
+	int err;
+
+	rcu_read_lock();
+	o = obj_from_fd(prog_fd, OBJ_PROG, &err);
+	if (o && prog_of(o)->jit) {
+		const void *code = jit_code(prog_of(o)->jit, len);
+
+		copy = malloc(*len);
+		if (copy)
+			memcpy(copy, code, *len);
+	}
+	rcu_read_unlock();
+	return copy;
+}
+
+/* objdump-style listing: binutils' objdump disassembles when it is installed (as bpftool uses
+ * libbfd), else a hex dump. */
+static void print_code(const unsigned char *code, size_t len)
+{
+	char path[] = "/tmp/userbpf-jited-XXXXXX", cmd[256], line[512];
+	int fd = mkstemp(path);
+	bool shown = false;
+	FILE *p;
+
+	if (fd >= 0 && write(fd, code, len) == (ssize_t)len) {
+		snprintf(cmd, sizeof(cmd),
+			 "objdump -D -b binary -m i386:x86-64 %s 2>/dev/null", path);
+		p = popen(cmd, "r");
+		/* keep the instruction lines ("   0:\t55 \tpush %%rbp") */
+		while (p && fgets(line, sizeof(line), p))
+			if (strchr(line, ':') && line[0] == ' ' && (shown = true))
+				fputs(line, stdout);
+		if (p)
+			pclose(p);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	if (shown)
+		return;
+	for (size_t i = 0; i < len; i++)
+		printf("%s%02x%s", i % 16 ? " " : "  ", code[i], i % 16 == 15 ? "\n" : "");
+	if (len % 16)
+		putchar('\n');
+}
+
+static int cmd_dump_jited(const char *path, const char *name)
+{
+	struct cli_load l = {0};
+	struct userbpf_object *obj = NULL;
+	struct userbpf_program **sel = NULL;
+	size_t n;
+	int rc = cli_load_object(path, &l, &obj);
+
+	if (rc)
+		goto out;
+	rc = select_progs(obj, name, &sel, &n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t len = 0;
+		unsigned char *code = jited_code(userbpf_program_fd(sel[i]), &len);
+
+		if (i)
+			putchar('\n');
+		if (!code) {
+			printf("%s: not JIT-compiled (the interpreter runs it)\n",
+			       userbpf_program_name(sel[i]));
+			continue;
+		}
+		printf("%s: %zu bytes of x86-64 code\n", userbpf_program_name(sel[i]), len);
+		print_code(code, len);
+		free(code);
+	}
+out:
+	free(sel);
+	userbpf_object_close(obj);
+	return rc;
+}
+
 static int cmd_run(const char *path, const char *name, const struct run_opts *ro,
 		   const char **dumps, unsigned int ndumps, const char *names, bool all)
 {
@@ -422,6 +513,7 @@ int do_prog(int argc, char **argv)
 	    {"all", 0, NULL, OPT_ALL},
 	    {"log-level", 1, NULL, OPT_LOG_LEVEL},
 	    {"opcodes", 0, NULL, OPT_OPCODES},
+	    {"jited", 0, NULL, OPT_JITED},
 	    {"help", 0, NULL, OPT_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -429,7 +521,7 @@ int do_prog(int argc, char **argv)
 	const char *dumps[MAX_DUMPS];
 	unsigned int ndumps = 0, level = 1;
 	struct run_opts ro = {0};
-	bool all = false, opcodes = false;
+	bool all = false, opcodes = false, jited = false;
 	int opt, rc, npos = 0;
 	char *path, *end;
 
@@ -485,6 +577,11 @@ int do_prog(int argc, char **argv)
 				goto bad;
 			opcodes = true;
 			break;
+		case OPT_JITED:
+			if (strcmp(cmd, "dump"))
+				goto bad;
+			jited = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
@@ -503,7 +600,7 @@ int do_prog(int argc, char **argv)
 	if (!strcmp(cmd, "load")) {
 		rc = sub ? (cli_err("prog load: OBJ only"), EXIT_USAGE) : cmd_load(path);
 	} else if (!strcmp(cmd, "dump")) {
-		rc = cmd_dump(path, sub, opcodes);
+		rc = jited ? cmd_dump_jited(path, sub) : cmd_dump(path, sub, opcodes);
 	} else if (!strcmp(cmd, "verify")) {
 		rc = cmd_verify(path, sub, level);
 	} else if (!run_opts_have_input(&ro)) {
