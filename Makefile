@@ -127,6 +127,13 @@ $(BUILD)/tests/test_cli.o: ALL_CFLAGS += -DCLI_PATH='"$(CLI)"' -DTRAFFICGEN_PATH
 ifeq ($(HAVE_LIBELF),1)
 $(BENCH): $(BPF_OBJS)
 $(BENCH): ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'
+# libbpf, the reference loader, beside ours in the load rows (the bench only, not the library)
+HAVE_LIBBPF := $(shell printf '\043include <bpf/libbpf.h>\nint main(void){return 0;}' | \
+		 $(CC) $(ARCHFLAGS) -x c - -lbpf -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_LIBBPF),1)
+$(BENCH): ALL_CFLAGS += -DHAVE_LIBBPF
+$(BENCH): BENCH_LIBS := -lbpf
+endif
 else
 BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
 endif
@@ -183,7 +190,7 @@ fuzz:
 
 $(BENCH): $(BENCH_SRCS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS) $(BENCH_LIBS)
 
 bench: $(BENCH)
 	$(BENCH)

@@ -3,7 +3,9 @@
  *
  * Rows per object (build/examples/NAME.bpf.o, found through LOADER_OBJ_DIR):
  *   load/NAME/open     parse the ELF only (no backend): the loader's own cost, one side
- *   load/NAME/full     open + create maps + BPF_PROG_LOAD every program + close, per backend
+ *   load/NAME/full     open + create maps + BPF_PROG_LOAD every program + close, per backend,
+ *                      and Debian's libbpf doing the same into the kernel (bpf_object__open_file,
+ *                      __load, __close) when the bench was built with it (HAVE_LIBBPF)
  *   load/NAME/prog     BPF_PROG_LOAD (verifier + preparation) + close of the relocated first
  *                      program alone, maps already created, per backend
  * One operation is one object (or program); rates are loads per second, so the ratio is how many
@@ -15,6 +17,9 @@
 #include <unistd.h>
 
 #include <userbpf/loader.h>
+#ifdef HAVE_LIBBPF
+#include <bpf/libbpf.h>
+#endif
 
 #include "bench.h"
 
@@ -97,6 +102,32 @@ static uint64_t op_prog(void *ctx, unsigned int tid, unsigned int nthreads, uint
 	return failed;
 }
 
+#ifdef HAVE_LIBBPF
+/* The reference loader: libbpf into the kernel, the whole object per operation. */
+static uint64_t op_libbpf_full(void *ctx, unsigned int tid, unsigned int nthreads, uint64_t n)
+{
+	struct load_ctx *c = ctx;
+	uint64_t failed = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		struct bpf_object *obj = bpf_object__open_file(c->path, NULL);
+
+		if (libbpf_get_error(obj)) {
+			failed++;
+			continue;
+		}
+		failed += bpf_object__load(obj) != 0;
+		bpf_object__close(obj);
+	}
+	return failed;
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+#endif
+
 /* A loaded object for the prog rows; 0 or -1 (the side is then unavailable). */
 static int prepare(struct load_ctx *c)
 {
@@ -125,10 +156,14 @@ static void loader_rows(const char *name, const char *path)
 	}
 	snprintf(row, sizeof(row), "load/%s/full", name);
 	if (bench_selected(row)) {
-		struct bench_side s[2] = {{"userbpf", have_u ? op_full : NULL, &u},
-					  {"kernel", have_k ? op_full : NULL, &k}};
+		struct bench_side s[3] = {{"userbpf", have_u ? op_full : NULL, &u},
+					  {"kernel", have_k ? op_full : NULL, &k},
+#ifdef HAVE_LIBBPF
+					  {"libbpf", have_k ? op_libbpf_full : NULL, &k},
+#endif
+		};
 
-		bench_row(row, s, 2, 1);
+		bench_row(row, s, sizeof(s) / sizeof(s[0]), 1);
 	}
 	snprintf(row, sizeof(row), "load/%s/prog", name);
 	if (bench_selected(row)) {
@@ -143,6 +178,9 @@ static void loader_rows(const char *name, const char *path)
 
 BENCH(loader)
 {
+#ifdef HAVE_LIBBPF
+	libbpf_set_print(quiet);
+#endif
 	loader_rows("sockex1", OBJ("sockex1"));
 	loader_rows("xdp_portfilter", OBJ("xdp_portfilter"));
 	loader_rows("globals", OBJ("globals"));
