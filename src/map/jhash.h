@@ -51,6 +51,11 @@ static inline __attribute__((always_inline)) u32 jhash(const void *key, u32 len,
 	u32 a, b, c;
 
 	a = b = c = JHASH_INITVAL + len + seed;
+	if (len == 4) { /* the common key: the tail case of one word, without the loop and switch */
+		a += get_le32(k);
+		JHASH_FINAL(a, b, c);
+		return c;
+	}
 	while (len > 12) {
 		a += get_le32(k);
 		b += get_le32(k + 4);
