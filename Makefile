@@ -7,6 +7,7 @@
 #   make fuzz         a bounded libFuzzer run of the bpf() entry point (clang)
 #   make bench        benchmarks: ratios against the kernel and native C
 #   make demo         the README's main job
+#   make embed-demo   the embedding API's example (examples/embed_demo.c)
 #   make install PREFIX=/usr/local
 
 CC      ?= cc
@@ -28,6 +29,10 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS  := $(sort $(wildcard tools/userbpf/*.c))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
+PLUGIN_SRCS := $(sort $(wildcard tools/conformance-plugin/*.c))
+PLUGIN_OBJS := $(PLUGIN_SRCS:%.c=$(BUILD)/%.o)
+# what the tests share with the plugin: running one program the plugin's way
+PLUGIN_LIB_OBJS := $(filter-out %/main.o,$(PLUGIN_OBJS))
 
 LIB_A   := $(BUILD)/libuserbpf.a
 LIB_SO  := $(BUILD)/libuserbpf.so
@@ -36,10 +41,12 @@ TESTS   := $(BUILD)/tests/run-tests
 STRESS  := $(BUILD)/tests/stress
 BENCH   := $(BUILD)/bench/bench
 DEMO    := $(BUILD)/examples/maps_demo
+EMBED_DEMO := $(BUILD)/examples/embed_demo
+PLUGIN  := $(BUILD)/userbpf-conformance-plugin
 
-.PHONY: all check check32 check-asan check-tsan fuzz bench demo install clean valgrind
+.PHONY: all check check-interp check32 check-asan check-tsan fuzz bench demo embed-demo install clean valgrind
 
-all: $(LIB_A) $(LIB_SO) $(CLI)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN) $(EMBED_DEMO)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -89,10 +96,14 @@ $(LIB_SO): $(LIB_OBJS) userbpf.map
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS)
 
-# Tests link the static library so that sanitizer builds see every object.
-$(TESTS): $(TEST_OBJS) $(LIB_A)
+$(PLUGIN): $(PLUGIN_OBJS) $(LIB_A)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(PLUGIN_OBJS) $(LIB_A) $(LDLIBS)
+
+# Tests link the static library so that sanitizer builds see every object.  The plugin binary is
+# a prerequisite: a test runs it to check its stdin/stdout protocol.
+$(TESTS): $(TEST_OBJS) $(PLUGIN_LIB_OBJS) $(LIB_A) $(PLUGIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(LDLIBS)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(PLUGIN_LIB_OBJS) $(LIB_A) $(LDLIBS)
 
 $(STRESS): tests/stress/stress.c $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -103,6 +114,10 @@ HAVE_STRESS := $(wildcard tests/stress/stress.c)
 check: $(TESTS) $(LIB_SO) $(if $(HAVE_STRESS),$(STRESS))
 	$(TESTS)
 	$(if $(HAVE_STRESS),$(STRESS) --quick)
+
+# The same tests with the interpreter forced for loaded programs (the JIT is the default).
+check-interp: $(TESTS)
+	USERBPF_JIT=0 $(TESTS)
 
 check32:
 	$(MAKE) BUILD=build32 ARCHFLAGS=-m32 check
@@ -143,6 +158,13 @@ $(DEMO): examples/maps_demo.c $(LIB_A)
 
 demo: $(DEMO)
 	$(DEMO)
+
+$(EMBED_DEMO): examples/embed_demo.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+embed-demo: $(EMBED_DEMO)
+	$(EMBED_DEMO)
 
 $(BUILD)/userbpf.pc: userbpf.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@

@@ -12,6 +12,7 @@
 #include "conformance_asm.h"
 #include "insn.h"
 #include "exec/interp.h"
+#include "interp_cases.h"
 
 /* --- Environment: helper 1 sums its arguments, 2 returns r1, 5 is uBPF's unwind; LD_ABS reads
  * the struct test_pkt that r6 points to. --- */
@@ -46,7 +47,7 @@ static const interp_helper_fn test_helpers[6] = {
 	[5] = helper_id,
 };
 
-static const struct interp_env test_env = {
+const struct interp_env interp_case_env = {
 	.helpers = test_helpers,
 	.nr_helpers = 6,
 	.unwind_id = 5,
@@ -55,8 +56,9 @@ static const struct interp_env test_env = {
 
 static const uint8_t pkt_bytes[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
 static const struct test_pkt test_packet = { pkt_bytes, sizeof(pkt_bytes) };
+const void *const interp_case_packet = &test_packet;
 /* Stands for the address of test_packet, which is not a constant expression on every target. */
-#define PKT UINT64_C(0x9e7a9e7a9e7a)
+#define PKT INTERP_CASE_PKT
 
 /* Assemble and run src with r1 = arg; returns the interp_exec() status. */
 static int run_asm(const char *src, uint64_t arg, uint64_t *r0, const char *name)
@@ -72,7 +74,7 @@ static int run_asm(const char *src, uint64_t arg, uint64_t *r0, const char *name
 		test_fail(__FILE__, __LINE__, "%s: assemble: %s", name, err);
 		return -EINVAL;
 	}
-	ret = interp_prepare(insns, (uint32_t)n, &test_env, &p);
+	ret = interp_prepare(insns, (uint32_t)n, &interp_case_env, &p);
 	free(insns);
 	if (ret) {
 		test_fail(__FILE__, __LINE__, "%s: prepare: %d", name, ret);
@@ -83,14 +85,7 @@ static int run_asm(const char *src, uint64_t arg, uint64_t *r0, const char *name
 	return ret;
 }
 
-struct sem_case {
-	const char *name;
-	const char *src;
-	uint64_t arg;    /* r1 */
-	uint64_t expect; /* r0 */
-};
-
-static const struct sem_case sem_cases[] = {
+const struct sem_case interp_sem_cases[] = {
 	/* Division and modulo by zero, both widths, register and immediate. */
 	{ "div64 reg by 0", "mov %r0, 7\nmov %r1, 0\ndiv %r0, %r1\nexit", 0, 0 },
 	{ "div64 imm by 0", "mov %r0, 7\ndiv %r0, 0\nexit", 0, 0 },
@@ -222,15 +217,9 @@ static const struct sem_case sem_cases[] = {
 	  "mov %r6, %r1\nmov %r2, -1\nmov %r0, 5\nldindb %r2, 0\nmov %r0, 7\nexit", PKT, 0 },
 	{ "r1 on entry", "mov %r0, %r1\nexit", 0x1234, 0x1234 },
 };
+const size_t interp_n_sem_cases = sizeof(interp_sem_cases) / sizeof(interp_sem_cases[0]);
 
-/* Programs that must end with a run-time error status (and r0 = 0), never a crash. */
-struct err_case {
-	const char *name;
-	const char *src;
-	int err;
-};
-
-static const struct err_case err_cases[] = {
+const struct err_case interp_err_cases[] = {
 	{ "callx unknown", "mov %r3, 4\ncall %r3\nexit", -ENOENT },
 	{ "callx huge id", "lddw %r3, 0x100000002\ncall %r3\nexit", -ENOENT },
 	{ "falls off the end", "mov %r0, 1", -EFAULT },
@@ -239,11 +228,12 @@ static const struct err_case err_cases[] = {
 	  "call local f\nadd %r0, 1\nexit\ndone:\nmov %r0, 0\nexit", -ELOOP },
 	{ "infinite recursion", "f:\ncall local f\nexit", -ELOOP },
 };
+const size_t interp_n_err_cases = sizeof(interp_err_cases) / sizeof(interp_err_cases[0]);
 
 TEST(interp_semantics)
 {
-	for (size_t i = 0; i < sizeof(sem_cases) / sizeof(sem_cases[0]); i++) {
-		const struct sem_case *c = &sem_cases[i];
+	for (size_t i = 0; i < interp_n_sem_cases; i++) {
+		const struct sem_case *c = &interp_sem_cases[i];
 		uint64_t arg = c->arg == PKT ? (uint64_t)(uintptr_t)&test_packet : c->arg;
 		uint64_t r0 = 0xdeadbeef;
 		int err = run_asm(c->src, arg, &r0, c->name);
@@ -258,8 +248,8 @@ TEST(interp_semantics)
 
 TEST(interp_runtime_errors)
 {
-	for (size_t i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
-		const struct err_case *c = &err_cases[i];
+	for (size_t i = 0; i < interp_n_err_cases; i++) {
+		const struct err_case *c = &interp_err_cases[i];
 		uint64_t r0 = 0xdeadbeef;
 		int err = run_asm(c->src, 0, &r0, c->name);
 
@@ -323,13 +313,13 @@ static const struct dec_case dec_cases[] = {
 
 TEST(interp_decoder_rejects)
 {
-	struct interp_env no_pkt = test_env;
+	struct interp_env no_pkt = interp_case_env;
 
 	no_pkt.load_pkt = NULL;
 	for (size_t i = 0; i < sizeof(dec_cases) / sizeof(dec_cases[0]); i++) {
 		const struct dec_case *c = &dec_cases[i];
 		struct interp_prog *p = (struct interp_prog *)1;
-		int err = interp_prepare(c->insns, c->cnt, c->no_pkt ? &no_pkt : &test_env, &p);
+		int err = interp_prepare(c->insns, c->cnt, c->no_pkt ? &no_pkt : &interp_case_env, &p);
 
 		if (err != c->err)
 			test_fail(__FILE__, __LINE__, "%s: prepare %d, want %d", c->name, err,
@@ -379,7 +369,7 @@ TEST(interp_every_form_decodes)
 			want = -EOPNOTSUPP;
 		prog[insn_slots(i)] = (struct bpf_insn)EXIT_;
 		CHECK_EQ(insn_find(&prog[0]), i);
-		err = interp_prepare(prog, (uint32_t)insn_slots(i) + 1, &test_env, &p);
+		err = interp_prepare(prog, (uint32_t)insn_slots(i) + 1, &interp_case_env, &p);
 		if (err != want)
 			test_fail(__FILE__, __LINE__, "%s: prepare %d, want %d", d[i].name, err,
 				  want);

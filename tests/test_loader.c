@@ -115,14 +115,14 @@ static int has_freeze(const struct bpf_backend *be)
 }
 
 /* Runs prog once on pkt; returns the program's return value, or -1 (test failure recorded). */
-static long long test_run(const struct bpf_backend *be, struct userbpf_prog *prog, const void *pkt,
+static long long test_run(const struct bpf_backend *be, struct userbpf_program *prog, const void *pkt,
 			  size_t len)
 {
 	union bpf_attr attr;
 	unsigned char out[256];
 
 	memset(&attr, 0, sizeof(attr));
-	attr.test.prog_fd = userbpf_prog_fd(prog);
+	attr.test.prog_fd = userbpf_program_fd(prog);
 	attr.test.data_in = PTR_TO_U64(pkt);
 	attr.test.data_size_in = len;
 	attr.test.data_out = PTR_TO_U64(out);
@@ -130,7 +130,7 @@ static long long test_run(const struct bpf_backend *be, struct userbpf_prog *pro
 	attr.test.repeat = 1;
 	if (be->bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr))) {
 		test_fail(__FILE__, __LINE__, "BPF_PROG_TEST_RUN of %s: %s",
-			  userbpf_prog_name(prog), strerror(errno));
+			  userbpf_program_name(prog), strerror(errno));
 		return -1;
 	}
 	return attr.test.retval;
@@ -164,17 +164,17 @@ static void set_ports(unsigned char *l4, uint16_t sport, uint16_t dport)
 TEST(loader_open_examples)
 {
 	struct userbpf_object *obj;
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	struct userbpf_map *m;
 
 	REQUIRE_EQ(open_obj(EXAMPLE("sockex1"), &backend_userbpf, &obj), 0);
-	CHECK_EQ(userbpf_object_prog_count(obj), 1);
-	p = userbpf_object_prog(obj, 0);
+	CHECK_EQ(userbpf_object_program_count(obj), 1);
+	p = userbpf_object_program(obj, 0);
 	REQUIRE(p);
-	CHECK(!strcmp(userbpf_prog_name(p), "bpf_prog1"));
-	CHECK(!strcmp(userbpf_prog_section(p), "socket"));
-	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
-	CHECK_EQ(userbpf_prog_fd(p), -1);
+	CHECK(!strcmp(userbpf_program_name(p), "bpf_prog1"));
+	CHECK(!strcmp(userbpf_program_section(p), "socket"));
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
+	CHECK_EQ(userbpf_program_fd(p), -1);
 	CHECK(!strcmp(userbpf_object_license(obj), "GPL"));
 	CHECK(!strcmp(userbpf_object_name(obj), "sockex1.bpf.o"));
 	CHECK_EQ(userbpf_object_map_count(obj), 1);
@@ -188,12 +188,12 @@ TEST(loader_open_examples)
 	userbpf_object_close(obj);
 
 	REQUIRE_EQ(open_obj(EXAMPLE("xdp_portfilter"), &backend_userbpf, &obj), 0);
-	CHECK_EQ(userbpf_object_prog_count(obj), 1);
-	p = userbpf_object_find_prog(obj, "xdp_portfilter");
+	CHECK_EQ(userbpf_object_program_count(obj), 1);
+	p = userbpf_object_find_program(obj, "xdp_portfilter");
 	REQUIRE(p);
-	CHECK(!strcmp(userbpf_prog_section(p), "xdp"));
-	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_XDP);
-	CHECK_EQ(userbpf_prog_expected_attach_type(p), BPF_XDP);
+	CHECK(!strcmp(userbpf_program_section(p), "xdp"));
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_XDP);
+	CHECK_EQ(userbpf_program_expected_attach_type(p), BPF_XDP);
 	CHECK_EQ(userbpf_object_map_count(obj), 2);
 	m = userbpf_object_find_map(obj, "blocked_ports");
 	REQUIRE(m);
@@ -208,10 +208,10 @@ TEST(loader_open_examples)
 	userbpf_object_close(obj);
 
 	REQUIRE_EQ(open_obj(EXAMPLE("globals"), &backend_userbpf, &obj), 0);
-	CHECK_EQ(userbpf_object_prog_count(obj), 1); /* scale() in .text is a subprogram */
-	p = userbpf_object_find_prog(obj, "globals_prog");
+	CHECK_EQ(userbpf_object_program_count(obj), 1); /* scale() in .text is a subprogram */
+	p = userbpf_object_find_program(obj, "globals_prog");
 	REQUIRE(p);
-	CHECK_EQ(userbpf_prog_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_SOCKET_FILTER);
 	CHECK_EQ(userbpf_object_map_count(obj), 3);
 	m = userbpf_object_find_map(obj, ".rodata");
 	REQUIRE(m);
@@ -267,7 +267,7 @@ static void run_sockex1(const struct bpf_backend *be)
 {
 	struct userbpf_object *obj;
 	unsigned char pkt[64];
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	uint32_t key;
 	int64_t value;
 	size_t l4;
@@ -275,13 +275,13 @@ static void run_sockex1(const struct bpf_backend *be)
 
 	obj = load_obj(EXAMPLE("sockex1"), be);
 	REQUIRE(obj);
-	p = userbpf_object_prog(obj, 0);
-	CHECK(userbpf_prog_fd(p) >= 0);
+	p = userbpf_object_program(obj, 0);
+	CHECK(userbpf_program_fd(p) >= 0);
 	fd = map_fd(obj, "my_map");
 	CHECK(fd >= 0);
 	/* The relocated ld_imm64 carries the map fd. */
-	CHECK_EQ(userbpf_prog_insns(p)[5].src_reg, BPF_PSEUDO_MAP_FD);
-	CHECK_EQ(userbpf_prog_insns(p)[5].imm, fd);
+	CHECK_EQ(userbpf_program_insns(p)[5].src_reg, BPF_PSEUDO_MAP_FD);
+	CHECK_EQ(userbpf_program_insns(p)[5].imm, fd);
 
 	/* Under BPF_PROG_TEST_RUN a socket filter sees the packet from the network header:
 	 * skb->len is 64 - 14 and load_byte(ETH_HLEN + 9) reads packet byte 14 + 23 = 37, here
@@ -309,7 +309,7 @@ static void run_xdp_portfilter(const struct bpf_backend *be)
 {
 	struct userbpf_object *obj;
 	unsigned char pkt[64];
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	uint16_t port;
 	uint8_t one = 1;
 	uint32_t key;
@@ -319,9 +319,9 @@ static void run_xdp_portfilter(const struct bpf_backend *be)
 
 	obj = load_obj(EXAMPLE("xdp_portfilter"), be);
 	REQUIRE(obj);
-	p = userbpf_object_find_prog(obj, "xdp_portfilter");
+	p = userbpf_object_find_program(obj, "xdp_portfilter");
 	REQUIRE(p);
-	CHECK(userbpf_prog_fd(p) >= 0);
+	CHECK(userbpf_program_fd(p) >= 0);
 	ports = map_fd(obj, "blocked_ports");
 	verdicts = map_fd(obj, "verdicts");
 	port = htons(80);
@@ -367,7 +367,7 @@ static void run_globals(const struct bpf_backend *be)
 	struct userbpf_object *obj;
 	const struct bpf_insn *insns;
 	unsigned char pkt[64];
-	struct userbpf_prog *p;
+	struct userbpf_program *p;
 	uint64_t bss[2];
 	uint32_t key = 0, data, ro[2] = {0, 0};
 	size_t l4;
@@ -375,11 +375,11 @@ static void run_globals(const struct bpf_backend *be)
 
 	obj = load_obj(EXAMPLE("globals"), be);
 	REQUIRE(obj);
-	p = userbpf_object_find_prog(obj, "globals_prog");
+	p = userbpf_object_find_program(obj, "globals_prog");
 	REQUIRE(p);
 	/* globals_prog (12 insns) then scale() (16) appended; the call at insn 6 reaches 12. */
-	REQUIRE_EQ(userbpf_prog_insn_cnt(p), 28);
-	insns = userbpf_prog_insns(p);
+	REQUIRE_EQ(userbpf_program_insn_cnt(p), 28);
+	insns = userbpf_program_insns(p);
 	CHECK_EQ(insns[6].code, BPF_JMP | BPF_CALL);
 	CHECK_EQ(insns[6].src_reg, BPF_PSEUDO_CALL);
 	CHECK_EQ(insns[6].imm, 12 - 7);
@@ -429,7 +429,7 @@ static void run_legacy_maps(const struct bpf_backend *be)
 	CHECK_EQ(userbpf_map_flags(m), BPF_F_NO_PREALLOC);
 	CHECK_EQ(userbpf_map_max_entries(m), 8);
 	build_ipv4(pkt, 17, 5, &l4);
-	CHECK_EQ(test_run(be, userbpf_object_prog(obj, 0), pkt, sizeof(pkt)), 0);
+	CHECK_EQ(test_run(be, userbpf_object_program(obj, 0), pkt, sizeof(pkt)), 0);
 	CHECK_EQ(lookup(be, userbpf_map_fd(m), &key, &v32), 0);
 	CHECK_EQ(v32, 7);
 	CHECK_EQ(lookup(be, map_fd(obj, "legacy_array"), &key, &v64), 0);
@@ -481,7 +481,7 @@ TEST(loader_userbpf_prog_load)
 	err = userbpf_object_load(obj);
 	if (err == 0) {
 		/* BPF_PROG_LOAD has landed: then the object must be fully loaded. */
-		CHECK(userbpf_prog_fd(userbpf_object_prog(obj, 0)) >= 0);
+		CHECK(userbpf_program_fd(userbpf_object_program(obj, 0)) >= 0);
 	} else {
 		CHECK_EQ(err, -EOPNOTSUPP);
 		CHECK(!strcmp(errbuf, "globals.bpf.o: program 'globals_prog' (section 'socket'): "
@@ -546,19 +546,19 @@ static void run_multi_prog(const struct bpf_backend *be)
 
 	obj = load_obj(FIXTURE("multi_prog"), be);
 	REQUIRE(obj);
-	REQUIRE_EQ(userbpf_object_prog_count(obj), 3);
+	REQUIRE_EQ(userbpf_object_program_count(obj), 3);
 	fd = map_fd(obj, "hits");
 	build_ipv4(pkt, 17, 5, &l4);
 	for (uint32_t k = 0; k < 3; k++) {
-		struct userbpf_prog *p = userbpf_object_prog(obj, k);
-		const struct bpf_insn *insns = userbpf_prog_insns(p);
+		struct userbpf_program *p = userbpf_object_program(obj, k);
+		const struct bpf_insn *insns = userbpf_program_insns(p);
 		uint64_t v;
 
-		CHECK(!strcmp(userbpf_prog_name(p), names[k]));
-		CHECK_EQ(userbpf_prog_type(p),
+		CHECK(!strcmp(userbpf_program_name(p), names[k]));
+		CHECK_EQ(userbpf_program_type(p),
 			 k < 2 ? BPF_PROG_TYPE_SOCKET_FILTER : BPF_PROG_TYPE_XDP);
 		/* The program (3), add() (16) at 3, twice() (3) at 19. */
-		REQUIRE_EQ(userbpf_prog_insn_cnt(p), 22);
+		REQUIRE_EQ(userbpf_program_insn_cnt(p), 22);
 		CHECK_EQ(insns[1].imm, 3 - 2);
 		CHECK_EQ(insns[3 + 11].imm, 19 - (3 + 11 + 1));
 		CHECK_EQ(insns[3 + 3].src_reg, BPF_PSEUDO_MAP_FD);

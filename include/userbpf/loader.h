@@ -51,7 +51,7 @@ struct userbpf_object_opts {
 #define userbpf_object_opts__last_field log_level
 
 struct userbpf_object;
-struct userbpf_prog;
+struct userbpf_program;
 struct userbpf_map;
 
 /* Opens the ELF object in path / in the size bytes at buf (copied; the caller may free it on
@@ -80,21 +80,21 @@ USERBPF_API const char *userbpf_object_license(const struct userbpf_object *obj)
 USERBPF_API unsigned int userbpf_object_kversion(const struct userbpf_object *obj);
 
 /* Programs, in section order then offset order.  NULL when out of range / not found. */
-USERBPF_API size_t userbpf_object_prog_count(const struct userbpf_object *obj);
-USERBPF_API struct userbpf_prog *userbpf_object_prog(const struct userbpf_object *obj, size_t i);
-USERBPF_API struct userbpf_prog *userbpf_object_find_prog(const struct userbpf_object *obj,
+USERBPF_API size_t userbpf_object_program_count(const struct userbpf_object *obj);
+USERBPF_API struct userbpf_program *userbpf_object_program(const struct userbpf_object *obj, size_t i);
+USERBPF_API struct userbpf_program *userbpf_object_find_program(const struct userbpf_object *obj,
 							  const char *name);
 /* The function name, the section name, the program type and expected attach type the section
  * name implies, the instruction count (before load: the function's own; after: with appended
  * subprograms), the instructions (after load: as passed to BPF_PROG_LOAD) and the fd (-1 before
  * load). */
-USERBPF_API const char *userbpf_prog_name(const struct userbpf_prog *prog);
-USERBPF_API const char *userbpf_prog_section(const struct userbpf_prog *prog);
-USERBPF_API enum bpf_prog_type userbpf_prog_type(const struct userbpf_prog *prog);
-USERBPF_API enum bpf_attach_type userbpf_prog_expected_attach_type(const struct userbpf_prog *prog);
-USERBPF_API size_t userbpf_prog_insn_cnt(const struct userbpf_prog *prog);
-USERBPF_API const struct bpf_insn *userbpf_prog_insns(const struct userbpf_prog *prog);
-USERBPF_API int userbpf_prog_fd(const struct userbpf_prog *prog);
+USERBPF_API const char *userbpf_program_name(const struct userbpf_program *prog);
+USERBPF_API const char *userbpf_program_section(const struct userbpf_program *prog);
+USERBPF_API enum bpf_prog_type userbpf_program_type(const struct userbpf_program *prog);
+USERBPF_API enum bpf_attach_type userbpf_program_expected_attach_type(const struct userbpf_program *prog);
+USERBPF_API size_t userbpf_program_insn_cnt(const struct userbpf_program *prog);
+USERBPF_API const struct bpf_insn *userbpf_program_insns(const struct userbpf_program *prog);
+USERBPF_API int userbpf_program_fd(const struct userbpf_program *prog);
 
 /* Maps: those of .maps (BTF), of the legacy "maps" section, then one per global-data section
  * (.data, .rodata, .bss, .data.*, .rodata.*), named after the variable or the section. */

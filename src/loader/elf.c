@@ -322,7 +322,7 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		return ld_err(obj, -ENOMEM, "out of memory for %zu programs", np);
 	for (size_t i = 0; i < obj->nfuncs; i++) {
 		struct ld_func *f = &obj->funcs[i];
-		struct userbpf_prog *prog;
+		struct userbpf_program *prog;
 
 		if (f->prog < 0)
 			continue;

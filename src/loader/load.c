@@ -253,7 +253,7 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	return 0;
 }
 
-static int prog_load(struct userbpf_object *obj, struct userbpf_prog *prog)
+static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 {
 	union bpf_attr attr;
 	int fd, err;
@@ -359,17 +359,17 @@ USERBPF_API unsigned int userbpf_object_kversion(const struct userbpf_object *ob
 	return obj->kversion;
 }
 
-USERBPF_API size_t userbpf_object_prog_count(const struct userbpf_object *obj)
+USERBPF_API size_t userbpf_object_program_count(const struct userbpf_object *obj)
 {
 	return obj->nprogs;
 }
 
-USERBPF_API struct userbpf_prog *userbpf_object_prog(const struct userbpf_object *obj, size_t i)
+USERBPF_API struct userbpf_program *userbpf_object_program(const struct userbpf_object *obj, size_t i)
 {
 	return i < obj->nprogs ? &obj->progs[i] : NULL;
 }
 
-USERBPF_API struct userbpf_prog *userbpf_object_find_prog(const struct userbpf_object *obj,
+USERBPF_API struct userbpf_program *userbpf_object_find_program(const struct userbpf_object *obj,
 							  const char *name)
 {
 	for (size_t i = 0; i < obj->nprogs; i++)
@@ -378,37 +378,37 @@ USERBPF_API struct userbpf_prog *userbpf_object_find_prog(const struct userbpf_o
 	return NULL;
 }
 
-USERBPF_API const char *userbpf_prog_name(const struct userbpf_prog *prog)
+USERBPF_API const char *userbpf_program_name(const struct userbpf_program *prog)
 {
 	return prog->name;
 }
 
-USERBPF_API const char *userbpf_prog_section(const struct userbpf_prog *prog)
+USERBPF_API const char *userbpf_program_section(const struct userbpf_program *prog)
 {
 	return prog->sec_name;
 }
 
-USERBPF_API enum bpf_prog_type userbpf_prog_type(const struct userbpf_prog *prog)
+USERBPF_API enum bpf_prog_type userbpf_program_type(const struct userbpf_program *prog)
 {
 	return prog->type;
 }
 
-USERBPF_API enum bpf_attach_type userbpf_prog_expected_attach_type(const struct userbpf_prog *prog)
+USERBPF_API enum bpf_attach_type userbpf_program_expected_attach_type(const struct userbpf_program *prog)
 {
 	return prog->attach_type;
 }
 
-USERBPF_API size_t userbpf_prog_insn_cnt(const struct userbpf_prog *prog)
+USERBPF_API size_t userbpf_program_insn_cnt(const struct userbpf_program *prog)
 {
 	return prog->insn_cnt;
 }
 
-USERBPF_API const struct bpf_insn *userbpf_prog_insns(const struct userbpf_prog *prog)
+USERBPF_API const struct bpf_insn *userbpf_program_insns(const struct userbpf_program *prog)
 {
 	return prog->insns;
 }
 
-USERBPF_API int userbpf_prog_fd(const struct userbpf_prog *prog)
+USERBPF_API int userbpf_program_fd(const struct userbpf_program *prog)
 {
 	return prog->fd;
 }

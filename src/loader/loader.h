@@ -89,7 +89,7 @@ struct userbpf_map {
 	int fd;		/* -1 until created */
 };
 
-struct userbpf_prog {
+struct userbpf_program {
 	const char *name;
 	const char *sec_name;
 	enum bpf_prog_type type;
@@ -123,7 +123,7 @@ struct userbpf_object {
 	size_t nfuncs;
 	struct ld_reloc *relocs;
 	size_t nrelocs;
-	struct userbpf_prog *progs;
+	struct userbpf_program *progs;
 	size_t nprogs;
 	struct userbpf_map *maps;
 	size_t nmaps;
@@ -150,7 +150,7 @@ int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t siz
 
 /* reloc.c: builds prog->insns: the function, the subprograms it calls (transitively) appended,
  * map and global-data references set to the created maps' fds. */
-int ld_prog_build(struct userbpf_object *obj, struct userbpf_prog *prog);
+int ld_prog_build(struct userbpf_object *obj, struct userbpf_program *prog);
 /* reloc.c: index in funcs[] of the function of section sec starting at instruction insn, or -1. */
 int ld_func_at(const struct userbpf_object *obj, u32 sec, u32 insn);
 

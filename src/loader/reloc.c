@@ -73,7 +73,7 @@ static void append(const struct userbpf_object *obj, struct build *b, u32 fi)
 	b->cnt += f->cnt;
 }
 
-static int fixup_func(const struct userbpf_object *obj, const struct userbpf_prog *prog,
+static int fixup_func(const struct userbpf_object *obj, const struct userbpf_program *prog,
 		      struct build *b, u32 fi)
 {
 	const struct ld_func *f = &obj->funcs[fi];
@@ -115,7 +115,7 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 	return 0;
 }
 
-int ld_prog_build(struct userbpf_object *obj, struct userbpf_prog *prog)
+int ld_prog_build(struct userbpf_object *obj, struct userbpf_program *prog)
 {
 	struct build b = {0};
 	size_t total = 0;

@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "exec/interp.h"
+#include "exec/jit.h"
+
+#include <userbpf.h>
 #include "map/map.h"
 #include "prog/prog.h"
 #include "prog/run.h"
@@ -78,29 +81,85 @@ static void helper_tables_init(void)
 			helper_table_len[t] = helper_fns(t, helper_table[t], HELPER_TABLE_SIZE);
 }
 
+/* JIT settings, like the kernel's bpf_jit_enable and bpf_jit_harden sysctls: read from the
+ * environment (USERBPF_JIT=0 forces the interpreter, USERBPF_JIT_HARDEN=1 blinds constants) on
+ * first use, changed with userbpf_set_jit() / userbpf_set_jit_harden().  -1: not read yet. */
+static int jit_enabled = -1, jit_harden = -1;
+
+static int env_flag(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strcmp(v, "0") != 0 : dflt;
+}
+
+USERBPF_API int userbpf_set_jit(int enable)
+{
+	int old = __atomic_exchange_n(&jit_enabled, !!enable, __ATOMIC_RELAXED);
+
+	return old < 0 ? env_flag("USERBPF_JIT", 1) : old;
+}
+
+USERBPF_API int userbpf_set_jit_harden(int enable)
+{
+	int old = __atomic_exchange_n(&jit_harden, !!enable, __ATOMIC_RELAXED);
+
+	return old < 0 ? env_flag("USERBPF_JIT_HARDEN", 0) : old;
+}
+
+static int setting(int *v, const char *name, int dflt)
+{
+	int cur = __atomic_load_n(v, __ATOMIC_RELAXED);
+
+	return cur < 0 ? env_flag(name, dflt) : cur;
+}
+
 int prog_prepare(struct bpf_prog *prog)
 {
 	struct interp_env env = { 0 };
+	int err;
 
-	pthread_once(&helper_table_once, helper_tables_init);
-	env.helpers = helper_table[prog->type];
-	env.nr_helpers = helper_table_len[prog->type];
-	/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere. */
-	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog->type == BPF_PROG_TYPE_SCHED_CLS)
-		env.load_pkt = run_skb_load_pkt;
-	return interp_prepare(prog->insns, prog->len, &env, &prog->interp);
+	if (prog->type == USERBPF_PROG_TYPE_EXT) {
+		/* ext_mem begins with the interpreter's table (src/prog/ext.c) */
+		env.helpers = prog->ext_mem;
+		env.nr_helpers = prog->nr_ext_helpers;
+		env.unwind_id = prog->ext_unwind_id;
+	} else {
+		pthread_once(&helper_table_once, helper_tables_init);
+		env.helpers = helper_table[prog->type];
+		env.nr_helpers = helper_table_len[prog->type];
+		/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere */
+		if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER ||
+		    prog->type == BPF_PROG_TYPE_SCHED_CLS)
+			env.load_pkt = run_skb_load_pkt;
+	}
+	err = interp_prepare(prog->insns, prog->len, &env, &prog->interp);
+	if (err)
+		return err;
+	if (setting(&jit_enabled, "USERBPF_JIT", 1)) {
+		struct jit_opts opts = { .sz = sizeof(opts) };
+
+		opts.blind = setting(&jit_harden, "USERBPF_JIT_HARDEN", 0);
+		/* Any failure (not x86-64, out of memory) leaves the interpreter in charge. */
+		if (jit_compile(prog->insns, prog->len, &env, &opts, &prog->jit))
+			prog->jit = NULL;
+	}
+	return 0;
 }
 
 /* ---- lifetime ---- */
 
 static void prog_free(struct bpf_prog *prog)
 {
+	if (prog->jit)
+		jit_free(prog->jit);
 	if (prog->interp)
 		interp_free(prog->interp);
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
 	free(prog->insns);
+	free(prog->ext_mem);
 	free(prog);
 }
 
@@ -143,7 +202,7 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	struct bpf_prog *prog;
 	char license[128];
 	size_t len;
-	int err, memfd;
+	int err;
 
 	if (attr->prog_flags & ~PROG_FLAGS_KNOWN)
 		return -EINVAL;
@@ -206,6 +265,17 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	err = obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
 	if (err)
 		goto free_prog;
+
+	return prog_verify_install(prog, attr);
+
+free_prog:
+	prog_free(prog);
+	return err;
+}
+
+int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr)
+{
+	int err, memfd;
 
 	err = bpf_check(prog, attr);
 	if (err)

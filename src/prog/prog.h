@@ -14,7 +14,30 @@
 #include "util.h"
 
 struct bpf_map;
+struct bpf_func_proto;
 struct interp_prog;
+struct jit_prog;
+
+/* The extension program type of userbpf_prog_load_ext() (src/prog/ext.c): beyond the kernel's
+ * enum bpf_prog_type, and refused by bpf(BPF_PROG_LOAD) (prog_types.h does not list it), so only
+ * the embedding API creates such programs.
+ *
+ * What the verifier must check for it (it learns the rest from the fields below):
+ *  - R1 at entry is the ctx pointer, R2 a known scalar equal to ctx_size (the kernel marks R2..R5
+ *    not initialised for its types; here R2 is readable); R3..R5 are not initialised.
+ *  - ctx accesses: loads (and, only if ctx_writable, stores, ST and STX; no atomics) of size
+ *    1, 2, 4 or 8 with the whole access inside [0, ctx_size).  The minimum is the kernel's rule
+ *    for a ctx (constant offset from the unmodified pointer); recommended is to treat the ctx as
+ *    PTR_TO_MEM of ctx_size bytes (read-only unless ctx_writable), so that a variable offset
+ *    proven in bounds is accepted as for a map value, and to accept R1 for ARG_PTR_TO_MEM /
+ *    ARG_PTR_TO_UNINIT_MEM (the latter only if ctx_writable) as well as for ARG_PTR_TO_CTX.
+ *    ctx_size 0 (R1 may then be NULL) allows no access.  No ctx access is rewritten.
+ *  - helper calls: prog_helper_proto(prog, id), not bpf_helper_proto(); ids go up to
+ *    USERBPF_HELPER_ID_MAX; an unknown id is "invalid func", as the kernel says.  gpl_only is
+ *    false for every registered helper.
+ *  - no LD_ABS/LD_IND (no skb); maps through LD_IMM64 as for any type.
+ *  - the return value is any scalar (64 bits are returned to the application). */
+#define USERBPF_PROG_TYPE_EXT 0x7fff0000u
 
 struct bpf_prog {
 	struct bpf_object obj;		/* must stay first */
@@ -39,12 +62,38 @@ struct bpf_prog {
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
 
 	struct interp_prog *interp;	/* prepared for the interpreter (NULL until then) */
+	struct jit_prog *jit;		/* native code when the JIT is on and took it, else NULL:
+					 * runs use it first, the interpreter otherwise */
+
+	/* USERBPF_PROG_TYPE_EXT only; zero for every other type. */
+	u32 ctx_size;			/* bytes of ctx the program may access */
+	bool ctx_writable;		/* whether it may store to them */
+	/* Helper prototypes indexed by helper id: nr_ext_helpers entries, an entry whose func is
+	 * NULL is not callable.  Holds the registered helpers and, if the loader asked, the map
+	 * helpers; what prog_helper_proto() answers from. */
+	const struct bpf_func_proto *ext_helpers;
+	u32 nr_ext_helpers;
+	u32 ext_unwind_id;		/* a helper whose 0 result ends the run (0: none) */
+	void *ext_mem;			/* the one allocation behind ext_helpers; freed with prog */
 };
 
 static inline struct bpf_prog *prog_of(struct bpf_object *obj)
 {
 	return container_of(obj, struct bpf_prog, obj);
 }
+
+/* The prototype of helper func_id for prog: the registered one (ext_helpers) for the extension
+ * type, bpf_helper_proto(func_id, prog->type) otherwise.  NULL: prog may not call func_id.  What
+ * the verifier calls for every helper call (src/prog/ext.c). */
+const struct bpf_func_proto *prog_helper_proto(const struct bpf_prog *prog, u32 func_id);
+
+/* The end of a load after the attr checks (src/prog/load.c): bpf_check() with attr's log fields,
+ * preparation for the interpreter, installation as an fd.  Returns the fd; on failure frees
+ * prog (and what the verifier took) and returns -errno. */
+int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr);
+
+/* BPF_PROG_TEST_RUN of an extension program (src/prog/ext.c). */
+int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
 /* bpf() commands (src/prog/). */
 int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);

@@ -34,6 +34,7 @@
 #include <netinet/ip6.h>
 
 #include "exec/interp.h"
+#include "exec/jit.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "prog/run.h"
@@ -92,7 +93,10 @@ u32 prog_run(const struct bpf_prog *prog, void *ctx)
 	u64 args[5] = { (uintptr_t)ctx }, r0 = 0;
 
 	rcu_read_lock();
-	interp_exec(prog->interp, args, &r0);
+	if (prog->jit)
+		jit_exec(prog->jit, args, &r0);
+	else
+		interp_exec(prog->interp, args, &r0);
 	rcu_read_unlock();
 	return (u32)r0;
 }
@@ -515,7 +519,10 @@ int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		return err;
 	prog = prog_of(obj);
 
-	run = prog->type < ARRAY_SIZE(test_runs) ? test_runs[prog->type] : NULL;
+	if (prog->type == USERBPF_PROG_TYPE_EXT)
+		run = test_run_ext;
+	else
+		run = prog->type < ARRAY_SIZE(test_runs) ? test_runs[prog->type] : NULL;
 	err = run ? run(prog, attr, uattr) : -ENOTSUPP;
 	obj_put(obj);
 	return err;

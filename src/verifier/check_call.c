@@ -89,6 +89,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		*map = reg->map;
 		return 0;
 	case ARG_PTR_TO_CTX:
+		/* the ext type's ctx is the application's memory, described as a map value */
+		if (reg->type == PTR_TO_MAP_VALUE && reg->map == &env->ext_ctx && !reg->off &&
+		    scalar_is_const(&reg->s) && !reg->s.var_off.value)
+			return 0;
 		if (reg->type != PTR_TO_CTX)
 			return type_err(env, regno, reg, "ctx");
 		if (reg->off < 0 || reg->off || !scalar_is_const(&reg->s) || reg->s.var_off.value) {
@@ -142,11 +146,16 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	int err;
 
 	(void)insn_idx;
-	if (id < 0 || id >= MAX_HELPER_ID) {
+	if (id < 0 || (id >= MAX_HELPER_ID && env->prog->type != USERBPF_PROG_TYPE_EXT)) {
 		verbose(env, "invalid func %s#%d\n", helper_name_of(id), id);
 		return -EINVAL;
 	}
-	fn = bpf_helper_proto((u32)id, env->prog->type);
+	/* The application's registered helpers for the ext type, the kernel's otherwise. */
+	fn = prog_helper_proto(env->prog, (u32)id);
+	if (!fn && env->prog->type == USERBPF_PROG_TYPE_EXT) {
+		verbose(env, "invalid func unknown#%d\n", id);
+		return -EINVAL;
+	}
 	if (!fn) {
 		verbose(env, "program of this type cannot use helper %s#%d\n", helper_name_of(id),
 			id);

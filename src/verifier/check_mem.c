@@ -226,6 +226,26 @@ static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg,
 	return -EACCES;
 }
 
+/* BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG: what the program may do with the map's values (the
+ * kernel's check_map_access_type()). */
+static int check_map_access_type(struct verifier_env *env, const struct reg_state *reg, s32 off,
+				 int size, bool write)
+{
+	const struct bpf_map *map = reg->map;
+
+	if (write && (map->map_flags & BPF_F_RDONLY_PROG)) {
+		verbose(env, "write into map forbidden, value_size=%u off=%d size=%d\n",
+			map->value_size, off, size);
+		return -EACCES;
+	}
+	if (!write && (map->map_flags & BPF_F_WRONLY_PROG)) {
+		verbose(env, "read from map forbidden, value_size=%u off=%d size=%d\n",
+			map->value_size, off, size);
+		return -EACCES;
+	}
+	return 0;
+}
+
 int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno, bool zero_ok)
 {
@@ -540,7 +560,9 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 	off += reg->off;
 	switch (reg->type) {
 	case PTR_TO_MAP_VALUE:
-		err = check_mem_region(env, regno, off, size, write, value_regno, false);
+		err = check_map_access_type(env, reg, off, size, write);
+		if (!err)
+			err = check_mem_region(env, regno, off, size, write, value_regno, false);
 		if (!err && !write && value_regno >= 0)
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
 		break;
@@ -758,7 +780,8 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 	case PTR_TO_PACKET_META:
 		return check_packet(env, regno, reg->off, size, zero_ok);
 	case PTR_TO_MAP_VALUE:
-		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+		err = check_map_access_type(env, reg, reg->off, size, write);
+		return err ? err : check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_STACK:
 		if (size == 0 && !zero_ok) {
 			verbose(env, "invalid zero-sized read\n");

@@ -23,6 +23,7 @@
 
 #include "insn.h"
 #include "util.h"
+#include "map/map.h"
 #include "verifier/scalar.h"
 #include "verifier/tnum.h"
 
@@ -179,6 +180,11 @@ struct verifier_env {
 	struct bpf_map **used_maps;
 	u32 used_map_cnt;
 	int16_t insn_first[256];
+
+	/* USERBPF_PROG_TYPE_EXT: the application's ctx, described as a map value of ctx_size
+	 * bytes so that accesses get the map-value checks (constant and proven variable offsets),
+	 * and BPF_F_RDONLY_PROG when the program may not write it.  R1 points at it. */
+	struct bpf_map ext_ctx;
 };
 
 static inline void *u64_to_voidp(u64 v)

@@ -133,8 +133,10 @@ int resolve_ldimm64(struct verifier_env *env)
 			continue;
 		}
 		/* the kernel's table also has atomics of every size (load-acquire/store-release) */
-		if (env->insn_first[in->code] < 0 &&
-		    !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) {
+		/* callx (0x8d) is in our opcode list for the interpreter, not in the kernel's */
+		if ((env->insn_first[in->code] < 0 &&
+		     !(BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC)) ||
+		    in->code == (BPF_JMP | BPF_CALL | BPF_X)) {
 			verbose(env, "unknown opcode %02x\n", in->code);
 			return -EINVAL;
 		}

@@ -65,7 +65,20 @@ static int do_check(struct verifier_env *env)
 	env->cur->frame[0] = f0;
 	env->cur->branches = 1;
 	init_func_state(f0, -1, 0, 0);
-	mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_CTX);
+	if (env->prog->type == USERBPF_PROG_TYPE_EXT) {
+		struct bpf_map *ctx = &env->ext_ctx;
+
+		ctx->map_type = BPF_MAP_TYPE_ARRAY;
+		ctx->key_size = 4;
+		ctx->value_size = env->prog->ctx_size;
+		ctx->max_entries = 1;
+		ctx->map_flags = env->prog->ctx_writable ? 0 : BPF_F_RDONLY_PROG;
+		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_MAP_VALUE);
+		f0->regs[BPF_REG_1].map = ctx;
+		mark_reg_const(&f0->regs[BPF_REG_2], env->prog->ctx_size); /* R2 = ctx_size */
+	} else {
+		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_CTX);
+	}
 	mark_all_scratched(env);
 	env->insn_idx = 0;
 	env->prev_insn_idx = -1;

@@ -1,0 +1,444 @@
+/* Program execution speed: the same BPF programs on userbpf and on the kernel, against the same
+ * logic in native C (bench/native_progs.c, -O2).
+ *
+ * Programs (XDP, built with userbpf/insn.h macros so that the kernel's verifier accepts them:
+ * bounds checks before every packet access, loops with constant bounds):
+ *   ret0      return XDP_PASS
+ *   parse     Ethernet / IPv4 (variable IHL) / TCP header parse, XDP_DROP for port 80
+ *   csum      ones' complement sum over a 1500-byte packet, a bounds check per word
+ *   loop      100 iterations of x = x * 31 + i; x ^= x >> 7
+ *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
+ * Sides of each row, all measured in this run, one thread:
+ *   userbpf   bpf(BPF_PROG_TEST_RUN) with repeat: the mean it reports in duration
+ *   ext       userbpf_prog_run() in a loop, wall clock, on an extension program doing the same
+ *             with the packet as its ctx (rows where the ctx rules allow it: constant ctx
+ *             offsets only, so parse handles IHL 5 and csum has no ext variant)
+ *   kernel    the kernel's bpf(BPF_PROG_TEST_RUN) with repeat: its duration (JIT if enabled)
+ *   native    the C function called in a loop, wall clock
+ * TEST_RUN sides use the duration the command reports because the kernel's fixed cost per call
+ * is large (see test_run_ns()); both sides measure the same way, as the kernel does.
+ * Printed: ns per run for each side, then kernel/userbpf (> 1: userbpf faster) and
+ * userbpf/native, ext/native (how many times native C is faster).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <userbpf.h>
+#include <userbpf/insn.h>
+
+#include "bench.h"
+#include "native_progs.h"
+
+#define MAP_SLOT 0x7ffffff0
+#define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
+#define NATIVE_LEN 1500
+#define MAX_BATCH (1u << 20)
+
+typedef int (*bpf_call_fn)(int cmd, union bpf_attr *attr, unsigned int size);
+
+static int kernel_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, size);
+}
+
+/* ---- the programs ---- */
+
+#define PKT_PTRS /* r2 = data, r3 = data_end */                                                  \
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, XDP_OFF(data)),                                 \
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, XDP_OFF(data_end))
+
+static const struct bpf_insn p_ret0[] = {
+	BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+	BPF_EXIT_INSN(),
+};
+
+static const struct bpf_insn p_parse[] = {
+	PKT_PTRS,
+	BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 34),
+	BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 21),		/* shorter than eth + ip */
+	BPF_LDX_MEM(BPF_H, BPF_REG_5, BPF_REG_2, 12),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_5, 0x0008, 19),		/* not IPv4 (htons(0x800)) */
+	BPF_LDX_MEM(BPF_B, BPF_REG_5, BPF_REG_2, 14),
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_5),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_6, 4),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_6, 4, 15),			/* version */
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_5, 0xf),
+	BPF_JMP_IMM(BPF_JLT, BPF_REG_5, 5, 13),			/* IHL */
+	BPF_ALU64_IMM(BPF_LSH, BPF_REG_5, 2),
+	BPF_LDX_MEM(BPF_B, BPF_REG_6, BPF_REG_2, 23),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_6, 6, 10),			/* not TCP */
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 14),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_4, BPF_REG_5),		/* the TCP header */
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_4),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_6, 20),
+	BPF_JMP_REG(BPF_JGT, BPF_REG_6, BPF_REG_3, 4),		/* TCP header cut */
+	BPF_LDX_MEM(BPF_H, BPF_REG_7, BPF_REG_4, 2),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0x5000, 2),		/* dport != htons(80) */
+	BPF_MOV64_IMM(BPF_REG_0, XDP_DROP),
+	BPF_EXIT_INSN(),
+	BPF_EXIT_INSN(),
+};
+
+/* The same on an extension program whose ctx is the packet (ctx_size 54): constant offsets, so
+ * only IHL 5 takes the fast path (the others are passed). */
+static const struct bpf_insn e_parse[] = {
+	BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+	BPF_LDX_MEM(BPF_H, BPF_REG_5, BPF_REG_1, 12),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_5, 0x0008, 7),
+	BPF_LDX_MEM(BPF_B, BPF_REG_5, BPF_REG_1, 14),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_5, 0x45, 5),		/* version 4, IHL 5 */
+	BPF_LDX_MEM(BPF_B, BPF_REG_6, BPF_REG_1, 23),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_6, 6, 3),
+	BPF_LDX_MEM(BPF_H, BPF_REG_7, BPF_REG_1, 14 + 20 + 2),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0x5000, 1),
+	BPF_MOV64_IMM(BPF_REG_0, XDP_DROP),
+	BPF_EXIT_INSN(),
+};
+
+static const struct bpf_insn p_csum[] = {
+	PKT_PTRS,
+	BPF_MOV64_IMM(BPF_REG_0, 0),
+	BPF_MOV64_IMM(BPF_REG_4, 0),
+	/* loop: */
+	BPF_MOV64_REG(BPF_REG_5, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 2),
+	BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_3, 5),		/* to done */
+	BPF_LDX_MEM(BPF_H, BPF_REG_6, BPF_REG_2, 0),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_6),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 1),
+	BPF_JMP_IMM(BPF_JLT, BPF_REG_4, 750, -8),		/* to loop */
+	/* done: fold twice, invert */
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_1, 16),
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_1, 16),
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+	BPF_ALU64_IMM(BPF_XOR, BPF_REG_0, 0xffff),
+	BPF_EXIT_INSN(),
+};
+
+static const struct bpf_insn p_loop[] = {
+	BPF_MOV64_IMM(BPF_REG_0, 1),
+	BPF_MOV64_IMM(BPF_REG_1, 0),
+	/* loop: */
+	BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_2, 7),
+	BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
+	BPF_JMP_IMM(BPF_JLT, BPF_REG_1, 100, -7),
+	BPF_EXIT_INSN(),
+};
+
+#define HASH_BODY /* key in r5 */                                                                \
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_5, 1023),                                                 \
+	BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_5, -4),                                           \
+	BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),                                                      \
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),                                                    \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),                                                   \
+	BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),                                                 \
+	BPF_MOV64_IMM(BPF_REG_6, 1),                                                             \
+	BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),                                                   \
+	BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, 0),                                            \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_6, 1),                                                    \
+	BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_6, -16),                                         \
+	BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),                                                      \
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),                                                    \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),                                                   \
+	BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),                                                    \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -16),                                                  \
+	BPF_MOV64_IMM(BPF_REG_4, BPF_ANY),                                                       \
+	BPF_EMIT_CALL(BPF_FUNC_map_update_elem),                                                 \
+	BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),                                                      \
+	BPF_EXIT_INSN()
+
+static const struct bpf_insn p_hash[] = {
+	PKT_PTRS,
+	BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 4),
+	BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 23),		/* to the last exit */
+	BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_2, 0),
+	HASH_BODY,
+	BPF_EXIT_INSN(),
+};
+
+static const struct bpf_insn e_hash[] = {
+	BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_1, 0),
+	HASH_BODY,
+};
+
+/* ---- sides ---- */
+
+#define TR_REPS 5		/* timed TEST_RUN calls per side; the median is reported */
+#define TR_TARGET_NS 20e6	/* aim for this much program time per call */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* BPF_PROG_TEST_RUN's own measure: the mean ns per run it reports in duration, with repeat sized
+ * to about TR_TARGET_NS of program time, median of TR_REPS calls.  Wall time would charge the
+ * kernel's fixed cost per call (XDP test runs with repeat > 1 swap the XDP dispatcher, an RCU
+ * grace period: ~25 ms here) to the program.  Returns -1 if a call fails. */
+static double test_run_ns(bpf_call_fn call, int prog_fd, const uint8_t *pkt, uint32_t len)
+{
+	uint32_t repeat = 1000, d[TR_REPS];
+	union bpf_attr a;
+
+	for (int i = -1; i < TR_REPS; i++) {
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (uint32_t)prog_fd;
+		a.test.data_in = (uintptr_t)pkt;
+		a.test.data_size_in = len;
+		a.test.repeat = repeat;
+		if (call(BPF_PROG_TEST_RUN, &a, sizeof(a)))
+			return -1;
+		if (i < 0) { /* the probe sizes repeat */
+			double r = TR_TARGET_NS / (a.test.duration ? a.test.duration : 1);
+
+			repeat = r < 1000 ? 1000 : r > MAX_BATCH ? MAX_BATCH : (uint32_t)r;
+			continue;
+		}
+		d[i] = a.test.duration;
+	}
+	qsort(d, TR_REPS, sizeof(d[0]), cmp_u32);
+	return d[TR_REPS / 2];
+}
+
+struct ext_side {
+	struct userbpf_prog *prog;
+	void *ctx;
+};
+
+static volatile uint64_t sink;
+
+static uint64_t side_ext(void *ctx, unsigned int tid, unsigned int nthreads, uint64_t n)
+{
+	struct ext_side *s = ctx;
+	uint64_t acc = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		acc += userbpf_prog_run(s->prog, s->ctx);
+	sink = acc;
+	return 0;
+}
+
+struct native_side {
+	uint64_t (*fn)(const uint8_t *pkt, size_t len);
+	const uint8_t *pkt;
+	size_t len;
+};
+
+static uint64_t side_native(void *ctx, unsigned int tid, unsigned int nthreads, uint64_t n)
+{
+	struct native_side *s = ctx;
+	uint64_t acc = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		acc += s->fn(s->pkt, s->len);
+	sink = acc;
+	return 0;
+}
+
+/* ---- setup ---- */
+
+static int map_create(bpf_call_fn call)
+{
+	union bpf_attr a;
+	uint64_t v = 0;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_HASH;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 1024;
+	fd = call(BPF_MAP_CREATE, &a, sizeof(a));
+	for (uint32_t k = 0; fd >= 0 && k < 1024; k++) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)fd;
+		a.key = (uintptr_t)&k;
+		a.value = (uintptr_t)&v;
+		call(BPF_MAP_UPDATE_ELEM, &a, sizeof(a));
+	}
+	return fd;
+}
+
+/* A copy of insns with MAP_SLOT replaced by map_fd (the caller frees it). */
+static struct bpf_insn *with_map(const struct bpf_insn *insns, uint32_t cnt, int map_fd)
+{
+	struct bpf_insn *copy = malloc(cnt * sizeof(*copy));
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, insns, cnt * sizeof(*copy));
+	for (uint32_t i = 0; i < cnt; i++)
+		if (copy[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+		    copy[i].src_reg == BPF_PSEUDO_MAP_FD && copy[i].imm == MAP_SLOT)
+			copy[i].imm = map_fd;
+	return copy;
+}
+
+static int xdp_load(bpf_call_fn call, const struct bpf_insn *insns, uint32_t cnt, int map_fd)
+{
+	struct bpf_insn *copy = with_map(insns, cnt, map_fd);
+	union bpf_attr a;
+	int fd;
+
+	if (!copy)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_XDP;
+	a.insns = (uintptr_t)copy;
+	a.insn_cnt = cnt;
+	a.license = (uintptr_t) "GPL";
+	fd = call(BPF_PROG_LOAD, &a, sizeof(a));
+	free(copy);
+	return fd;
+}
+
+static uint8_t pkt_tcp[NATIVE_LEN];
+
+/* Ethernet, IPv4 (IHL 5), TCP to port 80; the rest zero. */
+static void packets_init(void)
+{
+	static const uint8_t hdr[] = {
+		0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x08, 0x00,			/* eth */
+		0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,	/* ip */
+		0x30, 0x39, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,
+	};
+
+	memcpy(pkt_tcp, hdr, sizeof(hdr));
+	for (size_t i = sizeof(hdr); i < sizeof(pkt_tcp); i++)
+		pkt_tcp[i] = (uint8_t)(i * 7);
+}
+
+struct prog_case {
+	const char *name;
+	const struct bpf_insn *insns;
+	uint32_t cnt;
+	const struct bpf_insn *ext;	/* NULL: no extension variant */
+	uint32_t ext_cnt;
+	uint32_t ext_ctx_size;
+	uint32_t pkt_len;
+	bool map;
+	uint64_t (*native)(const uint8_t *pkt, size_t len);
+};
+
+static void print_ns(const char *label, double ns)
+{
+	if (ns < 0)
+		printf("  %s -", label);
+	else
+		printf("  %s %.1f ns", label, ns);
+}
+
+static double wall_ns(bench_fn fn, void *ctx)
+{
+	struct bench_stat st;
+
+	if (bench_measure(fn, ctx, 1, &st) || st.failures || st.median <= 0)
+		return -1;
+	return 1e9 / st.median;
+}
+
+static void prog_row(const struct prog_case *c)
+{
+	char name[64];
+	struct ext_side es = { NULL, pkt_tcp };
+	struct native_side ns = { c->native, pkt_tcp, c->pkt_len };
+	double tu = -1, te = -1, tk = -1, tn;
+	int umap = -1, kmap = -1, ufd, kfd, kerr;
+
+	snprintf(name, sizeof(name), "prog/%s", c->name);
+	if (!bench_selected(name))
+		return;
+	if (c->map) {
+		umap = map_create(bpf);
+		kmap = map_create(kernel_bpf);
+	}
+	ufd = xdp_load(bpf, c->insns, c->cnt, umap);
+	kfd = xdp_load(kernel_bpf, c->insns, c->cnt, kmap);
+	kerr = errno;
+	if (c->ext) {
+		struct bpf_insn *copy = with_map(c->ext, c->ext_cnt, umap);
+		struct userbpf_prog_load_opts opts = { .sz = sizeof(opts),
+						       .ctx_size = c->ext_ctx_size,
+						       .map_helpers = c->map };
+
+		if (copy && userbpf_prog_load_ext(copy, c->ext_cnt, &opts, &es.prog))
+			es.prog = NULL;
+		free(copy);
+	}
+	if (c->native == native_hash)
+		native_hash_init();
+
+	if (ufd >= 0)
+		tu = test_run_ns(bpf, ufd, pkt_tcp, c->pkt_len);
+	if (es.prog)
+		te = wall_ns(side_ext, &es);
+	if (kfd >= 0)
+		tk = test_run_ns(kernel_bpf, kfd, pkt_tcp, c->pkt_len);
+	tn = wall_ns(side_native, &ns);
+
+	printf("%-14s", name);
+	print_ns("userbpf", tu);
+	print_ns("ext", te);
+	print_ns("kernel", tk);
+	print_ns("native", tn);
+	if (tu > 0 && tk > 0)
+		printf("  kernel/userbpf %.2fx", tk / tu);
+	if (tu > 0 && tn > 0)
+		printf("  userbpf/native %.1fx", tu / tn);
+	if (te > 0 && tn > 0)
+		printf("  ext/native %.1fx", te / tn);
+	if (kfd < 0)
+		printf("  (kernel: %s)", strerror(kerr));
+	putchar('\n');
+
+	userbpf_prog_free(es.prog);
+	if (ufd >= 0)
+		close(ufd);
+	if (kfd >= 0)
+		close(kfd);
+	if (umap >= 0)
+		close(umap);
+	if (kmap >= 0)
+		close(kmap);
+}
+
+#define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+BENCH(progs)
+{
+	const struct prog_case cases[] = {
+		{ "ret0", p_ret0, N(p_ret0), p_ret0, N(p_ret0), 0, 64, false, native_ret0 },
+		{ "parse", p_parse, N(p_parse), e_parse, N(e_parse), 54, 64, false,
+		  native_parse_tcp },
+		{ "csum1500", p_csum, N(p_csum), NULL, 0, 0, 1500, false, native_csum },
+		{ "loop100", p_loop, N(p_loop), p_loop, N(p_loop), 0, 64, false, native_loop },
+		{ "hashmap", p_hash, N(p_hash), e_hash, N(e_hash), 4, 64, true, native_hash },
+	};
+
+	packets_init();
+	printf("programs: ns per run (userbpf, kernel: BPF_PROG_TEST_RUN duration; ext: "
+	       "userbpf_prog_run(); native: C -O2)\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		prog_row(&cases[i]);
+}

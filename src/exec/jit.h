@@ -1,0 +1,76 @@
+/* jit.h — the x86-64 JIT: translate an eBPF program to native code with the interpreter's exact
+ * contract, so that a caller can pick either engine per program.
+ *
+ * jit_compile() accepts what interp_prepare() accepts, with the same environment (struct
+ * interp_env: helper table, uBPF unwind helper, LD_ABS/LD_IND callback) and the same errors, and
+ * refuses in addition (-EOPNOTSUPP) programs that write r10, which the verifier forbids too.  A
+ * compiled program is immutable code in an R+X mapping; any number of threads may run it at once.
+ * Each run uses about 4.7 KiB of the caller's stack when the program has bpf-to-bpf calls (eight
+ * 512-byte frames), 512 bytes otherwise.
+ *
+ * On other architectures jit_compile() returns -EOPNOTSUPP: callers fall back to the interpreter.
+ *
+ * Differences from the interpreter that a verified program cannot observe: after a helper call
+ * or LD_ABS/LD_IND, r1..r5 hold unspecified values (the interpreter leaves them unchanged; the
+ * kernel scratches them too), and the frames of bpf-to-bpf calls are 512 bytes apart as in the
+ * interpreter, but return addresses and saved registers live elsewhere on the native stack.
+ */
+#ifndef USERBPF_EXEC_JIT_H
+#define USERBPF_EXEC_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include "exec/interp.h"
+
+/* Options.  sz must be sizeof(struct jit_opts) as the caller knows it (a smaller, older struct is
+ * fine; a larger one must have zero bytes past the last field this library knows). */
+struct jit_opts {
+	size_t sz;
+	/* Constant blinding: every 32/64-bit immediate from the program reaches the code XORed with
+	 * a random key and is unmasked through a scratch register at run time, so that a program
+	 * cannot plant chosen byte sequences in executable memory.  Shift counts (6 bits after
+	 * masking), memory offsets, jump displacements and JIT-chosen constants are not blinded. */
+	int blind;
+	/* Key seed for blinding; 0 draws one from getrandom().  Nonzero makes the code reproducible
+	 * (tests). */
+	uint64_t blind_seed;
+};
+#define JIT_OPTS_LAST_FIELD blind_seed
+
+struct jit_prog;
+
+/* Compile cnt instructions for env (NULL: no helpers, no LD_ABS) into *out.  opts may be NULL.
+ * Returns 0, or: -EINVAL malformed program (as interp_prepare) or bad opts, -E2BIG cnt 0 or above
+ * INTERP_MAX_INSNS, -EOPNOTSUPP kfunc call, write to r10, or not an x86-64 build, -ENOMEM. */
+int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
+		const struct jit_opts *opts, struct jit_prog **out);
+
+/* Run with r1..r5 = args and store r0 in *r0.  Same statuses as interp_exec(): 0 when the program
+ * ended by its outermost exit (or by an LD_ABS miss or the unwind helper), else a negative errno
+ * with *r0 = 0: -EFAULT ran past the last instruction, -ELOOP more than INTERP_MAX_FRAMES frames,
+ * -ENOENT callx to an unknown helper. */
+int jit_exec(const struct jit_prog *p, const uint64_t args[5], uint64_t *r0);
+
+/* jit_exec() with r1, r2 and the rest zero; returns r0 (0 on a run-time error). */
+uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2);
+
+/* The compiled code's entry, for callers that want no wrapper on their hot path: called with
+ * r1..r5, it returns r0 and the run status (negative errno in the low 32 bits, or 0) in
+ * rax:rdx.  NULL where there is no JIT. */
+struct jit_ret {
+	uint64_t r0;
+	uint64_t status;
+};
+typedef struct jit_ret (*jit_entry_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
+				       uint64_t r5);
+jit_entry_fn jit_entry(const struct jit_prog *p);
+
+/* The machine code (for a disassembly dump) and its length in bytes. */
+const void *jit_code(const struct jit_prog *p, size_t *len);
+
+/* Frees p and unmaps its code; NULL is a no-op. */
+void jit_free(struct jit_prog *p);
+
+#endif /* USERBPF_EXEC_JIT_H */

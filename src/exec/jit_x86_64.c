@@ -1,0 +1,1250 @@
+/* jit_x86_64.c — the eBPF to x86-64 translator.
+ *
+ * Algorithm.  scan() validates the program exactly as interp_prepare() does (same errors) and
+ * gathers what the layout depends on: registers used, bpf-to-bpf calls, packet loads, which exit
+ * stubs exist.  Then emit_program() runs in passes.  Pass 0 only measures, with every forward
+ * jump long and every call far; its size bounds all later passes, so the RW mapping is made that
+ * size and later passes write into it at its final address (so helper calls can be rel32).  Each
+ * pass records the start of every slot and stub in addr[]; jumps use the current pass's address
+ * for backward targets and the previous pass's for forward ones, choosing rel8 when it fits and
+ * nothing at all for a jmp to the next byte.  The code is final when a pass reproduces the
+ * previous pass's addresses.  After PAD_AFTER passes a slot may no longer shrink (NOPs pad it),
+ * which makes sizes monotone and convergence certain.  Finally the mapping becomes R+X.
+ *
+ * Machine model.  BPF r0..r10 live in rax, rdi, rsi, rdx, rcx, r8, rbx, r13, r14, r15, rbp (the
+ * kernel's mapping: r1..r5 are the SysV argument registers, r6..r9 callee-saved, r0 the return
+ * register).  r9, r10, r11 are scratch (r10 carries blinded immediates); r12 holds the top of
+ * frame 0 when the program has bpf-to-bpf calls.  The entry is a SysV function returning
+ * struct jit_ret in rax:rdx (r0, status).  The prologue pushes only the callee-saved registers
+ * the program uses, keeps rsp 16-byte aligned at every call, and zeroes r0 and r6..r9 as the
+ * interpreter does.  BPF stack frames are 512 bytes, contiguous as in the interpreter (8 of
+ * them with bpf-to-bpf calls, r10 = top - depth * 512), so depth is (r12 - rbp) / 512.  A local
+ * call checks the depth, pushes the caller's r6..r9, moves rbp down 512 and does a native call;
+ * exit compares rbp with r12 to choose between ret and the epilogue, like the interpreter's
+ * depth test.  Run-time errors and early exits (LD_ABS miss, unwind helper) jump to stubs that
+ * reset rsp from r12 (or from the fixed frame size) and leave through the epilogue.
+ *
+ * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
+ * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
+ * flags or scratch registers carry values from one BPF instruction to the next.  Code bytes of a
+ * pass depend only on the previous pass's addresses, the image address and the blinding seed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insn.h"
+#include "exec/jit.h"
+
+#ifdef __x86_64__
+
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "exec/jit_emit.h"
+
+/* BPF register -> x86 register. */
+static const uint8_t bpf2x86[11] = {
+    X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8,
+    X86_RBX, X86_R13, X86_R14, X86_R15, X86_RBP,
+};
+#define R(bpf_reg) ((int)bpf2x86[bpf_reg])
+
+#define AUX_BLIND X86_R10 /* blinded immediates; also saves rdx around div */
+#define AUX X86_R11	  /* scratch: call targets, divisors, addresses, saved rcx */
+#define AUX_SAVE X86_R9	  /* saves rax around div and fetch-and-op loops */
+#define ANCHOR X86_R12	  /* top of frame 0, with bpf-to-bpf calls */
+
+#define STACK_SCRATCH 16 /* LD_ABS/LD_IND copy buffer below the BPF stack */
+#define MAX_PASSES 32
+#define PAD_AFTER 8
+
+/* Stubs after the body, in emission order (an EFAULT stub then falls into ERR_COMMON). */
+enum jit_label {
+	LBL_EPILOGUE,	     /* status 0 */
+	LBL_EPILOGUE_STATUS, /* status already in edx */
+	LBL_EXIT_ZERO,	     /* r0 = 0, status 0 (LD_ABS miss, unwind helper) */
+	LBL_ELOOP,
+	LBL_ENOENT,
+	LBL_EFAULT,
+	LBL_ERR_COMMON, /* r0 = 0, status in edx */
+	LBL__COUNT
+};
+
+
+
+struct jit_prog {
+	void *image;	/* R+X mapping */
+	size_t map_len; /* bytes mapped */
+	uint32_t len;	/* code bytes */
+};
+
+struct jit_ctx {
+	const struct bpf_insn *insns;
+	uint32_t cnt;
+	const struct interp_env *env;
+	int16_t *ids; /* form of each slot; -1 for the second slot of LD_IMM64 */
+
+	/* Facts from scan(), constant across passes. */
+	uint16_t used;	     /* bit n: BPF register n appears */
+	uint8_t local_calls; /* some bpf-to-bpf call */
+	uint8_t any_call;    /* helper, callx, LD_ABS/IND or local call */
+	uint8_t ldpkt;	     /* some LD_ABS/LD_IND */
+	uint32_t labels;     /* bit per enum jit_label that is emitted */
+	int saved[6];	     /* callee-saved x86 registers the prologue pushes */
+	int nsaved;
+	int callee_saved[4]; /* the x86 registers of r6..r9 that local calls preserve */
+	int ncallee_saved;
+	uint32_t align_pad;  /* 0 or 8: keeps rsp 16-byte aligned below the pushes */
+	uint32_t frame_size; /* BPF stack(s) + scratch, a multiple of 16 */
+	uint32_t bpf_stack;  /* bytes of BPF stack below frame 0's top */
+	int blind;
+	uint64_t seed;
+
+	/* Per pass. */
+	struct x86_buf b;
+	uint8_t *image; /* final address of b.code; NULL in pass 0 */
+	uint32_t *addr; /* [0, cnt) slots, [cnt] fall-off, [cnt + 1 + L] stubs, then the end */
+	uint32_t *prev; /* addr of the previous pass; NULL in pass 0 */
+	int pad;	/* slots may not shrink */
+	uint32_t cur;	/* slot being emitted */
+};
+
+#define LBL(c, l) ((c)->cnt + 1 + (l))
+#define NADDR(c) ((c)->cnt + 2 + LBL__COUNT)
+
+/* --- Addresses and jumps --- */
+
+/* Start segment k (a slot, the fall-off point, a stub or the end): pad segment k - 1 up to its
+ * previous size in pad mode, then record where k begins. */
+static void begin_segment(struct jit_ctx *c, uint32_t k)
+{
+	if (c->pad && c->prev && k > 0) {
+		uint32_t want = c->prev[k] - c->prev[k - 1];
+
+		while (c->b.len - c->addr[k - 1] < want && !c->b.err)
+			emit_nop(&c->b);
+	}
+	c->addr[k] = c->b.len;
+	c->cur = k;
+}
+
+/* Best known address of segment k: this pass's if already emitted, else the previous pass's;
+ * -1 in pass 0 for segments ahead. */
+static int64_t target_addr(const struct jit_ctx *c, uint32_t k)
+{
+	if (k <= c->cur)
+		return c->addr[k];
+	return c->prev ? (int64_t)c->prev[k] : -1;
+}
+
+/* jmp/jcc to segment k in the shortest form the known addresses allow. */
+static void emit_jump(struct jit_ctx *c, enum x86_cc cc, uint32_t k)
+{
+	int64_t to = target_addr(c, k), here = c->b.len;
+
+	if (to < 0) {
+		emit_jcc_rel32(&c->b, cc, 0);
+		return;
+	}
+	/* An unconditional jump ends its segment: drop it when its target came right after the
+	 * segment in the previous pass (in the final pass that is exactly the next byte). */
+	if (cc == CC_ALWAYS &&
+	    (to == here || (k > c->cur && c->prev && c->prev[k] == c->prev[c->cur + 1])))
+		return;
+	if (fits_s8(to - (here + 2)))
+		emit_jcc_rel8(&c->b, cc, (int8_t)(to - (here + 2)));
+	else
+		emit_jcc_rel32(&c->b, cc, (int32_t)(to - (here + (cc == CC_ALWAYS ? 5 : 6))));
+}
+
+/* call to a C function: rel32 when the image is within reach, else through AUX. */
+static void emit_call_abs(struct jit_ctx *c, const void *fn)
+{
+	if (c->image) {
+		int64_t rel =
+		    (int64_t)(uintptr_t)fn - (int64_t)(uintptr_t)(c->image + c->b.len + 5);
+
+		if (fits_s32(rel)) {
+			emit_call_rel32(&c->b, (int32_t)rel);
+			return;
+		}
+	}
+	emit_movabs(&c->b, AUX, (uint64_t)(uintptr_t)fn);
+	emit_call_reg(&c->b, AUX);
+}
+
+/* --- Constant blinding --- */
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The key for the current slot: the same in every pass, so sizes and bytes are stable. */
+static uint64_t blind_key(const struct jit_ctx *c)
+{
+	return splitmix64(c->seed ^ ((uint64_t)c->cur << 20));
+}
+
+/* reg = imm (sign-extended when is64, zero-extended otherwise) without imm in the code. */
+static void emit_blinded_imm(struct jit_ctx *c, int is64, int reg, int32_t imm)
+{
+	int32_t key = (int32_t)blind_key(c);
+
+	if (is64)
+		emit_mov_r64_simm32_fixed(&c->b, reg, imm ^ key);
+	else
+		emit_mov_r32_imm32_fixed(&c->b, reg, (uint32_t)(imm ^ key));
+	emit_alu_imm32_fixed(&c->b, is64, ALU_XOR, reg, key);
+}
+
+/* --- Translation of each kind --- */
+
+/* dst = 0 / dst unchanged (zero-extended for 32 bits): results of x / 0 and x % 0. */
+static void emit_divmod_by_zero(struct jit_ctx *c, int is64, int is_mod, int dst)
+{
+	if (!is_mod)
+		emit_alu_rr(&c->b, 0, ALU_XOR, dst, dst);
+	else if (!is64)
+		emit_mov_rr(&c->b, 0, dst, dst);
+}
+
+/* Signed x / -1 = -x (wrapping at INT_MIN, where idiv would trap) and x % -1 = 0. */
+static void emit_sdivmod_by_minus1(struct jit_ctx *c, int is64, int is_mod, int dst)
+{
+	if (is_mod)
+		emit_alu_rr(&c->b, 0, ALU_XOR, dst, dst);
+	else
+		emit_neg(&c->b, is64, dst);
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* DIV, MOD, SDIV, SMOD.  x86 divides rdx:rax, so rax and rdx are saved in AUX_SAVE and
+ * AUX_BLIND unless dst is one of them, and the divisor goes to AUX first. */
+static void emit_divmod(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, dst = R(in->dst_reg);
+	int is_mod = d->op == INSN_OP_MOD || d->op == INSN_OP_SMOD;
+	int is_signed = d->op == INSN_OP_SDIV || d->op == INSN_OP_SMOD;
+	int is_k = BPF_SRC(d->code) == BPF_K;
+	uint64_t mask = is64 ? UINT64_MAX : UINT32_MAX;
+	uint64_t v = (uint64_t)(int64_t)in->imm & mask; /* the divisor, if constant */
+	uint32_t skip_zero = 0, skip_m1 = 0, done1 = 0, done2 = 0;
+	int res = is_mod ? X86_RDX : X86_RAX;
+
+	if (is_k) {
+		if (v == 0) {
+			emit_divmod_by_zero(c, is64, is_mod, dst);
+			return;
+		}
+		if (is_signed && v == mask) {
+			emit_sdivmod_by_minus1(c, is64, is_mod, dst);
+			return;
+		}
+		if (!is_signed && is_pow2(v) && !c->blind) {
+			int sh = __builtin_ctzll(v);
+
+			if (is_mod)
+				emit_alu_imm(b, is64, ALU_AND, dst, (int32_t)(v - 1));
+			else if (sh)
+				emit_shift_imm(b, is64, SHIFT_SHR, dst, (uint8_t)sh);
+			else if (!is64)
+				emit_mov_rr(b, 0, dst, dst);
+			return;
+		}
+		if (c->blind)
+			emit_blinded_imm(c, is64, AUX, in->imm);
+		else
+			emit_mov_imm64(b, AUX, v);
+	} else {
+		emit_mov_rr(b, 1, AUX, R(in->src_reg));
+		emit_test_rr(b, is64, AUX, AUX);
+		skip_zero = emit_jcc_fwd8(b, CC_NE);
+		emit_divmod_by_zero(c, is64, is_mod, dst);
+		done1 = emit_jcc_fwd8(b, CC_ALWAYS);
+		patch_rel8(b, skip_zero);
+		if (is_signed) {
+			emit_alu_imm(b, is64, ALU_CMP, AUX, -1);
+			skip_m1 = emit_jcc_fwd8(b, CC_NE);
+			emit_sdivmod_by_minus1(c, is64, is_mod, dst);
+			done2 = emit_jcc_fwd8(b, CC_ALWAYS);
+			patch_rel8(b, skip_m1);
+		}
+	}
+	if (dst != X86_RAX)
+		emit_mov_rr(b, 1, AUX_SAVE, X86_RAX);
+	if (dst != X86_RDX)
+		emit_mov_rr(b, 1, AUX_BLIND, X86_RDX);
+	if (dst != X86_RAX)
+		emit_mov_rr(b, 1, X86_RAX, dst);
+	if (is_signed)
+		emit_cqo(b, is64);
+	else
+		emit_alu_rr(b, 0, ALU_XOR, X86_RDX, X86_RDX);
+	emit_div(b, is64, is_signed, AUX);
+	if (dst != res)
+		emit_mov_rr(b, is64, dst, res);
+	if (dst != X86_RDX)
+		emit_mov_rr(b, 1, X86_RDX, AUX_BLIND);
+	if (dst != X86_RAX)
+		emit_mov_rr(b, 1, X86_RAX, AUX_SAVE);
+	if (done1)
+		patch_rel8(b, done1);
+	if (done2)
+		patch_rel8(b, done2);
+}
+
+static void emit_shift(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, dst = R(in->dst_reg), src;
+	enum x86_shift sh = d->op == INSN_OP_LSH   ? SHIFT_SHL
+			    : d->op == INSN_OP_RSH ? SHIFT_SHR
+						   : SHIFT_SAR;
+
+	if (BPF_SRC(d->code) == BPF_K) {
+		/* Not blinded: at most 6 meaningful bits survive the mask. */
+		uint8_t n = (uint8_t)(in->imm & (is64 ? 63 : 31));
+
+		if (n)
+			emit_shift_imm(b, is64, sh, dst, n);
+		else if (!is64)
+			emit_mov_rr(b, 0, dst, dst);
+		return;
+	}
+	src = R(in->src_reg);
+	if (src == X86_RCX) {
+		emit_shift_cl(b, is64, sh, dst);
+		return;
+	}
+	/* The count must be in cl: park rcx (r4) in AUX, shift AUX if it is the destination. */
+	emit_mov_rr(b, 1, AUX, X86_RCX);
+	emit_mov_rr(b, 1, X86_RCX, src);
+	emit_shift_cl(b, is64, sh, dst == X86_RCX ? AUX : dst);
+	emit_mov_rr(b, 1, X86_RCX, AUX);
+}
+
+static enum x86_alu alu_of(int op)
+{
+	switch (op) {
+	case INSN_OP_ADD:
+		return ALU_ADD;
+	case INSN_OP_SUB:
+		return ALU_SUB;
+	case INSN_OP_AND:
+		return ALU_AND;
+	case INSN_OP_OR:
+	case INSN_OP_FETCH_OR:
+		return ALU_OR;
+	case INSN_OP_FETCH_AND:
+		return ALU_AND;
+	default:
+		return ALU_XOR; /* XOR, FETCH_XOR */
+	}
+}
+
+/* Multiplication by some constants in fewer cycles than imul (3): 0, 1, 2^k, 3/5/9 (lea),
+ * 2^k - 1 and 2^k + 1 (shift and subtract/add).  Returns 0 when imm is none of those. */
+static int emit_mul_const(struct jit_ctx *c, int is64, int dst, int32_t imm)
+{
+	struct x86_buf *b = &c->b;
+	int k;
+
+	if (imm == 0) {
+		emit_alu_rr(b, 0, ALU_XOR, dst, dst);
+	} else if (imm == 1) {
+		if (!is64)
+			emit_mov_rr(b, 0, dst, dst);
+	} else if (imm < 0) {
+		return 0;
+	} else if (is_pow2((uint32_t)imm)) {
+		emit_shift_imm(b, is64, SHIFT_SHL, dst, (uint8_t)__builtin_ctz((uint32_t)imm));
+	} else if (imm == 3 || imm == 5 || imm == 9) {
+		emit_lea_indexed(b, is64, dst, dst, dst, __builtin_ctz((uint32_t)imm - 1));
+	} else if (is_pow2((uint32_t)imm + 1) || is_pow2((uint32_t)imm - 1)) {
+		k = is_pow2((uint32_t)imm + 1) ? __builtin_ctz((uint32_t)imm + 1)
+					       : __builtin_ctz((uint32_t)imm - 1);
+		emit_mov_rr(b, 1, AUX, dst);
+		emit_shift_imm(b, is64, SHIFT_SHL, dst, (uint8_t)k);
+		emit_alu_rr(b, is64, is_pow2((uint32_t)imm + 1) ? ALU_SUB : ALU_ADD, dst, AUX);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static void emit_alu(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, dst = R(in->dst_reg);
+	int is_k = BPF_SRC(d->code) == BPF_K;
+	int src = is_k ? -1 : R(in->src_reg);
+
+	switch (d->op) {
+	case INSN_OP_MOV:
+		if (is_k && c->blind)
+			emit_blinded_imm(c, is64, dst, in->imm);
+		else if (is_k)
+			emit_mov_imm64(b, dst,
+				       is64 ? (uint64_t)(int64_t)in->imm : (uint32_t)in->imm);
+		else if (!is64 || dst != src)
+			emit_mov_rr(b, is64, dst, src);
+		return;
+	case INSN_OP_LSH:
+	case INSN_OP_RSH:
+	case INSN_OP_ARSH:
+		emit_shift(c, d, in);
+		return;
+	case INSN_OP_DIV:
+	case INSN_OP_MOD:
+	case INSN_OP_SDIV:
+	case INSN_OP_SMOD:
+		emit_divmod(c, d, in);
+		return;
+	default:
+		break;
+	}
+	if (is_k && c->blind) {
+		emit_blinded_imm(c, is64, AUX_BLIND, in->imm);
+		src = AUX_BLIND;
+		is_k = 0;
+	}
+	if (d->op == INSN_OP_MUL) {
+		if (is_k && emit_mul_const(c, is64, dst, in->imm))
+			return;
+		if (is_k)
+			emit_imul_imm(b, is64, dst, dst, in->imm);
+		else
+			emit_imul_rr(b, is64, dst, src);
+	} else if (is_k) {
+		emit_alu_imm(b, is64, alu_of(d->op), dst, in->imm);
+	} else {
+		emit_alu_rr(b, is64, alu_of(d->op), dst, src);
+	}
+}
+
+static void emit_end(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int dst = R(in->dst_reg);
+
+	if (d->op == INSN_OP_LE) { /* x86 is little-endian: truncate only */
+		if (d->bits == 16)
+			emit_movzx_rr(b, 16, dst, dst);
+		else if (d->bits == 32)
+			emit_mov_rr(b, 0, dst, dst);
+		return;
+	}
+	if (d->bits == 16) {
+		emit_rol16_8(b, dst);
+		emit_movzx_rr(b, 16, dst, dst);
+	} else {
+		emit_bswap(b, d->bits == 64, dst);
+	}
+}
+
+static enum x86_cc cc_of(int op)
+{
+	switch (op) {
+	case INSN_OP_JEQ:
+		return CC_E;
+	case INSN_OP_JGT:
+		return CC_A;
+	case INSN_OP_JGE:
+		return CC_AE;
+	case INSN_OP_JLT:
+		return CC_B;
+	case INSN_OP_JLE:
+		return CC_BE;
+	case INSN_OP_JSGT:
+		return CC_G;
+	case INSN_OP_JSGE:
+		return CC_GE;
+	case INSN_OP_JSLT:
+		return CC_L;
+	case INSN_OP_JSLE:
+		return CC_LE;
+	default:
+		return CC_NE; /* JNE, JSET */
+	}
+}
+
+static void emit_jcond(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, dst = R(in->dst_reg), src = -1;
+	int is_set = d->op == INSN_OP_JSET;
+
+	if (in->off == 0)
+		return; /* both ways lead to the next instruction */
+	if (BPF_SRC(d->code) == BPF_X) {
+		src = R(in->src_reg);
+	} else if (c->blind) {
+		emit_blinded_imm(c, is64, AUX_BLIND, in->imm);
+		src = AUX_BLIND;
+	}
+	if (src >= 0 && is_set)
+		emit_test_rr(b, is64, dst, src);
+	else if (src >= 0)
+		emit_alu_rr(b, is64, ALU_CMP, dst, src);
+	else if (is_set)
+		emit_test_imm(b, is64, dst, in->imm);
+	else if (in->imm == 0)
+		emit_test_rr(b, is64, dst, dst); /* same flags as cmp dst, 0 */
+	else
+		emit_alu_imm(b, is64, ALU_CMP, dst, in->imm);
+	emit_jump(c, cc_of(d->op), (uint32_t)(c->cur + 1 + in->off));
+}
+
+/* The uBPF unwind helper: a 0 result ends the program with r0 = 0. */
+static void emit_unwind_check(struct jit_ctx *c)
+{
+	emit_test_rr(&c->b, 1, X86_RAX, X86_RAX);
+	emit_jump(c, CC_E, LBL(c, LBL_EXIT_ZERO));
+}
+
+static int has_unwind(const struct interp_env *env)
+{
+	return env->unwind_id && env->unwind_id < env->nr_helpers && env->helpers[env->unwind_id];
+}
+
+/* callx: the helper id is in dst at run time. */
+static void emit_callx(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	const struct interp_env *env = c->env;
+	uint32_t nr = env->nr_helpers > INT32_MAX ? INT32_MAX : env->nr_helpers;
+	uint32_t general = 0, done = 0;
+
+	if (nr == 0) {
+		emit_jump(c, CC_ALWAYS, LBL(c, LBL_ENOENT));
+		return;
+	}
+	emit_mov_rr(b, 1, AUX, R(in->dst_reg));
+	emit_alu_imm(b, 1, ALU_CMP, AUX, (int32_t)nr);
+	emit_jump(c, CC_AE, LBL(c, LBL_ENOENT));
+	if (has_unwind(env)) {
+		emit_alu_imm(b, 1, ALU_CMP, AUX, (int32_t)env->unwind_id);
+		general = emit_jcc_fwd8(b, CC_NE);
+		emit_call_abs(c, (const void *)env->helpers[env->unwind_id]);
+		emit_unwind_check(c);
+		done = emit_jcc_fwd8(b, CC_ALWAYS);
+		patch_rel8(b, general);
+	}
+	emit_movabs(b, AUX_BLIND, (uint64_t)(uintptr_t)env->helpers);
+	emit_load64_indexed8(b, AUX, AUX_BLIND, AUX);
+	emit_test_rr(b, 1, AUX, AUX);
+	emit_jump(c, CC_E, LBL(c, LBL_ENOENT));
+	emit_call_reg(b, AUX);
+	if (done)
+		patch_rel8(b, done);
+}
+
+/* bpf-to-bpf call: depth check, save the caller's r6..r9, next frame, native call. */
+static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	uint32_t pad = c->ncallee_saved % 2 ? 0 : 8; /* pushes + return address: 16-byte multiple */
+	int64_t to;
+
+	/* depth = (r12 - rbp) / 512; refuse to go past INTERP_MAX_FRAMES - 1 pushed frames. */
+	emit_lea(b, AUX, X86_RBP, (INTERP_MAX_FRAMES - 1) * INTERP_STACK_SIZE);
+	emit_alu_rr(b, 1, ALU_CMP, AUX, ANCHOR);
+	emit_jump(c, CC_BE, LBL(c, LBL_ELOOP));
+	for (int i = 0; i < c->ncallee_saved; i++)
+		emit_push(b, c->callee_saved[i]);
+	if (pad)
+		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
+	emit_alu_imm(b, 1, ALU_SUB, X86_RBP, INTERP_STACK_SIZE);
+	to = target_addr(c, (uint32_t)(c->cur + 1 + in->imm));
+	emit_call_rel32(b, to < 0 ? 0 : (int32_t)(to - (b->len + 5)));
+	emit_alu_imm(b, 1, ALU_ADD, X86_RBP, INTERP_STACK_SIZE);
+	if (pad)
+		emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)pad);
+	for (int i = c->ncallee_saved - 1; i >= 0; i--)
+		emit_pop(b, c->callee_saved[i]);
+}
+
+static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	const struct interp_env *env = c->env;
+
+	switch (d->op) {
+	case INSN_OP_HELPER:
+		/* r1..r5 already are the SysV argument registers. */
+		emit_call_abs(c, (const void *)env->helpers[(uint32_t)in->imm]);
+		if (env->unwind_id && (uint32_t)in->imm == env->unwind_id)
+			emit_unwind_check(c);
+		break;
+	case INSN_OP_REG:
+		emit_callx(c, in);
+		break;
+	default: /* LOCAL; scan() refused KFUNC */
+		emit_local_call(c, in);
+		break;
+	}
+}
+
+static void emit_exit(struct jit_ctx *c)
+{
+	if (c->local_calls) {
+		emit_alu_rr(&c->b, 1, ALU_CMP, X86_RBP, ANCHOR);
+		emit_jump(c, CC_E, LBL(c, LBL_EPILOGUE));
+		emit_ret(&c->b);
+	} else {
+		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EPILOGUE));
+	}
+}
+
+static void emit_lddw(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	uint64_t v = (uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
+	int dst = R(in->dst_reg);
+
+	if (c->blind) {
+		uint64_t key = blind_key(c);
+
+		emit_movabs(&c->b, dst, v ^ key);
+		emit_movabs(&c->b, AUX_BLIND, key);
+		emit_alu_rr(&c->b, 1, ALU_XOR, dst, AUX_BLIND);
+	} else {
+		emit_mov_imm64(&c->b, dst, v);
+	}
+}
+
+/* LD_ABS / LD_IND: r0 = big-endian load through env->load_pkt(r6, off, size, buf); a NULL
+ * result ends the program with r0 = 0.  r1..r5 are scratched, as on the kernel. */
+static void emit_ldpkt(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+
+	/* esi first: the index register may be any of rdi, rdx, rcx. */
+	if (d->op == INSN_OP_IND) {
+		emit_mov_rr(b, 0, X86_RSI, R(in->src_reg));
+		if (c->blind) {
+			emit_blinded_imm(c, 0, AUX_BLIND, in->imm);
+			emit_alu_rr(b, 0, ALU_ADD, X86_RSI, AUX_BLIND);
+		} else if (in->imm) {
+			emit_alu_imm(b, 0, ALU_ADD, X86_RSI, in->imm);
+		}
+	} else if (c->blind) {
+		emit_blinded_imm(c, 0, X86_RSI, in->imm);
+	} else {
+		emit_mov_r32_imm32_fixed(b, X86_RSI, (uint32_t)in->imm);
+	}
+	emit_mov_rr(b, 1, X86_RDI, R(6));
+	emit_mov_r32_imm32_fixed(b, X86_RDX, d->bits / 8);
+	if (c->local_calls)
+		emit_lea(b, X86_RCX, ANCHOR, -(int32_t)c->frame_size);
+	else
+		emit_lea(b, X86_RCX, X86_RSP, 0);
+	emit_call_abs(c, (const void *)c->env->load_pkt);
+	emit_test_rr(b, 1, X86_RAX, X86_RAX);
+	emit_jump(c, CC_E, LBL(c, LBL_EXIT_ZERO));
+	emit_load(b, d->bits, X86_RAX, X86_RAX, 0);
+	if (d->bits == 16)
+		emit_rol16_8(b, X86_RAX);
+	else if (d->bits == 32)
+		emit_bswap(b, 0, X86_RAX);
+}
+
+/* Fetch-and-or/and/xor have no x86 instruction: a cmpxchg loop.  rax (r0) is saved in
+ * AUX_SAVE; the address goes to AUX first because the base may be rax. */
+static void emit_fetch_op_loop(struct jit_ctx *c, const struct insn_desc *d,
+			       const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, src = R(in->src_reg);
+	int operand = src == X86_RAX ? AUX_SAVE : src;
+	uint32_t loop;
+
+	emit_lea(b, AUX, R(in->dst_reg), in->off);
+	emit_mov_rr(b, 1, AUX_SAVE, X86_RAX);
+	emit_load(b, d->bits, X86_RAX, AUX, 0);
+	loop = b->len;
+	emit_mov_rr(b, 1, AUX_BLIND, X86_RAX);
+	emit_alu_rr(b, is64, alu_of(d->op), AUX_BLIND, operand);
+	emit_lock_cmpxchg(b, is64, AUX, 0, AUX_BLIND);
+	emit_jcc_rel8(b, CC_NE, (int8_t)(loop - (b->len + 2)));
+	if (src != X86_RAX) {
+		emit_mov_rr(b, is64, src, X86_RAX);
+		emit_mov_rr(b, 1, X86_RAX, AUX_SAVE);
+	}
+}
+
+static void emit_atomic(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int is64 = d->bits == 64, base = R(in->dst_reg), src = R(in->src_reg);
+
+	switch (d->op) {
+	case INSN_OP_ADD:
+	case INSN_OP_OR:
+	case INSN_OP_AND:
+	case INSN_OP_XOR:
+		emit_lock_alu(b, is64, alu_of(d->op), base, in->off, src);
+		break;
+	case INSN_OP_FETCH_ADD:
+		emit_lock_xadd(b, is64, base, in->off, src);
+		break;
+	case INSN_OP_XCHG:
+		emit_xchg(b, is64, base, in->off, src);
+		break;
+	case INSN_OP_CMPXCHG:
+		emit_lock_cmpxchg(b, is64, base, in->off, src);
+		if (!is64) /* a successful cmpxchg32 leaves rax's high half alone */
+			emit_mov_rr(b, 0, X86_RAX, X86_RAX);
+		break;
+	default: /* FETCH_OR, FETCH_AND, FETCH_XOR */
+		emit_fetch_op_loop(c, d, in);
+		break;
+	}
+}
+
+static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int dst = R(in->dst_reg);
+
+	switch (d->kind) {
+	case INSN_K_ALU:
+		emit_alu(c, d, in);
+		break;
+	case INSN_K_NEG:
+		emit_neg(b, d->bits == 64, dst);
+		break;
+	case INSN_K_MOVSX:
+		emit_movsx_rr(b, d->bits == 64, d->dval, dst, R(in->src_reg));
+		break;
+	case INSN_K_END:
+		emit_end(c, d, in);
+		break;
+	case INSN_K_JA:
+		emit_jump(
+		    c, CC_ALWAYS,
+		    (uint32_t)(c->cur + 1 + (d->code == (BPF_JMP32 | BPF_JA) ? in->imm : in->off)));
+		break;
+	case INSN_K_JCOND:
+		emit_jcond(c, d, in);
+		break;
+	case INSN_K_CALL:
+		emit_call(c, d, in);
+		break;
+	case INSN_K_EXIT:
+		emit_exit(c);
+		break;
+	case INSN_K_LDDW:
+		emit_lddw(c, in);
+		break;
+	case INSN_K_LDPKT:
+		emit_ldpkt(c, d, in);
+		break;
+	case INSN_K_LDX:
+		emit_load(b, d->bits, dst, R(in->src_reg), in->off);
+		break;
+	case INSN_K_LDXSX:
+		emit_load_sx(b, d->bits, dst, R(in->src_reg), in->off);
+		break;
+	case INSN_K_ST:
+		if (c->blind) {
+			emit_blinded_imm(c, d->bits == 64, AUX_BLIND, in->imm);
+			emit_store(b, d->bits, dst, in->off, AUX_BLIND);
+		} else {
+			emit_store_imm(b, d->bits, dst, in->off, in->imm);
+		}
+		break;
+	case INSN_K_STX:
+		emit_store(b, d->bits, dst, in->off, R(in->src_reg));
+		break;
+	case INSN_K_ATOMIC:
+		emit_atomic(c, d, in);
+		break;
+	}
+}
+
+/* --- Prologue, epilogue, stubs --- */
+
+/* Whether the straight-line code at the entry sets BPF register reg before anything could read
+ * it (its initial zero is then dead).  Stops at the first jump, call or exit. */
+static int overwritten_first(const struct jit_ctx *c, int reg)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		const struct insn_desc *d;
+
+		if (c->ids[i] < 0)
+			continue;
+		d = &descs[c->ids[i]];
+		switch (d->kind) {
+		case INSN_K_ALU:
+			if (in->dst_reg == reg)
+				return d->op == INSN_OP_MOV &&
+				       (BPF_SRC(d->code) == BPF_K || in->src_reg != reg);
+			if (BPF_SRC(d->code) == BPF_X && in->src_reg == reg)
+				return 0;
+			break;
+		case INSN_K_LDDW:
+			if (in->dst_reg == reg)
+				return 1;
+			break;
+		case INSN_K_LDX:
+		case INSN_K_LDXSX:
+			if (in->src_reg == reg)
+				return 0;
+			if (in->dst_reg == reg)
+				return 1;
+			break;
+		case INSN_K_ST:
+			if (in->dst_reg == reg)
+				return 0;
+			break;
+		case INSN_K_STX:
+			if (in->dst_reg == reg || in->src_reg == reg)
+				return 0;
+			break;
+		case INSN_K_NEG:
+		case INSN_K_MOVSX:
+		case INSN_K_END:
+			if (in->dst_reg == reg || (d->kind == INSN_K_MOVSX && in->src_reg == reg))
+				return 0;
+			break;
+		default: /* control flow, atomics (cmpxchg reads r0), packet loads */
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static void emit_prologue(struct jit_ctx *c)
+{
+	struct x86_buf *b = &c->b;
+	int uses_rbp = c->used & (1u << 10) || c->local_calls;
+
+	for (int i = 0; i < c->nsaved; i++)
+		emit_push(b, c->saved[i]);
+	if (uses_rbp) {
+		if (c->align_pad)
+			emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)c->align_pad);
+		emit_mov_rr(b, 1, X86_RBP, X86_RSP);
+		if (c->local_calls)
+			emit_mov_rr(b, 1, ANCHOR, X86_RSP);
+		if (c->frame_size)
+			emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)c->frame_size);
+	} else if (c->align_pad + c->frame_size) {
+		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)(c->align_pad + c->frame_size));
+	}
+	/* The interpreter starts with r0 and r6..r9 zero. */
+	for (int r = 0; r <= 9; r++)
+		if ((r == 0 || r >= 6) && (c->used & (1u << r)) && !overwritten_first(c, r))
+			emit_alu_rr(b, 0, ALU_XOR, R(r), R(r));
+}
+
+static void emit_stubs(struct jit_ctx *c)
+{
+	struct x86_buf *b = &c->b;
+
+	begin_segment(c, LBL(c, LBL_EPILOGUE));
+	emit_alu_rr(b, 0, ALU_XOR, X86_RDX, X86_RDX);
+	begin_segment(c, LBL(c, LBL_EPILOGUE_STATUS));
+	if (c->local_calls)
+		emit_lea(b, X86_RSP, ANCHOR, (int32_t)c->align_pad);
+	else if (c->align_pad + c->frame_size)
+		emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)(c->align_pad + c->frame_size));
+	for (int i = c->nsaved - 1; i >= 0; i--)
+		emit_pop(b, c->saved[i]);
+	emit_ret(b);
+
+	begin_segment(c, LBL(c, LBL_EXIT_ZERO));
+	if (c->labels & (1u << LBL_EXIT_ZERO)) {
+		emit_alu_rr(b, 0, ALU_XOR, X86_RAX, X86_RAX);
+		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EPILOGUE));
+	}
+	for (int l = LBL_ELOOP; l <= LBL_EFAULT; l++) {
+		static const int err[] = {
+		    [LBL_ELOOP] = -ELOOP, [LBL_ENOENT] = -ENOENT, [LBL_EFAULT] = -EFAULT};
+
+		begin_segment(c, LBL(c, l));
+		if (c->labels & (1u << l)) {
+			emit_mov_r32_imm32_fixed(b, X86_RDX, (uint32_t)err[l]);
+			emit_jump(c, CC_ALWAYS, LBL(c, LBL_ERR_COMMON));
+		}
+	}
+	begin_segment(c, LBL(c, LBL_ERR_COMMON));
+	if (c->labels & (1u << LBL_ERR_COMMON)) {
+		emit_alu_rr(b, 0, ALU_XOR, X86_RAX, X86_RAX);
+		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EPILOGUE_STATUS));
+	}
+	begin_segment(c, LBL(c, LBL__COUNT)); /* the end */
+}
+
+static void emit_program(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	c->b.len = 0;
+	c->b.err = 0;
+	c->cur = 0;
+	emit_prologue(c);
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		begin_segment(c, i);
+		if (c->ids[i] >= 0)
+			emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
+	}
+	begin_segment(c, c->cnt);
+	if (c->labels & (1u << LBL_EFAULT))
+		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EFAULT)); /* ran past the last instruction */
+	emit_stubs(c);
+}
+
+/* --- Validation and layout --- */
+
+/* Whether the form writes BPF register reg (r10 must stay read-only). */
+static int writes_reg(const struct insn_desc *d, const struct bpf_insn *in, int reg)
+{
+	switch (d->kind) {
+	case INSN_K_ALU:
+	case INSN_K_NEG:
+	case INSN_K_MOVSX:
+	case INSN_K_END:
+	case INSN_K_LDDW:
+	case INSN_K_LDX:
+	case INSN_K_LDXSX:
+		return in->dst_reg == reg;
+	case INSN_K_ATOMIC:
+		return d->op >= INSN_OP_FETCH_ADD && d->op <= INSN_OP_XCHG && in->src_reg == reg;
+	default:
+		return 0;
+	}
+}
+
+/* Same checks and errors as interp_prepare(), then the JIT's own; fills ids and the facts. */
+static int scan(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+	const struct interp_env *env = c->env;
+	const struct bpf_insn *insns = c->insns;
+	uint32_t cnt = c->cnt;
+	int16_t first[256];
+	int r10_written = 0, last_falls = 1;
+
+	insn_first_of(first);
+	for (uint32_t i = 0; i < cnt; i++)
+		c->ids[i] = INT16_MAX; /* not yet decoded */
+	c->used = 1;		       /* r0 */
+	for (uint32_t i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+		const struct insn_desc *d;
+		int id;
+
+		if (c->ids[i] == -1)
+			continue; /* second LD_IMM64 slot */
+		id = insn_find_fast(first, in);
+		if (id < 0 || !insn_fields_ok(id, in))
+			return -EINVAL;
+		d = &descs[id];
+		if (in->dst_reg > 10)
+			return -EINVAL;
+		if (d->kind != INSN_K_CALL && d->kind != INSN_K_LDDW && in->src_reg > 10)
+			return -EINVAL;
+		c->ids[i] = (int16_t)id;
+		if (d->fields & INSN_F_DST)
+			c->used |= (uint16_t)(1u << in->dst_reg);
+		if ((d->fields & INSN_F_SRC) && d->kind != INSN_K_CALL && d->kind != INSN_K_LDDW)
+			c->used |= (uint16_t)(1u << in->src_reg);
+		r10_written |= writes_reg(d, in, 10);
+		last_falls = d->kind != INSN_K_EXIT && d->kind != INSN_K_JA;
+		switch (d->kind) {
+		case INSN_K_LDDW:
+			if (i + 1 >= cnt || insns[i + 1].code || insns[i + 1].dst_reg ||
+			    insns[i + 1].src_reg || insns[i + 1].off)
+				return -EINVAL;
+			c->ids[i + 1] = -1;
+			last_falls = 1;
+			break;
+		case INSN_K_LDPKT:
+			if (!env->load_pkt)
+				return -EINVAL;
+			c->used |= 1u << 6;
+			c->any_call = 1;
+			c->ldpkt = 1;
+			c->labels |= 1u << LBL_EXIT_ZERO;
+			break;
+		case INSN_K_CALL:
+			if (d->op == INSN_OP_KFUNC)
+				return -EOPNOTSUPP;
+			c->any_call = 1;
+			if (d->op == INSN_OP_HELPER) {
+				uint32_t hid = (uint32_t)in->imm;
+
+				if (hid >= env->nr_helpers || !env->helpers[hid])
+					return -EINVAL;
+				if (env->unwind_id && hid == env->unwind_id)
+					c->labels |= 1u << LBL_EXIT_ZERO;
+			} else if (d->op == INSN_OP_REG) {
+				c->labels |= 1u << LBL_ENOENT;
+				if (has_unwind(env))
+					c->labels |= 1u << LBL_EXIT_ZERO;
+			} else {
+				c->local_calls = 1;
+				c->labels |= 1u << LBL_ELOOP;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	/* Jump and call targets, now that every second slot is known. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+		const struct insn_desc *d;
+		int64_t t;
+
+		if (c->ids[i] < 0)
+			continue;
+		d = &descs[c->ids[i]];
+		if (d->code == (BPF_JMP32 | BPF_JA))
+			t = (int64_t)i + 1 + in->imm;
+		else if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
+			t = (int64_t)i + 1 + in->off;
+		else if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
+			t = (int64_t)i + 1 + in->imm;
+		else
+			continue;
+		if (t < 0 || t >= (int64_t)cnt || c->ids[t] < 0)
+			return -EINVAL;
+	}
+	if (r10_written)
+		return -EOPNOTSUPP;
+	if (last_falls)
+		c->labels |= 1u << LBL_EFAULT;
+	if (c->labels & (1u << LBL_ELOOP | 1u << LBL_ENOENT | 1u << LBL_EFAULT))
+		c->labels |= 1u << LBL_ERR_COMMON;
+	return 0;
+}
+
+/* Which callee-saved registers to push, and the frame below them. */
+static void plan_frame(struct jit_ctx *c)
+{
+	int uses_r10 = (c->used >> 10) & 1;
+
+	c->nsaved = 0;
+	if (uses_r10 || c->local_calls)
+		c->saved[c->nsaved++] = X86_RBP;
+	if (c->local_calls)
+		c->saved[c->nsaved++] = ANCHOR;
+	for (int r = 6; r <= 9; r++) {
+		if (c->used & (1u << r)) {
+			c->saved[c->nsaved++] = R(r);
+			c->callee_saved[c->ncallee_saved++] = R(r);
+		}
+	}
+	c->bpf_stack = uses_r10 ? (c->local_calls ? INTERP_MAX_FRAMES : 1) * INTERP_STACK_SIZE : 0;
+	c->frame_size = c->bpf_stack;
+	if (c->ldpkt)
+		c->frame_size += STACK_SCRATCH;
+	/* Entry rsp is 8 mod 16; after n pushes it is 8 * (n + 1) mod 16. */
+	c->align_pad = (c->frame_size || c->any_call) && c->nsaved % 2 == 0 ? 8 : 0;
+}
+
+static int check_opts(const struct jit_opts *opts, struct jit_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!opts)
+		return 0;
+	if (opts->sz < sizeof(opts->sz))
+		return -EINVAL;
+	if (opts->sz > sizeof(*o)) { /* a newer caller: its extra fields must be unset */
+		const uint8_t *p = (const uint8_t *)opts;
+
+		for (size_t i = sizeof(*o); i < opts->sz; i++)
+			if (p[i])
+				return -EINVAL;
+	}
+	memcpy(o, opts, opts->sz < sizeof(*o) ? opts->sz : sizeof(*o));
+	return 0;
+}
+
+int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
+		const struct jit_opts *opts, struct jit_prog **out)
+{
+	static const struct interp_env no_env;
+	struct jit_ctx c = {.insns = insns, .cnt = cnt};
+	struct jit_prog *p = NULL;
+	struct jit_opts o;
+	uint32_t *addr = NULL, *prev = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t map_len = 0;
+	uint8_t *image = MAP_FAILED;
+	int err, pass;
+
+	*out = NULL;
+	if (cnt == 0 || cnt > INTERP_MAX_INSNS)
+		return -E2BIG;
+	err = check_opts(opts, &o);
+	if (err)
+		return err;
+	c.env = env ? env : &no_env;
+	c.blind = !!o.blind;
+	c.seed = o.blind_seed;
+	if (c.blind && !c.seed && getrandom(&c.seed, sizeof(c.seed), 0) != sizeof(c.seed))
+		return -EAGAIN;
+	err = -ENOMEM;
+	c.ids = malloc(cnt * sizeof(*c.ids));
+	addr = malloc(NADDR(&c) * sizeof(*addr));
+	prev = malloc(NADDR(&c) * sizeof(*prev));
+	p = calloc(1, sizeof(*p));
+	if (!c.ids || !addr || !prev || !p)
+		goto free_tmp;
+	err = scan(&c);
+	if (err)
+		goto free_tmp;
+	plan_frame(&c);
+
+	for (pass = 0;; pass++) {
+		uint32_t *t;
+
+		c.addr = addr;
+		c.prev = pass ? prev : NULL;
+		c.pad = pass >= PAD_AFTER;
+		emit_program(&c);
+		if (c.b.err) {
+			err = c.b.err;
+			goto free_image;
+		}
+		if (pass == 0) {
+			/* Pass 0 is the largest any pass can be: map that much. */
+			map_len = (c.b.len + (size_t)page - 1) / (size_t)page * (size_t)page;
+			image = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (image == MAP_FAILED) {
+				err = -ENOMEM;
+				goto free_tmp;
+			}
+			c.image = c.b.code = image;
+			c.b.cap = (uint32_t)map_len;
+		} else if (!memcmp(addr, prev, NADDR(&c) * sizeof(*addr))) {
+			break; /* converged: every displacement was computed from final addresses */
+		}
+		if (pass == MAX_PASSES) {
+			err = -E2BIG;
+			goto free_image;
+		}
+		t = prev;
+		prev = addr;
+		addr = t;
+	}
+	/* Trap on anything past the code, give back whole unused pages, then W^X. */
+	memset(image + c.b.len, 0xcc, map_len - c.b.len);
+	{
+		size_t used = (c.b.len + (size_t)page - 1) / (size_t)page * (size_t)page;
+
+		if (used < map_len) {
+			munmap(image + used, map_len - used);
+			map_len = used;
+		}
+	}
+	if (mprotect(image, map_len, PROT_READ | PROT_EXEC)) {
+		err = -errno;
+		goto free_image;
+	}
+	p->image = image;
+	p->map_len = map_len;
+	p->len = c.b.len;
+	*out = p;
+	p = NULL;
+	err = 0;
+	goto free_tmp;
+free_image:
+	if (image != MAP_FAILED)
+		munmap(image, map_len);
+free_tmp:
+	free(p);
+	free(prev);
+	free(addr);
+	free(c.ids);
+	return err;
+}
+
+int jit_exec(const struct jit_prog *p, const uint64_t args[5], uint64_t *r0)
+{
+	jit_entry_fn fn = (jit_entry_fn)p->image;
+	struct jit_ret ret = fn(args[0], args[1], args[2], args[3], args[4]);
+
+	*r0 = ret.r0;
+	return (int32_t)(uint32_t)ret.status;
+}
+
+uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2)
+{
+	jit_entry_fn fn = (jit_entry_fn)p->image;
+
+	return fn(r1, r2, 0, 0, 0).r0;
+}
+
+jit_entry_fn jit_entry(const struct jit_prog *p)
+{
+	return (jit_entry_fn)p->image;
+}
+
+const void *jit_code(const struct jit_prog *p, size_t *len)
+{
+	*len = p->len;
+	return p->image;
+}
+
+void jit_free(struct jit_prog *p)
+{
+	if (!p)
+		return;
+	munmap(p->image, p->map_len);
+	free(p);
+}
+
+#else /* !__x86_64__: no JIT; callers use the interpreter. */
+
+int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
+		const struct jit_opts *opts, struct jit_prog **out)
+{
+	*out = NULL;
+	return -EOPNOTSUPP;
+}
+
+int jit_exec(const struct jit_prog *p, const uint64_t args[5], uint64_t *r0)
+{
+	*r0 = 0;
+	return -EOPNOTSUPP;
+}
+
+uint64_t jit_run(const struct jit_prog *p, uint64_t r1, uint64_t r2)
+{
+	return 0;
+}
+
+jit_entry_fn jit_entry(const struct jit_prog *p)
+{
+	return NULL;
+}
+
+const void *jit_code(const struct jit_prog *p, size_t *len)
+{
+	*len = 0;
+	return NULL;
+}
+
+void jit_free(struct jit_prog *p)
+{
+}
+
+#endif /* __x86_64__ */

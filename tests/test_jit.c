@@ -1,0 +1,416 @@
+/* test_jit.c — the x86-64 JIT against the interpreter's expectations: test_interp.c's tricky
+ * cases (with and without constant blinding), run-time error statuses, acceptance identical to
+ * interp_prepare() on random instruction words, one instance of every form of INSN_LIST
+ * (the JIT's coverage check), and a few properties of the generated code (no prologue for a
+ * leaf without stack, no division check for a known divisor, short jumps).
+ *
+ * On other architectures jit_compile() must answer -EOPNOTSUPP and everything else is skipped.
+ */
+#include <stdlib.h>
+
+#include "test.h"
+#include "conformance_asm.h"
+#include "insn.h"
+#include "interp_cases.h"
+#include "exec/interp.h"
+#include "exec/jit.h"
+
+#ifdef __x86_64__
+
+static const struct jit_opts blind_opts = {.sz = sizeof(struct jit_opts), .blind = 1};
+
+/* Assemble and JIT src (blinded or not); returns jit_compile()'s status. */
+static int jit_asm(const char *src, int blind, struct jit_prog **p, const char *name)
+{
+	struct bpf_insn *insns;
+	char err[256];
+	int n, ret;
+
+	n = casm_assemble(src, &insns, err, sizeof(err));
+	if (n < 0) {
+		test_fail(__FILE__, __LINE__, "%s: assemble: %s", name, err);
+		return -EINVAL;
+	}
+	ret = jit_compile(insns, (uint32_t)n, &interp_case_env, blind ? &blind_opts : NULL, p);
+	free(insns);
+	return ret;
+}
+
+static int run_jit_asm(const char *src, uint64_t arg, int blind, uint64_t *r0, const char *name)
+{
+	uint64_t args[5] = {arg, 0, 0, 0, 0};
+	struct jit_prog *p;
+	int ret = jit_asm(src, blind, &p, name);
+
+	if (ret) {
+		test_fail(__FILE__, __LINE__, "%s: jit_compile: %d", name, ret);
+		return ret;
+	}
+	ret = jit_exec(p, args, r0);
+	jit_free(p);
+	return ret;
+}
+
+TEST(jit_semantics)
+{
+	for (int blind = 0; blind <= 1; blind++) {
+		for (size_t i = 0; i < interp_n_sem_cases; i++) {
+			const struct sem_case *c = &interp_sem_cases[i];
+			uint64_t arg = c->arg == INTERP_CASE_PKT
+					   ? (uint64_t)(uintptr_t)interp_case_packet
+					   : c->arg;
+			uint64_t r0 = 0xdeadbeef;
+			int err = run_jit_asm(c->src, arg, blind, &r0, c->name);
+
+			if (err)
+				test_fail(__FILE__, __LINE__, "%s%s: status %d", c->name,
+					  blind ? " (blinded)" : "", err);
+			else if (r0 != c->expect)
+				test_fail(__FILE__, __LINE__,
+					  "%s%s: r0 0x%" PRIx64 ", want 0x%" PRIx64, c->name,
+					  blind ? " (blinded)" : "", r0, c->expect);
+		}
+	}
+}
+
+TEST(jit_runtime_errors)
+{
+	for (size_t i = 0; i < interp_n_err_cases; i++) {
+		const struct err_case *c = &interp_err_cases[i];
+		uint64_t r0 = 0xdeadbeef;
+		int err = run_jit_asm(c->src, 0, 0, &r0, c->name);
+
+		if (err != c->err || r0 != 0)
+			test_fail(__FILE__, __LINE__, "%s: status %d r0 0x%" PRIx64 ", want %d, 0",
+				  c->name, err, r0, c->err);
+	}
+}
+
+/* Errors from deep inside bpf-to-bpf calls unwind every native frame: run them repeatedly and
+ * then a normal program, which would crash if rsp or a callee-saved register were off. */
+TEST(jit_unwind_from_depth)
+{
+	static const char *const srcs[] = {
+	    /* LD_ABS miss at depth 3 with r6..r9 live */
+	    ("mov %r6, %r1\nmov %r7, 7\nmov %r2, 3\ncall local f\nexit\n"
+	     "f:\njeq %r2, 0, miss\nsub %r2, 1\nmov %r8, 8\ncall local f\nexit\n"
+	     "miss:\nldabsw 100\nmov %r0, 9\nexit"),
+	    /* unwind helper at depth 2 */
+	    ("mov %r6, %r1\ncall local f\nmov %r0, 5\nexit\nf:\ncall local g\nexit\n"
+	     "g:\nmov %r1, 0\ncall 5\nmov %r0, 3\nexit"),
+	    /* callx unknown at depth 1 */
+	    "mov %r9, 1\ncall local f\nexit\nf:\nmov %r3, 4\ncall %r3\nexit",
+	};
+	static const int want[] = {0, 0, -ENOENT};
+
+	for (int rep = 0; rep < 100; rep++) {
+		for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+			uint64_t r0 = 1;
+			int err = run_jit_asm(srcs[i], (uint64_t)(uintptr_t)interp_case_packet, 0,
+					      &r0, "unwind");
+
+			if (err != want[i] || r0 != 0)
+				test_fail(__FILE__, __LINE__, "case %zu: status %d r0 %" PRIu64, i,
+					  err, r0);
+		}
+	}
+}
+
+/* The JIT accepts exactly what the interpreter accepts, with the same errors, except that it
+ * refuses writes to r10 with -EOPNOTSUPP.  Random instruction words, biased to valid opcodes. */
+TEST(jit_accepts_like_interp)
+{
+	const struct insn_desc *d = insn_descs();
+	uint64_t s = 0x5eed;
+	int accepted = 0;
+
+	for (int n = 0; n < 20000; n++) {
+		struct bpf_insn prog[4];
+		struct interp_prog *ip;
+		struct jit_prog *jp;
+		int ie, je;
+
+		for (int i = 0; i < 4; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t r = s >> 11;
+
+			prog[i].code = (r & 3) ? d[(r >> 2) % INSN__COUNT].code : (uint8_t)(r >> 2);
+			/* each field zero half of the time: most forms need some fields zero */
+			prog[i].dst_reg = (r >> 10) & 1 ? (r >> 11) % 12 : 0;
+			prog[i].src_reg = (r >> 15) & 1 ? (r >> 16) % 12 : 0;
+			prog[i].off = (r >> 20) & 1 ? (int16_t)(((r >> 21) & 7) - 3) : 0;
+			prog[i].imm = !((r >> 24) & 1) ? 0
+				      : (r >> 25) & 1  ? (int32_t)((r >> 26) & 7) - 1
+						       : (int32_t)(r >> 26);
+		}
+		prog[3] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
+		ie = interp_prepare(prog, 4, &interp_case_env, &ip);
+		je = jit_compile(prog, 4, &interp_case_env, NULL, &jp);
+		if (!ie)
+			interp_free(ip);
+		if (!je)
+			jit_free(jp);
+		accepted += !ie;
+		if (ie != je && !(ie == 0 && je == -EOPNOTSUPP)) {
+			test_fail(__FILE__, __LINE__, "program %d: interp %d, jit %d", n, ie, je);
+			break;
+		}
+	}
+	printf("jit_accepts_like_interp: %d of 20000 random programs accepted\n", accepted);
+	CHECK(accepted > 100);
+}
+
+TEST(jit_refuses_r10_writes)
+{
+	static const char *const srcs[] = {
+	    "mov %r10, 1\nexit",	 "add %r10, -8\nexit",
+	    "ldxdw %r10, [%r1+0]\nexit", "lock fetch add [%r1+0], %r10\nexit",
+	    "lddw %r10, 5\nexit",
+	};
+	struct jit_prog *p;
+
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		CHECK_EQ(jit_asm(srcs[i], 0, &p, srcs[i]), -EOPNOTSUPP);
+	REQUIRE_EQ(jit_asm("stxdw [%r10-8], %r1\nlock xchg [%r10-8], %r1\nexit", 0, &p, "ok"), 0);
+	jit_free(p);
+}
+
+/* Coverage check: one instance of every form in INSN_LIST compiles (kfunc excepted, as in the
+ * interpreter) and runs like the interpreter with random registers and a scratch buffer. */
+TEST(jit_every_form)
+{
+	const struct insn_desc *d = insn_descs();
+	uint64_t mem[8];
+
+	for (int i = 0; i < INSN__COUNT; i++) {
+		struct bpf_insn prog[24];
+		struct interp_prog *ip;
+		struct jit_prog *jp;
+		uint64_t args[5] = {(uint64_t)(uintptr_t)mem, 0, 0, 0, 0}, ir0, jr0;
+		uint64_t imem[8], jmem[8];
+		int n = 0, want = d[i].op == INSN_OP_KFUNC ? -EOPNOTSUPP : 0, ie, je, clobbers;
+		struct bpf_insn *in;
+
+		memset(prog, 0, sizeof(prog));
+		/* r6 = &test packet, r1 = buffer, r2..r5, r7..r9 distinctive values */
+		prog[n++] = (struct bpf_insn){
+		    .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 9, .src_reg = 1};
+		for (int r = 2; r <= 8; r++) {
+			if (r == 6)
+				continue;
+			prog[n++] = (struct bpf_insn){.code = BPF_LD | BPF_IMM | BPF_DW,
+						      .dst_reg = (uint8_t)r,
+						      .imm = (int32_t)(0x9abcdef0u + r * 0x1111)};
+			prog[n++] = (struct bpf_insn){.imm = (int32_t)(0x80000001u * r)};
+		}
+		prog[n++] = (struct bpf_insn){.code = BPF_LD | BPF_IMM | BPF_DW,
+					      .dst_reg = 6,
+					      .imm = (int32_t)(uintptr_t)interp_case_packet};
+		prog[n++] = (struct bpf_insn){
+		    .imm = (int32_t)((uint64_t)(uintptr_t)interp_case_packet >> 32)};
+		prog[n++] = (struct bpf_insn){
+		    .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0x1234};
+		in = &prog[n];
+		in->code = d[i].code;
+		in->dst_reg = 2;
+		in->src_reg = 3;
+		in->imm = 3;
+		in->off = 8;
+		if (d[i].kind == INSN_K_LDX || d[i].kind == INSN_K_LDXSX)
+			in->src_reg = 9; /* loads read the buffer through r9 */
+		if (d[i].kind == INSN_K_ST || d[i].kind == INSN_K_STX || d[i].kind == INSN_K_ATOMIC)
+			in->dst_reg = 9; /* stores and atomics write it */
+		if (d[i].kind == INSN_K_LDDW || d[i].kind == INSN_K_CALL ||
+		    d[i].kind == INSN_K_EXIT)
+			in->src_reg = 0;
+		if (!(d[i].fields & INSN_F_DST))
+			in->dst_reg = 0;
+		if (!(d[i].fields & INSN_F_SRC))
+			in->src_reg = 0;
+		if (!(d[i].fields & INSN_F_IMM))
+			in->imm = 0;
+		if (!(d[i].fields & INSN_F_OFF))
+			in->off = 0;
+		if (d[i].kind == INSN_K_JA || d[i].kind == INSN_K_JCOND) {
+			in->off = d[i].fields & INSN_F_OFF ? 1 : 0; /* skip "xor r0, r2" */
+			if (d[i].code == (BPF_JMP32 | BPF_JA))
+				in->imm = 1;
+		}
+		if (d[i].op == INSN_OP_HELPER || d[i].op == INSN_OP_LOCAL)
+			in->imm = 1; /* helper 1 (sum), or the local function at +1 */
+		if (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_REG) {
+			in->dst_reg = 7; /* callx helper 2 (identity) */
+			prog[n - 1] = (struct bpf_insn){
+			    .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 7, .imm = 2};
+		}
+		if (d[i].kind == INSN_K_LDPKT)
+			in->imm = 1;
+		if (d[i].disc == INSN_D_OFF)
+			in->off = (int16_t)d[i].dval;
+		else if (d[i].disc == INSN_D_IMM)
+			in->imm = d[i].dval;
+		else if (d[i].disc == INSN_D_SRC)
+			in->src_reg = (uint8_t)d[i].dval;
+		n += insn_slots(i);
+		if (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_LOCAL)
+			prog[n++] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
+		/* r0 ^= r2 ^ r3 so that both registers an instruction may write are compared; calls
+		 * and packet loads scratch r1..r5, so fold r7 and r8 after those instead. */
+		clobbers = d[i].kind == INSN_K_LDPKT ||
+			   (d[i].kind == INSN_K_CALL && d[i].op != INSN_OP_LOCAL);
+		prog[n++] = (struct bpf_insn){.code = BPF_ALU64 | BPF_XOR | BPF_X,
+					      .src_reg = clobbers ? 7 : 2};
+		prog[n++] = (struct bpf_insn){.code = BPF_ALU64 | BPF_XOR | BPF_X,
+					      .src_reg = clobbers ? 8 : 3};
+		prog[n++] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
+		REQUIRE(n <= 24);
+		REQUIRE_EQ(insn_find(in), i);
+
+		je = jit_compile(prog, (uint32_t)n, &interp_case_env, NULL, &jp);
+		if (je != want) {
+			test_fail(__FILE__, __LINE__, "%s: jit_compile %d, want %d", d[i].name, je,
+				  want);
+			continue;
+		}
+		if (je)
+			continue;
+		REQUIRE_EQ(interp_prepare(prog, (uint32_t)n, &interp_case_env, &ip), 0);
+		for (int k = 0; k < 8; k++)
+			mem[k] = 0x8877665544332211ULL * (uint64_t)(k + 1);
+		ie = interp_exec(ip, args, &ir0);
+		memcpy(imem, mem, sizeof(mem));
+		for (int k = 0; k < 8; k++)
+			mem[k] = 0x8877665544332211ULL * (uint64_t)(k + 1);
+		je = jit_exec(jp, args, &jr0);
+		memcpy(jmem, mem, sizeof(mem));
+		if (ie != je || ir0 != jr0 || memcmp(imem, jmem, sizeof(mem)))
+			test_fail(__FILE__, __LINE__,
+				  "%s: interp %d 0x%" PRIx64 ", jit %d 0x%" PRIx64 "%s", d[i].name,
+				  ie, ir0, je, jr0,
+				  memcmp(imem, jmem, sizeof(mem)) ? ", memory" : "");
+		interp_free(ip);
+		jit_free(jp);
+	}
+}
+
+/* Properties of the generated code. */
+static size_t code_len(const char *src, int blind)
+{
+	struct jit_prog *p;
+	size_t len = 0;
+
+	if (jit_asm(src, blind, &p, src) == 0) {
+		jit_code(p, &len);
+		jit_free(p);
+	}
+	return len;
+}
+
+TEST(jit_code_shape)
+{
+	struct jit_prog *p;
+	const uint8_t *code;
+	size_t len;
+
+	/* A leaf without stack: mov rax, rdi; add rax, 5; xor edx, edx; ret. */
+	REQUIRE_EQ(jit_asm("mov %r0, %r1\nadd %r0, 5\nexit", 0, &p, "leaf"), 0);
+	code = jit_code(p, &len);
+	CHECK_EQ(len, 3 + 4 + 2 + 1);
+	CHECK_EQ(code[len - 1], 0xc3);
+	jit_free(p);
+	/* Known non-zero divisor: no test/jcc; a power of two is a shift. */
+	CHECK(code_len("mov %r0, %r1\ndiv %r0, 7\nexit", 0) <
+	      code_len("mov %r0, %r1\nmov %r2, 7\ndiv %r0, %r2\nexit", 0) - 5);
+	CHECK_EQ(code_len("mov %r0, %r1\ndiv %r0, 8\nexit", 0), 3 + 4 + 2 + 1);
+	/* Short jumps where they fit: a 3-instruction loop body jumps back with rel8. */
+	CHECK(code_len("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0) <= 20);
+	/* Blinding makes code longer but changes no result (see jit_semantics). */
+	CHECK(code_len("mov %r0, 0x12345678\nexit", 1) > code_len("mov %r0, 0x12345678\nexit", 0));
+}
+
+/* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */
+TEST(jit_blinding_hides_constants)
+{
+	static const uint8_t pattern[4] = {0x78, 0x56, 0x34, 0x12};
+	struct jit_prog *p;
+	const uint8_t *code;
+	size_t len;
+	int found = 0;
+
+	REQUIRE_EQ(jit_asm("mov %r0, 0x12345678\nadd %r0, 0x12345678\nstw [%r10-4], 0x12345678\n"
+			   "jeq %r0, 0x12345678, +0\nlddw %r1, 0x1234567812345678\nexit",
+			   1, &p, "blind"),
+		   0);
+	code = jit_code(p, &len);
+	for (size_t i = 0; i + 4 <= len; i++)
+		found |= !memcmp(code + i, pattern, 4);
+	CHECK(!found);
+	CHECK_EQ(jit_run(p, 0, 0), 0x2468acf0);
+	jit_free(p);
+}
+
+/* W^X: the code's mapping is readable and executable, not writable. */
+TEST(jit_code_is_not_writable)
+{
+	struct jit_prog *p;
+	const void *code;
+	char line[512], perms[8] = "";
+	size_t len;
+	FILE *f;
+
+	REQUIRE_EQ(jit_asm("mov %r0, 1\nexit", 0, &p, "wx"), 0);
+	code = jit_code(p, &len);
+	f = fopen("/proc/self/maps", "r");
+	if (!f) {
+		jit_free(p);
+		SKIP("no /proc/self/maps");
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && lo <= (uintptr_t)code &&
+		    (uintptr_t)code < hi)
+			break;
+		perms[0] = 0;
+	}
+	fclose(f);
+	CHECK(!strncmp(perms, "r-x", 3));
+	CHECK_EQ(jit_run(p, 0, 0), 1);
+	jit_free(p);
+}
+
+TEST(jit_rerun_and_opts)
+{
+	struct bpf_insn *insns;
+	struct jit_prog *p;
+	char err[128];
+	struct {
+		struct jit_opts o;
+		uint64_t future;
+	} big = {{.sz = sizeof(big)}, 1};
+	int n = casm_assemble("mov %r0, 0\nl:\nadd %r0, %r1\nsub %r1, 1\njne %r1, 0, l\nexit",
+			      &insns, err, sizeof(err));
+
+	REQUIRE(n > 0);
+	CHECK_EQ(jit_compile(insns, (uint32_t)n, NULL, &big.o, &p), -EINVAL);
+	big.future = 0;
+	REQUIRE_EQ(jit_compile(insns, (uint32_t)n, NULL, &big.o, &p), 0);
+	for (uint64_t k = 1; k < 50; k++)
+		CHECK_EQ(jit_run(p, k, 0), k * (k + 1) / 2);
+	jit_free(p);
+	CHECK_EQ(jit_compile(insns, 0, NULL, NULL, &p), -E2BIG);
+	free(insns);
+}
+
+#else
+
+TEST(jit_unsupported)
+{
+	struct bpf_insn exit_insn = {.code = BPF_JMP | BPF_EXIT};
+	struct jit_prog *p = (struct jit_prog *)1;
+
+	CHECK_EQ(jit_compile(&exit_insn, 1, NULL, NULL, &p), -EOPNOTSUPP);
+	CHECK(p == NULL);
+}
+
+#endif
