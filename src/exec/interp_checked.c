@@ -184,6 +184,17 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 			return 1;
 		if (mem(c, R, dst, pc->off, d->bits, true))
 			return 1;
+		if ((R[dst] + (uint64_t)(int64_t)pc->off) % (d->bits / 8)) {
+			/* the interpreter (and the hardware, off x86) needs aligned atomics */
+			c->v.kind = IV_MISALIGNED;
+			c->v.insn = c->insn;
+			c->v.addr = R[dst] + (uint64_t)(int64_t)pc->off;
+			c->v.size = d->bits / 8;
+			c->v.write = true;
+			snprintf(c->v.msg, sizeof(c->v.msg), "misaligned %u-byte atomic at 0x%llx",
+				 d->bits / 8, (unsigned long long)c->v.addr);
+			return 1;
+		}
 		if (d->op == INSN_OP_CMPXCHG)
 			return writes(c, cs, 0);
 		if (pc->imm & BPF_FETCH)

@@ -10,7 +10,8 @@
  *    left it; the outermost exit reads r0); r10 is never written;
  *  - memory: an LDX/ST/STX/atomic touches [addr, addr + size) entirely inside one of: a live
  *    stack frame (512 bytes each, the current one or a caller's, reached through a pointer it
- *    passed), or a region of the caller's table (context, packet, map values...);
+ *    passed), or a region of the caller's table (context, packet, map values...); atomics
+ *    must also be naturally aligned;
  *  - helper calls: the caller's helper_pre hook checks the arguments (and may use
  *    interp_check_mem() for pointer arguments); helper_post sees the result (e.g. to add a
  *    looked-up map value to the table).
@@ -44,6 +45,7 @@ enum interp_violation_kind {
 	IV_UNINIT_REG,	/* read of a register not written on this path */
 	IV_WRITE_R10,	/* r10 written */
 	IV_HELPER_ARG,	/* a helper argument the hook refused */
+	IV_MISALIGNED,	/* an atomic operand not naturally aligned */
 };
 
 struct interp_violation {

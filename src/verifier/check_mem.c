@@ -526,10 +526,13 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	return 0;
 }
 
+/* Stack accesses are always checked for alignment (the slot bookkeeping needs it); map values
+ * only when strict, i.e. for atomics, which the kernel requires to be aligned everywhere (and
+ * the interpreter relies on: i386 lock cmpxchg8b, strict-alignment hosts). */
 static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
-			   int size)
+			   int size, bool strict)
 {
-	if (reg->type != PTR_TO_STACK || size == 1)
+	if (size == 1 || !(reg->type == PTR_TO_STACK || (strict && reg->type == PTR_TO_MAP_VALUE)))
 		return 0;
 	struct tnum t = tnum_add(reg->s.var_off, tnum_const((u64)(s64)(reg->off + off)));
 
@@ -540,8 +543,8 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
 		else
 			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
-		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn, reg->off, off,
-			size);
+		verbose(env, "misaligned %s access off %s+%d+%d size %d\n",
+			reg->type == PTR_TO_STACK ? "stack" : "value", tn, reg->off, off, size);
 		return -EACCES;
 	}
 	return 0;
@@ -553,7 +556,8 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		      int value_regno, bool sx, const struct bpf_insn *insn)
 {
 	struct reg_state *reg = &cur_regs(env)[regno];
-	int err = check_alignment(env, reg, off, size);
+	bool atomic = BPF_CLASS(insn->code) == BPF_STX && BPF_MODE(insn->code) == BPF_ATOMIC;
+	int err = check_alignment(env, reg, off, size, atomic);
 
 	if (err)
 		return err;
