@@ -6,7 +6,7 @@
 #   make check-tsan   the concurrency stress test under ThreadSanitizer
 #   make fuzz         a bounded libFuzzer run of the bpf() entry point (clang)
 #   make bench        benchmarks: ratios against the kernel and native C
-#   make demo         the README's main job
+#   make demo         the README's main job: sockex1 over generated traffic through the CLI
 #   make embed-demo   the embedding API's example (examples/embed_demo.c)
 #   make install PREFIX=/usr/local
 
@@ -44,7 +44,7 @@ DEMO    := $(BUILD)/examples/maps_demo
 EMBED_DEMO := $(BUILD)/examples/embed_demo
 PLUGIN  := $(BUILD)/userbpf-conformance-plugin
 
-.PHONY: all check check-interp check32 check-asan check-tsan fuzz bench demo embed-demo install clean valgrind
+.PHONY: all check check-interp check32 check-asan check-tsan fuzz bench demo demo-maps embed-demo install clean valgrind
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN) $(EMBED_DEMO)
 
@@ -93,8 +93,51 @@ $(LIB_SO): $(LIB_OBJS) userbpf.map
 	    $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LDLIBS)
 	ln -sf libuserbpf.so.0 $@
 
+# --- CLI (tools/userbpf/) and traffic generator (tools/trafficgen/): libpcap ---------------------
+# libpcap is linked into the CLI and trafficgen only, never the library.  Without a libpcap for
+# the target (e.g. -m32 without libpcap-dev:i386) the CLI builds without --pcap/--iface (HAVE_LIBPCAP
+# undefined) and trafficgen is not built; without libelf the CLI is left out (it needs the loader).
+HAVE_LIBPCAP := $(shell printf 'int pcap_datalink(void *);int main(void){return pcap_datalink(0);}' | \
+		  $(CC) $(ARCHFLAGS) -x c - -lpcap -o /dev/null 2>/dev/null && echo 1)
+TRAFFICGEN := $(BUILD)/trafficgen
+ifeq ($(HAVE_LIBPCAP),1)
+CLI_LDLIBS := -lpcap
+$(CLI_OBJS): ALL_CFLAGS += -DHAVE_LIBPCAP
+all: $(TRAFFICGEN)
+else
+$(warning no libpcap for '$(CC) $(ARCHFLAGS)': the CLI without --pcap/--iface, no trafficgen)
+TRAFFICGEN :=
+endif
+ifneq ($(HAVE_LIBELF),1)
+CLI :=
+endif
+
 $(CLI): $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS)
+	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS) $(CLI_LDLIBS)
+
+$(BUILD)/trafficgen: tools/trafficgen/trafficgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lpcap
+
+# tests/test_cli.c runs the CLI and trafficgen as programs.
+$(TESTS): $(CLI) $(TRAFFICGEN)
+$(BUILD)/tests/test_cli.o: ALL_CFLAGS += -DCLI_PATH='"$(CLI)"' -DTRAFFICGEN_PATH='"$(TRAFFICGEN)"' \
+	-DLOADER_OBJ_DIR='"$(BUILD)"'
+# bench/bench_loader.c: load times of the example objects (needs the loader).
+ifeq ($(HAVE_LIBELF),1)
+$(BENCH): $(BPF_OBJS)
+$(BENCH): ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'
+# libbpf, the reference loader, beside ours in the load rows (the bench only, not the library)
+HAVE_LIBBPF := $(shell printf '\043include <bpf/libbpf.h>\nint main(void){return 0;}' | \
+		 $(CC) $(ARCHFLAGS) -x c - -lbpf -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_LIBBPF),1)
+$(BENCH): ALL_CFLAGS += -DHAVE_LIBBPF
+$(BENCH): BENCH_LIBS := -lbpf
+endif
+else
+BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
+endif
+# --- end of CLI block --------------------------------------------------------------------------
 
 $(PLUGIN): $(PLUGIN_OBJS) $(LIB_A)
 	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(PLUGIN_OBJS) $(LIB_A) $(LDLIBS)
@@ -147,7 +190,7 @@ fuzz:
 
 $(BENCH): $(BENCH_SRCS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS) $(BENCH_LIBS)
 
 bench: $(BENCH)
 	$(BENCH)
@@ -156,8 +199,20 @@ $(DEMO): examples/maps_demo.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-demo: $(DEMO)
+# --- demo: sockex1 over generated traffic, through the CLI -----------------------------------------
+DEMO_PCAP := $(BUILD)/demo/traffic.pcap
+demo: $(CLI) $(TRAFFICGEN) $(BUILD)/examples/sockex1.bpf.o
+	@mkdir -p $(dir $(DEMO_PCAP))
+	@echo '$$ $(TRAFFICGEN) -o $(DEMO_PCAP)'
+	@$(TRAFFICGEN) -o $(DEMO_PCAP)
+	@echo '$$ $(CLI) prog run $(BUILD)/examples/sockex1.bpf.o --pcap $(DEMO_PCAP) --map-dump my_map --names ipproto'
+	@$(CLI) prog run $(BUILD)/examples/sockex1.bpf.o --pcap $(DEMO_PCAP) --map-dump my_map --names ipproto
+	@echo '(key 0 holds the IPv6 and ARP frames: like the kernel sample, sockex1 reads byte 23 of every frame)'
+
+# the maps-through-bpf() example (the demo before the CLI)
+demo-maps: $(DEMO)
 	$(DEMO)
+# --- end of demo block ---------------------------------------------------------------------------
 
 $(EMBED_DEMO): examples/embed_demo.c $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -24,6 +24,7 @@
 enum obj_kind {
 	OBJ_MAP = 1,
 	OBJ_PROG = 2,
+	OBJ_BTF = 3,
 };
 
 /* Access an fd grants, from BPF_F_RDONLY / BPF_F_WRONLY at creation (the kernel's FMODE_*). */

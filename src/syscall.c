@@ -10,6 +10,7 @@
 
 #include <userbpf.h>
 
+#include "btf/btf.h"
 #include "map/map.h"
 #include "prog/prog.h"
 
@@ -28,6 +29,9 @@
  * with flags userbpf refuses), then excl_prog_hash and its size (80..91). */
 #define MAP_CREATE_ATTR_END 92u
 
+/* BPF_BTF_LOAD ends at btf_token_fd (36..39) in 6.18. */
+#define BTF_LOAD_ATTR_END 40u
+
 /* Where each command's attr ends; 0: a command userbpf does not know. */
 static const u32 cmd_attr_end[] = {
 	[BPF_MAP_CREATE] = MAP_CREATE_ATTR_END,
@@ -45,6 +49,9 @@ static const u32 cmd_attr_end[] = {
 	 * keyring_id (164).  load.c reads them from the raw bytes. */
 	[BPF_PROG_LOAD] = KERNEL_ATTR_SIZE,
 	[BPF_PROG_TEST_RUN] = ATTR_END(test.batch_size),
+	/* 6.18's BTF_LOAD ends at btf_token_fd, after btf_log_true_size (28) and btf_flags (32),
+	 * beyond our uapi union; btf.c reads them from the raw bytes. */
+	[BPF_BTF_LOAD] = BTF_LOAD_ATTR_END,
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -137,6 +144,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return prog_load(attr, uattr, size);
 	case BPF_PROG_TEST_RUN:
 		return prog_test_run(attr, uattr, size);
+	case BPF_BTF_LOAD:
+		return btf_load(attr, uattr, size);
 	}
 	return -EINVAL;
 }

@@ -58,6 +58,20 @@ static bool kernel_ok(void)
 	return kernel_state > 0;
 }
 
+/* prog/load.c's license rule (the kernel's license_is_gpl_compatible()). */
+static bool gpl_license(const char *license)
+{
+	static const char *const gpl[] = {
+		"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+		"Dual MPL/GPL",
+	};
+
+	for (size_t i = 0; i < sizeof(gpl) / sizeof(gpl[0]); i++)
+		if (!strcmp(license, gpl[i]))
+			return true;
+	return false;
+}
+
 static int prog_len(const struct vcase *c)
 {
 	int n = VCASE_MAX_INSNS;
@@ -101,20 +115,35 @@ struct outcome {
 	char *log;
 };
 
-static void run_kernel(const struct vcase *c, struct outcome *o)
+static struct bpf_insn *copy_insns(const struct bpf_insn *insns, u32 n, const int *fds)
 {
-	struct bpf_insn insns[VCASE_MAX_INSNS];
-	int n = prog_len(c);
+	struct bpf_insn *in = calloc((size_t)n + 1, sizeof(*in));
+
+	if (!in)
+		abort();
+	memcpy(in, insns, (size_t)n * sizeof(*in));
+	fix_maps(in, (int)n, fds);
+	return in;
+}
+
+static u32 log_level_of(const struct vcase *c)
+{
+	return c->log_level ? c->log_level : 1;
+}
+
+static void run_kernel(const struct vcase *c, const struct bpf_insn *prog, u32 n,
+		       struct outcome *o)
+{
+	struct bpf_insn *insns = copy_insns(prog, n, kmaps);
 	union bpf_attr a;
 
-	memcpy(insns, c->insns, sizeof(insns));
-	fix_maps(insns, n, kmaps);
 	memset(&a, 0, sizeof(a));
 	a.prog_type = c->prog_type;
+	a.expected_attach_type = c->attach;
 	a.insns = (uintptr_t)insns;
-	a.insn_cnt = (u32)n;
+	a.insn_cnt = n;
 	a.license = (uintptr_t)(c->license ? c->license : "GPL");
-	a.log_level = 1;
+	a.log_level = log_level_of(c);
 	a.log_buf = (uintptr_t)o->log;
 	a.log_size = LOG_SIZE;
 	o->log[0] = 0;
@@ -123,29 +152,29 @@ static void run_kernel(const struct vcase *c, struct outcome *o)
 	if (o->ret >= 0)
 		close(o->ret);
 	error_line(o->log, o->line, sizeof(o->line));
+	free(insns);
 }
 
-static void run_userbpf(const struct vcase *c, struct outcome *o)
+static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32 n,
+			struct outcome *o)
 {
 	struct bpf_prog *prog = calloc(1, sizeof(*prog));
-	int n = prog_len(c);
 	union bpf_attr a;
 
 	for (int i = 0; i < 3; i++)
 		if (umaps[i] < 0)
 			umaps[i] = make_map(i, false);
 	prog->type = c->prog_type;
-	prog->gpl_compatible = !c->license || !strcmp(c->license, "GPL");
-	prog->insns = calloc((size_t)n + 1, sizeof(struct bpf_insn));
-	memcpy(prog->insns, c->insns, (size_t)n * sizeof(struct bpf_insn));
-	prog->len = (u32)n;
-	fix_maps(prog->insns, n, umaps);
+	prog->expected_attach_type = c->attach;
+	prog->gpl_compatible = gpl_license(c->license ? c->license : "GPL");
+	prog->insns = copy_insns(insns, n, umaps);
+	prog->len = n;
 	memset(&a, 0, sizeof(a));
-	a.log_level = 1;
+	a.log_level = log_level_of(c);
 	a.log_buf = (uintptr_t)o->log;
 	a.log_size = LOG_SIZE;
 	o->log[0] = 0;
-	o->ret = bpf_check(prog, &a);
+	o->ret = bpf_check(prog, &a, NULL, 0);
 	o->err = o->ret < 0 ? -o->ret : 0;
 	error_line(o->log, o->line, sizeof(o->line));
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
@@ -155,19 +184,52 @@ static void run_userbpf(const struct vcase *c, struct outcome *o)
 	free(prog);
 }
 
-void vcase_run(const struct vcase *c, struct vstats *st)
+/* Kernel and userbpf addresses (map pointers in LD_IMM64 lines) differ: "0x?" for long hex (the
+ * state comment's column then moves with it on both sides alike). */
+static void blank_addrs(char *log)
+{
+	for (char *p = log; (p = strstr(p, "0x")); p += 2) {
+		size_t n = strspn(p + 2, "0123456789abcdef");
+
+		if (n >= 10) {
+			n += strspn(p + 2 + n, " ");
+			memmove(p + 3, p + 2 + n, strlen(p + 2 + n) + 1);
+			p[2] = '?';
+		}
+	}
+}
+
+/* The first line where two logs differ, for the failure message. */
+static void first_diff(const char *a, const char *b, char *out, size_t size)
+{
+	int line = 1;
+
+	while (*a && *a == *b) {
+		if (*a == '\n')
+			line++;
+		a++, b++;
+	}
+	while (line > 1 && a[-1] != '\n')
+		a--, b--;
+	snprintf(out, size, "line %d: kernel \"%.*s\" userbpf \"%.*s\"", line,
+		 (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+}
+
+void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struct vstats *st)
 {
 	static char ulog[LOG_SIZE], klog[LOG_SIZE];
 	struct outcome u = { .log = ulog }, k = { .log = klog };
-	bool uacc, kacc;
+	bool uacc, kacc, show = getenv("VERIFIER_SHOW") != NULL;
 
 	st->cases++;
-	run_userbpf(c, &u);
+	run_userbpf(c, insns, n, &u);
 	uacc = u.ret >= 0;
 	if (c->known) {
 		st->known++;
 		printf("  known difference %s: %s (userbpf: %s \"%s\")\n", c->name, c->known,
 		       uacc ? "accepts" : "rejects", u.line);
+	} else if (show) {
+		/* the table may still say TBD: report, don't judge */
 	} else if (uacc != (c->verdict == ACCEPT))
 		test_fail(__FILE__, __LINE__, "%s: userbpf %s (%s), table says %s", c->name,
 			  uacc ? "accepts" : "rejects", u.line, c->verdict ? "accept" : "reject");
@@ -180,17 +242,37 @@ void vcase_run(const struct vcase *c, struct vstats *st)
 	if (!kernel_ok())
 		return;
 	st->kernel_ran++;
-	run_kernel(c, &k);
+	run_kernel(c, insns, n, &k);
 	kacc = k.ret >= 0;
-	if (kacc != (c->verdict == ACCEPT) ||
+	if (show)
+		printf("SHOW\t%s\t%d\t%d\t%s\t|\t%d\t%d\t%s\n", c->name, kacc, k.err, k.line, uacc,
+		       u.err, u.line);
+	else if (kacc != (c->verdict == ACCEPT) ||
 	    (!kacc && c->err && strcmp(k.line, c->err)) ||
 	    (!kacc && c->err_no && k.err != c->err_no))
 		test_fail(__FILE__, __LINE__, "%s: table disagrees with the kernel: kernel %s (%d) "
 			  "\"%s\"", c->name, kacc ? "accepts" : "rejects", k.err, k.line);
-	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)))
+	if (c->full_log) {
+		blank_addrs(ulog);
+		blank_addrs(klog);
+	}
+	if (c->full_log && !c->known && strcmp(ulog, klog)) {
+		char d[1200];
+
+		first_diff(klog, ulog, d, sizeof(d));
+		test_fail(__FILE__, __LINE__, "%s: log level %u differs: %s", c->name,
+			  log_level_of(c), d);
+	}
+	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)) &&
+	    (!c->full_log || !strcmp(ulog, klog)))
 		st->agree++;
 	else if (getenv("VERIFIER_DEBUG"))
 		fprintf(stderr, "--- %s kernel log:\n%s--- userbpf log:\n%s", c->name, klog, ulog);
+}
+
+void vcase_run(const struct vcase *c, struct vstats *st)
+{
+	vprog_run(c, c->insns, (u32)prog_len(c), st);
 }
 
 void vcase_run_table(const char *topic, const struct vcase *t, int n)

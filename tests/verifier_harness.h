@@ -13,6 +13,8 @@
 #define TESTS_VERIFIER_HARNESS_H
 
 #include <linux/bpf.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "userbpf/insn.h"
 
@@ -35,16 +37,37 @@ struct vcase {
 	int err_no;		/* REJECT: errno, 0 = don't check */
 	const char *license;	/* NULL: "GPL" */
 	const char *known;	/* a known disagreement of userbpf with the kernel: why */
+	__u32 attach;		/* expected_attach_type */
+	__u32 log_level;		/* 0: 1 */
+	bool full_log;		/* compare the whole log with the kernel's, not only the error */
 };
+
+/* A case whose expectation is still to be filled in from the kernel: VERIFIER_SHOW=1 prints
+ * each case's outcome on both sides ("SHOW name kernel-verdict errno line | userbpf ..."). */
+#define TBD REJECT, "?"
+
 
 struct vstats {
 	int cases, agree, kernel_ran, known;
 };
 
+/* A program of any length (not a table row): the same checks as vcase_run(). */
+void vprog_run(const struct vcase *c, const struct bpf_insn *insns, __u32 n, struct vstats *st);
 /* Runs one case; failures are reported through test_fail(). */
 void vcase_run(const struct vcase *c, struct vstats *st);
 /* Runs a table and prints "<topic>: N cases, N agree with the kernel". */
 void vcase_run_table(const char *topic, const struct vcase *t, int n);
+
+/* Shorthands the tables share. */
+#define R0_0 BPF_MOV64_IMM(0, 0)
+#define EXIT BPF_EXIT_INSN()
+/* r2 = fp - 8, key zeroed; r1 = map; call lookup */
+#define LOOKUP(MAP)                                                                              \
+	BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8),       \
+		BPF_LD_MAP_FD(1, MAP), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
+#define SKB(f) offsetof(struct __sk_buff, f)
+#define XDPM(f) offsetof(struct xdp_md, f)
+#define NCASES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 #define SOCK BPF_PROG_TYPE_SOCKET_FILTER
 #define XDP BPF_PROG_TYPE_XDP

@@ -381,3 +381,67 @@ free_offs:
 	free(btf.offs);
 	return err;
 }
+
+/* The value of the symbol called name (a variable), or -1. */
+static long long sym_value(const struct userbpf_object *obj, const char *name)
+{
+	for (size_t i = 0; i < obj->nsyms; i++) {
+		Elf64_Sym sym;
+		const char *n;
+
+		memcpy(&sym, obj->secs[obj->symtab].data + i * sizeof(sym), sizeof(sym));
+		if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT)
+			continue;
+		n = elf_strptr(obj->elf, obj->strtab, sym.st_name);
+		if (n && !strcmp(n, name))
+			return (long long)sym.st_value;
+	}
+	return -1;
+}
+
+int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size)
+{
+	struct btf btf = {.obj = obj};
+	int err;
+
+	err = btf_index(&btf, data, size);
+	if (err)
+		goto free_offs;
+	for (u32 id = 1; id < btf.nr; id++) {
+		struct btf_type t;
+		const char *sec;
+		u8 *vsi;
+
+		btf_type_at(&btf, id, &t);
+		sec = btf_str(&btf, t.name_off);
+		if (BTF_INFO_KIND(t.info) != BTF_KIND_DATASEC || !sec)
+			continue;
+		for (size_t i = 1; i < obj->nsecs && !t.size; i++)
+			if (obj->secs[i].name && !strcmp(obj->secs[i].name, sec))
+				t.size = obj->secs[i].size;
+		memcpy((u8 *)btf.types + btf.offs[id], &t, sizeof(t));
+		vsi = (u8 *)btf_extra(&btf, id);
+		for (u32 i = 0; i < BTF_INFO_VLEN(t.info); i++, vsi += sizeof(struct btf_var_secinfo)) {
+			struct btf_var_secinfo si;
+			struct btf_type v;
+			const char *n;
+			long long val;
+
+			memcpy(&si, vsi, sizeof(si));
+			if (!si.type || si.type >= btf.nr)
+				continue;
+			btf_type_at(&btf, si.type, &v);
+			n = btf_str(&btf, v.name_off);
+			if (BTF_INFO_KIND(v.info) != BTF_KIND_VAR || !n)
+				continue;
+			val = sym_value(obj, n);
+			if (val >= 0 && val <= UINT32_MAX) {
+				si.offset = (u32)val;
+				memcpy(vsi, &si, sizeof(si));
+			}
+		}
+	}
+free_offs:
+	free(btf.offs);
+	return err;
+}

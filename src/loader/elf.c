@@ -182,6 +182,9 @@ static int parse_sections(struct userbpf_object *obj, struct parse *p)
 			p->symtab = i;
 			p->strtab = sh.sh_link;
 			p->nsyms = sh.sh_size / sizeof(Elf64_Sym);
+			obj->symtab = i;
+			obj->strtab = sh.sh_link;
+			obj->nsyms = p->nsyms;
 		} else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR)) {
 			if (sh.sh_size % BPF_INSN_SZ)
 				return ld_err(obj, -EBADMSG,
@@ -199,6 +202,9 @@ static int parse_sections(struct userbpf_object *obj, struct parse *p)
 			s->kind = SEC_VERSION;
 		} else if (!strcmp(s->name, ".BTF")) {
 			p->btf = i;
+			obj->btf_sec = i;
+		} else if (!strcmp(s->name, ".BTF.ext")) {
+			obj->btf_ext_sec = i;
 		} else if ((sh.sh_type == SHT_PROGBITS || sh.sh_type == SHT_NOBITS) &&
 			   (sh.sh_flags & SHF_ALLOC) && is_data_sec(s->name)) {
 			s->kind = SEC_DATA;

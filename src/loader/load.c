@@ -1,7 +1,7 @@
 /* The loader's public API: opening (options, a private copy of the image, then elf.c's parse),
  * loading through the backend, closing, and the accessors.
  *
- * Load order: maps first (create; global data: fill key 0 with the section's bytes, then freeze
+ * Load order: .BTF (BPF_BTF_LOAD, best effort), maps (create; global data: fill key 0 with the section's bytes, then freeze
  * .rodata), then each program (build its instructions with reloc.c, BPF_PROG_LOAD).  Any
  * failure closes every fd created so far, so an object is either fully loaded or not at all.
  * The backend follows bpf()'s contract; its -1/errno is turned into a negative errno once, in
@@ -90,6 +90,7 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 	obj->log_buf = o.log_buf;
 	obj->log_size = o.log_size;
 	obj->log_level = o.log_level;
+	obj->btf_fd = -1;
 	*objp = obj;
 	return 0;
 }
@@ -253,6 +254,33 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	return 0;
 }
 
+/* .BTF through BPF_BTF_LOAD, with what clang leaves to the loader filled in.  A backend that
+ * refuses it (or has no BTF) only costs the programs their func/line info: not an error. */
+static int btf_load(struct userbpf_object *obj)
+{
+	const struct ld_sec *s = &obj->secs[obj->btf_sec];
+	union bpf_attr attr;
+	u8 *copy;
+	int fd;
+
+	if (!obj->btf_sec || !s->data || !s->size || s->size > UINT32_MAX)
+		return 0;
+	copy = malloc(s->size);
+	if (!copy)
+		return ld_err(obj, -ENOMEM, "out of memory for a copy of '.BTF'");
+	memcpy(copy, s->data, s->size);
+	if (!ld_btf_fixup(obj, copy, s->size)) {
+		memset(&attr, 0, sizeof(attr));
+		attr.btf = (u64)(uintptr_t)copy;
+		attr.btf_size = (u32)s->size;
+		fd = backend(obj, BPF_BTF_LOAD, &attr);
+		if (fd >= 0)
+			obj->btf_fd = fd;
+	}
+	free(copy);
+	return 0;
+}
+
 static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 {
 	union bpf_attr attr;
@@ -269,6 +297,15 @@ static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 	attr.license = (u64)(uintptr_t)obj->license;
 	attr.kern_version = obj->kversion;
 	obj_name(attr.prog_name, prog->name);
+	if (obj->btf_fd >= 0 && (prog->nfunc_info || prog->nline_info)) {
+		attr.prog_btf_fd = obj->btf_fd;
+		attr.func_info_rec_size = sizeof(struct bpf_func_info);
+		attr.func_info = (u64)(uintptr_t)prog->func_info;
+		attr.func_info_cnt = prog->nfunc_info;
+		attr.line_info_rec_size = sizeof(struct bpf_line_info);
+		attr.line_info = (u64)(uintptr_t)prog->line_info;
+		attr.line_info_cnt = prog->nline_info;
+	}
 	if (obj->log_buf && obj->log_size && obj->log_level) {
 		attr.log_buf = (u64)(uintptr_t)obj->log_buf;
 		attr.log_size = obj->log_size;
@@ -304,6 +341,9 @@ static void close_fds(struct userbpf_object *obj)
 			close(obj->maps[i].fd);
 		obj->maps[i].fd = -1;
 	}
+	if (obj->btf_fd >= 0)
+		close(obj->btf_fd);
+	obj->btf_fd = -1;
 }
 
 USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
@@ -314,6 +354,7 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 		return -EINVAL;
 	if (obj->loaded)
 		return ld_err(obj, -EALREADY, "already loaded");
+	err = btf_load(obj);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_create(obj, &obj->maps[i]);
 	for (size_t i = 0; i < obj->nprogs && !err; i++)
@@ -331,8 +372,11 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	if (!obj)
 		return;
 	close_fds(obj);
-	for (size_t i = 0; i < obj->nprogs; i++)
+	for (size_t i = 0; i < obj->nprogs; i++) {
 		free(obj->progs[i].insns);
+		free(obj->progs[i].func_info);
+		free(obj->progs[i].line_info);
+	}
 	free(obj->progs);
 	free(obj->maps);
 	free(obj->relocs);

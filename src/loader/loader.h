@@ -98,6 +98,11 @@ struct userbpf_program {
 	struct bpf_insn *insns; /* after load: the relocated program */
 	size_t insn_cnt;	/* before load: the function's own count */
 	int fd;
+	/* From .BTF.ext, at the final instruction offsets (ld_prog_build); NULL/0 without. */
+	struct bpf_func_info *func_info;
+	u32 nfunc_info;
+	struct bpf_line_info *line_info;
+	u32 nline_info;
 };
 
 struct userbpf_object {
@@ -128,6 +133,10 @@ struct userbpf_object {
 	struct userbpf_map *maps;
 	size_t nmaps;
 	bool loaded;
+
+	size_t symtab, strtab, nsyms; /* section indexes of .symtab and its strings */
+	size_t btf_sec, btf_ext_sec;  /* section indexes of .BTF and .BTF.ext, 0 if none */
+	int btf_fd;		      /* the loaded .BTF, -1 when none could be loaded */
 };
 
 /* Writes "<object>: <message>" into the caller's error buffer and returns err (negative). */
@@ -147,6 +156,14 @@ struct ld_btf_var {
 };
 int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,
 		    struct ld_btf_var *vars, size_t nvars);
+
+/* btf.c: fills, in a copy of .BTF (data, size), what clang leaves for the loader: each
+ * DATASEC's size (its ELF section's) and its variables' offsets (their symbols' values). */
+int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size);
+/* btf_ext.c: prog's func_info and line_info from .BTF.ext, for the functions appended at
+ * base[order[k]] (k < norder).  Without .BTF.ext or a loaded .BTF, none. */
+int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *prog,
+		    const u32 *order, size_t norder, const u32 *base);
 
 /* reloc.c: builds prog->insns: the function, the subprograms it calls (transitively) appended,
  * map and global-data references set to the created maps' fds. */

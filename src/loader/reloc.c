@@ -139,6 +139,9 @@ int ld_prog_build(struct userbpf_object *obj, struct userbpf_program *prog)
 		if (err)
 			goto free_all;
 	}
+	err = ld_btf_ext_info(obj, prog, b.order, b.norder, b.base);
+	if (err)
+		goto free_all;
 	free(prog->insns);
 	prog->insns = b.insns;
 	prog->insn_cnt = b.cnt;

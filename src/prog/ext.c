@@ -277,7 +277,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	if (err)
 		goto free_prog;
 
-	fd = prog_verify_install(prog, &attr); /* frees prog on failure */
+	fd = prog_verify_install(prog, &attr, NULL, 0); /* frees prog on failure */
 	if (fd < 0) {
 		err = fd;
 		goto free_handle;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf/btf.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
 
@@ -43,8 +44,7 @@
 
 /* BPF_COMPLEXITY_LIMIT_INSNS: the limit for a privileged loader (we are root-equivalent). */
 #define PROG_MAX_INSNS 1000000u
-/* The kernel's BTF_MAX_TYPE: larger attach_btf_id values are refused before anything else. */
-#define BTF_MAX_TYPE 0x000fffffu
+/* BTF_MAX_TYPE (linux/btf.h): larger attach_btf_id values are refused before anything else. */
 
 #define BPF_PROG_TYPE(type, run) [type] = true,
 static const bool prog_type_known[] = {
@@ -158,6 +158,9 @@ static void prog_free(struct bpf_prog *prog)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
+	btf_put(prog->btf);
+	free(prog->func_info);
+	free(prog->linfo);
 	free(prog->insns);
 	free(prog->ext_mem);
 	free(prog);
@@ -266,18 +269,19 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	if (err)
 		goto free_prog;
 
-	return prog_verify_install(prog, attr);
+	return prog_verify_install(prog, attr, uattr, usize);
 
 free_prog:
 	prog_free(prog);
 	return err;
 }
 
-int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr)
+int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
+			u32 usize)
 {
 	int err, memfd;
 
-	err = bpf_check(prog, attr);
+	err = bpf_check(prog, attr, uattr, usize);
 	if (err)
 		goto free_prog; /* frees the map references the verifier took */
 	err = prog_prepare(prog);

@@ -14,6 +14,7 @@
 #include "util.h"
 
 struct bpf_map;
+struct btf;
 struct bpf_func_proto;
 struct interp_prog;
 struct jit_prog;
@@ -61,6 +62,13 @@ struct bpf_prog {
 
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
 
+	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
+	struct btf *btf;
+	struct bpf_func_info *func_info;	/* per subprogram */
+	u32 func_info_cnt;
+	struct bpf_line_info *linfo;
+	u32 nr_linfo;
+
 	struct interp_prog *interp;	/* prepared for the interpreter (NULL until then) */
 	struct jit_prog *jit;		/* native code when the JIT is on and took it, else NULL:
 					 * runs use it first, the interpreter otherwise */
@@ -90,7 +98,8 @@ const struct bpf_func_proto *prog_helper_proto(const struct bpf_prog *prog, u32 
 /* The end of a load after the attr checks (src/prog/load.c): bpf_check() with attr's log fields,
  * preparation for the interpreter, installation as an fd.  Returns the fd; on failure frees
  * prog (and what the verifier took) and returns -errno. */
-int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr);
+int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
+			u32 usize);
 
 /* BPF_PROG_TEST_RUN of an extension program (src/prog/ext.c). */
 int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);

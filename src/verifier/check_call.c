@@ -215,7 +215,7 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 	clobber_caller_saved(env, caller->regs);
 	st->frame[st->curframe + 1] = callee;
 	st->curframe++;
-	if (env->log.level & 1) {
+	if (env->log.level & BPF_LOG_LEVEL_ANY) {
 		verbose(env, "caller:\n");
 		print_state(env, caller, true);
 		verbose(env, "callee:\n");
@@ -249,7 +249,7 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 	}
 	caller->regs[BPF_REG_0] = callee->regs[BPF_REG_0];
 	*insn_idx = callee->callsite + 1;
-	if (env->log.level & 1) {
+	if (env->log.level & BPF_LOG_LEVEL_ANY) {
 		verbose(env, "returning from callee:\n");
 		print_state(env, callee, true);
 		verbose(env, "to caller at %d:\n", *insn_idx);

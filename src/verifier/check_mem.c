@@ -21,7 +21,7 @@
 #include "verifier/env.h"
 
 #define PT_REGS_SIZE 168	/* struct pt_regs of x86-64, the kprobe context */
-#define TP_CTX_MAX 2048		/* PERF_MAX_TRACE_SIZE */
+#define TP_CTX_MAX 8192		/* PERF_MAX_TRACE_SIZE (2048 before 6.x) */
 
 #define SKB_OFF(f) offsetof(struct __sk_buff, f)
 #define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
@@ -117,6 +117,9 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			*field = 3;
 		} else if (IN(off, SKB_OFF(family), SKB_END(local_port))) {
 			return false;
+		} else if (off == SKB_OFF(tstamp_type)) {
+			/* tc may read the u8 (its writes were refused above) */
+			return size == 1;
 		}
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_XDP:
@@ -428,7 +431,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 		save_spill(sl, val, size);
 		if (size < 8)
 			sl->spilled.id = 0;
-	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST && insn->imm != 0) {
+	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;
 
 		mark_reg_const(&k, (u64)(s64)insn->imm);
@@ -526,13 +529,21 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	return 0;
 }
 
-/* Stack accesses are always checked for alignment (the slot bookkeeping needs it); map values
- * only when strict, i.e. for atomics, which the kernel requires to be aligned everywhere (and
- * the interpreter relies on: i386 lock cmpxchg8b, strict-alignment hosts). */
+/* The stack is always strictly aligned; map values only for atomics (the kernel's
+ * strict_alignment_once) or BPF_F_STRICT_ALIGNMENT, as x86 has efficient unaligned access. */
 static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
 			   int size, bool strict)
 {
-	if (size == 1 || !(reg->type == PTR_TO_STACK || (strict && reg->type == PTR_TO_MAP_VALUE)))
+	const char *what;
+
+	if (size == 1)
+		return 0;
+	if (reg->type == PTR_TO_STACK)
+		what = "stack ";
+	else if (reg->type == PTR_TO_MAP_VALUE &&
+		 (strict || (env->prog->prog_flags & BPF_F_STRICT_ALIGNMENT)))
+		what = "value ";
+	else
 		return 0;
 	struct tnum t = tnum_add(reg->s.var_off, tnum_const((u64)(s64)(reg->off + off)));
 
@@ -543,8 +554,8 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
 		else
 			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
-		verbose(env, "misaligned %s access off %s+%d+%d size %d\n",
-			reg->type == PTR_TO_STACK ? "stack" : "value", tn, reg->off, off, size);
+		verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", what, tn, reg->off, off,
+			size);
 		return -EACCES;
 	}
 	return 0;
@@ -556,8 +567,9 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		      int value_regno, bool sx, const struct bpf_insn *insn)
 {
 	struct reg_state *reg = &cur_regs(env)[regno];
-	bool atomic = BPF_CLASS(insn->code) == BPF_STX && BPF_MODE(insn->code) == BPF_ATOMIC;
-	int err = check_alignment(env, reg, off, size, atomic);
+	int err = check_alignment(env, reg, off, size,
+				  insn && BPF_MODE(insn->code) == BPF_ATOMIC &&
+					  BPF_CLASS(insn->code) == BPF_STX);
 
 	if (err)
 		return err;

@@ -5,7 +5,9 @@
  * (after ldimm64 resolution a map load shows the map's address, as the kernel's log shows the
  * kernel address).  Helper calls print the helper's kernel name from the uapi list, whatever the
  * program type.  The text goes straight to the log sink; no allocation.
+ * bpf_insn_snprint() (disasm.h) points a throwaway log sink at a caller's buffer for the CLI.
  */
+#include "verifier/disasm.h"
 #include "verifier/env.h"
 
 static const char *const alu_str[16] = {
@@ -178,4 +180,18 @@ void print_insn(struct verifier_env *env, const struct bpf_insn *in)
 	default:
 		verbose(env, "(%02x) %s", in->code, class_str[cls]);
 	}
+}
+
+/* The log sink in fixed mode on the caller's buffer: print_insn's text lands there as is. */
+int bpf_insn_snprint(char *buf, size_t size, const struct bpf_insn *insn)
+{
+	struct verifier_env env;
+
+	memset(&env.log, 0, sizeof(env.log));
+	if (size > UINT32_MAX >> 2)
+		size = UINT32_MAX >> 2;
+	if (buf && size && !vlog_init(&env.log, 1 | 8 /* LEVEL1 | FIXED */, (u64)(uintptr_t)buf,
+				       (u32)size))
+		print_insn(&env, insn);
+	return insn->code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1;
 }

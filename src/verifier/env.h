@@ -134,6 +134,9 @@ struct insn_aux {
 	u32 map_off;		/* BPF_PSEUDO_MAP_VALUE: offset into the value */
 };
 
+/* The kernel's BPF_LOG_LEVEL: instructions are logged at level 1 and at level 2 alike. */
+#define BPF_LOG_LEVEL_ANY 3u
+
 struct vlog {
 	u32 level;
 	char *ubuf;		/* user buffer, NULL when only counting */
@@ -181,6 +184,14 @@ struct verifier_env {
 	u32 used_map_cnt;
 	int16_t insn_first[256];
 
+	/* BTF of PROG_LOAD (btf_info.c), each NULL/0 without it; moved to the program on success */
+	struct btf *btf;	/* prog_btf_fd's BTF, a reference */
+	struct bpf_func_info *func_info;
+	u32 func_info_cnt;
+	struct bpf_line_info *linfo; /* sorted by insn_off, one at each subprogram's start */
+	u32 nr_linfo;
+	const struct bpf_line_info *prev_linfo; /* the last source line the log printed */
+
 	/* USERBPF_PROG_TYPE_EXT: the application's ctx, described as a map value of ctx_size
 	 * bytes so that accesses get the map-value checks (constant and proven variable offsets),
 	 * and BPF_F_RDONLY_PROG when the program may not write it.  R1 points at it. */
@@ -195,6 +206,9 @@ static inline void *u64_to_voidp(u64 v)
 /* log.c */
 void verbose(struct verifier_env *env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vlog_init(struct vlog *log, u32 level, u64 ubuf, u32 size);
+/* The sink for logs that are not the verifier's (BPF_BTF_LOAD): the same buffer rules. */
+void vlog_printf(struct vlog *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vlog_vprintf(struct vlog *log, const char *fmt, va_list ap);
 void vlog_reset(struct vlog *log, u64 pos);
 int vlog_finalize(struct vlog *log);
 bool vlog_on(const struct vlog *log);
@@ -259,6 +273,16 @@ int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bo
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
+
+/* btf_info.c */
+struct btf;
+int check_btf_info_early(struct verifier_env *env, const union bpf_attr *attr,
+			 union bpf_attr *uattr, u32 usize);
+int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
+		   u32 usize);
+void verbose_linfo(struct verifier_env *env, u32 insn_off, const char *prefix);
+void btf_info_transfer(struct verifier_env *env, struct bpf_prog *prog);
+void btf_info_free(struct verifier_env *env);
 
 /* check_jmp.c */
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);

@@ -92,23 +92,37 @@ static void vlog_write(struct vlog *log, const char *kbuf, u32 n)
 	}
 }
 
-void verbose(struct verifier_env *env, const char *fmt, ...)
+void vlog_vprintf(struct vlog *log, const char *fmt, va_list ap)
 {
-	struct vlog *log = &env->log;
 	char kbuf[LOG_TMP_SIZE];
-	va_list ap;
 	int n;
 
 	if (!log->level)
 		return;
-	va_start(ap, fmt);
 	n = vsnprintf(kbuf, sizeof(kbuf), fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	if (n > LOG_TMP_SIZE - 1)
 		n = LOG_TMP_SIZE - 1;
 	vlog_write(log, kbuf, (u32)n + 1);
+}
+
+void vlog_printf(struct vlog *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_vprintf(log, fmt, ap);
+	va_end(ap);
+}
+
+void verbose(struct verifier_env *env, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_vprintf(&env->log, fmt, ap);
+	va_end(ap);
 }
 
 void vlog_reset(struct vlog *log, u64 pos)

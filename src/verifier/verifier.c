@@ -82,6 +82,7 @@ static int do_check(struct verifier_env *env)
 	mark_all_scratched(env);
 	env->insn_idx = 0;
 	env->prev_insn_idx = -1;
+	env->prev_linfo = NULL;
 
 	for (;;) {
 		struct bpf_insn *insn;
@@ -105,7 +106,7 @@ static int do_check(struct verifier_env *env)
 			if (err < 0)
 				return err;
 			if (err == 1) {
-				if (env->log.level & 1) {
+				if (env->log.level & BPF_LOG_LEVEL_ANY) {
 					if (do_print_state)
 						verbose(env, "\nfrom %d to %d: safe\n",
 							env->prev_insn_idx, env->insn_idx);
@@ -120,9 +121,10 @@ static int do_check(struct verifier_env *env)
 			print_state(env, cur_frame(env), true);
 			do_print_state = false;
 		}
-		if (env->log.level & 1) {
+		if (env->log.level & BPF_LOG_LEVEL_ANY) {
 			if (any_scratched(env))
 				print_insn_state(env);
+			verbose_linfo(env, (u32)env->insn_idx, "; ");
 			env->prev_log_pos = env->log.end_pos;
 			verbose(env, "%d: ", env->insn_idx);
 			print_insn(env, insn);
@@ -194,7 +196,7 @@ static int do_check(struct verifier_env *env)
 				err = check_cond_jmp(env, insn, &env->insn_idx);
 				if (err == 1)
 					goto process_exit;
-				if (!err && (env->log.level & 1))
+				if (!err && (env->log.level & BPF_LOG_LEVEL_ANY))
 					print_insn_state(env);
 			}
 			break;
@@ -300,7 +302,8 @@ static void convert_ctx_accesses(struct verifier_env *env)
 	}
 }
 
-int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr)
+int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
+	      u32 usize)
 {
 	struct verifier_env *env;
 	u32 depth = 0;
@@ -321,9 +324,13 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr)
 		ret = -ENOMEM;
 		goto out_free_env;
 	}
-	ret = add_subprogs(env);
+	ret = check_btf_info_early(env, attr, uattr, usize);
+	if (!ret)
+		ret = add_subprogs(env);
 	if (!ret)
 		ret = check_subprogs(env);
+	if (!ret)
+		ret = check_btf_info(env, attr, uattr, usize);
 	if (!ret)
 		ret = resolve_ldimm64(env);
 	if (!ret)
@@ -358,7 +365,9 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr)
 		prog->stack_depth = depth;
 		env->used_maps = NULL;
 		env->used_map_cnt = 0;
+		btf_info_transfer(env, prog);
 	}
+	btf_info_free(env);
 	release_maps(env);
 	free_explored(env);
 	state_free(env->cur);

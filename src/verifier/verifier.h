@@ -16,6 +16,8 @@
 
 struct bpf_prog;
 
-int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr);
+/* uattr (usize bytes) receives what the kernel writes back (the record size it expects). */
+int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
+	      u32 usize);
 
 #endif

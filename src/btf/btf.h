@@ -1,0 +1,71 @@
+/* BTF objects: what BPF_BTF_LOAD makes, and what BPF_PROG_LOAD's prog_btf_fd refers to.
+ *
+ * A struct btf is immutable once loaded: the validated type section (copied to a 4-byte-aligned
+ * buffer so records can be read through struct pointers whatever the caller's alignment), the
+ * string section, and an index of type records by id.  Id 0 is void and has no record
+ * (btf_type_by_id(btf, 0) is NULL, like any id out of range).  Objects are fds ("bpf-btf" memfds,
+ * OBJ_BTF); a program holding func/line info holds a reference.
+ *
+ * btf_check.c validates a blob with the kernel's rules and messages (btf_parse()); btf.c owns the
+ * object, the fd and the bpf() command.
+ */
+#ifndef USERBPF_BTF_H
+#define USERBPF_BTF_H
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include "fd.h"
+#include "util.h"
+
+struct vlog;
+
+/* The kernel's BTF_MAX_SIZE: larger blobs are E2BIG before anything else. */
+#define BTF_MAX_SIZE (16 * 1024 * 1024)
+
+struct btf {
+	struct bpf_object obj;	   /* must stay first */
+	struct btf_header hdr;	   /* the caller's header, fields past ours dropped (zero) */
+	u32 *type_buf;		   /* the type section, aligned copy */
+	char *strings;		   /* the string section (NUL first and last once valid) */
+	u32 str_len;
+	const struct btf_type **types; /* types[id] for 1 <= id < nr_types; types[0] NULL */
+	u32 nr_types;		   /* ids in use, void included */
+	u32 types_cap;
+	u32 *resolved_ids;	   /* per id: the type a modifier/var/ptr resolves to */
+	u32 *resolved_sizes;	   /* per id: arrays' total size */
+};
+
+static inline struct btf *btf_of(struct bpf_object *obj)
+{
+	return container_of(obj, struct btf, obj);
+}
+
+/* bpf(BPF_BTF_LOAD). */
+int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
+
+/* The BTF behind fd with a reference taken, or NULL and *err (-EBADF, -EINVAL). */
+struct btf *btf_get_by_fd(int fd, int *err);
+void btf_put(struct btf *btf);
+
+/* Type id's record, NULL for void (0) and ids out of range. */
+static inline const struct btf_type *btf_type_by_id(const struct btf *btf, u32 id)
+{
+	return id && id < btf->nr_types ? btf->types[id] : NULL;
+}
+
+/* The string at off, NULL when off is outside the string section. */
+static inline const char *btf_str_by_offset(const struct btf *btf, u32 off)
+{
+	return off < btf->str_len ? btf->strings + off : NULL;
+}
+
+/* btf_check.c: validates the blob now in btf->type_buf / strings (hdr filled from data of size
+ * bytes) with the kernel's rules, logging to log.  0 or -errno; btf owns what it allocates. */
+int btf_parse(struct btf *btf, const u8 *data, u32 size, struct vlog *log);
+void btf_free_data(struct btf *btf);
+
+/* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
+const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *res_id);
+
+#endif

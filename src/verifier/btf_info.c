@@ -1,0 +1,261 @@
+/* BTF on BPF_PROG_LOAD: prog_btf_fd, func_info and line_info, checked where and as the kernel
+ * checks them, and the source-line comments of the verifier log.
+ *
+ *   check_btf_info_early()  before subprograms are known: takes the BTF fd (EBADF / EINVAL),
+ *                           reads func_info (record size, zero record tails, first insn_off 0,
+ *                           strictly increasing, each type a FUNC with a FUNC_PROTO);
+ *   check_btf_info()        after check_subprogs(), before ldimm64 resolution: one func_info
+ *                           record per subprogram, at its start; line_info (record size,
+ *                           strictly increasing offsets inside the program, not on the second
+ *                           half of an ldimm64, valid string offsets, one record at each
+ *                           subprogram's start);
+ *   verbose_linfo()         at log level 1 and above, before an instruction whose line record
+ *                           differs (by file or line number) from the last one printed:
+ *                           "; <source line, left-trimmed> @ <file basename>:<line>".
+ *
+ * Records are copied field by field from the user's array (rec_size apart, bytes beyond the
+ * kernel's record size must be zero); nothing here keeps a user pointer.  On success the
+ * program owns the copies and a reference on the BTF (prog->btf), released with the program.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "btf/btf.h"
+#include "prog/prog.h"
+#include "verifier/env.h"
+
+#define MIN_FUNCINFO_SIZE 8u
+#define MAX_FUNCINFO_REC_SIZE 252u
+#define MIN_LINEINFO_SIZE 16u /* through line_col */
+
+/* The bytes of a user record beyond the kernel's size must be zero: -E2BIG if not. */
+static int rec_tail_zero(const u8 *rec, u32 ksize, u32 usize)
+{
+	for (u32 i = ksize; i < usize; i++)
+		if (rec[i])
+			return -E2BIG;
+	return 0;
+}
+
+/* The kernel tells the loader the record size it expects (so it can zero the rest). */
+static void tell_rec_size(union bpf_attr *uattr, u32 usize, size_t off, u32 size)
+{
+	if (uattr && usize >= off + sizeof(size))
+		memcpy((u8 *)uattr + off, &size, sizeof(size));
+}
+
+int check_btf_info_early(struct verifier_env *env, const union bpf_attr *attr,
+			 union bpf_attr *uattr, u32 usize)
+{
+	u32 n = attr->func_info_cnt, rsize = attr->func_info_rec_size, ksize, prev = 0;
+	const u8 *urec = u64_to_voidp(attr->func_info);
+	int err;
+
+	if (!attr->func_info_cnt && !attr->line_info_cnt)
+		return 0;
+	env->btf = btf_get_by_fd((int)attr->prog_btf_fd, &err);
+	if (!env->btf)
+		return err;
+	if (!n)
+		return 0;
+	if (rsize < MIN_FUNCINFO_SIZE || rsize > MAX_FUNCINFO_REC_SIZE || rsize % 4) {
+		verbose(env, "invalid func info rec size %u\n", rsize);
+		return -EINVAL;
+	}
+	ksize = sizeof(struct bpf_func_info);
+	env->func_info = calloc(n, sizeof(*env->func_info));
+	if (!env->func_info)
+		return -ENOMEM;
+	for (u32 i = 0; i < n; i++, urec += rsize) {
+		struct bpf_func_info *r = &env->func_info[i];
+		const struct btf_type *t, *proto;
+
+		if (!urec)
+			return -EFAULT;
+		if (rec_tail_zero(urec, ksize, rsize)) {
+			verbose(env, "nonzero tailing record in func info");
+			tell_rec_size(uattr, usize, offsetof(union bpf_attr, func_info_rec_size),
+				      ksize < rsize ? ksize : rsize);
+			return -E2BIG;
+		}
+		memcpy(r, urec, ksize < rsize ? ksize : rsize);
+		if (i == 0 && r->insn_off) {
+			verbose(env, "nonzero insn_off %u for the first func info record",
+				r->insn_off);
+			return -EINVAL;
+		}
+		if (i && r->insn_off <= prev) {
+			verbose(env, "same or smaller insn offset (%u) than previous func info "
+				     "record (%u)", r->insn_off, prev);
+			return -EINVAL;
+		}
+		t = btf_type_by_id(env->btf, r->type_id);
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC) {
+			verbose(env, "invalid type id %d in func info", r->type_id);
+			return -EINVAL;
+		}
+		proto = btf_type_by_id(env->btf, t->type);
+		if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+			return -EINVAL; /* BPF_BTF_LOAD made sure of it */
+		prev = r->insn_off;
+	}
+	env->func_info_cnt = n;
+	return 0;
+}
+
+static int check_btf_func(struct verifier_env *env)
+{
+	if (!env->func_info_cnt)
+		return 0;
+	if (env->func_info_cnt != env->subprog_cnt) {
+		verbose(env, "number of funcs in func_info doesn't match number of subprogs\n");
+		return -EINVAL;
+	}
+	for (u32 i = 0; i < env->func_info_cnt; i++) {
+		if ((u32)env->subprog[i].start != env->func_info[i].insn_off) {
+			verbose(env, "func_info BTF section doesn't match subprog layout in BPF "
+				     "program\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int check_btf_line(struct verifier_env *env, const union bpf_attr *attr,
+			  union bpf_attr *uattr, u32 usize)
+{
+	u32 n = attr->line_info_cnt, rsize = attr->line_info_rec_size, prev = 0, s = 0;
+	const u8 *urec = u64_to_voidp(attr->line_info);
+	const u32 ksize = sizeof(struct bpf_line_info);
+
+	if (!n)
+		return 0;
+	if (n > INT32_MAX / ksize)
+		return -EINVAL;
+	if (rsize < MIN_LINEINFO_SIZE || rsize > MAX_FUNCINFO_REC_SIZE || rsize % 4)
+		return -EINVAL;
+	env->linfo = calloc(n, ksize);
+	if (!env->linfo)
+		return -ENOMEM;
+	for (u32 i = 0; i < n; i++, urec += rsize) {
+		struct bpf_line_info *l = &env->linfo[i];
+
+		if (!urec)
+			return -EFAULT;
+		if (rec_tail_zero(urec, ksize, rsize)) {
+			verbose(env, "nonzero tailing record in line_info");
+			tell_rec_size(uattr, usize, offsetof(union bpf_attr, line_info_rec_size),
+				      ksize);
+			return -E2BIG;
+		}
+		memcpy(l, urec, ksize < rsize ? ksize : rsize);
+		if ((i && l->insn_off <= prev) || l->insn_off >= env->len) {
+			verbose(env, "Invalid line_info[%u].insn_off:%u (prev_offset:%u "
+				     "prog->len:%u)\n", i, l->insn_off, prev, env->len);
+			return -EINVAL;
+		}
+		if (!env->insns[l->insn_off].code) {
+			verbose(env, "Invalid insn code at line_info[%u].insn_off\n", i);
+			return -EINVAL;
+		}
+		if (!btf_str_by_offset(env->btf, l->line_off) ||
+		    !btf_str_by_offset(env->btf, l->file_name_off)) {
+			verbose(env, "Invalid line_info[%u].line_off or .file_name_off\n", i);
+			return -EINVAL;
+		}
+		if (s != env->subprog_cnt) {
+			if (l->insn_off == (u32)env->subprog[s].start) {
+				s++;
+			} else if ((u32)env->subprog[s].start < l->insn_off) {
+				verbose(env, "missing bpf_line_info for func#%u\n", s);
+				return -EINVAL;
+			}
+		}
+		prev = l->insn_off;
+	}
+	if (s != env->subprog_cnt) {
+		verbose(env, "missing bpf_line_info for %u funcs starting from func#%u\n",
+			env->subprog_cnt - s, s);
+		return -EINVAL;
+	}
+	env->nr_linfo = n;
+	return 0;
+}
+
+int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
+		   u32 usize)
+{
+	int err;
+
+	if (!attr->func_info_cnt && !attr->line_info_cnt)
+		return 0;
+	err = check_btf_func(env);
+	if (err)
+		return err;
+	return check_btf_line(env, attr, uattr, usize);
+}
+
+/* The last line record at or before insn_off, by binary search; NULL without line info. */
+static const struct bpf_line_info *find_linfo(const struct verifier_env *env, u32 insn_off)
+{
+	u32 l = 0, r;
+
+	if (!env->nr_linfo || insn_off >= env->len)
+		return NULL;
+	r = env->nr_linfo - 1;
+	while (l < r) {
+		u32 m = l + (r - l + 1) / 2; /* ties to the right, or l never moves */
+
+		if (env->linfo[m].insn_off <= insn_off)
+			l = m;
+		else
+			r = m - 1;
+	}
+	return &env->linfo[l];
+}
+
+void verbose_linfo(struct verifier_env *env, u32 insn_off, const char *prefix)
+{
+	const struct bpf_line_info *l, *prev = env->prev_linfo;
+	const char *s, *file, *slash;
+
+	if (!env->log.level)
+		return;
+	l = find_linfo(env, insn_off);
+	if (!l || l == prev)
+		return;
+	/* records differing only in the column print the same line: once is enough */
+	if (prev && l->file_name_off == prev->file_name_off &&
+	    BPF_LINE_INFO_LINE_NUM(l->line_col) == BPF_LINE_INFO_LINE_NUM(prev->line_col))
+		return;
+	s = btf_str_by_offset(env->btf, l->line_off);
+	while (isspace((unsigned char)*s))
+		s++;
+	file = btf_str_by_offset(env->btf, l->file_name_off);
+	slash = strrchr(file, '/');
+	/* three messages, as the kernel writes them (each is cut at 1023 bytes on its own) */
+	verbose(env, "%s", prefix);
+	verbose(env, "%s", s);
+	verbose(env, " @ %s:%u\n", slash ? slash + 1 : file, BPF_LINE_INFO_LINE_NUM(l->line_col));
+	env->prev_linfo = l;
+}
+
+void btf_info_transfer(struct verifier_env *env, struct bpf_prog *prog)
+{
+	prog->btf = env->btf;
+	prog->func_info = env->func_info;
+	prog->func_info_cnt = env->func_info_cnt;
+	prog->linfo = env->linfo;
+	prog->nr_linfo = env->nr_linfo;
+	env->btf = NULL;
+	env->func_info = NULL;
+	env->linfo = NULL;
+}
+
+void btf_info_free(struct verifier_env *env)
+{
+	btf_put(env->btf);
+	free(env->func_info);
+	free(env->linfo);
+}

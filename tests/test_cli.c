@@ -1,0 +1,667 @@
+/* The CLI end to end: build/userbpf and build/trafficgen run as programs (fork + exec, output to
+ * temporary files), their output and exit codes checked.
+ *
+ * Expected results are computed here from the generated capture, parsed by hand (classic pcap:
+ * a 24-byte file header, then a 16-byte header per record), independently of libpcap and the
+ * CLI: sockex1 adds each frame's length to the array slot of frame byte 23 (the IPv4 protocol
+ * byte on a packet socket); xdp_portfilter drops IPv4 TCP/UDP to a blocked port.  The
+ * differential test loads the same objects into the live kernel through the loader's backend
+ * and runs the same packets via BPF_PROG_TEST_RUN (with the CLI's 14-byte pseudo header for the
+ * socket filter), comparing per-packet return values and the maps with userbpf's.  Live capture
+ * on lo needs root (or CAP_NET_RAW) and skips otherwise.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <userbpf/loader.h>
+
+#include "kbpf.h"
+#include "test.h"
+
+#define EXAMPLE(n) LOADER_OBJ_DIR "/examples/" n ".bpf.o"
+#define FIXTURE(n) LOADER_OBJ_DIR "/tests/fixtures/" n ".bpf.o"
+#define OUT_MAX (1 << 20)
+#define NPKTS 600
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static char tmpdir[64];
+static char pcap_path[128], pcapng_path[128], frame_path[128];
+static char out[OUT_MAX], err[OUT_MAX];
+
+/* The generated capture, parsed: frames and lengths. */
+static unsigned char *cap;
+static size_t cap_size;
+static struct frame {
+	const unsigned char *data;
+	uint32_t len;
+} frames[NPKTS];
+static unsigned int nframes;
+
+static void cleanup(void)
+{
+	unlink(pcap_path);
+	unlink(pcapng_path);
+	unlink(frame_path);
+	if (tmpdir[0])
+		rmdir(tmpdir);
+	free(cap);
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Runs argv (NULL-terminated) with stdout/stderr to files read into out/err; returns the exit
+ * status, or -1 if it did not exit normally. */
+static int run_argv(char *const argv[])
+{
+	char opath[160], epath[160];
+	int status;
+	pid_t pid;
+
+	snprintf(opath, sizeof(opath), "%s/out", tmpdir);
+	snprintf(epath, sizeof(epath), "%s/err", tmpdir);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int o = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (o < 0 || e < 0)
+			_exit(127);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	read_file(opath, out, sizeof(out));
+	read_file(epath, err, sizeof(err));
+	unlink(opath);
+	unlink(epath);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* cli("prog", "load", path, NULL) */
+static int cli(const char *first, ...)
+{
+	char *argv[32];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)CLI_PATH;
+	argv[n++] = (char *)first;
+	va_start(ap, first);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(argv);
+}
+
+static int parse_pcap(void)
+{
+	struct stat st;
+	size_t off = 24;
+	int fd = open(pcap_path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	cap_size = (size_t)st.st_size;
+	cap = malloc(cap_size);
+	if (!cap || read(fd, cap, cap_size) != (ssize_t)cap_size) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (cap_size < 24 || *(uint32_t *)cap != 0xa1b2c3d4)
+		return -1;
+	while (off + 16 <= cap_size && nframes < NPKTS) {
+		uint32_t incl;
+
+		memcpy(&incl, cap + off + 8, 4);
+		if (off + 16 + incl > cap_size)
+			return -1;
+		frames[nframes].data = cap + off + 16;
+		frames[nframes].len = incl;
+		nframes++;
+		off += 16 + incl;
+	}
+	return off == cap_size ? 0 : -1;
+}
+
+/* Generates the captures once: pcap (parsed here), the same as pcapng, one frame as raw data. */
+static int setup(void)
+{
+	static int done, ok;
+	char n[16];
+
+	if (done)
+		return ok;
+	done = 1;
+	if (access(TRAFFICGEN_PATH, X_OK))
+		return 0;
+	strcpy(tmpdir, "/tmp/userbpf-cli-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		tmpdir[0] = '\0';
+		return 0;
+	}
+	atexit(cleanup);
+	snprintf(pcap_path, sizeof(pcap_path), "%s/t.pcap", tmpdir);
+	snprintf(pcapng_path, sizeof(pcapng_path), "%s/t.pcapng", tmpdir);
+	snprintf(frame_path, sizeof(frame_path), "%s/frame.bin", tmpdir);
+	snprintf(n, sizeof(n), "%d", NPKTS);
+	{
+		char *a1[] = {(char *)TRAFFICGEN_PATH, "-n", n, "-o", pcap_path, NULL};
+		char *a2[] = {
+		    (char *)TRAFFICGEN_PATH, "-n", n, "-f", "pcapng", "-o", pcapng_path, NULL};
+
+		if (run_argv(a1) || run_argv(a2) || parse_pcap() || nframes != NPKTS)
+			return 0;
+	}
+	{
+		int fd = open(frame_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || write(fd, frames[0].data, frames[0].len) != (ssize_t)frames[0].len)
+			return 0;
+		close(fd);
+	}
+	ok = 1;
+	return ok;
+}
+
+#define REQUIRE_SETUP()                                                                            \
+	do {                                                                                       \
+		if (!setup())                                                                      \
+			SKIP("no trafficgen (built without libpcap) or no temporary directory");   \
+	} while (0)
+
+/* sockex1's expected array: bytes per frame byte 23. */
+static void expect_sockex1(uint64_t bytes[256])
+{
+	memset(bytes, 0, 256 * sizeof(bytes[0]));
+	for (unsigned int i = 0; i < nframes; i++)
+		if (frames[i].len > 23)
+			bytes[frames[i].data[23]] += frames[i].len;
+}
+
+/* xdp_portfilter's verdict for a frame with dport blocked. */
+static uint32_t expect_xdp(const struct frame *f, uint16_t blocked)
+{
+	const unsigned char *d = f->data;
+	unsigned int ihl, l4;
+
+	if (f->len < 34 || d[12] != 0x08 || d[13] != 0x00)
+		return 2;
+	ihl = d[14] & 15;
+	if (ihl < 5 || (d[23] != 6 && d[23] != 17))
+		return 2;
+	l4 = 14 + ihl * 4;
+	if (f->len < l4 + (d[23] == 6 ? 20u : 8u))
+		return 2;
+	return (uint16_t)(d[l4 + 2] << 8 | d[l4 + 3]) == blocked ? 1 : 2;
+}
+
+/* Checks the "  KEY (name)   VALUE" lines of a text map dump against want[] (all-zero omitted). */
+static void check_dump_lines(const char *text, const uint64_t want[256])
+{
+	uint64_t got[256] = {0};
+	const char *p = strstr(text, "map my_map:");
+	int lines = 0, nonzero = 0;
+
+	REQUIRE(p);
+	for (p = strchr(p, '\n'); p && p[1] == ' ' && p[2] == ' ' && p[3] >= '0' && p[3] <= '9';
+	     p = strchr(p + 1, '\n')) {
+		unsigned int k;
+		unsigned long long v;
+		char name[32];
+
+		if (sscanf(p + 1, " %u (%31[^)]) %llu", &k, name, &v) != 3 &&
+		    sscanf(p + 1, " %u %llu", &k, &v) != 2)
+			break;
+		if (k < 256)
+			got[k] = v;
+		lines++;
+	}
+	for (int k = 0; k < 256; k++) {
+		nonzero += want[k] != 0;
+		if (got[k] != want[k])
+			test_fail(__FILE__, __LINE__, "my_map[%d]: cli %llu, pcap %llu", k,
+				  (unsigned long long)got[k], (unsigned long long)want[k]);
+	}
+	CHECK_EQ(lines, nonzero);
+}
+
+/* The value of the text map entry labelled label ("6", "1 (XDP_DROP)"), or -1. */
+static long long entry(const char *text, const char *label)
+{
+	char pat[64];
+	const char *p = text;
+	size_t n = (size_t)snprintf(pat, sizeof(pat), "\n  %s ", label);
+
+	if (!strncmp(text, pat + 1, n - 1))
+		return strtoll(text + n - 1, NULL, 10);
+	p = strstr(text, pat);
+	return p ? strtoll(p + n, NULL, 10) : -1;
+}
+
+TEST(cli_help_and_usage)
+{
+	static const char *const helps[][3] = {
+	    {"--help"},
+	    {"help"},
+	    {"prog", "--help"},
+	    {"prog", "help"},
+	    {"map", "--help"},
+	    {"prog", "run", "--help"},
+	    {"prog", "load", "--help"},
+	    {"prog", "dump", "--help"},
+	    {"prog", "verify", "--help"},
+	    {"map", "dump", "--help"},
+	    {"map", "lookup", "--help"},
+	    {"map", "update", "--help"},
+	    {"map", "list", "--help"},
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(helps); i++) {
+		int rc = cli(helps[i][0], helps[i][1], helps[i][2], NULL);
+
+		if (rc != 0 || !strstr(out, "Usage") || !strstr(out, "Exit codes"))
+			test_fail(__FILE__, __LINE__, "%s %s --help: rc %d", helps[i][0],
+				  helps[i][1] ? helps[i][1] : "", rc);
+	}
+	CHECK_EQ(cli("version", NULL), 0);
+	CHECK(!strncmp(out, "userbpf ", 8));
+	CHECK_EQ(cli("--json", "version", NULL), 0);
+	CHECK(!strncmp(out, "{\"version\":\"", 12));
+	CHECK_EQ(run_argv((char *[]){(char *)CLI_PATH, NULL}), 1);
+	CHECK_EQ(cli("frobnicate", NULL), 1);
+	CHECK_EQ(cli("--frob", "prog", NULL), 1);
+	CHECK_EQ(cli("prog", "frob", NULL), 1);
+	CHECK_EQ(cli("map", "frob", NULL), 1);
+	CHECK_EQ(cli("prog", "load", NULL), 1);
+	CHECK_EQ(cli("prog", "load", EXAMPLE("sockex1"), "extra", NULL), 1);
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("sockex1"), "--frob", NULL), 1);
+	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), "--log-level", "x", NULL), 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), NULL), 1);
+	CHECK(strstr(err, "no input"));
+}
+
+TEST(cli_prog_load)
+{
+	CHECK_EQ(cli("prog", "load", EXAMPLE("sockex1"), NULL), 0);
+	CHECK(strstr(out, "prog bpf_prog1: socket_filter, section socket"));
+	CHECK(strstr(out, "map my_map: array, key 4 B, value 8 B, max_entries 256"));
+	CHECK_EQ(cli("--json", "prog", "load", EXAMPLE("globals"), NULL), 0);
+	CHECK(strstr(out, "\"programs\":[{\"name\":\"globals_prog\",\"section\":\"socket\""));
+	CHECK(strstr(out, "{\"name\":\".rodata\",\"type\":\"array\""));
+	/* object errors: 2 */
+	CHECK_EQ(cli("prog", "load", LOADER_OBJ_DIR "/no/such.bpf.o", NULL), 2);
+	CHECK(strstr(err, "userbpf: "));
+	CHECK_EQ(cli("prog", "load", CLI_PATH, NULL), 2);
+	/* a verifier rejection: 3, with the log on stderr */
+	CHECK_EQ(cli("prog", "load", FIXTURE("cli_rejected"), NULL), 3);
+	CHECK(strstr(err, "R0 invalid mem access 'map_value_or_null'"));
+}
+
+TEST(cli_prog_verify_and_dump)
+{
+	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), NULL), 0);
+	CHECK(strstr(out, "bpf_prog1: verified"));
+	CHECK(strstr(out, "processed "));
+	CHECK_EQ(cli("prog", "verify", FIXTURE("cli_rejected"), "--log-level", "2", NULL), 3);
+	CHECK(strstr(out, "rejected"));
+	CHECK(strstr(out, "R0 invalid mem access 'map_value_or_null'"));
+	CHECK_EQ(cli("--json", "prog", "verify", EXAMPLE("xdp_portfilter") ":xdp_portfilter", NULL),
+		 0);
+	CHECK(strstr(out, "[{\"name\":\"xdp_portfilter\",\"verified\":true,\"log\":\""));
+	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1") ":nosuch", NULL), 1);
+
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("sockex1"), NULL), 0);
+	CHECK(strstr(out, "bpf_prog1:\n   0: (bf) r6 = r1\n   1: (30) r0 = *(u8 *)skb[23]\n"));
+	CHECK(strstr(out, "(18) r1 = map[my_map]\n   7: (85) call bpf_map_lookup_elem#1\n"));
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("globals") ":globals_prog", "--opcodes", NULL), 0);
+	CHECK(strstr(out, "(18) r2 = map[.bss][0]+0\n       18 22 00 00"));
+	CHECK_EQ(cli("--json", "prog", "dump", EXAMPLE("sockex1"), NULL), 0);
+	CHECK(strstr(out,
+		     "[{\"name\":\"bpf_prog1\",\"insns\":[{\"pc\":0,\"disasm\":\"(bf) r6 = r1\"}"));
+	/* --jited: the JIT's code (x86-64), or a note that the interpreter runs it */
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("sockex1"), "--jited", NULL), 0);
+#ifdef __x86_64__
+	if (!getenv("USERBPF_JIT") || strcmp(getenv("USERBPF_JIT"), "0"))
+		CHECK(strstr(out, "bpf_prog1: ") && strstr(out, " bytes of x86-64 code\n"));
+	else
+#endif
+		CHECK(strstr(out, "bpf_prog1: not JIT-compiled (the interpreter runs it)\n"));
+	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), "--jited", NULL), 1);
+	/* a program the verifier rejects can be dumped */
+	CHECK_EQ(cli("prog", "dump", FIXTURE("cli_rejected"), NULL), 0);
+	CHECK(strstr(out, "unchecked:\n"));
+	CHECK(strstr(out, "(18) r1 = map[values]\n"));
+	CHECK_EQ(cli("prog", "dump", LOADER_OBJ_DIR "/no/such.bpf.o", NULL), 2);
+	CHECK_EQ(cli("prog", "dump", EXAMPLE("sockex1") ":nosuch", NULL), 1);
+}
+
+TEST(cli_prog_run_sockex1_matches_pcap)
+{
+	uint64_t want[256], bytes = 0;
+	char line[128];
+
+	REQUIRE_SETUP();
+	expect_sockex1(want);
+	for (unsigned int i = 0; i < nframes; i++)
+		bytes += frames[i].len;
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump", "my_map",
+		     "--names", "ipproto", NULL),
+		 0);
+	snprintf(line, sizeof(line), "bpf_prog1 (socket_filter): %u packets, %llu bytes, ", nframes,
+		 (unsigned long long)bytes);
+	CHECK(strstr(out, line));
+	CHECK(strstr(out, "  0 (drop)"));
+	check_dump_lines(out, want);
+	CHECK(want[6] && want[17] && want[1]); /* the traffic has tcp, udp and icmp */
+	CHECK(strstr(out, " (tcp) "));
+	/* pcapng gives the same */
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1") ":bpf_prog1", "--pcap", pcapng_path,
+		     "--map-dump", "my_map", NULL),
+		 0);
+	check_dump_lines(out, want);
+	/* the map commands: the same run, then the map */
+	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1") ":my_map", "--pcap", pcap_path, NULL), 0);
+	check_dump_lines(out, want);
+	CHECK_EQ(cli("map", "lookup", EXAMPLE("sockex1") ":my_map", "6", "--pcap", pcap_path, NULL),
+		 0);
+	CHECK_EQ(entry(out, "6"), want[6]);
+	CHECK_EQ(cli("--json", "map", "lookup", EXAMPLE("sockex1") ":my_map", "hex:11000000",
+		     "--pcap", pcap_path, NULL),
+		 0);
+	snprintf(line, sizeof(line), "\"formatted\":{\"key\":17,\"value\":%llu}",
+		 (unsigned long long)want[17]);
+	CHECK(strstr(out, line));
+	/* --repeat runs the program N times per packet: the counters grow N-fold */
+	CHECK_EQ(cli("--json", "prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--repeat",
+		     "3", "--map-dump", "my_map", NULL),
+		 0);
+	snprintf(line, sizeof(line), "\"formatted\":{\"key\":6,\"value\":%llu}",
+		 (unsigned long long)want[6] * 3);
+	CHECK(strstr(out, line));
+	CHECK(strstr(out, "\"retvals\":[{\"retval\":0,\"name\":\"drop\",\"packets\":600,"));
+}
+
+TEST(cli_prog_run_xdp_set_and_verdicts)
+{
+	unsigned int drop = 0, pass = 0;
+	char line[128];
+
+	REQUIRE_SETUP();
+	for (unsigned int i = 0; i < nframes; i++)
+		*(expect_xdp(&frames[i], 80) == 1 ? &drop : &pass) += 1;
+	CHECK(drop > 0);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("xdp_portfilter"), "--pcap", pcap_path, "--set",
+		     "blocked_ports:be:80=1", "--map-dump", "verdicts", "--names", "xdp", NULL),
+		 0);
+	CHECK_EQ(entry(out, "1 (XDP_DROP)"), drop);
+	CHECK_EQ(entry(out, "2 (XDP_PASS)"), pass);
+	/* per-packet verdicts */
+	CHECK_EQ(cli("prog", "run", EXAMPLE("xdp_portfilter"), "--pcap", pcap_path, "--set",
+		     "blocked_ports:be:80=1", "--verdicts", NULL),
+		 0);
+	for (unsigned int i = 0; i < nframes; i++) {
+		uint32_t v = expect_xdp(&frames[i], 80);
+
+		snprintf(line, sizeof(line), "packet %u: len %u retval %u (%s)\n", i + 1,
+			 frames[i].len, v, v == 1 ? "XDP_DROP" : "XDP_PASS");
+		if (!strstr(out, line)) {
+			test_fail(__FILE__, __LINE__, "missing: %s", line);
+			break;
+		}
+	}
+	CHECK_EQ(cli("--json", "prog", "run", EXAMPLE("xdp_portfilter"), "--data", frame_path,
+		     "--verdicts", NULL),
+		 0);
+	snprintf(line, sizeof(line), "{\"verdicts\":[{\"packet\":1,\"len\":%u,\"retval\":2}],",
+		 frames[0].len);
+	CHECK(strstr(out, line) == out);
+	/* map update: written before the run, printed after */
+	CHECK_EQ(
+	    cli("map", "update", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:443", "7", NULL),
+	    0);
+	CHECK(!strncmp(out, "  47873 ", 8) && strstr(out, " 7\n"));
+	CHECK_EQ(cli("map", "lookup", EXAMPLE("xdp_portfilter") ":blocked_ports", "be:80", NULL),
+		 5);
+	CHECK(strstr(err, "no such key"));
+	CHECK_EQ(cli("map", "list", EXAMPLE("xdp_portfilter"), NULL), 0);
+	CHECK(strstr(out, "map blocked_ports: hash, key 2 B, value 1 B, max_entries 1024\n"));
+}
+
+TEST(cli_error_exit_codes)
+{
+	REQUIRE_SETUP();
+	/* input errors: 4 */
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", "/nonexistent.pcap", NULL), 4);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", frame_path, NULL), 4);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--data", "/nonexistent", NULL), 4);
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--iface", "nosuchif0", "--count", "1", NULL),
+	    4);
+	/* usage errors: 1 */
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--data", frame_path, NULL),
+	    1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--repeat", "0", NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--count", "3", NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set", "nosuch:1=1",
+		     NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set",
+		     "my_map:1=0x1ffffffffffffffff", NULL),
+		 1);
+	CHECK_EQ(
+	    cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--set", "my_map=1", NULL),
+	    1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump", "nosuch",
+		     NULL),
+		 1);
+	CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1") ":nosuch", "--pcap", pcap_path, NULL), 1);
+	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1"), NULL), 1);
+	CHECK_EQ(cli("map", "dump", EXAMPLE("sockex1") ":nosuch", NULL), 1);
+	CHECK_EQ(cli("map", "lookup", EXAMPLE("sockex1") ":my_map", "hex:01", NULL), 1);
+	CHECK_EQ(cli("map", "update", EXAMPLE("sockex1") ":my_map", "1", NULL), 1);
+	/* run errors: 5 (an array index past max_entries) */
+	CHECK_EQ(cli("map", "update", EXAMPLE("sockex1") ":my_map", "256", "1", NULL), 5);
+	/* object and verifier errors through run: 2, 3 */
+	CHECK_EQ(cli("prog", "run", "/nonexistent.bpf.o", "--pcap", pcap_path, NULL), 2);
+	CHECK_EQ(cli("prog", "run", FIXTURE("cli_rejected"), "--pcap", pcap_path, NULL), 3);
+	CHECK_EQ(cli("map", "dump", FIXTURE("cli_rejected") ":values", NULL), 3);
+}
+
+/* Live capture on lo: the CLI captures 4 packets while this process sends UDP datagrams. */
+TEST(cli_live_capture_lo)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
+	char opath[160], epath[160];
+	int probe, s, status = 0;
+	pid_t pid, w = 0;
+
+	REQUIRE_SETUP();
+	probe = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (probe < 0)
+		SKIP("no live capture: AF_PACKET socket: %s (needs root or CAP_NET_RAW)",
+		     strerror(errno));
+	close(probe);
+	snprintf(opath, sizeof(opath), "%s/live.out", tmpdir);
+	snprintf(epath, sizeof(epath), "%s/live.err", tmpdir);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int o = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execl(CLI_PATH, CLI_PATH, "prog", "run", EXAMPLE("sockex1"), "--iface", "lo",
+		      "--count", "4", "--map-dump", "my_map", "--names", "ipproto", (char *)NULL);
+		_exit(127);
+	}
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < 300 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (s >= 0)
+			sendto(s, "userbpf", 7, 0, (struct sockaddr *)&to, sizeof(to));
+		nanosleep(&ts, NULL);
+	}
+	if (s >= 0)
+		close(s);
+	if (w == 0) {
+		kill(pid, SIGINT);
+		waitpid(pid, &status, 0);
+		test_fail(__FILE__, __LINE__, "live capture did not end within 3 s");
+	}
+	read_file(opath, out, sizeof(out));
+	read_file(epath, err, sizeof(err));
+	unlink(opath);
+	unlink(epath);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(strstr(out, "bpf_prog1 (socket_filter): 4 packets, "));
+	CHECK(strstr(out, " (udp) "));
+}
+
+/* sockex1 and xdp_portfilter on userbpf and on the kernel, same packets, same results. */
+static int run_all(const struct bpf_backend *be, const char *path, const char *map,
+		   uint32_t *retvals, uint64_t *values, unsigned int nvalues)
+{
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = be->bpf};
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	struct userbpf_map *m;
+	unsigned char buf[14 + 2048];
+	bool pseudo;
+	int rc = -1;
+
+	if (userbpf_object_open_file(path, &o, &obj))
+		return -1;
+	if (userbpf_object_load(obj))
+		goto out;
+	p = userbpf_object_program(obj, 0);
+	pseudo = userbpf_program_type(p) == BPF_PROG_TYPE_SOCKET_FILTER;
+	m = userbpf_object_find_map(obj, "blocked_ports");
+	if (m) {
+		uint16_t port = htons(80);
+		uint8_t one = 1;
+		union bpf_attr a = {.map_fd = (uint32_t)userbpf_map_fd(m),
+				    .key = PTR_TO_U64(&port),
+				    .value = PTR_TO_U64(&one)};
+
+		if (be->bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)))
+			goto out;
+	}
+	memset(buf, 0, 14);
+	for (unsigned int i = 0; i < nframes; i++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (uint32_t)userbpf_program_fd(p);
+		if (pseudo) {
+			buf[12] = frames[i].data[12];
+			buf[13] = frames[i].data[13];
+			memcpy(buf + 14, frames[i].data, frames[i].len);
+			a.test.data_in = PTR_TO_U64(buf);
+			a.test.data_size_in = 14 + frames[i].len;
+		} else {
+			a.test.data_in = PTR_TO_U64(frames[i].data);
+			a.test.data_size_in = frames[i].len;
+		}
+		if (be->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)))
+			goto out;
+		retvals[i] = a.test.retval;
+	}
+	m = userbpf_object_find_map(obj, map);
+	for (uint32_t k = 0; m && k < nvalues; k++) {
+		union bpf_attr a = {.map_fd = (uint32_t)userbpf_map_fd(m),
+				    .key = PTR_TO_U64(&k),
+				    .value = PTR_TO_U64(&values[k])};
+
+		if (be->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)))
+			goto out;
+	}
+	rc = m ? 0 : -1;
+out:
+	userbpf_object_close(obj);
+	return rc;
+}
+
+TEST(cli_differential_kernel)
+{
+	static uint32_t ru[NPKTS], rk[NPKTS];
+	uint64_t vu[256], vk[256], want[256];
+
+	REQUIRE_SETUP();
+	SKIP_WITHOUT_KERNEL_BPF();
+	expect_sockex1(want);
+	REQUIRE_EQ(run_all(&backend_userbpf, EXAMPLE("sockex1"), "my_map", ru, vu, 256), 0);
+	REQUIRE_EQ(run_all(&backend_kernel, EXAMPLE("sockex1"), "my_map", rk, vk, 256), 0);
+	CHECK(!memcmp(ru, rk, sizeof(ru)));
+	for (int k = 0; k < 256; k++)
+		if (vu[k] != vk[k] || vk[k] != want[k])
+			test_fail(__FILE__, __LINE__,
+				  "my_map[%d]: userbpf %llu kernel %llu pcap %llu", k,
+				  (unsigned long long)vu[k], (unsigned long long)vk[k],
+				  (unsigned long long)want[k]);
+	REQUIRE_EQ(run_all(&backend_userbpf, EXAMPLE("xdp_portfilter"), "verdicts", ru, vu, 5), 0);
+	REQUIRE_EQ(run_all(&backend_kernel, EXAMPLE("xdp_portfilter"), "verdicts", rk, vk, 5), 0);
+	for (unsigned int i = 0; i < nframes; i++)
+		if (ru[i] != rk[i] || rk[i] != expect_xdp(&frames[i], 80)) {
+			test_fail(__FILE__, __LINE__, "packet %u: userbpf %u kernel %u expected %u",
+				  i + 1, ru[i], rk[i], expect_xdp(&frames[i], 80));
+			break;
+		}
+	CHECK(!memcmp(vu, vk, 5 * sizeof(vu[0])));
+	/* and the CLI with --kernel prints what it prints on userbpf */
+	{
+		static char first[OUT_MAX];
+		char *a, *b;
+
+		CHECK_EQ(cli("prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path, "--map-dump",
+			     "my_map", NULL),
+			 0);
+		strcpy(first, out);
+		CHECK_EQ(cli("--kernel", "prog", "run", EXAMPLE("sockex1"), "--pcap", pcap_path,
+			     "--map-dump", "my_map", NULL),
+			 0);
+		/* the summary's timings differ: compare from the retval table on */
+		a = strstr(first, "\n");
+		b = strstr(out, "\n");
+		CHECK(a && b && !strcmp(a, b));
+	}
+}

@@ -1,0 +1,529 @@
+/* `userbpf map ...`: list, dump, lookup and update an object's maps, and the value syntax and map
+ * printing the runner's --set and `prog run --map-dump` share.
+ *
+ * Maps exist only while this process runs, so each command loads the object, optionally runs
+ * packets through one of its programs (the runner's options; --prog picks it, else the first),
+ * then acts on the map: `update` writes before the run and prints the entry after it.
+ * Entries are walked with BPF_MAP_GET_NEXT_KEY from no key, through the selected backend.
+ * Text output prints keys and values of 1, 2, 4 or 8 bytes as unsigned integers (host order),
+ * others as hex bytes; arrays leave out all-zero values unless --all.  JSON follows bpftool:
+ * "key" and "value" as arrays of "0x.." byte strings, plus "formatted" integers when they fit.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define VALUE_MAX 4096 /* key or value size the CLI handles */
+
+static bool int_size(unsigned int n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int cli_parse_bytes(const char *s, void *out, unsigned int size)
+{
+	uint8_t *b = out;
+	bool be = false;
+	uint64_t v;
+	char *end;
+
+	if (!strncmp(s, "hex:", 4)) {
+		unsigned int n = 0;
+
+		for (s += 4; *s; s++) {
+			int hi, lo;
+
+			if (*s == ' ' || *s == ':')
+				continue;
+			hi = hexval(s[0]);
+			lo = s[1] ? hexval(s[1]) : -1;
+			if (hi < 0 || lo < 0 || n >= size)
+				return -EINVAL;
+			b[n++] = (uint8_t)(hi << 4 | lo);
+			s++;
+		}
+		return n == size ? 0 : -EINVAL;
+	}
+	if (!strncmp(s, "be:", 3)) {
+		be = true;
+		s += 3;
+	}
+	if (!int_size(size) || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || (size < 8 && v >> (size * 8)))
+		return -EINVAL;
+	for (unsigned int i = 0; i < size; i++) {
+		unsigned int shift = 8 * (be ? size - 1 - i : i);
+
+		b[i] = (uint8_t)(v >> shift);
+	}
+#if __BYTE_ORDER == __BIG_ENDIAN
+	if (!be)
+		for (unsigned int i = 0; i < size / 2; i++) {
+			uint8_t t = b[i];
+
+			b[i] = b[size - 1 - i];
+			b[size - 1 - i] = t;
+		}
+#endif
+	return 0;
+}
+
+static uint64_t as_uint(const uint8_t *b, unsigned int size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, b, size); /* little-endian hosts: the low bytes */
+#if __BYTE_ORDER == __BIG_ENDIAN
+	v >>= 64 - 8 * size;
+#endif
+	return v;
+}
+
+static struct userbpf_map *find_map(struct userbpf_object *obj, const char *name)
+{
+	struct userbpf_map *m = userbpf_object_find_map(obj, name);
+
+	if (!m)
+		cli_err("%s: no map '%s'", userbpf_object_name(obj), name);
+	else if (userbpf_map_key_size(m) > VALUE_MAX || userbpf_map_value_size(m) > VALUE_MAX) {
+		cli_err("map '%s': keys or values over %u bytes", name, VALUE_MAX);
+		m = NULL;
+	}
+	return m;
+}
+
+static int map_update(struct userbpf_map *m, const char *key, const char *value)
+{
+	uint8_t k[VALUE_MAX], v[VALUE_MAX];
+	union bpf_attr attr;
+
+	if (cli_parse_bytes(key, k, userbpf_map_key_size(m))) {
+		cli_err("map '%s': bad key '%s' for %u-byte keys", userbpf_map_name(m), key,
+			userbpf_map_key_size(m));
+		return EXIT_USAGE;
+	}
+	if (cli_parse_bytes(value, v, userbpf_map_value_size(m))) {
+		cli_err("map '%s': bad value '%s' for %u-byte values", userbpf_map_name(m), value,
+			userbpf_map_value_size(m));
+		return EXIT_USAGE;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = userbpf_map_fd(m);
+	attr.key = (uint64_t)(uintptr_t)k;
+	attr.value = (uint64_t)(uintptr_t)v;
+	if (cli_backend()(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)) < 0) {
+		cli_err("map '%s': update: %s", userbpf_map_name(m), strerror(errno));
+		return EXIT_RUN;
+	}
+	return EXIT_OK;
+}
+
+int cli_map_set(struct userbpf_object *obj, const char *arg)
+{
+	char *s = strdup(arg), *colon, *eq;
+	struct userbpf_map *m;
+	int rc = EXIT_USAGE;
+
+	if (!s)
+		return EXIT_RUN;
+	colon = strchr(s, ':');
+	eq = colon ? strchr(colon, '=') : NULL;
+	if (!colon || !eq) {
+		cli_err("--set wants MAP:KEY=VALUE, not '%s'", arg);
+		goto out;
+	}
+	*colon = *eq = '\0';
+	m = find_map(obj, s);
+	if (m)
+		rc = map_update(m, colon + 1, eq + 1);
+out:
+	free(s);
+	return rc;
+}
+
+static const char *key_name(const char *names, uint64_t k)
+{
+	static const struct {
+		uint8_t proto;
+		const char *name;
+	} ipproto[] = {
+	    {0, "hopopt"}, {1, "icmp"},	  {2, "igmp"},	    {4, "ipip"},
+	    {6, "tcp"},	   {17, "udp"},	  {41, "ipv6"},	    {47, "gre"},
+	    {50, "esp"},   {51, "ah"},	  {58, "icmpv6"},   {89, "ospf"},
+	    {103, "pim"},  {132, "sctp"}, {136, "udplite"}, {255, "raw"},
+	};
+	static const char *const xdp[] = {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
+					  "XDP_REDIRECT"};
+
+	if (!names)
+		return NULL;
+	if (!strcmp(names, "ipproto")) {
+		for (size_t i = 0; i < sizeof(ipproto) / sizeof(ipproto[0]); i++)
+			if (ipproto[i].proto == k)
+				return ipproto[i].name;
+	} else if (!strcmp(names, "xdp") && k < 5) {
+		return xdp[k];
+	}
+	return NULL;
+}
+
+static void print_hex(const uint8_t *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		printf("%s%02x", i ? " " : "", b[i]);
+}
+
+static void json_bytes(const uint8_t *b, unsigned int n)
+{
+	char s[8];
+
+	json_begin_array();
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(s, sizeof(s), "0x%02x", b[i]);
+		json_string(s);
+	}
+	json_end_array();
+}
+
+static void print_entry(struct userbpf_map *m, const uint8_t *k, const uint8_t *v,
+			const char *names)
+{
+	unsigned int ks = userbpf_map_key_size(m), vs = userbpf_map_value_size(m);
+	bool ints = int_size(ks) && int_size(vs);
+	const char *kn = int_size(ks) ? key_name(names, as_uint(k, ks)) : NULL;
+
+	if (cli.json) {
+		json_begin_object();
+		json_key("key");
+		json_bytes(k, ks);
+		json_key("value");
+		json_bytes(v, vs);
+		if (ints) {
+			json_key("formatted");
+			json_begin_object();
+			json_key("key");
+			json_uint(as_uint(k, ks));
+			if (kn) {
+				json_key("key_name");
+				json_string(kn);
+			}
+			json_key("value");
+			json_uint(as_uint(v, vs));
+			json_end_object();
+		}
+		json_end_object();
+	} else if (ints) {
+		char label[40];
+
+		if (kn)
+			snprintf(label, sizeof(label), "%" PRIu64 " (%s)", as_uint(k, ks), kn);
+		else
+			snprintf(label, sizeof(label), "%" PRIu64, as_uint(k, ks));
+		printf("  %-20s %20" PRIu64 "\n", label, as_uint(v, vs));
+	} else {
+		printf("  key: ");
+		print_hex(k, ks);
+		printf("  value: ");
+		print_hex(v, vs);
+		putchar('\n');
+	}
+}
+
+static void print_header(struct userbpf_map *m)
+{
+	printf("map %s: %s, key %u B, value %u B, max_entries %u\n", userbpf_map_name(m),
+	       cli_map_type_name(userbpf_map_type(m)), userbpf_map_key_size(m),
+	       userbpf_map_value_size(m), userbpf_map_max_entries(m));
+}
+
+static void json_map_info(struct userbpf_map *m)
+{
+	json_key("name");
+	json_string(userbpf_map_name(m));
+	json_key("type");
+	json_string(cli_map_type_name(userbpf_map_type(m)));
+	json_key("key_size");
+	json_uint(userbpf_map_key_size(m));
+	json_key("value_size");
+	json_uint(userbpf_map_value_size(m));
+	json_key("max_entries");
+	json_uint(userbpf_map_max_entries(m));
+	json_key("flags");
+	json_uint(userbpf_map_flags(m));
+}
+
+static bool all_zero(const uint8_t *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names, bool all)
+{
+	uint8_t key[VALUE_MAX], next[VALUE_MAX], value[VALUE_MAX];
+	struct userbpf_map *m = find_map(obj, name);
+	userbpf_bpf_fn bpf_fn = cli_backend();
+	unsigned long shown = 0, hidden = 0;
+	union bpf_attr attr;
+	bool first = true, skip_zero;
+	int rc = EXIT_OK;
+
+	if (!m)
+		return EXIT_USAGE;
+	skip_zero = !all && userbpf_map_type(m) == BPF_MAP_TYPE_ARRAY;
+	if (cli.json) {
+		json_begin_object();
+		json_map_info(m);
+		json_key("entries");
+		json_begin_array();
+	} else {
+		print_header(m);
+	}
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = userbpf_map_fd(m);
+		attr.key = first ? 0 : (uint64_t)(uintptr_t)key;
+		attr.next_key = (uint64_t)(uintptr_t)next;
+		if (bpf_fn(BPF_MAP_GET_NEXT_KEY, &attr, sizeof(attr)) < 0) {
+			if (errno != ENOENT) {
+				cli_err("map '%s': get_next_key: %s", name, strerror(errno));
+				rc = EXIT_RUN;
+			}
+			break;
+		}
+		first = false;
+		memcpy(key, next, userbpf_map_key_size(m));
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = userbpf_map_fd(m);
+		attr.key = (uint64_t)(uintptr_t)key;
+		attr.value = (uint64_t)(uintptr_t)value;
+		if (bpf_fn(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
+			continue; /* deleted meanwhile */
+		if (skip_zero && all_zero(value, userbpf_map_value_size(m))) {
+			hidden++;
+			continue;
+		}
+		print_entry(m, key, value, names);
+		shown++;
+	}
+	if (cli.json) {
+		json_end_array();
+		json_end_object();
+	} else if (hidden) {
+		printf("  (%lu entries shown, %lu all-zero not shown: --all shows them)\n", shown,
+		       hidden);
+	}
+	return rc;
+}
+
+static int map_lookup(struct userbpf_map *m, const char *key, const char *names)
+{
+	uint8_t k[VALUE_MAX], v[VALUE_MAX];
+	union bpf_attr attr;
+
+	if (cli_parse_bytes(key, k, userbpf_map_key_size(m))) {
+		cli_err("map '%s': bad key '%s' for %u-byte keys", userbpf_map_name(m), key,
+			userbpf_map_key_size(m));
+		return EXIT_USAGE;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = userbpf_map_fd(m);
+	attr.key = (uint64_t)(uintptr_t)k;
+	attr.value = (uint64_t)(uintptr_t)v;
+	if (cli_backend()(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0) {
+		cli_err("map '%s': lookup of %s: %s", userbpf_map_name(m), key,
+			errno == ENOENT ? "no such key" : strerror(errno));
+		return EXIT_RUN;
+	}
+	print_entry(m, k, v, names);
+	return EXIT_OK;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: userbpf [--json] [--kernel] map COMMAND ...\n"
+	    "  map list   OBJ                          maps of the object\n"
+	    "  map dump   OBJ:MAP [OPTIONS]            every entry\n"
+	    "  map lookup OBJ:MAP KEY [OPTIONS]        one entry\n"
+	    "  map update OBJ:MAP KEY VALUE [OPTIONS]  write an entry, then print it\n"
+	    "\n"
+	    "The object is loaded by each command (maps live in this process).  With an input,\n"
+	    "packets run through a program first (update: after the write), so a map shows what\n"
+	    "the program did.\n"
+	    "Options:\n"
+	    "  --prog NAME          the program to run (default: the first)\n"
+	    "  --names ipproto|xdp  label integer keys (IP protocols, XDP actions)\n"
+	    "  --all                arrays: also entries whose value is all zero\n" RUN_OPTIONS_HELP
+	    "\n" EXIT_CODES_HELP);
+}
+
+enum { OPT_PROG = OPT_RUN_LAST, OPT_NAMES, OPT_ALL, OPT_HELP };
+
+int do_map(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    RUN_LONG_OPTIONS,	       {"prog", 1, NULL, OPT_PROG}, {"names", 1, NULL, OPT_NAMES},
+	    {"all", 0, NULL, OPT_ALL}, {"help", 0, NULL, OPT_HELP}, {NULL, 0, NULL, 0},
+	};
+	const char *cmd = argc > 0 ? argv[0] : NULL, *prog_name = NULL, *names = NULL, *mapname;
+	struct userbpf_object *obj = NULL;
+	struct run_opts ro = {0};
+	struct userbpf_map *m;
+	char *path = NULL;
+	const char *pos[3];
+	int npos = 0, opt, rc, want;
+	bool all = false;
+
+	if (!cmd || !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(cmd ? stdout : stderr);
+		return cmd ? EXIT_OK : EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "list") || !strcmp(cmd, "show"))
+		want = 1;
+	else if (!strcmp(cmd, "dump"))
+		want = 1;
+	else if (!strcmp(cmd, "lookup"))
+		want = 2;
+	else if (!strcmp(cmd, "update"))
+		want = 3;
+	else {
+		cli_err("unknown map command '%s'", cmd);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	optind = 0; /* full reset of getopt's state */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1 || optind < argc) {
+		if (opt == -1) {
+			/* a positional argument: collect it and go on parsing options after it */
+			if (npos < 3)
+				pos[npos] = argv[optind];
+			npos++;
+			optind++;
+			continue;
+		}
+		rc = run_opt_parse(&ro, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc)
+			continue;
+		switch (opt) {
+		case OPT_PROG:
+			prog_name = optarg;
+			break;
+		case OPT_NAMES:
+			if (strcmp(optarg, "ipproto") && strcmp(optarg, "xdp")) {
+				cli_err("--names: ipproto or xdp, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			names = optarg;
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			cli_err("map %s: unknown option '%s'", cmd, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (npos != want) {
+		cli_err("map %s: wants %d argument%s, got %d (see userbpf map help)", cmd, want,
+			want > 1 ? "s" : "", npos);
+		return EXIT_USAGE;
+	}
+	if (cli_split_spec(pos[0], &path, &mapname))
+		return EXIT_RUN;
+	if (strcmp(cmd, "list") && strcmp(cmd, "show") && !mapname) {
+		cli_err("map %s: name the map as OBJ:MAP", cmd);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = cli_load_simple(path, &obj);
+	if (rc)
+		goto out;
+	if (!strcmp(cmd, "list") || !strcmp(cmd, "show")) {
+		if (cli.json)
+			json_begin_array();
+		for (size_t i = 0; i < userbpf_object_map_count(obj); i++) {
+			m = userbpf_object_map(obj, i);
+			if (cli.json) {
+				json_begin_object();
+				json_map_info(m);
+				json_end_object();
+			} else {
+				print_header(m);
+			}
+		}
+		if (cli.json) {
+			json_end_array();
+			json_finish();
+		}
+		goto out;
+	}
+	m = find_map(obj, mapname);
+	if (!m) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (want == 3) {
+		rc = map_update(m, pos[1], pos[2]);
+		if (rc)
+			goto out;
+	}
+	if (run_opts_have_input(&ro) || ro.nsets) {
+		struct userbpf_program *p = prog_name ? userbpf_object_find_program(obj, prog_name)
+						      : userbpf_object_program(obj, 0);
+
+		if (!p) {
+			cli_err("%s: no program '%s'", path, prog_name ? prog_name : "(any)");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (run_opts_have_input(&ro)) {
+			rc = run_packets(obj, p, &ro, false);
+		} else {
+			for (unsigned int i = 0; i < ro.nsets && !rc; i++)
+				rc = cli_map_set(obj, ro.sets[i]);
+		}
+		if (rc)
+			goto out;
+	}
+	if (want == 1)
+		rc = cli_map_dump(obj, mapname, names, all);
+	else
+		rc = map_lookup(m, pos[1], names);
+	if (cli.json)
+		json_finish();
+out:
+	userbpf_object_close(obj);
+	free(path);
+	return rc;
+}
