@@ -238,3 +238,28 @@ clean:
 	rm -rf build build32 build-asan build-tsan build-fuzz build-clang
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# --- soundness (verifier accepts => checked run is clean) --------------------------------------
+#   make soundness SECONDS=600 [SEED=n]   the long run; violating programs go to $(BUILD)/soundness/
+#   make fuzz-verifier FUZZ_TIME=60       libFuzzer: fuzz bytes -> generated programs (clang)
+SECONDS ?= 60
+SEED    ?= 0
+SOUND   := $(BUILD)/tests/soundness-run
+$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ tests/soundness/main.c tests/soundness_gen.c \
+	    $(LIB_A) $(LDLIBS)
+
+.PHONY: soundness fuzz-verifier
+soundness: $(SOUND)
+	@mkdir -p $(BUILD)/soundness
+	$(SOUND) $(SECONDS) $(if $(filter-out 0,$(SEED)),$(SEED),$$(date +%s)) $(BUILD)/soundness
+
+fuzz-verifier:
+	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
+	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itests \
+	    -o build-fuzz/fuzz-verifier tests/fuzz/fuzz_verifier.c tests/soundness_gen.c \
+	    build-fuzz/libuserbpf.a -lpthread $(if $(filter 1,$(HAVE_LIBELF)),-lelf)
+	@mkdir -p build-fuzz/corpus-verifier
+	build-fuzz/fuzz-verifier -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus-verifier
+# --- end of soundness block --------------------------------------------------------------------

@@ -16,6 +16,10 @@
  * for the fetching forms, relaxed for the plain ones, like the kernel's atomic_add vs
  * atomic_fetch_add).  Memory is accessed with memcpy so unaligned accesses are defined.
  *
+ * Checked variant.  interp_checked.c compiles this file again with INTERP_CHECKED: every dispatch
+ * then calls chk_step() first (register initialisation, memory regions, helper arguments; see
+ * interp_checked.h).  Without the macro DISPATCH() is the bare computed goto.
+ *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
  * targets it.  Every target pointer points into the same record array.  Run-time state (registers,
@@ -26,6 +30,16 @@
 #include <string.h>
 
 #include "insn.h"
+#ifdef INTERP_CHECKED
+/* The checked build (interp_checked.c) gets its own names, so both variants link together. */
+#define interp_prog interp_checked_prog
+#define interp_prepare interp_checked_prepare
+#define interp_free interp_checked_free
+#define interp_exec interp_checked_exec_unused_
+#define interp_run interp_checked_run_unused_
+#define interp_len interp_checked_len_unused_
+#include "exec/interp_checked.h"
+#endif
 #include "exec/interp.h"
 
 struct dinsn {
@@ -43,6 +57,11 @@ struct dinsn {
 	int16_t off;
 	/* Register numbers, 0..10. */
 	uint8_t dst, src;
+#ifdef INTERP_CHECKED
+	/* The form (enum insn_id) and the raw imm, for the checks. */
+	uint16_t id;
+	int32_t imm;
+#endif
 };
 
 struct interp_prog {
@@ -231,7 +250,27 @@ struct frame {
 /* Runs p with registers R (r1..r5 set by the caller).  Returns 0 or a negative errno and leaves
  * the result in R[0].  Called with p == NULL, it only stores its label tables in *labels: the
  * decoder needs the label addresses, which exist only inside this function. */
-static int run(const struct interp_prog *p, uint64_t *R, struct label_table *labels)
+#ifdef INTERP_CHECKED
+/* Defined in interp_checked.c: checks the instruction at pc before it runs; nonzero stops. */
+struct chk_state;
+static int chk_step(struct interp_check *c, struct chk_state *cs, const struct interp_prog *p,
+		    const struct dinsn *pc, const uint64_t *R, unsigned int depth,
+		    uintptr_t stack_top);
+#define RUN_CHK_PARAMS , struct interp_check *chk, struct chk_state *cs
+#define DISPATCH()                                                                                 \
+	do {                                                                                       \
+		if (chk_step(chk, cs, p, pc, R, depth, stack_top)) {                              \
+			R[0] = 0;                                                                  \
+			return chk->v.kind == IV_NONE ? -E2BIG : -EACCES;                          \
+		}                                                                                  \
+		goto *pc->handler;                                                                 \
+	} while (0)
+#else
+#define RUN_CHK_PARAMS
+#define DISPATCH() goto *pc->handler
+#endif
+
+static int run(const struct interp_prog *p, uint64_t *R, struct label_table *labels RUN_CHK_PARAMS)
 {
 #define X_LABEL_(name, ...) &&L_##name,
 	static const void *const form_labels[INSN__COUNT] = { INSN_LIST(X_LABEL_) };
@@ -254,12 +293,20 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	}
 	R[10] = stack_top;
 	pc = p->insns;
-	goto *pc->handler;
+	DISPATCH();
 
 #define DST R[pc->dst]
 #define SRC R[pc->src]
-#define NEXT goto *(++pc)->handler
-#define JUMP(t) goto *(pc = (t))->handler
+#define NEXT                                                                                       \
+	do {                                                                                       \
+		++pc;                                                                              \
+		DISPATCH();                                                                        \
+	} while (0)
+#define JUMP(t)                                                                                    \
+	do {                                                                                       \
+		pc = (t);                                                                          \
+		DISPATCH();                                                                        \
+	} while (0)
 /* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
 #define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : pc->k)
 #define HELPER_ARGS R[1], R[2], R[3], R[4], R[5]
@@ -319,7 +366,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define EXEC_LDDW(op, bits, dval, code)                                                            \
 	DST = pc->k;                                                                               \
 	pc += 2;                                                                                   \
-	goto *pc->handler;
+	DISPATCH();
 #define EXEC_LDPKT(op, bits, dval, code)                                                           \
 	{                                                                                          \
 		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
@@ -390,7 +437,11 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		return -E2BIG;
 	if (!env)
 		env = &no_env;
+#ifdef INTERP_CHECKED
+	run(NULL, NULL, &labels, NULL, NULL);
+#else
 	run(NULL, NULL, &labels);
+#endif
 	insn_first_of(first);
 	p = calloc(1, sizeof(*p) + (cnt + 1) * sizeof(p->insns[0]));
 	slot2 = calloc(cnt, 1);
@@ -424,6 +475,10 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		d->src = in->src_reg;
 		d->off = in->off;
 		d->k = (uint64_t)(int64_t)in->imm;
+#ifdef INTERP_CHECKED
+		d->id = (uint16_t)id;
+		d->imm = in->imm;
+#endif
 
 		switch (desc->kind) {
 		case INSN_K_LDDW:
@@ -490,6 +545,7 @@ fail:
 	return err;
 }
 
+#ifndef INTERP_CHECKED
 int interp_exec(const struct interp_prog *p, const uint64_t args[5], uint64_t *r0)
 {
 	uint64_t R[11] = { 0 };
@@ -514,6 +570,8 @@ uint32_t interp_len(const struct interp_prog *p)
 {
 	return p->cnt;
 }
+
+#endif /* !INTERP_CHECKED */
 
 void interp_free(struct interp_prog *p)
 {

@@ -1,0 +1,236 @@
+/* prog_check_run(): one run of a loaded program in the checked interpreter; see check_run.h.
+ *
+ * The program is prepared afresh for the checked interpreter (the same helper table and LD_ABS
+ * source as prog_prepare()), so loading stays as it is.  The context is a zeroed run_skb or
+ * xdp_ctx with the packet copied into a heap buffer with 64 bytes of headroom: the headroom is
+ * readable memory the program must not reach, so an out-of-bounds packet access is reported,
+ * not silently allowed.  Map values enter the region table from helper_post after each
+ * successful bpf_map_lookup_elem; helper_pre checks arguments by the helper's prototype.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/interp_checked.h"
+#include "map/map.h"
+#include "prog/check_run.h"
+#include "prog/prog.h"
+#include "prog/run.h"
+#include "rcu.h"
+
+#define HEADROOM 64u
+#define NR_HELPERS 128u
+
+struct check_priv {
+	const struct bpf_prog *prog;
+	u64 ctx;
+	const struct bpf_map *lookup_map;	/* map of the pending lookup */
+};
+
+static const struct bpf_map *held_map(const struct bpf_prog *prog, u64 addr)
+{
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		if ((uintptr_t)prog->used_maps[i] == addr)
+			return prog->used_maps[i];
+	return NULL;
+}
+
+static int arg_fail(struct interp_check *c, int reg, const char *what, u64 addr, u64 size)
+{
+	c->v.kind = IV_HELPER_ARG;
+	c->v.insn = c->insn;
+	c->v.reg = reg;
+	c->v.addr = addr;
+	c->v.size = (u32)size;
+	snprintf(c->v.msg, sizeof(c->v.msg), "helper argument r%d: %s", reg, what);
+	return 1;
+}
+
+static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
+{
+	struct check_priv *cp = c->priv;
+	const struct bpf_func_proto *fp = bpf_helper_proto(id, cp->prog->type);
+	const struct bpf_map *map = NULL;
+
+	if (!fp)
+		return arg_fail(c, 0, "helper not allowed for this program type", 0, 0);
+	cp->lookup_map = NULL;
+	for (int i = 0; i < 5; i++) {
+		int reg = i + 1;
+		u64 size = i < 4 ? R[reg + 1] : 0;
+		enum bpf_arg_type t = fp->arg_type[i];
+
+		if (t == ARG_DONTCARE)
+			continue;
+		if (!(init & (1u << reg))) {
+			c->v.kind = IV_UNINIT_REG;
+			c->v.insn = c->insn;
+			c->v.reg = reg;
+			snprintf(c->v.msg, sizeof(c->v.msg), "helper reads uninitialised r%d", reg);
+			return 1;
+		}
+		switch (t) {
+		case ARG_CONST_MAP_PTR:
+			map = held_map(cp->prog, R[reg]);
+			if (!map)
+				return arg_fail(c, reg, "not a map the program holds", R[reg], 0);
+			break;
+		case ARG_PTR_TO_MAP_KEY:
+		case ARG_PTR_TO_MAP_VALUE:
+			size = map ? (t == ARG_PTR_TO_MAP_KEY ? map->key_size : map->value_size) : 0;
+			if (!map || !interp_check_mem(c, R[reg], size, false))
+				return arg_fail(c, reg, t == ARG_PTR_TO_MAP_KEY ? "map key outside"
+									      : "map value outside",
+						R[reg], size);
+			break;
+		case ARG_PTR_TO_MEM:
+		case ARG_PTR_TO_UNINIT_MEM:
+			/* the size is the next argument; 0 is checked by its own type */
+			if (size && !interp_check_mem(c, R[reg], size, t == ARG_PTR_TO_UNINIT_MEM))
+				return arg_fail(c, reg, "memory outside", R[reg], size);
+			if (!size && fp->arg_type[i + 1] != ARG_CONST_SIZE_OR_ZERO)
+				return arg_fail(c, reg + 1, "zero size", R[reg], 0);
+			break;
+		case ARG_CONST_SIZE:
+		case ARG_CONST_SIZE_OR_ZERO:
+			if (R[reg] > (1u << 29))
+				return arg_fail(c, reg, "size out of range", 0, R[reg]);
+			break;
+		case ARG_PTR_TO_CTX:
+			if (R[reg] != cp->ctx)
+				return arg_fail(c, reg, "not the context", R[reg], 0);
+			break;
+		default:
+			break;
+		}
+	}
+	if (id == BPF_FUNC_map_lookup_elem)
+		cp->lookup_map = map;
+	return 0;
+}
+
+static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
+{
+	struct check_priv *cp = c->priv;
+
+	if (id != BPF_FUNC_map_lookup_elem || !r0 || !cp->lookup_map)
+		return;
+	for (unsigned int i = 0; i < c->nregions; i++)
+		if (c->regions[i].start == r0)
+			return;
+	interp_check_add(c, r0, cp->lookup_map->value_size, "map value");
+}
+
+static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct interp_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->helpers = fns;
+	env->nr_helpers = helper_fns(prog->type, fns, NR_HELPERS);
+	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog->type == BPF_PROG_TYPE_SCHED_CLS)
+		env->load_pkt = run_skb_load_pkt;
+}
+
+static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u64 max_steps,
+		       struct prog_check_result *res)
+{
+	static __thread bpf_helper_fn fns[NR_HELPERS];
+	struct interp_checked_prog *ip;
+	struct interp_env env;
+	struct interp_check *c;
+	struct check_priv cp = { prog, 0, NULL };
+	struct run_skb skb;
+	struct xdp_ctx xdp;
+	u64 args[5] = { 0 }, r0;
+	u8 *buf, *data;
+	int err;
+
+	if (prog->type != BPF_PROG_TYPE_SOCKET_FILTER && prog->type != BPF_PROG_TYPE_SCHED_CLS &&
+	    prog->type != BPF_PROG_TYPE_XDP)
+		return -EOPNOTSUPP;
+	prepare_env(prog, fns, &env);
+	err = interp_checked_prepare(prog->insns, prog->len, &env, &ip);
+	if (err)
+		return err;
+	c = calloc(1, sizeof(*c));
+	buf = malloc(HEADROOM + len + 1);
+	if (!c || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	data = buf + HEADROOM;
+	if (len)
+		memcpy(data, pkt, len);
+	if (prog->type == BPF_PROG_TYPE_XDP) {
+		memset(&xdp, 0, sizeof(xdp));
+		xdp.data = xdp.data_meta = data;
+		xdp.data_end = data + len;
+		xdp.uapi.data = HEADROOM;
+		xdp.uapi.data_end = HEADROOM + len;
+		xdp.uapi.ingress_ifindex = 1;
+		cp.ctx = (uintptr_t)&xdp;
+		interp_check_add(c, cp.ctx, sizeof(xdp), "ctx");
+	} else {
+		memset(&skb, 0, sizeof(skb));
+		skb.head = buf;
+		skb.mac = data;
+		skb.net = len >= 14 ? data + 14 : data;
+		skb.tail = data + len;
+		skb.ctx.data = skb.ctx.data_meta = data;
+		skb.ctx.data_end = data + len;
+		skb.ctx.uapi.len = len;
+		skb.ctx.uapi.protocol = 0x0008;
+		cp.ctx = (uintptr_t)&skb.ctx;
+		interp_check_add(c, cp.ctx, sizeof(skb.ctx), "ctx");
+	}
+	interp_check_add(c, (uintptr_t)data, len, "packet");
+	for (u32 i = 0; i < prog->used_map_cnt; i++) {
+		struct bpf_map *m = prog->used_maps[i];
+		u32 zero = 0;
+		void *v;
+
+		if (m->map_type != BPF_MAP_TYPE_ARRAY)
+			continue;
+		rcu_read_lock();
+		v = m->ops->lookup_ptr(m, &zero);
+		rcu_read_unlock();
+		if (v)
+			interp_check_add(c, (uintptr_t)v, m->value_size, "map value");
+	}
+	c->helper_pre = helper_pre;
+	c->helper_post = helper_post;
+	c->priv = &cp;
+	c->max_steps = max_steps;
+	args[0] = cp.ctx;
+	rcu_read_lock();
+	res->err = interp_checked_exec(ip, args, &r0, c);
+	rcu_read_unlock();
+	res->retval = (u32)r0;
+	res->steps = c->steps;
+	res->v = c->v;
+	err = 0;
+out:
+	free(buf);
+	free(c);
+	interp_checked_free(ip);
+	return err;
+}
+
+int prog_check_run(int prog_fd, const void *pkt, u32 len, u64 max_steps,
+		   struct prog_check_result *res)
+{
+	struct bpf_object *obj;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	rcu_read_lock();
+	obj = obj_from_fd(prog_fd, OBJ_PROG, &err);
+	if (obj)
+		obj_get(obj);
+	rcu_read_unlock();
+	if (!obj)
+		return err;
+	err = run_checked(prog_of(obj), pkt, len, max_steps, res);
+	obj_put(obj);
+	return err;
+}

@@ -1,0 +1,853 @@
+/* The soundness generator and driver (see soundness_gen.h).
+ *
+ * Generation.  A program is a prologue (r6 = ctx, some of r7..r9 set), a few random snippets, an
+ * epilogue (r0 set, exit) and, if a snippet called one, a subprogram.  Each snippet is a short
+ * idiom a BPF programmer writes, with its constants drawn so that it is usually in bounds and
+ * sometimes just out: offsets near the end of a map value or a checked packet range, masks that
+ * bound a variable offset or fail to, a NULL check or none.  Forward jumps are patched when the
+ * snippet they skip is complete; loops jump back to their head.  Finally one field of one
+ * instruction may be nudged (offset, immediate, size, comparison).  Programs are never run
+ * unless the verifier accepted them.
+ *
+ * Driving.  Program i of a run uses its own generator state derived from (seed, i), so any
+ * program is reproducible from the two numbers printed with a violation.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <userbpf.h>
+#include <userbpf/insn.h>
+
+#include "prog/check_run.h"
+#include "soundness_gen.h"
+
+uint32_t gen_rand(struct gen_src *s)
+{
+	if (s->data) {
+		uint32_t v = 0;
+
+		for (int i = 0; i < 4 && s->pos < s->size; i++)
+			v = v << 8 | s->data[s->pos++];
+		return v;
+	}
+	s->state ^= s->state << 13;
+	s->state ^= s->state >> 7;
+	s->state ^= s->state << 17;
+	return (uint32_t)(s->state >> 16);
+}
+
+struct gen {
+	struct gen_src *s;
+	struct bpf_insn *in;
+	unsigned int n;
+	uint32_t type;
+	int depth;		/* snippet nesting */
+	bool sub;		/* generating the subprogram */
+	unsigned int ncalls;
+	unsigned int calls[8];	/* call sites to patch to the subprogram */
+};
+
+#define ROOM 48 /* a snippet (nesting included) is emitted only with this many slots left */
+
+static uint32_t rnd(struct gen *g, uint32_t n)
+{
+	return n ? gen_rand(g->s) % n : 0;
+}
+
+static bool chance(struct gen *g, uint32_t pct)
+{
+	return rnd(g, 100) < pct;
+}
+
+static void emit(struct gen *g, struct bpf_insn i)
+{
+	if (g->n < GEN_MAX_INSNS)
+		g->in[g->n++] = i;
+}
+
+static void emit2(struct gen *g, const struct bpf_insn i[2])
+{
+	if (g->n + 2 <= GEN_MAX_INSNS) {
+		g->in[g->n++] = i[0];
+		g->in[g->n++] = i[1];
+	}
+}
+
+/* Sets the offset of the forward jump at j to land at the current end. */
+static void patch(struct gen *g, unsigned int j)
+{
+	g->in[j].off = (int16_t)(g->n - j - 1);
+}
+
+static const int sizes[4] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+static const int size_bytes[4] = { 1, 2, 4, 8 };
+
+/* A scalar register: usually r7..r9, sometimes a scratch one that may not be set. */
+static int sreg(struct gen *g)
+{
+	return chance(g, 94) ? 7 + (int)rnd(g, 3) : (int)rnd(g, 6);
+}
+
+static int32_t interesting(struct gen *g)
+{
+	static const int32_t v[] = { 0, 1, -1, 2, 7, 8, 15, 16, 31, 48, 63, 64, 255, 256,
+				     511, 512, 0x7fff, 0x10000, INT32_MAX, INT32_MIN, -8, -512 };
+
+	return chance(g, 70) ? v[rnd(g, sizeof(v) / sizeof(v[0]))] : (int32_t)gen_rand(g->s);
+}
+
+static int ctx_data_off(struct gen *g, int which)
+{
+	if (g->type == BPF_PROG_TYPE_XDP)
+		return which == 0 ? (int)offsetof(struct xdp_md, data)
+				  : (int)offsetof(struct xdp_md, data_end);
+	return which == 0 ? (int)offsetof(struct __sk_buff, data)
+			  : (int)offsetof(struct __sk_buff, data_end);
+}
+
+static void snippet(struct gen *g);
+
+static void snip_scalar(struct gen *g)
+{
+	int dst = sreg(g);
+
+	switch (rnd(g, 3)) {
+	case 0:
+		emit(g, BPF_MOV64_IMM(dst, interesting(g)));
+		break;
+	case 1: {
+		static const int skb[] = { offsetof(struct __sk_buff, len),
+					   offsetof(struct __sk_buff, mark),
+					   offsetof(struct __sk_buff, protocol),
+					   offsetof(struct __sk_buff, cb[0]),
+					   offsetof(struct __sk_buff, cb[4]),
+					   offsetof(struct __sk_buff, hash) };
+		static const int xdp[] = { offsetof(struct xdp_md, ingress_ifindex),
+					   offsetof(struct xdp_md, rx_queue_index) };
+		int off = g->type == BPF_PROG_TYPE_XDP ? xdp[rnd(g, 2)] : skb[rnd(g, 6)];
+		int sz = 2;
+
+		if (chance(g, 5)) {
+			off = (int)rnd(g, 200);
+			sz = (int)rnd(g, 4);
+		}
+		emit(g, BPF_LDX_MEM(sizes[sz], dst, 6, off));
+		break;
+	}
+	default:
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32));
+		emit(g, BPF_MOV64_REG(dst, 0));
+		break;
+	}
+}
+
+static void snip_alu(struct gen *g)
+{
+	static const int ops[] = { BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_OR, BPF_AND, BPF_LSH,
+				   BPF_RSH, BPF_MOD, BPF_XOR, BPF_MOV, BPF_ARSH, BPF_NEG };
+	int op = ops[rnd(g, sizeof(ops) / sizeof(ops[0]))], cls = chance(g, 70) ? BPF_ALU64 : BPF_ALU;
+	int dst = sreg(g);
+
+	if (op == BPF_NEG)
+		emit(g, BPF_RAW_INSN(cls | BPF_NEG, dst, 0, 0, 0));
+	else if (chance(g, 60))
+		emit(g, BPF_RAW_INSN(cls | op | BPF_K, dst, 0, 0,
+				     (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH)
+					     ? (int32_t)rnd(g, cls == BPF_ALU64 ? 64 : 32)
+					     : interesting(g)));
+	else
+		emit(g, BPF_RAW_INSN(cls | op | BPF_X, dst, sreg(g), 0, 0));
+}
+
+/* A stack offset: mostly aligned inside the frame, sometimes not. */
+static int stack_off(struct gen *g, int sz)
+{
+	int off = -8 * (1 + (int)rnd(g, 64));
+
+	if (chance(g, 8))
+		off += (int)rnd(g, 8);
+	if (chance(g, 3))
+		off = (int)rnd(g, 16) - 8;
+	if (chance(g, 3))
+		off = -512 - (int)rnd(g, 8);
+	return off + (chance(g, 50) ? 8 - size_bytes[sz] : 0);
+}
+
+static void snip_stack(struct gen *g)
+{
+	int sz = (int)rnd(g, 4), off = stack_off(g, sz);
+
+	switch (rnd(g, 4)) {
+	case 0:
+		emit(g, BPF_ST_MEM(sizes[sz], 10, off, interesting(g)));
+		break;
+	case 1:
+		emit(g, BPF_STX_MEM(sizes[sz], 10, sreg(g), off));
+		break;
+	case 2:
+		emit(g, BPF_LDX_MEM(sizes[sz], sreg(g), 10, off));
+		break;
+	default: /* spill and fill of a pointer or scalar */
+		emit(g, BPF_STX_MEM(BPF_DW, 10, chance(g, 50) ? 6 : sreg(g), off & ~7));
+		emit(g, BPF_LDX_MEM(sizes[chance(g, 80) ? 3 : sz], chance(g, 50) ? 1 : sreg(g), 10,
+				    off & ~7));
+		break;
+	}
+}
+
+static int mask_of(struct gen *g)
+{
+	static const int m[] = { 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, -1 };
+
+	return m[chance(g, 70) ? rnd(g, 5) : rnd(g, sizeof(m) / sizeof(m[0]))];
+}
+
+/* r1 = a bounded (or not) variable index, from a scalar register. */
+static void var_index(struct gen *g)
+{
+	emit(g, BPF_MOV64_REG(1, sreg(g)));
+	if (chance(g, 75)) {
+		emit(g, BPF_ALU64_IMM(BPF_AND, 1, mask_of(g)));
+	} else {
+		/* bound by a branch instead: if r1 <= K (or s<=) keep it, else r1 = 0 */
+		emit(g, BPF_JMP_IMM(chance(g, 70) ? BPF_JLE : BPF_JSLE, 1, (int32_t)rnd(g, 64), 1));
+		emit(g, BPF_MOV64_IMM(1, 0));
+	}
+}
+
+static void mem_access(struct gen *g, int ptr, int off, int sz)
+{
+	switch (rnd(g, 5)) {
+	case 0:
+		emit(g, BPF_ST_MEM(sizes[sz], ptr, off, interesting(g)));
+		break;
+	case 1:
+		emit(g, BPF_STX_MEM(sizes[sz], ptr, sreg(g), off));
+		break;
+	case 2:
+		if (sz >= 2) {
+			emit(g, BPF_ATOMIC_OP(sizes[sz], chance(g, 50) ? BPF_ADD : BPF_ADD | BPF_FETCH,
+					      ptr, sreg(g), off));
+			break;
+		}
+		/* fall through */
+	default:
+		emit(g, BPF_LDX_MEM(sizes[sz], sreg(g), ptr, off));
+		break;
+	}
+}
+
+static void snip_var_stack(struct gen *g)
+{
+	static const int base[] = { 8, 16, 64, 128, 256, 512, 520 };
+	int sz = (int)rnd(g, 4);
+
+	var_index(g);
+	emit(g, BPF_MOV64_REG(2, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -base[rnd(g, 7)]));
+	emit(g, BPF_ALU64_REG(BPF_ADD, 2, 1));
+	mem_access(g, 2, chance(g, 70) ? 0 : -8 * (int)rnd(g, 4), sz);
+}
+
+static void ld_map(struct gen *g, int reg, bool array)
+{
+	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(reg, array ? GEN_MAP_ARRAY : GEN_MAP_HASH) };
+
+	emit2(g, ld);
+}
+
+static void snip_map(struct gen *g)
+{
+	bool array = chance(g, 55);
+	int vs = array ? GEN_ARRAY_VALUE : GEN_HASH_VALUE;
+	unsigned int j = 0;
+	bool check = chance(g, 85);
+
+	if (chance(g, 70))
+		emit(g, BPF_ST_MEM(BPF_W, 10, -8, (int32_t)rnd(g, 6)));
+	else
+		emit(g, BPF_STX_MEM(BPF_W, 10, sreg(g), -8));
+	ld_map(g, 1, array);
+	emit(g, BPF_MOV64_REG(2, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 2, chance(g, 95) ? -8 : -(int)rnd(g, 12)));
+	if (chance(g, 12)) { /* update or delete instead */
+		if (chance(g, 50)) {
+			emit(g, BPF_MOV64_REG(3, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, 3, -8 - (chance(g, 85) ? vs : (int)rnd(g, vs))));
+			emit(g, BPF_MOV64_IMM(4, 0));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_map_update_elem));
+		} else {
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_map_delete_elem));
+		}
+		return;
+	}
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+	if (check) {
+		j = g->n;
+		emit(g, BPF_JMP_IMM(chance(g, 90) ? BPF_JEQ : BPF_JNE, 0, 0, 0));
+	}
+	for (int k = 0, nacc = 1 + (int)rnd(g, 3); k < nacc; k++) {
+		int sz = (int)rnd(g, 4), b = size_bytes[sz], off;
+
+		if (chance(g, 30)) {
+			var_index(g);
+			emit(g, BPF_ALU64_REG(BPF_ADD, 0, 1));
+		}
+		off = chance(g, 75) ? (int)rnd(g, (uint32_t)(vs - b + 1)) & ~(b - 1)
+				    : vs - b + (int)rnd(g, 5) - 2;
+		mem_access(g, 0, off, sz);
+	}
+	if (chance(g, 25))
+		emit(g, BPF_MOV64_REG(7, 0));
+	if (check)
+		patch(g, j);
+}
+
+/* Socket filters cannot read data/data_end: legacy packet loads instead (r6 = ctx). */
+static void snip_ld_abs(struct gen *g)
+{
+	int sz = (int)rnd(g, 3);
+
+	if (chance(g, 50)) {
+		emit(g, BPF_LD_ABS(sizes[sz], (int32_t)rnd(g, 80)));
+	} else {
+		emit(g, BPF_LD_IND(sizes[sz], sreg(g), (int32_t)rnd(g, 40)));
+	}
+	if (chance(g, 60))
+		emit(g, BPF_MOV64_REG(sreg(g), 0));
+}
+
+static void snip_pkt(struct gen *g)
+{
+	int k = 1 + (int)rnd(g, 40), sz = (int)rnd(g, 4), off;
+	unsigned int j = 0;
+	bool check = chance(g, 85);
+
+	if (g->type == BPF_PROG_TYPE_SOCKET_FILTER && chance(g, 90)) {
+		snip_ld_abs(g);
+		return;
+	}
+
+	emit(g, BPF_LDX_MEM(BPF_W, 2, 6, ctx_data_off(g, 0)));
+	emit(g, BPF_LDX_MEM(BPF_W, 3, 6, ctx_data_off(g, 1)));
+	emit(g, BPF_MOV64_REG(4, 2));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 4, k));
+	if (check) {
+		j = g->n;
+		if (chance(g, 80))
+			emit(g, BPF_JMP_REG(chance(g, 85) ? BPF_JGT : BPF_JGE, 4, 3, 0));
+		else
+			emit(g, BPF_JMP_REG(chance(g, 85) ? BPF_JLT : BPF_JLE, 3, 4, 0));
+	}
+	if (chance(g, 35)) { /* a variable offset from the packet, checked again */
+		unsigned int j2;
+
+		emit(g, BPF_LDX_MEM(BPF_B, 5, 2, 0));
+		emit(g, BPF_ALU64_IMM(BPF_AND, 5, mask_of(g)));
+		emit(g, BPF_ALU64_REG(BPF_ADD, 2, 5));
+		emit(g, BPF_MOV64_REG(4, 2));
+		k = 1 + (int)rnd(g, 16);
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 4, k));
+		j2 = g->n;
+		emit(g, BPF_JMP_REG(BPF_JGT, 4, 3, 0));
+		off = chance(g, 80) ? (int)rnd(g, (uint32_t)k) : k;
+		mem_access(g, 2, off, sz);
+		patch(g, j2);
+	} else {
+		off = chance(g, 75) ? (int)rnd(g, (uint32_t)k) : k - size_bytes[sz] + (int)rnd(g, 3);
+		if (off + size_bytes[sz] > k && chance(g, 70))
+			off = k - size_bytes[sz];
+		mem_access(g, 2, off, sz);
+	}
+	if (check)
+		patch(g, j);
+}
+
+static void snip_branch(struct gen *g)
+{
+	static const int ops[] = { BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE,
+				   BPF_JSGT, BPF_JSGE, BPF_JSLT, BPF_JSLE, BPF_JSET };
+	int op = ops[rnd(g, sizeof(ops) / sizeof(ops[0]))];
+	int cls = chance(g, 75) ? BPF_JMP : BPF_JMP32;
+	unsigned int j = g->n;
+
+	if (chance(g, 70))
+		emit(g, BPF_RAW_INSN(cls | op | BPF_K, sreg(g), 0, 0, interesting(g)));
+	else
+		emit(g, BPF_RAW_INSN(cls | op | BPF_X, sreg(g), sreg(g), 0, 0));
+	g->depth++;
+	for (int k = 0, nb = 1 + (int)rnd(g, 2); k < nb; k++)
+		snippet(g);
+	g->depth--;
+	patch(g, j);
+}
+
+static void snip_loop(struct gen *g)
+{
+	int c = chance(g, 90) ? 9 : sreg(g);
+	unsigned int head;
+
+	emit(g, BPF_MOV64_IMM(c, chance(g, 90) ? 0 : interesting(g)));
+	head = g->n;
+	g->depth++;
+	snippet(g);
+	g->depth--;
+	emit(g, BPF_ALU64_IMM(BPF_ADD, c, 1));
+	emit(g, BPF_JMP_IMM(chance(g, 85) ? BPF_JLT : BPF_JNE, c, 1 + (int32_t)rnd(g, 20), 0));
+	g->in[g->n - 1].off = (int16_t)((int)head - (int)g->n);
+}
+
+static void snip_call(struct gen *g)
+{
+	if (g->sub || g->ncalls >= 8)
+		return;
+	if (chance(g, 70)) {
+		emit(g, BPF_MOV64_REG(1, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, -8 * (1 + (int)rnd(g, 8))));
+	} else {
+		emit(g, BPF_MOV64_REG(1, chance(g, 50) ? 6 : sreg(g)));
+	}
+	emit(g, BPF_MOV64_REG(2, sreg(g)));
+	g->calls[g->ncalls++] = g->n;
+	emit(g, BPF_CALL_REL(0));
+	if (chance(g, 50))
+		emit(g, BPF_MOV64_REG(sreg(g), 0));
+}
+
+static void snip_helper(struct gen *g)
+{
+	int k = 8 * (1 + (int)rnd(g, 8)), len = 1 + (int)rnd(g, (uint32_t)k + 4);
+
+	if (g->type != BPF_PROG_TYPE_XDP && chance(g, 60)) {
+		emit(g, BPF_MOV64_REG(1, 6));
+		emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 32)));
+		emit(g, BPF_MOV64_REG(3, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 3, -k));
+		if (chance(g, 80)) {
+			emit(g, BPF_MOV64_IMM(4, len));
+		} else {
+			emit(g, BPF_MOV64_REG(4, sreg(g)));
+			emit(g, BPF_ALU64_IMM(BPF_AND, 4, mask_of(g)));
+		}
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
+	} else {
+		emit(g, BPF_MOV64_REG(1, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, -k));
+		emit(g, BPF_MOV64_IMM(2, len));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_get_current_comm));
+	}
+}
+
+static void snip_ptr(struct gen *g)
+{
+	int base = chance(g, 50) ? 6 : 10;
+
+	emit(g, BPF_MOV64_REG(1, base));
+	if (chance(g, 50))
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, interesting(g)));
+	else
+		emit(g, BPF_ALU64_REG(BPF_ADD, 1, sreg(g)));
+	emit(g, BPF_LDX_MEM(sizes[rnd(g, 4)], sreg(g), 1, base == 10 ? -8 : 0));
+}
+
+/* Subprogram-only: accesses through the argument r1 (a caller's stack pointer, or not). */
+static void snip_arg(struct gen *g)
+{
+	int sz = (int)rnd(g, 4);
+
+	mem_access(g, 1, -8 * (int)rnd(g, 4) + (chance(g, 90) ? 0 : (int)rnd(g, 8)), sz);
+}
+
+static void snippet(struct gen *g)
+{
+	if (g->n + ROOM > GEN_MAX_INSNS - 16 || g->depth > 3)
+		return;
+	switch (rnd(g, 20)) {
+	case 0: case 1:
+		snip_scalar(g);
+		break;
+	case 2: case 3: case 4:
+		snip_alu(g);
+		break;
+	case 5: case 6:
+		snip_stack(g);
+		break;
+	case 7:
+		snip_var_stack(g);
+		break;
+	case 8: case 9: case 10:
+		snip_map(g);
+		break;
+	case 11: case 12: case 13:
+		if (g->sub)
+			snip_arg(g);
+		else
+			snip_pkt(g);
+		break;
+	case 14: case 15:
+		snip_branch(g);
+		break;
+	case 16:
+		snip_loop(g);
+		break;
+	case 17:
+		snip_call(g);
+		break;
+	case 18:
+		snip_helper(g);
+		break;
+	default:
+		if (chance(g, 30))
+			snip_ptr(g);
+		else
+			snip_alu(g);
+		break;
+	}
+}
+
+/* Nudges one field of one instruction (not an LD_IMM64, whose imm names a map). */
+static void mutate(struct gen *g)
+{
+	unsigned int i = rnd(g, g->n);
+	struct bpf_insn *in = &g->in[i];
+	int cls = BPF_CLASS(in->code);
+
+	if (in->code == (BPF_LD | BPF_DW | BPF_IMM) || (i && g->in[i - 1].code == (BPF_LD | BPF_DW | BPF_IMM)))
+		return;
+	switch (rnd(g, 3)) {
+	case 0:
+		if (cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX)
+			in->off += (int16_t)((int)rnd(g, 17) - 8);
+		break;
+	case 1:
+		if ((cls == BPF_ALU64 || cls == BPF_ALU || cls == BPF_JMP) && BPF_SRC(in->code) == BPF_K &&
+		    BPF_OP(in->code) != BPF_CALL && BPF_OP(in->code) != BPF_EXIT)
+			in->imm += (int32_t)rnd(g, 5) - 2;
+		break;
+	default:
+		if ((cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX) &&
+		    BPF_MODE(in->code) == BPF_MEM)
+			in->code = (uint8_t)((in->code & ~0x18) | sizes[rnd(g, 4)]);
+		break;
+	}
+}
+
+unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type)
+{
+	static const uint32_t types[] = { BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_SCHED_CLS,
+					  BPF_PROG_TYPE_XDP };
+	struct gen g = { .s = s, .in = insns };
+
+	g.type = types[gen_rand(s) % 3];
+	*type = g.type;
+	if (chance(&g, 95))
+		emit(&g, BPF_MOV64_REG(6, 1));
+	for (int r = 7; r <= 9; r++)
+		if (chance(&g, 92))
+			emit(&g, BPF_MOV64_IMM(r, interesting(&g)));
+	for (int k = 0, n = 1 + (int)rnd(&g, 8); k < n; k++)
+		snippet(&g);
+	emit(&g, chance(&g, 70) ? BPF_MOV64_IMM(0, (int32_t)rnd(&g, 4)) : BPF_MOV64_REG(0, sreg(&g)));
+	emit(&g, BPF_EXIT_INSN());
+	if (g.ncalls) {
+		unsigned int start = g.n;
+
+		g.sub = true;
+		if (chance(&g, 90))
+			emit(&g, BPF_MOV64_IMM(0, 0));
+		for (int r = 7; r <= 9; r++)
+			if (chance(&g, 60))
+				emit(&g, BPF_MOV64_IMM(r, interesting(&g)));
+		for (int k = 0, n = 1 + (int)rnd(&g, 4); k < n; k++)
+			snippet(&g);
+		if (chance(&g, 50))
+			emit(&g, BPF_MOV64_REG(0, sreg(&g)));
+		emit(&g, BPF_EXIT_INSN());
+		for (unsigned int c = 0; c < g.ncalls; c++)
+			g.in[g.calls[c]].imm = (int32_t)(start - g.calls[c] - 1);
+	}
+	if (chance(&g, 35))
+		mutate(&g);
+	return g.n;
+}
+
+void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn *out,
+		    int array_fd, int hash_fd)
+{
+	memcpy(out, in, cnt * sizeof(*in));
+	for (unsigned int i = 0; i < cnt; i++) {
+		if (out[i].code != (BPF_LD | BPF_DW | BPF_IMM) || out[i].src_reg != BPF_PSEUDO_MAP_FD)
+			continue;
+		if (out[i].imm == GEN_MAP_ARRAY)
+			out[i].imm = array_fd;
+		else if (out[i].imm == GEN_MAP_HASH)
+			out[i].imm = hash_fd;
+	}
+}
+
+void gen_print(FILE *f, const struct bpf_insn *insns, unsigned int cnt)
+{
+	fprintf(f, "static const struct bpf_insn prog[%u] = {\n", cnt);
+	for (unsigned int i = 0; i < cnt; i++)
+		fprintf(f, "\tBPF_RAW_INSN(0x%02x, %u, %u, %d, %d), /* %u */\n", insns[i].code,
+			insns[i].dst_reg, insns[i].src_reg, insns[i].off, insns[i].imm, i);
+	fprintf(f, "};\n");
+}
+
+/* ---- the driver ---- */
+
+static int kbpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, size);
+}
+
+typedef int (*bpf_fn)(int cmd, union bpf_attr *attr, unsigned int size);
+
+static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = 4;
+	a.value_size = vs;
+	a.max_entries = n;
+	return call(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+static int load(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = cnt;
+	a.license = (uintptr_t) "GPL";
+	return call(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static void map_elem(int fd, int cmd, uint32_t key, const void *val)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)val;
+	bpf(cmd, &a, sizeof(a));
+}
+
+static void fill_maps(struct gen_src *s, int array_fd, int hash_fd)
+{
+	uint8_t v[GEN_ARRAY_VALUE];
+
+	for (uint32_t k = 0; k < GEN_ARRAY_ENTRIES; k++) {
+		for (size_t i = 0; i < sizeof(v); i++)
+			v[i] = (uint8_t)gen_rand(s);
+		map_elem(array_fd, BPF_MAP_UPDATE_ELEM, k, v);
+	}
+	for (uint32_t k = 0; k < 6; k++) {
+		for (size_t i = 0; i < GEN_HASH_VALUE; i++)
+			v[i] = (uint8_t)gen_rand(s);
+		map_elem(hash_fd, gen_rand(s) & 1 ? BPF_MAP_UPDATE_ELEM : BPF_MAP_DELETE_ELEM, k, v);
+	}
+}
+
+static void report_violation(FILE *f, const struct prog_check_result *r, uint32_t type,
+			     const struct bpf_insn *insns, unsigned int cnt)
+{
+	if (!f)
+		return;
+	fprintf(f, "VIOLATION prog_type %u insn %d: %s (addr 0x%llx size %u)\n", type, r->v.insn,
+		r->v.msg, (unsigned long long)r->v.addr, r->v.size);
+	gen_print(f, insns, cnt);
+}
+
+/* Runs an accepted program on `inputs` random inputs; 1 on a violation. */
+static int check_runs(struct gen_src *s, int fd, const struct bpf_insn *insns, unsigned int cnt,
+		      uint32_t type, unsigned int inputs, int array_fd, int hash_fd, FILE *report,
+		      struct sound_stats *st)
+{
+	uint8_t pkt[128];
+
+	for (unsigned int i = 0; i < inputs; i++) {
+		struct prog_check_result r;
+		uint32_t len = gen_rand(s) % sizeof(pkt);
+
+		for (uint32_t b = 0; b < len; b++)
+			pkt[b] = (uint8_t)gen_rand(s);
+		fill_maps(s, array_fd, hash_fd);
+		if (prog_check_run(fd, pkt, len, 1000000, &r))
+			continue;
+		if (st)
+			st->runs++;
+		if (r.err == -EACCES) {
+			report_violation(report, &r, type, insns, cnt);
+			return 1;
+		}
+		if (r.err && st)
+			st->run_errors++;
+	}
+	return 0;
+}
+
+static int u_array = -1, u_hash = -1;
+
+static int user_maps(void)
+{
+	if (u_array < 0) {
+		u_array = map_create(bpf, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
+		u_hash = map_create(bpf, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
+	}
+	return u_array >= 0 && u_hash >= 0 ? 0 : -1;
+}
+
+int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
+		    uint32_t type, unsigned int inputs, FILE *report)
+{
+	struct bpf_insn patched[GEN_MAX_INSNS];
+	int fd, v;
+
+	if (cnt > GEN_MAX_INSNS || user_maps())
+		return -1;
+	gen_patch_maps(insns, cnt, patched, u_array, u_hash);
+	fd = load(bpf, patched, cnt, type);
+	if (fd < 0)
+		return -1;
+	v = check_runs(s, fd, insns, cnt, type, inputs, u_array, u_hash, report, NULL);
+	close(fd);
+	return v;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int sound_run(const struct sound_opts *o, struct sound_stats *st)
+{
+	struct bpf_insn insns[GEN_MAX_INSNS], patched[GEN_MAX_INSNS];
+	int k_array = -1, k_hash = -1;
+	double t0 = now();
+	bool kernel = o->kernel;
+	unsigned int reports = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (user_maps())
+		return -1;
+	if (kernel) {
+		k_array = map_create(kbpf, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
+		k_hash = map_create(kbpf, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
+		kernel = k_array >= 0 && k_hash >= 0;
+	}
+	for (uint64_t i = 0;; i++) {
+		struct gen_src s = { .state = (o->seed ^ (i * 0x9e3779b97f4a7c15ull)) | 1 };
+		uint32_t type;
+		unsigned int cnt;
+		int fd, kfd = -1;
+
+		if (o->max_progs && i >= o->max_progs)
+			break;
+		if (o->seconds > 0 && (i & 15) == 0 && now() - t0 >= o->seconds)
+			break;
+		for (int w = 0; w < 4; w++)
+			gen_rand(&s);
+		cnt = gen_program(&s, insns, &type);
+		st->generated++;
+		gen_patch_maps(insns, cnt, patched, u_array, u_hash);
+		fd = load(bpf, patched, cnt, type);
+		if (kernel) {
+			gen_patch_maps(insns, cnt, patched, k_array, k_hash);
+			kfd = load(kbpf, patched, cnt, type);
+			st->kernel_compared++;
+			st->kernel_accepted += kfd >= 0;
+			st->kernel_agree += (fd >= 0) == (kfd >= 0);
+			st->ua_kr += fd >= 0 && kfd < 0;
+			if (fd >= 0 && kfd < 0 && st->ua_kr <= 5 && o->report)
+				fprintf(o->report, "userbpf accepts, kernel rejects: seed 0x%llx program "
+					"%llu\n", (unsigned long long)o->seed, (unsigned long long)i);
+			st->ur_ka += fd < 0 && kfd >= 0;
+			if (kfd >= 0)
+				close(kfd);
+		}
+		if (fd < 0)
+			continue;
+		st->accepted++;
+		if (check_runs(&s, fd, insns, cnt, type, o->inputs, u_array, u_hash,
+			       reports < o->max_reports ? o->report : NULL, st)) {
+			st->violations++;
+			if (reports++ < o->max_reports && o->report)
+				fprintf(o->report, "  (seed 0x%llx, program %llu)\n",
+					(unsigned long long)o->seed, (unsigned long long)i);
+			if (o->save_dir) {
+				char path[512];
+				FILE *f;
+
+				snprintf(path, sizeof(path), "%s/violation-%llx-%llu.c", o->save_dir,
+					 (unsigned long long)o->seed, (unsigned long long)i);
+				f = fopen(path, "w");
+				if (f) {
+					fprintf(f, "/* seed 0x%llx program %llu type %u */\n",
+						(unsigned long long)o->seed, (unsigned long long)i,
+						type);
+					gen_print(f, insns, cnt);
+					fclose(f);
+				}
+			}
+		}
+		close(fd);
+	}
+	if (k_array >= 0)
+		close(k_array);
+	if (k_hash >= 0)
+		close(k_hash);
+	return 0;
+}
+
+void sound_show(uint64_t seed, uint64_t idx, FILE *f)
+{
+	struct gen_src s = { .state = (seed ^ (idx * 0x9e3779b97f4a7c15ull)) | 1 };
+	struct bpf_insn insns[GEN_MAX_INSNS], patched[GEN_MAX_INSNS];
+	static char log[1 << 16];
+	bpf_fn sides[2] = { bpf, kbpf };
+	uint32_t type;
+	unsigned int cnt;
+
+	for (int w = 0; w < 4; w++)
+		gen_rand(&s);
+	cnt = gen_program(&s, insns, &type);
+	fprintf(f, "type %u\n", type);
+	gen_print(f, insns, cnt);
+	for (int k = 0; k < 2; k++) {
+		int a = map_create(sides[k], BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
+		int h = map_create(sides[k], BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
+		union bpf_attr at;
+		int fd;
+
+		gen_patch_maps(insns, cnt, patched, a, h);
+		memset(&at, 0, sizeof(at));
+		at.prog_type = type;
+		at.insns = (uintptr_t)patched;
+		at.insn_cnt = cnt;
+		at.license = (uintptr_t) "GPL";
+		at.log_buf = (uintptr_t)log;
+		at.log_size = sizeof(log);
+		at.log_level = 1;
+		log[0] = 0;
+		fd = sides[k](BPF_PROG_LOAD, &at, sizeof(at));
+		fprintf(f, "=== %s: %s\n%s\n", k ? "kernel" : "userbpf", fd >= 0 ? "ACCEPTED" : strerror(errno), log);
+		if (fd >= 0)
+			close(fd);
+		close(a);
+		close(h);
+	}
+}

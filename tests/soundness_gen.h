@@ -1,0 +1,81 @@
+/* Soundness testing of the verifier: a generator of almost-safe random programs and a driver that
+ * loads each through userbpf's bpf(BPF_PROG_LOAD) (and, optionally, the live kernel's) and runs
+ * every accepted one in the checked interpreter (src/prog/check_run.h) on random packets and map
+ * contents.  A violation in a checked run of an accepted program is a soundness bug.
+ *
+ * The generator draws every choice from a struct gen_src: a seeded xorshift for the long run and
+ * make check, or the bytes of a fuzz input (tests/fuzz/fuzz_verifier.c), zero once exhausted, so
+ * the same code serves both.  Programs are built from snippets (scalar ALU, stack accesses at
+ * constant and variable offsets, map lookups with and without NULL checks, packet accesses with
+ * and without bounds checks, range-refining branches, bounded loops, bpf-to-bpf calls, helper
+ * calls with memory arguments), then sometimes mutated by one field, so that the verifier both
+ * accepts and rejects many of them.
+ */
+#ifndef USERBPF_TESTS_SOUNDNESS_GEN_H
+#define USERBPF_TESTS_SOUNDNESS_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/bpf.h>
+
+#define GEN_MAX_INSNS 512
+
+/* Map placeholders in generated LD_IMM64 (BPF_PSEUDO_MAP_FD) instructions. */
+#define GEN_MAP_ARRAY 0x7fff0001
+#define GEN_MAP_HASH 0x7fff0002
+#define GEN_ARRAY_VALUE 48	/* array: u32 key, 48-byte values, 4 entries */
+#define GEN_ARRAY_ENTRIES 4
+#define GEN_HASH_VALUE 16	/* hash: u32 key, 16-byte values, 8 entries */
+#define GEN_HASH_ENTRIES 8
+
+struct gen_src {
+	uint64_t state;			/* xorshift state, when data is NULL */
+	const uint8_t *data;		/* fuzz bytes, or NULL */
+	size_t size, pos;
+};
+
+uint32_t gen_rand(struct gen_src *s);
+
+/* Generates one program of a random type (SOCKET_FILTER, SCHED_CLS or XDP) into insns
+ * (GEN_MAX_INSNS slots).  Returns the number of instructions; *type gets the program type. */
+unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type);
+
+/* Replaces the map placeholders with fds (a copy in out). */
+void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn *out,
+		    int array_fd, int hash_fd);
+
+/* Prints insns as a C table. */
+void gen_print(FILE *f, const struct bpf_insn *insns, unsigned int cnt);
+
+struct sound_stats {
+	uint64_t generated, accepted, runs, violations;
+	uint64_t kernel_compared, kernel_agree, kernel_accepted;
+	uint64_t ua_kr, ur_ka;		/* userbpf accepts/kernel rejects, and the reverse */
+	uint64_t run_errors;		/* checked runs that ended in an error other than a violation */
+};
+
+struct sound_opts {
+	uint64_t seed;
+	double seconds;		/* stop after this long (0: no limit) */
+	uint64_t max_progs;	/* stop after this many programs (0: no limit) */
+	unsigned int inputs;	/* checked runs per accepted program */
+	bool kernel;		/* also load each program into the live kernel */
+	FILE *report;		/* violations are printed here (NULL: not printed) */
+	const char *save_dir;	/* each violating program is saved here (NULL: not saved) */
+	unsigned int max_reports;	/* print at most this many violations */
+};
+
+/* Runs the loop.  Returns 0, or -1 if the maps could not be created. */
+int sound_run(const struct sound_opts *o, struct sound_stats *st);
+
+/* Loads one program on userbpf (maps patched in) and runs it checked on inputs from s.  Returns
+ * -1 when rejected, 0 when accepted and clean, 1 on a violation (printed to report if not NULL). */
+/* Prints program idx of seed and both verifiers' verdicts and logs. */
+void sound_show(uint64_t seed, uint64_t idx, FILE *f);
+
+int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
+		    uint32_t type, unsigned int inputs, FILE *report);
+
+#endif
