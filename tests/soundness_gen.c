@@ -517,7 +517,8 @@ static void mutate(struct gen *g)
 	struct bpf_insn *in = &g->in[i];
 	int cls = BPF_CLASS(in->code);
 
-	if (in->code == (BPF_LD | BPF_DW | BPF_IMM) || (i && g->in[i - 1].code == (BPF_LD | BPF_DW | BPF_IMM)))
+	if (in->code == (BPF_LD | BPF_DW | BPF_IMM) ||
+	    (i && g->in[i - 1].code == (BPF_LD | BPF_DW | BPF_IMM)))
 		return;
 	switch (rnd(g, 3)) {
 	case 0:
@@ -527,7 +528,8 @@ static void mutate(struct gen *g)
 	case 1:
 		if ((cls == BPF_ALU64 || cls == BPF_ALU || cls == BPF_JMP) && BPF_SRC(in->code) == BPF_K &&
 		    BPF_OP(in->code) != BPF_CALL && BPF_OP(in->code) != BPF_EXIT)
-			in->imm += (int32_t)rnd(g, 5) - 2;
+			/* wrap, as the instruction field would: imm may be INT32_MIN */
+			in->imm = (int32_t)((uint32_t)in->imm + (uint32_t)((int32_t)rnd(g, 5) - 2));
 		break;
 	default:
 		if ((cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX) &&
