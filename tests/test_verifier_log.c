@@ -1,5 +1,6 @@
 /* Verifier: the log.  Whole logs at levels 1 and 2 compared with the kernel's for small programs
- * (instruction dump, register states, "from N to M" lines, the error, the statistics line), and
+ * (instruction dump, register states, "from N to M" lines, the error, the statistics line), the
+ * level-2 liveness section on its own (liveness.c: straight line, branches, loops, calls), and
  * the log attribute rules of BPF_PROG_LOAD (EINVAL combinations, ENOSPC truncation in rotating
  * and BPF_LOG_FIXED modes, log_true_size), each through bpf() on both sides. */
 #include <stdlib.h>
@@ -74,6 +75,101 @@ static const struct vcase cases[] = {
 	  .log_level = 4,
 	  .known = "level 4 prints the verification time, which differs run to run" },
 };
+
+/* ---- the level-2 liveness section ("Live regs before insn:"), compared on its own ---- */
+
+#define LIVE .live_regs = true, .log_level = 2
+#define MOV(r, v) BPF_MOV64_IMM(r, v)
+#define ADDR(d, s) BPF_ALU64_REG(BPF_ADD, d, s)
+
+static const struct vcase live_cases[] = {
+	/* straight line: every register R0..R9 live at once, R10 read but never shown */
+	{ "live_straight", SOCK, { MOV(0, 0), MOV(1, 0), MOV(2, 0), MOV(3, 0), MOV(4, 0),
+	  MOV(5, 0), MOV(6, 0), MOV(7, 0), MOV(8, 0), MOV(9, 0), ADDR(0, 1), ADDR(0, 2),
+	  ADDR(0, 3), ADDR(0, 4), ADDR(0, 5), ADDR(0, 6), ADDR(0, 7), ADDR(0, 8), ADDR(0, 9),
+	  BPF_ALU64_REG(BPF_MOV, 1, 10), EXIT }, ACCEPT, LIVE },
+	/* what ALU forms read: MOV reads only its source (also itself), NEG / bswap read dst */
+	{ "live_alu_forms", SOCK, { MOV(0, 1), BPF_MOV32_REG(0, 0), BPF_ALU64_IMM(BPF_NEG, 0, 0),
+	  BPF_ENDIAN(BPF_TO_BE, 0, 16), MOV(2, 0), BPF_MOV64_REG(2, 2), MOV(3, 7),
+	  BPF_ALU32_IMM(BPF_LSH, 3, 1), BPF_ALU64_REG(BPF_SUB, 0, 3), EXIT }, ACCEPT, LIVE },
+	/* both arms of a branch join; the fall-through arm ends with a goto */
+	{ "live_branches", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), MOV(0, 0), MOV(4, 1),
+	  BPF_JMP_REG(BPF_JGT, 2, 4, 2), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(2),
+	  MOV(5, 3), ADDR(0, 5), EXIT }, ACCEPT, LIVE },
+	/* a bounded loop: the loop's registers stay live around the back edge; loop number 1 */
+	{ "live_loop", SOCK, { MOV(0, 0), MOV(3, 0), MOV(4, 9), ADDR(0, 3),
+	  BPF_ALU64_IMM(BPF_ADD, 3, 1), BPF_JMP_REG(BPF_JLT, 3, 4, -3), EXIT }, ACCEPT, LIVE },
+	/* two loops after a branch: numbered in the order the kernel's walk completes them */
+	{ "live_two_loops", SOCK, { MOV(0, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 3),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT,
+	  BPF_ALU64_IMM(BPF_ADD, 0, 2), BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, LIVE },
+	/* nested loops form one component */
+	{ "live_nested_loops", SOCK, { MOV(0, 0), MOV(1, 0), BPF_ALU64_IMM(BPF_ADD, 1, 1),
+	  BPF_JMP_IMM(BPF_JLT, 1, 3, -2), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JLT, 0, 3, -5), EXIT }, ACCEPT, LIVE },
+	/* a jump to itself is a loop too (never taken: r0 is 1) */
+	{ "live_self_loop", SOCK, { MOV(0, 1), BPF_JMP_IMM(BPF_JEQ, 0, 0, -1), EXIT }, ACCEPT,
+	  LIVE },
+	/* helpers read their arguments only: lookup R1-R2, ktime none, R6 lives across calls */
+	{ "live_helper_args", SOCK, { MOV(6, 3), LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  BPF_LDX_MEM(BPF_DW, 6, 0, 0), BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns), ADDR(0, 6),
+	  BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), EXIT }, ACCEPT, LIVE },
+	/* skb_load_bytes: four arguments */
+	{ "live_helper_4args", SOCK, { BPF_MOV64_REG(6, 1), MOV(2, 0), BPF_MOV64_REG(3, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 3, -8), MOV(4, 4), BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes),
+	  MOV(0, 0), EXIT }, ACCEPT, LIVE },
+	/* a helper the program type lacks reads R1..R5; the section comes before the error */
+	{ "live_helper_unavailable", SOCK, { MOV(0, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_head), EXIT }, REJECT,
+	  "program of this type cannot use helper bpf_xdp_adjust_head#44", EINVAL, LIVE },
+	/* bpf-to-bpf calls read R1..R5 and define R0..R5; each subprogram is solved on its own */
+	{ "live_bpf2bpf", SOCK, { MOV(1, 5), MOV(6, 1), BPF_CALL_REL(2), ADDR(0, 6), EXIT,
+	  MOV(2, 1), BPF_MOV64_REG(7, 1), BPF_CALL_REL(2), ADDR(0, 7), EXIT,
+	  BPF_MOV64_REG(0, 2), EXIT }, ACCEPT, LIVE },
+	/* LD_IMM64 is one line (its second half is not shown); a jump over it */
+	{ "live_ldimm64", SOCK, { BPF_LD_IMM64(0, 0x123456789ULL), BPF_LD_MAP_FD(1, MAP_ARRAY),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 2), BPF_LD_IMM64(3, 1), BPF_MOV64_REG(0, 1),
+	  BPF_LD_IMM64(2, 7), EXIT }, ACCEPT, LIVE },
+	/* stores read both registers; atomics: fetch forms write src, cmpxchg reads R0 */
+	{ "live_stores_atomics", SOCK, { MOV(3, 1), BPF_STX_MEM(BPF_DW, 10, 3, -8),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_ATOMIC_OP(BPF_DW, BPF_ADD, 10, 3, -8),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD | BPF_FETCH, 10, 3, -8), MOV(0, 0),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_CMPXCHG, 10, 3, -8), BPF_ATOMIC_OP(BPF_DW, BPF_XCHG, 10, 3, -8),
+	  BPF_LDX_MEM(BPF_DW, 4, 10, -16), ADDR(0, 4), EXIT }, ACCEPT, LIVE },
+	/* LD_ABS / LD_IND read every register */
+	{ "live_ld_abs", SOCK, { BPF_MOV64_REG(6, 1), BPF_LD_ABS(BPF_B, 0), MOV(7, 0),
+	  BPF_LD_IND(BPF_B, 7, 0), EXIT }, ACCEPT, LIVE },
+	/* 32-bit jumps read both registers; gotol reads none */
+	{ "live_jmp32", SOCK, { MOV(0, 0), MOV(3, 0), BPF_JMP32_REG(BPF_JGT, 0, 3, 1), MOV(5, 1),
+	  BPF_RAW_INSN(BPF_JMP32 | BPF_JA, 0, 0, 0, 0), EXIT }, ACCEPT, LIVE },
+	/* exit reads R0 even where R0 was never written */
+	{ "live_uninit_r0", SOCK, { MOV(1, 0), EXIT }, REJECT, "R0 !read_ok", EACCES, LIVE },
+};
+
+/* Past insn 999 and loop 9 the columns widen: 12 loops spread over 1100 insns. */
+static void live_long(void)
+{
+	enum { N = 1100, LOOPS = 12 };
+	static struct bpf_insn p[N];
+	struct vcase c = { "live_long", SOCK, .verdict = ACCEPT, LIVE };
+	struct vstats st = { 0, 0, 0, 0 };
+	__u32 n = 0;
+
+	p[n++] = MOV(0, 0);
+	for (int l = 0; l < LOOPS; l++) {
+		p[n++] = MOV(3, 0);
+		p[n++] = BPF_ALU64_IMM(BPF_ADD, 3, 1);
+		p[n++] = BPF_JMP_IMM(BPF_JLT, 3, 2, -2);
+		p[n++] = ADDR(0, 3);
+	}
+	while (n < N - 1)
+		p[n++] = BPF_ALU64_IMM(BPF_ADD, 0, 1);
+	p[n++] = EXIT;
+	vprog_run(&c, p, n, &st);
+	printf("verifier liveness long program: %s\n",
+	       st.kernel_ran ? (st.agree ? "agrees with the kernel" : "differs")
+			     : "kernel bpf() unavailable");
+}
 
 /* ---- log attributes through bpf() ---- */
 
@@ -151,6 +247,8 @@ TEST(verifier_log)
 	bool have_kernel;
 
 	vcase_run_table("log", cases, NCASES(cases));
+	vcase_run_table("liveness", live_cases, NCASES(live_cases));
+	live_long();
 
 	memset(&probe, 0, sizeof(probe));
 	probe.map_type = BPF_MAP_TYPE_ARRAY;
