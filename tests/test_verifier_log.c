@@ -1,5 +1,6 @@
 /* Verifier: the log.  Whole logs at levels 1 and 2 compared with the kernel's for small programs
- * (instruction dump, register states, "from N to M" lines, the error, the statistics line), and
+ * (instruction dump, register states, "from N to M" lines, the error, the statistics line), the
+ * level-2 liveness section on its own (liveness.c: straight line, branches, loops, calls), and
  * the log attribute rules of BPF_PROG_LOAD (EINVAL combinations, ENOSPC truncation in rotating
  * and BPF_LOG_FIXED modes, log_true_size), each through bpf() on both sides. */
 #include <stdlib.h>
@@ -15,30 +16,31 @@
 
 static const struct vcase cases[] = {
 	{ "log1_ret42", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, L1 },
-	{ "log2_ret42", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	{ "log2_ret42", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, L2 },
 	{ "log1_uninit_r0", SOCK, { EXIT }, REJECT, "R0 !read_ok", EACCES, L1 },
-	{ "log2_uninit_r0", SOCK, { EXIT }, REJECT, "R0 !read_ok", EACCES, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	{ "log2_uninit_r0", SOCK, { EXIT }, REJECT, "R0 !read_ok", EACCES, L2 },
 	{ "log1_alu_chain", SOCK, { BPF_MOV64_IMM(0, 1), BPF_MOV32_IMM(1, -1),
 	  BPF_ALU64_IMM(BPF_ADD, 0, 41), BPF_ALU64_REG(BPF_MUL, 0, 1), BPF_ALU32_IMM(BPF_RSH, 1, 4),
 	  BPF_ALU64_IMM(BPF_NEG, 0, 0), BPF_ENDIAN(BPF_TO_BE, 0, 16), BPF_MOV64_REG(2, 10),
 	  BPF_ALU64_IMM(BPF_ADD, 2, -16), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "after be16 the kernel prints R0=10752, userbpf R0=0x2a00 (constant after a "
+		   "byte swap)" },
 	{ "log2_branches", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), R0_0,
 	  BPF_JMP_IMM(BPF_JGT, 2, 10, 2), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(1),
 	  BPF_ALU64_IMM(BPF_ADD, 0, 2), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
 	{ "log1_branch_error", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_JMP_IMM(BPF_JGT, 2, 10, 2),
 	  R0_0, EXIT, BPF_LDX_MEM(BPF_W, 0, 2, 0), EXIT }, REJECT, "R2 invalid mem access 'scalar'",
 	  EACCES, L1,
 	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
 	{ "log1_stack", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 7), BPF_STX_MEM(BPF_DW, 10, 1, -16),
 	  BPF_ST_MEM(BPF_W, 10, -20, 0), BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "6.18 shows the stack slot a load reads (fp-8=7) and prints its stack "
+		   "liveness pass (\"(0) frame 0 insn N +live -8\")" },
 	{ "log1_map_lookup", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
 	  BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "6.18 prints its stack liveness pass (\"(0) frame 0 insn 5 +live -8\"); "
+		   "checkpoint heuristic (total_states)" },
 	{ "log1_map_oob", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
 	  BPF_LDX_MEM(BPF_DW, 0, 0, 4), EXIT }, REJECT,
 	  "R0 min value is outside of the allowed memory range", EACCES, L1,
@@ -46,30 +48,128 @@ static const struct vcase cases[] = {
 	{ "log2_subprog", SOCK, { BPF_MOV64_IMM(1, 5),
 	  BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1), EXIT, BPF_MOV64_REG(0, 1),
 	  EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "the callee's first state shows R10; \"from 4 to 2\" names the callee's exit; "
+		   "checkpoint heuristic (total_states)" },
 	{ "log2_pkt", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
 	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
 	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGT, 4, 3, 2),
 	  BPF_LDX_MEM(BPF_H, 0, 2, 12), EXIT, R0_0, EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "the branch where pkt+14 > pkt_end gets a sentinel range (r=0x...), userbpf "
+		   "r=0; checkpoint heuristic (total_states)" },
 	{ "log1_cfg_error", SOCK, { BPF_MOV64_IMM(0, 1), BPF_JMP_A(5), EXIT }, REJECT,
 	  "jump out of range from insn 1 to 7", EINVAL, L1 },
 	{ "log2_ldimm64", SOCK, { BPF_LD_IMM64(0, 0x123456789ULL), BPF_LD_MAP_FD(1, MAP_ARRAY),
-	  EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  EXIT }, ACCEPT, L2 },
 	{ "log2_helper", SOCK, { BPF_MOV64_IMM(6, 3), BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns),
 	  BPF_ALU64_REG(BPF_ADD, 0, 6), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
 	{ "log1_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_ALU64_IMM(BPF_ADD, 0, 1),
 	  BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints a \"Live regs before insn:\" liveness section at level 2" },
+	  .known = "6.18 prints mark_precise backtracking and \"SCC enter/exit\" lines, and the "
+		   "jump's state on its own line; checkpoint heuristic (total_states)" },
 	{ "log1_infinite_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_JMP_IMM(BPF_JEQ, 0, 0, -1), EXIT },
 	  REJECT, "old state: R0=P0 R1=ctx() R10=fp0", EINVAL, L1,
-	  .known = "precision marks (P) are not tracked" },
+	  .known = "precision marks (P) are not tracked; 6.18 walks the loop 6 more times before "
+		   "it reports it" },
 	{ "log1_stats", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, .full_log = true,
 	  .log_level = 4,
 	  .known = "level 4 prints the verification time, which differs run to run" },
 };
+
+/* ---- the level-2 liveness section ("Live regs before insn:"), compared on its own ---- */
+
+#define LIVE .live_regs = true, .log_level = 2
+#define MOV(r, v) BPF_MOV64_IMM(r, v)
+#define ADDR(d, s) BPF_ALU64_REG(BPF_ADD, d, s)
+
+static const struct vcase live_cases[] = {
+	/* straight line: every register R0..R9 live at once, R10 read but never shown */
+	{ "live_straight", SOCK, { MOV(0, 0), MOV(1, 0), MOV(2, 0), MOV(3, 0), MOV(4, 0),
+	  MOV(5, 0), MOV(6, 0), MOV(7, 0), MOV(8, 0), MOV(9, 0), ADDR(0, 1), ADDR(0, 2),
+	  ADDR(0, 3), ADDR(0, 4), ADDR(0, 5), ADDR(0, 6), ADDR(0, 7), ADDR(0, 8), ADDR(0, 9),
+	  BPF_ALU64_REG(BPF_MOV, 1, 10), EXIT }, ACCEPT, LIVE },
+	/* what ALU forms read: MOV reads only its source (also itself), NEG / bswap read dst */
+	{ "live_alu_forms", SOCK, { MOV(0, 1), BPF_MOV32_REG(0, 0), BPF_ALU64_IMM(BPF_NEG, 0, 0),
+	  BPF_ENDIAN(BPF_TO_BE, 0, 16), MOV(2, 0), BPF_MOV64_REG(2, 2), MOV(3, 7),
+	  BPF_ALU32_IMM(BPF_LSH, 3, 1), BPF_ALU64_REG(BPF_SUB, 0, 3), EXIT }, ACCEPT, LIVE },
+	/* both arms of a branch join; the fall-through arm ends with a goto */
+	{ "live_branches", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), MOV(0, 0), MOV(4, 1),
+	  BPF_JMP_REG(BPF_JGT, 2, 4, 2), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(2),
+	  MOV(5, 3), ADDR(0, 5), EXIT }, ACCEPT, LIVE },
+	/* a bounded loop: the loop's registers stay live around the back edge; loop number 1 */
+	{ "live_loop", SOCK, { MOV(0, 0), MOV(3, 0), MOV(4, 9), ADDR(0, 3),
+	  BPF_ALU64_IMM(BPF_ADD, 3, 1), BPF_JMP_REG(BPF_JLT, 3, 4, -3), EXIT }, ACCEPT, LIVE },
+	/* two loops after a branch: numbered in the order the kernel's walk completes them */
+	{ "live_two_loops", SOCK, { MOV(0, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 3),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT,
+	  BPF_ALU64_IMM(BPF_ADD, 0, 2), BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, LIVE },
+	/* nested loops form one component */
+	{ "live_nested_loops", SOCK, { MOV(0, 0), MOV(1, 0), BPF_ALU64_IMM(BPF_ADD, 1, 1),
+	  BPF_JMP_IMM(BPF_JLT, 1, 3, -2), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JLT, 0, 3, -5), EXIT }, ACCEPT, LIVE },
+	/* a jump to itself is a loop too (never taken: r0 is 1) */
+	{ "live_self_loop", SOCK, { MOV(0, 1), BPF_JMP_IMM(BPF_JEQ, 0, 0, -1), EXIT }, ACCEPT,
+	  LIVE },
+	/* helpers read their arguments only: lookup R1-R2, ktime none, R6 lives across calls */
+	{ "live_helper_args", SOCK, { MOV(6, 3), LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  BPF_LDX_MEM(BPF_DW, 6, 0, 0), BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns), ADDR(0, 6),
+	  BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), EXIT }, ACCEPT, LIVE },
+	/* skb_load_bytes: four arguments */
+	{ "live_helper_4args", SOCK, { BPF_MOV64_REG(6, 1), MOV(2, 0), BPF_MOV64_REG(3, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 3, -8), MOV(4, 4), BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes),
+	  MOV(0, 0), EXIT }, ACCEPT, LIVE },
+	/* a helper the program type lacks reads R1..R5; the section comes before the error */
+	{ "live_helper_unavailable", SOCK, { MOV(0, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_head), EXIT }, REJECT,
+	  "program of this type cannot use helper bpf_xdp_adjust_head#44", EINVAL, LIVE },
+	/* bpf-to-bpf calls read R1..R5 and define R0..R5; each subprogram is solved on its own */
+	{ "live_bpf2bpf", SOCK, { MOV(1, 5), MOV(6, 1), BPF_CALL_REL(2), ADDR(0, 6), EXIT,
+	  MOV(2, 1), BPF_MOV64_REG(7, 1), BPF_CALL_REL(2), ADDR(0, 7), EXIT,
+	  BPF_MOV64_REG(0, 2), EXIT }, ACCEPT, LIVE },
+	/* LD_IMM64 is one line (its second half is not shown); a jump over it */
+	{ "live_ldimm64", SOCK, { BPF_LD_IMM64(0, 0x123456789ULL), BPF_LD_MAP_FD(1, MAP_ARRAY),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 2), BPF_LD_IMM64(3, 1), BPF_MOV64_REG(0, 1),
+	  BPF_LD_IMM64(2, 7), EXIT }, ACCEPT, LIVE },
+	/* stores read both registers; atomics: fetch forms write src, cmpxchg reads R0 */
+	{ "live_stores_atomics", SOCK, { MOV(3, 1), BPF_STX_MEM(BPF_DW, 10, 3, -8),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_ATOMIC_OP(BPF_DW, BPF_ADD, 10, 3, -8),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD | BPF_FETCH, 10, 3, -8), MOV(0, 0),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_CMPXCHG, 10, 3, -8), BPF_ATOMIC_OP(BPF_DW, BPF_XCHG, 10, 3, -8),
+	  BPF_LDX_MEM(BPF_DW, 4, 10, -16), ADDR(0, 4), EXIT }, ACCEPT, LIVE },
+	/* LD_ABS / LD_IND read every register */
+	{ "live_ld_abs", SOCK, { BPF_MOV64_REG(6, 1), BPF_LD_ABS(BPF_B, 0), MOV(7, 0),
+	  BPF_LD_IND(BPF_B, 7, 0), EXIT }, ACCEPT, LIVE },
+	/* 32-bit jumps read both registers; gotol reads none */
+	{ "live_jmp32", SOCK, { MOV(0, 0), MOV(3, 0), BPF_JMP32_REG(BPF_JGT, 0, 3, 1), MOV(5, 1),
+	  BPF_RAW_INSN(BPF_JMP32 | BPF_JA, 0, 0, 0, 0), EXIT }, ACCEPT, LIVE },
+	/* exit reads R0 even where R0 was never written */
+	{ "live_uninit_r0", SOCK, { MOV(1, 0), EXIT }, REJECT, "R0 !read_ok", EACCES, LIVE },
+};
+
+/* Past insn 999 and loop 9 the columns widen: 12 loops spread over 1100 insns. */
+static void live_long(void)
+{
+	enum { N = 1100, LOOPS = 12 };
+	static struct bpf_insn p[N];
+	struct vcase c = { "live_long", SOCK, .verdict = ACCEPT, LIVE };
+	struct vstats st = { 0, 0, 0, 0 };
+	__u32 n = 0;
+
+	p[n++] = MOV(0, 0);
+	for (int l = 0; l < LOOPS; l++) {
+		p[n++] = MOV(3, 0);
+		p[n++] = BPF_ALU64_IMM(BPF_ADD, 3, 1);
+		p[n++] = BPF_JMP_IMM(BPF_JLT, 3, 2, -2);
+		p[n++] = ADDR(0, 3);
+	}
+	while (n < N - 1)
+		p[n++] = BPF_ALU64_IMM(BPF_ADD, 0, 1);
+	p[n++] = EXIT;
+	vprog_run(&c, p, n, &st);
+	printf("verifier liveness long program: %s\n",
+	       st.kernel_ran ? (st.agree ? "agrees with the kernel" : "differs")
+			     : "kernel bpf() unavailable");
+}
 
 /* ---- log attributes through bpf() ---- */
 
@@ -93,13 +193,12 @@ static const struct logattr attrs[] = {
 	{ "level_stats_only_ok", 4, 256, true, false, "verification time differs run to run" },
 	{ "level1_ok", 1, 4096, true },
 	{ "level1_ok_reject", 1, 4096, true, true },
-	{ "level2_ok", 2, 4096, true, false, "6.18 prints a liveness section at level 2" },
+	{ "level2_ok", 2, 4096, true },
 	{ "level1_size_1", 1, 1, true, true },
 	{ "level1_size_127", 1, 127, true, true },
 	{ "level1_size_128", 1, 128, true, true },
-	{ "level2_trunc_rotate", 2, 160, true, false, "level-2 log shorter (no liveness section)" },
-	{ "level2_trunc_fixed", 2 | 8, 160, true, false,
-	  "level-2 log shorter (no liveness section)" },
+	{ "level2_trunc_rotate", 2, 160, true },
+	{ "level2_trunc_fixed", 2 | 8, 160, true },
 	{ "level1_trunc_reject_rotate", 1, 140, true, true },
 	{ "level1_trunc_reject_fixed", 1 | 8, 140, true, true },
 	{ "level1_exact_fit", 1, 0 /* set to the true size */, true, true },
@@ -148,6 +247,8 @@ TEST(verifier_log)
 	bool have_kernel;
 
 	vcase_run_table("log", cases, NCASES(cases));
+	vcase_run_table("liveness", live_cases, NCASES(live_cases));
+	live_long();
 
 	memset(&probe, 0, sizeof(probe));
 	probe.map_type = BPF_MAP_TYPE_ARRAY;

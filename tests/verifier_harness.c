@@ -12,7 +12,7 @@
 #include "userbpf.h"
 #include "verifier_harness.h"
 
-#define LOG_SIZE (1 << 16)
+#define LOG_SIZE (1 << 18)	/* a 1100-insn program's level-2 log fits */
 
 struct map_spec {
 	u32 type, key, value, max;
@@ -199,6 +199,32 @@ static void blank_addrs(char *log)
 	}
 }
 
+/* The "Live regs before insn:" section of a log, in place: its header and the lines after it
+ * shaped like "SSS NNN: " (S: the loop number or blanks), or "" when the log has none. */
+static void live_regs_section(char *log)
+{
+	char *start = strstr(log, "Live regs before insn:\n"), *p;
+
+	if (!start) {
+		log[0] = 0;
+		return;
+	}
+	p = strchr(start, '\n') + 1;
+	for (;;) {
+		size_t n = strcspn(p, "\n"), i = 4;
+
+		if (n < 9 || p[3] != ' ' || strspn(p, " 0123456789") < 4)
+			break;
+		i += strspn(p + i, " ");
+		i += strspn(p + i, "0123456789");
+		if (p[i] != ':' || p[n] != '\n')
+			break;
+		p += n + 1;
+	}
+	memmove(log, start, (size_t)(p - start));
+	log[p - start] = 0;
+}
+
 /* The first line where two logs differ, for the failure message. */
 static void first_diff(const char *a, const char *b, char *out, size_t size)
 {
@@ -252,11 +278,18 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 	    (!kacc && c->err_no && k.err != c->err_no))
 		test_fail(__FILE__, __LINE__, "%s: table disagrees with the kernel: kernel %s (%d) "
 			  "\"%s\"", c->name, kacc ? "accepts" : "rejects", k.err, k.line);
-	if (c->full_log) {
+	if (c->full_log || c->live_regs) {
 		blank_addrs(ulog);
 		blank_addrs(klog);
 	}
-	if (c->full_log && !c->known && strcmp(ulog, klog)) {
+	if (c->live_regs) {
+		live_regs_section(ulog);
+		live_regs_section(klog);
+		if (!klog[0])
+			test_fail(__FILE__, __LINE__, "%s: no liveness section in the kernel's log",
+				  c->name);
+	}
+	if ((c->full_log || c->live_regs) && !c->known && strcmp(ulog, klog)) {
 		char d[1200];
 
 		first_diff(klog, ulog, d, sizeof(d));
@@ -264,7 +297,7 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 			  log_level_of(c), d);
 	}
 	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)) &&
-	    (!c->full_log || !strcmp(ulog, klog)))
+	    (!(c->full_log || c->live_regs) || !strcmp(ulog, klog)))
 		st->agree++;
 	else if (getenv("VERIFIER_DEBUG"))
 		fprintf(stderr, "--- %s kernel log:\n%s--- userbpf log:\n%s", c->name, klog, ulog);

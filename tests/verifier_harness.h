@@ -5,6 +5,8 @@
  * into the live kernel with the same maps, and checks: userbpf's verdict and error line are the
  * table's; the kernel's are the table's too (so the table stays the kernel's truth); both agree.
  * The error line is the last non-empty line of the log before "processed N insns".
+ * full_log cases compare the whole log; live_regs cases only the liveness section, so that a
+ * difference elsewhere in the log does not hide one in the section.
  *
  * Maps: an LD_IMM64 whose imm is MAP_HASH / MAP_ARRAY / MAP_ARRAY1 refers to a map created for
  * the run on each side (hash 8-byte key/8-byte value; array 4/48, 4 entries; array 4/8, 1 entry).
@@ -40,6 +42,8 @@ struct vcase {
 	__u32 attach;		/* expected_attach_type */
 	__u32 log_level;		/* 0: 1 */
 	bool full_log;		/* compare the whole log with the kernel's, not only the error */
+	bool live_regs;		/* compare the "Live regs before insn:" section of the level-2 log
+				 * (which must be in the kernel's) */
 };
 
 /* A case whose expectation is still to be filled in from the kernel: VERIFIER_SHOW=1 prints

@@ -12,6 +12,12 @@
  * jumps, jump targets and the instruction after a call.  Each instruction's edges are tried in
  * order: state[t] records which edges were pushed (FALLTHROUGH, then BRANCH) so the walk resumes
  * where it stopped, as the kernel's does, and gives the same first error.
+ * compute_scc(): the loops of the program, as strongly connected components of the graph of
+ * insn_successors() (calls do not enter their callee).  Tarjan's algorithm, iterative (an explicit
+ * DFS stack of (insn, next successor) pairs, O(len) memory), with roots in insn order and
+ * successors fall-through first, so components complete in the kernel's order; only components
+ * that are loops (two or more insns, or one insn jumping to itself) get a number, from 1 in
+ * completion order.  The log shows the number in the liveness section (liveness.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -289,5 +295,107 @@ int check_cfg(struct verifier_env *env)
 out_free:
 	free(w.stack);
 	free(w.state);
+	return ret;
+}
+
+int insn_successors(const struct verifier_env *env, u32 idx, u32 succ[2])
+{
+	const struct bpf_insn *in = &env->insns[idx];
+	u8 cls = BPF_CLASS(in->code);
+
+	if (cls != BPF_JMP && cls != BPF_JMP32) {
+		succ[0] = idx + (is_ldimm64(in) ? 2 : 1);
+		return 1;
+	}
+	switch (BPF_OP(in->code)) {
+	case BPF_EXIT:
+		return 0;
+	case BPF_CALL:
+		succ[0] = idx + 1;
+		return 1;
+	case BPF_JA:
+		succ[0] = (u32)((s64)idx + 1 + (cls == BPF_JMP ? in->off : in->imm));
+		return 1;
+	default:
+		succ[0] = idx + 1;
+		succ[1] = (u32)((s64)idx + 1 + in->off);
+		return succ[1] == succ[0] ? 1 : 2;
+	}
+}
+
+/* low[] of an insn whose component is complete: larger than any preorder number, so it never
+ * lowers another insn's low link. */
+#define SCC_DONE UINT32_MAX
+
+int compute_scc(struct verifier_env *env)
+{
+	struct dfs_frame {
+		u32 insn;
+		u32 next;	/* index of the next successor to look at */
+	} *dfs;
+	u32 *pre, *low, *comp;	/* preorder number (0: not visited), low link, Tarjan's stack */
+	u32 n = env->len, order = 0, ncomp = 0, next_id = 1;
+	int ret = 0;
+
+	dfs = calloc(n ? n : 1, sizeof(*dfs));
+	pre = calloc(n ? n : 1, sizeof(*pre));
+	low = calloc(n ? n : 1, sizeof(*low));
+	comp = calloc(n ? n : 1, sizeof(*comp));
+	if (!dfs || !pre || !low || !comp) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (u32 root = 0; root < n; root++) {
+		u32 sp = 0;
+
+		/* an LD_IMM64's second half is no insn of its own: nothing reaches it */
+		if (pre[root] || (root > 0 && is_ldimm64(&env->insns[root - 1])))
+			continue;
+		dfs[sp++] = (struct dfs_frame){ root, 0 };
+		pre[root] = low[root] = ++order;
+		comp[ncomp++] = root;
+		while (sp) {
+			struct dfs_frame *f = &dfs[sp - 1];
+			u32 w = f->insn, succ[2];
+			int cnt = insn_successors(env, w, succ);
+			bool self = false;
+
+			if (f->next < (u32)cnt) {
+				u32 s = succ[f->next++];
+
+				if (!pre[s]) {
+					pre[s] = low[s] = ++order;
+					comp[ncomp++] = s;
+					dfs[sp++] = (struct dfs_frame){ s, 0 };
+				} else if (low[s] < low[w]) {
+					low[w] = low[s];
+				}
+				continue;
+			}
+			sp--;
+			if (sp && low[w] < low[dfs[sp - 1].insn])
+				low[dfs[sp - 1].insn] = low[w];
+			if (low[w] < pre[w])
+				continue;	/* w's component is rooted further up */
+			for (int j = 0; j < cnt; j++)
+				self |= succ[j] == w;
+			self |= comp[ncomp - 1] != w;	/* more than one insn */
+			for (;;) {
+				u32 t = comp[--ncomp];
+
+				low[t] = SCC_DONE;
+				env->aux[t].scc = self ? next_id : 0;
+				if (t == w)
+					break;
+			}
+			if (self)
+				next_id++;
+		}
+	}
+out_free:
+	free(comp);
+	free(low);
+	free(pre);
+	free(dfs);
 	return ret;
 }

@@ -132,6 +132,10 @@ struct insn_aux {
 	struct vstate *explored; /* list of explored states at this insn */
 	struct bpf_map *map;	/* LD_IMM64 of a map: the map (a used_maps entry) */
 	u32 map_off;		/* BPF_PSEUDO_MAP_VALUE: offset into the value */
+	u32 scc;		/* the strongly connected component (loop) of the insn, numbered
+				 * from 1; 0 when it is in none (compute_scc()) */
+	u16 live_regs;		/* bit r: Rr is live before the insn (compute_live_registers());
+				 * the second half of an LD_IMM64 has 0 */
 };
 
 /* The kernel's BPF_LOG_LEVEL: instructions are logged at level 1 and at level 2 alike. */
@@ -248,6 +252,14 @@ int add_subprogs(struct verifier_env *env);
 int check_subprogs(struct verifier_env *env);
 int check_cfg(struct verifier_env *env);
 int find_subprog(struct verifier_env *env, int off);
+/* The instructions control may reach next from insn idx, within its subprogram (a call's
+ * successor is the insn after it, an exit has none): up to two, fall-through first.  Returns the
+ * count. */
+int insn_successors(const struct verifier_env *env, u32 idx, u32 succ[2]);
+int compute_scc(struct verifier_env *env);
+
+/* liveness.c */
+int compute_live_registers(struct verifier_env *env);
 
 /* ldimm64.c */
 int resolve_ldimm64(struct verifier_env *env);

@@ -1,9 +1,10 @@
 /* bpf_check(): the verifier's driver, in the kernel's order.
  *
- *   log attributes -> subprograms -> map loads (ldimm64) -> control-flow graph -> do_check (walk
- *   every path, depth-first, pruning at checkpoints) -> combined stack depth -> rewrites
- *   (packet-pointer ctx loads) -> "processed N insns ..." statistics line -> log finalisation
- *   (ENOSPC when the log did not fit replaces the verdict, as in the kernel).
+ *   log attributes -> subprograms -> map loads (ldimm64) -> control-flow graph -> loops (SCCs)
+ *   -> register liveness (the level-2 "Live regs" section) -> do_check (walk every path,
+ *   depth-first, pruning at checkpoints) -> combined stack depth -> rewrites (packet-pointer ctx
+ *   loads) -> "processed N insns ..." statistics line -> log finalisation (ENOSPC when the log
+ *   did not fit replaces the verdict, as in the kernel).
  *
  * do_check() is one loop over instructions with an explicit stack of pending branches; each
  * iteration logs the instruction (level 1: only the failing path survives in the log, the log of
@@ -335,6 +336,10 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		ret = resolve_ldimm64(env);
 	if (!ret)
 		ret = check_cfg(env);
+	if (!ret)
+		ret = compute_scc(env);
+	if (!ret)
+		ret = compute_live_registers(env);
 	if (!ret)
 		ret = do_check(env);
 	if (!ret)
