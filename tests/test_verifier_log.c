@@ -27,53 +27,121 @@ static const struct vcase cases[] = {
 		   "byte swap)" },
 	{ "log2_branches", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), R0_0,
 	  BPF_JMP_IMM(BPF_JGT, 2, 10, 2), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(1),
-	  BPF_ALU64_IMM(BPF_ADD, 0, 2), EXIT }, ACCEPT, L2,
-	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
+	  BPF_ALU64_IMM(BPF_ADD, 0, 2), EXIT }, ACCEPT, L2 },
 	{ "log1_branch_error", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_JMP_IMM(BPF_JGT, 2, 10, 2),
 	  R0_0, EXIT, BPF_LDX_MEM(BPF_W, 0, 2, 0), EXIT }, REJECT, "R2 invalid mem access 'scalar'",
-	  EACCES, L1,
-	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
+	  EACCES, L1 },
 	{ "log1_stack", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 7), BPF_STX_MEM(BPF_DW, 10, 1, -16),
 	  BPF_ST_MEM(BPF_W, 10, -20, 0), BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT }, ACCEPT, L2,
 	  .known = "6.18 shows the stack slot a load reads (fp-8=7) and prints its stack "
 		   "liveness pass (\"(0) frame 0 insn N +live -8\")" },
 	{ "log1_map_lookup", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
 	  BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints its stack liveness pass (\"(0) frame 0 insn 5 +live -8\"); "
-		   "checkpoint heuristic (total_states)" },
+	  .known = "6.18 prints its stack liveness pass (\"(0) frame 0 insn 5 +live -8\")" },
 	{ "log1_map_oob", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
 	  BPF_LDX_MEM(BPF_DW, 0, 0, 4), EXIT }, REJECT,
-	  "R0 min value is outside of the allowed memory range", EACCES, L1,
-	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
+	  "R0 min value is outside of the allowed memory range", EACCES, L1 },
 	{ "log2_subprog", SOCK, { BPF_MOV64_IMM(1, 5),
 	  BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1), EXIT, BPF_MOV64_REG(0, 1),
 	  EXIT }, ACCEPT, L2,
-	  .known = "the callee's first state shows R10; \"from 4 to 2\" names the callee's exit; "
-		   "checkpoint heuristic (total_states)" },
+	  .known = "the callee's first state shows R10; \"from 4 to 2\" names the callee's exit" },
 	{ "log2_pkt", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
 	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
 	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGT, 4, 3, 2),
 	  BPF_LDX_MEM(BPF_H, 0, 2, 12), EXIT, R0_0, EXIT }, ACCEPT, L2,
 	  .known = "the branch where pkt+14 > pkt_end gets a sentinel range (r=0x...), userbpf "
-		   "r=0; checkpoint heuristic (total_states)" },
+		   "r=0" },
 	{ "log1_cfg_error", SOCK, { BPF_MOV64_IMM(0, 1), BPF_JMP_A(5), EXIT }, REJECT,
 	  "jump out of range from insn 1 to 7", EINVAL, L1 },
 	{ "log2_ldimm64", SOCK, { BPF_LD_IMM64(0, 0x123456789ULL), BPF_LD_MAP_FD(1, MAP_ARRAY),
 	  EXIT }, ACCEPT, L2 },
 	{ "log2_helper", SOCK, { BPF_MOV64_IMM(6, 3), BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns),
-	  BPF_ALU64_REG(BPF_ADD, 0, 6), EXIT }, ACCEPT, L2,
-	  .known = "checkpoint heuristic differs: total_states/peak_states on the processed line" },
+	  BPF_ALU64_REG(BPF_ADD, 0, 6), EXIT }, ACCEPT, L2 },
 	{ "log1_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_ALU64_IMM(BPF_ADD, 0, 1),
 	  BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, L2,
 	  .known = "6.18 prints mark_precise backtracking and \"SCC enter/exit\" lines, and the "
-		   "jump's state on its own line; checkpoint heuristic (total_states)" },
+		   "jump's state on its own line" },
 	{ "log1_infinite_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_JMP_IMM(BPF_JEQ, 0, 0, -1), EXIT },
 	  REJECT, "old state: R0=P0 R1=ctx() R10=fp0", EINVAL, L1,
-	  .known = "precision marks (P) are not tracked; 6.18 walks the loop 6 more times before "
-		   "it reports it" },
+	  .known = "precision marks (P) are not tracked" },
 	{ "log1_stats", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, .full_log = true,
 	  .log_level = 4,
 	  .known = "level 4 prints the verification time, which differs run to run" },
+};
+
+/* ---- the checkpoint policy: which states are kept at prune points, seen on the processed line
+ * (total_states, peak_states, max_states_per_insn), in the "from N to M: safe" lines and in how
+ * many loop iterations are walked before an infinite loop is reported ---- */
+
+#define LDLEN BPF_LDX_MEM(BPF_W, 2, 1, 0) /* r2 = skb->len: unknown */
+#define JA0 BPF_JMP_A(0)
+#define STATS .stats = true, .log_level = 1
+
+static const struct vcase ckpt_cases[] = {
+	/* diamonds of 3 insns: a prune point every few insns, a state only every 2 jumps + 8 insns */
+	{ "ckpt_diamonds", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 1, 1),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JGT, 2, 2, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JGT, 2, 3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JGT, 2, 4, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), R0_0, EXIT }, ACCEPT, L1 },
+	/* level 2: the states pruned against (registers dead at the join are ignored) */
+	{ "ckpt_diamonds_l2", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 1, 1),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JGT, 2, 2, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JGT, 2, 3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), R0_0, EXIT }, ACCEPT, L2,
+	  .known = "6.18 prints mark_precise backtracking after the decided branches" },
+	/* BPF_F_TEST_STATE_FREQ: a state at every prune point */
+	{ "ckpt_state_freq", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 1, 1),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JGT, 2, 2, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JGT, 2, 3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), R0_0, EXIT }, ACCEPT, L1,
+	  .prog_flags = BPF_F_TEST_STATE_FREQ },
+	{ "ckpt_state_freq_l2", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 1, 1),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(0), R0_0, EXIT }, ACCEPT, L2,
+	  .prog_flags = BPF_F_TEST_STATE_FREQ },
+	/* jumps alone: a chain of "goto +0" (each target a prune point) */
+	{ "ckpt_goto_chain", SOCK, { R0_0, JA0, JA0, JA0, JA0, JA0, JA0, JA0, JA0, JA0, JA0, JA0,
+	  EXIT }, ACCEPT, L1 },
+	/* 7 insns and many jumps, then 8 */
+	{ "ckpt_goto_chain_7", SOCK, { R0_0, JA0, JA0, JA0, JA0, JA0, JA0, EXIT }, ACCEPT, L1 },
+	{ "ckpt_goto_chain_8", SOCK, { R0_0, JA0, JA0, JA0, JA0, JA0, JA0, JA0, EXIT }, ACCEPT, L1 },
+	/* many insns, one jump before the prune point */
+	{ "ckpt_one_jump", SOCK, { LDLEN, R0_0, R0_0, R0_0, R0_0, R0_0, R0_0, R0_0, R0_0, R0_0,
+	  BPF_JMP_IMM(BPF_JGT, 2, 1, 1), R0_0, R0_0, EXIT }, ACCEPT, L1 },
+	/* bounded loops: inside a loop a state only every 20 jumps or 100 insns */
+	{ "ckpt_loop_30", SOCK, { R0_0, BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JLT, 0, 30, -2), EXIT }, ACCEPT, L1 },
+	{ "ckpt_loop_300", SOCK, { R0_0, BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JLT, 0, 300, -2), EXIT }, ACCEPT, L1 },
+	/* 9 insns a turn: 100 insns come before 20 jumps */
+	{ "ckpt_loop_long_body", SOCK, { R0_0, BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_MOV64_IMM(3, 1),
+	  BPF_MOV64_IMM(3, 2), BPF_MOV64_IMM(3, 3), BPF_MOV64_IMM(3, 4), BPF_MOV64_IMM(3, 5),
+	  BPF_MOV64_IMM(3, 6), BPF_JMP_IMM(BPF_JLT, 0, 80, -8), EXIT }, ACCEPT, L1 },
+	/* a loop with an unknown branch inside: pending paths, pruning against finished ones */
+	{ "ckpt_loop_branch", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 5, 1),
+	  BPF_MOV64_IMM(3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 10, -4),
+	  EXIT }, ACCEPT, L1 },
+	{ "ckpt_loop_branch_50", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 5, 1),
+	  BPF_MOV64_IMM(3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 50, -4),
+	  EXIT }, ACCEPT, L1 },
+	/* evicted states still being walked count in peak_states until their paths end */
+	{ "ckpt_loop_branch_400", SOCK, { LDLEN, R0_0, BPF_JMP_IMM(BPF_JGT, 2, 5, 1),
+	  BPF_MOV64_IMM(3, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 400, -4),
+	  EXIT }, ACCEPT, L1 },
+	/* infinite loops: reported when the state repeats one kept while it is still walked */
+	{ "ckpt_inf_loop_body", SOCK, { R0_0, BPF_MOV64_IMM(1, 1), BPF_MOV64_IMM(2, 2),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, -3), EXIT }, REJECT, NULL, EINVAL, STATS },
+	{ "ckpt_inf_loop_goto", SOCK, { R0_0, BPF_MOV64_IMM(1, 1), BPF_JMP_A(-2) }, REJECT,
+	  "old state: R0=0 R1=1 R10=fp0", EINVAL, L1 },
+	{ "ckpt_inf_loop_unknown", SOCK, { LDLEN, BPF_MOV64_IMM(0, 1), BPF_ALU64_IMM(BPF_AND, 2, 1),
+	  BPF_JMP_IMM(BPF_JLT, 2, 2, -2), EXIT }, REJECT, NULL, EINVAL, STATS },
+	/* an infinite loop whose state settles only after some iterations */
+	{ "ckpt_inf_loop_settle", SOCK, { R0_0, BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_ALU64_IMM(BPF_AND, 0, 0), BPF_MOV64_IMM(3, 7), BPF_JMP_A(-4) }, REJECT,
+	  "old state: R0=0 R1=ctx() R3=7 R10=fp0", EINVAL, L1 },
+	/* subprograms: explored states hash by insn ^ callsite into prog-len buckets */
+	{ "ckpt_subprog_twice", SOCK, { LDLEN, BPF_MOV64_REG(7, 2), BPF_MOV64_REG(1, 7),
+	  BPF_CALL_REL(5), BPF_MOV64_REG(6, 0), BPF_MOV64_REG(1, 7), BPF_CALL_REL(2),
+	  BPF_ALU64_REG(BPF_ADD, 0, 6), EXIT, R0_0, BPF_JMP_IMM(BPF_JGT, 1, 1, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1),
+	  BPF_JMP_IMM(BPF_JGT, 1, 2, 1), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(0), R0_0, EXIT },
+	  ACCEPT, L1 },
 };
 
 /* ---- the level-2 liveness section ("Live regs before insn:"), compared on its own ---- */
@@ -247,6 +315,7 @@ TEST(verifier_log)
 	bool have_kernel;
 
 	vcase_run_table("log", cases, NCASES(cases));
+	vcase_run_table("checkpoints", ckpt_cases, NCASES(ckpt_cases));
 	vcase_run_table("liveness", live_cases, NCASES(live_cases));
 	live_long();
 

@@ -140,6 +140,7 @@ static void run_kernel(const struct vcase *c, const struct bpf_insn *prog, u32 n
 	memset(&a, 0, sizeof(a));
 	a.prog_type = c->prog_type;
 	a.expected_attach_type = c->attach;
+	a.prog_flags = c->prog_flags;
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = n;
 	a.license = (uintptr_t)(c->license ? c->license : "GPL");
@@ -166,6 +167,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 			umaps[i] = make_map(i, false);
 	prog->type = c->prog_type;
 	prog->expected_attach_type = c->attach;
+	prog->prog_flags = c->prog_flags;
 	prog->gpl_compatible = gpl_license(c->license ? c->license : "GPL");
 	prog->insns = copy_insns(insns, n, umaps);
 	prog->len = n;
@@ -296,6 +298,18 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 		first_diff(klog, ulog, d, sizeof(d));
 		test_fail(__FILE__, __LINE__, "%s: log level %u differs: %s", c->name,
 			  log_level_of(c), d);
+	}
+	if (c->stats) {
+		const char *kp = strstr(klog, "processed "), *up = strstr(ulog, "processed ");
+		bool same = kp && up && !strcmp(kp, up) && uacc == kacc && u.err == k.err;
+
+		if (!same && !c->known)
+			test_fail(__FILE__, __LINE__, "%s: kernel \"%.*s\" (%d) userbpf \"%.*s\" (%d)",
+				  c->name, kp ? (int)strcspn(kp, "\n") : 0, kp ? kp : "", k.err,
+				  up ? (int)strcspn(up, "\n") : 0, up ? up : "", u.err);
+		if (same)
+			st->agree++;
+		return;
 	}
 	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)) &&
 	    (!(c->full_log || c->live_regs) || !strcmp(ulog, klog)))

@@ -44,6 +44,9 @@ struct vcase {
 	bool full_log;		/* compare the whole log with the kernel's, not only the error */
 	bool live_regs;		/* compare the "Live regs before insn:" section of the level-2 log
 				 * (which must be in the kernel's) */
+	bool stats;		/* compare the verdict, errno and the "processed ..." line only (for
+				 * logs that differ elsewhere, e.g. by precision marks) */
+	__u32 prog_flags;	/* BPF_PROG_LOAD's prog_flags (e.g. BPF_F_TEST_STATE_FREQ) */
 };
 
 /* A case whose expectation is still to be filled in from the kernel: VERIFIER_SHOW=1 prints

@@ -12,8 +12,8 @@
  *
  * Exploration is depth-first with an explicit stack of pending branch states (no recursion on
  * program structure).  At prune points (jump targets and fall-throughs of conditional jumps) the
- * current state is compared with states already seen there; a state contained in an explored one
- * is not walked again.  See states.c.
+ * current state is compared with states kept there (the kernel's checkpoint policy decides which
+ * are kept); a state contained in an explored one is not walked again.  See states.c.
  */
 #ifndef USERBPF_VERIFIER_ENV_H
 #define USERBPF_VERIFIER_ENV_H
@@ -114,6 +114,8 @@ struct vstate {
 	struct vstate *next;	/* list of explored states at one insn */
 	u32 hit_cnt, miss_cnt;	/* explored states: pruning statistics, for eviction */
 	u32 all_idx;		/* explored states: index in env->all_states */
+	bool evicted;		/* explored states: dropped from its bucket, freed when
+				 * branches reaches 0 (the kernel's free list) */
 };
 
 struct subprog_info {
@@ -129,7 +131,6 @@ struct insn_aux {
 	u8 ctx_field;		/* ctx access rewritten: 1 data, 2 data_end, 3 data_meta */
 	u8 ptr_type;		/* memory insns: the pointer type first seen (kernel: "same insn
 				 * cannot be used with different pointers") */
-	struct vstate *explored; /* list of explored states at this insn */
 	struct bpf_map *map;	/* LD_IMM64 of a map: the map (a used_maps entry) */
 	u32 map_off;		/* BPF_PSEUDO_MAP_VALUE: offset into the value */
 	u32 scc;		/* the strongly connected component (loop) of the insn, numbered
@@ -174,7 +175,10 @@ struct verifier_env {
 
 	u32 insn_processed, prev_insn_processed;
 	u32 jmps_processed, prev_jmps_processed;
-	u32 total_states, peak_states, cur_states, max_states_per_insn;
+	u32 total_states, peak_states, max_states_per_insn;
+	u32 explored_states_size; /* explored states in the buckets */
+	u32 free_list_size;	/* evicted ones still walked below (count in peak_states) */
+	struct vstate **explored; /* len buckets of explored states (states.c) */
 	u32 id_gen;
 	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
 	bool stack_scratched;

@@ -12,14 +12,24 @@
  *   - stack: E's never-written and "some bytes" slots accept anything (root reads them as unknown
  *     scalars); E's zero bytes need zero bytes in C; E's spills need the same spill in C with a
  *     covered register.
+ *   - a register dead at E's instruction (compute_live_registers()) accepts anything, as after
+ *     the kernel's clean_live_states().
  * An explored state whose continuations are still being walked (branches > 0) cannot prune; if C
- * equals it exactly the program loops forever.  To keep long loops linear, states that keep
- * failing to prune are evicted from the per-instruction list, and inside a loop a new checkpoint
- * is taken only every 20 jumps or 100 instructions, as the kernel does.
+ * equals it exactly the program loops forever.
+ *
+ * Checkpoints follow Linux 6.18 (is_state_visited()), whose counts the log's "processed" line
+ * shows: a state is kept only when forced (BPF_F_TEST_STATE_FREQ) or after 2 jumps and 8 insns
+ * since the last one, inside a loop only every 20 jumps or 100 insns; states hash into prog-len
+ * buckets by insn ^ callsite; states that keep missing are evicted (freed once their paths end,
+ * counted in peak_states until then).  Not modelled: the force-checkpoint insns userbpf does not
+ * accept (may_goto, iterators, callback helpers), the jump-history limit (> 40 entries forces a
+ * state), SCC back-edges (counted in peak_states) and precision (6.18 ignores imprecise scalars,
+ * so it prunes more).
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "prog/prog.h"
 #include "verifier/env.h"
 
 #define ID_MAP_SIZE 64
@@ -135,7 +145,19 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 	return true;
 }
 
-static bool states_equal(const struct vstate *o, const struct vstate *c, bool exact)
+/* The instruction a frame of an explored state stands at: the state's own for the innermost
+ * frame, the call into the next frame for the callers. */
+static int frame_insn_idx(const struct vstate *st, u32 i)
+{
+	return i == st->curframe ? st->insn_idx : st->frame[i + 1]->callsite;
+}
+
+/* exact: the infinite-loop check (bit for bit, dead registers too).  Otherwise containment
+ * where, as in the kernel's clean_live_states(), a register dead at the explored state's
+ * instruction (never read before written on any path from it: compute_live_registers()) is
+ * treated as NOT_INIT, i.e. accepts anything. */
+static bool states_equal(const struct verifier_env *env, const struct vstate *o,
+			 const struct vstate *c, bool exact)
 {
 	struct idmap m;
 
@@ -144,45 +166,117 @@ static bool states_equal(const struct vstate *o, const struct vstate *c, bool ex
 	m.cnt = 0;
 	for (u32 i = 0; i <= o->curframe; i++) {
 		const struct func_state *of = o->frame[i], *cf = c->frame[i];
+		u16 live = env->aux[frame_insn_idx(o, i)].live_regs;
 
 		if (of->callsite != cf->callsite)
 			return false;
-		for (int r = 0; r < MAX_BPF_REG; r++)
+		for (int r = 0; r < MAX_BPF_REG; r++) {
+			if (!exact && r < BPF_REG_FP && !(live & (1u << r)))
+				continue;
 			if (!regsafe(&of->regs[r], &cf->regs[r], &m, exact))
 				return false;
+		}
 		if (!stacksafe(of, cf, &m, exact))
 			return false;
 	}
 	return true;
 }
 
+/* An evicted state is kept (on the kernel's "free list") while paths below it are still walked,
+ * and freed once its last one ends. */
+static void maybe_free_evicted(struct verifier_env *env, struct vstate *sl)
+{
+	if (!sl->evicted || sl->branches)
+		return;
+	env->all_states[sl->all_idx] = NULL;
+	state_free(sl);
+	env->free_list_size--;
+}
+
 void update_branch_counts(struct verifier_env *env, struct vstate *st)
 {
-	(void)env;
+	bool explored = false;	/* the first state is the walked one, not a checkpoint */
+
 	while (st) {
+		struct vstate *parent;
+
 		if (st->branches == 0 || --st->branches)
 			break;
-		st = st->parent;
+		parent = st->parent;
+		if (explored)
+			maybe_free_evicted(env, st);
+		st = parent;
+		explored = true;
 	}
 }
 
-static void free_explored_one(struct verifier_env *env, struct vstate *sl)
+/* The kernel's bucket of explored states: (insn ^ callsite) % prog len, so that states of
+ * different instructions may share one (max_states_per_insn counts the whole bucket). */
+static struct vstate **explored_bucket(struct verifier_env *env, int insn_idx)
 {
-	env->all_states[sl->all_idx] = NULL;
-	state_free(sl);
+	u32 h = (u32)(insn_idx ^ cur_frame(env)->callsite);
+
+	return &env->explored[h % env->len];
 }
 
+/* The kernel's states_maybe_looping(): the registers of the current frame are bit for bit the
+ * same, up to the pointer-specific fields. */
+static bool states_maybe_looping(const struct vstate *o, const struct vstate *c)
+{
+	const struct func_state *of, *cf;
+
+	if (o->curframe != c->curframe)
+		return false;
+	of = o->frame[o->curframe];
+	cf = c->frame[c->curframe];
+	for (int r = 0; r < MAX_BPF_REG; r++) {
+		const struct reg_state *a = &of->regs[r], *b = &cf->regs[r];
+
+		if (a->type != b->type || a->off != b->off || a->id != b->id ||
+		    !scalar_same(&a->s, &b->s))
+			return false;
+	}
+	return true;
+}
+
+static void update_peak_states(struct verifier_env *env)
+{
+	u32 cur = env->explored_states_size + env->free_list_size;
+
+	if (env->peak_states < cur)
+		env->peak_states = cur;
+}
+
+/* Linux 6.18's is_state_visited().  Returns 1 when an explored state covers the current one
+ * (prune), 0 to go on, a negative errno on an infinite loop or no memory.
+ *
+ * Checkpoint policy: a new explored state is added only when forced (BPF_F_TEST_STATE_FREQ) or
+ * when at least 2 jumps and 8 instructions were processed since the last one was added; while a
+ * state here is still being walked (a loop), only every 20 jumps or 100 instructions.  A state
+ * that keeps missing (more than 3 + 3 * hits misses, counted only when a new state is to be
+ * added) is evicted; peak_states counts evicted states until their paths end. */
 int is_state_visited(struct verifier_env *env, int insn_idx)
 {
-	struct insn_aux *aux = &env->aux[insn_idx];
-	struct vstate *cur = env->cur, *sl, **pprev = &aux->explored, *n;
-	bool add = true;
+	struct vstate *cur = env->cur, *sl, **pprev, **head, *n;
+	bool force = env->prog->prog_flags & BPF_F_TEST_STATE_FREQ;
+	bool add = force;
 	u32 cnt = 0;
 
+	if (env->jmps_processed - env->prev_jmps_processed >= 2 &&
+	    env->insn_processed - env->prev_insn_processed >= 8)
+		add = true;
+
+	head = explored_bucket(env, insn_idx);
+	pprev = head;
 	while ((sl = *pprev) != NULL) {
 		cnt++;
+		if (sl->insn_idx != insn_idx) {
+			pprev = &sl->next;
+			continue;
+		}
 		if (sl->branches) {
-			if (states_equal(sl, cur, true)) {
+			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, true)) {
+				verbose_linfo(env, (u32)insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
 				verbose(env, "cur state:");
 				print_state(env, cur_frame(env), true);
@@ -190,24 +284,27 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 				print_state(env, sl->frame[sl->curframe], true);
 				return -EINVAL;
 			}
-			if (env->jmps_processed - env->prev_jmps_processed < 20 &&
+			/* inside a loop, iterations differ: checkpoint less often */
+			if (!force && env->jmps_processed - env->prev_jmps_processed < 20 &&
 			    env->insn_processed - env->prev_insn_processed < 100)
 				add = false;
 			goto miss;
 		}
-		if (states_equal(sl, cur, false)) {
+		if (states_equal(env, sl, cur, false)) {
 			sl->hit_cnt++;
 			return 1;
 		}
 miss:
-		sl->miss_cnt++;
-		u32 lim = sl->branches ? 64 : 3;
-
-		if (sl->miss_cnt > sl->hit_cnt * lim + lim) {
+		/* without a new state, loop iterations would evict the early ones */
+		if (add)
+			sl->miss_cnt++;
+		if (sl->miss_cnt > sl->hit_cnt * 3 + 3) {
 			*pprev = sl->next;
 			sl->next = NULL;
-			if (!sl->branches)
-				free_explored_one(env, sl);
+			sl->evicted = true;
+			env->explored_states_size--;
+			env->free_list_size++;
+			maybe_free_evicted(env, sl);
 			continue;
 		}
 		pprev = &sl->next;
@@ -231,9 +328,8 @@ miss:
 		return -ENOMEM;
 	}
 	env->total_states++;
-	env->cur_states++;
-	if (env->peak_states < env->cur_states)
-		env->peak_states = env->cur_states;
+	env->explored_states_size++;
+	update_peak_states(env);
 	env->prev_jmps_processed = env->jmps_processed;
 	env->prev_insn_processed = env->insn_processed;
 	n->insn_idx = insn_idx;
@@ -242,8 +338,8 @@ miss:
 	cur->parent = n;
 	n->all_idx = env->all_cnt;
 	env->all_states[env->all_cnt++] = n;
-	n->next = aux->explored;
-	aux->explored = n;
+	n->next = *head;
+	*head = n;
 	return 0;
 }
 
@@ -302,6 +398,8 @@ void free_explored(struct verifier_env *env)
 	free(env->all_states);
 	env->all_states = NULL;
 	env->all_cnt = 0;
+	free(env->explored);
+	env->explored = NULL;
 	while (env->stack_size)
 		state_free(env->stack[--env->stack_size].st);
 	free(env->stack);

@@ -57,8 +57,9 @@ static int do_check(struct verifier_env *env)
 	struct func_state *f0;
 	int err;
 
+	env->explored = calloc(env->len ? env->len : 1, sizeof(*env->explored));
 	env->cur = state_new();
-	if (!env->cur)
+	if (!env->cur || !env->explored)
 		return -ENOMEM;
 	f0 = calloc(1, sizeof(*f0));
 	if (!f0)
