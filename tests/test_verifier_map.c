@@ -4,6 +4,10 @@
 #include "verifier_harness.h"
 
 #define NN(skip) BPF_JMP_IMM(BPF_JEQ, 0, 0, skip)
+/* LOOKUP without the key store: r2 = fp - 8 */
+#define KEY_LOOKUP(MAP)                                                                          \
+	BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_LD_MAP_FD(1, MAP),              \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
 
 static const struct vcase cases[] = {
 	{ "map_val_last_byte", SOCK, { LOOKUP(MAP_HASH), NN(1), BPF_LDX_MEM(BPF_B, 0, 0, 7), EXIT },
@@ -155,6 +159,36 @@ static const struct vcase cases[] = {
 	  REJECT, "invalid access to map value pointer, value_size=48 off=48", 524 },
 	{ "map_direct_value_hash", SOCK, { BPF_LD_MAP_VALUE(1, MAP_HASH, 0), R0_0, EXIT }, REJECT,
 	  "no direct value access support for this map type", EINVAL },
+	/* an array lookup with a constant in-range key known from the stack cannot fail (the
+	 * kernel's get_constant_map_key()): R0 is a plain map value */
+	{ "map_array_const_key", SOCK, { BPF_ST_MEM(BPF_W, 10, -8, 3), KEY_LOOKUP(MAP_ARRAY),
+	  BPF_LDX_MEM(BPF_DW, 0, 0, 40), EXIT }, ACCEPT },
+	{ "map_array_const_key_dead_null", SOCK, { BPF_ST_MEM(BPF_W, 10, -8, 1),
+	  KEY_LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JNE, 0, 0, 1), BPF_LDX_MEM(BPF_DW, 0, 0, 0),
+	  R0_0, EXIT }, ACCEPT },
+	{ "map_array_const_key_reg_spill", SOCK, { BPF_MOV64_IMM(3, 0),
+	  BPF_STX_MEM(BPF_W, 10, 3, -8), KEY_LOOKUP(MAP_ARRAY), BPF_ALU64_IMM(BPF_ADD, 0, 8),
+	  BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT },
+	{ "map_array_const_key_oob", SOCK, { BPF_ST_MEM(BPF_W, 10, -8, 4), KEY_LOOKUP(MAP_ARRAY),
+	  BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, REJECT,
+	  "R0 invalid mem access 'map_value_or_null'", EACCES },
+	{ "map_array_const_key_neg", SOCK, { BPF_ST_MEM(BPF_W, 10, -8, -1), KEY_LOOKUP(MAP_ARRAY),
+	  BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, REJECT,
+	  "R0 invalid mem access 'map_value_or_null'", EACCES },
+	{ "map_array_dw_spill_key", SOCK, { LOOKUP(MAP_ARRAY), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT },
+	  REJECT, "R0 invalid mem access 'map_value_or_null'", EACCES },
+	{ "map_array_unknown_key", SOCK, { BPF_LDX_MEM(BPF_W, 3, 1, 0),
+	  BPF_STX_MEM(BPF_W, 10, 3, -8), KEY_LOOKUP(MAP_ARRAY), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT },
+	  REJECT, "R0 invalid mem access 'map_value_or_null'", EACCES },
+	{ "map_array_zero_bytes_key", SOCK, { BPF_ST_MEM(BPF_W, 10, -12, 0), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -12), BPF_LD_MAP_FD(1, MAP_ARRAY),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT },
+	{ "map_array_upper_half_key", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 2), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -4), BPF_LD_MAP_FD(1, MAP_ARRAY),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT },
+	{ "map_hash_const_key", SOCK, { BPF_ST_MEM(BPF_W, 10, -8, 1), BPF_ST_MEM(BPF_W, 10, -4, 0),
+	  KEY_LOOKUP(MAP_HASH), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, REJECT,
+	  "R0 invalid mem access 'map_value_or_null'", EACCES },
 	{ "map_two_lookups_ids", SOCK, { LOOKUP(MAP_HASH), BPF_MOV64_REG(6, 0), LOOKUP(MAP_HASH),
 	  BPF_JMP_IMM(BPF_JEQ, 6, 0, 2), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT, R0_0, EXIT }, REJECT,
 	  "R0 invalid mem access 'map_value_or_null'", EACCES },

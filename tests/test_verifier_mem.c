@@ -47,6 +47,22 @@ static const struct vcase cases[] = {
 	  REJECT, "invalid atomic operand size", EINVAL },
 	{ "stack_atomic_ctx", SOCK, { R0_0, BPF_ATOMIC_OP(BPF_W, BPF_ADD, 1, 0, 0), EXIT }, REJECT,
 	  "BPF_ATOMIC stores into R1 ctx is not allowed", EACCES },
+	/* the atomic's src may be its dst: a non-fetching op leaves the pointer as it was */
+	{ "atomic_add_ptr_to_own_target", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 2),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD, 0, 0, 0), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT }, ACCEPT },
+	{ "stack_atomic_add_fp_to_itself", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 1),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD, 10, 10, -8), BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT }, ACCEPT },
+	/* fetching into the pointer register: the write then goes through a scalar */
+	{ "atomic_fetch_into_own_ptr", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 2),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD | BPF_FETCH, 0, 0, 0), R0_0, EXIT }, REJECT,
+	  "misaligned access off (0x0; 0xffffffffffffffff)+0+0 size 8", EACCES,
+	  .known = "the strict alignment check of an atomic is not applied to scalars: userbpf "
+	  "rejects the same access as an invalid mem access" },
+	/* an atomic add makes known-zero stack bytes unknown (its imm is the operation, not 0) */
+	{ "stack_atomic_add_unzeroes", SOCK, { BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_MOV64_IMM(1, 1),
+	  BPF_ATOMIC_OP(BPF_W, BPF_ADD, 10, 1, -4), BPF_LDX_MEM(BPF_W, 0, 10, -4),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_REG(BPF_ADD, 2, 0), BPF_LDX_MEM(BPF_B, 0, 2, -8),
+	  EXIT }, REJECT, "invalid unbounded variable-offset read from stack R2", EACCES },
 	{ "scalar_deref", SOCK, { R0_0, BPF_LDX_MEM(BPF_W, 0, 0, 0), EXIT }, REJECT,
 	  "R0 invalid mem access 'scalar'", EACCES },
 	/* map values */

@@ -4,7 +4,9 @@
  * A helper call checks each argument register against the prototype (src/exec/helpers.h):
  * map pointer, key and value memory of the map's sizes, memory + size pairs, the context; then
  * R1-R5 become unreadable and R0 takes the return type (a map lookup gives a value-or-NULL
- * pointer with a fresh id, to be NULL-checked before use).  A bpf-to-bpf call pushes a frame whose
+ * pointer with a fresh id, to be NULL-checked before use; as in the kernel, a lookup in an array
+ * map whose key is a constant below max_entries, known from the stack, cannot fail and gives a
+ * plain map value pointer).  A bpf-to-bpf call pushes a frame whose
  * R1-R5 are the caller's and whose other registers are unreadable, up to MAX_CALL_FRAMES deep; the
  * exit of a subprogram copies R0 back and restores the caller frame (R1-R5 unreadable there).
  * The exit of the main program requires R0 to be readable.
@@ -137,12 +139,58 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	}
 }
 
+/* The kernel's get_constant_map_key(): the value of the key_size-byte key R points at, when the
+ * stack proves it constant: key_size known-zero bytes, or a scalar spill of exactly key_size
+ * bytes (counted from the key's first byte towards the slot's top) holding a constant.  The
+ * counts run over the key's own bytes, so a constant found describes them (an 8-byte spill read
+ * from its upper half gives the whole spilled value, which, when below any max_entries, has zero
+ * upper bytes, as the key then has). */
+static bool const_map_key(struct verifier_env *env, const struct reg_state *reg, u32 key_size,
+			  u64 *value)
+{
+	const struct func_state *f;
+	const struct stack_slot *sl;
+	s64 off, slot;
+	u32 zeros = 0, spills = 0;
+
+	if (reg->type != PTR_TO_STACK || !scalar_is_const(&reg->s))
+		return false;
+	f = env->cur->frame[reg->frameno];
+	off = reg->off + (s64)reg->s.var_off.value;
+	slot = -off - 1;
+	if (slot < 0 || slot / SLOT_SIZE >= f->allocated)
+		return false;
+	sl = &f->stack[slot / SLOT_SIZE];
+	for (int i = (int)(slot % SLOT_SIZE); i >= 0 && sl->type[i] == STACK_ZERO; i--)
+		zeros++;
+	if (zeros >= key_size) {
+		*value = 0;
+		return true;
+	}
+	if (sl->type[SLOT_SIZE - 1] != STACK_SPILL || sl->spilled.type != SCALAR_VALUE)
+		return false;
+	for (int i = (int)(slot % SLOT_SIZE); i >= 0 && sl->type[i] == STACK_SPILL; i--)
+		spills++;
+	if (spills != key_size || !scalar_is_const(&sl->spilled.s))
+		return false;
+	*value = sl->spilled.s.var_off.value;
+	return true;
+}
+
+/* The kernel's can_elide_value_nullness(): lookups that cannot fail for an in-range key. */
+static bool lookup_never_null(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_ARRAY || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	const struct bpf_func_proto *fn = NULL;
 	struct reg_state *regs = cur_regs(env);
 	struct bpf_map *map = NULL;
 	s32 id = insn->imm;
+	bool never_null = false;
+	u64 key;
 	int err;
 
 	(void)insn_idx;
@@ -170,6 +218,12 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 	}
+	/* R2 is the key; read before the call clobbers it (the kernel keeps the key as s64 and
+	 * wants it in [0, max_entries)) */
+	if (id == BPF_FUNC_map_lookup_elem && map && lookup_never_null(map) &&
+	    const_map_key(env, &regs[BPF_REG_2], map->key_size, &key) && (s64)key >= 0 &&
+	    key < map->max_entries)
+		never_null = true;
 	clobber_caller_saved(env, regs);
 	switch (fn->ret_type) {
 	case RET_INTEGER:
@@ -182,6 +236,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (!map) {
 			verbose(env, "kernel subsystem misconfigured verifier\n");
 			return -EINVAL;
+		}
+		if (never_null) {
+			mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE);
+			regs[BPF_REG_0].map = map;
+			break;
 		}
 		mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
 		regs[BPF_REG_0].map = map;

@@ -398,6 +398,9 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	const struct reg_state *ptr = &cur_regs(env)[regno];
 	struct func_state *f = stack_frame(env, ptr);
 	struct reg_state *val = value_regno >= 0 ? &cur_regs(env)[value_regno] : NULL;
+	/* without a value register: BPF_ST (imm is the value) or an atomic's write (imm is the
+	 * operation, the value unknown) */
+	bool is_st = insn && BPF_CLASS(insn->code) == BPF_ST;
 	s64 lo, hi;
 	int err = stack_bounds(env, regno, off, size, " write to", &lo, &hi);
 
@@ -412,7 +415,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	}
 	if (!scalar_is_const(&ptr->s)) {
 		bool zero = val ? reg_is_const(val) && val->s.var_off.value == 0
-				: insn->imm == 0;
+				: is_st && insn->imm == 0;
 
 		for (s64 o = lo; o < hi; o++) {
 			struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];
@@ -451,7 +454,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 
 		scrub_slot(sl);
 		if ((val && reg_is_const(val) && val->s.var_off.value == 0) ||
-		    (!val && insn->imm == 0))
+		    (!val && is_st && insn->imm == 0))
 			type = STACK_ZERO;
 		for (s64 o = lo; o < hi; o++)
 			*byte_type(f, o) = type;
@@ -673,22 +676,14 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 		if (err)
 			return err;
 	}
-	/* the loaded value is the old memory content; the stored one is src (a scalar here) */
-	struct reg_state src = regs[insn->src_reg];
-
+	/* the loaded value is the old memory content; the stored one is unknown (the kernel's
+	 * value_regno -1): not modelled through the src register, which may be dst itself */
 	err = mem_access(env, insn->dst_reg, insn->off, size, false, load_reg, false, insn);
 	if (err)
 		return err;
 	if (load_reg >= 0 && regs[load_reg].type != SCALAR_VALUE)
 		mark_reg_unknown(&regs[load_reg]);
-	struct reg_state saved = regs[insn->src_reg];
-
-	regs[insn->src_reg] = src;
-	if (regs[insn->src_reg].type != SCALAR_VALUE || insn->imm != BPF_XCHG)
-		mark_reg_unknown(&regs[insn->src_reg]);
-	err = mem_access(env, insn->dst_reg, insn->off, size, true, insn->src_reg, false, insn);
-	regs[insn->src_reg] = saved;
-	return err;
+	return mem_access(env, insn->dst_reg, insn->off, size, true, -1, false, insn);
 }
 
 int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
