@@ -1,5 +1,6 @@
 /* The differential verifier test runner (see verifier_harness.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -186,15 +187,28 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	free(prog);
 }
 
-/* Kernel and userbpf addresses (map pointers in LD_IMM64 lines) differ: "0x?" for long hex (the
- * state comment's column then moves with it on both sides alike).  8 digits and up: an i386
- * build's addresses have 8; a constant that long is blanked on both sides alike. */
+/* Kernel and userbpf addresses (map pointers in LD_IMM64 lines) differ: "0x?" for them (the
+ * state comment's column then moves with it on both sides alike): any long hex, and whatever an
+ * LD_IMM64 line "(18) rN = 0x..." loads, however short (an i386 build's or valgrind's heap
+ * addresses have 7 or 8 digits); a constant so loaded is blanked on both sides alike. */
+static bool after_ldimm64(const char *log, const char *p)
+{
+	const char *line = p;
+
+	while (line > log && line[-1] != '\n')
+		line--;
+	for (const char *q = strstr(line, "(18) r"); q && q < p; q = strstr(q + 1, "(18) r"))
+		if (p - q <= 10 && !strncmp(p - 3, " = ", 3))
+			return true;
+	return false;
+}
+
 static void blank_addrs(char *log)
 {
 	for (char *p = log; (p = strstr(p, "0x")); p += 2) {
 		size_t n = strspn(p + 2, "0123456789abcdef");
 
-		if (n >= 8) {
+		if (n >= 10 || (n && after_ldimm64(log, p))) {
 			n += strspn(p + 2 + n, " ");
 			memmove(p + 3, p + 2 + n, strlen(p + 2 + n) + 1);
 			p[2] = '?';
