@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -127,56 +126,32 @@ USERBPF_API int dup3(int oldfd, int newfd, int flags)
 	return dup3_common(oldfd, newfd, flags, false);
 }
 
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+
+/* Our fds in the range are closed one by one through close(), which keeps the table in step;
+ * then the kernel closes the rest.  No memory is needed, so nothing can fail half-way. */
 USERBPF_API int close_range(unsigned int first, unsigned int last, int flags)
 {
-	struct bpf_object **held = NULL;
-	unsigned int n = 0, cap = 0, top;
-	int ret, e;
+	unsigned int top;
 
-	if ((flags & CLOSE_RANGE_CLOEXEC) || first > last)
+	if ((flags & CLOSE_RANGE_CLOEXEC) || first > last ||
+	    (flags & ~(int)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
 		return (int)syscall(SYS_close_range, first, last, flags);
 	top = last < FD_CHUNK * FD_CHUNKS - 1 ? last : FD_CHUNK * FD_CHUNKS - 1;
-	/* Collect our fds in the range, chunk by chunk (unallocated chunks hold none). */
-	for (unsigned int fd = first; fd <= top && fd >= first;) {
+	for (unsigned int fd = first; fd <= top && fd >= first; fd++) {
+		struct bpf_object **slot;
+
 		if (!__atomic_load_n(&fd_chunks[fd / FD_CHUNK], __ATOMIC_ACQUIRE)) {
-			fd = (fd / FD_CHUNK + 1) * FD_CHUNK;
+			fd = (fd / FD_CHUNK + 1) * FD_CHUNK - 1; /* unallocated chunk: none of ours */
 			continue;
 		}
-		struct bpf_object *obj = slot_begin_close((int)fd);
-
-		if (obj) {
-			if (n == cap) {
-				unsigned int ncap = cap ? cap * 2 : 16;
-				struct bpf_object **g = realloc(held, ncap * 2 * sizeof(*g));
-
-				if (!g) {
-					slot_end_close((int)fd, obj, obj);
-					/* fall back: close them one by one through close() */
-					for (unsigned int i = 0; i < n; i++)
-						slot_end_close((int)(uintptr_t)held[2 * i + 1],
-							       held[2 * i], held[2 * i]);
-					free(held);
-					for (unsigned int f = first; f <= top && f >= first; f++)
-						close((int)f);
-					return 0;
-				}
-				held = g;
-				cap = ncap;
-			}
-			held[2 * n] = obj;
-			held[2 * n + 1] = (struct bpf_object *)(uintptr_t)fd;
-			n++;
-		}
-		fd++;
+		slot = fd_slot((int)fd, false);
+		if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
+			close((int)fd);
 	}
-	ret = (int)syscall(SYS_close_range, first, last, flags);
-	e = errno;
-	for (unsigned int i = 0; i < n; i++)
-		slot_end_close((int)(uintptr_t)held[2 * i + 1], held[2 * i],
-			       ret < 0 ? held[2 * i] : NULL);
-	free(held);
-	errno = e;
-	return ret;
+	return (int)syscall(SYS_close_range, first, last, flags);
 }
 
 USERBPF_API void closefrom(int lowfd)
