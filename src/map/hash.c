@@ -213,47 +213,50 @@ static struct htab_elem *chain_find(struct bpf_htab *h, struct bucket *b, u32 ha
  * deleted under us may be reused in another chain); the sequence check then forces a retry. */
 #define WALK_LIMIT(h) ((h)->map.max_entries + 1)
 
+/* The element with key in bucket b, walking without the lock; NULL if none.  Only meaningful if
+ * the caller's sequence check then passes (a racing writer can make the walk wander). */
+static inline __attribute__((always_inline)) struct htab_elem *
+chain_walk(struct bpf_htab *h, struct bucket *b, u32 hash, const void *key)
+{
+	struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+
+	for (u32 steps = 0; e && steps < WALK_LIMIT(h); steps++) {
+		if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, h->map.key_size))
+			return e;
+		e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 static int htab_lookup(struct bpf_map *map, const void *key, void *value)
 {
 	struct bpf_htab *h = htab_of(map);
-	u32 hash = htab_hash(h, key), ks = map->key_size;
+	u32 hash = htab_hash(h, key);
 	struct bucket *b = htab_bucket(h, hash);
 
 	for (;;) {
-		u32 seq = seq_read_begin(&b->seq), steps = 0;
-		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
-		int err = -ENOENT;
+		u32 seq = seq_read_begin(&b->seq);
+		struct htab_elem *e = chain_walk(h, b, hash, key);
 
-		for (; e && steps < WALK_LIMIT(h); steps++) {
-			if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks)) {
-				racy_load(value, elem_value(h, e), map->value_size);
-				err = 0;
-				break;
-			}
-			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
-		}
+		if (e)
+			racy_load(value, elem_value(h, e), map->value_size);
 		if (!seq_read_retry(&b->seq, seq))
-			return err;
+			return e ? 0 : -ENOENT;
 	}
 }
 
 static void *htab_lookup_ptr(struct bpf_map *map, const void *key)
 {
 	struct bpf_htab *h = htab_of(map);
-	u32 hash = htab_hash(h, key), ks = map->key_size;
+	u32 hash = htab_hash(h, key);
 	struct bucket *b = htab_bucket(h, hash);
 
 	for (;;) {
-		u32 seq = seq_read_begin(&b->seq), steps = 0;
-		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+		u32 seq = seq_read_begin(&b->seq);
+		struct htab_elem *e = chain_walk(h, b, hash, key);
 
-		for (; e && steps < WALK_LIMIT(h); steps++) {
-			if (READ_ONCE(e->hash) == hash && racy_equal(elem_key(e), key, ks))
-				break;
-			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
-		}
 		if (!seq_read_retry(&b->seq, seq))
-			return e && steps < WALK_LIMIT(h) ? elem_value(h, e) : NULL;
+			return e ? elem_value(h, e) : NULL;
 	}
 }
 
