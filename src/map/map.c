@@ -361,9 +361,9 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 	u8 *buf, *prev = NULL, *key, *value;
 	int err;
 
-	if (attr->batch.elem_flags & ~BPF_F_LOCK)
-		return -EINVAL;
-	if (attr->batch.elem_flags & BPF_F_LOCK)
+	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
+	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
+	if (attr->batch.elem_flags)
 		return -EINVAL;
 	/* batch.flags is not checked here: the kernel's generic lookup batch ignores it. */
 	if (!max)
@@ -421,10 +421,9 @@ int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 	u32 max = attr->batch.count, cp;
 	int err = 0;
 
-	/* Element flags other than BPF_F_LOCK are refused, as the kernel's generic batch does. */
-	if (attr->batch.elem_flags & ~BPF_F_LOCK)
-		return -EINVAL;
-	if (attr->batch.elem_flags & BPF_F_LOCK)
+	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
+	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
+	if (attr->batch.elem_flags)
 		return -EINVAL;
 	if (!max)
 		return 0;
@@ -448,9 +447,9 @@ int generic_map_delete_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 	u32 max = attr->batch.count, cp;
 	int err = 0;
 
-	if (attr->batch.elem_flags & ~BPF_F_LOCK)
-		return -EINVAL;
-	if (attr->batch.elem_flags & BPF_F_LOCK)
+	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
+	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
+	if (attr->batch.elem_flags)
 		return -EINVAL;
 	if (!max)
 		return 0;

@@ -27,6 +27,7 @@
 #include "exec/jit.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "prog/run.h"
 #include "rcu.h"
 
 #define EXT_MAX_INSNS 1000000u
@@ -382,10 +383,7 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	start = now_ns();
 	for (u32 i = 0; i < repeat; i++) {
 		rcu_read_lock();
-		if (prog->jit)
-			jit_exec(prog->jit, args, &r0);
-		else
-			interp_exec(prog->interp, args, &r0);
+		prog_exec(prog, args, &r0);
 		rcu_read_unlock();
 	}
 	spent = (now_ns() - start) / repeat;

@@ -16,6 +16,9 @@
 
 #include "exec/ctx.h"
 #include "exec/helpers.h"
+#include "exec/interp.h"
+#include "exec/jit.h"
+#include "prog/prog.h"
 #include "util.h"
 
 struct bpf_prog;
@@ -58,5 +61,15 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 /* Runs prog once on ctx inside a read section; returns r0 (0 after a run-time error, which a
  * verified program cannot have). */
 u32 prog_run(const struct bpf_prog *prog, void *ctx);
+
+/* Runs a prepared program once: its native code when the JIT took it, else the interpreter.
+ * r0 is 0 after a run-time error, as on the kernel. */
+static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
+{
+	if (prog->jit)
+		jit_exec(prog->jit, args, r0);
+	else
+		interp_exec(prog->interp, args, r0);
+}
 
 #endif

@@ -93,10 +93,7 @@ u32 prog_run(const struct bpf_prog *prog, void *ctx)
 	u64 args[5] = { (uintptr_t)ctx }, r0 = 0;
 
 	rcu_read_lock();
-	if (prog->jit)
-		jit_exec(prog->jit, args, &r0);
-	else
-		interp_exec(prog->interp, args, &r0);
+	prog_exec(prog, args, &r0);
 	rcu_read_unlock();
 	return (u32)r0;
 }

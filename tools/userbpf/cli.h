@@ -143,4 +143,9 @@ void json_finish(void);
 int do_prog(int argc, char **argv);
 int do_map(int argc, char **argv);
 
+/* One map's description (map.c): the "map NAME: TYPE, key ..." line, and its JSON fields (name,
+ * type, sizes, max_entries) inside an object the caller opened. */
+void cli_map_print_header(struct userbpf_map *m);
+void cli_map_json_fields(struct userbpf_map *m);
+
 #endif

@@ -249,14 +249,14 @@ static void print_entry(struct userbpf_map *m, const uint8_t *k, const uint8_t *
 	}
 }
 
-static void print_header(struct userbpf_map *m)
+void cli_map_print_header(struct userbpf_map *m)
 {
 	printf("map %s: %s, key %u B, value %u B, max_entries %u\n", userbpf_map_name(m),
 	       cli_map_type_name(userbpf_map_type(m)), userbpf_map_key_size(m),
 	       userbpf_map_value_size(m), userbpf_map_max_entries(m));
 }
 
-static void json_map_info(struct userbpf_map *m)
+void cli_map_json_fields(struct userbpf_map *m)
 {
 	json_key("name");
 	json_string(userbpf_map_name(m));
@@ -268,6 +268,11 @@ static void json_map_info(struct userbpf_map *m)
 	json_uint(userbpf_map_value_size(m));
 	json_key("max_entries");
 	json_uint(userbpf_map_max_entries(m));
+}
+
+static void json_map_info(struct userbpf_map *m)
+{
+	cli_map_json_fields(m);
 	json_key("flags");
 	json_uint(userbpf_map_flags(m));
 }
@@ -299,7 +304,7 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 		json_key("entries");
 		json_begin_array();
 	} else {
-		print_header(m);
+		cli_map_print_header(m);
 	}
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
@@ -479,7 +484,7 @@ int do_map(int argc, char **argv)
 				json_map_info(m);
 				json_end_object();
 			} else {
-				print_header(m);
+				cli_map_print_header(m);
 			}
 		}
 		if (cli.json) {

@@ -131,22 +131,10 @@ static int cmd_load(const char *path)
 
 		if (cli.json) {
 			json_begin_object();
-			json_key("name");
-			json_string(userbpf_map_name(m));
-			json_key("type");
-			json_string(cli_map_type_name(userbpf_map_type(m)));
-			json_key("key_size");
-			json_uint(userbpf_map_key_size(m));
-			json_key("value_size");
-			json_uint(userbpf_map_value_size(m));
-			json_key("max_entries");
-			json_uint(userbpf_map_max_entries(m));
+			cli_map_json_fields(m);
 			json_end_object();
 		} else {
-			printf("map %s: %s, key %u B, value %u B, max_entries %u\n",
-			       userbpf_map_name(m), cli_map_type_name(userbpf_map_type(m)),
-			       userbpf_map_key_size(m), userbpf_map_value_size(m),
-			       userbpf_map_max_entries(m));
+			cli_map_print_header(m);
 		}
 	}
 	if (cli.json) {
