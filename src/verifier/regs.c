@@ -5,7 +5,7 @@
  * "R1=ctx() R2=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff)) R10=fp0 fp-8=mmmmmmmm":
  * a constant scalar prints as its value, a pointer as its type name with the fields that are not
  * implied in parentheses, ranges grouped when several views share a value ("smax=umax=5"), numbers
- * in decimal when within +-512 and in hex otherwise.
+ * in decimal when they fit in an s16 and in hex otherwise.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -178,9 +178,15 @@ static void __attribute__((format(printf, 2, 3))) pb(struct pbuf *p, const char 
 		p->len += (size_t)n;
 }
 
+/* 6.18 prints numbers that fit in an s16 in decimal, the others in hex. */
+static bool num_is_decimal(s64 v)
+{
+	return v >= -32768 && v <= 32767;
+}
+
 static void pb_snum(struct pbuf *p, s64 v)
 {
-	if (v >= -512 && v <= 512)
+	if (num_is_decimal(v))
 		pb(p, "%lld", (long long)v);
 	else
 		pb(p, "%#llx", (unsigned long long)v);
@@ -188,7 +194,7 @@ static void pb_snum(struct pbuf *p, s64 v)
 
 static void pb_unum(struct pbuf *p, u64 v)
 {
-	if (v <= 512)
+	if (v <= 32767)
 		pb(p, "%llu", (unsigned long long)v);
 	else
 		pb(p, "%#llx", (unsigned long long)v);
@@ -206,10 +212,10 @@ static void print_ranges(struct pbuf *p, const struct scalar *s, const char **se
 		{ "umin", s->umin, s->umin == 0 },
 		{ "umax", s->umax, s->umax == ~(u64)0 },
 		{ "smin32",
-		  s->s32_min >= -512 && s->s32_min <= 512 ? (u64)(s64)s->s32_min : (u32)s->s32_min,
+		  num_is_decimal(s->s32_min) ? (u64)(s64)s->s32_min : (u32)s->s32_min,
 		  s->s32_min == SCALAR_S32_MIN },
 		{ "smax32",
-		  s->s32_max >= -512 && s->s32_max <= 512 ? (u64)(s64)s->s32_max : (u32)s->s32_max,
+		  num_is_decimal(s->s32_max) ? (u64)(s64)s->s32_max : (u32)s->s32_max,
 		  s->s32_max == SCALAR_S32_MAX },
 		{ "umin32", s->u32_min, s->u32_min == 0 },
 		{ "umax32", s->u32_max, s->u32_max == ~(u32)0 },

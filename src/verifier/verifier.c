@@ -304,6 +304,9 @@ static void convert_ctx_accesses(struct verifier_env *env)
 	}
 }
 
+/* log_true_size's offset in 6.4+'s union bpf_attr, past the end of older uapi headers' union. */
+#define PROG_LOG_TRUE_SIZE_OFF 140u
+
 int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
 	      u32 usize)
 {
@@ -361,9 +364,14 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		env->peak_states, 0);
 	{
 		int err = vlog_finalize(&env->log);
+		/* 6.4+ tells the caller the size the whole log needed (0 without a log), where
+		 * its attr reaches log_true_size. */
+		u32 true_size = env->log.level ? (u32)env->log.len_max : 0;
 
 		if (err)
 			ret = err;
+		if (uattr && usize >= PROG_LOG_TRUE_SIZE_OFF + sizeof(true_size))
+			memcpy((u8 *)uattr + PROG_LOG_TRUE_SIZE_OFF, &true_size, sizeof(true_size));
 	}
 	if (!ret) {
 		prog->used_maps = env->used_maps;
