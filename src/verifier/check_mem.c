@@ -532,23 +532,42 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	return 0;
 }
 
-/* The stack is always strictly aligned; map values only for atomics (the kernel's
- * strict_alignment_once) or BPF_F_STRICT_ALIGNMENT, as x86 has efficient unaligned access. */
+/* Alignment, checked before the access itself.  x86 has efficient unaligned access, so only the
+ * stack (whose slot tracking needs it) is always strict; any other pointer, or a scalar, is
+ * checked for an atomic (the kernel's strict_alignment_once) or under BPF_F_STRICT_ALIGNMENT
+ * (cancelled by BPF_F_ANY_ALIGNMENT).  Packets are checked as if NET_IP_ALIGN were 2, as the
+ * kernel does for every architecture. */
 static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
-			   int size, bool strict)
+			   int size, bool strict_once)
 {
-	const char *what;
+	u32 flags = env->prog->prog_flags;
+	bool strict = strict_once ||
+		      ((flags & BPF_F_STRICT_ALIGNMENT) && !(flags & BPF_F_ANY_ALIGNMENT));
+	const char *what = "";
+	int ip_align = 0;
 
-	if (size == 1)
-		return 0;
-	if (reg->type == PTR_TO_STACK)
-		what = "stack ";
-	else if (reg->type == PTR_TO_MAP_VALUE &&
-		 (strict || (env->prog->prog_flags & BPF_F_STRICT_ALIGNMENT)))
+	switch (reg->type) {
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+		ip_align = 2;
+		break;
+	case PTR_TO_MAP_VALUE:
 		what = "value ";
-	else
+		break;
+	case PTR_TO_CTX:
+		what = "context ";
+		break;
+	case PTR_TO_STACK:
+		what = "stack ";
+		strict = true;
+		break;
+	default:
+		break;
+	}
+	if (!strict || size == 1)
 		return 0;
-	struct tnum t = tnum_add(reg->s.var_off, tnum_const((u64)(s64)(reg->off + off)));
+	struct tnum t = tnum_add(reg->s.var_off,
+				 tnum_const((u64)(s64)(ip_align + reg->off + off)));
 
 	if (!tnum_is_aligned(t, (u64)size)) {
 		char tn[48];
@@ -557,8 +576,12 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 			snprintf(tn, sizeof(tn), "%lld", (long long)reg->s.var_off.value);
 		else
 			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
-		verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", what, tn, reg->off, off,
-			size);
+		if (ip_align)
+			verbose(env, "misaligned packet access off %d+%s+%d+%d size %d\n", ip_align,
+				tn, reg->off, off, size);
+		else
+			verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", what, tn,
+				reg->off, off, size);
 		return -EACCES;
 	}
 	return 0;
