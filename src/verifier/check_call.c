@@ -280,6 +280,8 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 		verbose(env, "callee:\n");
 		print_state(env, callee, true);
 	}
+	/* the callee's first instruction shows its whole frame, R10 included, as 6.18 does */
+	mark_all_scratched(env);
 	*insn_idx = env->subprog[sub].start - 1;
 	return 0;
 }

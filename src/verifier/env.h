@@ -240,6 +240,7 @@ struct vstate *state_new(void);
 int state_copy(struct vstate *dst, const struct vstate *src);
 void state_free(struct vstate *st);
 int grow_stack(struct func_state *f, u32 slots);
+void mark_all_scratched(struct verifier_env *env);
 void print_state(struct verifier_env *env, const struct func_state *f, bool all);
 int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct reg_state *reg);
 static inline struct func_state *cur_frame(struct verifier_env *env)

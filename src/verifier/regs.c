@@ -309,6 +309,13 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 
 static const char slot_char[] = { '?', 'r', 'm', '0' };
 
+/* Every register and slot shows in the next state line. */
+void mark_all_scratched(struct verifier_env *env)
+{
+	memset(env->scratched, 1, sizeof(env->scratched));
+	env->scratched_slots = ~0ull;
+}
+
 /* Prints " R1=... fp-8=..." for the scratched (or all) registers and slots of frame f, then a
  * newline, as the kernel's print_verifier_state. */
 void print_state(struct verifier_env *env, const struct func_state *f, bool all)

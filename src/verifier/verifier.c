@@ -20,12 +20,6 @@
 #include "verifier/env.h"
 #include "verifier/verifier.h"
 
-static void mark_all_scratched(struct verifier_env *env)
-{
-	memset(env->scratched, 1, sizeof(env->scratched));
-	env->scratched_slots = ~0ull;
-}
-
 static bool any_scratched(const struct verifier_env *env)
 {
 	for (int i = 0; i < MAX_BPF_REG; i++)
@@ -185,10 +179,14 @@ static int do_check(struct verifier_env *env)
 					verbose(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
+				int exit_idx = env->insn_idx;
+
 				err = check_exit(env, &env->insn_idx, &done);
 				if (err)
 					return err;
 				if (!done) {
+					/* "from <the callee's exit> to <the return address>" */
+					env->prev_insn_idx = exit_idx;
 					do_print_state = true;
 					continue;
 				}
