@@ -138,6 +138,33 @@ static const struct vcase cases[] = {
 	  EXIT }, REJECT, "LD_ABS is not allowed in subprogs without BTF", EINVAL },
 	{ "ld_mode_mem", SOCK, { BPF_RAW_INSN(BPF_LD | BPF_MEM | BPF_W, 0, 0, 0, 0), EXIT }, REJECT,
 	  "unknown opcode 60", EINVAL },
+	/* a pointer proven at or past pkt_end: no access through it, and its next comparison with
+	 * pkt_end is decided (the dead side is never walked) */
+	{ "pkt_beyond_end_no_access", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
+	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGT, 4, 3, 2), R0_0, EXIT,
+	  BPF_LDX_MEM(BPF_B, 0, 4, -1), EXIT }, REJECT, "R4 offset is outside of the packet",
+	  EINVAL },
+	{ "pkt_beyond_end_decides_jgt", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
+	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGT, 4, 3, 2), R0_0, EXIT,
+	  BPF_JMP_REG(BPF_JGT, 4, 3, 1), BPF_LDX_MEM(BPF_B, 0, 1, 0), R0_0, EXIT }, ACCEPT,
+	  .stats = true },
+	{ "pkt_at_end_decides_jge_flipped", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
+	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JLE, 3, 4, 2), R0_0, EXIT,
+	  BPF_JMP_REG(BPF_JLE, 3, 4, 1), BPF_LDX_MEM(BPF_B, 0, 1, 0), R0_0, EXIT }, ACCEPT,
+	  .stats = true },
+	{ "pkt_at_end_jgt_undecided", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
+	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JLT, 4, 3, 2),
+	  BPF_JMP_REG(BPF_JGT, 4, 3, 1), BPF_LDX_MEM(BPF_B, 0, 1, 0), R0_0, EXIT }, REJECT,
+	  "invalid bpf_context access off=0 size=1", EACCES },
+	{ "pkt_beyond_end_log", XDP, { BPF_LDX_MEM(BPF_W, 2, 1, XDPM(data)),
+	  BPF_LDX_MEM(BPF_W, 3, 1, XDPM(data_end)), BPF_MOV64_REG(4, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGE, 4, 3, 2), R0_0, EXIT,
+	  BPF_JMP_REG(BPF_JLT, 4, 3, 1), R0_0, EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
 };
 
 TEST(verifier_pkt)

@@ -51,7 +51,7 @@ static void null_fn(struct reg_state *reg, void *p)
 struct pkt_arg {
 	u8 type;
 	u32 id;
-	u32 range;
+	s32 range;
 };
 
 static void pkt_fn(struct reg_state *reg, void *p)
@@ -70,7 +70,7 @@ static void good_pkt_pointers(struct vstate *st, const struct reg_state *dst, bo
 		return;
 	if (dst->s.umax > MAX_PACKET_OFF || dst->s.umax + (u64)dst->off > MAX_PACKET_OFF)
 		return;
-	a.range = (u32)dst->off + right_open;
+	a.range = dst->off + right_open;
 	for_each_reg(st, pkt_fn, &a);
 }
 
@@ -98,6 +98,16 @@ static void sync_linked(struct vstate *st, const struct reg_state *reg)
 	for_each_reg(st, id_fn, &a);
 }
 
+/* The other side of a packet comparison: the pointer is at (pkt >= pkt_end) or beyond
+ * (pkt > pkt_end) the end.  Only this register learns it, not its copies, as in the kernel. */
+static void mark_pkt_end(struct vstate *st, u8 regno, bool beyond)
+{
+	struct reg_state *reg = &st->frame[st->curframe]->regs[regno];
+
+	if (reg->type == PTR_TO_PACKET) /* not PACKET_META, as in the kernel */
+		reg->range = beyond ? PKT_BEYOND_END : PKT_AT_END;
+}
+
 static bool is_init_pkt(const struct reg_state *r)
 {
 	return r->type == PTR_TO_PACKET && r->off == 0 && scalar_is_const(&r->s) &&
@@ -112,45 +122,90 @@ static bool match_pkt(const struct bpf_insn *insn, struct reg_state *dst, struct
 			(dst->type == PTR_TO_PACKET_META && is_init_pkt(src));
 	bool src_data = (dst->type == PTR_TO_PACKET_END && src->type == PTR_TO_PACKET) ||
 			(is_init_pkt(dst) && src->type == PTR_TO_PACKET_META);
+	u8 d = insn->dst_reg, s = insn->src_reg;
 
 	if (BPF_SRC(insn->code) != BPF_X || BPF_CLASS(insn->code) == BPF_JMP32)
 		return false;
+	if (!dst_data && !src_data)
+		return false;
+	/* Where "ptr > end" (or ">=") holds, ptr learns it is past the end; where it fails, every
+	 * pointer sharing ptr's id learns its range. */
 	switch (BPF_OP(insn->code)) {
 	case BPF_JGT:
-		if (dst_data)
+		if (dst_data) {
 			good_pkt_pointers(this, dst, false);
-		else if (src_data)
+			mark_pkt_end(other, d, true);
+		} else {
 			good_pkt_pointers(other, src, true);
-		else
-			return false;
+			mark_pkt_end(this, s, false);
+		}
 		return true;
 	case BPF_JLT:
-		if (dst_data)
+		if (dst_data) {
 			good_pkt_pointers(other, dst, true);
-		else if (src_data)
+			mark_pkt_end(this, d, false);
+		} else {
 			good_pkt_pointers(this, src, false);
-		else
-			return false;
+			mark_pkt_end(other, s, true);
+		}
 		return true;
 	case BPF_JGE:
-		if (dst_data)
+		if (dst_data) {
 			good_pkt_pointers(this, dst, true);
-		else if (src_data)
+			mark_pkt_end(other, d, false);
+		} else {
 			good_pkt_pointers(other, src, false);
-		else
-			return false;
+			mark_pkt_end(this, s, true);
+		}
 		return true;
 	case BPF_JLE:
-		if (dst_data)
+		if (dst_data) {
 			good_pkt_pointers(other, dst, false);
-		else if (src_data)
+			mark_pkt_end(this, d, true);
+		} else {
 			good_pkt_pointers(this, src, true);
-		else
-			return false;
+			mark_pkt_end(other, s, false);
+		}
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* The kernel's is_pkt_ptr_branch_taken(): a pointer known to be at or beyond pkt_end decides
+ * its next comparison with pkt_end. */
+static int pkt_branch_taken(const struct reg_state *dst, const struct reg_state *src, u8 op)
+{
+	const struct reg_state *pkt;
+
+	if (src->type == PTR_TO_PACKET_END) {
+		pkt = dst;
+	} else if (dst->type == PTR_TO_PACKET_END) {
+		pkt = src;
+		op = op == BPF_JGT ? BPF_JLT : op == BPF_JLT ? BPF_JGT :
+		     op == BPF_JGE ? BPF_JLE : op == BPF_JLE ? BPF_JGE : op;
+	} else {
+		return -1;
+	}
+	if (pkt->range >= 0)
+		return -1;
+	switch (op) {
+	case BPF_JLE:
+	case BPF_JGT:
+		if (pkt->range == PKT_BEYOND_END)
+			return op == BPF_JGT;
+		break;
+	case BPF_JLT:
+	case BPF_JGE:
+		return op == BPF_JGE;
+	}
+	return -1;
+}
+
+static bool is_pkt_any(const struct reg_state *r)
+{
+	return r->type == PTR_TO_PACKET || r->type == PTR_TO_PACKET_META ||
+	       r->type == PTR_TO_PACKET_END;
 }
 
 /* The kernel's is_branch_taken() for a pointer against 0: a non-NULL pointer is never 0. */
@@ -207,6 +262,8 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		pred = scalar_branch_taken(&dst->s, &src->s, op, jmp32);
 	else if (dst->type != SCALAR_VALUE && src->type == SCALAR_VALUE && !jmp32)
 		pred = ptr_branch_taken(dst, src, op);
+	else if (is_pkt_any(dst) && is_pkt_any(src) && !jmp32)
+		pred = pkt_branch_taken(dst, src, op);
 	if (pred == 1) {
 		*insn_idx += insn->off;
 		return 0;

@@ -293,7 +293,9 @@ static int check_packet(struct verifier_env *env, u32 regno, s32 off, int size, 
 			     ">=0) check.\n", regno);
 		return -EACCES;
 	}
-	err = mem_access_msg(env, reg, regno, off, size, reg->range, zero_ok);
+	/* a pointer known to be at or past the end gives no access, and no "invalid access" line */
+	err = reg->range < 0 ? -EINVAL
+			     : mem_access_msg(env, reg, regno, off, size, (u32)reg->range, zero_ok);
 	if (err) {
 		verbose(env, "R%u offset is outside of the packet\n", regno);
 		return err;

@@ -65,15 +65,19 @@ enum reg_type {
  *             one refines all; PACKET: shared by copies with the same variable offset, so a range
  *             learnt on one applies to all; SCALAR: shared by copies (linked scalars), 0 = none.
  *   frameno   PTR_TO_STACK: the frame whose stack it points into.
- *   range     PACKET*: bytes from the pointer's off known to be inside the packet.
+ *   range     PACKET*: bytes from the pointer's off known to be inside the packet; or, after a
+ *             comparison proved the pointer at or beyond pkt_end, PKT_AT_END / PKT_BEYOND_END
+ *             (negative: no access, and the next such comparison is decided).
  *   map       CONST_PTR_TO_MAP, MAP_VALUE(_OR_NULL): the map (the program holds a reference).
  */
+enum { PKT_AT_END = -1, PKT_BEYOND_END = -2 };
+
 struct reg_state {
 	u8 type;
 	u8 frameno;
 	s32 off;
 	u32 id;
-	u32 range;
+	s32 range;
 	struct bpf_map *map;
 	struct scalar s;
 };

@@ -287,7 +287,7 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 	if (t == PTR_TO_PACKET || t == PTR_TO_PACKET_META) {
 		pb(&p, "%sr=", sep);
 		sep = ",";
-		pb_unum(&p, reg->range);
+		pb_unum(&p, (u64)(s64)reg->range); /* the sentinels as the kernel prints them */
 	}
 	if (scalar_is_const(&reg->s)) {
 		if (reg->s.var_off.value) {
