@@ -382,6 +382,19 @@ static void scrub_slot(struct stack_slot *sl)
 	mark_reg_not_init(&sl->spilled);
 }
 
+/* The number of significant bits of a scalar's unsigned value (the kernel's get_reg_width). */
+static int scalar_width(const struct scalar *s)
+{
+	return s->umax ? 64 - __builtin_clzll(s->umax) : 0;
+}
+
+/* Gives a scalar an id before it is copied, so the copy is linked to it (not constants). */
+static void link_scalar(struct verifier_env *env, struct reg_state *reg)
+{
+	if (reg->type == SCALAR_VALUE && !reg->id && !scalar_is_const(&reg->s))
+		reg->id = ++env->id_gen;
+}
+
 static void save_spill(struct stack_slot *sl, const struct reg_state *reg, int size)
 {
 	int i;
@@ -433,9 +446,11 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	bool aligned = lo % SLOT_SIZE == 0;
 
 	if (val && aligned && val->type == SCALAR_VALUE) {
+		/* A value that fits the store is linked to its spill (a shared id), so that a
+		 * check on either refines both, as in 6.18. */
+		if (scalar_width(&val->s) <= size * 8)
+			link_scalar(env, val);
 		save_spill(sl, val, size);
-		if (size < 8)
-			sl->spilled.id = 0;
 	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;
 
@@ -485,6 +500,10 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	s64 slot = -lo - 1;
 
+	/* 6.18 shows the slot a load reads in the load's state line */
+	if (dst && f == cur_frame(env))
+		env->scratched_slots |= 1ull << ((-lo - 1) / SLOT_SIZE);
+
 	if (is_spilled(sl)) {
 		int spill_size = 1;
 
@@ -498,8 +517,13 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 			if (!dst)
 				return 0;
 			if (size <= spill_size && lo % SLOT_SIZE == 0) {
+				/* a 32-bit fill of a 32-bit spill stays linked to it; a fill that
+				 * drops bits of the value is a new value */
+				if (size == 4 && spill_size == 4 && scalar_width(&sl->spilled.s) <= 32)
+					link_scalar(env, &sl->spilled);
 				*dst = sl->spilled;
-				dst->id = 0;
+				if (scalar_width(&sl->spilled.s) > size * 8)
+					dst->id = 0;
 				return 0;
 			}
 			int spill_cnt = 0, zero_cnt = 0;
@@ -631,11 +655,14 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		struct reg_state *dst = &cur_regs(env)[value_regno];
 
 		if (dst->type == SCALAR_VALUE) {
-			if (sx)
+			/* a stack fill keeps the id stack_read() gave it (kept only where the
+			 * value fits the load, so the truncation does not change it) */
+			if (sx) {
 				scalar_sext(&dst->s, size);
-			else
+				dst->id = 0;
+			} else {
 				scalar_trunc(&dst->s, size);
-			dst->id = 0;
+			}
 		}
 	}
 	return err;

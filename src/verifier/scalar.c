@@ -23,8 +23,7 @@
  *     widths only through var_off;
  *   - MUL/OR/XOR with a non-constant source are tracked (6.1 gives unknown); MUL bounds come from
  *     overflow-checked corner products (6.1: only non-negative operands up to 2^32 / 2^16);
- *   - LSH keeps the unsigned range whenever max << k fits and a signed range when both ends
- *     times 2^k fit; NEG is 0 - x and BPF_END an exact byte swap (6.1: unknown); MOVSX and
+ *   - NEG is 0 - x and BPF_END an exact byte swap (6.1: unknown); MOVSX and
  *     sdiv/smod (ISA v4, after 6.1) are handled (sdiv/smod as unknown, like div/mod);
  *   - branches refine register-register compares in both widths (6.1 only refines against a
  *     constant, plus JEQ/JNE register combination in 64-bit), JNE trims a range end equal to a
@@ -682,30 +681,23 @@ static void alu_arith(struct scalar *dst, const struct scalar *src, u8 op, bool 
 		scalar_sync_bounds(dst);
 }
 
-/* x << k, k constant and below the width.  Unsigned: no bit is lost iff max << k fits, and then
- * the shift is monotone.  Signed: likewise if both ends times 2^k fit.  For k == 32 in 64 bits the
- * result is the low half's signed value times 2^32 (compilers' sign-extension idiom).  A 64-bit
- * shift by k >= 32 leaves nothing of the low half but zeros, which the tnum records. */
+/* x << k, k constant and below the width, with the kernel's own (looser) rule so that verdicts
+ * match: the unsigned range shifts only while max <= 2^(bits-1-k); the signed range is dropped,
+ * except for a 64-bit shift by 32 (compilers' sign-extension idiom), which is the low half's
+ * signed range times 2^32.  What the tnum knows is recovered by the sync that follows. */
 static void shift_left(struct view *v, unsigned int k, const struct scalar *orig)
 {
-	s64 lo, hi;
-
-	if (k >= v->bits || v->umax > (view_umax(v->bits) >> k)) {
+	if (k >= v->bits || v->umax > ((u64)1 << (v->bits - 1 - k))) {
 		view_unbound_u(v);
 	} else {
 		v->umin <<= k;
 		v->umax <<= k;
 	}
-	if (k < v->bits - 1 && s_mul(v, v->smin, (s64)1 << k, &lo) == false &&
-	    s_mul(v, v->smax, (s64)1 << k, &hi) == false) {
-		v->smin = lo;
-		v->smax = hi;
+	if (v->bits == 64 && k == 32) {
+		v->smin = (s64)orig->s32_min * ((s64)1 << 32);
+		v->smax = (s64)orig->s32_max * ((s64)1 << 32);
 	} else {
 		view_unbound_s(v);
-	}
-	if (v->bits == 64 && k == 32) {
-		v->smin = smax64(v->smin, (s64)orig->s32_min * ((s64)1 << 32));
-		v->smax = smin64(v->smax, (s64)orig->s32_max * ((s64)1 << 32));
 	}
 }
 
