@@ -90,6 +90,13 @@ static const struct vcase cases[] = {
 	    BPF_ALU64_IMM(BPF_ARSH, 2, 32), BPF_ALU64_IMM(BPF_LSH, 2, 31),
 	    BPF_ALU64_REG(BPF_ADD, 0, 2), R0_0, EXIT }, REJECT,
 	  "math between fp pointer and register with unbounded min value is not allowed", EINVAL },
+	/* a 32-bit operation the kernel does not track (div, mod, shift by a register) leaves all
+	 * 64 bits unknown: no zero-extension, so r8 s> -1 is not decided */
+	{ "alu32_untracked_not_zext", SOCK, { BPF_LDX_MEM(BPF_W, 9, 1, 0),
+	  BPF_LDX_MEM(BPF_W, 8, 1, 4), BPF_ALU32_IMM(BPF_DIV, 8, 3), BPF_ALU32_IMM(BPF_MOD, 8, 7),
+	  BPF_ALU32_REG(BPF_LSH, 8, 9), BPF_ALU32_REG(BPF_DIV, 8, 9),
+	  BPF_JMP_IMM(BPF_JSGT, 8, -1, 1), BPF_LDX_MEM(BPF_B, 0, 8, 0), R0_0, EXIT }, REJECT,
+	  "R8 invalid mem access 'scalar'", EACCES, .full_log = true, .log_level = 2 },
 	/* the kernel's LSH drops signed bounds (except <<32) and shifts the unsigned ones only
 	 * while max <= 2^(63-k); what the tnum knows comes back */
 	{ "alu_lsh_bounds_log", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0),
