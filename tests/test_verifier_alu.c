@@ -90,6 +90,20 @@ static const struct vcase cases[] = {
 	    BPF_ALU64_IMM(BPF_ARSH, 2, 32), BPF_ALU64_IMM(BPF_LSH, 2, 31),
 	    BPF_ALU64_REG(BPF_ADD, 0, 2), R0_0, EXIT }, REJECT,
 	  "math between fp pointer and register with unbounded min value is not allowed", EINVAL },
+	/* 64-bit bounds whose ends are in adjacent 2^32 blocks, crossing -1 -> 0 in the low half,
+	 * still bound the 32-bit signed view: [S32_MIN, 100] after a signed check on an int */
+	{ "alu_s32_from_adjacent_blocks", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0),
+	  BPF_MOV32_REG(2, 2), BPF_ALU64_IMM(BPF_LSH, 2, 32), BPF_ALU64_IMM(BPF_ARSH, 2, 32),
+	  BPF_JMP_IMM(BPF_JSGT, 2, 100, 1), BPF_ALU64_IMM(BPF_ADD, 2, 1),
+	  BPF_MOV32_REG(3, 2), BPF_MOV64_REG(4, 2), R0_0, EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	/* sign-extending copies are linked only when the sign bit is clear */
+	{ "alu_movsx_links_small", SOCK, { BPF_LDX_MEM(BPF_B, 2, 1, 0),
+	  BPF_ALU64_IMM(BPF_AND, 2, 100), BPF_RAW_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 2, 8, 0),
+	  BPF_RAW_INSN(BPF_ALU | BPF_MOV | BPF_X, 4, 2, 8, 0), BPF_LDX_MEM(BPF_B, 5, 1, 0),
+	  BPF_RAW_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 5, 8, 0),
+	  BPF_RAW_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 7, 5, 16, 0), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
 	/* a 32-bit operation the kernel does not track (div, mod, shift by a register) leaves all
 	 * 64 bits unknown: no zero-extension, so r8 s> -1 is not decided */
 	{ "alu32_untracked_not_zext", SOCK, { BPF_LDX_MEM(BPF_W, 9, 1, 0),

@@ -264,7 +264,17 @@ int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
 			return 0;
 		}
 		struct scalar s = src->s;
+		/* A 32-bit or sign-extending copy that cannot change the value (the value fits
+		 * the width, or has no sign bit to extend) is linked to its source, as in 6.18. */
+		u64 umax = src->s.umax;
+		bool same = insn->off ? umax < (1ULL << (insn->off - 1)) : umax <= 0xffffffffULL;
+		u32 id = 0;
 
+		if (same) {
+			if (!src->id && !scalar_is_const(&src->s))
+				src->id = ++env->id_gen;
+			id = src->id;
+		}
 		mark_reg_unknown(dst);
 		dst->s = s;
 		if (insn->off) {
@@ -272,6 +282,7 @@ int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
 		} else {
 			scalar_zext32(&dst->s);
 		}
+		dst->id = id;
 		return 0;
 	}
 	if (op > BPF_END) {

@@ -213,6 +213,13 @@ static void deduce64(struct scalar *s)
  * lo's to hi's: that bounds u32, and s32 too unless that run crosses 0x7fffffff -> 0x80000000. */
 static void deduce32_from_block(struct scalar *s, u64 lo, u64 hi)
 {
+	/* Ends in adjacent blocks (0xffffffff.. to 0x0.. included), lo's low half negative and
+	 * hi's non-negative: the low halves run up from lo's through -1, 0 to hi's, one s32 run. */
+	if ((u32)((lo >> 32) + 1) == (u32)(hi >> 32) && (s32)(u32)lo < 0 && (s32)(u32)hi >= 0) {
+		s->s32_min = smax32(s->s32_min, (s32)(u32)lo);
+		s->s32_max = smin32(s->s32_max, (s32)(u32)hi);
+		return;
+	}
 	if ((lo & HI32) != (hi & HI32))
 		return;
 	s->u32_min = umax32(s->u32_min, (u32)lo);
@@ -346,62 +353,104 @@ void scalar_trunc(struct scalar *s, int size)
 	scalar_sync_bounds(s);
 }
 
-/* Sign extension of the low 'bits' bits.  Candidate signed ranges, each a superset of the
- * results, are intersected:
- *   - the whole range of a 'bits'-bit signed number;
- *   - the 64-bit signed range, if it lies within that (then sign extension is the identity);
- *   - the 32-bit signed range, likewise (then the result is the low 32 bits sign-extended);
- *   - the low parts of the unsigned ranges (see low_part_range), sign-extended, if both ends
- *     have the same sign bit (sign extension is monotone on each half).
- * The 32-bit views are kept for size 4 (low half unchanged); for smaller sizes the result fits in
- * s32 and its 32-bit signed range is the 64-bit one.  Unsigned ranges come from sync. */
-void scalar_sext(struct scalar *s, int size)
+/* Sign extension of the low 8*size bits, by the kernel's rule (coerce_reg_to_size_sx), looser
+ * than what the tnum alone allows but kept for identical verdicts and logs: a constant stays
+ * exact; if the signed range lies in one 2^bits block and its two ends extend to values of one
+ * sign, the result is that range (its tnum rebuilt from the range, unsigned and 32-bit views the
+ * same numbers); otherwise it is anything of the narrow signed type. */
+static s64 sext_bits(u64 v, unsigned int bits)
 {
-	unsigned int bits = 8u * (unsigned int)size;
-	s64 lim_lo, lim_hi, lo, hi;
-	u64 plo, phi, sign;
+	u64 sign = (u64)1 << (bits - 1);
 
-	if (size >= 8)
+	v &= (sign << 1) - 1;
+	return (s64)((v ^ sign) - sign);
+}
+
+static void sext_default(struct scalar *s, unsigned int bits, bool w32)
+{
+	s64 hi = (s64)(((u64)1 << (bits - 1)) - 1), lo = -hi - 1;
+
+	s->s32_min = (s32)lo;
+	s->s32_max = (s32)hi;
+	s->u32_min = 0;
+	s->u32_max = U32_MAX_;
+	if (w32) {
+		s->var_off = tnum_subreg(tnum_unknown());
 		return;
-	sign = (u64)1 << (bits - 1);
-	lim_hi = (s64)(sign - 1);
-	lim_lo = -lim_hi - 1;
-	lo = lim_lo;
-	hi = lim_hi;
-	if (s->smin >= lim_lo && s->smax <= lim_hi) {
-		lo = smax64(lo, s->smin);
-		hi = smin64(hi, s->smax);
 	}
-	if (s->s32_min >= lim_lo && s->s32_max <= lim_hi) {
-		lo = smax64(lo, s->s32_min);
-		hi = smin64(hi, s->s32_max);
-	}
-	for (int view = 0; view < 2; view++) {
-		if (view == 0)
-			low_part_range(s->umin, s->umax, bits, &plo, &phi);
-		else if (bits < 32)
-			low_part_range(s->u32_min, s->u32_max, bits, &plo, &phi);
-		else
-			break;
-		if ((plo & sign) == (phi & sign)) {
-			u64 ext = (plo & sign) ? ~(sign * 2 - 1) : 0;
-
-			lo = smax64(lo, (s64)(plo | ext));
-			hi = smin64(hi, (s64)(phi | ext));
-		}
-	}
-	s->var_off = tnum_sext(s->var_off, (u8)size);
 	s->smin = lo;
 	s->smax = hi;
 	s->umin = 0;
 	s->umax = U64_MAX_;
-	if (size < 4) {
-		s->s32_min = (s32)lo;
-		s->s32_max = (s32)hi;
-		s->u32_min = 0;
-		s->u32_max = U32_MAX_;
+	s->var_off = tnum_unknown();
+}
+
+void scalar_sext(struct scalar *s, int size)
+{
+	unsigned int bits = 8u * (unsigned int)size;
+	s64 a, b, lo, hi;
+
+	if (size >= 8)
+		return;
+	if (tnum_is_const(s->var_off)) {
+		*s = scalar_const((u64)sext_bits(s->var_off.value, bits));
+		return;
 	}
-	scalar_sync_bounds(s);
+	if (((u64)s->smax >> bits) != ((u64)s->smin >> bits)) {
+		sext_default(s, bits, false);
+		return;
+	}
+	a = sext_bits((u64)s->smin, bits);
+	b = sext_bits((u64)s->smax, bits);
+	lo = a < b ? a : b;
+	hi = a < b ? b : a;
+	if ((lo >= 0) != (hi >= 0)) {
+		sext_default(s, bits, false);
+		return;
+	}
+	s->smin = lo;
+	s->smax = hi;
+	s->umin = (u64)lo;
+	s->umax = (u64)hi;
+	s->s32_min = (s32)lo;
+	s->s32_max = (s32)hi;
+	s->u32_min = (u32)lo;
+	s->u32_max = (u32)hi;
+	s->var_off = tnum_range((u64)lo, (u64)hi);
+}
+
+/* The same within the low 32 bits (w = (s8/s16)w, the kernel's coerce_subreg_to_size_sx); the
+ * caller zero-extends. */
+void scalar_sext32(struct scalar *s, int size)
+{
+	unsigned int bits = 8u * (unsigned int)size;
+	s32 a, b, lo, hi;
+
+	if (tnum_is_const(s->var_off)) {
+		s32 v = (s32)sext_bits(s->var_off.value, bits);
+
+		s->var_off = tnum_const((u64)(s64)v);
+		s->s32_min = s->s32_max = v;
+		s->u32_min = s->u32_max = (u32)v;
+		return;
+	}
+	if (((u32)s->s32_max >> bits) != ((u32)s->s32_min >> bits)) {
+		sext_default(s, bits, true);
+		return;
+	}
+	a = (s32)sext_bits((u32)s->s32_min, bits);
+	b = (s32)sext_bits((u32)s->s32_max, bits);
+	lo = a < b ? a : b;
+	hi = a < b ? b : a;
+	if ((lo >= 0) != (hi >= 0)) {
+		sext_default(s, bits, true);
+		return;
+	}
+	s->s32_min = lo;
+	s->s32_max = hi;
+	s->u32_min = (u32)lo;
+	s->u32_max = (u32)hi;
+	s->var_off = tnum_subreg(tnum_range((u64)(s64)lo, (u64)(s64)hi));
 }
 
 /* ---- ALU ---- */
@@ -778,7 +827,10 @@ bool scalar_alu(struct scalar *dst, const struct scalar *src_in, u8 op, s16 off,
 	case BPF_MOV:
 		if (off == 0) {
 			*dst = src;
-		} else if (off == 8 || off == 16 || (off == 32 && !alu32)) {
+		} else if (alu32 && (off == 8 || off == 16)) {
+			*dst = src;
+			scalar_sext32(dst, off / 8);
+		} else if (!alu32 && (off == 8 || off == 16 || off == 32)) {
 			*dst = src;
 			scalar_sext(dst, off / 8);
 		} else {

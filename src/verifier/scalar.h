@@ -87,6 +87,7 @@ void scalar_zext32(struct scalar *s);
 void scalar_trunc(struct scalar *s, int size);
 /* Sign-extend the low size bytes (1, 2, 4) to 64 bits: MOVSX (ALU64) and sign-extending loads. */
 void scalar_sext(struct scalar *s, int size);
+void scalar_sext32(struct scalar *s, int size);
 
 /* ALU transfer.  op is BPF_OP(insn->code): BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR,
  * BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG, BPF_MOV.  off is insn->off: 1 selects the
