@@ -53,7 +53,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # --- ELF loader (src/loader/): libelf, and the BPF objects it loads -----------------------------
-# examples/*.bpf.c and tests/fixtures/*.bpf.c are compiled with clang -target bpf into
+# examples/*.bpf.c, tests/fixtures/*.bpf.c and tests/corpus/*.bpf.c are compiled with clang -target bpf into
 # $(BUILD)/examples/ and $(BUILD)/tests/fixtures/; the loader tests find them through
 # LOADER_OBJ_DIR.  BPF objects are 64-bit whatever ARCHFLAGS says.  Without a libelf for the
 # target (e.g. -m32 without libelf-dev:i386) the loader and its tests are left out, with a warning.
@@ -70,7 +70,7 @@ TEST_OBJS  := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 endif
 BPF_CLANG  ?= clang
 BPF_CFLAGS := -O2 -g -target bpf -Wall -I/usr/include/$(shell gcc -print-multiarch)
-BPF_SRCS   := $(sort $(wildcard examples/*.bpf.c tests/fixtures/*.bpf.c))
+BPF_SRCS   := $(sort $(wildcard examples/*.bpf.c tests/fixtures/*.bpf.c tests/corpus/*.bpf.c))
 BPF_OBJS   := $(BPF_SRCS:%.bpf.c=$(BUILD)/%.bpf.o)
 
 $(BUILD)/%.bpf.o: %.bpf.c

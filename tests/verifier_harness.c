@@ -203,7 +203,7 @@ static bool after_ldimm64(const char *log, const char *p)
 	return false;
 }
 
-static void blank_addrs(char *log)
+void vlog_blank_addrs(char *log)
 {
 	for (char *p = log; (p = strstr(p, "0x")); p += 2) {
 		size_t n = strspn(p + 2, "0123456789abcdef");
@@ -296,8 +296,8 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 		test_fail(__FILE__, __LINE__, "%s: table disagrees with the kernel: kernel %s (%d) "
 			  "\"%s\"", c->name, kacc ? "accepts" : "rejects", k.err, k.line);
 	if (c->full_log || c->live_regs) {
-		blank_addrs(ulog);
-		blank_addrs(klog);
+		vlog_blank_addrs(ulog);
+		vlog_blank_addrs(klog);
 	}
 	if (c->live_regs) {
 		live_regs_section(ulog);

@@ -65,6 +65,9 @@ void vcase_run(const struct vcase *c, struct vstats *st);
 /* Runs a table and prints "<topic>: N cases, N agree with the kernel". */
 void vcase_run_table(const char *topic, const struct vcase *t, int n);
 
+/* Replaces what differs between two runs of one program in a log by "0x?": map addresses. */
+void vlog_blank_addrs(char *log);
+
 /* Shorthands the tables share. */
 #define R0_0 BPF_MOV64_IMM(0, 0)
 #define EXIT BPF_EXIT_INSN()

@@ -1,0 +1,147 @@
+/* The verifier on clang-compiled programs, differentially: every object of tests/corpus/ (one
+ * program each, written the way BPF programs are written in the field: packet parsers with
+ * bounds checks, map lookups with NULL checks, bounded loops, helpers, global functions, legacy
+ * packet loads) is loaded through the ELF loader into userbpf and into the live kernel with
+ * log_level 1, and both must give the same verdict and the same log (map addresses blanked),
+ * "processed N insns ... total_states ..." line included.
+ *
+ * Where the kernel's bpf() is unavailable only userbpf's side runs, and its verdict is checked
+ * against the table.  A listed known difference is reported, not failed; it must still differ
+ * (a known difference that has gone away fails, so the table stays true).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/loader.h"
+#include "verifier_harness.h"
+
+#define CORPUS(n) LOADER_OBJ_DIR "/tests/corpus/" n ".bpf.o"
+#define LOG_SIZE (1u << 20)
+
+struct corpus_case {
+	const char *name;
+	bool accept;		/* the kernel's verdict */
+	const char *known;	/* a known difference of the logs: why */
+};
+
+static const struct corpus_case corpus[] = {
+	{ "xdp_udp_ports", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
+	{ "xdp_rate_array", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
+	{ "xdp_no_bounds", false },
+	{ "tc_mark_vlan", true },
+	{ "socket_byte_hist", true },
+	{ "socket_global_funcs", true,
+	  "global functions are walked at each call; 6.18 verifies each once against its BTF "
+	  "prototype" },
+	{ "socket_ld_abs", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
+	{ "socket_printk", true },
+	{ "kprobe_open_procs", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
+	{ "kprobe_uninit_key", true },
+	{ "tp_syscalls_hist", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
+};
+
+/* Loads the object on one backend; returns 0 or the negative errno, the log in log. */
+static int load(const char *name, userbpf_bpf_fn backend, char *log)
+{
+	struct userbpf_object_opts o = {
+		.sz = sizeof(o),
+		.bpf = backend,
+		.log_buf = log,
+		.log_size = LOG_SIZE,
+		.log_level = 1,
+	};
+	struct userbpf_object *obj;
+	int err;
+
+	log[0] = 0;
+	err = userbpf_object_open_file(name, &o, &obj);
+	if (err)
+		return err;
+	err = userbpf_object_load(obj);
+	userbpf_object_close(obj);
+	return err;
+}
+
+/* The first line where the logs differ, for the message (u: userbpf's, k: the kernel's). */
+static void first_diff(const char *u, const char *k, char *out, size_t n)
+{
+	const char *u0 = u;
+	int line = 1;
+
+	while (*u && *u == *k) {
+		line += *u == '\n';
+		u++;
+		k++;
+	}
+	while (u > u0 && u[-1] != '\n') {
+		u--;
+		k--;
+	}
+	snprintf(out, n, "line %d: kernel \"%.*s\" userbpf \"%.*s\"", line,
+		 (int)strcspn(k, "\n"), k, (int)strcspn(u, "\n"), u);
+}
+
+TEST(verifier_corpus)
+{
+	char *ulog = malloc(LOG_SIZE), *klog = malloc(LOG_SIZE);
+	bool kernel = kernel_bpf_available();
+	int agree = 0, known = 0;
+
+	CHECK(ulog && klog);
+	if (!ulog || !klog)
+		goto out;
+	for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
+		const struct corpus_case *c = &corpus[i];
+		char path[512], where[600];
+		int uerr, kerr;
+
+		snprintf(path, sizeof(path), CORPUS("%s"), c->name);
+		uerr = load(path, NULL, ulog);
+		if (uerr == -ENOENT || uerr == -ENOEXEC || uerr == -EBADMSG) {
+			test_fail(__FILE__, __LINE__, "%s: cannot open %s (%d)", c->name, path, uerr);
+			continue;
+		}
+		if ((uerr == 0) != c->accept)
+			test_fail(__FILE__, __LINE__, "%s: userbpf %s (%d), the kernel %s", c->name,
+				  uerr ? "rejects" : "accepts", uerr, c->accept ? "accepts" : "rejects");
+		if (!kernel)
+			continue;
+		kerr = load(path, backend_kernel.bpf, klog);
+		if ((kerr == 0) != c->accept)
+			test_fail(__FILE__, __LINE__, "%s: table says %s, the kernel %s (%d)", c->name,
+				  c->accept ? "accept" : "reject", kerr ? "rejects" : "accepts", kerr);
+		vlog_blank_addrs(ulog);
+		vlog_blank_addrs(klog);
+		bool same = uerr == kerr && !strcmp(ulog, klog);
+
+		if (same && !c->known) {
+			agree++;
+			continue;
+		}
+		first_diff(ulog, klog, where, sizeof(where));
+		if (!c->known) {
+			test_fail(__FILE__, __LINE__, "%s: logs differ (errno kernel %d userbpf %d): %s",
+				  c->name, kerr, uerr, where);
+		} else if (same) {
+			test_fail(__FILE__, __LINE__, "%s: listed as a known difference but agrees",
+				  c->name);
+		} else {
+			known++;
+			printf("  known difference %s: %s (%s)\n", c->name, c->known, where);
+		}
+	}
+	if (kernel)
+		printf("verifier corpus (clang-compiled programs): %zu programs, %d identical logs "
+		       "with the kernel, %d known differences\n",
+		       sizeof(corpus) / sizeof(corpus[0]), agree, known);
+	else
+		printf("verifier corpus: kernel bpf() unavailable (%s): verdicts only\n",
+		       kernel_bpf_unavailable_reason());
+out:
+	free(ulog);
+	free(klog);
+}
