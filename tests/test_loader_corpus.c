@@ -34,9 +34,9 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_no_bounds", false },
 	{ "tc_mark_vlan", true },
 	{ "socket_byte_hist", true },
-	{ "socket_global_funcs", true,
-	  "global functions are walked at each call; 6.18 verifies each once against its BTF "
-	  "prototype" },
+	{ "socket_global_funcs", true },
+	{ "socket_global_unbounded", false },
+	{ "xdp_global_chain", true },
 	{ "socket_ld_abs", true, "states compared exactly, without precision marks: more states than the kernel keeps" },
 	{ "socket_printk", true },
 	{ "kprobe_open_procs", true, "states compared exactly, without precision marks: more states than the kernel keeps" },

@@ -183,6 +183,96 @@ static int check_btf_line(struct verifier_env *env, const union bpf_attr *attr,
 	return 0;
 }
 
+/* The name of the struct (or typedef) a program type's ctx is declared as in BPF C. */
+static const char *ctx_type_name(u32 prog_type, bool typedef_name)
+{
+	switch (prog_type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+		return typedef_name ? NULL : "__sk_buff";
+	case BPF_PROG_TYPE_XDP:
+		return typedef_name ? NULL : "xdp_md";
+	case BPF_PROG_TYPE_KPROBE:
+		return typedef_name ? "bpf_user_pt_regs_t" : "pt_regs";
+	default:
+		return NULL;
+	}
+}
+
+/* GARG_SCALAR for an integer or enum, GARG_CTX for a pointer to the program type's ctx, else 0
+ * (a kind we do not model). */
+static u8 garg_kind(const struct verifier_env *env, u32 type_id)
+{
+	const struct btf *btf = env->btf;
+	const struct btf_type *t = btf_skip_modifiers(btf, type_id, NULL);
+	const char *want;
+	u8 kind;
+
+	if (!t)
+		return 0;
+	kind = (u8)BTF_INFO_KIND(t->info);
+	if (kind == BTF_KIND_INT || kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64)
+		return GARG_SCALAR;
+	if (kind != BTF_KIND_PTR)
+		return 0;
+	/* const / volatile pointee, then the ctx struct or its typedef by name */
+	for (t = btf_type_by_id(btf, t->type); t; t = btf_type_by_id(btf, t->type)) {
+		kind = (u8)BTF_INFO_KIND(t->info);
+		if (kind != BTF_KIND_CONST && kind != BTF_KIND_VOLATILE &&
+		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
+			break;
+	}
+	if (!t)
+		return 0;
+	want = ctx_type_name(env->prog->type, kind == BTF_KIND_TYPEDEF);
+	if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_TYPEDEF) && want &&
+	    !strcmp(btf_str_by_offset(btf, t->name_off), want))
+		return GARG_CTX;
+	return 0;
+}
+
+/* Global functions (BTF_FUNC_GLOBAL linkage) are verified on their own from their prototype
+ * (the kernel's global subprogs), where it is one we model: an integer return and integer or
+ * ctx-pointer arguments.  Any other global function is walked at each call like a static one. */
+static void find_global_subprogs(struct verifier_env *env)
+{
+	if (!env->btf || env->prog->type == USERBPF_PROG_TYPE_EXT)
+		return;
+	for (u32 i = 1; i < env->func_info_cnt && i < env->subprog_cnt; i++) {
+		struct subprog_info *sp = &env->subprog[i];
+		const struct btf_type *f = btf_type_by_id(env->btf, env->func_info[i].type_id);
+		const struct btf_type *proto, *ret;
+		const struct btf_param *p;
+		u32 n;
+
+		if (!f || BTF_INFO_KIND(f->info) != BTF_KIND_FUNC ||
+		    BTF_INFO_VLEN(f->info) != BTF_FUNC_GLOBAL)
+			continue;
+		proto = btf_type_by_id(env->btf, f->type);
+		if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+			continue;
+		ret = btf_skip_modifiers(env->btf, proto->type, NULL);
+		if (!ret || (BTF_INFO_KIND(ret->info) != BTF_KIND_INT &&
+			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM &&
+			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM64))
+			continue;
+		n = BTF_INFO_VLEN(proto->info);
+		if (n > 5)
+			continue;
+		p = (const struct btf_param *)(proto + 1);
+		sp->nargs = (u8)n;
+		sp->global = true;
+		for (u32 a = 0; a < n; a++) {
+			sp->arg[a] = garg_kind(env, p[a].type);
+			if (!sp->arg[a])
+				sp->global = false;
+		}
+		sp->name = btf_str_by_offset(env->btf, f->name_off);
+	}
+}
+
 int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
 		   u32 usize)
 {
@@ -193,7 +283,10 @@ int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union b
 	err = check_btf_func(env);
 	if (err)
 		return err;
-	return check_btf_line(env, attr, uattr, usize);
+	err = check_btf_line(env, attr, uattr, usize);
+	if (!err)
+		find_global_subprogs(env);
+	return err;
 }
 
 /* The last line record at or before insn_off, by binary search; NULL without line info. */

@@ -250,6 +250,40 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	return 0;
 }
 
+/* A call of a global function: its arguments are checked against the prototype, and it is
+ * assumed to return some scalar; it is verified on its own after the caller (do_check_globals). */
+static int call_global(struct verifier_env *env, u32 sub)
+{
+	struct subprog_info *sp = &env->subprog[sub];
+	struct reg_state *regs = cur_regs(env);
+
+	for (u32 a = 0; a < sp->nargs; a++) {
+		const struct reg_state *r = &regs[BPF_REG_1 + a];
+		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;
+
+		if (ok && sp->arg[a] == GARG_CTX && (r->off || !scalar_is_const(&r->s) ||
+						   r->s.var_off.value)) {
+			verbose(env, "dereference of modified ctx ptr R%u off=%d disallowed\n",
+				BPF_REG_1 + a, r->off);
+			return -EACCES;
+		}
+		if (!ok) {
+			if (sp->arg[a] == GARG_SCALAR)
+				verbose(env, "R%u is not a scalar\n", BPF_REG_1 + a);
+			else
+				verbose(env, "arg#%u expects pointer to ctx\n", a);
+			verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
+				sp->name);
+			return -EINVAL;
+		}
+	}
+	verbose(env, "Func#%u ('%s') is global and assumed valid.\n", sub, sp->name);
+	sp->called = true;
+	clobber_caller_saved(env, regs);
+	mark_reg_unknown(&regs[BPF_REG_0]);
+	return 0;
+}
+
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	struct vstate *st = env->cur;
@@ -265,6 +299,8 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 		verbose(env, "verifier bug. No program starts at insn %d\n", target);
 		return -EFAULT;
 	}
+	if (env->subprog[sub].global)
+		return call_global(env, (u32)sub);
 	callee = calloc(1, sizeof(*callee));
 	if (!callee)
 		return -ENOMEM;
@@ -299,6 +335,11 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 		err = check_reg_arg_read(env, BPF_REG_0);
 		if (err)
 			return err;
+		if (env->root_subprog && cur_regs(env)[BPF_REG_0].type != SCALAR_VALUE) {
+			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
+				reg_type_str(cur_regs(env)[BPF_REG_0].type));
+			return -EINVAL;
+		}
 		*path_done = true;
 		return 0;
 	}

@@ -122,9 +122,18 @@ struct vstate {
 				 * branches reaches 0 (the kernel's free list) */
 };
 
+enum { GARG_SCALAR = 1, GARG_CTX };
+
 struct subprog_info {
 	int start;		/* first insn; subprog[cnt].start == len (sentinel) */
 	u32 stack_depth;	/* deepest stack use seen, rounded to 8 */
+	/* A global function (BTF linkage) whose prototype we model: verified once on its own,
+	 * assuming only its prototype, not walked at each call (the kernel's global subprogs). */
+	bool global;
+	bool called, verified;	/* global: a call was seen; it was verified */
+	u8 nargs;
+	u8 arg[5];		/* GARG_*: R1..R5 */
+	const char *name;	/* global: the BTF name */
 };
 
 /* Per instruction data. */
@@ -171,6 +180,7 @@ struct verifier_env {
 	struct vlog log;
 	struct subprog_info subprog[MAX_SUBPROGS + 1];
 	u32 subprog_cnt;
+	u32 root_subprog;	/* the subprogram do_check() started from: 0, or a global one */
 
 	struct vstate *cur;	/* the state being walked */
 	int insn_idx, prev_insn_idx;

@@ -398,10 +398,12 @@ void free_explored(struct verifier_env *env)
 	free(env->all_states);
 	env->all_states = NULL;
 	env->all_cnt = 0;
+	env->all_cap = 0;
 	free(env->explored);
 	env->explored = NULL;
 	while (env->stack_size)
 		state_free(env->stack[--env->stack_size].st);
 	free(env->stack);
 	env->stack = NULL;
+	env->stack_cap = 0;
 }

@@ -44,7 +44,9 @@ static void print_insn_state(struct verifier_env *env)
 	print_state(env, cur_frame(env), false);
 }
 
-static int do_check(struct verifier_env *env)
+/* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
+ * or a global function with its arguments as its prototype says. */
+static int do_check(struct verifier_env *env, u32 sub)
 {
 	bool pop_log = !(env->log.level & 2);
 	bool do_print_state = false;
@@ -60,8 +62,20 @@ static int do_check(struct verifier_env *env)
 		return -ENOMEM;
 	env->cur->frame[0] = f0;
 	env->cur->branches = 1;
-	init_func_state(f0, -1, 0, 0);
-	if (env->prog->type == USERBPF_PROG_TYPE_EXT) {
+	init_func_state(f0, -1, 0, sub);
+	env->root_subprog = sub;
+	if (sub) {
+		const struct subprog_info *sp = &env->subprog[sub];
+
+		if (env->log.level & BPF_LOG_LEVEL_ANY)
+			verbose(env, "Validating %s() func#%u...\n", sp->name, sub);
+		for (u32 a = 0; a < sp->nargs; a++) {
+			if (sp->arg[a] == GARG_CTX)
+				mark_ptr(&f0->regs[BPF_REG_1 + a], PTR_TO_CTX);
+			else
+				mark_reg_unknown(&f0->regs[BPF_REG_1 + a]);
+		}
+	} else if (env->prog->type == USERBPF_PROG_TYPE_EXT) {
 		struct bpf_map *ctx = &env->ext_ctx;
 
 		ctx->map_type = BPF_MAP_TYPE_ARRAY;
@@ -76,7 +90,7 @@ static int do_check(struct verifier_env *env)
 		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_CTX);
 	}
 	mark_all_scratched(env);
-	env->insn_idx = 0;
+	env->insn_idx = env->subprog[sub].start;
 	env->prev_insn_idx = -1;
 	env->prev_linfo = NULL;
 
@@ -305,6 +319,35 @@ static void convert_ctx_accesses(struct verifier_env *env)
 /* log_true_size's offset in 6.4+'s union bpf_attr, past the end of older uapi headers' union. */
 #define PROG_LOG_TRUE_SIZE_OFF 140u
 
+/* The global functions the verified code calls, each verified once on its own (those a global
+ * function calls included, hence the repeat), as the kernel does after the main program. */
+static int do_check_globals(struct verifier_env *env)
+{
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (u32 i = 1; i < env->subprog_cnt; i++) {
+			struct subprog_info *sp = &env->subprog[i];
+			int err;
+
+			if (!sp->global || !sp->called || sp->verified)
+				continue;
+			free_explored(env);
+			state_free(env->cur);
+			env->cur = NULL;
+			err = do_check(env, i);
+			if (err)
+				return err;
+			verbose(env, "Func#%u ('%s') is safe for any args that match its prototype\n", i,
+				sp->name);
+			sp->verified = true;
+			again = true;
+		}
+	}
+	return 0;
+}
+
 int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
 	      u32 usize)
 {
@@ -343,7 +386,9 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = compute_live_registers(env);
 	if (!ret)
-		ret = do_check(env);
+		ret = do_check(env, 0);
+	if (!ret)
+		ret = do_check_globals(env);
 	if (!ret)
 		ret = check_stack_depth(env, &depth);
 	if (!ret)
