@@ -14,6 +14,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_get_smp_processor_id, BPF_FUNC_skb_store_bytes, BPF_FUNC_get_current_pid_tgid,
 	BPF_FUNC_get_current_uid_gid, BPF_FUNC_get_current_comm, BPF_FUNC_skb_load_bytes,
 	BPF_FUNC_probe_read_user, BPF_FUNC_probe_read_kernel, BPF_FUNC_ktime_get_boot_ns,
+	BPF_FUNC_probe_read, BPF_FUNC_probe_read_str, BPF_FUNC_probe_read_user_str,
+	BPF_FUNC_probe_read_kernel_str, BPF_FUNC_get_numa_node_id, BPF_FUNC_ktime_get_coarse_ns,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -300,4 +302,42 @@ TEST(helpers_probe_read)
 	CHECK_EQ((int64_t)call(BPF_FUNC_probe_read_kernel, KP, (uintptr_t)buf, 8, 8), -EFAULT);
 	CHECK_EQ(buf[3], 0);
 	CHECK_EQ(call(BPF_FUNC_probe_read_kernel, KP, (uintptr_t)buf, 0, 0), 0);
+}
+
+TEST(helpers_probe_read_str)
+{
+	const u_int32_t KP = BPF_PROG_TYPE_KPROBE;
+	const char *s = "hello";
+	char buf[8];
+	u_int64_t v = 0x0102030405060708ull, out = 0;
+
+	/* the legacy probe read is probe_read_kernel */
+	CHECK_EQ(call(BPF_FUNC_probe_read, KP, (uintptr_t)&out, 8, (uintptr_t)&v), 0);
+	CHECK_EQ(out, v);
+	/* the length with the NUL; a long string is cut to size - 1 and terminated */
+	memset(buf, 'x', sizeof(buf));
+	CHECK_EQ(call(BPF_FUNC_probe_read_str, KP, (uintptr_t)buf, 8, (uintptr_t)s), 6);
+	CHECK(!strcmp(buf, "hello"));
+	CHECK_EQ(buf[6], 'x');
+	CHECK_EQ(call(BPF_FUNC_probe_read_kernel_str, KP, (uintptr_t)buf, 4, (uintptr_t)s), 4);
+	CHECK(!strcmp(buf, "hel"));
+	CHECK_EQ(call(BPF_FUNC_probe_read_user_str, KP, (uintptr_t)buf, 0, (uintptr_t)s), 0);
+	/* a fault: -EFAULT and the buffer zeroed */
+	memset(buf, 'x', sizeof(buf));
+	CHECK_EQ((int64_t)call(BPF_FUNC_probe_read_user_str, KP, (uintptr_t)buf, 8, 0), -EFAULT);
+	CHECK_EQ(buf[0], 0);
+	CHECK_EQ(buf[7], 0);
+}
+
+TEST(helpers_numa_coarse_clock)
+{
+	struct timespec a, b;
+	u_int64_t t;
+
+	CHECK(call(BPF_FUNC_get_numa_node_id, BPF_PROG_TYPE_XDP, 0, 0, 0) < 1024);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &a);
+	t = call(BPF_FUNC_ktime_get_coarse_ns, BPF_PROG_TYPE_XDP, 0, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &b);
+	CHECK(t >= (u_int64_t)a.tv_sec * 1000000000u + (u_int64_t)a.tv_nsec);
+	CHECK(t <= (u_int64_t)b.tv_sec * 1000000000u + (u_int64_t)b.tv_nsec);
 }

@@ -72,6 +72,24 @@ static u64 h_ktime_get_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+/* The NUMA node of the CPU the caller runs on. */
+static u64 h_get_numa_node_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	unsigned int cpu, node;
+
+	return getcpu(&cpu, &node) ? 0 : node;
+}
+
+/* CLOCK_MONOTONIC at tick resolution, as bpf_ktime_get_coarse_ns() (ktime_get_coarse_ns());
+ * not for tracing programs, which may run where the coarse clock is not safe to read. */
+static u64 h_ktime_get_coarse_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (u64)ts.tv_sec * 1000000000u + (u64)ts.tv_nsec;
+}
+
 static u64 h_ktime_get_boot_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return clock_ns(CLOCK_BOOTTIME);
@@ -148,10 +166,12 @@ static u64 h_probe_read(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 }
 
 /* Copies the NUL-terminated string at src into dst (size > 0 bytes, always terminated), a page
- * at a time so that a string ending just before unmapped memory is still read.  Returns its
- * length with the NUL, or -EFAULT. */
+ * at a time so that a string ending just before unmapped memory is still read, and nothing past
+ * the NUL (dst beyond it keeps its bytes, as the kernel's byte-wise copy leaves them).  Returns
+ * its length with the NUL, or -EFAULT. */
 static int copy_str_nofault(char *dst, const char *src, size_t size)
 {
+	char page[4096];
 	size_t done = 0;
 
 	while (done < size - 1) {
@@ -160,15 +180,32 @@ static int copy_str_nofault(char *dst, const char *src, size_t size)
 
 		if (chunk > size - 1 - done)
 			chunk = size - 1 - done;
-		if (!src || !copy_nofault(dst + done, src + done, chunk))
+		if (!src || !copy_nofault(page, src + done, chunk))
 			return -EFAULT;
-		nul = memchr(dst + done, 0, chunk);
-		if (nul)
-			return (int)(nul - dst) + 1;
+		nul = memchr(page, 0, chunk);
+		if (nul) {
+			memcpy(dst + done, page, (size_t)(nul - page) + 1);
+			return (int)(done + (size_t)(nul - page)) + 1;
+		}
+		memcpy(dst + done, page, chunk);
 		done += chunk;
 	}
 	dst[done] = 0;
 	return (int)done + 1;
+}
+
+/* bpf_probe_read_str() and its _user / _kernel forms: the string with its NUL (the length
+ * returned counts it), or -EFAULT with dst zeroed; size 0 copies nothing and returns 0. */
+static u64 h_probe_read_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	int n;
+
+	if (!(u32)size)
+		return 0;
+	n = copy_str_nofault(PTR(dst), PTR(src), (u32)size);
+	if (n < 0)
+		memset(PTR(dst), 0, (u32)size);
+	return (u64)(s64)n;
 }
 
 /* ---- trace_printk ---- */
@@ -436,6 +473,27 @@ static const struct helper helpers[] = {
 						ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_ktime_get_boot_ns] = { { h_ktime_get_boot_ns, "bpf_ktime_get_boot_ns", false,
 					   false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	/* the legacy probe reads, and the string forms (tracing programs) */
+	[BPF_FUNC_probe_read] = { { h_probe_read, "bpf_probe_read", true, false, RET_INTEGER,
+				    ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+					 ARG_ANYTHING) }, TRACING_TYPES },
+	[BPF_FUNC_probe_read_str] = { { h_probe_read_str, "bpf_probe_read_str", true, false,
+					RET_INTEGER,
+					ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+					     ARG_ANYTHING) }, TRACING_TYPES },
+	[BPF_FUNC_probe_read_user_str] = { { h_probe_read_str, "bpf_probe_read_user_str", true,
+					     false, RET_INTEGER,
+					     ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+						  ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_probe_read_kernel_str] = { { h_probe_read_str, "bpf_probe_read_kernel_str",
+					       true, false, RET_INTEGER,
+					       ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+						    ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_get_numa_node_id] = { { h_get_numa_node_id, "bpf_get_numa_node_id", false,
+					  false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_ktime_get_coarse_ns] = { { h_ktime_get_coarse_ns, "bpf_ktime_get_coarse_ns",
+					     false, false, RET_INTEGER, ARGS(0) },
+					   SKB_TYPES | TYPE_BIT(BPF_PROG_TYPE_XDP) },
 };
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
