@@ -273,6 +273,37 @@ static void find_global_subprogs(struct verifier_env *env)
 	}
 }
 
+/* 6.18 reads the main function's prototype too, and logs a pointer argument whose pointee has
+ * no size (void *ctx of a kprobe, a forward-declared struct), though it goes on with R1 = ctx. */
+void log_main_args(struct verifier_env *env)
+{
+	const struct btf_type *f, *proto;
+	const struct btf_param *p;
+
+	if (!env->btf || !env->func_info_cnt || env->prog->type == USERBPF_PROG_TYPE_EXT)
+		return;
+	f = btf_type_by_id(env->btf, env->func_info[0].type_id);
+	if (!f || BTF_INFO_KIND(f->info) != BTF_KIND_FUNC)
+		return;
+	proto = btf_type_by_id(env->btf, f->type);
+	if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+		return;
+	p = (const struct btf_param *)(proto + 1);
+	for (u32 a = 0; a < BTF_INFO_VLEN(proto->info) && a < 5; a++) {
+		const struct btf_type *t = btf_skip_modifiers(env->btf, p[a].type, NULL), *r;
+		u8 k;
+
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR || garg_kind(env, p[a].type) == GARG_CTX)
+			continue;
+		r = btf_skip_modifiers(env->btf, t->type, NULL);
+		k = r ? (u8)BTF_INFO_KIND(r->info) : 0;
+		if (k == 0 || k == BTF_KIND_FWD || k == BTF_KIND_FUNC_PROTO)
+			verbose(env, "arg#%u reference type('%s %s') size cannot be determined: %d\n", a,
+				k == 0 ? "UNKNOWN" : k == BTF_KIND_FWD ? "FWD" : "FUNC_PROTO",
+				r ? btf_str_by_offset(env->btf, r->name_off) : "", -EINVAL);
+	}
+}
+
 int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
 		   u32 usize)
 {

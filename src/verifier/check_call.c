@@ -318,6 +318,7 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 	}
 	/* the callee's first instruction shows its whole frame, R10 included, as 6.18 does */
 	mark_all_scratched(env);
+	sl_reset_chain(env);
 	*insn_idx = env->subprog[sub].start - 1;
 	return 0;
 }
@@ -343,6 +344,9 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 		*path_done = true;
 		return 0;
 	}
+	err = sl_update(env);
+	if (err)
+		return err;
 	callee = st->frame[st->curframe];
 	caller = st->frame[st->curframe - 1];
 	if (callee->regs[BPF_REG_0].type == PTR_TO_STACK) {

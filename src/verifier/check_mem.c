@@ -445,6 +445,9 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	bool aligned = lo % SLOT_SIZE == 0;
 
+	if (aligned && size == SLOT_SIZE)
+		sl_mark_write(env, f->frameno, (u32)((-lo - 1) / SLOT_SIZE));
+
 	if (val && aligned && val->type == SCALAR_VALUE) {
 		/* A value that fits the store is linked to its spill (a shared id), so that a
 		 * check on either refines both, as in 6.18. */
@@ -493,12 +496,21 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	if (err)
 		return err;
 	if (!scalar_is_const(&ptr->s)) {
+		for (s64 o = lo; o < hi; o++) {
+			err = sl_mark_read(env, f->frameno, (u32)((-o - 1) / SLOT_SIZE));
+			if (err)
+				return err;
+		}
 		if (dst)
 			mark_reg_unknown(dst);
 		return 0;
 	}
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	s64 slot = -lo - 1;
+
+	err = sl_mark_read(env, f->frameno, (u32)(slot / SLOT_SIZE));
+	if (err)
+		return err;
 
 	/* 6.18 shows the slot a load reads in the load's state line */
 	if (dst && f == cur_frame(env))
@@ -867,6 +879,12 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 					scrub_slot(sl);
 				*byte_type(f, o) = STACK_MISC;
 			}
+			return 0;
+		}
+		for (s64 o = lo; o < hi; o++) {
+			err = sl_mark_read(env, f->frameno, (u32)((-o - 1) / SLOT_SIZE));
+			if (err)
+				return err;
 		}
 		return 0;
 	default:

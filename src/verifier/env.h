@@ -181,6 +181,7 @@ struct verifier_env {
 	struct subprog_info subprog[MAX_SUBPROGS + 1];
 	u32 subprog_cnt;
 	u32 root_subprog;	/* the subprogram do_check() started from: 0, or a global one */
+	struct stack_live *sl;	/* 6.18's stack liveness pass, for level-2 logs (stack_live.c) */
 
 	struct vstate *cur;	/* the state being walked */
 	int insn_idx, prev_insn_idx;
@@ -309,6 +310,7 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
 struct btf;
 int check_btf_info_early(struct verifier_env *env, const union bpf_attr *attr,
 			 union bpf_attr *uattr, u32 usize);
+void log_main_args(struct verifier_env *env);
 int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
 		   u32 usize);
 void verbose_linfo(struct verifier_env *env, u32 insn_off, const char *prefix);
@@ -324,6 +326,16 @@ int is_state_visited(struct verifier_env *env, int insn_idx);
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
 int pop_stack(struct verifier_env *env, bool pop_log);
 void update_branch_counts(struct verifier_env *env, struct vstate *st);
+/* stack_live.c: 6.18's stack liveness pass for the level-2 log (no-ops below level 2) */
+struct stack_live;
+int sl_init(struct verifier_env *env);
+void sl_free(struct verifier_env *env);
+int sl_insn_begin(struct verifier_env *env);
+int sl_insn_commit(struct verifier_env *env);
+int sl_mark_read(struct verifier_env *env, u32 frame, u32 spi);
+void sl_mark_write(struct verifier_env *env, u32 frame, u32 spi);
+void sl_reset_chain(struct verifier_env *env);
+int sl_update(struct verifier_env *env);
 void free_explored(struct verifier_env *env);
 
 #endif

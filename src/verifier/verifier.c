@@ -89,6 +89,8 @@ static int do_check(struct verifier_env *env, u32 sub)
 	} else {
 		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_CTX);
 	}
+	if (!sub)
+		log_main_args(env);
 	mark_all_scratched(env);
 	env->insn_idx = env->subprog[sub].start;
 	env->prev_insn_idx = -1;
@@ -143,6 +145,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 			env->prev_log_pos = env->log.end_pos;
 		}
 
+		err = sl_insn_begin(env);
+		if (err)
+			return err;
 		switch (cls) {
 		case BPF_ALU:
 		case BPF_ALU64:
@@ -186,6 +191,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 					return -EINVAL;
 				}
 				env->insn_idx += (cls == BPF_JMP ? insn->off : insn->imm) + 1;
+				err = sl_insn_commit(env);
+				if (err)
+					return err;
 				continue;
 			} else if (op == BPF_EXIT) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->imm || insn->src_reg ||
@@ -196,6 +204,8 @@ static int do_check(struct verifier_env *env, u32 sub)
 				int exit_idx = env->insn_idx;
 
 				err = check_exit(env, &env->insn_idx, &done);
+				if (!err)
+					err = sl_insn_commit(env);
 				if (err)
 					return err;
 				if (!done) {
@@ -208,14 +218,21 @@ static int do_check(struct verifier_env *env, u32 sub)
 			} else {
 				env->prev_insn_idx = env->insn_idx;
 				err = check_cond_jmp(env, insn, &env->insn_idx);
-				if (err == 1)
+				if (err == 1) {
+					/* the normal path below commits the other outcomes */
+					err = sl_insn_commit(env);
+					if (err)
+						return err;
 					goto process_exit;
+				}
 				if (!err && (env->log.level & BPF_LOG_LEVEL_ANY))
 					print_insn_state(env);
 			}
 			break;
 		}
 		}
+		if (!err)
+			err = sl_insn_commit(env);
 		if (err)
 			return err;
 		env->prev_insn_idx = env->insn_idx;
@@ -224,6 +241,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 process_exit:
 		mark_all_scratched(env);
 		update_branch_counts(env, env->cur);
+		err = sl_update(env);
+		if (err)
+			return err;
 		err = pop_stack(env, pop_log);
 		if (err == -ENOENT)
 			break;
@@ -386,6 +406,8 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = compute_live_registers(env);
 	if (!ret)
+		ret = sl_init(env);
+	if (!ret)
 		ret = do_check(env, 0);
 	if (!ret)
 		ret = do_check_globals(env);
@@ -425,6 +447,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		btf_info_transfer(env, prog);
 	}
 	btf_info_free(env);
+	sl_free(env);
 	release_maps(env);
 	free_explored(env);
 	state_free(env->cur);
