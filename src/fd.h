@@ -31,6 +31,8 @@ enum obj_kind {
 #define OBJ_CAN_READ 1
 #define OBJ_CAN_WRITE 2
 
+#define MMAP_READ_ONLY 1
+
 struct bpf_object {
 	enum obj_kind kind;
 	int access;		/* OBJ_CAN_READ | OBJ_CAN_WRITE granted to fds of this object */
@@ -40,6 +42,8 @@ struct bpf_object {
 	void (*destroy)(struct bpf_object *obj); /* frees the object; no reader can see it */
 	/* Whether mmap(len, prot, flags, off) of an fd of this object may go ahead; -errno if
 	 * not.  NULL: the object cannot be mapped (ENODEV, as for a non-mappable file). */
+	/* 0: map it; MMAP_READ_ONLY: map it through a read-only file (no later mprotect to
+	 * writable); negative: the errno. */
 	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
 	struct bpf_object *reg_prev, *reg_next;  /* registry of live objects, for adoption */
 };

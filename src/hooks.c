@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -165,7 +166,8 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 {
 	struct bpf_object **slot, *obj;
 	u64 len64 = len;
-	int err = 0;
+	int err = 0, rfd = -1;
+	void *p;
 
 	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot(fd, false))) {
 		rcu_read_lock();
@@ -177,20 +179,36 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 						      : -ENODEV;
 		}
 		rcu_read_unlock();
-		if (err) {
+		if (err < 0) {
 			errno = -err;
 			return MAP_FAILED;
+		}
+		if (err == MMAP_READ_ONLY) {
+			char path[40];
+
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			rfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (rfd >= 0)
+				fd = rfd; /* without /proc, the writable file (mprotect not refused) */
 		}
 	}
 #ifdef __i386__
 	if (off & 4095) {
+		p = MAP_FAILED;
 		errno = EINVAL;
-		return MAP_FAILED;
+	} else {
+		p = (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
 	}
-	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
 #else
-	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 #endif
+	if (rfd >= 0) {
+		int e = errno;
+
+		sys_close(rfd);
+		errno = e;
+	}
+	return p;
 }
 
 USERBPF_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

@@ -44,6 +44,7 @@ static const u32 cmd_attr_end[] = {
 	[BPF_MAP_LOOKUP_AND_DELETE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_UPDATE_BATCH] = ATTR_END(batch.flags),
 	[BPF_MAP_DELETE_BATCH] = ATTR_END(batch.flags),
+	[BPF_MAP_FREEZE] = ATTR_END(map_fd),
 	/* 6.18's PROG_LOAD runs to keyring_id, beyond our uapi union: log_true_size (140),
 	 * prog_token_fd (144), fd_array_cnt (148), signature (152), signature_size (160),
 	 * keyring_id (164).  load.c reads them from the raw bytes. */
@@ -140,6 +141,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	case BPF_MAP_UPDATE_BATCH:
 	case BPF_MAP_DELETE_BATCH:
 		return map_do_batch(cmd, attr, uattr, size);
+	case BPF_MAP_FREEZE:
+		return map_freeze(attr);
 	case BPF_PROG_LOAD:
 		return prog_load(attr, uattr, size);
 	case BPF_PROG_TEST_RUN:

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kbpf.h"
@@ -1605,4 +1606,101 @@ TEST(diff_random_sequences)
 				mc->name, (unsigned long long)seed, (unsigned long long)base);
 		pair_close(&p);
 	}
+}
+
+/* BPF_MAP_FREEZE on both sides: writes from user space refused afterwards (EPERM) while reads
+ * work; a second freeze, a read-only fd, a bad fd, a non-map fd, a set tail byte; mmap after the
+ * freeze (writable: EPERM; read-only: allowed, and mprotect cannot make it writable); a freeze
+ * while a writable mapping exists (EBUSY). */
+TEST(diff_map_freeze)
+{
+	struct pair p, m;
+	uint32_t key = 0, key2 = 1;
+	uint64_t val = 7;
+	struct bpf_result r[2];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(PAIR_CREATE(&p, BPF_MAP_TYPE_ARRAY, 4, 8, 2, BPF_F_MMAPABLE) == 0);
+	elem_both_at(__FILE__, __LINE__, &p, BPF_MAP_UPDATE_ELEM, &key, &val, BPF_ANY, NULL);
+	/* freeze: map_fd is its last field */
+	for (int s = 0; s < NSIDES; s++) {
+		memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+		attr_of(s)->map_fd = (uint32_t)p.fd[s];
+		attrbuf[s][4] = 1;
+	}
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE with a set byte after map_fd", r);
+	CHECK_EQ(r[U].err, EINVAL);
+	for (int s = 0; s < NSIDES; s++)
+		attrbuf[s][4] = 0;
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE", r);
+	CHECK_EQ(r[U].rc, 0);
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE again", r);
+	CHECK(r[U].rc < 0);
+	CHECK_EQ(elem_both_at(__FILE__, __LINE__, &p, BPF_MAP_UPDATE_ELEM, &key2, &val, BPF_ANY,
+			      "frozen").err, EPERM);
+	CHECK_EQ(elem_both_at(__FILE__, __LINE__, &p, BPF_MAP_DELETE_ELEM, &key, NULL, 0,
+			      "frozen").err, EPERM);
+	CHECK_EQ(elem_both_at(__FILE__, __LINE__, &p, BPF_MAP_LOOKUP_ELEM, &key, OUT, 0,
+			      "frozen").rc, 0);
+	for (int s = 0; s < NSIDES; s++) {
+		void *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd[s], 0);
+		void *ro = mmap(NULL, 4096, PROT_READ, MAP_SHARED, p.fd[s], 0);
+
+		CHECK(w == MAP_FAILED && errno == EPERM);
+		CHECK(ro != MAP_FAILED);
+		if (ro != MAP_FAILED) {
+			CHECK_EQ(*(uint64_t *)ro, 7);
+			CHECK(mprotect(ro, 4096, PROT_READ | PROT_WRITE) != 0);
+			munmap(ro, 4096);
+		}
+		if (w != MAP_FAILED)
+			munmap(w, 4096);
+	}
+	/* fds that are not maps, or not there */
+	for (int s = 0; s < NSIDES; s++) {
+		memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+		attr_of(s)->map_fd = 0x7fffff;
+	}
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE of a closed fd", r);
+	CHECK_EQ(r[U].err, EBADF);
+	for (int s = 0; s < NSIDES; s++)
+		attr_of(s)->map_fd = 1;
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE of stdout", r);
+	pair_close(&p);
+
+	/* a read-only fd may not freeze */
+	REQUIRE(PAIR_CREATE(&p, BPF_MAP_TYPE_HASH, 4, 8, 2, BPF_F_RDONLY) == 0);
+	for (int s = 0; s < NSIDES; s++) {
+		memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+		attr_of(s)->map_fd = (uint32_t)p.fd[s];
+	}
+	run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+	DIFF_RES("MAP_FREEZE through a read-only fd", r);
+	CHECK_EQ(r[U].err, EPERM);
+	pair_close(&p);
+
+	/* a live writable mapping: EBUSY */
+	REQUIRE(PAIR_CREATE(&m, BPF_MAP_TYPE_ARRAY, 4, 8, 2, BPF_F_MMAPABLE) == 0);
+	{
+		void *w[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			w[s] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd[s], 0);
+			CHECK(w[s] != MAP_FAILED);
+			memset(attrbuf[s], 0, sizeof(attrbuf[s]));
+			attr_of(s)->map_fd = (uint32_t)m.fd[s];
+		}
+		run_both(BPF_MAP_FREEZE, sizeof(union bpf_attr), r);
+		DIFF_RES("MAP_FREEZE with a writable mapping", r);
+		CHECK_EQ(r[U].err, EBUSY);
+		for (int s = 0; s < NSIDES; s++)
+			if (w[s] != MAP_FAILED)
+				munmap(w[s], 4096);
+	}
+	pair_close(&m);
 }

@@ -41,6 +41,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_global_chain", true },
 	{ "socket_ld_abs", true, PRUNE },
 	{ "socket_printk", true },
+	{ "socket_rodata_cfg", true },
 	{ "kprobe_open_procs", true, PRUNE },
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true, PRUNE },

@@ -9,6 +9,11 @@
 	BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_LD_MAP_FD(1, MAP),              \
 		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
 
+/* a lookup of key 0 (4 bytes at fp - 4) in an array */
+#define LOOKUP_K4(MAP)                                                                           \
+	BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),       \
+		BPF_LD_MAP_FD(1, MAP), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
+
 static const struct vcase cases[] = {
 	{ "map_val_last_byte", SOCK, { LOOKUP(MAP_HASH), NN(1), BPF_LDX_MEM(BPF_B, 0, 0, 7), EXIT },
 	  ACCEPT },
@@ -192,6 +197,38 @@ static const struct vcase cases[] = {
 	{ "map_two_lookups_ids", SOCK, { LOOKUP(MAP_HASH), BPF_MOV64_REG(6, 0), LOOKUP(MAP_HASH),
 	  BPF_JMP_IMM(BPF_JEQ, 6, 0, 2), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT, R0_0, EXIT }, REJECT,
 	  "R0 invalid mem access 'map_value_or_null'", EACCES },
+	/* BPF_F_RDONLY_PROG: programs may not write, directly or through helpers */
+	{ "rdonly_prog_store", SOCK, { LOOKUP_K4(MAP_ARRAY_RO), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  BPF_ST_MEM(BPF_W, 0, 0, 1), R0_0, EXIT }, REJECT,
+	  "write into map forbidden, value_size=16 off=0 size=4", EACCES },
+	{ "rdonly_prog_update_helper", SOCK, { BPF_ST_MEM(BPF_W, 10, -4, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -24, 0), BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -4), BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -24),
+	  BPF_MOV64_IMM(4, 0), BPF_LD_MAP_FD(1, MAP_ARRAY_RO), BPF_EMIT_CALL(BPF_FUNC_map_update_elem),
+	  R0_0, EXIT }, REJECT, "write into map forbidden", EACCES },
+	{ "rdonly_prog_delete_helper", SOCK, { BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -4), BPF_LD_MAP_FD(1, MAP_ARRAY_RO),
+	  BPF_EMIT_CALL(BPF_FUNC_map_delete_elem), R0_0, EXIT }, REJECT,
+	  "write into map forbidden", EACCES },
+	/* not frozen: its values are not constants */
+	{ "rdonly_prog_not_frozen_unknown", SOCK, { LOOKUP_K4(MAP_ARRAY_RO),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 2), BPF_LDX_MEM(BPF_W, 1, 0, 4), BPF_MOV64_REG(0, 1), EXIT },
+	  ACCEPT, .full_log = true, .log_level = 2 },
+	/* frozen (.rodata): a load at a constant offset is the constant, in every size, signed
+	 * loads sign-extended; a decided branch on it is never walked */
+	{ "rodata_loads_are_constants", SOCK, { LOOKUP_K4(MAP_RODATA),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 7), BPF_LDX_MEM(BPF_B, 1, 0, 3), BPF_LDX_MEM(BPF_H, 2, 0, 4),
+	  BPF_LDX_MEM(BPF_W, 3, 0, 8), BPF_LDX_MEM(BPF_DW, 4, 0, 8),
+	  BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | BPF_B, 5, 0, 15, 0),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 8), BPF_LDX_MEM(BPF_W, 6, 0, 0),
+	  R0_0, EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	{ "rodata_branch_decided", SOCK, { LOOKUP_K4(MAP_RODATA), BPF_JMP_IMM(BPF_JEQ, 0, 0, 3),
+	  BPF_LDX_MEM(BPF_B, 1, 0, 0), BPF_JMP_IMM(BPF_JEQ, 1, 1, 1), BPF_LDX_MEM(BPF_B, 0, 1, 0),
+	  R0_0, EXIT }, ACCEPT },
+	{ "rodata_variable_offset_unknown", SOCK, { BPF_MOV64_REG(6, 1), LOOKUP_K4(MAP_RODATA),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 5), BPF_LDX_MEM(BPF_W, 1, 6, 0), BPF_ALU64_IMM(BPF_AND, 1, 7),
+	  BPF_ALU64_REG(BPF_ADD, 0, 1), BPF_LDX_MEM(BPF_B, 0, 0, 0), EXIT, R0_0, EXIT }, ACCEPT },
 };
 
 TEST(verifier_map)

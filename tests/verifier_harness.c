@@ -16,17 +16,21 @@
 #define LOG_SIZE (1 << 18)	/* a 1100-insn program's level-2 log fits */
 
 struct map_spec {
-	u32 type, key, value, max;
+	u32 type, key, value, max, flags;
+	bool rodata;	/* value bytes 1, 2, ..., then BPF_MAP_FREEZE */
 };
 
-static const struct map_spec map_specs[3] = {
+#define NMAPS 5
+static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 8, 1 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG },
+	{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG, true },
 };
 
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
-static int kmaps[3] = { -1, -1, -1 }, umaps[3] = { -1, -1, -1 };
+static int kmaps[NMAPS] = { -1, -1, -1, -1, -1 }, umaps[NMAPS] = { -1, -1, -1, -1, -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
@@ -36,20 +40,42 @@ static long sys_bpf(int cmd, union bpf_attr *a)
 static int make_map(int i, bool kernel)
 {
 	union bpf_attr a;
+	u8 val[16];
+	u32 key = 0;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.map_type = map_specs[i].type;
 	a.key_size = map_specs[i].key;
 	a.value_size = map_specs[i].value;
 	a.max_entries = map_specs[i].max;
-	return kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	a.map_flags = map_specs[i].flags;
+	fd = kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	if (fd < 0 || !map_specs[i].rodata)
+		return fd;
+	for (u32 b = 0; b < sizeof(val); b++)
+		val[b] = (u8)(b + 1);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u32)fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)val;
+	if (kernel ? (int)sys_bpf(BPF_MAP_UPDATE_ELEM, &a) : bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)))
+		goto fail;
+	memset(&a, 0, sizeof(a)); /* BPF_MAP_FREEZE ends at map_fd */
+	a.map_fd = (u32)fd;
+	if (kernel ? (int)sys_bpf(BPF_MAP_FREEZE, &a) : bpf(BPF_MAP_FREEZE, &a, sizeof(a)))
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 static bool kernel_ok(void)
 {
 	if (!kernel_state) {
 		kernel_state = -1;
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < NMAPS; i++) {
 			kmaps[i] = make_map(i, true);
 			if (kmaps[i] < 0)
 				return false;
@@ -88,7 +114,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ARRAY1)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_RODATA)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}
@@ -163,7 +189,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	struct bpf_prog *prog = calloc(1, sizeof(*prog));
 	union bpf_attr a;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NMAPS; i++)
 		if (umaps[i] < 0)
 			umaps[i] = make_map(i, false);
 	prog->type = c->prog_type;

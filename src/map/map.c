@@ -79,6 +79,7 @@ static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, 
 {
 	struct bpf_map *map = map_of(obj);
 	bool shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+	int err;
 
 	if (!(obj->access & OBJ_CAN_READ))
 		return -EACCES;
@@ -90,9 +91,20 @@ static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, 
 		return -ENOTSUPP;
 	if (!shared)
 		return -EINVAL;
+	if ((prot & PROT_WRITE) && __atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE))
+		return -EPERM;
 	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
 		return -EACCES;
-	return map->ops->mmap_check(map, off, len);
+	err = map->ops->mmap_check(map, off, len);
+	if (err)
+		return err;
+	if (prot & PROT_WRITE) {
+		__atomic_store_n(&map->mmapped_writable, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	/* a read-only mapping must never become writable (mprotect), as the kernel clears
+	 * VM_MAYWRITE: the caller maps it through a read-only file */
+	return MMAP_READ_ONLY;
 }
 
 int map_create(union bpf_attr *attr)
@@ -180,7 +192,33 @@ static struct bpf_map *map_get(int fd, int need, int *err)
 		*err = -EPERM;
 		return NULL;
 	}
+	/* a frozen map takes no more writes from user space, as if its fds were read-only */
+	if ((need & OBJ_CAN_WRITE) && __atomic_load_n(&map_of(obj)->frozen, __ATOMIC_ACQUIRE)) {
+		*err = -EPERM;
+		return NULL;
+	}
 	return map_of(obj);
+}
+
+/* BPF_MAP_FREEZE.  Unlike the kernel, which counts live writable mappings, a map that was ever
+ * mapped writable stays unfreezable (EBUSY), as userbpf does not see munmap(). */
+int map_freeze(union bpf_attr *attr)
+{
+	struct bpf_map *map;
+	int err;
+
+	rcu_read_lock();
+	map = map_get(attr->map_fd, OBJ_CAN_WRITE, &err);
+	if (!map)
+		goto out;
+	err = -EBUSY;
+	if (__atomic_load_n(&map->mmapped_writable, __ATOMIC_ACQUIRE))
+		goto out;
+	err = 0;
+	__atomic_store_n(&map->frozen, 1, __ATOMIC_RELEASE);
+out:
+	rcu_read_unlock();
+	return err;
 }
 
 /* A staging buffer for one value: on the stack when small. */

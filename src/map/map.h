@@ -56,6 +56,10 @@ struct bpf_map {
 	u32 max_entries;
 	u32 map_flags;
 	char name[BPF_OBJ_NAME_LEN];
+	/* BPF_MAP_FREEZE: no more writes through bpf() or writable mmaps; a frozen
+	 * BPF_F_RDONLY_PROG array's contents are then constants to the verifier. */
+	u8 frozen;
+	u8 mmapped_writable;	/* a shared writable mmap was made (freeze is then EBUSY) */
 };
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)
@@ -76,6 +80,7 @@ int map_delete_elem(union bpf_attr *attr);
 int map_get_next_key(union bpf_attr *attr);
 int map_lookup_and_delete_elem(union bpf_attr *attr);
 int map_do_batch(int cmd, union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
+int map_freeze(union bpf_attr *attr);
 
 /* A user pointer from attr; NULL if it is 0 or cannot be a pointer in this process (i386). */
 static inline void *u64_to_ptr(u64 v)

@@ -218,6 +218,13 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 	}
+	/* a BPF_F_RDONLY_PROG map is read-only to programs through helpers too (which is what
+	 * lets the verifier read a frozen one's values as constants) */
+	if (map && (map->map_flags & BPF_F_RDONLY_PROG) &&
+	    (id == BPF_FUNC_map_update_elem || id == BPF_FUNC_map_delete_elem)) {
+		verbose(env, "write into map forbidden\n");
+		return -EACCES;
+	}
 	/* R2 is the key; read before the call clobbers it (the kernel keeps the key as s64 and
 	 * wants it in [0, max_entries)) */
 	if (id == BPF_FUNC_map_lookup_elem && map && lookup_never_null(map) &&

@@ -625,6 +625,52 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 	return 0;
 }
 
+/* A load at a constant offset from a frozen BPF_F_RDONLY_PROG single-element array (global
+ * .rodata) reads a constant, as the kernel's bpf_map_direct_read(): nothing can write it any
+ * more, neither the program nor user space (no writable mapping can exist). */
+static bool rdonly_map_read(const struct reg_state *reg, s32 off, int size, bool sx, u64 *val)
+{
+	const struct bpf_map *m = reg->map;
+	u32 key = 0;
+	const u8 *p;
+
+	if (!m || m->map_type != BPF_MAP_TYPE_ARRAY || m->max_entries != 1 ||
+	    !(m->map_flags & BPF_F_RDONLY_PROG) || !__atomic_load_n(&m->frozen, __ATOMIC_ACQUIRE) ||
+	    !scalar_is_const(&reg->s) || !m->ops->lookup_ptr)
+		return false;
+	off += (s32)reg->s.var_off.value;
+	p = m->ops->lookup_ptr((struct bpf_map *)m, &key);
+	if (!p || off < 0 || (u64)off + (u64)size > m->value_size)
+		return false;
+	switch (size) {
+	case 1: {
+		u8 b;
+
+		memcpy(&b, p + off, 1);
+		*val = sx ? (u64)(s64)(s8)b : b;
+		return true;
+	}
+	case 2: {
+		u16 h;
+
+		memcpy(&h, p + off, 2);
+		*val = sx ? (u64)(s64)(s16)h : h;
+		return true;
+	}
+	case 4: {
+		u32 w;
+
+		memcpy(&w, p + off, 4);
+		*val = sx ? (u64)(s64)(s32)w : w;
+		return true;
+	}
+	case 8:
+		memcpy(val, p + off, 8);
+		return true;
+	}
+	return false;
+}
+
 /* check_mem_access: regno + off, size bytes; value_regno receives a load (or is stored), -1
  * for none. */
 static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
@@ -643,8 +689,14 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		err = check_map_access_type(env, reg, off, size, write);
 		if (!err)
 			err = check_mem_region(env, regno, off, size, write, value_regno, false);
-		if (!err && !write && value_regno >= 0)
-			mark_reg_unknown(&cur_regs(env)[value_regno]);
+		if (!err && !write && value_regno >= 0) {
+			u64 v;
+
+			if (rdonly_map_read(reg, off, size, sx, &v))
+				mark_reg_const(&cur_regs(env)[value_regno], v);
+			else
+				mark_reg_unknown(&cur_regs(env)[value_regno]);
+		}
 		break;
 	case PTR_TO_CTX:
 		err = check_ctx(env, reg, regno, off, size, write, value_regno);
