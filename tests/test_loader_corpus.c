@@ -44,7 +44,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_rodata_cfg", true },
 	{ "kprobe_open_procs", true, PRUNE },
 	{ "kprobe_uninit_key", true },
-	{ "kprobe_read_str", true, PRUNE },
+	{ "kprobe_read_str", true },
 	{ "tp_syscalls_hist", true, PRUNE },
 };
 

@@ -336,6 +336,7 @@ int sl_mark_read(struct verifier_env *env, u32 frame, u32 spi);
 void sl_mark_write(struct verifier_env *env, u32 frame, u32 spi);
 void sl_reset_chain(struct verifier_env *env);
 int sl_update(struct verifier_env *env);
+u64 sl_live_slots(struct verifier_env *env, const struct vstate *st, u32 frame);
 void free_explored(struct verifier_env *env);
 
 #endif

@@ -11,9 +11,11 @@
  * At log level 2 each change is logged ("(0) frame 0 insn 5 +live -8", "+written -16"), for the
  * instructions that touch the stack, the subprogram's first one and prune points, then
  * "(0) live stack update done in 2 iterations".  A callee's may_read and must_write_acc at its
- * first instruction become the call instruction's in the caller's chain.  The same sets let 6.18
- * forget dead slots when it compares states; userbpf's pruning has its own slot liveness, so this
- * file runs only for level-2 logs (env->sl is NULL otherwise) and changes no verdict.
+ * first instruction become the call instruction's in the caller's chain.  The same sets tell
+ * pruning which slots of an explored state are dead (sl_live_slots()): a slot no continuation
+ * reads before writing it holds nothing that matters, as in 6.18's clean_func_state().  Sound
+ * because an explored state prunes only once all its continuations were walked, so every read
+ * they make was marked and solved (sl_update() runs at every path end and subprogram exit).
  *
  * A call chain is the call instructions leading to a frame plus the frame's subprogram start:
  * "(0)" for the main program, "(5,10)" for a subprogram at 10 called from 5.
@@ -123,8 +125,6 @@ int sl_init(struct verifier_env *env)
 {
 	struct stack_live *sl;
 
-	if (!(env->log.level & 2))
-		return 0;
 	sl = calloc(1, sizeof(*sl));
 	if (!sl)
 		return -ENOMEM;
@@ -347,7 +347,8 @@ static bool update_insn(struct verifier_env *env, struct sl_inst *i, u32 frame, 
 	acc |= m->must_write;
 	before = (after & ~m->must_write) | m->may_read;
 	changed = before != m->live_before || acc != m->must_write_acc;
-	if (m->may_read || m->must_write || insn == i->start || env->aux[insn].prune_point) {
+	if ((env->log.level & 2) &&
+	    (m->may_read || m->must_write || insn == i->start || env->aux[insn].prune_point)) {
 		log_change(env, i, "live", frame, insn, m->live_before, before);
 		log_change(env, i, "written", frame, insn, m->must_write_acc, acc);
 	}
@@ -406,8 +407,10 @@ static int update_instance(struct verifier_env *env, struct sl_inst *i)
 			for (u32 k = po0; i->frames[f] && k < po1; k++)
 				changed |= update_insn(env, i, f, sl->postorder[k]);
 	} while (changed);
-	log_chain(env, i);
-	verbose(env, " live stack update done in %u iterations\n", iters);
+	if (env->log.level & 2) {
+		log_chain(env, i);
+		verbose(env, " live stack update done in %u iterations\n", iters);
+	}
 	return i->depth ? propagate_out(env, i) : 0;
 }
 
@@ -433,4 +436,35 @@ int sl_update(struct verifier_env *env)
 		i->dropped = false;
 	}
 	return 0;
+}
+
+static bool live_before(struct sl_inst *i, u32 insn, u32 frame, u32 spi)
+{
+	const struct sl_masks *m = i ? masks(i, frame, insn, false) : NULL;
+
+	return m && (m->live_before >> spi & 1);
+}
+
+/* The slots of frame `frame` that an explored state st still needs: read before written by a
+ * continuation in its own function (live before its instruction), or, for a caller's frame,
+ * after the return to the caller (live before the instruction after the call). */
+u64 sl_live_slots(struct verifier_env *env, const struct vstate *st, u32 frame)
+{
+	struct sl_inst *inner;
+	u64 live = 0;
+
+	if (!env->sl)
+		return ~0ull;
+	inner = lookup(env, st, st->curframe);
+	if (!inner)
+		return ~0ull;
+	for (u32 spi = 0; spi < 64; spi++) {
+		bool alive = live_before(inner, (u32)st->insn_idx, frame, spi);
+
+		for (u32 k = frame; !alive && k < st->curframe; k++)
+			alive = live_before(lookup(env, st, k), inner->callsites[k] + 1, frame, spi);
+		if (alive)
+			live |= 1ull << spi;
+	}
+	return live;
 }
