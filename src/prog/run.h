@@ -58,9 +58,11 @@ int prog_prepare(struct bpf_prog *prog);
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
-/* Runs prog once on ctx inside a read section; returns r0 (0 after a run-time error, which a
- * verified program cannot have). */
-u32 prog_run(const struct bpf_prog *prog, void *ctx);
+/* The kernel's bpf_test_run() loop: runs prog repeat times (0 means 1) with r1..r5 = args,
+ * inside read sections; *r0 gets the last run's r0 (0 after a run-time error, which a verified
+ * program cannot have), *duration the mean ns per run saturated to u32. */
+void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64 *r0,
+		 u32 *duration);
 
 /* Runs a prepared program once: its native code when the JIT took it, else the interpreter.
  * r0 is 0 after a run-time error, as on the kernel. */
