@@ -101,6 +101,10 @@ struct jit_ctx {
 	uint32_t bpf_stack;  /* bytes of BPF stack below frame 0's top */
 	int blind;
 	uint64_t seed;
+	/* Helper calls replaced at compile time, by instruction index (scan()). */
+	struct jit_call *calls;
+	uint32_t ncalls;
+	uint32_t call_next; /* per pass: the next entry of calls to emit */
 
 	/* Per pass. */
 	struct x86_buf b;
@@ -575,12 +579,44 @@ static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
 		emit_pop(b, c->callee_saved[i]);
 }
 
+/* A helper call that jit_opts.resolve_call replaced (see struct jit_call). */
+static void emit_resolved_call(struct jit_ctx *c, const struct jit_call *how)
+{
+	struct x86_buf *b = &c->b;
+	uint32_t miss, done;
+
+	if (how->kind == JIT_CALL_DIRECT) {
+		emit_call_abs(c, how->fn);
+		if (how->sext32)
+			emit_movsx_rr(b, 1, 32, X86_RAX, X86_RAX);
+		return;
+	}
+	/* JIT_CALL_ARRAY: the index is the u32 at r2 (rsi) */
+	emit_load(b, 32, AUX, X86_RSI, 0);
+	emit_alu_imm(b, 0, ALU_CMP, AUX, (int32_t)how->max_entries);
+	miss = emit_jcc_fwd8(b, CC_AE);
+	if (is_pow2(how->elem_size))
+		emit_shift_imm(b, 1, SHIFT_SHL, AUX, (uint8_t)__builtin_ctz(how->elem_size));
+	else
+		emit_imul_imm(b, 1, AUX, AUX, (int32_t)how->elem_size);
+	emit_mov_imm64(b, X86_RAX, how->base);
+	emit_alu_rr(b, 1, ALU_ADD, X86_RAX, AUX);
+	done = emit_jcc_fwd8(b, CC_ALWAYS);
+	patch_rel8(b, miss);
+	emit_alu_rr(b, 0, ALU_XOR, X86_RAX, X86_RAX);
+	patch_rel8(b, done);
+}
+
 static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	const struct interp_env *env = c->env;
 
 	switch (d->op) {
 	case INSN_OP_HELPER:
+		if (c->call_next < c->ncalls && c->calls[c->call_next].insn == c->cur) {
+			emit_resolved_call(c, &c->calls[c->call_next++]);
+			break;
+		}
 		/* r1..r5 already are the SysV argument registers. */
 		emit_call_abs(c, (const void *)env->helpers[(uint32_t)in->imm]);
 		if (env->unwind_id && (uint32_t)in->imm == env->unwind_id)
@@ -896,6 +932,7 @@ static void emit_program(struct jit_ctx *c)
 	c->b.len = 0;
 	c->b.err = 0;
 	c->cur = 0;
+	c->call_next = 0;
 	emit_prologue(c);
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		begin_segment(c, i);
@@ -1034,6 +1071,119 @@ static int scan(struct jit_ctx *c)
 	return 0;
 }
 
+/* The target of a jump or local call at slot i, or -1 if it is neither. */
+static int64_t branch_target(const struct insn_desc *d, const struct bpf_insn *in, uint32_t i)
+{
+	if (d->code == (BPF_JMP32 | BPF_JA))
+		return (int64_t)i + 1 + in->imm;
+	if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
+		return (int64_t)i + 1 + in->off;
+	if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
+		return (int64_t)i + 1 + in->imm;
+	return -1;
+}
+
+#define RESOLVE_WINDOW 32 /* instructions searched back from a call for r1's LD_IMM64 */
+
+/* The constant r1 holds at the helper call in slot i, if an LD_IMM64 of a map (src_reg
+ * PSEUDO_MAP_FD or PSEUDO_MAP_IDX) set it in the same basic block: no jump lands in between,
+ * nothing in between writes r1. */
+static int r1_const_at(const struct jit_ctx *c, const uint8_t *target, uint32_t i, uint64_t *k)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	for (uint32_t j = i; j-- > 0 && i - j <= RESOLVE_WINDOW;) {
+		const struct bpf_insn *in = &c->insns[j];
+		const struct insn_desc *d;
+
+		if (target[(j + 1) / 8] & (1u << ((j + 1) % 8)))
+			return 0; /* another path reaches j + 1 */
+		if (c->ids[j] < 0)
+			continue; /* second slot of an LD_IMM64 */
+		d = &descs[c->ids[j]];
+		switch (d->kind) {
+		case INSN_K_LDDW:
+			if (in->dst_reg != 1)
+				break;
+			if (in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_IDX)
+				return 0;
+			*k = (uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
+			return 1;
+		case INSN_K_CALL:
+		case INSN_K_LDPKT:
+		case INSN_K_JA:
+		case INSN_K_EXIT:
+			return 0; /* r1 clobbered, or j + 1 reached only by a jump */
+		case INSN_K_JCOND:
+			break; /* j + 1 is its fall-through: r1 is what it was at j */
+		default:
+			if (writes_reg(d, in, 1))
+				return 0;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Asks opts->resolve_call about every helper call with a known r1; fills c->calls. */
+static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
+{
+	const struct insn_desc *descs = insn_descs();
+	uint8_t *target;
+	uint32_t cap = 0;
+	int err = 0;
+
+	if (!opts->resolve_call || !c->any_call)
+		return 0;
+	target = calloc(c->cnt / 8 + 1, 1);
+	if (!target)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		int64_t t;
+
+		if (c->ids[i] < 0)
+			continue;
+		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
+		if (t >= 0) /* scan() checked 0 <= t < cnt */
+			target[t / 8] |= (uint8_t)(1u << (t % 8));
+	}
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		const struct insn_desc *d;
+		struct jit_call how;
+		uint64_t k;
+
+		if (c->ids[i] < 0)
+			continue;
+		d = &descs[c->ids[i]];
+		if (d->kind != INSN_K_CALL || d->op != INSN_OP_HELPER || !r1_const_at(c, target, i, &k))
+			continue;
+		memset(&how, 0, sizeof(how));
+		if (!opts->resolve_call(opts->resolve_arg,
+					(const void *)c->env->helpers[(uint32_t)in->imm], k, &how))
+			continue;
+		if ((how.kind != JIT_CALL_DIRECT || !how.fn) &&
+		    (how.kind != JIT_CALL_ARRAY || !how.elem_size || how.elem_size > INT32_MAX ||
+		     !how.max_entries))
+			continue; /* nothing this JIT can emit: keep the helper */
+		if (c->ncalls == cap) {
+			struct jit_call *n;
+
+			cap = cap ? 2 * cap : 8;
+			n = realloc(c->calls, cap * sizeof(*n));
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			c->calls = n;
+		}
+		how.insn = i;
+		c->calls[c->ncalls++] = how;
+	}
+	free(target);
+	return err;
+}
+
 /* Which callee-saved registers to push, and the frame below them. */
 static void plan_frame(struct jit_ctx *c)
 {
@@ -1110,6 +1260,9 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = scan(&c);
 	if (err)
 		goto free_tmp;
+	err = resolve_calls(&c, &o);
+	if (err)
+		goto free_tmp;
 	plan_frame(&c);
 
 	for (pass = 0;; pass++) {
@@ -1170,6 +1323,7 @@ free_image:
 	if (image != MAP_FAILED)
 		munmap(image, map_len);
 free_tmp:
+	free(c.calls);
 	free(p);
 	free(prev);
 	free(addr);

@@ -51,6 +51,10 @@ const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf);
  * and returns how many entries it filled (src/exec/helpers.c). */
 u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n);
 
+/* jit_opts.resolve_call for a verified program (arg: the struct bpf_prog): direct calls of map
+ * ops and inline array lookups for map helpers whose map is known (src/exec/helpers.c). */
+int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how);
+
 /* Prepares prog (verified) for the interpreter: prog->interp.  0 or -errno. */
 int prog_prepare(struct bpf_prog *prog);
 
