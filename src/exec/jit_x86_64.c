@@ -101,6 +101,7 @@ struct jit_ctx {
 	uint32_t bpf_stack;  /* bytes of BPF stack below frame 0's top */
 	int blind;
 	uint64_t seed;
+	uint8_t *target;     /* bit per slot: some jump or local call lands there */
 	/* Helper calls replaced at compile time, by instruction index (scan()). */
 	struct jit_call *calls;
 	uint32_t ncalls;
@@ -925,6 +926,40 @@ static void emit_stubs(struct jit_ctx *c)
 	begin_segment(c, LBL(c, LBL__COUNT)); /* the end */
 }
 
+static int is_target(const struct jit_ctx *c, uint32_t i)
+{
+	return (c->target[i / 8] >> (i % 8)) & 1;
+}
+
+/* `dst = src; dst += imm` (or -= imm), 64-bit, as one lea dst, [src + imm] in the mov's slot:
+ * no flags live between BPF instructions, and no jump lands on the add.  Returns whether it
+ * emitted that. */
+static int fuse_mov_add(struct jit_ctx *c, uint32_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	const struct insn_desc *descs = insn_descs(), *d = &descs[c->ids[i]], *d2;
+	int32_t imm;
+
+	if (c->blind || i + 1 >= c->cnt || c->ids[i + 1] < 0 || is_target(c, i + 1))
+		return 0;
+	d2 = &descs[c->ids[i + 1]];
+	if (d->kind != INSN_K_ALU || d->op != INSN_OP_MOV || d->bits != 64 ||
+	    BPF_SRC(d->code) != BPF_X || d->code != (BPF_ALU64 | BPF_MOV | BPF_X) || in->off ||
+	    in->dst_reg == in->src_reg)
+		return 0;
+	if (d2->kind != INSN_K_ALU || d2->bits != 64 || BPF_SRC(d2->code) != BPF_K ||
+	    in[1].dst_reg != in->dst_reg)
+		return 0;
+	if (d2->op == INSN_OP_ADD)
+		imm = in[1].imm;
+	else if (d2->op == INSN_OP_SUB && in[1].imm != INT32_MIN)
+		imm = -in[1].imm;
+	else
+		return 0;
+	emit_lea(&c->b, R(in->dst_reg), R(in->src_reg), imm);
+	return 1;
+}
+
 static void emit_program(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -936,8 +971,13 @@ static void emit_program(struct jit_ctx *c)
 	emit_prologue(c);
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		begin_segment(c, i);
-		if (c->ids[i] >= 0)
-			emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
+		if (c->ids[i] < 0)
+			continue;
+		if (fuse_mov_add(c, i)) {
+			begin_segment(c, ++i); /* the add: nothing of its own */
+			continue;
+		}
+		emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
 	}
 	begin_segment(c, c->cnt);
 	if (c->labels & (1u << LBL_EFAULT))
@@ -1088,7 +1128,7 @@ static int64_t branch_target(const struct insn_desc *d, const struct bpf_insn *i
 /* The constant r1 holds at the helper call in slot i, if an LD_IMM64 of a map (src_reg
  * PSEUDO_MAP_FD or PSEUDO_MAP_IDX) set it in the same basic block: no jump lands in between,
  * nothing in between writes r1. */
-static int r1_const_at(const struct jit_ctx *c, const uint8_t *target, uint32_t i, uint64_t *k)
+static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
 {
 	const struct insn_desc *descs = insn_descs();
 
@@ -1096,7 +1136,7 @@ static int r1_const_at(const struct jit_ctx *c, const uint8_t *target, uint32_t 
 		const struct bpf_insn *in = &c->insns[j];
 		const struct insn_desc *d;
 
-		if (target[(j + 1) / 8] & (1u << ((j + 1) % 8)))
+		if (is_target(c, j + 1))
 			return 0; /* another path reaches j + 1 */
 		if (c->ids[j] < 0)
 			continue; /* second slot of an LD_IMM64 */
@@ -1129,24 +1169,10 @@ static int r1_const_at(const struct jit_ctx *c, const uint8_t *target, uint32_t 
 static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 {
 	const struct insn_desc *descs = insn_descs();
-	uint8_t *target;
 	uint32_t cap = 0;
-	int err = 0;
 
 	if (!opts->resolve_call || !c->any_call)
 		return 0;
-	target = calloc(c->cnt / 8 + 1, 1);
-	if (!target)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < c->cnt; i++) {
-		int64_t t;
-
-		if (c->ids[i] < 0)
-			continue;
-		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
-		if (t >= 0) /* scan() checked 0 <= t < cnt */
-			target[t / 8] |= (uint8_t)(1u << (t % 8));
-	}
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		const struct bpf_insn *in = &c->insns[i];
 		const struct insn_desc *d;
@@ -1156,7 +1182,7 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 		if (c->ids[i] < 0)
 			continue;
 		d = &descs[c->ids[i]];
-		if (d->kind != INSN_K_CALL || d->op != INSN_OP_HELPER || !r1_const_at(c, target, i, &k))
+		if (d->kind != INSN_K_CALL || d->op != INSN_OP_HELPER || !r1_const_at(c, i, &k))
 			continue;
 		memset(&how, 0, sizeof(how));
 		if (!opts->resolve_call(opts->resolve_arg,
@@ -1171,17 +1197,34 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 
 			cap = cap ? 2 * cap : 8;
 			n = realloc(c->calls, cap * sizeof(*n));
-			if (!n) {
-				err = -ENOMEM;
-				break;
-			}
+			if (!n)
+				return -ENOMEM;
 			c->calls = n;
 		}
 		how.insn = i;
 		c->calls[c->ncalls++] = how;
 	}
-	free(target);
-	return err;
+	return 0;
+}
+
+/* c->target: where jumps and local calls land. */
+static int find_targets(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	c->target = calloc(c->cnt / 8 + 1, 1);
+	if (!c->target)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		int64_t t;
+
+		if (c->ids[i] < 0)
+			continue;
+		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
+		if (t >= 0) /* scan() checked 0 <= t < cnt */
+			c->target[t / 8] |= (uint8_t)(1u << (t % 8));
+	}
+	return 0;
 }
 
 /* Which callee-saved registers to push, and the frame below them. */
@@ -1260,6 +1303,9 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = scan(&c);
 	if (err)
 		goto free_tmp;
+	err = find_targets(&c);
+	if (err)
+		goto free_tmp;
 	err = resolve_calls(&c, &o);
 	if (err)
 		goto free_tmp;
@@ -1323,6 +1369,7 @@ free_image:
 	if (image != MAP_FAILED)
 		munmap(image, map_len);
 free_tmp:
+	free(c.target);
 	free(c.calls);
 	free(p);
 	free(prev);

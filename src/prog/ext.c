@@ -314,14 +314,20 @@ free_handle:
  * without maps there is nothing to protect (and a helper may then call bpf()). */
 static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_prog *h, void *ctx)
 {
-	u64 args[5] = { (uintptr_t)ctx, h->ctx_size }, r0 = 0;
+	u64 args[5], r0 = 0;
 
+	if (h->entry) { /* with maps */
+		rcu_read_lock();
+		r0 = h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
+		rcu_read_unlock();
+		return r0;
+	}
+	args[0] = (uintptr_t)ctx;
+	args[1] = h->ctx_size;
+	args[2] = args[3] = args[4] = 0;
 	if (h->uses_maps)
 		rcu_read_lock();
-	if (h->entry)
-		r0 = h->entry(args[0], args[1], 0, 0, 0).r0;
-	else
-		interp_exec(h->interp, args, &r0);
+	interp_exec(h->interp, args, &r0);
 	if (h->uses_maps)
 		rcu_read_unlock();
 	return r0;
