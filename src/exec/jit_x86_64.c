@@ -14,7 +14,9 @@
  * Machine model.  BPF r0..r10 live in rax, rdi, rsi, rdx, rcx, r8, rbx, r13, r14, r15, rbp (the
  * kernel's mapping: r1..r5 are the SysV argument registers, r6..r9 callee-saved, r0 the return
  * register).  r9, r10, r11 are scratch (r10 carries blinded immediates); r12 holds the top of
- * frame 0 when the program has bpf-to-bpf calls.  The entry is a SysV function returning
+ * frame 0 when the program has bpf-to-bpf calls.  A leaf program (no call of any kind, no
+ * blinding) whose instructions need no scratch register keeps r6..r8 in r9, r10, r11 instead,
+ * which need no saving.  The entry is a SysV function returning
  * struct jit_ret in rax:rdx (r0, status).  The prologue pushes only the callee-saved registers
  * the program uses, keeps rsp 16-byte aligned at every call, and zeroes r0 and r6..r9 as the
  * interpreter does.  BPF stack frames are 512 bytes, contiguous as in the interpreter (8 of
@@ -23,6 +25,11 @@
  * exit compares rbp with r12 to choose between ret and the epilogue, like the interpreter's
  * depth test.  Run-time errors and early exits (LD_ABS miss, unwind helper) jump to stubs that
  * reset rsp from r12 (or from the fixed frame size) and leave through the epilogue.
+ *
+ * Optimisations beyond one instruction at a time: `mov dst, src; add dst, imm` becomes one lea
+ * when no jump lands on the add (fuse_mov_add()), and helper calls whose r1 is a map known at
+ * compile time are replaced as jit_opts.resolve_call says (resolve_calls()): a direct call of
+ * the map's op, or inline array index arithmetic.
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
@@ -49,7 +56,13 @@ static const uint8_t bpf2x86[11] = {
     X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8,
     X86_RBX, X86_R13, X86_R14, X86_R15, X86_RBP,
 };
-#define R(bpf_reg) ((int)bpf2x86[bpf_reg])
+/* A leaf (no call of any kind) that needs none of the scratch registers keeps r6..r8 in them
+ * instead of callee-saved registers, which then need no push and pop (plan_frame()). */
+static const uint8_t bpf2x86_leaf[11] = {
+    X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8,
+    X86_R9,  X86_R10, X86_R11, X86_R15, X86_RBP,
+};
+#define R(bpf_reg) ((int)c->regs[bpf_reg])
 
 #define AUX_BLIND X86_R10 /* blinded immediates; also saves rdx around div */
 #define AUX X86_R11	  /* scratch: call targets, divisors, addresses, saved rcx */
@@ -101,6 +114,8 @@ struct jit_ctx {
 	uint32_t bpf_stack;  /* bytes of BPF stack below frame 0's top */
 	int blind;
 	uint64_t seed;
+	const uint8_t *regs; /* BPF register -> x86 register: bpf2x86 or bpf2x86_leaf */
+	uint8_t needs_aux;   /* some instruction uses AUX, AUX_SAVE or AUX_BLIND */
 	uint8_t *target;     /* bit per slot: some jump or local call lands there */
 	/* Helper calls replaced at compile time, by instruction index (scan()). */
 	struct jit_call *calls;
@@ -1006,6 +1021,35 @@ static int writes_reg(const struct insn_desc *d, const struct bpf_insn *in, int 
 	}
 }
 
+/* Whether the translation of the form may use a scratch register (calls aside: any call
+ * rules out the leaf mapping anyway).  Conservative: every multiplication by a constant,
+ * every atomic operation. */
+static int uses_aux(const struct insn_desc *d)
+{
+	switch (d->kind) {
+	case INSN_K_ALU:
+		switch (d->op) {
+		case INSN_OP_DIV:
+		case INSN_OP_MOD:
+		case INSN_OP_SDIV:
+		case INSN_OP_SMOD:
+			return 1;
+		case INSN_OP_LSH:
+		case INSN_OP_RSH:
+		case INSN_OP_ARSH:
+			return BPF_SRC(d->code) == BPF_X;
+		case INSN_OP_MUL:
+			return BPF_SRC(d->code) == BPF_K;
+		default:
+			return 0;
+		}
+	case INSN_K_ATOMIC:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Same checks and errors as interp_prepare(), then the JIT's own; fills ids and the facts. */
 static int scan(struct jit_ctx *c)
 {
@@ -1042,6 +1086,8 @@ static int scan(struct jit_ctx *c)
 			c->used |= (uint16_t)(1u << in->src_reg);
 		r10_written |= writes_reg(d, in, 10);
 		last_falls = d->kind != INSN_K_EXIT && d->kind != INSN_K_JA;
+		if (uses_aux(d))
+			c->needs_aux = 1;
 		switch (d->kind) {
 		case INSN_K_LDDW:
 			if (i + 1 >= cnt || insns[i + 1].code || insns[i + 1].dst_reg ||
@@ -1232,13 +1278,14 @@ static void plan_frame(struct jit_ctx *c)
 {
 	int uses_r10 = (c->used >> 10) & 1;
 
+	c->regs = !c->any_call && !c->needs_aux && !c->blind ? bpf2x86_leaf : bpf2x86;
 	c->nsaved = 0;
 	if (uses_r10 || c->local_calls)
 		c->saved[c->nsaved++] = X86_RBP;
 	if (c->local_calls)
 		c->saved[c->nsaved++] = ANCHOR;
 	for (int r = 6; r <= 9; r++) {
-		if (c->used & (1u << r)) {
+		if ((c->used & (1u << r)) && !(c->regs == bpf2x86_leaf && r <= 8)) {
 			c->saved[c->nsaved++] = R(r);
 			c->callee_saved[c->ncallee_saved++] = R(r);
 		}
