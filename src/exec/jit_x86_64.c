@@ -1298,6 +1298,42 @@ static void plan_frame(struct jit_ctx *c)
 	c->align_pad = (c->frame_size || c->any_call) && c->nsaved % 2 == 0 ? 8 : 0;
 }
 
+/* A RW mapping of len bytes, within rel32 reach of this library's code when the address space
+ * allows (as the kernel puts JIT code in its module area), so that helper and map calls are
+ * direct rel32 calls (emit_call_abs()); else wherever mmap puts it.  Images go downwards from
+ * 64 MiB below the code (away from the heap that grows above an executable), each at a fresh
+ * address: a hint already taken is skipped, and after 1 GiB of addresses the rest go anywhere. */
+#define NEAR_START (64u << 20)
+#define NEAR_SPAN (1u << 30)
+
+static uintptr_t near_next = NEAR_START; /* distance below the code of the next image's end */
+
+static uint8_t *map_near_text(size_t len, size_t page)
+{
+	uintptr_t text = (uintptr_t)&jit_compile & ~(uintptr_t)(page - 1);
+	void *p;
+
+	for (int tries = 0; tries < 4; tries++) {
+		uintptr_t cur = __atomic_load_n(&near_next, __ATOMIC_RELAXED), below, hint;
+
+		below = cur + len;
+		if (below > NEAR_SPAN || text < below + NEAR_START)
+			break;
+		if (!__atomic_compare_exchange_n(&near_next, &cur, below, 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue; /* another thread took it: try the next one */
+		hint = text - below;
+		p = mmap((void *)hint, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+		if (p == MAP_FAILED)
+			return p;
+		if ((uintptr_t)p == hint)
+			return p;
+		munmap(p, len); /* taken by something else: skip it */
+	}
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
 static int check_opts(const struct jit_opts *opts, struct jit_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -1372,8 +1408,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		if (pass == 0) {
 			/* Pass 0 is the largest any pass can be: map that much. */
 			map_len = (c.b.len + (size_t)page - 1) / (size_t)page * (size_t)page;
-			image = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			image = map_near_text(map_len, (size_t)page);
 			if (image == MAP_FAILED) {
 				err = -ENOMEM;
 				goto free_tmp;
