@@ -245,7 +245,9 @@ TEST(jit_resolve_needs_known_r1)
 	}
 }
 
-/* ---- end to end ---- */
+#endif /* __x86_64__ */
+
+/* ---- end to end (elsewhere both runs use the interpreter) ---- */
 
 static int map_new(uint32_t type, uint32_t value_size, uint32_t max)
 {
@@ -488,5 +490,3 @@ TEST(jit_map_calls_end_to_end_hash)
 		close(map[jit]);
 	}
 }
-
-#endif /* __x86_64__ */

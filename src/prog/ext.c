@@ -5,7 +5,8 @@
  * descriptions are turned into kernel-style prototypes (struct bpf_func_proto) in a table indexed
  * by helper id, and the program goes through the same path as BPF_PROG_LOAD after its attr checks
  * (prog_verify_install(): the verifier, the interpreter, an fd).  The handle holds one reference
- * on the program and its fd; running it goes straight to the interpreter.
+ * on the program and its fd; running it jumps straight into the JIT's code when the program
+ * uses no maps (else inside a read section), or runs the interpreter.
  *
  * Invariants: a loaded extension program's ext_mem holds, in one allocation, the interpreter's
  * helper table (nr_ext_helpers function pointers, NULL for unregistered ids), then the
