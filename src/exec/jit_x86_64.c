@@ -117,6 +117,7 @@ struct jit_ctx {
 	const uint8_t *regs; /* BPF register -> x86 register: bpf2x86 or bpf2x86_leaf */
 	uint8_t needs_aux;   /* some instruction uses AUX, AUX_SAVE or AUX_BLIND */
 	uint8_t *target;     /* bit per slot: some jump or local call lands there */
+	uint8_t *fuse;	     /* bit per slot: a mov fused with the add after it (fusable()) */
 	/* Helper calls replaced at compile time, by instruction index (scan()). */
 	struct jit_call *calls;
 	uint32_t ncalls;
@@ -946,32 +947,33 @@ static int is_target(const struct jit_ctx *c, uint32_t i)
 	return (c->target[i / 8] >> (i % 8)) & 1;
 }
 
-/* `dst = src; dst += imm` (or -= imm), 64-bit, as one lea dst, [src + imm] in the mov's slot:
- * no flags live between BPF instructions, and no jump lands on the add.  Returns whether it
- * emitted that. */
+/* Whether slot i is `dst = src; dst += imm` (or -= imm), 64-bit, with no jump landing on the
+ * add: then one lea dst, [src + imm] in the mov's slot does both (no flags live between BPF
+ * instructions).  Decided once, in find_targets(). */
+static int fusable(const struct jit_ctx *c, uint32_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	const struct insn_desc *descs = insn_descs(), *d2;
+
+	if (in->code != (BPF_ALU64 | BPF_MOV | BPF_X) || in->off || in->dst_reg == in->src_reg ||
+	    c->blind || i + 1 >= c->cnt || c->ids[i] < 0 || c->ids[i + 1] < 0 ||
+	    is_target(c, i + 1))
+		return 0;
+	d2 = &descs[c->ids[i + 1]];
+	return d2->kind == INSN_K_ALU && d2->bits == 64 && BPF_SRC(d2->code) == BPF_K &&
+	       in[1].dst_reg == in->dst_reg &&
+	       (d2->op == INSN_OP_ADD || (d2->op == INSN_OP_SUB && in[1].imm != INT32_MIN));
+}
+
+/* The fused mov + add of slots i, i + 1 (fusable()), if slot i is one. */
 static int fuse_mov_add(struct jit_ctx *c, uint32_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
-	const struct insn_desc *descs = insn_descs(), *d = &descs[c->ids[i]], *d2;
-	int32_t imm;
 
-	if (c->blind || i + 1 >= c->cnt || c->ids[i + 1] < 0 || is_target(c, i + 1))
+	if (!((c->fuse[i / 8] >> (i % 8)) & 1))
 		return 0;
-	d2 = &descs[c->ids[i + 1]];
-	if (d->kind != INSN_K_ALU || d->op != INSN_OP_MOV || d->bits != 64 ||
-	    BPF_SRC(d->code) != BPF_X || d->code != (BPF_ALU64 | BPF_MOV | BPF_X) || in->off ||
-	    in->dst_reg == in->src_reg)
-		return 0;
-	if (d2->kind != INSN_K_ALU || d2->bits != 64 || BPF_SRC(d2->code) != BPF_K ||
-	    in[1].dst_reg != in->dst_reg)
-		return 0;
-	if (d2->op == INSN_OP_ADD)
-		imm = in[1].imm;
-	else if (d2->op == INSN_OP_SUB && in[1].imm != INT32_MIN)
-		imm = -in[1].imm;
-	else
-		return 0;
-	emit_lea(&c->b, R(in->dst_reg), R(in->src_reg), imm);
+	emit_lea(&c->b, R(in->dst_reg), R(in->src_reg),
+		 (in[1].code & 0xf0) == BPF_SUB ? -in[1].imm : in[1].imm);
 	return 1;
 }
 
@@ -1253,14 +1255,17 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 	return 0;
 }
 
-/* c->target: where jumps and local calls land. */
+/* c->target: where jumps and local calls land; c->fuse: the movs fused with an add. */
 static int find_targets(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
 
-	c->target = calloc(c->cnt / 8 + 1, 1);
+	uint32_t n = c->cnt / 8 + 1;
+
+	c->target = calloc(2, n);
 	if (!c->target)
 		return -ENOMEM;
+	c->fuse = c->target + n;
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		int64_t t;
 
@@ -1270,6 +1275,9 @@ static int find_targets(struct jit_ctx *c)
 		if (t >= 0) /* scan() checked 0 <= t < cnt */
 			c->target[t / 8] |= (uint8_t)(1u << (t % 8));
 	}
+	for (uint32_t i = 0; i < c->cnt; i++)
+		if (fusable(c, i))
+			c->fuse[i / 8] |= (uint8_t)(1u << (i % 8));
 	return 0;
 }
 
