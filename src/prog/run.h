@@ -68,4 +68,15 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64 *r0,
 		 u32 *duration);
 
+/* Runs a prepared program once: its native code when the JIT took it, else the interpreter.
+ * r0 is 0 after a run-time error, as on the kernel.  (One run outside a read section; repeated
+ * runs: prog_repeat().) */
+static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
+{
+	if (prog->jit)
+		jit_exec(prog->jit, args, r0);
+	else
+		interp_exec(prog->interp, args, r0);
+}
+
 #endif
