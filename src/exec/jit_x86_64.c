@@ -116,7 +116,8 @@ struct jit_ctx {
 	uint64_t seed;
 	const uint8_t *regs; /* BPF register -> x86 register: bpf2x86 or bpf2x86_leaf */
 	uint8_t needs_aux;   /* some instruction uses AUX, AUX_SAVE or AUX_BLIND */
-	uint8_t *target;     /* bit per slot: some jump or local call lands there */
+	uint8_t *target;     /* bit per slot: some jump or local call lands there (only
+			      * computed for resolve_calls()) */
 	/* Helper calls replaced at compile time, by instruction index (scan()). */
 	struct jit_call *calls;
 	uint32_t ncalls;
@@ -1177,6 +1178,26 @@ static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
 	return 0;
 }
 
+/* c->target: where jumps and local calls land. */
+static int find_targets(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	c->target = calloc(c->cnt / 8 + 1, 1);
+	if (!c->target)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		int64_t t;
+
+		if (c->ids[i] < 0)
+			continue;
+		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
+		if (t >= 0) /* scan() checked 0 <= t < cnt */
+			c->target[t / 8] |= (uint8_t)(1u << (t % 8));
+	}
+	return 0;
+}
+
 /* Asks opts->resolve_call about every helper call with a known r1; fills c->calls. */
 static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 {
@@ -1185,6 +1206,8 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 
 	if (!opts->resolve_call || !c->any_call)
 		return 0;
+	if (find_targets(c))
+		return -ENOMEM;
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		const struct bpf_insn *in = &c->insns[i];
 		const struct insn_desc *d;
@@ -1215,26 +1238,6 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 		}
 		how.insn = i;
 		c->calls[c->ncalls++] = how;
-	}
-	return 0;
-}
-
-/* c->target: where jumps and local calls land. */
-static int find_targets(struct jit_ctx *c)
-{
-	const struct insn_desc *descs = insn_descs();
-
-	c->target = calloc(c->cnt / 8 + 1, 1);
-	if (!c->target)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < c->cnt; i++) {
-		int64_t t;
-
-		if (c->ids[i] < 0)
-			continue;
-		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
-		if (t >= 0) /* scan() checked 0 <= t < cnt */
-			c->target[t / 8] |= (uint8_t)(1u << (t % 8));
 	}
 	return 0;
 }
@@ -1350,9 +1353,6 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	if (!c.ids || !addr || !prev || !p)
 		goto free_tmp;
 	err = scan(&c);
-	if (err)
-		goto free_tmp;
-	err = find_targets(&c);
 	if (err)
 		goto free_tmp;
 	err = resolve_calls(&c, &o);
