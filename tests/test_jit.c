@@ -322,6 +322,25 @@ TEST(jit_code_shape)
 	CHECK(code_len("mov %r0, %r1\ndiv %r0, 7\nexit", 0) <
 	      code_len("mov %r0, %r1\nmov %r2, 7\ndiv %r0, %r2\nexit", 0) - 5);
 	CHECK_EQ(code_len("mov %r0, %r1\ndiv %r0, 8\nexit", 0), 3 + 4 + 2 + 1);
+	/* A leaf keeps r6 in a scratch register (no push rbx); not when it needs the scratch
+	 * registers (a division) or calls. */
+	REQUIRE_EQ(jit_asm("mov %r6, %r1\nlsh %r6, 1\nmov %r0, %r6\nexit", 0, &p, "leaf r6"), 0);
+	code = jit_code(p, &len);
+	CHECK(code[0] != 0x53);
+	jit_free(p);
+	REQUIRE_EQ(jit_asm("mov %r6, %r1\ndiv %r6, %r2\nmov %r0, %r6\nexit", 0, &p, "div r6"), 0);
+	code = jit_code(p, &len);
+	CHECK_EQ(code[0], 0x53);
+	jit_free(p);
+	{
+		uint64_t r0 = 0;
+
+		CHECK_EQ(run_jit_asm("mov %r6, %r1\nmov %r7, 3\nmov %r8, %r6\nadd %r8, %r7\n"
+				     "lsh %r8, 2\nmov %r9, %r8\nsub %r9, 1\nmov %r0, %r9\nexit",
+				     5, 0, &r0, "leaf r6..r9"),
+			 0);
+		CHECK_EQ(r0, 31);
+	}
 	/* Short jumps where they fit: a 3-instruction loop body jumps back with rel8. */
 	CHECK(code_len("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0) <= 20);
 	/* Blinding makes code longer but changes no result (see jit_semantics). */

@@ -57,6 +57,43 @@ static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 	return (u64)(s64)m->ops->delete(m, PTR(key));
 }
 
+/* jit_opts.resolve_call for a loaded program: a map helper whose map the JIT knows becomes a
+ * direct call of the map's op (no helper and no ops indirection; int results sign-extended as
+ * the helpers do), and an array map's lookup becomes inline index arithmetic, as the kernel's
+ * JIT does with map_gen_lookup.  r1 must be one of the maps the verifier recorded for prog. */
+int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how)
+{
+	const struct bpf_prog *prog = arg;
+	struct bpf_map *m = NULL;
+	u32 elem_size;
+	void *base;
+
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		if ((uintptr_t)prog->used_maps[i] == r1)
+			m = prog->used_maps[i];
+	if (!m)
+		return 0;
+	if (fn == (const void *)h_map_lookup_elem) {
+		if (m->ops->array_base && (base = m->ops->array_base(m, &elem_size))) {
+			how->kind = JIT_CALL_ARRAY;
+			how->base = (uintptr_t)base;
+			how->elem_size = elem_size;
+			how->max_entries = m->max_entries;
+			return 1;
+		}
+		how->kind = JIT_CALL_DIRECT;
+		how->fn = (const void *)m->ops->lookup_ptr;
+		return how->fn != NULL;
+	}
+	how->kind = JIT_CALL_DIRECT;
+	how->sext32 = 1;
+	if (fn == (const void *)h_map_update_elem)
+		how->fn = (const void *)m->ops->update;
+	else if (fn == (const void *)h_map_delete_elem)
+		how->fn = (const void *)m->ops->delete;
+	return how->fn != NULL;
+}
+
 /* ---- time, cpu, randomness, current task ---- */
 
 static u64 clock_ns(clockid_t clk)

@@ -24,6 +24,24 @@
 
 #include "exec/interp.h"
 
+/* A helper call replaced at compile time (jit_opts.resolve_call). */
+struct jit_call {
+	enum {
+		/* call fn with the helper's arguments (r1..r5); its result is r0, sign-extended
+		 * from 32 bits if sext32 (an int-returning map op standing for a helper) */
+		JIT_CALL_DIRECT = 1,
+		/* inline: r0 = *(u32 *)r2 < max_entries ? base + *(u32 *)r2 * elem_size : 0 (an
+		 * array map's lookup_elem); r1..r5 are left unspecified as after a call */
+		JIT_CALL_ARRAY,
+	} kind;
+	int sext32;
+	const void *fn;
+	uint64_t base;
+	uint32_t elem_size;
+	uint32_t max_entries;
+	uint32_t insn; /* (the JIT's own: the call instruction) */
+};
+
 /* Options.  sz must be sizeof(struct jit_opts) as the caller knows it (a smaller, older struct is
  * fine; a larger one must have zero bytes past the last field this library knows). */
 struct jit_opts {
@@ -36,8 +54,17 @@ struct jit_opts {
 	/* Key seed for blinding; 0 draws one from getrandom().  Nonzero makes the code reproducible
 	 * (tests). */
 	uint64_t blind_seed;
+	/* Compile-time resolution of helper calls (NULL: every helper call goes through the
+	 * helper table).  For each call of a helper whose r1 is a known constant k at the call
+	 * (an LD_IMM64 of k into r1 with src_reg BPF_PSEUDO_MAP_FD or BPF_PSEUDO_MAP_IDX earlier in
+	 * the same basic block, r1 not written since), the JIT calls
+	 * resolve_call(resolve_arg, fn, k, &how) once, fn being the helper table's entry; it
+	 * returns nonzero after filling how to replace the call (the kernel's map_gen_lookup and
+	 * direct map calls), 0 to keep the helper call. */
+	int (*resolve_call)(void *arg, const void *fn, uint64_t r1, struct jit_call *how);
+	void *resolve_arg;
 };
-#define JIT_OPTS_LAST_FIELD blind_seed
+#define JIT_OPTS_LAST_FIELD resolve_arg
 
 struct jit_prog;
 

@@ -174,6 +174,14 @@ static void *array_lookup_ptr(struct bpf_map *map, const void *key)
 	return index < map->max_entries ? array_elem(array_of(map), index) : NULL;
 }
 
+static void *array_base(struct bpf_map *map, u32 *elem_size)
+{
+	struct bpf_array *a = array_of(map);
+
+	*elem_size = a->elem_size;
+	return a->values;
+}
+
 static int array_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
 	struct bpf_array *a = array_of(map);
@@ -232,6 +240,7 @@ const struct bpf_map_ops array_map_ops = {
 	.free = array_free,
 	.lookup = array_lookup,
 	.lookup_ptr = array_lookup_ptr,
+	.array_base = array_base,
 	.update = array_update,
 	.delete = array_delete,
 	.get_next_key = array_get_next_key,

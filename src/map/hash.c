@@ -73,9 +73,31 @@ static inline void *elem_value(struct bpf_htab *h, struct htab_elem *e)
 	return e->data + h->key_round;
 }
 
-static inline u32 htab_hash(struct bpf_htab *h, const void *key)
+/* The last 4-byte key this thread hashed, with its seed and hash: a program that looks a key
+ * up and then updates it (the common pattern) hashes it once.  jhash() is a pure function of
+ * (key, length, seed), so the memo needs no invalidation. */
+struct hash_memo {
+	u32 key, seed, hash;
+	bool valid;
+};
+static __thread struct hash_memo hash_memo __attribute__((tls_model("initial-exec")));
+
+/* Inlined: out of line it costs a call per lookup and per update. */
+static inline __attribute__((always_inline)) u32 htab_hash(struct bpf_htab *h, const void *key)
 {
-	return jhash(key, h->map.key_size, h->hashrnd);
+	struct hash_memo *m = &hash_memo;
+	u32 k;
+
+	if (h->map.key_size != 4)
+		return jhash(key, h->map.key_size, h->hashrnd);
+	memcpy(&k, key, 4);
+	if (!m->valid || m->key != k || m->seed != h->hashrnd) {
+		m->key = k;
+		m->seed = h->hashrnd;
+		m->hash = jhash(key, 4, h->hashrnd);
+		m->valid = true;
+	}
+	return m->hash;
 }
 
 static inline struct bucket *htab_bucket(struct bpf_htab *h, u32 hash)
@@ -201,7 +223,8 @@ static struct htab_elem *chain_find(struct bpf_htab *h, struct bucket *b, u32 ha
 	struct htab_elem **pp = &b->head, *e;
 
 	for (; (e = *pp); pp = &e->next)
-		if (e->hash == hash && !memcmp(elem_key(e), key, h->map.key_size)) {
+		/* racy_equal: an inline compare (one for 4-byte keys), where memcmp is a call */
+		if (e->hash == hash && racy_equal(elem_key(e), key, h->map.key_size)) {
 			if (link)
 				*link = pp;
 			return e;

@@ -43,6 +43,10 @@ struct bpf_map_ops {
 	 * valid while the map lives (elements are reused, never freed), as the kernel's RCU
 	 * guarantees for a program. */
 	void *(*lookup_ptr)(struct bpf_map *map, const void *key);
+	/* For JITs (the kernel's map_gen_lookup): when lookup_ptr(key) is always
+	 * index < max_entries ? base + index * *elem_size : NULL for the u32 index at key, with
+	 * base fixed for the map's life, returns base and sets *elem_size (NULL: not so). */
+	void *(*array_base)(struct bpf_map *map, u32 *elem_size);
 	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
 	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
 };

@@ -5,7 +5,8 @@
  * descriptions are turned into kernel-style prototypes (struct bpf_func_proto) in a table indexed
  * by helper id, and the program goes through the same path as BPF_PROG_LOAD after its attr checks
  * (prog_verify_install(): the verifier, the interpreter, an fd).  The handle holds one reference
- * on the program and its fd; running it goes straight to the interpreter.
+ * on the program and its fd; running it jumps straight into the JIT's code when the program
+ * uses no maps (else inside a read section), or runs the interpreter.
  *
  * Invariants: a loaded extension program's ext_mem holds, in one allocation, the interpreter's
  * helper table (nr_ext_helpers function pointers, NULL for unregistered ids), then the
@@ -34,11 +35,17 @@
 #define EXT_NAME_MAX 64		/* longest helper name with its NUL */
 #define EXT_TEST_CTX_MAX 65536u	/* ctx_size_in limit of BPF_PROG_TEST_RUN (the kernel: a page) */
 
+/* The JIT's entry seen as returning r0 only: it returns struct jit_ret in rax:rdx, so r0 is
+ * exactly what a function returning a u64 leaves in rax (rdx is call-clobbered either way).
+ * Called through this type, userbpf_prog_run()'s hot path is a tail jump into the code. */
+typedef uint64_t (*jit_r0_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5);
+
 struct userbpf_prog {
+	jit_r0_fn fast_entry;			/* entry when it needs no read section, or NULL */
+	u64 ctx_size;				/* (first: the hot path reads one cache line) */
 	struct bpf_prog *prog;			/* one reference held */
 	const struct interp_prog *interp;	/* prog->interp */
 	jit_entry_fn entry;			/* prog->jit's code, called directly; or NULL */
-	u64 ctx_size;
 	bool uses_maps;				/* run inside a read section */
 	int fd;
 };
@@ -289,6 +296,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	h->entry = prog->jit ? jit_entry(prog->jit) : NULL;
 	h->ctx_size = prog->ctx_size;
 	h->uses_maps = prog->used_map_cnt > 0;
+	h->fast_entry = h->uses_maps || !h->entry ? NULL : (jit_r0_fn)(void (*)(void))h->entry;
 	h->fd = fd;
 	*out = h;
 	return 0;
@@ -302,25 +310,37 @@ free_handle:
 	return err;
 }
 
-uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
+/* Everything but the hot path: the interpreter, or native code inside a read section.  Map
+ * helpers hand out pointers to elements that a concurrent delete frees after a grace period;
+ * without maps there is nothing to protect (and a helper may then call bpf()). */
+static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_prog *h, void *ctx)
 {
-	u64 args[5] = { (uintptr_t)ctx, h->ctx_size }, r0 = 0;
+	u64 args[5], r0 = 0;
 
-	/* The hot path: native code without maps needs no read section and no wrapper. */
-	if (likely(h->entry && !h->uses_maps))
-		return h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
-
-	/* Map helpers hand out pointers to elements that a concurrent delete frees after a grace
-	 * period; without maps there is nothing to protect (and a helper may then call bpf()). */
+	if (h->entry) { /* with maps */
+		rcu_read_lock();
+		r0 = h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
+		rcu_read_unlock();
+		return r0;
+	}
+	args[0] = (uintptr_t)ctx;
+	args[1] = h->ctx_size;
+	args[2] = args[3] = args[4] = 0;
 	if (h->uses_maps)
 		rcu_read_lock();
-	if (h->entry)
-		r0 = h->entry(args[0], args[1], 0, 0, 0).r0;
-	else
-		interp_exec(h->interp, args, &r0);
+	interp_exec(h->interp, args, &r0);
 	if (h->uses_maps)
 		rcu_read_unlock();
 	return r0;
+}
+
+uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
+{
+	/* The hot path: native code without maps needs no read section and no wrapper, and the
+	 * call is a tail call. */
+	if (likely(h->fast_entry))
+		return h->fast_entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0);
+	return prog_run_slow(h, ctx);
 }
 
 int userbpf_prog_fd(const struct userbpf_prog *h)
@@ -339,14 +359,6 @@ void userbpf_prog_free(struct userbpf_prog *h)
 
 /* ---- BPF_PROG_TEST_RUN ---- */
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000u + (u64)ts.tv_nsec;
-}
-
 /* The context is ctx_in (at most ctx_size bytes, the rest zero; bytes of ctx_in beyond ctx_size
  * must be zero: E2BIG, as bpf_ctx_init()); ctx_out gets it back after the last run (ENOSPC when
  * ctx_size_out is smaller, with ctx_size_out set to ctx_size).  There is no packet: data_in and
@@ -356,8 +368,8 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 {
 	const u8 *in = u64_to_ptr(attr->test.ctx_in);
 	u8 *out = u64_to_ptr(attr->test.ctx_out);
-	u32 size = prog->ctx_size, repeat = attr->test.repeat ? attr->test.repeat : 1;
-	u64 args[5], r0 = 0, start, spent;
+	u32 size = prog->ctx_size, repeat = attr->test.repeat, duration = 0;
+	u64 args[5], r0 = 0;
 	u8 *ctx = NULL;
 	int err = 0;
 
@@ -380,13 +392,7 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	args[1] = size;
 	args[2] = args[3] = args[4] = 0;
 
-	start = now_ns();
-	for (u32 i = 0; i < repeat; i++) {
-		rcu_read_lock();
-		prog_exec(prog, args, &r0);
-		rcu_read_unlock();
-	}
-	spent = (now_ns() - start) / repeat;
+	prog_repeat(prog, args, repeat, &r0, &duration);
 
 	if (out) {
 		u32 n = attr->test.ctx_size_out < size ? attr->test.ctx_size_out : size;
@@ -398,7 +404,7 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		uattr->test.ctx_size_out = size;
 	}
 	uattr->test.retval = (u32)r0;
-	uattr->test.duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
+	uattr->test.duration = duration;
 	free(ctx);
 	return err;
 }

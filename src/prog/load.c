@@ -140,6 +140,8 @@ int prog_prepare(struct bpf_prog *prog)
 		struct jit_opts opts = { .sz = sizeof(opts) };
 
 		opts.blind = setting(&jit_harden, "USERBPF_JIT_HARDEN", 0);
+		opts.resolve_call = prog_resolve_call;
+		opts.resolve_arg = prog;
 		/* Any failure (not x86-64, out of memory) leaves the interpreter in charge. */
 		if (jit_compile(prog->insns, prog->len, &env, &opts, &prog->jit))
 			prog->jit = NULL;

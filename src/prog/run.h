@@ -51,6 +51,10 @@ const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf);
  * and returns how many entries it filled (src/exec/helpers.c). */
 u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n);
 
+/* jit_opts.resolve_call for a verified program (arg: the struct bpf_prog): direct calls of map
+ * ops and inline array lookups for map helpers whose map is known (src/exec/helpers.c). */
+int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how);
+
 /* Prepares prog (verified) for the interpreter: prog->interp.  0 or -errno. */
 int prog_prepare(struct bpf_prog *prog);
 
@@ -58,12 +62,15 @@ int prog_prepare(struct bpf_prog *prog);
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
-/* Runs prog once on ctx inside a read section; returns r0 (0 after a run-time error, which a
- * verified program cannot have). */
-u32 prog_run(const struct bpf_prog *prog, void *ctx);
+/* The kernel's bpf_test_run() loop: runs prog repeat times (0 means 1) with r1..r5 = args,
+ * inside read sections; *r0 gets the last run's r0 (0 after a run-time error, which a verified
+ * program cannot have), *duration the mean ns per run saturated to u32. */
+void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64 *r0,
+		 u32 *duration);
 
 /* Runs a prepared program once: its native code when the JIT took it, else the interpreter.
- * r0 is 0 after a run-time error, as on the kernel. */
+ * r0 is 0 after a run-time error, as on the kernel.  (One run outside a read section; repeated
+ * runs: prog_repeat().) */
 static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
 {
 	if (prog->jit)
