@@ -8,6 +8,12 @@
  * is specialised at compile time for that form.  Dispatch is "goto *pc->handler" at the end of
  * every handler (threaded code), so the CPU predicts each transition separately.
  *
+ * Superinstructions.  A third decoder pass, once every jump target is known, gives the record of
+ * the first instruction of a few hot idioms (packet bounds check, load then accumulate, counter
+ * increment and branch; interp_fuse.h) a fused handler that runs the whole idiom and skips its
+ * other records.  Those records keep their plain handlers, so a call returning into them still
+ * works; an idiom is never fused when one of its later instructions is a jump target.
+ *
  * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
  * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
  * low half); signed division truncates toward zero, INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0;
@@ -18,7 +24,8 @@
  *
  * Checked variant.  interp_checked.c compiles this file again with INTERP_CHECKED: every dispatch
  * then calls chk_step() first (register initialisation, memory regions, helper arguments; see
- * interp_checked.h).  Without the macro DISPATCH() is the bare computed goto.
+ * interp_checked.h), and nothing is fused, so each instruction is checked on its own.  Without
+ * the macro DISPATCH() is the bare computed goto.
  *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
@@ -38,9 +45,11 @@
 #define interp_exec interp_checked_exec_unused_
 #define interp_run interp_checked_run_unused_
 #define interp_len interp_checked_len_unused_
+#define interp_fused_len interp_checked_fused_len_unused_
 #include "exec/interp_checked.h"
 #endif
 #include "exec/interp.h"
+#include "exec/interp_fuse.h"
 
 struct dinsn {
 	/* Label in run() that executes this record. */
@@ -57,6 +66,8 @@ struct dinsn {
 	int16_t off;
 	/* Register numbers, 0..10. */
 	uint8_t dst, src;
+	/* Fused records only (struct fuse): a third register or a second immediate. */
+	int32_t aux;
 #ifdef INTERP_CHECKED
 	/* The form (enum insn_id) and the raw imm, for the checks. */
 	uint16_t id;
@@ -78,6 +89,7 @@ enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL__COUNT };
 struct label_table {
 	const void *const *form; /* indexed by enum insn_id */
 	const void *const *extra; /* indexed by XL_* */
+	const void *const *fused; /* indexed by enum fuse_id; NULL in the checked build */
 };
 
 /* --- Operation bodies, selected by token pasting on the list's op and bits. --- */
@@ -285,10 +297,20 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	const struct dinsn *pc;
 	unsigned int depth = 0; /* frames pushed by bpf-to-bpf calls */
 	uintptr_t stack_top = (uintptr_t)stack + sizeof(stack);
+#ifndef INTERP_CHECKED
+#define X_FLABEL_(name, ...) &&L_F_##name,
+	static const void *const fused_labels[FUSE__COUNT] = { FUSE_LIST(X_FLABEL_) };
+#undef X_FLABEL_
+#endif
 
 	if (!p) {
 		labels->form = form_labels;
 		labels->extra = extra_labels;
+#ifndef INTERP_CHECKED
+		labels->fused = fused_labels;
+#else
+		labels->fused = NULL;
+#endif
 		return 0;
 	}
 	R[10] = stack_top;
@@ -401,6 +423,59 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	INSN_LIST(X_BODY_)
 #undef X_BODY_
 
+#ifndef INTERP_CHECKED
+/* Superinstructions (interp_fuse.h).  Each writes what its instructions write, in their order:
+ * a later read of a register the sequence wrote (R[pc->aux], SRC) sees the new value. */
+#define FUSED_BND(op, bits)                                                                        \
+	{                                                                                          \
+		uint64_t val_ = SRC + pc->k;                                                         \
+                                                                                                   \
+		DST = val_;                                                                          \
+		if (CMP64_##op(val_, R[pc->aux]))                                                    \
+			JUMP(pc->u.target);                                                        \
+	}                                                                                          \
+	pc += 3;                                                                                   \
+	DISPATCH();
+#define FUSED_LDA(op, bits)                                                                        \
+	{                                                                                          \
+		uint64_t val_ = LOAD(bits, ADDR(SRC, pc->off));                                      \
+                                                                                                   \
+		DST = val_;                                                                          \
+		R[pc->aux] = ALU64_##op(R[pc->aux], val_);                                           \
+	}                                                                                          \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_AJ(op, operand)                                                                      \
+	{                                                                                          \
+		uint64_t val_ = DST + pc->k;                                                         \
+                                                                                                   \
+		DST = val_;                                                                          \
+		if (CMP64_##op(val_, operand))                                                       \
+			JUMP(pc->u.target);                                                        \
+	}                                                                                          \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_AJK(op, bits) FUSED_AJ(op, (uint64_t)(int64_t)pc->aux)
+#define FUSED_AJR(op, bits) FUSED_AJ(op, SRC)
+#define FUSED_AJ2(op, w, operand)                                                             \
+	R[w] += (uint64_t)(int64_t)pc->off;                                                        \
+	{                                                                                          \
+		uint64_t val_ = DST + pc->k;                                                       \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (CMP64_##op(val_, operand))                                                     \
+			JUMP(pc->u.target);                                                        \
+	}                                                                                          \
+	pc += 3;                                                                                   \
+	DISPATCH();
+#define FUSED_AJ2K(op, bits) FUSED_AJ2(op, pc->src, (uint64_t)(int64_t)pc->aux)
+#define FUSED_AJ2R(op, bits) FUSED_AJ2(op, pc->aux, SRC)
+#define X_FBODY_(name, kind, op, bits)                                                             \
+	L_F_##name : FUSED_##kind(op, bits)
+	FUSE_LIST(X_FBODY_)
+#undef X_FBODY_
+#endif
+
 L_CALL_UNWIND:
 	R[0] = pc->u.fn(HELPER_ARGS);
 	if (R[0] == 0)
@@ -414,9 +489,14 @@ L_TRAP_SLOT2:
 
 /* --- Decoder. --- */
 
-static int check_target(const struct interp_prog *p, const uint8_t *slot2, int64_t t)
+/* Per-slot marks: the second slot of an LD_IMM64; a jump or call target.  Either keeps the slot
+ * out of the inside of a superinstruction (fuse_match()'s no_entry). */
+#define MARK_SLOT2 1
+#define MARK_TARGET 2
+
+static int check_target(const struct interp_prog *p, const uint8_t *mark, int64_t t)
 {
-	if (t < 0 || t >= (int64_t)p->cnt || slot2[t])
+	if (t < 0 || t >= (int64_t)p->cnt || (mark[t] & MARK_SLOT2))
 		return -EINVAL;
 	return 0;
 }
@@ -429,7 +509,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	struct label_table labels;
 	struct interp_prog *p;
 	int16_t first[256];
-	uint8_t *slot2;
+	uint8_t *mark;
 	int err = -EINVAL;
 
 	*out = NULL;
@@ -444,8 +524,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 #endif
 	insn_first_of(first);
 	p = calloc(1, sizeof(*p) + (cnt + 1) * sizeof(p->insns[0]));
-	slot2 = calloc(cnt, 1);
-	if (!p || !slot2) {
+	mark = calloc(cnt, 1);
+	if (!p || !mark) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -459,7 +539,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		int id = insn_find_fast(first, in);
 		const struct insn_desc *desc;
 
-		if (slot2[i]) {
+		if (mark[i] & MARK_SLOT2) {
 			d->handler = labels.extra[XL_TRAP_SLOT2];
 			continue;
 		}
@@ -488,7 +568,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			/* The loader resolves pseudo forms into the value: load it verbatim. */
 			d->k = (uint64_t)(uint32_t)in->imm |
 			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
-			slot2[i + 1] = 1;
+			mark[i + 1] = MARK_SLOT2;
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -520,7 +600,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		const struct insn_desc *desc;
 		int64_t t;
 
-		if (slot2[i])
+		if (mark[i] & MARK_SLOT2)
 			continue;
 		desc = &descs[insn_find_fast(first, in)];
 		if (desc->code == (BPF_JMP32 | BPF_JA))
@@ -531,16 +611,36 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			t = (int64_t)i + 1 + in->imm;
 		else
 			continue;
-		if (check_target(p, slot2, t))
+		if (check_target(p, mark, t))
 			goto fail;
 		p->insns[i].u.target = &p->insns[t];
+		mark[t] |= MARK_TARGET;
 	}
+#ifndef INTERP_CHECKED
+	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
+	 * record per instruction so that every access is checked on its own. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		struct dinsn *d = &p->insns[i];
+		struct fuse f;
+
+		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, &f))
+			continue;
+		/* A jump's target comes from the last record, not yet rewritten (i ascends). */
+		d->u = p->insns[i + f.len - 1].u;
+		d->handler = labels.fused[f.id];
+		d->dst = f.dst;
+		d->src = f.src;
+		d->off = f.off;
+		d->aux = f.aux;
+		d->k = (uint64_t)(int64_t)f.imm;
+	}
+#endif
 	p->insns[cnt].handler = labels.extra[XL_TRAP_END];
-	free(slot2);
+	free(mark);
 	*out = p;
 	return 0;
 fail:
-	free(slot2);
+	free(mark);
 	free(p);
 	return err;
 }
@@ -569,6 +669,17 @@ uint64_t interp_run(const struct interp_prog *p, uint64_t r1, uint64_t r2)
 uint32_t interp_len(const struct interp_prog *p)
 {
 	return p->cnt;
+}
+
+uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i)
+{
+	struct label_table labels;
+
+	run(NULL, NULL, &labels);
+	for (int id = 0; i < p->cnt && id < FUSE__COUNT; id++)
+		if (p->insns[i].handler == labels.fused[id])
+			return fuse_len((enum fuse_id)id);
+	return 0;
 }
 
 #endif /* !INTERP_CHECKED */

@@ -74,6 +74,10 @@ uint64_t interp_run(const struct interp_prog *p, uint64_t r1, uint64_t r2);
 /* Number of instruction slots of p. */
 uint32_t interp_len(const struct interp_prog *p);
 
+/* Number of instructions the record of instruction i runs as one superinstruction (see
+ * interp_fuse.h), or 0 if it is not fused.  For tests. */
+uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i);
+
 void interp_free(struct interp_prog *p);
 
 #endif /* USERBPF_EXEC_INTERP_H */
