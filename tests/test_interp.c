@@ -536,7 +536,37 @@ static const struct fuse_case fuse_cases[] = {
 	  "mov %r1, 0x0506\nstxh [%r10-4], %r1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\n"
 	  "add %r3, -3\nmov %r0, 0\nmov %r4, 0\nl:\nmov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, d\n"
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nadd %r2, 2\nadd %r4, 1\njlt %r4, 100, l\nd:\n"
-	  "mul %r0, 100\nadd %r0, %r4\nexit", 12, 3, (0x0102 + 0x0304) * 100 + 2 },
+	  "mul %r0, 100\nadd %r0, %r4\nexit", 12, 5, (0x0102 + 0x0304) * 100 + 2 },
+
+	/* BNDL: BND then LDA.  r2 points at the bytes 01 02 03 04, r3 is 8 bytes further; the
+	 * result packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2). */
+#define BNDL_PRE                                                                                   \
+	"mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\n"   \
+	"mov %r0, 100\n"
+#define BNDL_OUT                                                                                   \
+	"lsh %r0, 16\nor %r0, %r6\nlsh %r0, 8\nsub %r5, %r2\nor %r0, %r5\nexit\nout:\n"            \
+	"sub %r5, %r2\nmov %r0, %r5\nadd %r0, 1000\nexit"
+	{ "bndl not taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
+	{ "bndl taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 9\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 1009 },
+	{ "bndl mirrored", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njlt %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
+	{ "bndl load base is x", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r5-2]\nor %r0, %r6\n" BNDL_OUT, 6, 5, 0x65000102 },
+	{ "bndl c == a", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njle %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r6, %r6\n" BNDL_OUT, 6, 5, 0x64040202 },
+	{ "bndl word, xor", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"
+	  "ldxw %r6, [%r2+0]\nxor %r0, %r6\n" BNDL_OUT, 6, 5,
+	  ((((uint64_t)0x04030265 << 16) | 0x04030201) << 8) | 4 },
+	{ "bndl alu on another register: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\n"
+	  "jgt %r5, %r3, out\nldxw %r6, [%r2+0]\nxor %r6, %r0\n" BNDL_OUT, 6, 3,
+	  ((((uint64_t)100 << 16) | 0x04030265) << 8) | 4 },
+	{ "bndl jump to the ldx: bnd only", "mov %r6, 0\njeq %r6, 1, mid\n" BNDL_PRE
+	  "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\nmid:\nldxh %r6, [%r2+0]\nadd %r0, %r6\n"
+	  BNDL_OUT, 8, 3, 0x265020102ULL },
+	{ "bndl add32: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd32 %r0, %r6\n" BNDL_OUT, 6, 3, 0x265020102ULL },
 };
 
 TEST(interp_fusion)

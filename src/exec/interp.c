@@ -9,10 +9,15 @@
  * every handler (threaded code), so the CPU predicts each transition separately.
  *
  * Superinstructions.  A third decoder pass, once every jump target is known, gives the record of
- * the first instruction of a few hot idioms (packet bounds check, load then accumulate, counter
- * increment and branch; interp_fuse.h) a fused handler that runs the whole idiom and skips its
- * other records.  Those records keep their plain handlers, so a call returning into them still
- * works; an idiom is never fused when one of its later instructions is a jump target.
+ * the first instruction of a few hot idioms (packet bounds check, optionally followed by the load
+ * it guards; load then accumulate; counter increment and branch; interp_fuse.h) a fused handler
+ * that runs the whole idiom, writing every register the idiom writes, and skips the idiom's other
+ * records.  An idiom is never fused when one of its later instructions is a jump target; those
+ * records keep their plain handlers all the same.  Fewer dispatches matter because a loop
+ * iteration is bounded by memory operations (operand and register-file loads, stores) and taken
+ * indirect jumps, not by arithmetic: handlers also load their small operands as one word, and a
+ * taken jump predicts its target as pc + the last taken displacement (BRANCH()), so that the
+ * next record's loads do not wait for the load of the target pointer.
  *
  * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
  * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
@@ -62,12 +67,19 @@ struct dinsn {
 	} u;
 	/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
 	uint64_t k;
-	/* Memory offset (jump offsets are already resolved into u.target). */
-	int16_t off;
-	/* Register numbers, 0..10. */
-	uint8_t dst, src;
-	/* Fused records only (struct fuse): a third register or a second immediate. */
-	int32_t aux;
+	/* The small operands, also readable as one word (ops): a handler loads them at once and
+	 * takes them apart with shifts, as it runs short of load slots before ALU ones. */
+	union {
+		struct {
+			/* Memory offset (jump offsets are already resolved into u.target). */
+			int16_t off;
+			/* Register numbers, 0..10. */
+			uint8_t dst, src;
+			/* imm; in fused records (struct fuse) a third register or an immediate. */
+			int32_t aux;
+		};
+		uint64_t ops;
+	};
 #ifdef INTERP_CHECKED
 	/* The form (enum insn_id) and the raw imm, for the checks. */
 	uint16_t id;
@@ -271,7 +283,7 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 #define RUN_CHK_PARAMS , struct interp_check *chk, struct chk_state *cs
 #define DISPATCH()                                                                                 \
 	do {                                                                                       \
-		if (chk_step(chk, cs, p, pc, R, depth, stack_top)) {                              \
+		if (chk_step(chk, cs, p, pc, R, depth, stack_top)) {                               \
 			R[0] = 0;                                                                  \
 			return chk->v.kind == IV_NONE ? -E2BIG : -EACCES;                          \
 		}                                                                                  \
@@ -296,6 +308,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	struct frame frames[INTERP_MAX_FRAMES - 1];
 	const struct dinsn *pc;
 	unsigned int depth = 0; /* frames pushed by bpf-to-bpf calls */
+	uintptr_t disp = 0;     /* BRANCH()'s guess, in bytes (modulo the pointer width) */
 	uintptr_t stack_top = (uintptr_t)stack + sizeof(stack);
 #ifndef INTERP_CHECKED
 #define X_FLABEL_(name, ...) &&L_F_##name,
@@ -317,8 +330,22 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	pc = p->insns;
 	DISPATCH();
 
-#define DST R[pc->dst]
-#define SRC R[pc->src]
+/* Fields of the ops word o_ that every handler loads first. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define O_OFF ((int16_t)o_)
+#define O_DST ((uint8_t)(o_ >> 16))
+#define O_SRC ((uint8_t)(o_ >> 24))
+#define O_AUX ((int32_t)(o_ >> 32))
+#else
+#define O_OFF ((int16_t)(o_ >> 48))
+#define O_DST ((uint8_t)(o_ >> 40))
+#define O_SRC ((uint8_t)(o_ >> 32))
+#define O_AUX ((int32_t)o_)
+#endif
+/* imm (aux) sign-extended, as the K forms use it. */
+#define O_IMM ((uint64_t)(int64_t)O_AUX)
+#define DST R[O_DST]
+#define SRC R[O_SRC]
 #define NEXT                                                                                       \
 	do {                                                                                       \
 		++pc;                                                                              \
@@ -329,8 +356,36 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 		pc = (t);                                                                          \
 		DISPATCH();                                                                        \
 	} while (0)
+/* A taken jump.  pc = pc->u.target puts a load on the dependency chain that every later record's
+ * operand loads wait for, once per loop iteration.  A loop's closing jump repeats one
+ * displacement, so predict it: when the target is pc + disp (the last taken displacement),
+ * compute it from pc and leave the check to the branch predictor.  The comparison is in asm so
+ * that the compiler cannot see the equality and use the loaded value after all. */
+#if defined(__x86_64__) || defined(__i386__)
+#define SAME_PTR(a, b, miss) __asm__ goto("cmp %0, %1\n\tjne %l2" : : "r"(a), "r"(b) : "cc" : miss)
+#else
+#define SAME_PTR(a, b, miss)                                                                       \
+	do {                                                                                       \
+		if ((a) != (b))                                                                    \
+			goto miss;                                                                 \
+	} while (0)
+#endif
+#define BRANCH()                                                                                   \
+	do {                                                                                       \
+		__label__ miss_;                                                                   \
+		const struct dinsn *t_ = pc->u.target;                                             \
+		const struct dinsn *g_ = (const void *)((uintptr_t)pc + disp);                     \
+                                                                                                   \
+		SAME_PTR(t_, g_, miss_);                                                           \
+		pc = g_;                                                                           \
+		DISPATCH();                                                                        \
+	miss_:                                                                                     \
+		disp = (uintptr_t)t_ - (uintptr_t)pc;                                              \
+		pc = t_;                                                                           \
+		DISPATCH();                                                                        \
+	} while (0)
 /* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
-#define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : pc->k)
+#define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : O_IMM)
 #define HELPER_ARGS R[1], R[2], R[3], R[4], R[5]
 
 #define EXEC_ALU(op, bits, dval, code)                                                             \
@@ -345,10 +400,10 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define EXEC_END(op, bits, dval, code)                                                             \
 	DST = END_##op(bits, DST);                                                                 \
 	NEXT;
-#define EXEC_JA(op, bits, dval, code) JUMP(pc->u.target);
+#define EXEC_JA(op, bits, dval, code) BRANCH();
 #define EXEC_JCOND(op, bits, dval, code)                                                           \
 	if (CMP##bits##_##op(DST, OPERAND(code)))                                                  \
-		JUMP(pc->u.target);                                                                \
+		BRANCH();                                                                          \
 	NEXT;
 #define EXEC_CALL(op, bits, dval, code) CALL_##op
 #define CALL_HELPER                                                                                \
@@ -391,7 +446,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	DISPATCH();
 #define EXEC_LDPKT(op, bits, dval, code)                                                           \
 	{                                                                                          \
-		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
+		int32_t off_ = (int32_t)U32(O_IMM + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
 		uint64_t buf_;                                                                     \
 		const void *ptr_ = p->env.load_pkt(R[6], off_, bits / 8, &buf_);                   \
                                                                                                    \
@@ -403,75 +458,98 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	}                                                                                          \
 	NEXT;
 #define EXEC_LDX(op, bits, dval, code)                                                             \
-	DST = LOAD(bits, ADDR(SRC, pc->off));                                                      \
+	DST = LOAD(bits, ADDR(SRC, O_OFF));                                                        \
 	NEXT;
 #define EXEC_LDXSX(op, bits, dval, code)                                                           \
-	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, pc->off)));                                \
+	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, O_OFF)));                                  \
 	NEXT;
 #define EXEC_ST(op, bits, dval, code)                                                              \
-	STORE(bits, ADDR(DST, pc->off), pc->k);                                                    \
+	STORE(bits, ADDR(DST, O_OFF), O_IMM);                                                      \
 	NEXT;
 #define EXEC_STX(op, bits, dval, code)                                                             \
-	STORE(bits, ADDR(DST, pc->off), SRC);                                                      \
+	STORE(bits, ADDR(DST, O_OFF), SRC);                                                        \
 	NEXT;
 #define EXEC_ATOMIC(op, bits, dval, code)                                                          \
-	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, pc->off), SRC);                                 \
+	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, O_OFF), SRC);                                   \
 	NEXT;
 
 #define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                    \
-	L_##name : EXEC_##kind(op, bits, dval, code)
+	L_##name : {                                                                               \
+		const uint64_t o_ __attribute__((unused)) = pc->ops;                               \
+                                                                                                   \
+		EXEC_##kind(op, bits, dval, code)                                                  \
+	}
 	INSN_LIST(X_BODY_)
 #undef X_BODY_
 
 #ifndef INTERP_CHECKED
 /* Superinstructions (interp_fuse.h).  Each writes what its instructions write, in their order:
- * a later read of a register the sequence wrote (R[pc->aux], SRC) sees the new value. */
-#define FUSED_BND(op, bits)                                                                        \
+ * a later read of a register the sequence wrote (R[O_AUX], SRC) sees the new value.  The hints
+ * lay out the usual path straight: bounds checks pass, loops loop. */
+#define FUSED_BND(op, op2, bits)                                                                   \
 	{                                                                                          \
-		uint64_t val_ = SRC + pc->k;                                                         \
+		uint64_t val_ = SRC + O_IMM;                                                       \
                                                                                                    \
-		DST = val_;                                                                          \
-		if (CMP64_##op(val_, R[pc->aux]))                                                    \
-			JUMP(pc->u.target);                                                        \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, R[O_OFF]), 0))                               \
+			BRANCH();                                                                  \
 	}                                                                                          \
 	pc += 3;                                                                                   \
 	DISPATCH();
-#define FUSED_LDA(op, bits)                                                                        \
+#define FUSED_LDA(op, op2, bits)                                                                   \
 	{                                                                                          \
-		uint64_t val_ = LOAD(bits, ADDR(SRC, pc->off));                                      \
+		uint64_t val_ = LOAD(bits, ADDR(SRC, O_OFF));                                      \
                                                                                                    \
-		DST = val_;                                                                          \
-		R[pc->aux] = ALU64_##op(R[pc->aux], val_);                                           \
+		DST = val_;                                                                        \
+		R[O_AUX] = ALU64_##op2(R[O_AUX], val_);                                            \
 	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJ(op, operand)                                                                      \
 	{                                                                                          \
-		uint64_t val_ = DST + pc->k;                                                         \
+		uint64_t val_ = DST + pc->k;                                                       \
                                                                                                    \
-		DST = val_;                                                                          \
-		if (CMP64_##op(val_, operand))                                                       \
-			JUMP(pc->u.target);                                                        \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
+			BRANCH();                                                                  \
 	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
-#define FUSED_AJK(op, bits) FUSED_AJ(op, (uint64_t)(int64_t)pc->aux)
-#define FUSED_AJR(op, bits) FUSED_AJ(op, SRC)
-#define FUSED_AJ2(op, w, operand)                                                             \
-	R[w] += (uint64_t)(int64_t)pc->off;                                                        \
+#define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
+#define FUSED_AJR(op, op2, bits) FUSED_AJ(op, SRC)
+#define FUSED_AJ2(op, w, operand)                                                                  \
+	R[w] += (uint64_t)(int64_t)O_OFF;                                                          \
 	{                                                                                          \
 		uint64_t val_ = DST + pc->k;                                                       \
                                                                                                    \
 		DST = val_;                                                                        \
-		if (CMP64_##op(val_, operand))                                                     \
-			JUMP(pc->u.target);                                                        \
+		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
+			BRANCH();                                                                  \
 	}                                                                                          \
 	pc += 3;                                                                                   \
 	DISPATCH();
-#define FUSED_AJ2K(op, bits) FUSED_AJ2(op, pc->src, (uint64_t)(int64_t)pc->aux)
-#define FUSED_AJ2R(op, bits) FUSED_AJ2(op, pc->aux, SRC)
-#define X_FBODY_(name, kind, op, bits)                                                             \
-	L_F_##name : FUSED_##kind(op, bits)
+#define FUSED_AJ2K(op, op2, bits) FUSED_AJ2(op, O_SRC, O_IMM)
+#define FUSED_AJ2R(op, op2, bits) FUSED_AJ2(op, O_AUX, SRC)
+#define FUSED_BNDL(op, op2, bits)                                                                  \
+	{                                                                                          \
+		uint64_t val_ = SRC + O_IMM;                                                       \
+		const uint64_t k_ = pc->k;                                                         \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, R[(uint8_t)k_]), 0))                         \
+			BRANCH();                                                                  \
+		val_ = LOAD(bits, ADDR(R[(uint8_t)(k_ >> 16)], O_OFF));                            \
+		R[(uint8_t)(k_ >> 8)] = val_;                                                      \
+		R[(uint8_t)(k_ >> 24)] = ALU64_##op2(R[(uint8_t)(k_ >> 24)], val_);                \
+	}                                                                                          \
+	pc += 5;                                                                                   \
+	DISPATCH();
+#define X_FBODY_(name, kind, op, op2, bits)                                                        \
+	L_F_##name : {                                                                             \
+		const uint64_t o_ = pc->ops;                                                       \
+                                                                                                   \
+		FUSED_##kind(op, op2, bits)                                                        \
+	}
 	FUSE_LIST(X_FBODY_)
 #undef X_FBODY_
 #endif
@@ -554,6 +632,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		d->dst = in->dst_reg;
 		d->src = in->src_reg;
 		d->off = in->off;
+		d->aux = in->imm;
 		d->k = (uint64_t)(int64_t)in->imm;
 #ifdef INTERP_CHECKED
 		d->id = (uint16_t)id;
@@ -625,14 +704,15 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 
 		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, &f))
 			continue;
-		/* A jump's target comes from the last record, not yet rewritten (i ascends). */
-		d->u = p->insns[i + f.len - 1].u;
+		/* The jump's target from its record, not yet rewritten (i ascends). */
+		if (fuse_jump(f.id))
+			d->u = p->insns[i + fuse_jump(f.id)].u;
 		d->handler = labels.fused[f.id];
 		d->dst = f.dst;
 		d->src = f.src;
 		d->off = f.off;
 		d->aux = f.aux;
-		d->k = (uint64_t)(int64_t)f.imm;
+		d->k = f.k;
 	}
 #endif
 	p->insns[cnt].handler = labels.extra[XL_TRAP_END];

@@ -15,18 +15,30 @@
 static int jcc_index(uint8_t op)
 {
 	switch (op) {
-	case BPF_JEQ: return 0;
-	case BPF_JGT: return 1;
-	case BPF_JGE: return 2;
-	case BPF_JSET: return 3;
-	case BPF_JNE: return 4;
-	case BPF_JSGT: return 5;
-	case BPF_JSGE: return 6;
-	case BPF_JLT: return 7;
-	case BPF_JLE: return 8;
-	case BPF_JSLT: return 9;
-	case BPF_JSLE: return 10;
-	default: return -1;
+	case BPF_JEQ:
+		return 0;
+	case BPF_JGT:
+		return 1;
+	case BPF_JGE:
+		return 2;
+	case BPF_JSET:
+		return 3;
+	case BPF_JNE:
+		return 4;
+	case BPF_JSGT:
+		return 5;
+	case BPF_JSGE:
+		return 6;
+	case BPF_JLT:
+		return 7;
+	case BPF_JLE:
+		return 8;
+	case BPF_JSLT:
+		return 9;
+	case BPF_JSLE:
+		return 10;
+	default:
+		return -1;
 	}
 }
 
@@ -34,12 +46,18 @@ static int jcc_index(uint8_t op)
 static int lda_op_index(uint8_t op)
 {
 	switch (op) {
-	case BPF_ADD: return 0;
-	case BPF_SUB: return 1;
-	case BPF_AND: return 2;
-	case BPF_OR: return 3;
-	case BPF_XOR: return 4;
-	default: return -1;
+	case BPF_ADD:
+		return 0;
+	case BPF_SUB:
+		return 1;
+	case BPF_AND:
+		return 2;
+	case BPF_OR:
+		return 3;
+	case BPF_XOR:
+		return 4;
+	default:
+		return -1;
 	}
 }
 
@@ -48,19 +66,33 @@ static int bnd_id(uint8_t op, int mirrored)
 {
 	if (mirrored) {
 		switch (op) {
-		case BPF_JGT: op = BPF_JLT; break;
-		case BPF_JGE: op = BPF_JLE; break;
-		case BPF_JLT: op = BPF_JGT; break;
-		case BPF_JLE: op = BPF_JGE; break;
-		default: return -1;
+		case BPF_JGT:
+			op = BPF_JLT;
+			break;
+		case BPF_JGE:
+			op = BPF_JLE;
+			break;
+		case BPF_JLT:
+			op = BPF_JGT;
+			break;
+		case BPF_JLE:
+			op = BPF_JGE;
+			break;
+		default:
+			return -1;
 		}
 	}
 	switch (op) {
-	case BPF_JGT: return FUSE_BND_JGT;
-	case BPF_JGE: return FUSE_BND_JGE;
-	case BPF_JLT: return FUSE_BND_JLT;
-	case BPF_JLE: return FUSE_BND_JLE;
-	default: return -1;
+	case BPF_JGT:
+		return FUSE_BND_JGT;
+	case BPF_JGE:
+		return FUSE_BND_JGE;
+	case BPF_JLT:
+		return FUSE_BND_JLT;
+	case BPF_JLE:
+		return FUSE_BND_JLE;
+	default:
+		return -1;
 	}
 }
 
@@ -88,18 +120,19 @@ static uint32_t match_bnd(const struct bpf_insn *in, struct fuse *f)
 	f->id = (enum fuse_id)id;
 	f->dst = x;
 	f->src = in[0].src_reg;
-	f->aux = z;
-	f->imm = in[1].imm;
+	f->off = z;
+	f->aux = in[1].imm;
+	f->k = z;
 	return 3;
 }
 
 static uint32_t match_lda(const struct bpf_insn *in, struct fuse *f)
 {
 	static const enum fuse_id base[4] = {
-		[BPF_B >> 3] = FUSE_LDA8_ADD,
-		[BPF_H >> 3] = FUSE_LDA16_ADD,
-		[BPF_W >> 3] = FUSE_LDA32_ADD,
-		[BPF_DW >> 3] = FUSE_LDA64_ADD,
+	    [BPF_B >> 3] = FUSE_LDA8_ADD,
+	    [BPF_H >> 3] = FUSE_LDA16_ADD,
+	    [BPF_W >> 3] = FUSE_LDA32_ADD,
+	    [BPF_DW >> 3] = FUSE_LDA64_ADD,
 	};
 	int op;
 
@@ -130,7 +163,7 @@ static uint32_t match_aj(const struct bpf_insn *in, struct fuse *f)
 	if (cc < 0)
 		return 0;
 	f->dst = in[0].dst_reg;
-	f->imm = in[0].imm;
+	f->k = (uint64_t)(int64_t)in[0].imm;
 	if (BPF_SRC(in[1].code) == BPF_X) {
 		f->id = (enum fuse_id)(FUSE_AJ_JEQ_R + cc);
 		f->src = in[1].src_reg;
@@ -155,23 +188,39 @@ static uint32_t match_aj2(const struct bpf_insn *in, struct fuse *f)
 	return 3;
 }
 
-uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i,
-		    const uint8_t *no_entry, struct fuse *f)
+uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, const uint8_t *no_entry,
+		    struct fuse *f)
 {
 	uint32_t n;
 
-	*f = (struct fuse){ 0 };
+	*f = (struct fuse){0};
 	/* Longest first; each matcher reads only as far as its length. */
-	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] &&
-	    ((n = match_bnd(&insns[i], f)) || (n = match_aj2(&insns[i], f))))
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && match_bnd(&insns[i], f)) {
+		struct fuse l;
+
+		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
+		    match_lda(&insns[i + 3], &l)) {
+			/* BNDL: BND's registers and K; LDA's offset; Z, A, B, C in k. */
+			f->id = (enum fuse_id)(FUSE_BNDLJGT8_ADD + (f->id - FUSE_BND_JGT) * 20 +
+					       (l.id - FUSE_LDA8_ADD));
+			f->off = l.off;
+			f->k |= (uint64_t)l.dst << 8 | (uint64_t)l.src << 16 |
+				(uint64_t)(uint32_t)l.aux << 24;
+			n = 5;
+		} else {
+			n = 3;
+		}
 		goto found;
-	*f = (struct fuse){ 0 };
+	}
+	*f = (struct fuse){0};
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_aj2(&insns[i], f)))
+		goto found;
+	*f = (struct fuse){0};
 	if (i + 1 >= cnt || no_entry[i + 1])
 		return 0;
 	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)))
 		goto found;
 	return 0;
 found:
-	f->len = n;
 	return n == fuse_len(f->id) ? n : 0;
 }

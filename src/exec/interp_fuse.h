@@ -12,6 +12,7 @@
  *   AJ    add64 rX, K; jCC64 rX, imm / rZ            counter increment and branch (every CC)
  *   AJ2   add64 rW, K1; AJ                           the same after a pointer increment (K1 must
  *                                                    fit in 16 bits)
+ *   BNDL  BND; LDA                                   bounds check, then read what it checked
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -25,39 +26,48 @@
 #include <stdint.h>
 #include <linux/bpf.h>
 
-/* X(name, kind, op, bits): bits is the load width for LDA, the jump width otherwise. */
-#define FUSE_LDA_OPS_(X, w)                                                                        \
-	X(LDA##w##_ADD, LDA, ADD, w)                                                               \
-	X(LDA##w##_SUB, LDA, SUB, w)                                                               \
-	X(LDA##w##_AND, LDA, AND, w)                                                               \
-	X(LDA##w##_OR, LDA, OR, w)                                                                 \
-	X(LDA##w##_XOR, LDA, XOR, w)
+/* X(name, kind, op, op2, bits): op the jump (BND, AJ, AJ2, BNDL) or ALU (LDA) operation, op2
+ * BNDL's ALU operation, bits the load width of LDA and BNDL (64 otherwise). */
+#define FUSE_ALU_OPS_(X, k, cc, w)                                                                 \
+	X(k##cc##w##_ADD, k, cc, ADD, w)                                                           \
+	X(k##cc##w##_SUB, k, cc, SUB, w)                                                           \
+	X(k##cc##w##_AND, k, cc, AND, w)                                                           \
+	X(k##cc##w##_OR, k, cc, OR, w)                                                             \
+	X(k##cc##w##_XOR, k, cc, XOR, w)
+#define FUSE_LDA_(X, k, cc)                                                                        \
+	FUSE_ALU_OPS_(X, k, cc, 8)                                                                 \
+	FUSE_ALU_OPS_(X, k, cc, 16)                                                                \
+	FUSE_ALU_OPS_(X, k, cc, 32)                                                                \
+	FUSE_ALU_OPS_(X, k, cc, 64)
 #define FUSE_AJ_OPS_(X, f, s)                                                                      \
-	X(f##_JEQ_##s, f##s, JEQ, 64)                                                              \
-	X(f##_JGT_##s, f##s, JGT, 64)                                                              \
-	X(f##_JGE_##s, f##s, JGE, 64)                                                              \
-	X(f##_JSET_##s, f##s, JSET, 64)                                                            \
-	X(f##_JNE_##s, f##s, JNE, 64)                                                              \
-	X(f##_JSGT_##s, f##s, JSGT, 64)                                                            \
-	X(f##_JSGE_##s, f##s, JSGE, 64)                                                            \
-	X(f##_JLT_##s, f##s, JLT, 64)                                                              \
-	X(f##_JLE_##s, f##s, JLE, 64)                                                              \
-	X(f##_JSLT_##s, f##s, JSLT, 64)                                                            \
-	X(f##_JSLE_##s, f##s, JSLE, 64)
+	X(f##_JEQ_##s, f##s, JEQ, NONE, 64)                                                        \
+	X(f##_JGT_##s, f##s, JGT, NONE, 64)                                                        \
+	X(f##_JGE_##s, f##s, JGE, NONE, 64)                                                        \
+	X(f##_JSET_##s, f##s, JSET, NONE, 64)                                                      \
+	X(f##_JNE_##s, f##s, JNE, NONE, 64)                                                        \
+	X(f##_JSGT_##s, f##s, JSGT, NONE, 64)                                                      \
+	X(f##_JSGE_##s, f##s, JSGE, NONE, 64)                                                      \
+	X(f##_JLT_##s, f##s, JLT, NONE, 64)                                                        \
+	X(f##_JLE_##s, f##s, JLE, NONE, 64)                                                        \
+	X(f##_JSLT_##s, f##s, JSLT, NONE, 64)                                                      \
+	X(f##_JSLE_##s, f##s, JSLE, NONE, 64)
 
+/* Each family's entries are in the order the matcher computes ids in: BND and BNDL by jump op
+ * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ by jcc_index(). */
 #define FUSE_LIST(X)                                                                               \
-	X(BND_JGT, BND, JGT, 64)                                                                   \
-	X(BND_JGE, BND, JGE, 64)                                                                   \
-	X(BND_JLT, BND, JLT, 64)                                                                   \
-	X(BND_JLE, BND, JLE, 64)                                                                   \
-	FUSE_LDA_OPS_(X, 8)                                                                        \
-	FUSE_LDA_OPS_(X, 16)                                                                       \
-	FUSE_LDA_OPS_(X, 32)                                                                       \
-	FUSE_LDA_OPS_(X, 64)                                                                       \
+	X(BND_JGT, BND, JGT, NONE, 64)                                                             \
+	X(BND_JGE, BND, JGE, NONE, 64)                                                             \
+	X(BND_JLT, BND, JLT, NONE, 64)                                                             \
+	X(BND_JLE, BND, JLE, NONE, 64)                                                             \
+	FUSE_LDA_(X, LDA, )                                                                        \
 	FUSE_AJ_OPS_(X, AJ, K)                                                                     \
 	FUSE_AJ_OPS_(X, AJ, R)                                                                     \
 	FUSE_AJ_OPS_(X, AJ2, K)                                                                    \
-	FUSE_AJ_OPS_(X, AJ2, R)
+	FUSE_AJ_OPS_(X, AJ2, R)                                                                    \
+	FUSE_LDA_(X, BNDL, JGT)                                                                    \
+	FUSE_LDA_(X, BNDL, JGE)                                                                    \
+	FUSE_LDA_(X, BNDL, JLT)                                                                    \
+	FUSE_LDA_(X, BNDL, JLE)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -66,20 +76,33 @@ enum fuse_id {
 	FUSE__COUNT
 };
 
-/* A match.  Fields as the record fields of the same names in interp.c. */
+/* A match: the operands of the fused record, as the record fields of the same names in interp.c
+ * (k packs BNDL's four registers a byte each: Z, A, B, C from the low byte up). */
 struct fuse {
 	enum fuse_id id;
-	uint32_t len;     /* instructions covered */
-	uint8_t dst, src; /* BND: X, Y; LDA: A, B; AJ: X, (R form) Z; AJ2_K: X, W; AJ2_R: X, Z */
-	int32_t aux;      /* BND: Z; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
-	int16_t off;      /* LDA: the load offset; AJ2: K1 */
-	int32_t imm;      /* BND, AJ, AJ2: K */
+	uint8_t dst, src; /* BND, BNDL: X, Y; LDA: A, B; AJ: X, (R form) Z; AJ2_K: X, W;
+			   * AJ2_R: X, Z */
+	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
+	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
+	uint64_t k;       /* AJ, AJ2: K sign-extended; BNDL: Z | A << 8 | B << 16 | C << 24 */
 };
 
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
-	return id < FUSE_LDA8_ADD || id >= FUSE_AJ2_JEQ_K ? 3 : 2;
+	if (id >= FUSE_BNDLJGT8_ADD)
+		return 5;
+	if (id < FUSE_LDA8_ADD || id >= FUSE_AJ2_JEQ_K)
+		return 3;
+	return 2;
+}
+
+/* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
+static inline uint32_t fuse_jump(enum fuse_id id)
+{
+	if (id >= FUSE_LDA8_ADD && id < FUSE_AJ_JEQ_K)
+		return 0;
+	return id >= FUSE_AJ_JEQ_K && id < FUSE_AJ2_JEQ_K ? 1 : 2;
 }
 
 /* Whether insns[i..] starts an idiom; fills *f and returns its length, else returns 0.
