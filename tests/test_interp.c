@@ -552,8 +552,22 @@ static const struct fuse_case fuse_cases[] = {
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 1009 },
 	{ "bndl mirrored", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njlt %r3, %r5, out\n"
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
-	{ "bndl load base is x", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
-	  "ldxb %r6, [%r5-2]\nor %r0, %r6\n" BNDL_OUT, 6, 5, 0x65000102 },
+	{ "bndl load base is x: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r5-2]\nor %r0, %r6\n" BNDL_OUT, 6, 3, 0x65000102 },
+	{ "bndl or", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r2+0]\nor %r0, %r6\n" BNDL_OUT, 6, 5, 0x65000102 },
+	{ "bndl x == y: bnd only", BNDL_PRE "mov %r5, %r2\nmov %r2, %r2\nadd %r2, 2\n"
+	  "jgt %r2, %r3, out\nldxh %r6, [%r2-2]\nadd %r0, %r6\nmov %r2, %r5\nadd %r5, 2\n"
+	  BNDL_OUT, 7, 3, 0x265020102ULL },
+	{ "bndl k beyond 16 bits: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
+	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 0x10000 + 1000 },
+	{ "bndl k -32768", BNDL_PRE "mov %r5, %r2\nadd %r5, -32768\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nmov %r5, %r2\nadd %r5, 2\n" BNDL_OUT, 6, 5,
+	  0x265020102ULL },
+	{ "bndl high registers", "mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r8, %r10\n"
+	  "add %r8, -8\nmov %r9, 0\nmov %r7, 100\nmov %r0, %r8\nadd %r0, 2\njgt %r0, %r10, out\n"
+	  "ldxb %r9, [%r8+1]\nadd %r7, %r9\nmov %r0, %r7\nexit\nout:\nmov %r0, 1\nexit", 6, 5,
+	  102 },
 	{ "bndl c == a", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njle %r3, %r5, out\n"
 	  "ldxh %r6, [%r2+0]\nadd %r6, %r6\n" BNDL_OUT, 6, 5, 0x64040202 },
 	{ "bndl word, xor", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"

@@ -532,15 +532,17 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define FUSED_AJ2R(op, op2, bits) FUSED_AJ2(op, O_AUX, SRC)
 #define FUSED_BNDL(op, op2, bits)                                                                  \
 	{                                                                                          \
-		uint64_t val_ = SRC + O_IMM;                                                       \
-		const uint64_t k_ = pc->k;                                                         \
+		const uint32_t a_ = (uint32_t)O_AUX;                                               \
+		const uint64_t y_ = SRC;                                                           \
+		uint64_t val_ = y_ + (uint64_t)(int64_t)(int16_t)a_;                               \
                                                                                                    \
 		DST = val_;                                                                        \
-		if (__builtin_expect(CMP64_##op(val_, R[(uint8_t)k_]), 0))                         \
+		if (__builtin_expect(CMP64_##op(val_, R[(a_ >> 16) & 15]), 0))                     \
 			BRANCH();                                                                  \
-		val_ = LOAD(bits, ADDR(R[(uint8_t)(k_ >> 16)], O_OFF));                            \
-		R[(uint8_t)(k_ >> 8)] = val_;                                                      \
-		R[(uint8_t)(k_ >> 24)] = ALU64_##op2(R[(uint8_t)(k_ >> 24)], val_);                \
+		/* The load's base is rY, which the store to rX (X != Y) left alone. */            \
+		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
+		R[(a_ >> 20) & 15] = val_;                                                         \
+		R[(a_ >> 24) & 15] = ALU64_##op2(R[(a_ >> 24) & 15], val_);                        \
 	}                                                                                          \
 	pc += 5;                                                                                   \
 	DISPATCH();

@@ -122,7 +122,6 @@ static uint32_t match_bnd(const struct bpf_insn *in, struct fuse *f)
 	f->src = in[0].src_reg;
 	f->off = z;
 	f->aux = in[1].imm;
-	f->k = z;
 	return 3;
 }
 
@@ -199,13 +198,15 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 		struct fuse l;
 
 		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
-		    match_lda(&insns[i + 3], &l)) {
-			/* BNDL: BND's registers and K; LDA's offset; Z, A, B, C in k. */
+		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src &&
+		    f->aux == (int16_t)f->aux) {
+			/* BNDL: X, Y; LDA's offset; K, Z, A, C in aux (interp_fuse.h). */
 			f->id = (enum fuse_id)(FUSE_BNDLJGT8_ADD + (f->id - FUSE_BND_JGT) * 20 +
 					       (l.id - FUSE_LDA8_ADD));
+			f->aux = (int32_t)((uint32_t)(uint16_t)f->aux | (uint32_t)f->off << 16 |
+					   (uint32_t)l.dst << 20 | (uint32_t)l.aux << 24);
 			f->off = l.off;
-			f->k |= (uint64_t)l.dst << 8 | (uint64_t)l.src << 16 |
-				(uint64_t)(uint32_t)l.aux << 24;
+			f->k = 0;
 			n = 5;
 		} else {
 			n = 3;
