@@ -2,7 +2,8 @@
  *
  * interp_prepare() checks and translates an instruction array into an internal form (one decoded
  * record per 8-byte slot: the address of its handler inside the interpreter loop, pre-extracted
- * operands, resolved jump targets and helper pointers).  interp_run()/interp_exec() execute that
+ * operands, resolved jump targets and helper pointers; the first record of a few common idioms
+ * runs the whole idiom, see interp_fuse.h).  interp_run()/interp_exec() execute that
  * form with computed-goto dispatch; nothing is decoded at run time.  A prepared program is
  * immutable, so any number of threads may run it at once; each run has its own registers, call
  * frames and stack on the caller's C stack (about 4.5 KiB).
