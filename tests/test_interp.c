@@ -559,8 +559,8 @@ static const struct fuse_case fuse_cases[] = {
 	{ "bndl x == y: bnd only", BNDL_PRE "mov %r5, %r2\nmov %r2, %r2\nadd %r2, 2\n"
 	  "jgt %r2, %r3, out\nldxh %r6, [%r2-2]\nadd %r0, %r6\nmov %r2, %r5\nadd %r5, 2\n"
 	  BNDL_OUT, 7, 3, 0x265020102ULL },
-	{ "bndl k beyond 16 bits: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
-	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 0x10000 + 1000 },
+	{ "bndl k beyond 16 bits", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
+	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x10000 + 1000 },
 	{ "bndl k -32768", BNDL_PRE "mov %r5, %r2\nadd %r5, -32768\njgt %r5, %r3, out\n"
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nmov %r5, %r2\nadd %r5, 2\n" BNDL_OUT, 6, 5,
 	  0x265020102ULL },

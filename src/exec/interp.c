@@ -14,10 +14,10 @@
  * that runs the whole idiom, writing every register the idiom writes, and skips the idiom's other
  * records.  An idiom is never fused when one of its later instructions is a jump target; those
  * records keep their plain handlers all the same.  Fewer dispatches matter because a loop
- * iteration is bounded by memory operations (operand and register-file loads, stores) and taken
- * indirect jumps, not by arithmetic: handlers also load their small operands as one word, and a
- * taken jump predicts its target as pc + the last taken displacement (BRANCH()), so that the
- * next record's loads do not wait for the load of the target pointer.
+ * iteration is bounded by the instructions it issues and by store-to-load forwarding through the
+ * register file, not by arithmetic.  Also, a taken jump predicts its target as pc + the last
+ * taken displacement (BRANCH()), so that the next record's loads do not wait for the load of the
+ * target pointer.
  *
  * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
  * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
@@ -65,21 +65,18 @@ struct dinsn {
 		/* CALL: the helper. */
 		interp_helper_fn fn;
 	} u;
-	/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
-	uint64_t k;
-	/* The small operands, also readable as one word (ops): a handler loads them at once and
-	 * takes them apart with shifts, as it runs short of load slots before ALU ones. */
 	union {
-		struct {
-			/* Memory offset (jump offsets are already resolved into u.target). */
-			int16_t off;
-			/* Register numbers, 0..10. */
-			uint8_t dst, src;
-			/* imm; in fused records (struct fuse) a third register or an immediate. */
-			int32_t aux;
-		};
-		uint64_t ops;
+		/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
+		uint64_t k;
+		/* BNDL: three more register numbers (struct fuse's kb). */
+		uint8_t kb[8];
 	};
+	/* Memory offset (jump offsets are already resolved into u.target). */
+	int16_t off;
+	/* Register numbers, 0..10. */
+	uint8_t dst, src;
+	/* imm; in fused records (struct fuse) a third register or a second immediate. */
+	int32_t aux;
 #ifdef INTERP_CHECKED
 	/* The form (enum insn_id) and the raw imm, for the checks. */
 	uint16_t id;
@@ -330,20 +327,13 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	pc = p->insns;
 	DISPATCH();
 
-/* Fields of the ops word o_ that every handler loads first. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define O_OFF ((int16_t)o_)
-#define O_DST ((uint8_t)(o_ >> 16))
-#define O_SRC ((uint8_t)(o_ >> 24))
-#define O_AUX ((int32_t)(o_ >> 32))
-#else
-#define O_OFF ((int16_t)(o_ >> 48))
-#define O_DST ((uint8_t)(o_ >> 40))
-#define O_SRC ((uint8_t)(o_ >> 32))
-#define O_AUX ((int32_t)o_)
-#endif
-/* imm (aux) sign-extended, as the K forms use it. */
-#define O_IMM ((uint64_t)(int64_t)O_AUX)
+/* Operands.  Each is one load (or a memory operand) away: cheaper than loading a packed word
+ * and taking it apart, as a loop's dispatches are bounded by the instructions they issue. */
+#define O_OFF (pc->off)
+#define O_DST (pc->dst)
+#define O_SRC (pc->src)
+#define O_AUX (pc->aux)
+#define O_IMM ((uint64_t)(int64_t)pc->aux)
 #define DST R[O_DST]
 #define SRC R[O_SRC]
 #define NEXT                                                                                       \
@@ -385,7 +375,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 		DISPATCH();                                                                        \
 	} while (0)
 /* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
-#define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : O_IMM)
+#define OPERAND(code) (BPF_SRC(code) == BPF_X ? SRC : pc->k)
 #define HELPER_ARGS R[1], R[2], R[3], R[4], R[5]
 
 #define EXEC_ALU(op, bits, dval, code)                                                             \
@@ -446,7 +436,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	DISPATCH();
 #define EXEC_LDPKT(op, bits, dval, code)                                                           \
 	{                                                                                          \
-		int32_t off_ = (int32_t)U32(O_IMM + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
+		int32_t off_ = (int32_t)U32(pc->k + (INSN_OP_##op == INSN_OP_IND ? SRC : 0));      \
 		uint64_t buf_;                                                                     \
 		const void *ptr_ = p->env.load_pkt(R[6], off_, bits / 8, &buf_);                   \
                                                                                                    \
@@ -464,7 +454,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, O_OFF)));                                  \
 	NEXT;
 #define EXEC_ST(op, bits, dval, code)                                                              \
-	STORE(bits, ADDR(DST, O_OFF), O_IMM);                                                      \
+	STORE(bits, ADDR(DST, O_OFF), pc->k);                                                      \
 	NEXT;
 #define EXEC_STX(op, bits, dval, code)                                                             \
 	STORE(bits, ADDR(DST, O_OFF), SRC);                                                        \
@@ -474,11 +464,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	NEXT;
 
 #define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                    \
-	L_##name : {                                                                               \
-		const uint64_t o_ __attribute__((unused)) = pc->ops;                               \
-                                                                                                   \
-		EXEC_##kind(op, bits, dval, code)                                                  \
-	}
+	L_##name : EXEC_##kind(op, bits, dval, code)
 	INSN_LIST(X_BODY_)
 #undef X_BODY_
 
@@ -532,26 +518,21 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define FUSED_AJ2R(op, op2, bits) FUSED_AJ2(op, O_AUX, SRC)
 #define FUSED_BNDL(op, op2, bits)                                                                  \
 	{                                                                                          \
-		const uint32_t a_ = (uint32_t)O_AUX;                                               \
 		const uint64_t y_ = SRC;                                                           \
-		uint64_t val_ = y_ + (uint64_t)(int64_t)(int16_t)a_;                               \
+		uint64_t val_ = y_ + O_IMM;                                                        \
                                                                                                    \
 		DST = val_;                                                                        \
-		if (__builtin_expect(CMP64_##op(val_, R[(a_ >> 16) & 15]), 0))                     \
+		if (__builtin_expect(CMP64_##op(val_, R[pc->kb[0]]), 0))                           \
 			BRANCH();                                                                  \
 		/* The load's base is rY, which the store to rX (X != Y) left alone. */            \
 		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
-		R[(a_ >> 20) & 15] = val_;                                                         \
-		R[(a_ >> 24) & 15] = ALU64_##op2(R[(a_ >> 24) & 15], val_);                        \
+		R[pc->kb[1]] = val_;                                                               \
+		R[pc->kb[2]] = ALU64_##op2(R[pc->kb[2]], val_);                                    \
 	}                                                                                          \
 	pc += 5;                                                                                   \
 	DISPATCH();
 #define X_FBODY_(name, kind, op, op2, bits)                                                        \
-	L_F_##name : {                                                                             \
-		const uint64_t o_ = pc->ops;                                                       \
-                                                                                                   \
-		FUSED_##kind(op, op2, bits)                                                        \
-	}
+	L_F_##name : FUSED_##kind(op, op2, bits)
 	FUSE_LIST(X_FBODY_)
 #undef X_FBODY_
 #endif
@@ -715,6 +696,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		d->off = f.off;
 		d->aux = f.aux;
 		d->k = f.k;
+		if (f.id >= FUSE_BNDLJGT8_ADD) /* kb overlays k, which BNDL does not use */
+			memcpy(d->kb, f.kb, sizeof(f.kb));
 	}
 #endif
 	p->insns[cnt].handler = labels.extra[XL_TRAP_END];

@@ -198,15 +198,14 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 		struct fuse l;
 
 		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
-		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src &&
-		    f->aux == (int16_t)f->aux) {
-			/* BNDL: X, Y; LDA's offset; K, Z, A, C in aux (interp_fuse.h). */
+		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src) {
+			/* BNDL: X, Y and K as BND; LDA's offset; Z, A, C in kb. */
 			f->id = (enum fuse_id)(FUSE_BNDLJGT8_ADD + (f->id - FUSE_BND_JGT) * 20 +
 					       (l.id - FUSE_LDA8_ADD));
-			f->aux = (int32_t)((uint32_t)(uint16_t)f->aux | (uint32_t)f->off << 16 |
-					   (uint32_t)l.dst << 20 | (uint32_t)l.aux << 24);
+			f->kb[0] = (uint8_t)f->off;
+			f->kb[1] = l.dst;
+			f->kb[2] = (uint8_t)l.aux;
 			f->off = l.off;
-			f->k = 0;
 			n = 5;
 		} else {
 			n = 3;

@@ -12,8 +12,7 @@
  *   AJ    add64 rX, K; jCC64 rX, imm / rZ            counter increment and branch (every CC)
  *   AJ2   add64 rW, K1; AJ                           the same after a pointer increment (K1 must
  *                                                    fit in 16 bits)
- *   BNDL  BND; LDA with B == Y != X                  bounds check, then read what it checked (K
- *                                                    must fit in 16 bits)
+ *   BNDL  BND; LDA with B == Y != X                  bounds check, then read what it checked
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -77,16 +76,15 @@ enum fuse_id {
 	FUSE__COUNT
 };
 
-/* A match: the operands of the fused record, as the record fields of the same names in interp.c.
- * BNDL packs K and three registers into aux, so that its handler loads one operand word:
- * K in bits 0..15, then Z, A and C a nibble each from bit 16 up. */
+/* A match: the operands of the fused record, as the record fields of the same names in interp.c. */
 struct fuse {
 	enum fuse_id id;
 	uint8_t dst, src; /* BND, BNDL: X, Y; LDA: A, B; AJ: X, (R form) Z; AJ2_K: X, W;
 			   * AJ2_R: X, Z */
 	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
-	int32_t aux;      /* BND: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W; BNDL: above */
+	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
+	uint8_t kb[3];    /* BNDL: Z, A, C (in the record, the first bytes of k) */
 };
 
 /* Number of instructions an idiom covers. */
