@@ -395,3 +395,223 @@ TEST(interp_rerun)
 	CHECK_EQ(interp_len(p), 5);
 	interp_free(p);
 }
+
+/* --- Superinstructions (src/exec/interp_fuse.h).  Each case names the instruction that must (len
+ * > 0) or must not (len 0) start a fused record, and the result the plain instructions give; the
+ * results fold in the intermediate registers a fused record must still write. --- */
+
+struct fuse_case {
+	const char *name;
+	const char *src;
+	uint32_t at;	 /* instruction index */
+	uint32_t len;	 /* interp_fused_len() there */
+	uint64_t expect; /* r0, or FAULTS: status -EFAULT (and r0 0) */
+};
+
+#define FAULTS UINT64_C(0xfa0175fa0175)
+
+#define BND_PRE "mov %r2, 100\nmov %r3, 120\n"
+#define BND_OUT "mov %r0, %r5\nexit\nout:\nmov %r0, %r5\nadd %r0, 1000\nexit"
+
+static const struct fuse_case fuse_cases[] = {
+	/* BND: mov64 rX, rY; add64 rX, K; jCC64 rX, rZ. */
+	{ "bnd jgt not taken", BND_PRE "mov %r5, %r2\nadd %r5, 10\njgt %r5, %r3, out\n" BND_OUT,
+	  2, 3, 110 },
+	{ "bnd jgt taken", BND_PRE "mov %r5, %r2\nadd %r5, 30\njgt %r5, %r3, out\n" BND_OUT, 2, 3,
+	  1130 },
+	{ "bnd jgt equal", BND_PRE "mov %r5, %r2\nadd %r5, 20\njgt %r5, %r3, out\n" BND_OUT, 2, 3,
+	  120 },
+	{ "bnd jge equal", BND_PRE "mov %r5, %r2\nadd %r5, 20\njge %r5, %r3, out\n" BND_OUT, 2, 3,
+	  1120 },
+	{ "bnd jlt", BND_PRE "mov %r5, %r2\nadd %r5, 19\njlt %r5, %r3, out\n" BND_OUT, 2, 3, 1119 },
+	{ "bnd jle equal", BND_PRE "mov %r5, %r2\nadd %r5, 20\njle %r5, %r3, out\n" BND_OUT, 2, 3,
+	  1120 },
+	{ "bnd mirrored jlt taken", BND_PRE "mov %r5, %r2\nadd %r5, 21\njlt %r3, %r5, out\n" BND_OUT,
+	  2, 3, 1121 },
+	{ "bnd mirrored jlt equal", BND_PRE "mov %r5, %r2\nadd %r5, 20\njlt %r3, %r5, out\n" BND_OUT,
+	  2, 3, 120 },
+	{ "bnd mirrored jge", BND_PRE "mov %r5, %r2\nadd %r5, 20\njge %r3, %r5, out\n" BND_OUT, 2, 3,
+	  1120 },
+	{ "bnd negative imm", BND_PRE "mov %r5, %r3\nadd %r5, -21\njle %r5, %r2, out\n" BND_OUT, 2,
+	  3, 99 + 1000 },
+	{ "bnd wraps", BND_PRE "mov %r5, %r2\nadd %r5, -101\njgt %r5, %r3, out\n" BND_OUT, 2, 3,
+	  (uint64_t)-1 + 1000 },
+	{ "bnd z == x", BND_PRE "mov %r5, %r2\nadd %r5, 10\njgt %r5, %r5, out\n" BND_OUT, 2, 3,
+	  110 },
+	{ "bnd y == x", BND_PRE "mov %r5, 7\nmov %r5, %r5\nadd %r5, 1\njge %r5, %r5, out\n" BND_OUT,
+	  3, 3, 1008 },
+	{ "bnd z == y", BND_PRE "mov %r5, %r2\nadd %r5, 1\njgt %r5, %r2, out\n" BND_OUT, 2, 3,
+	  1101 },
+	{ "bnd signed jump not fused",
+	  "mov %r2, -100\nmov %r3, 5\nmov %r5, %r2\nadd %r5, 10\njsgt %r5, %r3, out\n" BND_OUT, 2,
+	  0, (uint64_t)-90 },
+	{ "bnd mov32 not fused", BND_PRE "mov32 %r5, %r2\nadd %r5, 30\njgt %r5, %r3, out\n" BND_OUT,
+	  2, 0, 1130 },
+	{ "bnd add32 not fused",
+	  "lddw %r2, 0x1fffffffe\nmov %r3, 120\nmov %r5, %r2\nadd32 %r5, 3\njgt %r5, %r3, out\n"
+	  BND_OUT, 3, 0, 1 },
+	{ "bnd jgt32 not fused",
+	  "lddw %r2, 0x100000000\nmov %r3, 120\nmov %r5, %r2\nadd %r5, 3\njgt32 %r5, %r3, out\n"
+	  BND_OUT, 3, 0, 0x100000003 },
+	{ "bnd other register not fused",
+	  BND_PRE "mov %r5, %r2\nadd %r4, 30\njgt %r5, %r3, out\n" BND_OUT, 2, 0, 100 },
+	{ "bnd jump to the add not fused",
+	  BND_PRE "mov %r5, 1\nja mid\nmov %r5, %r2\nmid:\nadd %r5, 10\njgt %r5, %r3, out\n"
+	  BND_OUT, 4, 0, 11 },
+	{ "bnd jump to the jcc not fused",
+	  BND_PRE "mov %r5, 200\nja mid\nmov %r5, %r2\nadd %r5, 10\nmid:\njgt %r5, %r3, out\n"
+	  BND_OUT, 4, 0, 1200 },
+	{ "bnd jump to the mov still fused",
+	  BND_PRE "ja mid\nmov %r0, 9\nexit\nmid:\nmov %r5, %r2\nadd %r5, 10\njgt %r5, %r3, out\n"
+	  BND_OUT, 5, 3, 110 },
+
+	/* LDA: ldx rA, [rB + off]; alu64 rC OP= rA. */
+	{ "lda h add", "mov %r1, 0x1234\nstxh [%r10-2], %r1\nmov %r0, 5\nldxh %r6, [%r10-2]\n"
+	  "add %r0, %r6\nadd %r0, %r6\nexit", 3, 2, 5 + 0x1234 * 2 },
+	{ "lda b sub", "mov %r1, 0x1ff\nstxb [%r10-1], %r1\nmov %r0, 5\nldxb %r6, [%r10-1]\n"
+	  "sub %r0, %r6\nlsh %r6, 8\nor %r0, %r6\nexit", 3, 2, ((uint64_t)5 - 0xff) | 0xff00 },
+	{ "lda w and", "mov32 %r1, 0xfffffff0\nstxw [%r10-4], %r1\nmov %r0, -1\n"
+	  "ldxw %r6, [%r10-4]\nand %r0, %r6\nexit", 3, 2, 0xfffffff0 },
+	{ "lda dw or", "lddw %r1, 0x8000000000000001\nstxdw [%r10-8], %r1\nmov %r0, 6\n"
+	  "ldxdw %r7, [%r10-8]\nor %r0, %r7\nexit", 4, 2, 0x8000000000000007ULL },
+	{ "lda dw xor", "lddw %r1, 0x8000000000000001\nstxdw [%r10-8], %r1\nmov %r0, 3\n"
+	  "ldxdw %r7, [%r10-8]\nxor %r0, %r7\nexit", 4, 2, 0x8000000000000002ULL },
+	{ "lda offset and base", "mov %r1, 77\nstxb [%r10-3], %r1\nmov %r2, %r10\nmov %r0, 1\n"
+	  "ldxb %r3, [%r2-3]\nadd %r0, %r3\nexit", 4, 2, 78 },
+	{ "lda c == a", "mov %r1, 21\nstxw [%r10-4], %r1\nldxw %r6, [%r10-4]\nadd %r6, %r6\n"
+	  "mov %r0, %r6\nexit", 2, 2, 42 },
+	{ "lda c == b", "mov %r1, 5\nstxdw [%r10-8], %r1\nmov %r2, %r10\nldxdw %r6, [%r2-8]\n"
+	  "add %r2, %r6\nsub %r2, %r10\nmov %r0, %r2\nexit", 3, 2, 5 },
+	{ "lda add32 not fused", "lddw %r0, 0x100000001\nmov %r1, 2\nstxw [%r10-4], %r1\n"
+	  "ldxw %r6, [%r10-4]\nadd32 %r0, %r6\nexit", 4, 0, 3 },
+	{ "lda other register not fused", "mov %r1, 2\nstxw [%r10-4], %r1\nmov %r7, 10\nmov %r0, 1\n"
+	  "ldxw %r6, [%r10-4]\nadd %r0, %r7\nexit", 4, 0, 11 },
+	{ "lda mul not fused", "mov %r1, 3\nstxw [%r10-4], %r1\nmov %r0, 5\nldxw %r6, [%r10-4]\n"
+	  "mul %r0, %r6\nexit", 3, 0, 15 },
+	{ "lda jump to the alu not fused", "mov %r1, 3\nstxw [%r10-4], %r1\nmov %r0, 5\n"
+	  "mov %r6, 100\nja mid\nldxw %r6, [%r10-4]\nmid:\nadd %r0, %r6\nexit", 5, 0, 105 },
+
+	/* AJ: add64 rX, K; jCC64 rX, imm / rZ.  AJ2: add64 rW, K1 first. */
+	{ "aj jne loop", "mov %r1, 0\nl:\nadd %r1, 1\njne %r1, 5, l\nmov %r0, %r1\nexit", 1, 2, 5 },
+	{ "aj jlt reg", "mov %r1, 0\nmov %r2, 7\nl:\nadd %r1, 1\njlt %r1, %r2, l\nmov %r0, %r1\nexit",
+	  2, 2, 7 },
+	{ "aj z == x", "mov %r1, 0\nadd %r1, 1\njeq %r1, %r1, t\nmov %r0, 0\nexit\nt:\n"
+	  "mov %r0, %r1\nexit", 1, 2, 1 },
+	{ "aj signed", "mov %r1, 0\nl:\nadd %r1, -1\njsgt %r1, -3, l\nmov %r0, %r1\nexit", 1, 2,
+	  (uint64_t)-3 },
+	{ "aj jsle", "mov %r1, -10\nl:\nadd %r1, 3\njsle %r1, 0, l\nmov %r0, %r1\nexit", 1, 2, 2 },
+	{ "aj jset", "mov %r1, 0\nl:\nadd %r1, 1\njset %r1, 4, d\nja l\nd:\nmov %r0, %r1\nexit", 1,
+	  2, 4 },
+	{ "aj imm sign-extended", "lddw %r1, 0xfffffffffffffffd\nl:\nadd %r1, 1\njne %r1, -1, l\n"
+	  "mov %r0, %r1\nexit", 2, 2, UINT64_MAX },
+	{ "aj jge / jgt / jle / jsge / jslt", "mov %r0, 0\nmov %r1, 0\nadd %r1, 1\njge %r1, 1, a\n"
+	  "exit\na:\nadd %r1, 1\njgt %r1, 2, b\nadd %r0, 1\nb:\nadd %r1, 1\njle %r1, 3, c\nexit\nc:\n"
+	  "add %r1, -10\njsge %r1, -7, d\nadd %r0, 10\nd:\nadd %r1, 1\njslt %r1, -5, e\nexit\ne:\n"
+	  "add %r0, %r1\nexit", 2, 2, 1 + (uint64_t)-6 },
+	{ "aj falls off the end", "mov %r1, 5\nl:\nadd %r1, 1\njeq %r1, 0, l", 1, 2, FAULTS },
+	{ "aj add32 not fused", "mov32 %r1, -1\nadd32 %r1, 1\njeq %r1, 0, t\nmov %r0, 1\nexit\nt:\n"
+	  "mov %r0, 2\nexit", 1, 0, 2 },
+	{ "aj jeq32 not fused", "mov32 %r1, -1\nadd %r1, 1\njeq32 %r1, 0, t\nmov %r0, %r1\nexit\n"
+	  "t:\nmov %r0, 2\nexit", 1, 0, 2 },
+	{ "aj jeq64 after 32-bit wrap", "mov32 %r1, -1\nadd %r1, 1\njeq %r1, 0, t\nmov %r0, %r1\n"
+	  "exit\nt:\nmov %r0, 2\nexit", 1, 2, 0x100000000ULL },
+	{ "aj other register not fused", "mov %r1, 0\nmov %r2, 0\nl:\nadd %r2, 1\njlt %r1, 3, x\n"
+	  "mov %r0, %r2\nexit\nx:\nadd %r1, 1\nja l", 2, 0, 4 },
+	{ "aj jump to the jcc not fused", "mov %r1, 50\nja j\nadd %r1, 1\nj:\njeq %r1, 50, t\n"
+	  "mov %r0, 0\nexit\nt:\nmov %r0, %r1\nexit", 2, 0, 50 },
+	{ "aj2 loop", "mov %r0, 0\nmov %r1, 0\nl:\nadd %r0, 3\nadd %r1, 1\njlt %r1, 10, l\n"
+	  "mul %r0, 100\nadd %r0, %r1\nexit", 2, 3, 3010 },
+	{ "aj2 w == x", "mov %r1, 0\nl:\nadd %r1, 2\nadd %r1, 1\njlt %r1, 9, l\nmov %r0, %r1\nexit",
+	  1, 3, 9 },
+	{ "aj2 w == z", "mov %r1, 0\nmov %r2, 3\nl:\nadd %r2, -1\nadd %r1, 1\njlt %r1, %r2, l\n"
+	  "mul %r1, 10\nmov %r0, %r1\nadd %r0, %r2\nexit", 2, 3, 21 },
+	{ "aj2 k1 too big", "mov %r1, 0\nmov %r2, 0\nl:\nadd %r2, 40000\nadd %r1, 1\njlt %r1, 3, l\n"
+	  "mov %r0, %r2\nexit", 2, 0, 120000 },
+	{ "aj2 k1 -32768", "mov %r1, 0\nmov %r2, 0\nl:\nadd %r2, -32768\nadd %r1, 1\n"
+	  "jlt %r1, 2, l\nmov %r0, %r2\nexit", 2, 3, (uint64_t)-65536 },
+	{ "aj2 jump to the second add", "mov %r1, 0\nmov %r2, 0\nja l\nm:\nadd %r2, 5\nl:\n"
+	  "add %r1, 1\njlt %r1, 3, m\nmov %r0, %r2\nexit", 3, 0, 10 },
+	/* A csum-style loop: BND, LDA and AJ2 together, and the same program unfused. */
+	{ "csum loop", "mov %r1, 0x0102\nstxh [%r10-8], %r1\nmov %r1, 0x0304\nstxh [%r10-6], %r1\n"
+	  "mov %r1, 0x0506\nstxh [%r10-4], %r1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\n"
+	  "add %r3, -3\nmov %r0, 0\nmov %r4, 0\nl:\nmov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, d\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nadd %r2, 2\nadd %r4, 1\njlt %r4, 100, l\nd:\n"
+	  "mul %r0, 100\nadd %r0, %r4\nexit", 12, 5, (0x0102 + 0x0304) * 100 + 2 },
+
+	/* BNDL: BND then LDA.  r2 points at the bytes 01 02 03 04, r3 is 8 bytes further; the
+	 * result packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2). */
+#define BNDL_PRE                                                                                   \
+	"mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\n"   \
+	"mov %r0, 100\n"
+#define BNDL_OUT                                                                                   \
+	"lsh %r0, 16\nor %r0, %r6\nlsh %r0, 8\nsub %r5, %r2\nor %r0, %r5\nexit\nout:\n"            \
+	"sub %r5, %r2\nmov %r0, %r5\nadd %r0, 1000\nexit"
+	{ "bndl not taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
+	{ "bndl taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 9\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 1009 },
+	{ "bndl mirrored", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njlt %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
+	{ "bndl load base is x: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r5-2]\nor %r0, %r6\n" BNDL_OUT, 6, 3, 0x65000102 },
+	{ "bndl or", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r2+0]\nor %r0, %r6\n" BNDL_OUT, 6, 5, 0x65000102 },
+	{ "bndl x == y: bnd only", BNDL_PRE "mov %r5, %r2\nmov %r2, %r2\nadd %r2, 2\n"
+	  "jgt %r2, %r3, out\nldxh %r6, [%r2-2]\nadd %r0, %r6\nmov %r2, %r5\nadd %r5, 2\n"
+	  BNDL_OUT, 7, 3, 0x265020102ULL },
+	{ "bndl k beyond 16 bits", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
+	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x10000 + 1000 },
+	{ "bndl k -32768", BNDL_PRE "mov %r5, %r2\nadd %r5, -32768\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nmov %r5, %r2\nadd %r5, 2\n" BNDL_OUT, 6, 5,
+	  0x265020102ULL },
+	{ "bndl high registers", "mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r8, %r10\n"
+	  "add %r8, -8\nmov %r9, 0\nmov %r7, 100\nmov %r0, %r8\nadd %r0, 2\njgt %r0, %r10, out\n"
+	  "ldxb %r9, [%r8+1]\nadd %r7, %r9\nmov %r0, %r7\nexit\nout:\nmov %r0, 1\nexit", 6, 5,
+	  102 },
+	{ "bndl c == a", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njle %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r6, %r6\n" BNDL_OUT, 6, 5, 0x64040202 },
+	{ "bndl word, xor", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"
+	  "ldxw %r6, [%r2+0]\nxor %r0, %r6\n" BNDL_OUT, 6, 5,
+	  ((((uint64_t)0x04030265 << 16) | 0x04030201) << 8) | 4 },
+	{ "bndl alu on another register: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\n"
+	  "jgt %r5, %r3, out\nldxw %r6, [%r2+0]\nxor %r6, %r0\n" BNDL_OUT, 6, 3,
+	  ((((uint64_t)100 << 16) | 0x04030265) << 8) | 4 },
+	{ "bndl jump to the ldx: bnd only", "mov %r6, 0\njeq %r6, 1, mid\n" BNDL_PRE
+	  "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\nmid:\nldxh %r6, [%r2+0]\nadd %r0, %r6\n"
+	  BNDL_OUT, 8, 3, 0x265020102ULL },
+	{ "bndl add32: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd32 %r0, %r6\n" BNDL_OUT, 6, 3, 0x265020102ULL },
+};
+
+TEST(interp_fusion)
+{
+	for (size_t i = 0; i < sizeof(fuse_cases) / sizeof(fuse_cases[0]); i++) {
+		const struct fuse_case *c = &fuse_cases[i];
+		struct bpf_insn *insns;
+		struct interp_prog *p;
+		uint64_t args[5] = { 0 }, r0 = 0xdeadbeef;
+		char err[256];
+		int n, ret;
+
+		n = casm_assemble(c->src, &insns, err, sizeof(err));
+		if (n < 0) {
+			test_fail(__FILE__, __LINE__, "%s: assemble: %s", c->name, err);
+			continue;
+		}
+		ret = interp_prepare(insns, (uint32_t)n, &interp_case_env, &p);
+		free(insns);
+		if (ret) {
+			test_fail(__FILE__, __LINE__, "%s: prepare: %d", c->name, ret);
+			continue;
+		}
+		if (interp_fused_len(p, c->at) != c->len)
+			test_fail(__FILE__, __LINE__, "%s: fused length at %u is %u, want %u",
+				  c->name, c->at, interp_fused_len(p, c->at), c->len);
+		ret = interp_exec(p, args, &r0);
+		if (ret != (c->expect == FAULTS ? -EFAULT : 0) ||
+		    r0 != (c->expect == FAULTS ? 0 : c->expect))
+			test_fail(__FILE__, __LINE__, "%s: status %d r0 0x%" PRIx64 ", want 0x%" PRIx64,
+				  c->name, ret, r0, c->expect);
+		interp_free(p);
+	}
+}

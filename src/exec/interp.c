@@ -8,6 +8,17 @@
  * is specialised at compile time for that form.  Dispatch is "goto *pc->handler" at the end of
  * every handler (threaded code), so the CPU predicts each transition separately.
  *
+ * Superinstructions.  A third decoder pass, once every jump target is known, gives the record of
+ * the first instruction of a few hot idioms (packet bounds check, optionally followed by the load
+ * it guards; load then accumulate; counter increment and branch; interp_fuse.h) a fused handler
+ * that runs the whole idiom, writing every register the idiom writes, and skips the idiom's other
+ * records.  An idiom is never fused when one of its later instructions is a jump target; those
+ * records keep their plain handlers all the same.  Fewer dispatches matter because a loop
+ * iteration is bounded by the instructions it issues and by store-to-load forwarding through the
+ * register file, not by arithmetic.  Also, a taken jump predicts its target as pc + the last
+ * taken displacement (BRANCH()), so that the next record's loads do not wait for the load of the
+ * target pointer.
+ *
  * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
  * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
  * low half); signed division truncates toward zero, INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0;
@@ -18,7 +29,8 @@
  *
  * Checked variant.  interp_checked.c compiles this file again with INTERP_CHECKED: every dispatch
  * then calls chk_step() first (register initialisation, memory regions, helper arguments; see
- * interp_checked.h).  Without the macro DISPATCH() is the bare computed goto.
+ * interp_checked.h), and nothing is fused, so each instruction is checked on its own.  Without
+ * the macro DISPATCH() is the bare computed goto.
  *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
@@ -38,9 +50,11 @@
 #define interp_exec interp_checked_exec_unused_
 #define interp_run interp_checked_run_unused_
 #define interp_len interp_checked_len_unused_
+#define interp_fused_len interp_checked_fused_len_unused_
 #include "exec/interp_checked.h"
 #endif
 #include "exec/interp.h"
+#include "exec/interp_fuse.h"
 
 struct dinsn {
 	/* Label in run() that executes this record. */
@@ -51,12 +65,18 @@ struct dinsn {
 		/* CALL: the helper. */
 		interp_helper_fn fn;
 	} u;
-	/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
-	uint64_t k;
+	union {
+		/* imm sign-extended to 64 bits; LD_IMM64: the full value; LD_IND: imm as is. */
+		uint64_t k;
+		/* BNDL: three more register numbers (struct fuse's kb). */
+		uint8_t kb[8];
+	};
 	/* Memory offset (jump offsets are already resolved into u.target). */
 	int16_t off;
 	/* Register numbers, 0..10. */
 	uint8_t dst, src;
+	/* imm; in fused records (struct fuse) a third register or a second immediate. */
+	int32_t aux;
 #ifdef INTERP_CHECKED
 	/* The form (enum insn_id) and the raw imm, for the checks. */
 	uint16_t id;
@@ -78,6 +98,7 @@ enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL__COUNT };
 struct label_table {
 	const void *const *form; /* indexed by enum insn_id */
 	const void *const *extra; /* indexed by XL_* */
+	const void *const *fused; /* indexed by enum fuse_id; NULL in the checked build */
 };
 
 /* --- Operation bodies, selected by token pasting on the list's op and bits. --- */
@@ -259,7 +280,7 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 #define RUN_CHK_PARAMS , struct interp_check *chk, struct chk_state *cs
 #define DISPATCH()                                                                                 \
 	do {                                                                                       \
-		if (chk_step(chk, cs, p, pc, R, depth, stack_top)) {                              \
+		if (chk_step(chk, cs, p, pc, R, depth, stack_top)) {                               \
 			R[0] = 0;                                                                  \
 			return chk->v.kind == IV_NONE ? -E2BIG : -EACCES;                          \
 		}                                                                                  \
@@ -284,19 +305,37 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	struct frame frames[INTERP_MAX_FRAMES - 1];
 	const struct dinsn *pc;
 	unsigned int depth = 0; /* frames pushed by bpf-to-bpf calls */
+	uintptr_t disp = 0;     /* BRANCH()'s guess, in bytes (modulo the pointer width) */
 	uintptr_t stack_top = (uintptr_t)stack + sizeof(stack);
+#ifndef INTERP_CHECKED
+#define X_FLABEL_(name, ...) &&L_F_##name,
+	static const void *const fused_labels[FUSE__COUNT] = { FUSE_LIST(X_FLABEL_) };
+#undef X_FLABEL_
+#endif
 
 	if (!p) {
 		labels->form = form_labels;
 		labels->extra = extra_labels;
+#ifndef INTERP_CHECKED
+		labels->fused = fused_labels;
+#else
+		labels->fused = NULL;
+#endif
 		return 0;
 	}
 	R[10] = stack_top;
 	pc = p->insns;
 	DISPATCH();
 
-#define DST R[pc->dst]
-#define SRC R[pc->src]
+/* Operands.  Each is one load (or a memory operand) away: cheaper than loading a packed word
+ * and taking it apart, as a loop's dispatches are bounded by the instructions they issue. */
+#define O_OFF (pc->off)
+#define O_DST (pc->dst)
+#define O_SRC (pc->src)
+#define O_AUX (pc->aux)
+#define O_IMM ((uint64_t)(int64_t)pc->aux)
+#define DST R[O_DST]
+#define SRC R[O_SRC]
 #define NEXT                                                                                       \
 	do {                                                                                       \
 		++pc;                                                                              \
@@ -305,6 +344,34 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define JUMP(t)                                                                                    \
 	do {                                                                                       \
 		pc = (t);                                                                          \
+		DISPATCH();                                                                        \
+	} while (0)
+/* A taken jump.  pc = pc->u.target puts a load on the dependency chain that every later record's
+ * operand loads wait for, once per loop iteration.  A loop's closing jump repeats one
+ * displacement, so predict it: when the target is pc + disp (the last taken displacement),
+ * compute it from pc and leave the check to the branch predictor.  The comparison is in asm so
+ * that the compiler cannot see the equality and use the loaded value after all. */
+#if defined(__x86_64__) || defined(__i386__)
+#define SAME_PTR(a, b, miss) __asm__ goto("cmp %0, %1\n\tjne %l2" : : "r"(a), "r"(b) : "cc" : miss)
+#else
+#define SAME_PTR(a, b, miss)                                                                       \
+	do {                                                                                       \
+		if ((a) != (b))                                                                    \
+			goto miss;                                                                 \
+	} while (0)
+#endif
+#define BRANCH()                                                                                   \
+	do {                                                                                       \
+		__label__ miss_;                                                                   \
+		const struct dinsn *t_ = pc->u.target;                                             \
+		const struct dinsn *g_ = (const void *)((uintptr_t)pc + disp);                     \
+                                                                                                   \
+		SAME_PTR(t_, g_, miss_);                                                           \
+		pc = g_;                                                                           \
+		DISPATCH();                                                                        \
+	miss_:                                                                                     \
+		disp = (uintptr_t)t_ - (uintptr_t)pc;                                              \
+		pc = t_;                                                                           \
 		DISPATCH();                                                                        \
 	} while (0)
 /* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
@@ -323,10 +390,10 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 #define EXEC_END(op, bits, dval, code)                                                             \
 	DST = END_##op(bits, DST);                                                                 \
 	NEXT;
-#define EXEC_JA(op, bits, dval, code) JUMP(pc->u.target);
+#define EXEC_JA(op, bits, dval, code) BRANCH();
 #define EXEC_JCOND(op, bits, dval, code)                                                           \
 	if (CMP##bits##_##op(DST, OPERAND(code)))                                                  \
-		JUMP(pc->u.target);                                                                \
+		BRANCH();                                                                          \
 	NEXT;
 #define EXEC_CALL(op, bits, dval, code) CALL_##op
 #define CALL_HELPER                                                                                \
@@ -381,25 +448,94 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	}                                                                                          \
 	NEXT;
 #define EXEC_LDX(op, bits, dval, code)                                                             \
-	DST = LOAD(bits, ADDR(SRC, pc->off));                                                      \
+	DST = LOAD(bits, ADDR(SRC, O_OFF));                                                        \
 	NEXT;
 #define EXEC_LDXSX(op, bits, dval, code)                                                           \
-	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, pc->off)));                                \
+	DST = (uint64_t)SEXT(bits, LOAD(bits, ADDR(SRC, O_OFF)));                                  \
 	NEXT;
 #define EXEC_ST(op, bits, dval, code)                                                              \
-	STORE(bits, ADDR(DST, pc->off), pc->k);                                                    \
+	STORE(bits, ADDR(DST, O_OFF), pc->k);                                                      \
 	NEXT;
 #define EXEC_STX(op, bits, dval, code)                                                             \
-	STORE(bits, ADDR(DST, pc->off), SRC);                                                      \
+	STORE(bits, ADDR(DST, O_OFF), SRC);                                                        \
 	NEXT;
 #define EXEC_ATOMIC(op, bits, dval, code)                                                          \
-	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, pc->off), SRC);                                 \
+	ATOMIC_OP_##op(atomic##bits##_t, ADDR(DST, O_OFF), SRC);                                   \
 	NEXT;
 
 #define X_BODY_(name, code, disc, dval, kind, op, bits, fields, grp, ver, mnem)                    \
 	L_##name : EXEC_##kind(op, bits, dval, code)
 	INSN_LIST(X_BODY_)
 #undef X_BODY_
+
+#ifndef INTERP_CHECKED
+/* Superinstructions (interp_fuse.h).  Each writes what its instructions write, in their order:
+ * a later read of a register the sequence wrote (R[O_AUX], SRC) sees the new value.  The hints
+ * lay out the usual path straight: bounds checks pass, loops loop. */
+#define FUSED_BND(op, op2, bits)                                                                   \
+	{                                                                                          \
+		uint64_t val_ = SRC + O_IMM;                                                       \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, R[O_OFF]), 0))                               \
+			BRANCH();                                                                  \
+	}                                                                                          \
+	pc += 3;                                                                                   \
+	DISPATCH();
+#define FUSED_LDA(op, op2, bits)                                                                   \
+	{                                                                                          \
+		uint64_t val_ = LOAD(bits, ADDR(SRC, O_OFF));                                      \
+                                                                                                   \
+		DST = val_;                                                                        \
+		R[O_AUX] = ALU64_##op2(R[O_AUX], val_);                                            \
+	}                                                                                          \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_AJ(op, operand)                                                                      \
+	{                                                                                          \
+		uint64_t val_ = DST + pc->k;                                                       \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
+			BRANCH();                                                                  \
+	}                                                                                          \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
+#define FUSED_AJR(op, op2, bits) FUSED_AJ(op, SRC)
+#define FUSED_AJ2(op, w, operand)                                                                  \
+	R[w] += (uint64_t)(int64_t)O_OFF;                                                          \
+	{                                                                                          \
+		uint64_t val_ = DST + pc->k;                                                       \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
+			BRANCH();                                                                  \
+	}                                                                                          \
+	pc += 3;                                                                                   \
+	DISPATCH();
+#define FUSED_AJ2K(op, op2, bits) FUSED_AJ2(op, O_SRC, O_IMM)
+#define FUSED_AJ2R(op, op2, bits) FUSED_AJ2(op, O_AUX, SRC)
+#define FUSED_BNDL(op, op2, bits)                                                                  \
+	{                                                                                          \
+		const uint64_t y_ = SRC;                                                           \
+		uint64_t val_ = y_ + O_IMM;                                                        \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, R[pc->kb[0]]), 0))                           \
+			BRANCH();                                                                  \
+		/* The load's base is rY, which the store to rX (X != Y) left alone. */            \
+		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
+		R[pc->kb[1]] = val_;                                                               \
+		R[pc->kb[2]] = ALU64_##op2(R[pc->kb[2]], val_);                                    \
+	}                                                                                          \
+	pc += 5;                                                                                   \
+	DISPATCH();
+#define X_FBODY_(name, kind, op, op2, bits)                                                        \
+	L_F_##name : FUSED_##kind(op, op2, bits)
+	FUSE_LIST(X_FBODY_)
+#undef X_FBODY_
+#endif
 
 L_CALL_UNWIND:
 	R[0] = pc->u.fn(HELPER_ARGS);
@@ -414,9 +550,14 @@ L_TRAP_SLOT2:
 
 /* --- Decoder. --- */
 
-static int check_target(const struct interp_prog *p, const uint8_t *slot2, int64_t t)
+/* Per-slot marks: the second slot of an LD_IMM64; a jump or call target.  Either keeps the slot
+ * out of the inside of a superinstruction (fuse_match()'s no_entry). */
+#define MARK_SLOT2 1
+#define MARK_TARGET 2
+
+static int check_target(const struct interp_prog *p, const uint8_t *mark, int64_t t)
 {
-	if (t < 0 || t >= (int64_t)p->cnt || slot2[t])
+	if (t < 0 || t >= (int64_t)p->cnt || (mark[t] & MARK_SLOT2))
 		return -EINVAL;
 	return 0;
 }
@@ -429,7 +570,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	struct label_table labels;
 	struct interp_prog *p;
 	int16_t first[256];
-	uint8_t *slot2;
+	uint8_t *mark;
 	int err = -EINVAL;
 
 	*out = NULL;
@@ -444,8 +585,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 #endif
 	insn_first_of(first);
 	p = calloc(1, sizeof(*p) + (cnt + 1) * sizeof(p->insns[0]));
-	slot2 = calloc(cnt, 1);
-	if (!p || !slot2) {
+	mark = calloc(cnt, 1);
+	if (!p || !mark) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -459,7 +600,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		int id = insn_find_fast(first, in);
 		const struct insn_desc *desc;
 
-		if (slot2[i]) {
+		if (mark[i] & MARK_SLOT2) {
 			d->handler = labels.extra[XL_TRAP_SLOT2];
 			continue;
 		}
@@ -474,6 +615,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		d->dst = in->dst_reg;
 		d->src = in->src_reg;
 		d->off = in->off;
+		d->aux = in->imm;
 		d->k = (uint64_t)(int64_t)in->imm;
 #ifdef INTERP_CHECKED
 		d->id = (uint16_t)id;
@@ -488,7 +630,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			/* The loader resolves pseudo forms into the value: load it verbatim. */
 			d->k = (uint64_t)(uint32_t)in->imm |
 			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
-			slot2[i + 1] = 1;
+			mark[i + 1] = MARK_SLOT2;
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -520,7 +662,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		const struct insn_desc *desc;
 		int64_t t;
 
-		if (slot2[i])
+		if (mark[i] & MARK_SLOT2)
 			continue;
 		desc = &descs[insn_find_fast(first, in)];
 		if (desc->code == (BPF_JMP32 | BPF_JA))
@@ -531,16 +673,39 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			t = (int64_t)i + 1 + in->imm;
 		else
 			continue;
-		if (check_target(p, slot2, t))
+		if (check_target(p, mark, t))
 			goto fail;
 		p->insns[i].u.target = &p->insns[t];
+		mark[t] |= MARK_TARGET;
 	}
+#ifndef INTERP_CHECKED
+	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
+	 * record per instruction so that every access is checked on its own. */
+	for (uint32_t i = 0; i < cnt; i++) {
+		struct dinsn *d = &p->insns[i];
+		struct fuse f;
+
+		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, &f))
+			continue;
+		/* The jump's target from its record, not yet rewritten (i ascends). */
+		if (fuse_jump(f.id))
+			d->u = p->insns[i + fuse_jump(f.id)].u;
+		d->handler = labels.fused[f.id];
+		d->dst = f.dst;
+		d->src = f.src;
+		d->off = f.off;
+		d->aux = f.aux;
+		d->k = f.k;
+		if (f.id >= FUSE_BNDLJGT8_ADD) /* kb overlays k, which BNDL does not use */
+			memcpy(d->kb, f.kb, sizeof(f.kb));
+	}
+#endif
 	p->insns[cnt].handler = labels.extra[XL_TRAP_END];
-	free(slot2);
+	free(mark);
 	*out = p;
 	return 0;
 fail:
-	free(slot2);
+	free(mark);
 	free(p);
 	return err;
 }
@@ -569,6 +734,17 @@ uint64_t interp_run(const struct interp_prog *p, uint64_t r1, uint64_t r2)
 uint32_t interp_len(const struct interp_prog *p)
 {
 	return p->cnt;
+}
+
+uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i)
+{
+	struct label_table labels;
+
+	run(NULL, NULL, &labels);
+	for (int id = 0; i < p->cnt && id < FUSE__COUNT; id++)
+		if (p->insns[i].handler == labels.fused[id])
+			return fuse_len((enum fuse_id)id);
+	return 0;
 }
 
 #endif /* !INTERP_CHECKED */

@@ -2,7 +2,8 @@
  *
  * interp_prepare() checks and translates an instruction array into an internal form (one decoded
  * record per 8-byte slot: the address of its handler inside the interpreter loop, pre-extracted
- * operands, resolved jump targets and helper pointers).  interp_run()/interp_exec() execute that
+ * operands, resolved jump targets and helper pointers; the first record of a few common idioms
+ * runs the whole idiom, see interp_fuse.h).  interp_run()/interp_exec() execute that
  * form with computed-goto dispatch; nothing is decoded at run time.  A prepared program is
  * immutable, so any number of threads may run it at once; each run has its own registers, call
  * frames and stack on the caller's C stack (about 4.5 KiB).
@@ -73,6 +74,10 @@ uint64_t interp_run(const struct interp_prog *p, uint64_t r1, uint64_t r2);
 
 /* Number of instruction slots of p. */
 uint32_t interp_len(const struct interp_prog *p);
+
+/* Number of instructions the record of instruction i runs as one superinstruction (see
+ * interp_fuse.h), or 0 if it is not fused.  For tests. */
+uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i);
 
 void interp_free(struct interp_prog *p);
 

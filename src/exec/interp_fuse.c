@@ -1,0 +1,226 @@
+/* interp_fuse.c — the idiom matcher for the interpreter's superinstructions (see interp_fuse.h).
+ *
+ * Matching works on the raw instructions, which the decoder has already validated (known form,
+ * reserved fields zero, registers in range), so a code byte identifies the form except for the
+ * discriminated ones: MOV64_X with off != 0 is MOVSX, and no discriminated ALU form is matched
+ * otherwise (SDIV/SMOD have their own codes' off 1, and DIV/MOD are not in the lists).
+ */
+#include "insn.h"
+#include "exec/interp_fuse.h"
+
+#define MOV64_X (BPF_ALU64 | BPF_MOV | BPF_X)
+#define ADD64_K (BPF_ALU64 | BPF_ADD | BPF_K)
+
+/* Index of a conditional jump op in FUSE_AJ_OPS_ order, or -1 (JA, CALL, EXIT, ...). */
+static int jcc_index(uint8_t op)
+{
+	switch (op) {
+	case BPF_JEQ:
+		return 0;
+	case BPF_JGT:
+		return 1;
+	case BPF_JGE:
+		return 2;
+	case BPF_JSET:
+		return 3;
+	case BPF_JNE:
+		return 4;
+	case BPF_JSGT:
+		return 5;
+	case BPF_JSGE:
+		return 6;
+	case BPF_JLT:
+		return 7;
+	case BPF_JLE:
+		return 8;
+	case BPF_JSLT:
+		return 9;
+	case BPF_JSLE:
+		return 10;
+	default:
+		return -1;
+	}
+}
+
+/* Index of an ALU op in FUSE_LDA_OPS_ order, or -1. */
+static int lda_op_index(uint8_t op)
+{
+	switch (op) {
+	case BPF_ADD:
+		return 0;
+	case BPF_SUB:
+		return 1;
+	case BPF_AND:
+		return 2;
+	case BPF_OR:
+		return 3;
+	case BPF_XOR:
+		return 4;
+	default:
+		return -1;
+	}
+}
+
+/* BND's unsigned orderings, and their mirror images for `jCC rZ, rX`. */
+static int bnd_id(uint8_t op, int mirrored)
+{
+	if (mirrored) {
+		switch (op) {
+		case BPF_JGT:
+			op = BPF_JLT;
+			break;
+		case BPF_JGE:
+			op = BPF_JLE;
+			break;
+		case BPF_JLT:
+			op = BPF_JGT;
+			break;
+		case BPF_JLE:
+			op = BPF_JGE;
+			break;
+		default:
+			return -1;
+		}
+	}
+	switch (op) {
+	case BPF_JGT:
+		return FUSE_BND_JGT;
+	case BPF_JGE:
+		return FUSE_BND_JGE;
+	case BPF_JLT:
+		return FUSE_BND_JLT;
+	case BPF_JLE:
+		return FUSE_BND_JLE;
+	default:
+		return -1;
+	}
+}
+
+static uint32_t match_bnd(const struct bpf_insn *in, struct fuse *f)
+{
+	const struct bpf_insn *j = &in[2];
+	uint8_t x = in[0].dst_reg, z;
+	int id;
+
+	if (in[0].code != MOV64_X || in[0].off || in[1].code != ADD64_K || in[1].dst_reg != x)
+		return 0;
+	if (BPF_CLASS(j->code) != BPF_JMP || BPF_SRC(j->code) != BPF_X)
+		return 0;
+	if (j->dst_reg == x) {
+		id = bnd_id(BPF_OP(j->code), 0);
+		z = j->src_reg;
+	} else if (j->src_reg == x) {
+		id = bnd_id(BPF_OP(j->code), 1);
+		z = j->dst_reg;
+	} else {
+		return 0;
+	}
+	if (id < 0)
+		return 0;
+	f->id = (enum fuse_id)id;
+	f->dst = x;
+	f->src = in[0].src_reg;
+	f->off = z;
+	f->aux = in[1].imm;
+	return 3;
+}
+
+static uint32_t match_lda(const struct bpf_insn *in, struct fuse *f)
+{
+	static const enum fuse_id base[4] = {
+	    [BPF_B >> 3] = FUSE_LDA8_ADD,
+	    [BPF_H >> 3] = FUSE_LDA16_ADD,
+	    [BPF_W >> 3] = FUSE_LDA32_ADD,
+	    [BPF_DW >> 3] = FUSE_LDA64_ADD,
+	};
+	int op;
+
+	if (BPF_CLASS(in[0].code) != BPF_LDX || BPF_MODE(in[0].code) != BPF_MEM)
+		return 0;
+	if (BPF_CLASS(in[1].code) != BPF_ALU64 || BPF_SRC(in[1].code) != BPF_X ||
+	    in[1].src_reg != in[0].dst_reg)
+		return 0;
+	op = lda_op_index(BPF_OP(in[1].code));
+	if (op < 0)
+		return 0;
+	f->id = (enum fuse_id)(base[BPF_SIZE(in[0].code) >> 3] + op);
+	f->dst = in[0].dst_reg;
+	f->src = in[0].src_reg;
+	f->off = in[0].off;
+	f->aux = in[1].dst_reg;
+	return 2;
+}
+
+static uint32_t match_aj(const struct bpf_insn *in, struct fuse *f)
+{
+	int cc;
+
+	if (in[0].code != ADD64_K || BPF_CLASS(in[1].code) != BPF_JMP ||
+	    in[1].dst_reg != in[0].dst_reg)
+		return 0;
+	cc = jcc_index(BPF_OP(in[1].code));
+	if (cc < 0)
+		return 0;
+	f->dst = in[0].dst_reg;
+	f->k = (uint64_t)(int64_t)in[0].imm;
+	if (BPF_SRC(in[1].code) == BPF_X) {
+		f->id = (enum fuse_id)(FUSE_AJ_JEQ_R + cc);
+		f->src = in[1].src_reg;
+	} else {
+		f->id = (enum fuse_id)(FUSE_AJ_JEQ_K + cc);
+		f->aux = in[1].imm;
+	}
+	return 2;
+}
+
+/* AJ2: add64 rW, K1 in front of an AJ. */
+static uint32_t match_aj2(const struct bpf_insn *in, struct fuse *f)
+{
+	if (in[0].code != ADD64_K || in[0].imm != (int16_t)in[0].imm || !match_aj(&in[1], f))
+		return 0;
+	f->id = (enum fuse_id)(f->id - FUSE_AJ_JEQ_K + FUSE_AJ2_JEQ_K);
+	f->off = (int16_t)in[0].imm;
+	if (f->id >= FUSE_AJ2_JEQ_R)
+		f->aux = in[0].dst_reg;
+	else
+		f->src = in[0].dst_reg;
+	return 3;
+}
+
+uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, const uint8_t *no_entry,
+		    struct fuse *f)
+{
+	uint32_t n;
+
+	*f = (struct fuse){0};
+	/* Longest first; each matcher reads only as far as its length. */
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && match_bnd(&insns[i], f)) {
+		struct fuse l;
+
+		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
+		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src) {
+			/* BNDL: X, Y and K as BND; LDA's offset; Z, A, C in kb. */
+			f->id = (enum fuse_id)(FUSE_BNDLJGT8_ADD + (f->id - FUSE_BND_JGT) * 20 +
+					       (l.id - FUSE_LDA8_ADD));
+			f->kb[0] = (uint8_t)f->off;
+			f->kb[1] = l.dst;
+			f->kb[2] = (uint8_t)l.aux;
+			f->off = l.off;
+			n = 5;
+		} else {
+			n = 3;
+		}
+		goto found;
+	}
+	*f = (struct fuse){0};
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_aj2(&insns[i], f)))
+		goto found;
+	*f = (struct fuse){0};
+	if (i + 1 >= cnt || no_entry[i + 1])
+		return 0;
+	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)))
+		goto found;
+	return 0;
+found:
+	return n == fuse_len(f->id) ? n : 0;
+}

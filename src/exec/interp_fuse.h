@@ -1,0 +1,114 @@
+/* interp_fuse.h — superinstructions: short instruction idioms the interpreter runs as one record.
+ *
+ * interp_prepare() asks fuse_match() at every instruction whether the sequence starting there is
+ * one of a few idioms that clang and hand-written programs put in hot loops; if so the record of
+ * the first instruction gets a fused handler that does the work of all of them, with one dispatch
+ * instead of two or three.  Only the targeted idioms below are fused (a generic pair fusion of
+ * every form costs far more compile time and code size for little more speed):
+ *
+ *   BND   mov64 rX, rY; add64 rX, K; jCC64 rX, rZ    packet bounds check (CC: gt ge lt le; the
+ *                                                    mirrored `jCC rZ, rX` is normalised)
+ *   LDA   ldx{b,h,w,dw} rA, [rB + off]; alu64 rC OP= rA    load then use (OP: add sub and or xor)
+ *   AJ    add64 rX, K; jCC64 rX, imm / rZ            counter increment and branch (every CC)
+ *   AJ2   add64 rW, K1; AJ                           the same after a pointer increment (K1 must
+ *                                                    fit in 16 bits)
+ *   BNDL  BND; LDA with B == Y != X                  bounds check, then read what it checked
+ *
+ * Semantics are exactly those of the original sequence: every register the sequence writes is
+ * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
+ * (Z == X, C == A, ...) behave as unfused.  No instruction after the first of an idiom may be a
+ * jump target or a second LD_IMM64 slot.  The records of those later instructions stay as
+ * decoded, so entering a sequence anywhere but at its start still runs the plain forms.
+ */
+#ifndef USERBPF_EXEC_INTERP_FUSE_H
+#define USERBPF_EXEC_INTERP_FUSE_H
+
+#include <stdint.h>
+#include <linux/bpf.h>
+
+/* X(name, kind, op, op2, bits): op the jump (BND, AJ, AJ2, BNDL) or ALU (LDA) operation, op2
+ * BNDL's ALU operation, bits the load width of LDA and BNDL (64 otherwise). */
+#define FUSE_ALU_OPS_(X, k, cc, w)                                                                 \
+	X(k##cc##w##_ADD, k, cc, ADD, w)                                                           \
+	X(k##cc##w##_SUB, k, cc, SUB, w)                                                           \
+	X(k##cc##w##_AND, k, cc, AND, w)                                                           \
+	X(k##cc##w##_OR, k, cc, OR, w)                                                             \
+	X(k##cc##w##_XOR, k, cc, XOR, w)
+#define FUSE_LDA_(X, k, cc)                                                                        \
+	FUSE_ALU_OPS_(X, k, cc, 8)                                                                 \
+	FUSE_ALU_OPS_(X, k, cc, 16)                                                                \
+	FUSE_ALU_OPS_(X, k, cc, 32)                                                                \
+	FUSE_ALU_OPS_(X, k, cc, 64)
+#define FUSE_AJ_OPS_(X, f, s)                                                                      \
+	X(f##_JEQ_##s, f##s, JEQ, NONE, 64)                                                        \
+	X(f##_JGT_##s, f##s, JGT, NONE, 64)                                                        \
+	X(f##_JGE_##s, f##s, JGE, NONE, 64)                                                        \
+	X(f##_JSET_##s, f##s, JSET, NONE, 64)                                                      \
+	X(f##_JNE_##s, f##s, JNE, NONE, 64)                                                        \
+	X(f##_JSGT_##s, f##s, JSGT, NONE, 64)                                                      \
+	X(f##_JSGE_##s, f##s, JSGE, NONE, 64)                                                      \
+	X(f##_JLT_##s, f##s, JLT, NONE, 64)                                                        \
+	X(f##_JLE_##s, f##s, JLE, NONE, 64)                                                        \
+	X(f##_JSLT_##s, f##s, JSLT, NONE, 64)                                                      \
+	X(f##_JSLE_##s, f##s, JSLE, NONE, 64)
+
+/* Each family's entries are in the order the matcher computes ids in: BND and BNDL by jump op
+ * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ by jcc_index(). */
+#define FUSE_LIST(X)                                                                               \
+	X(BND_JGT, BND, JGT, NONE, 64)                                                             \
+	X(BND_JGE, BND, JGE, NONE, 64)                                                             \
+	X(BND_JLT, BND, JLT, NONE, 64)                                                             \
+	X(BND_JLE, BND, JLE, NONE, 64)                                                             \
+	FUSE_LDA_(X, LDA, )                                                                        \
+	FUSE_AJ_OPS_(X, AJ, K)                                                                     \
+	FUSE_AJ_OPS_(X, AJ, R)                                                                     \
+	FUSE_AJ_OPS_(X, AJ2, K)                                                                    \
+	FUSE_AJ_OPS_(X, AJ2, R)                                                                    \
+	FUSE_LDA_(X, BNDL, JGT)                                                                    \
+	FUSE_LDA_(X, BNDL, JGE)                                                                    \
+	FUSE_LDA_(X, BNDL, JLT)                                                                    \
+	FUSE_LDA_(X, BNDL, JLE)
+
+enum fuse_id {
+#define FUSE_ENUM_(name, ...) FUSE_##name,
+	FUSE_LIST(FUSE_ENUM_)
+#undef FUSE_ENUM_
+	FUSE__COUNT
+};
+
+/* A match: the operands of the fused record, as the record fields of the same names in interp.c. */
+struct fuse {
+	enum fuse_id id;
+	uint8_t dst, src; /* BND, BNDL: X, Y; LDA: A, B; AJ: X, (R form) Z; AJ2_K: X, W;
+			   * AJ2_R: X, Z */
+	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
+	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
+	uint64_t k;       /* AJ, AJ2: K sign-extended */
+	uint8_t kb[3];    /* BNDL: Z, A, C (in the record, the first bytes of k) */
+};
+
+/* Number of instructions an idiom covers. */
+static inline uint32_t fuse_len(enum fuse_id id)
+{
+	if (id >= FUSE_BNDLJGT8_ADD)
+		return 5;
+	if (id < FUSE_LDA8_ADD || id >= FUSE_AJ2_JEQ_K)
+		return 3;
+	return 2;
+}
+
+/* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
+static inline uint32_t fuse_jump(enum fuse_id id)
+{
+	if (id >= FUSE_LDA8_ADD && id < FUSE_AJ_JEQ_K)
+		return 0;
+	return id >= FUSE_AJ_JEQ_K && id < FUSE_AJ2_JEQ_K ? 1 : 2;
+}
+
+/* Whether insns[i..] starts an idiom; fills *f and returns its length, else returns 0.
+ * no_entry[j] nonzero: instruction j must not be inside an idiom (a jump target or a second
+ * LD_IMM64 slot).  The instructions must have passed the decoder's checks. */
+uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i,
+		    const uint8_t *no_entry, struct fuse *f);
+
+#endif /* USERBPF_EXEC_INTERP_FUSE_H */
