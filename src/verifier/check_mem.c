@@ -402,6 +402,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	 * operation, the value unknown) */
 	bool is_st = insn && BPF_CLASS(insn->code) == BPF_ST;
 	s64 lo, hi;
+	bool zero_kept = false;
 	int err = stack_bounds(env, regno, off, size, " write to", &lo, &hi);
 
 	if (err)
@@ -424,21 +425,27 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			if (is_spilled(sl))
 				scrub_slot(sl);
 			*t = zero && *t == STACK_ZERO ? STACK_ZERO : STACK_MISC;
+			if (*t == STACK_ZERO)
+				zero_kept = true;
 		}
-		return 0;
+		/* STACK_ZERO depends on the value being 0 */
+		return zero_kept && val ? mark_precise_reg(env, (u32)value_regno) : 0;
 	}
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	bool aligned = lo % SLOT_SIZE == 0;
+	u16 spill_flag = (u16)(HIST_STACK | f->frameno << 6 | (u32)((-lo - 1) / SLOT_SIZE));
 
 	if (val && aligned && val->type == SCALAR_VALUE) {
 		save_spill(sl, val, size);
 		if (size < 8)
 			sl->spilled.id = 0;
+		return hist_push(env, spill_flag, NULL, 0);
 	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;
 
 		mark_reg_const(&k, (u64)(s64)insn->imm);
 		save_spill(sl, &k, size);
+		return hist_push(env, spill_flag, NULL, 0);
 	} else if (val && val->type != SCALAR_VALUE) {
 		if (size != SLOT_SIZE) {
 			verbose(env, "invalid size of register spill\n");
@@ -449,6 +456,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			return -EINVAL;
 		}
 		save_spill(sl, val, size);
+		return hist_push(env, spill_flag, NULL, 0);
 	} else {
 		u8 type = STACK_MISC;
 
@@ -458,6 +466,9 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			type = STACK_ZERO;
 		for (s64 o = lo; o < hi; o++)
 			*byte_type(f, o) = type;
+		/* not a spill: STACK_ZERO depends on the value being 0 */
+		if (type == STACK_ZERO && val)
+			return mark_precise_reg(env, (u32)value_regno);
 	}
 	return 0;
 }
@@ -482,6 +493,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	}
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	s64 slot = -lo - 1;
+	u16 fill_flag = (u16)(HIST_STACK | f->frameno << 6 | (u32)(slot / SLOT_SIZE));
 
 	if (is_spilled(sl)) {
 		int spill_size = 1;
@@ -498,7 +510,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 			if (size <= spill_size && lo % SLOT_SIZE == 0) {
 				*dst = sl->spilled;
 				dst->id = 0;
-				return 0;
+				return hist_push(env, fill_flag, NULL, 0);
 			}
 			int spill_cnt = 0, zero_cnt = 0;
 
@@ -508,8 +520,12 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 				spill_cnt += t == STACK_SPILL;
 				zero_cnt += t == STACK_ZERO;
 			}
-			if ((spill_cnt == size && reg_is_const(&sl->spilled) &&
-			     sl->spilled.s.var_off.value == 0) || zero_cnt == size)
+			if (spill_cnt == size && reg_is_const(&sl->spilled) &&
+			    sl->spilled.s.var_off.value == 0) {
+				mark_reg_const(dst, 0);
+				return hist_push(env, fill_flag, NULL, 0);
+			}
+			if (zero_cnt == size)
 				mark_reg_const(dst, 0);
 			else
 				mark_reg_unknown(dst);
@@ -517,7 +533,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 		}
 		if (dst)
 			*dst = sl->spilled;
-		return 0;
+		return hist_push(env, fill_flag, NULL, 0);
 	}
 	if (dst) {
 		int zeros = 0;
