@@ -268,6 +268,29 @@ static void live_regs_section(char *log)
 	log[p - start] = 0;
 }
 
+/* Only the precision tracking lines and the statistics line of a level-2 log. */
+static void prec_section(char *log)
+{
+	char *out = log, *p = log;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		bool keep = !strncmp(p, "mark_precise: ", 14) || !strncmp(p, "force_precise: ", 15) ||
+			    (!strncmp(p, "frame ", 6) && strstr(p, ": propagating ") &&
+			     (size_t)(strstr(p, ": propagating ") - p) < n) ||
+			    !strncmp(p, "processed ", 10);
+
+		if (p[n] == '\n')
+			n++;
+		if (keep) {
+			memmove(out, p, n);
+			out += n;
+		}
+		p += n;
+	}
+	*out = 0;
+}
+
 /* The first line where two logs differ, for the failure message. */
 static void first_diff(const char *a, const char *b, char *out, size_t size)
 {
@@ -321,7 +344,7 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 	    (!kacc && c->err_no && k.err != c->err_no))
 		test_fail(__FILE__, __LINE__, "%s: table disagrees with the kernel: kernel %s (%d) "
 			  "\"%s\"", c->name, kacc ? "accepts" : "rejects", k.err, k.line);
-	if (c->full_log || c->live_regs) {
+	if (c->full_log || c->live_regs || c->prec_lines) {
 		vlog_blank_addrs(ulog);
 		vlog_blank_addrs(klog);
 	}
@@ -332,7 +355,14 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 			test_fail(__FILE__, __LINE__, "%s: no liveness section in the kernel's log",
 				  c->name);
 	}
-	if ((c->full_log || c->live_regs) && !c->known && strcmp(ulog, klog)) {
+	if (c->prec_lines) {
+		prec_section(ulog);
+		prec_section(klog);
+		if (!strstr(klog, "mark_precise: "))
+			test_fail(__FILE__, __LINE__, "%s: no precision lines in the kernel's log",
+				  c->name);
+	}
+	if ((c->full_log || c->live_regs || c->prec_lines) && !c->known && strcmp(ulog, klog)) {
 		char d[1200];
 
 		first_diff(klog, ulog, d, sizeof(d));
@@ -352,7 +382,7 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 		return;
 	}
 	if (uacc == kacc && (uacc || (!strcmp(u.line, k.line) && u.err == k.err)) &&
-	    (!(c->full_log || c->live_regs) || !strcmp(ulog, klog)))
+	    (!(c->full_log || c->live_regs || c->prec_lines) || !strcmp(ulog, klog)))
 		st->agree++;
 	else if (getenv("VERIFIER_DEBUG"))
 		fprintf(stderr, "--- %s kernel log:\n%s--- userbpf log:\n%s", c->name, klog, ulog);

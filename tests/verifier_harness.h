@@ -47,6 +47,9 @@ struct vcase {
 	bool full_log;		/* compare the whole log with the kernel's, not only the error */
 	bool live_regs;		/* compare the "Live regs before insn:" section of the level-2 log
 				 * (which must be in the kernel's) */
+	bool prec_lines;	/* compare the precision lines of the level-2 log ("mark_precise:",
+				 * "force_precise:", "frame N: propagating ...", which must be in
+				 * the kernel's) and the "processed ..." line */
 	bool stats;		/* compare the verdict, errno and the "processed ..." line only (for
 				 * logs that differ elsewhere, e.g. by precision marks) */
 	__u32 prog_flags;	/* BPF_PROG_LOAD's prog_flags (e.g. BPF_F_TEST_STATE_FREQ) */

@@ -192,8 +192,10 @@ static int push_edge(struct verifier_env *env, struct cfg_walk *w, u32 t, s64 to
 		verbose(env, "jump out of range from insn %u to %lld\n", t, (long long)to);
 		return -EINVAL;
 	}
-	if (e == BRANCH)
+	if (e == BRANCH) {
 		env->aux[to].prune_point = 1;
+		env->aux[to].jmp_point = 1;
+	}
 	if (w->state[to] == 0) {
 		w->state[t] = DISCOVERED | e;
 		w->state[to] = DISCOVERED;
@@ -225,8 +227,10 @@ static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, false);
 		if (ret)
 			return ret;
-		if (t + 1 < env->len)
+		if (t + 1 < env->len) {
 			env->aux[t + 1].prune_point = 1;
+			env->aux[t + 1].jmp_point = 1;
+		}
 		if (in->src_reg == BPF_PSEUDO_CALL) {
 			env->aux[t].prune_point = 1;
 			/* recursion is refused by do_check (call depth), not here */
@@ -240,6 +244,7 @@ static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 		if (ret)
 			return ret;
 		env->aux[to].prune_point = 1;
+		env->aux[to].jmp_point = 1;
 		return ret;
 	}
 	default:

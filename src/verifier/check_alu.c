@@ -170,14 +170,26 @@ static int alu_reg_reg(struct verifier_env *env, const struct bpf_insn *insn)
 					alu_op_str[op >> 4]);
 				return -EACCES;
 			}
+			/* scalar += pointer: the scalar's bounds become the pointer's */
+			int err = mark_precise_reg(env, insn->dst_reg);
+
+			if (err)
+				return err;
 			return ptr_arith(env, insn, dst, src, dst);
 		}
 	} else {
 		mark_reg_const(&imm, (u64)(s64)insn->imm);
 		src = &imm;
 	}
-	if (dst->type != SCALAR_VALUE)
+	if (dst->type != SCALAR_VALUE) {
+		if (BPF_SRC(insn->code) == BPF_X) {
+			int err = mark_precise_reg(env, insn->src_reg);
+
+			if (err)
+				return err;
+		}
 		return ptr_arith(env, insn, dst, dst, src);
+	}
 	struct scalar s = src->s;
 
 	scalar_alu(&dst->s, &s, op, insn->off, alu32);

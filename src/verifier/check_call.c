@@ -66,7 +66,10 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, boo
 			regno);
 		return -EACCES;
 	}
-	return check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write, false);
+	int err = check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write, false);
+
+	/* the access was checked with the size's bounds */
+	return err ? err : mark_precise_reg(env, regno);
 }
 
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
@@ -146,7 +149,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
  * from its upper half gives the whole spilled value, which, when below any max_entries, has zero
  * upper bytes, as the key then has). */
 static bool const_map_key(struct verifier_env *env, const struct reg_state *reg, u32 key_size,
-			  u64 *value)
+			  u64 *value, int *spi)
 {
 	const struct func_state *f;
 	const struct stack_slot *sl;
@@ -174,6 +177,7 @@ static bool const_map_key(struct verifier_env *env, const struct reg_state *reg,
 	if (spills != key_size || !scalar_is_const(&sl->spilled.s))
 		return false;
 	*value = sl->spilled.s.var_off.value;
+	*spi = (int)(slot / SLOT_SIZE);
 	return true;
 }
 
@@ -227,10 +231,20 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* R2 is the key; read before the call clobbers it (the kernel keeps the key as s64 and
 	 * wants it in [0, max_entries)) */
-	if (id == BPF_FUNC_map_lookup_elem && map && lookup_never_null(map) &&
-	    const_map_key(env, &regs[BPF_REG_2], map->key_size, &key) && (s64)key >= 0 &&
-	    key < map->max_entries)
-		never_null = true;
+	if (map && lookup_never_null(map) && fn->arg_type[1] == ARG_PTR_TO_MAP_KEY) {
+		int spi = -1;
+		bool known = const_map_key(env, &regs[BPF_REG_2], map->key_size, &key, &spi);
+
+		/* a constant read from a spilled scalar: its value matters */
+		if (known && spi >= 0) {
+			err = mark_precise_slot(env, regs[BPF_REG_2].frameno, (u32)spi);
+			if (err)
+				return err;
+		}
+		if (id == BPF_FUNC_map_lookup_elem && known && (s64)key >= 0 &&
+		    key < map->max_entries)
+			never_null = true;
+	}
 	clobber_caller_saved(env, regs);
 	switch (fn->ret_type) {
 	case RET_INTEGER:

@@ -264,6 +264,14 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		pred = ptr_branch_taken(dst, src, op);
 	else if (is_pkt_any(dst) && is_pkt_any(src) && !jmp32)
 		pred = pkt_branch_taken(dst, src, op);
+	if (pred >= 0) {
+		/* the scalars' bounds decided the branch: they must be precise */
+		err = mark_precise_reg(env, insn->dst_reg);
+		if (!err && BPF_SRC(insn->code) == BPF_X)
+			err = mark_precise_reg(env, insn->src_reg);
+		if (err)
+			return err;
+	}
 	if (pred == 1) {
 		*insn_idx += insn->off;
 		return 0;
@@ -271,6 +279,22 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 	if (pred == 0)
 		return 0;
 
+	/* the scalars refined together (same id) go into the history, before the other branch
+	 * is copied so that both have it */
+	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
+		u16 linked[6];
+		u8 n = 0;
+
+		if (BPF_SRC(insn->code) == BPF_X && src->id)
+			collect_linked(env, src->id, linked, &n);
+		if (dst->id)
+			collect_linked(env, dst->id, linked, &n);
+		if (n > 1) {
+			err = hist_push(env, 0, linked, n);
+			if (err)
+				return err;
+		}
+	}
 	other = push_stack(env, *insn_idx + insn->off + 1, *insn_idx);
 	if (!other)
 		return -E2BIG;
@@ -291,6 +315,14 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		}
 		sync_linked(env->cur, dst);
 		sync_linked(other, odst);
+		if (!live_taken || !live_fall) {
+			/* one side is impossible by the bounds: as a decided branch */
+			err = mark_precise_reg(env, insn->dst_reg);
+			if (!err && BPF_SRC(insn->code) == BPF_X)
+				err = mark_precise_reg(env, insn->src_reg);
+			if (err)
+				return err;
+		}
 		if (!live_taken) {
 			/* the taken side is impossible: drop the pushed state */
 			env->stack_size--;

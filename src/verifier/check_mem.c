@@ -382,6 +382,19 @@ static void scrub_slot(struct stack_slot *sl)
 	mark_reg_not_init(&sl->spilled);
 }
 
+/* A fixed-offset store of data into part of a spilled register's slot destroys the spill, and
+ * every byte of the slot that was written before becomes misc, zeros included (the kernel's
+ * scrub_spilled_slot()). */
+static void scrub_spill_fixed(struct stack_slot *sl)
+{
+	if (!is_spilled(sl) && sl->type[0] != STACK_SPILL)
+		return;
+	for (int j = 0; j < SLOT_SIZE; j++)
+		if (sl->type[j] != STACK_INVALID)
+			sl->type[j] = STACK_MISC;
+	mark_reg_not_init(&sl->spilled);
+}
+
 /* The number of significant bits of a scalar's unsigned value (the kernel's get_reg_width). */
 static int scalar_width(const struct scalar *s)
 {
@@ -417,6 +430,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	 * operation, the value unknown) */
 	bool is_st = insn && BPF_CLASS(insn->code) == BPF_ST;
 	s64 lo, hi;
+	bool zero_kept = false;
 	int err = stack_bounds(env, regno, off, size, " write to", &lo, &hi);
 
 	if (err)
@@ -439,11 +453,15 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			if (is_spilled(sl))
 				scrub_slot(sl);
 			*t = zero && *t == STACK_ZERO ? STACK_ZERO : STACK_MISC;
+			if (*t == STACK_ZERO)
+				zero_kept = true;
 		}
-		return 0;
+		/* STACK_ZERO depends on the value being 0 */
+		return zero_kept && val ? mark_precise_reg(env, (u32)value_regno) : 0;
 	}
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	bool aligned = lo % SLOT_SIZE == 0;
+	u16 spill_flag = (u16)(HIST_STACK | f->frameno << 6 | (u32)((-lo - 1) / SLOT_SIZE));
 
 	if (aligned && size == SLOT_SIZE)
 		sl_mark_write(env, f->frameno, (u32)((-lo - 1) / SLOT_SIZE));
@@ -454,11 +472,13 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 		if (scalar_width(&val->s) <= size * 8)
 			link_scalar(env, val);
 		save_spill(sl, val, size);
+		return hist_push(env, spill_flag, NULL, 0);
 	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;
 
 		mark_reg_const(&k, (u64)(s64)insn->imm);
 		save_spill(sl, &k, size);
+		return hist_push(env, spill_flag, NULL, 0);
 	} else if (val && val->type != SCALAR_VALUE) {
 		if (size != SLOT_SIZE) {
 			verbose(env, "invalid size of register spill\n");
@@ -469,15 +489,19 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			return -EINVAL;
 		}
 		save_spill(sl, val, size);
+		return hist_push(env, spill_flag, NULL, 0);
 	} else {
 		u8 type = STACK_MISC;
 
-		scrub_slot(sl);
+		scrub_spill_fixed(sl);
 		if ((val && reg_is_const(val) && val->s.var_off.value == 0) ||
 		    (!val && is_st && insn->imm == 0))
 			type = STACK_ZERO;
 		for (s64 o = lo; o < hi; o++)
 			*byte_type(f, o) = type;
+		/* not a spill: STACK_ZERO depends on the value being 0 */
+		if (type == STACK_ZERO && val)
+			return mark_precise_reg(env, (u32)value_regno);
 	}
 	return 0;
 }
@@ -507,6 +531,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	}
 	struct stack_slot *sl = &f->stack[(-lo - 1) / SLOT_SIZE];
 	s64 slot = -lo - 1;
+	u16 fill_flag = (u16)(HIST_STACK | f->frameno << 6 | (u32)(slot / SLOT_SIZE));
 
 	err = sl_mark_read(env, f->frameno, (u32)(slot / SLOT_SIZE));
 	if (err)
@@ -536,7 +561,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 				*dst = sl->spilled;
 				if (scalar_width(&sl->spilled.s) > size * 8)
 					dst->id = 0;
-				return 0;
+				return hist_push(env, fill_flag, NULL, 0);
 			}
 			int spill_cnt = 0, zero_cnt = 0;
 
@@ -546,8 +571,12 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 				spill_cnt += t == STACK_SPILL;
 				zero_cnt += t == STACK_ZERO;
 			}
-			if ((spill_cnt == size && reg_is_const(&sl->spilled) &&
-			     sl->spilled.s.var_off.value == 0) || zero_cnt == size)
+			if (spill_cnt == size && reg_is_const(&sl->spilled) &&
+			    sl->spilled.s.var_off.value == 0) {
+				mark_reg_const(dst, 0);
+				return hist_push(env, fill_flag, NULL, 0);
+			}
+			if (zero_cnt == size)
 				mark_reg_const(dst, 0);
 			else
 				mark_reg_unknown(dst);
@@ -555,7 +584,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 		}
 		if (dst)
 			*dst = sl->spilled;
-		return 0;
+		return hist_push(env, fill_flag, NULL, 0);
 	}
 	if (dst) {
 		int zeros = 0;
@@ -927,9 +956,12 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 			for (s64 o = lo; o < hi; o++) {
 				struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];
 
-				if (is_spilled(sl))
-					scrub_slot(sl);
+				/* the kernel writes helper memory byte by byte: each a fixed-offset
+				 * store that shows its slot */
+				scrub_spill_fixed(sl);
 				*byte_type(f, o) = STACK_MISC;
+				if (f == cur_frame(env))
+					env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
 			}
 			return 0;
 		}

@@ -13,7 +13,9 @@
  * Exploration is depth-first with an explicit stack of pending branch states (no recursion on
  * program structure).  At prune points (jump targets and fall-throughs of conditional jumps) the
  * current state is compared with states kept there (the kernel's checkpoint policy decides which
- * are kept); a state contained in an explored one is not walked again.  See states.c.
+ * are kept); a state contained in an explored one is not walked again.  See states.c.  Scalars
+ * whose value some check depended on are marked precise in the explored states by backtracking
+ * through the path's history (precision.c); the others match anything when pruning.
  */
 #ifndef USERBPF_VERIFIER_ENV_H
 #define USERBPF_VERIFIER_ENV_H
@@ -75,6 +77,8 @@ enum { PKT_AT_END = -1, PKT_BEYOND_END = -2 };
 struct reg_state {
 	u8 type;
 	u8 frameno;
+	u8 precise;		/* scalars in explored states: the value's bounds matter to some
+				 * later check (precision.c); an imprecise one matches any scalar */
 	s32 off;
 	u32 id;
 	s32 range;
@@ -106,6 +110,19 @@ struct func_state {
 	struct stack_slot *stack;
 };
 
+/* The path history of a state since its parent checkpoint (the kernel's jump history): an entry
+ * for each visit of a jump target (prev_idx: where control came from) and for each instruction
+ * that spilled a register to / filled one from a stack slot (flags) or whose conditional jump
+ * refined linked scalars (linked).  Other instructions were reached from the one before. */
+#define HIST_STACK 0x8000	/* flags: a spill/fill of slot (flags & 63) of frame (flags >> 6 & 7) */
+struct hist_ent {
+	int idx;
+	int prev_idx;
+	u16 flags;
+	u8 nlinked;
+	u16 linked[6];		/* frame << 8 | is_reg << 7 | regno or slot */
+};
+
 /* A whole verifier state.  parent: the latest explored (checkpointed) state this state descends
  * from; branches: in an explored state, how many paths descending from it are still being walked
  * (0 = fully explored, safe to prune against). */
@@ -120,6 +137,12 @@ struct vstate {
 	u32 all_idx;		/* explored states: index in env->all_states */
 	bool evicted;		/* explored states: dropped from its bucket, freed when
 				 * branches reaches 0 (the kernel's free list) */
+	bool all_precise;	/* explored states: every scalar here and in the parents is
+				 * precise (precision.c's fallback) */
+	int first_insn_idx;	/* the first insn of this state's path segment */
+	int last_insn_idx;	/* explored states: the insn before insn_idx on the path */
+	struct hist_ent *hist;	/* the segment's history (precision.c) */
+	u32 hist_cnt, hist_cap;
 };
 
 enum { GARG_SCALAR = 1, GARG_CTX };
@@ -150,6 +173,7 @@ struct insn_aux {
 				 * from 1; 0 when it is in none (compute_scc()) */
 	u16 live_regs;		/* bit r: Rr is live before the insn (compute_live_registers());
 				 * the second half of an LD_IMM64 has 0 */
+	u8 ld_imm64_hi;		/* the second half of an LD_IMM64 */
 };
 
 /* The kernel's BPF_LOG_LEVEL: instructions are logged at level 1 and at level 2 alike. */
@@ -195,6 +219,8 @@ struct verifier_env {
 	u32 free_list_size;	/* evicted ones still walked below (count in peak_states) */
 	struct vstate **explored; /* len buckets of explored states (states.c) */
 	u32 id_gen;
+	bool hist_this_insn;	/* cur->hist's last entry is the current insn's */
+	int path_prev;		/* the insn before the current one on the current path */
 	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
 	bool stack_scratched;
 	u64 scratched_slots;	/* bit i: slot i of the current frame changed */
@@ -320,6 +346,15 @@ void btf_info_free(struct verifier_env *env);
 /* check_jmp.c */
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 void mark_pkt_ranges(struct vstate *st, u32 id, u32 range, u8 type);
+
+/* precision.c */
+int hist_push(struct verifier_env *env, u16 flags, const u16 *linked, u8 nlinked);
+int hist_push_jmp(struct verifier_env *env);
+int mark_precise_reg(struct verifier_env *env, u32 regno);
+int mark_precise_slot(struct verifier_env *env, u32 frameno, u32 spi);
+int propagate_precision(struct verifier_env *env, const struct vstate *old);
+void clear_precise(struct vstate *st);
+int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n);
 
 /* states.c */
 int is_state_visited(struct verifier_env *env, int insn_idx);

@@ -117,6 +117,7 @@ void state_free(struct vstate *st)
 			free(st->frame[i]);
 		}
 	}
+	free(st->hist);
 	free(st);
 }
 
@@ -155,6 +156,19 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 			memcpy(d->stack, s->stack, s->allocated * sizeof(*s->stack));
 	}
 	dst->curframe = src->curframe;
+	dst->first_insn_idx = src->first_insn_idx;
+	dst->last_insn_idx = src->last_insn_idx;
+	if (dst->hist_cap < src->hist_cnt) {
+		struct hist_ent *h = realloc(dst->hist, src->hist_cnt * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		dst->hist = h;
+		dst->hist_cap = src->hist_cnt;
+	}
+	if (src->hist_cnt)
+		memcpy(dst->hist, src->hist, src->hist_cnt * sizeof(*src->hist));
+	dst->hist_cnt = src->hist_cnt;
 	return 0;
 }
 
@@ -252,6 +266,8 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 
 	if (size)
 		buf[0] = 0;
+	if (t == SCALAR_VALUE && reg->precise)
+		pb(&p, "P");
 	if (t == SCALAR_VALUE && scalar_is_const(&reg->s)) {
 		pb_snum(&p, (s64)reg->s.var_off.value);
 		return (int)p.len;

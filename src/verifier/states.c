@@ -4,14 +4,17 @@
  * Pruning is sound containment: an explored state E at an instruction, whose every continuation
  * was verified, covers the current state C when every value C may hold E may hold too:
  *   - a register unreadable in E was never read on any path from E, so C's is irrelevant;
- *   - scalars: E's ranges and known bits contain C's (scalar_contains-style check per view);
+ *   - scalars: an imprecise scalar in E matches any scalar (no check on E's paths depended on
+ *     its value, precision.c; the kernel's regsafe()); a precise one needs E's ranges and known
+ *     bits to contain C's, and its id (linked copies) to correspond;
  *   - pointers: same type, base (map / frame), fixed offset; E's variable part contains C's; for
  *     packet pointers C's proven range is at least E's;
  *   - ids must correspond one to one (an id map), so NULL checks and packet ranges learnt through
  *     one register apply to the same set of registers on both sides;
  *   - stack: E's never-written and "some bytes" slots accept anything (root reads them as unknown
  *     scalars); E's zero bytes need zero bytes in C; E's spills need the same spill in C with a
- *     covered register.
+ *     covered register; an 8-byte scalar spill in E matches 8 unknown bytes in C as an unknown
+ *     scalar would.
  *   - a register dead at E's instruction (compute_live_registers()) accepts anything, as after
  *     the kernel's clean_live_states().
  * An explored state whose continuations are still being walked (branches > 0) cannot prune; if C
@@ -21,10 +24,10 @@
  * shows: a state is kept only when forced (BPF_F_TEST_STATE_FREQ) or after 2 jumps and 8 insns
  * since the last one, inside a loop only every 20 jumps or 100 insns; states hash into prog-len
  * buckets by insn ^ callsite; states that keep missing are evicted (freed once their paths end,
- * counted in peak_states until then).  Not modelled: the force-checkpoint insns userbpf does not
- * accept (may_goto, iterators, callback helpers), the jump-history limit (> 40 entries forces a
- * state), SCC back-edges (counted in peak_states) and precision (6.18 ignores imprecise scalars,
- * so it prunes more).
+ * counted in peak_states until then); a path history longer than 40 entries forces a state.  When
+ * C is pruned, E's precise scalars are backtracked in C's path (propagate_precision()).  Not
+ * modelled: the force-checkpoint insns userbpf does not accept (may_goto, iterators, callback
+ * helpers) and SCC back-edges (counted in peak_states).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,11 +35,12 @@
 #include "prog/prog.h"
 #include "verifier/env.h"
 
-#define ID_MAP_SIZE 64
+#define ID_MAP_SIZE ((MAX_BPF_REG + MAX_BPF_STACK / SLOT_SIZE) * MAX_CALL_FRAMES) /* the kernel's */
 
 struct idmap {
 	u32 old[ID_MAP_SIZE], cur[ID_MAP_SIZE];
 	u32 cnt;
+	u32 tmp_gen;		/* fresh ids for unlinked scalars, above any real one */
 };
 
 static bool check_ids(struct idmap *m, u32 old, u32 cur)
@@ -56,6 +60,17 @@ static bool check_ids(struct idmap *m, u32 old, u32 cur)
 	m->old[m->cnt] = old;
 	m->cur[m->cnt++] = cur;
 	return true;
+}
+
+/* The kernel's check_scalar_ids(): a scalar without an id is unlinked, so it gets a fresh one
+ * that must not map to anything else. */
+static bool check_scalar_ids(struct idmap *m, u32 old, u32 cur)
+{
+	if (!old)
+		old = ++m->tmp_gen;
+	if (!cur)
+		cur = ++m->tmp_gen;
+	return check_ids(m, old, cur);
 }
 
 static bool scalar_within(const struct scalar *o, const struct scalar *c)
@@ -87,8 +102,11 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	if (o->type == SCALAR_VALUE) {
 		if (exact)
 			return scalar_same(&o->s, &c->s) && check_ids(m, o->id, c->id);
+		/* no check depended on an imprecise scalar's value (precision.c) */
+		if (!o->precise)
+			return true;
 		/* a linked scalar in E constrains its partners; C must link the same way */
-		if (o->id && !check_ids(m, o->id, c->id))
+		if (!check_scalar_ids(m, o->id, c->id))
 			return false;
 		return scalar_within(&o->s, &c->s);
 	}
@@ -109,6 +127,22 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	}
 }
 
+static bool full_scalar_spill(const struct stack_slot *sl)
+{
+	for (int j = 0; j < SLOT_SIZE; j++)
+		if (sl->type[j] != STACK_SPILL)
+			return false;
+	return sl->spilled.type == SCALAR_VALUE;
+}
+
+static bool all_misc(const struct stack_slot *sl)
+{
+	for (int j = 0; j < SLOT_SIZE; j++)
+		if (sl->type[j] != STACK_MISC && sl->type[j] != STACK_INVALID)
+			return false;
+	return true;
+}
+
 static bool stacksafe(const struct func_state *o, const struct func_state *c, struct idmap *m,
 		      bool exact, u64 live)
 {
@@ -123,6 +157,16 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 
 		if (!cs)
 			cs = &invalid;
+		/* an 8-byte scalar spill in E against 8 bytes of unknown data in C: C's bytes
+		 * read as an unknown scalar, which E's covers when imprecise (or unbounded) */
+		if (!exact && s < c->allocated && full_scalar_spill(os) && all_misc(cs)) {
+			struct reg_state unknown;
+
+			mark_reg_unknown(&unknown);
+			if (!regsafe(&os->spilled, &unknown, m, false))
+				return false;
+			continue;
+		}
 		if (exact) {
 			if (memcmp(os->type, cs->type, SLOT_SIZE))
 				return false;
@@ -168,6 +212,7 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 	if (o->curframe != c->curframe)
 		return false;
 	m.cnt = 0;
+	m.tmp_gen = 0x80000000u;
 	for (u32 i = 0; i <= o->curframe; i++) {
 		const struct func_state *of = o->frame[i], *cf = c->frame[i];
 		u16 live = env->aux[frame_insn_idx(o, i)].live_regs;
@@ -263,7 +308,8 @@ static void update_peak_states(struct verifier_env *env)
 int is_state_visited(struct verifier_env *env, int insn_idx)
 {
 	struct vstate *cur = env->cur, *sl, **pprev, **head, *n;
-	bool force = env->prog->prog_flags & BPF_F_TEST_STATE_FREQ;
+	/* a long history is costly to walk: the kernel checkpoints after 40 entries */
+	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40;
 	bool add = force;
 	u32 cnt = 0;
 
@@ -296,7 +342,15 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 			goto miss;
 		}
 		if (states_equal(env, sl, cur, false)) {
+			int err;
+
 			sl->hit_cnt++;
+			/* what made sl safe must be precise on this path too */
+			err = hist_push_jmp(env);
+			if (!err)
+				err = propagate_precision(env, sl);
+			if (err)
+				return err;
 			return 1;
 		}
 miss:
@@ -340,7 +394,12 @@ miss:
 	n->insn_idx = insn_idx;
 	n->branches = 1;
 	n->parent = cur->parent;
+	n->last_insn_idx = env->path_prev;
+	clear_precise(n);
 	cur->parent = n;
+	cur->first_insn_idx = insn_idx;
+	cur->hist_cnt = 0;
+	env->hist_this_insn = false;
 	n->all_idx = env->all_cnt;
 	env->all_states[env->all_cnt++] = n;
 	n->next = *head;
@@ -391,6 +450,7 @@ int pop_stack(struct verifier_env *env, bool pop_log)
 	env->cur = p.st;
 	env->insn_idx = p.insn_idx;
 	env->prev_insn_idx = p.prev_insn_idx;
+	env->hist_this_insn = false;
 	if (pop_log)
 		vlog_reset(&env->log, p.log_pos);
 	return 0;

@@ -29,7 +29,7 @@ static bool any_scratched(const struct verifier_env *env)
 }
 
 /* The state comment after the previous instruction ("; R0=42"), or "N:" and the state. */
-static void print_insn_state(struct verifier_env *env)
+static void print_insn_state(struct verifier_env *env, int idx)
 {
 	if (env->prev_log_pos && env->prev_log_pos == env->log.end_pos) {
 		u64 pos = env->insn_log_len;
@@ -39,7 +39,7 @@ static void print_insn_state(struct verifier_env *env)
 		vlog_reset(&env->log, env->prev_log_pos - 1);
 		verbose(env, "%*c;", (int)(col - pos - 1), ' ');
 	} else {
-		verbose(env, "%d:", env->insn_idx);
+		verbose(env, "%d:", idx);
 	}
 	print_state(env, cur_frame(env), false);
 }
@@ -95,11 +95,19 @@ static int do_check(struct verifier_env *env, u32 sub)
 	env->insn_idx = env->subprog[sub].start;
 	env->prev_insn_idx = -1;
 	env->prev_linfo = NULL;
+	env->path_prev = -1;
+	for (u32 i = 0; i + 1 < env->len; i++) {
+		if (env->insns[i].code == (BPF_LD | BPF_DW | BPF_IMM))
+			env->aux[++i].ld_imm64_hi = 1;
+	}
 
 	for (;;) {
 		struct bpf_insn *insn;
 		u8 cls;
 		bool done = false;
+		int this_idx = env->insn_idx;
+
+		env->hist_this_insn = false;
 
 		if (env->insn_idx < 0 || (u32)env->insn_idx >= env->len) {
 			verbose(env, "invalid insn idx %d insn_cnt %u\n", env->insn_idx, env->len);
@@ -121,21 +129,26 @@ static int do_check(struct verifier_env *env, u32 sub)
 				if (env->log.level & BPF_LOG_LEVEL_ANY) {
 					if (do_print_state)
 						verbose(env, "\nfrom %d to %d: safe\n",
-							env->prev_insn_idx, env->insn_idx);
+							env->path_prev, env->insn_idx);
 					else
 						verbose(env, "%d: safe\n", env->insn_idx);
 				}
 				goto process_exit;
 			}
 		}
+		/* a jump target (or any insn not reached from the one before it): record where
+		 * control came from, for backtracking */
+		err = hist_push_jmp(env);
+		if (err)
+			return err;
 		if ((env->log.level & 2) && do_print_state) {
-			verbose(env, "\nfrom %d to %d:", env->prev_insn_idx, env->insn_idx);
+			verbose(env, "\nfrom %d to %d:", env->path_prev, env->insn_idx);
 			print_state(env, cur_frame(env), true);
 			do_print_state = false;
 		}
 		if (env->log.level & BPF_LOG_LEVEL_ANY) {
 			if (any_scratched(env))
-				print_insn_state(env);
+				print_insn_state(env, env->insn_idx);
 			verbose_linfo(env, (u32)env->insn_idx, "; ");
 			env->prev_log_pos = env->log.end_pos;
 			verbose(env, "%d: ", env->insn_idx);
@@ -194,6 +207,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 				err = sl_insn_commit(env);
 				if (err)
 					return err;
+				env->path_prev = this_idx;
 				continue;
 			} else if (op == BPF_EXIT) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->imm || insn->src_reg ||
@@ -212,6 +226,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 					/* "from <the callee's exit> to <the return address>" */
 					env->prev_insn_idx = exit_idx;
 					do_print_state = true;
+					env->path_prev = this_idx;
 					continue;
 				}
 				goto process_exit;
@@ -226,7 +241,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 					goto process_exit;
 				}
 				if (!err && (env->log.level & BPF_LOG_LEVEL_ANY))
-					print_insn_state(env);
+					print_insn_state(env, this_idx);
 			}
 			break;
 		}
@@ -237,6 +252,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 			return err;
 		env->prev_insn_idx = env->insn_idx;
 		env->insn_idx++;
+		env->path_prev = this_idx;
 		continue;
 process_exit:
 		mark_all_scratched(env);
@@ -247,6 +263,7 @@ process_exit:
 		err = pop_stack(env, pop_log);
 		if (err == -ENOENT)
 			break;
+		env->path_prev = env->prev_insn_idx;
 		do_print_state = true;
 	}
 	if (pop_log)
