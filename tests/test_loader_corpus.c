@@ -1,9 +1,10 @@
 /* The verifier on clang-compiled programs, differentially: every object of tests/corpus/ (one
  * program each, written the way BPF programs are written in the field: packet parsers with
  * bounds checks, map lookups with NULL checks, bounded loops, helpers, global functions, legacy
- * packet loads) is loaded through the ELF loader into userbpf and into the live kernel with
- * log_level 1, and both must give the same verdict and the same log (map addresses blanked),
- * "processed N insns ... total_states ..." line included.
+ * packet loads, .rodata configuration) is loaded through the ELF loader into userbpf and into
+ * the live kernel with log_level 1, and both must give the same verdict and the same log (map
+ * addresses blanked), "processed N insns ... total_states ..." line included; then again with
+ * log_level 2, every instruction's state, precision and stack-liveness lines included.
  *
  * Where the kernel's bpf() is unavailable only userbpf's side runs, and its verdict is checked
  * against the table.  A listed known difference is reported, not failed; it must still differ
@@ -20,41 +21,45 @@
 #include "verifier_harness.h"
 
 #define CORPUS(n) LOADER_OBJ_DIR "/tests/corpus/" n ".bpf.o"
-#define LOG_SIZE (1u << 20)
+#define LOG_SIZE (1u << 24)
 
 struct corpus_case {
 	const char *name;
 	bool accept;		/* the kernel's verdict */
-	const char *known;	/* a known difference of the logs: why */
+	const char *known;	/* a known difference of the level-1 logs: why */
+	const char *known2;	/* ... of the level-2 logs */
 };
+
+#define SCC "6.18 prints \"SCC enter/exit\" lines around loops, userbpf does not"
+
 
 static const struct corpus_case corpus[] = {
 	{ "xdp_udp_ports", true },
 	{ "xdp_rate_array", true },
 	{ "xdp_no_bounds", false },
 	{ "tc_mark_vlan", true },
-	{ "socket_byte_hist", true },
+	{ "socket_byte_hist", true, NULL, SCC },
 	{ "socket_global_funcs", true },
 	{ "socket_global_unbounded", false },
 	{ "xdp_global_chain", true },
 	{ "socket_ld_abs", true },
 	{ "socket_printk", true },
-	{ "socket_rodata_cfg", true },
+	{ "socket_rodata_cfg", true, NULL, SCC },
 	{ "kprobe_open_procs", true },
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true },
-	{ "tp_syscalls_hist", true },
+	{ "tp_syscalls_hist", true, NULL, SCC },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */
-static int load(const char *name, userbpf_bpf_fn backend, char *log)
+static int load(const char *name, userbpf_bpf_fn backend, char *log, unsigned int level)
 {
 	struct userbpf_object_opts o = {
 		.sz = sizeof(o),
 		.bpf = backend,
 		.log_buf = log,
 		.log_size = LOG_SIZE,
-		.log_level = 1,
+		.log_level = level,
 	};
 	struct userbpf_object *obj;
 	int err;
@@ -91,7 +96,7 @@ TEST(verifier_corpus)
 {
 	char *ulog = malloc(LOG_SIZE), *klog = malloc(LOG_SIZE);
 	bool kernel = kernel_bpf_available();
-	int agree = 0, known = 0;
+	int agree = 0, known = 0, agree2 = 0;
 
 	CHECK(ulog && klog);
 	if (!ulog || !klog)
@@ -102,7 +107,7 @@ TEST(verifier_corpus)
 		int uerr, kerr;
 
 		snprintf(path, sizeof(path), CORPUS("%s"), c->name);
-		uerr = load(path, NULL, ulog);
+		uerr = load(path, NULL, ulog, 1);
 		if (uerr == -ENOENT || uerr == -ENOEXEC || uerr == -EBADMSG) {
 			test_fail(__FILE__, __LINE__, "%s: cannot open %s (%d)", c->name, path, uerr);
 			continue;
@@ -112,7 +117,7 @@ TEST(verifier_corpus)
 				  uerr ? "rejects" : "accepts", uerr, c->accept ? "accepts" : "rejects");
 		if (!kernel)
 			continue;
-		kerr = load(path, backend_kernel.bpf, klog);
+		kerr = load(path, backend_kernel.bpf, klog, 1);
 		if ((kerr == 0) != c->accept)
 			test_fail(__FILE__, __LINE__, "%s: table says %s, the kernel %s (%d)", c->name,
 				  c->accept ? "accept" : "reject", kerr ? "rejects" : "accepts", kerr);
@@ -122,24 +127,44 @@ TEST(verifier_corpus)
 
 		if (same && !c->known) {
 			agree++;
+		} else {
+			first_diff(ulog, klog, where, sizeof(where));
+			if (!c->known) {
+				test_fail(__FILE__, __LINE__,
+					  "%s: logs differ (errno kernel %d userbpf %d): %s", c->name,
+					  kerr, uerr, where);
+			} else if (same) {
+				test_fail(__FILE__, __LINE__,
+					  "%s: listed as a known difference but agrees", c->name);
+			} else {
+				known++;
+				printf("  known difference %s: %s (%s)\n", c->name, c->known, where);
+			}
+		}
+		/* level 2 */
+		uerr = load(path, NULL, ulog, 2);
+		kerr = load(path, backend_kernel.bpf, klog, 2);
+		vlog_blank_addrs(ulog);
+		vlog_blank_addrs(klog);
+		same = uerr == kerr && !strcmp(ulog, klog);
+		if (same && !c->known2) {
+			agree2++;
 			continue;
 		}
 		first_diff(ulog, klog, where, sizeof(where));
-		if (!c->known) {
-			test_fail(__FILE__, __LINE__, "%s: logs differ (errno kernel %d userbpf %d): %s",
-				  c->name, kerr, uerr, where);
-		} else if (same) {
-			test_fail(__FILE__, __LINE__, "%s: listed as a known difference but agrees",
-				  c->name);
-		} else {
-			known++;
-			printf("  known difference %s: %s (%s)\n", c->name, c->known, where);
-		}
+		if (!c->known2)
+			test_fail(__FILE__, __LINE__, "%s: level-2 logs differ: %s", c->name, where);
+		else if (same)
+			test_fail(__FILE__, __LINE__, "%s: level 2 listed as a known difference but "
+				  "agrees", c->name);
+		else
+			printf("  known difference %s at level 2: %s (%s)\n", c->name, c->known2,
+			       where);
 	}
 	if (kernel)
-		printf("verifier corpus (clang-compiled programs): %zu programs, %d identical logs "
-		       "with the kernel, %d known differences\n",
-		       sizeof(corpus) / sizeof(corpus[0]), agree, known);
+		printf("verifier corpus (clang-compiled programs): %zu programs, %d identical level-1 "
+		       "logs with the kernel (%d known differences), %d identical level-2 logs\n",
+		       sizeof(corpus) / sizeof(corpus[0]), agree, known, agree2);
 	else
 		printf("verifier corpus: kernel bpf() unavailable (%s): verdicts only\n",
 		       kernel_bpf_unavailable_reason());

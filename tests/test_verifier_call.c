@@ -203,6 +203,12 @@ static const struct vcase cases[] = {
 	  "tail_call is not allowed in subprogs without BTF", EINVAL },
 	{ "sub_call_reserved", SOCK, { BPF_RAW_INSN(BPF_JMP | BPF_CALL, 1, BPF_PSEUDO_CALL, 0, 1),
 	  EXIT, R0_0, EXIT }, REJECT, "BPF_CALL uses reserved fields", EINVAL },
+	/* results the kernel bounds: a string read is at most its buffer size or a negative
+	 * errno, the CPU number is below the number of possible CPUs */
+	{ "retval_probe_read_str", KPROBE, { BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -16),
+	  BPF_MOV64_IMM(2, 16), BPF_MOV64_IMM(3, 0), BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel_str),
+	  BPF_MOV64_REG(6, 0), BPF_EMIT_CALL(BPF_FUNC_get_smp_processor_id), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
 };
 
 TEST(verifier_call)

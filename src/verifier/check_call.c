@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "exec/helpers.h"
 #include "map/map.h"
@@ -66,7 +67,10 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, boo
 			regno);
 		return -EACCES;
 	}
-	int err = check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write, false);
+	/* the kernel replays a helper's write of a constant size byte by byte (which shows the
+	 * slots in the log); a variable size it checks as one range */
+	int err = check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write,
+				   write && scalar_is_const(&reg->s));
 
 	/* the access was checked with the size's bounds */
 	return err ? err : mark_precise_reg(env, regno);
@@ -187,6 +191,41 @@ static bool lookup_never_null(const struct bpf_map *map)
 	return map->map_type == BPF_MAP_TYPE_ARRAY || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
+/* What the kernel knows of some helpers' results (do_refine_retval_range()): a string read
+ * returns at most its buffer's size, or a negative errno; the CPU number is below the number of
+ * possible CPUs. */
+static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
+{
+	struct scalar *s = &r0->s;
+
+	switch (id) {
+	case BPF_FUNC_probe_read_str:
+	case BPF_FUNC_probe_read_kernel_str:
+	case BPF_FUNC_probe_read_user_str:
+		s->smax = (s64)size_max;
+		s->s32_max = (s32)size_max;
+		s->smin = -4095;
+		s->s32_min = -4095;
+		break;
+	case BPF_FUNC_get_smp_processor_id: {
+		static long ncpus;
+
+		if (!ncpus)
+			ncpus = sysconf(_SC_NPROCESSORS_CONF);
+		s->umin = s->smin = 0;
+		s->u32_min = 0;
+		s->s32_min = 0;
+		s->umax = s->u32_max = (u32)(ncpus > 0 ? ncpus - 1 : 0);
+		s->smax = (s64)s->umax;
+		s->s32_max = (s32)s->umax;
+		break;
+	}
+	default:
+		return;
+	}
+	scalar_sync_bounds(s);
+}
+
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -245,10 +284,13 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    key < map->max_entries)
 			never_null = true;
 	}
+	u64 size_max = regs[BPF_REG_2].s.umax; /* the buffer size of the string reads */
+
 	clobber_caller_saved(env, regs);
 	switch (fn->ret_type) {
 	case RET_INTEGER:
 		mark_reg_unknown(&regs[BPF_REG_0]);
+		refine_retval(&regs[BPF_REG_0], id, size_max);
 		break;
 	case RET_VOID:
 		mark_reg_not_init(&regs[BPF_REG_0]);

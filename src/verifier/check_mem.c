@@ -924,13 +924,12 @@ int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
 
 /* Helper memory arguments: regno points at size bytes the helper reads (or writes). */
 int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok, bool write,
-		     bool uninit_ok)
+		     bool bytewise)
 {
 	struct reg_state *reg = &cur_regs(env)[regno];
 	s64 lo, hi;
 	int err;
 
-	(void)uninit_ok;
 	switch (reg->type) {
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
@@ -960,10 +959,12 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 				 * store that shows its slot */
 				scrub_spill_fixed(sl);
 				*byte_type(f, o) = STACK_MISC;
-				if (f == cur_frame(env))
+				if (bytewise && f == cur_frame(env))
 					env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
 			}
-			return 0;
+			if (bytewise)
+				return 0;
+			/* checked as one range, the kernel's way counts as reading it too */
 		}
 		for (s64 o = lo; o < hi; o++) {
 			err = sl_mark_read(env, f->frameno, (u32)((-o - 1) / SLOT_SIZE));

@@ -93,6 +93,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 		log_main_args(env);
 	mark_all_scratched(env);
 	env->insn_idx = env->subprog[sub].start;
+	env->cur->first_insn_idx = env->insn_idx;
 	env->prev_insn_idx = -1;
 	env->prev_linfo = NULL;
 	env->path_prev = -1;
