@@ -438,11 +438,11 @@ int sl_update(struct verifier_env *env)
 	return 0;
 }
 
-static bool live_before(struct sl_inst *i, u32 insn, u32 frame, u32 spi)
+static u64 live_mask(struct sl_inst *i, u32 insn, u32 frame)
 {
 	const struct sl_masks *m = i ? masks(i, frame, insn, false) : NULL;
 
-	return m && (m->live_before >> spi & 1);
+	return m ? m->live_before : 0;
 }
 
 /* The slots of frame `frame` that an explored state st still needs: read before written by a
@@ -451,20 +451,20 @@ static bool live_before(struct sl_inst *i, u32 insn, u32 frame, u32 spi)
 u64 sl_live_slots(struct verifier_env *env, const struct vstate *st, u32 frame)
 {
 	struct sl_inst *inner;
-	u64 live = 0;
+	u64 live;
 
 	if (!env->sl)
 		return ~0ull;
 	inner = lookup(env, st, st->curframe);
 	if (!inner)
 		return ~0ull;
-	for (u32 spi = 0; spi < 64; spi++) {
-		bool alive = live_before(inner, (u32)st->insn_idx, frame, spi);
+	live = live_mask(inner, (u32)st->insn_idx, frame);
+	for (u32 k = frame; k < st->curframe; k++) {
+		struct sl_inst *outer = lookup(env, st, k);
 
-		for (u32 k = frame; !alive && k < st->curframe; k++)
-			alive = live_before(lookup(env, st, k), inner->callsites[k] + 1, frame, spi);
-		if (alive)
-			live |= 1ull << spi;
+		if (!outer)
+			return ~0ull;
+		live |= live_mask(outer, inner->callsites[k] + 1, frame);
 	}
 	return live;
 }
