@@ -491,27 +491,24 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
-#define FUSED_AJ(op, operand)                                                                      \
+/* add then compare-and-branch, the step AJ and AJ2 share */
+#define AJ_STEP(op, operand)                                                                       \
 	{                                                                                          \
 		uint64_t val_ = DST + pc->k;                                                       \
                                                                                                    \
 		DST = val_;                                                                        \
 		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
 			BRANCH();                                                                  \
-	}                                                                                          \
+	}
+#define FUSED_AJ(op, operand)                                                                      \
+	AJ_STEP(op, operand)                                                                       \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
 #define FUSED_AJR(op, op2, bits) FUSED_AJ(op, SRC)
 #define FUSED_AJ2(op, w, operand)                                                                  \
 	R[w] += (uint64_t)(int64_t)O_OFF;                                                          \
-	{                                                                                          \
-		uint64_t val_ = DST + pc->k;                                                       \
-                                                                                                   \
-		DST = val_;                                                                        \
-		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
-			BRANCH();                                                                  \
-	}                                                                                          \
+	AJ_STEP(op, operand)                                                                       \
 	pc += 3;                                                                                   \
 	DISPATCH();
 #define FUSED_AJ2K(op, op2, bits) FUSED_AJ2(op, O_SRC, O_IMM)
