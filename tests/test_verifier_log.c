@@ -71,8 +71,11 @@ static const struct vcase cases[] = {
 	{ "log2_helper", SOCK, { BPF_MOV64_IMM(6, 3), BPF_EMIT_CALL(BPF_FUNC_ktime_get_ns),
 	  BPF_ALU64_REG(BPF_ADD, 0, 6), EXIT }, ACCEPT, L2 },
 	{ "log1_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_ALU64_IMM(BPF_ADD, 0, 1),
-	  BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, L2,
-	  .known = "6.18 prints \"SCC enter/exit\" lines around the loop's last iteration" },
+	  BPF_JMP_IMM(BPF_JLT, 0, 4, -2), EXIT }, ACCEPT, L2 },
+	/* a loop inside a subprogram: the SCC is named by its call chain, "(1,1)" */
+	{ "log2_loop_in_subprog", SOCK, { BPF_MOV64_IMM(1, 0),
+	  BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1), EXIT, BPF_MOV64_IMM(0, 0),
+	  BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_IMM(BPF_JLT, 0, 3, -2), EXIT }, ACCEPT, L2 },
 	{ "log1_infinite_loop", SOCK, { BPF_MOV64_IMM(0, 0), BPF_JMP_IMM(BPF_JEQ, 0, 0, -1), EXIT },
 	  REJECT, "old state: R0=P0 R1=ctx() R10=fp0", EINVAL, L1, },
 	{ "log1_stats", SOCK, { BPF_MOV64_IMM(0, 42), EXIT }, ACCEPT, .full_log = true,

@@ -206,6 +206,8 @@ struct verifier_env {
 	u32 subprog_cnt;
 	u32 root_subprog;	/* the subprogram do_check() started from: 0, or a global one */
 	struct stack_live *sl;	/* 6.18's stack liveness pass, for level-2 logs (stack_live.c) */
+	struct scc_visit *scc_visits; /* loops entered on the current paths (states.c) */
+	u32 scc_visit_cnt, scc_visit_cap;
 
 	struct vstate *cur;	/* the state being walked */
 	int insn_idx, prev_insn_idx;

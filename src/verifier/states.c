@@ -243,6 +243,92 @@ static void maybe_free_evicted(struct verifier_env *env, struct vstate *sl)
 	env->free_list_size--;
 }
 
+/* 6.18 tracks each loop (SCC) a path enters, per call chain: the first checkpoint inside it is
+ * the loop's entry state, and the log says "SCC enter (1)" there and "SCC exit (1)" once every
+ * path from it has ended.  A call chain names the loop by the call sites leading to the frame
+ * whose instruction is in it, then its SCC number: "(5,1)". */
+struct scc_visit {
+	u32 callsites[MAX_CALL_FRAMES];
+	u32 scc;
+	const struct vstate *entry;
+};
+
+static bool scc_chain(const struct verifier_env *env, const struct vstate *st, struct scc_visit *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (u32 i = 0; i <= st->curframe; i++) {
+		int idx = i == st->curframe ? st->insn_idx : st->frame[i + 1]->callsite;
+		u32 scc = idx >= 0 && (u32)idx < env->len ? env->aux[idx].scc : 0;
+
+		if (scc) {
+			v->scc = scc;
+			return true;
+		}
+		if (i == st->curframe)
+			return false;
+		v->callsites[i] = (u32)idx;
+	}
+	return false;
+}
+
+static struct scc_visit *scc_find(struct verifier_env *env, const struct scc_visit *key)
+{
+	for (u32 i = 0; i < env->scc_visit_cnt; i++)
+		if (env->scc_visits[i].scc == key->scc &&
+		    !memcmp(env->scc_visits[i].callsites, key->callsites, sizeof(key->callsites)))
+			return &env->scc_visits[i];
+	return NULL;
+}
+
+static void scc_log(struct verifier_env *env, const char *what, const struct scc_visit *v)
+{
+	if (!(env->log.level & 2))
+		return;
+	verbose(env, "SCC %s (", what);
+	for (u32 i = 0; i < MAX_CALL_FRAMES && v->callsites[i]; i++)
+		verbose(env, "%u,", v->callsites[i]);
+	verbose(env, "%u)\n", v->scc);
+}
+
+/* A new checkpoint inside a loop the path has not entered yet (on this chain) enters it. */
+static int scc_maybe_enter(struct verifier_env *env, const struct vstate *st)
+{
+	struct scc_visit key, *v;
+
+	if (!scc_chain(env, st, &key))
+		return 0;
+	v = scc_find(env, &key);
+	if (!v) {
+		if (env->scc_visit_cnt == env->scc_visit_cap) {
+			u32 cap = env->scc_visit_cap ? env->scc_visit_cap * 2 : 8;
+			struct scc_visit *a = realloc(env->scc_visits, cap * sizeof(*a));
+
+			if (!a)
+				return -ENOMEM;
+			env->scc_visits = a;
+			env->scc_visit_cap = cap;
+		}
+		v = &env->scc_visits[env->scc_visit_cnt++];
+		*v = key;
+	}
+	if (!v->entry) {
+		v->entry = st;
+		scc_log(env, "enter", v);
+	}
+	return 0;
+}
+
+/* A state whose last path ended: if it entered its loop, the loop is left. */
+static void scc_maybe_exit(struct verifier_env *env, const struct vstate *st)
+{
+	struct scc_visit key, *v;
+
+	if (!scc_chain(env, st, &key) || !(v = scc_find(env, &key)) || v->entry != st)
+		return;
+	scc_log(env, "exit", v);
+	v->entry = NULL;
+}
+
 void update_branch_counts(struct verifier_env *env, struct vstate *st)
 {
 	bool explored = false;	/* the first state is the walked one, not a checkpoint */
@@ -252,6 +338,7 @@ void update_branch_counts(struct verifier_env *env, struct vstate *st)
 
 		if (st->branches == 0 || --st->branches)
 			break;
+		scc_maybe_exit(env, st);
 		parent = st->parent;
 		if (explored)
 			maybe_free_evicted(env, st);
@@ -404,7 +491,7 @@ miss:
 	env->all_states[env->all_cnt++] = n;
 	n->next = *head;
 	*head = n;
-	return 0;
+	return scc_maybe_enter(env, n);
 }
 
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx)
@@ -460,6 +547,9 @@ void free_explored(struct verifier_env *env)
 {
 	for (u32 i = 0; i < env->all_cnt; i++)
 		state_free(env->all_states[i]);
+	free(env->scc_visits);
+	env->scc_visits = NULL;
+	env->scc_visit_cnt = env->scc_visit_cap = 0;
 	free(env->all_states);
 	env->all_states = NULL;
 	env->all_cnt = 0;
