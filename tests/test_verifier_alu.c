@@ -97,6 +97,16 @@ static const struct vcase cases[] = {
 	  BPF_JMP_IMM(BPF_JSGT, 2, 100, 1), BPF_ALU64_IMM(BPF_ADD, 2, 1),
 	  BPF_MOV32_REG(3, 2), BPF_MOV64_REG(4, 2), R0_0, EXIT }, ACCEPT, .full_log = true,
 	  .log_level = 2 },
+	/* rX = rY; rX += K keeps rY's id with +K ("id=1+5"); a second constant, or another
+	 * operation, unlinks it; a copy of it gets a fresh id; a branch on either side refines
+	 * only that side (the kernel running here syncs neither way) */
+	{ "alu_add_const_linked_log", SOCK, { BPF_LDX_MEM(BPF_W, 1, 1, 0), BPF_MOV64_REG(2, 1),
+	  BPF_ALU64_IMM(BPF_ADD, 2, 5), BPF_MOV64_REG(3, 1), BPF_ALU64_IMM(BPF_SUB, 3, 3),
+	  BPF_MOV64_REG(4, 1), BPF_ALU32_IMM(BPF_ADD, 4, 7), BPF_MOV64_REG(5, 2),
+	  BPF_MOV64_REG(6, 1), BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_ALU64_IMM(BPF_ADD, 6, 1),
+	  BPF_MOV64_IMM(7, 9), BPF_MOV64_REG(8, 1), BPF_ALU64_REG(BPF_ADD, 8, 7),
+	  BPF_JMP_IMM(BPF_JLT, 1, 10, 1), BPF_MOV64_IMM(9, 0), BPF_JMP_IMM(BPF_JGT, 2, 100, 1),
+	  BPF_MOV64_IMM(9, 1), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	/* sign-extending copies are linked only when the sign bit is clear */
 	{ "alu_movsx_links_small", SOCK, { BPF_LDX_MEM(BPF_B, 2, 1, 0),
 	  BPF_ALU64_IMM(BPF_AND, 2, 100), BPF_RAW_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 2, 8, 0),

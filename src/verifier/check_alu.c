@@ -191,10 +191,29 @@ static int alu_reg_reg(struct verifier_env *env, const struct bpf_insn *insn)
 		return ptr_arith(env, insn, dst, dst, src);
 	}
 	struct scalar s = src->s;
+	u32 id = dst->id;
+	bool add_const = (op == BPF_ADD || op == BPF_SUB) && id && !(id & ID_ADD_CONST) &&
+			 tnum_is_const(alu32 ? tnum_subreg(s.var_off) : s.var_off);
+	s64 k = alu32 ? (s64)(s32)(u32)s.var_off.value : (s64)s.var_off.value;
 
 	scalar_alu(&dst->s, &s, op, insn->off, alu32);
 	dst->id = 0;
+	dst->delta = 0;
+	/* rX += K on a linked scalar: still the same value plus K (6.18's BPF_ADD_CONST) */
+	if (add_const && k >= INT32_MIN && k <= INT32_MAX && !(op == BPF_SUB && k == INT32_MIN)) {
+		dst->id = id | ID_ADD_CONST;
+		dst->delta = (s32)(op == BPF_SUB ? -k : k);
+	}
 	return 0;
+}
+
+/* Before a scalar is copied (and linked to its copy): one that is "linked + K" starts afresh. */
+static void unlink_add_const(struct reg_state *r)
+{
+	if (r->id & ID_ADD_CONST) {
+		r->id = 0;
+		r->delta = 0;
+	}
 }
 
 int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
@@ -270,6 +289,7 @@ int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
 			return 0;
 		}
 		if (cls == BPF_ALU64 && insn->off == 0) {
+			unlink_add_const(src);
 			if (!src->id && !scalar_is_const(&src->s))
 				src->id = ++env->id_gen;
 			*dst = *src;
@@ -283,6 +303,7 @@ int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
 		u32 id = 0;
 
 		if (same) {
+			unlink_add_const(src);
 			if (!src->id && !scalar_is_const(&src->s))
 				src->id = ++env->id_gen;
 			id = src->id;

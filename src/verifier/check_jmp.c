@@ -92,7 +92,7 @@ static void sync_linked(struct vstate *st, const struct reg_state *reg)
 	struct id_arg a = { reg->id, NULL };
 	struct reg_state copy = *reg;
 
-	if (reg->type != SCALAR_VALUE || !reg->id)
+	if (reg->type != SCALAR_VALUE || !reg->id || (reg->id & ID_ADD_CONST))
 		return;
 	a.src = &copy;
 	for_each_reg(st, id_fn, &a);
@@ -285,9 +285,9 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		u16 linked[6];
 		u8 n = 0;
 
-		if (BPF_SRC(insn->code) == BPF_X && src->id)
+		if (BPF_SRC(insn->code) == BPF_X && src->id && !(src->id & ID_ADD_CONST))
 			collect_linked(env, src->id, linked, &n);
-		if (dst->id)
+		if (dst->id && !(dst->id & ID_ADD_CONST))
 			collect_linked(env, dst->id, linked, &n);
 		if (n > 1) {
 			err = hist_push(env, 0, linked, n);

@@ -404,6 +404,10 @@ static int scalar_width(const struct scalar *s)
 /* Gives a scalar an id before it is copied, so the copy is linked to it (not constants). */
 static void link_scalar(struct verifier_env *env, struct reg_state *reg)
 {
+	if (reg->type == SCALAR_VALUE && (reg->id & ID_ADD_CONST)) {
+		reg->id = 0;
+		reg->delta = 0;
+	}
 	if (reg->type == SCALAR_VALUE && !reg->id && !scalar_is_const(&reg->s))
 		reg->id = ++env->id_gen;
 }

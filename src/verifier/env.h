@@ -74,6 +74,11 @@ enum reg_type {
  */
 enum { PKT_AT_END = -1, PKT_BEYOND_END = -2 };
 
+/* A scalar that is a linked scalar plus a constant (rX = rY; rX += 5) keeps rY's id with this
+ * bit and the constant in delta; 6.18 prints it "id=1+5".  Such an id links to nothing else
+ * (the kernel running here refines neither side from the other), and a copy gets a fresh id. */
+#define ID_ADD_CONST (1u << 31)
+
 struct reg_state {
 	u8 type;
 	u8 frameno;
@@ -81,7 +86,10 @@ struct reg_state {
 				 * later check (precision.c); an imprecise one matches any scalar */
 	s32 off;
 	u32 id;
-	s32 range;
+	union {
+		s32 range;	/* PACKET* */
+		s32 delta;	/* SCALAR with ID_ADD_CONST: this = the id's scalar + delta */
+	};
 	struct bpf_map *map;
 	struct scalar s;
 };

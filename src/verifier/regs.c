@@ -283,7 +283,9 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 	}
 	pb(&p, "(");
 	if (reg->id) {
-		pb(&p, "%sid=%u", sep, reg->id);
+		pb(&p, "%sid=%u", sep, reg->id & ~ID_ADD_CONST);
+		if (t == SCALAR_VALUE && (reg->id & ID_ADD_CONST))
+			pb(&p, "%+d", reg->delta);
 		sep = ",";
 	}
 	if ((t == CONST_PTR_TO_MAP || t == PTR_TO_MAP_VALUE || t == PTR_TO_MAP_VALUE_OR_NULL) &&

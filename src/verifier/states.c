@@ -101,10 +101,14 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		return false;
 	if (o->type == SCALAR_VALUE) {
 		if (exact)
-			return scalar_same(&o->s, &c->s) && check_ids(m, o->id, c->id);
+			return scalar_same(&o->s, &c->s) && check_ids(m, o->id, c->id) &&
+			       o->delta == c->delta;
 		/* no check depended on an imprecise scalar's value (precision.c) */
 		if (!o->precise)
 			return true;
+		if ((o->id & ID_ADD_CONST) != (c->id & ID_ADD_CONST) ||
+		    ((o->id & ID_ADD_CONST) && o->delta != c->delta))
+			return false;
 		/* a linked scalar in E constrains its partners; C must link the same way */
 		if (!check_scalar_ids(m, o->id, c->id))
 			return false;
