@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint8_t u8;
@@ -34,6 +35,22 @@ typedef int64_t s64;
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* Smallest power of two >= x, for x in [1, 2^31]. */
+/* Room for one more element in an array that doubles (from `first` elements): the array,
+ * possibly moved, with *cap updated; NULL without memory (the old array is still valid). */
+static inline void *grow_one(void *arr, u32 cnt, u32 *cap, size_t elem, u32 first)
+{
+	u32 n;
+	void *p;
+
+	if (cnt < *cap)
+		return arr;
+	n = *cap ? *cap * 2 : first;
+	p = realloc(arr, (size_t)n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
+
 static inline u32 roundup_pow_of_two(u32 x)
 {
 	return x <= 1 ? 1 : 1u << (32 - __builtin_clz(x - 1));

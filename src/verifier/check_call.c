@@ -399,7 +399,8 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 		err = check_reg_arg_read(env, BPF_REG_0);
 		if (err)
 			return err;
-		if (env->root_subprog && cur_regs(env)[BPF_REG_0].type != SCALAR_VALUE) {
+		/* the path started in a global function (verified on its own): it returns a scalar */
+		if (st->frame[0]->subprogno && cur_regs(env)[BPF_REG_0].type != SCALAR_VALUE) {
 			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
 				reg_type_str(cur_regs(env)[BPF_REG_0].type));
 			return -EINVAL;

@@ -212,7 +212,6 @@ struct verifier_env {
 	struct vlog log;
 	struct subprog_info subprog[MAX_SUBPROGS + 1];
 	u32 subprog_cnt;
-	u32 root_subprog;	/* the subprogram do_check() started from: 0, or a global one */
 	struct stack_live *sl;	/* 6.18's stack liveness pass, for level-2 logs (stack_live.c) */
 	struct scc_visit *scc_visits; /* loops entered on the current paths (states.c) */
 	u32 scc_visit_cnt, scc_visit_cap;

@@ -76,15 +76,10 @@ int hist_push(struct verifier_env *env, u16 flags, const u16 *linked, u8 nlinked
 		}
 		return 0;
 	}
-	if (st->hist_cnt == st->hist_cap) {
-		u32 cap = st->hist_cap ? st->hist_cap * 2 : 16;
-		struct hist_ent *h = realloc(st->hist, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		st->hist = h;
-		st->hist_cap = cap;
-	}
+	e = grow_one(st->hist, st->hist_cnt, &st->hist_cap, sizeof(*e), 16);
+	if (!e)
+		return -ENOMEM;
+	st->hist = e;
 	e = &st->hist[st->hist_cnt++];
 	memset(e, 0, sizeof(*e));
 	e->idx = env->insn_idx;

@@ -385,10 +385,25 @@ static void sext_default(struct scalar *s, unsigned int bits, bool w32)
 	s->var_off = tnum_unknown();
 }
 
+/* The kernel's rule for a signed range [smin, smax] (as bit patterns of either width): if both
+ * ends are in one 2^bits block and extend to values of one sign, those values, in order. */
+static bool sext_range(u64 smin, u64 smax, unsigned int bits, s64 *lo, s64 *hi)
+{
+	s64 a, b;
+
+	if ((smax >> bits) != (smin >> bits))
+		return false;
+	a = sext_bits(smin, bits);
+	b = sext_bits(smax, bits);
+	*lo = a < b ? a : b;
+	*hi = a < b ? b : a;
+	return (*lo >= 0) == (*hi >= 0);
+}
+
 void scalar_sext(struct scalar *s, int size)
 {
 	unsigned int bits = 8u * (unsigned int)size;
-	s64 a, b, lo, hi;
+	s64 lo, hi;
 
 	if (size >= 8)
 		return;
@@ -396,15 +411,7 @@ void scalar_sext(struct scalar *s, int size)
 		*s = scalar_const((u64)sext_bits(s->var_off.value, bits));
 		return;
 	}
-	if (((u64)s->smax >> bits) != ((u64)s->smin >> bits)) {
-		sext_default(s, bits, false);
-		return;
-	}
-	a = sext_bits((u64)s->smin, bits);
-	b = sext_bits((u64)s->smax, bits);
-	lo = a < b ? a : b;
-	hi = a < b ? b : a;
-	if ((lo >= 0) != (hi >= 0)) {
+	if (!sext_range((u64)s->smin, (u64)s->smax, bits, &lo, &hi)) {
 		sext_default(s, bits, false);
 		return;
 	}
@@ -424,7 +431,7 @@ void scalar_sext(struct scalar *s, int size)
 void scalar_sext32(struct scalar *s, int size)
 {
 	unsigned int bits = 8u * (unsigned int)size;
-	s32 a, b, lo, hi;
+	s64 lo, hi;
 
 	if (tnum_is_const(s->var_off)) {
 		s32 v = (s32)sext_bits(s->var_off.value, bits);
@@ -434,23 +441,15 @@ void scalar_sext32(struct scalar *s, int size)
 		s->u32_min = s->u32_max = (u32)v;
 		return;
 	}
-	if (((u32)s->s32_max >> bits) != ((u32)s->s32_min >> bits)) {
+	if (!sext_range((u32)s->s32_min, (u32)s->s32_max, bits, &lo, &hi)) {
 		sext_default(s, bits, true);
 		return;
 	}
-	a = (s32)sext_bits((u32)s->s32_min, bits);
-	b = (s32)sext_bits((u32)s->s32_max, bits);
-	lo = a < b ? a : b;
-	hi = a < b ? b : a;
-	if ((lo >= 0) != (hi >= 0)) {
-		sext_default(s, bits, true);
-		return;
-	}
-	s->s32_min = lo;
-	s->s32_max = hi;
+	s->s32_min = (s32)lo;
+	s->s32_max = (s32)hi;
 	s->u32_min = (u32)lo;
 	s->u32_max = (u32)hi;
-	s->var_off = tnum_subreg(tnum_range((u64)(s64)lo, (u64)(s64)hi));
+	s->var_off = tnum_subreg(tnum_range((u64)lo, (u64)hi));
 }
 
 /* ---- ALU ---- */

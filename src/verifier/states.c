@@ -261,7 +261,7 @@ static bool scc_chain(const struct verifier_env *env, const struct vstate *st, s
 {
 	memset(v, 0, sizeof(*v));
 	for (u32 i = 0; i <= st->curframe; i++) {
-		int idx = i == st->curframe ? st->insn_idx : st->frame[i + 1]->callsite;
+		int idx = frame_insn_idx(st, i);
 		u32 scc = idx >= 0 && (u32)idx < env->len ? env->aux[idx].scc : 0;
 
 		if (scc) {
@@ -303,15 +303,12 @@ static int scc_maybe_enter(struct verifier_env *env, const struct vstate *st)
 		return 0;
 	v = scc_find(env, &key);
 	if (!v) {
-		if (env->scc_visit_cnt == env->scc_visit_cap) {
-			u32 cap = env->scc_visit_cap ? env->scc_visit_cap * 2 : 8;
-			struct scc_visit *a = realloc(env->scc_visits, cap * sizeof(*a));
+		struct scc_visit *a = grow_one(env->scc_visits, env->scc_visit_cnt,
+					       &env->scc_visit_cap, sizeof(*a), 8);
 
-			if (!a)
-				return -ENOMEM;
-			env->scc_visits = a;
-			env->scc_visit_cap = cap;
-		}
+		if (!a)
+			return -ENOMEM;
+		env->scc_visits = a;
 		v = &env->scc_visits[env->scc_visit_cnt++];
 		*v = key;
 	}
@@ -463,14 +460,13 @@ miss:
 		env->max_states_per_insn = cnt;
 	if (!add)
 		return 0;
-	if (env->all_cnt == env->all_cap) {
-		u32 cap = env->all_cap ? env->all_cap * 2 : 64;
-		struct vstate **a = realloc(env->all_states, cap * sizeof(*a));
+	{
+		struct vstate **a = grow_one(env->all_states, env->all_cnt, &env->all_cap,
+					     sizeof(*a), 64);
 
 		if (!a)
 			return -ENOMEM;
 		env->all_states = a;
-		env->all_cap = cap;
 	}
 	n = state_new();
 	if (!n || state_copy(n, cur)) {
@@ -502,14 +498,13 @@ struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_
 {
 	struct vstate *st;
 
-	if (env->stack_size == env->stack_cap) {
-		u32 cap = env->stack_cap ? env->stack_cap * 2 : 64;
-		struct pending *p = realloc(env->stack, cap * sizeof(*p));
+	{
+		struct pending *p = grow_one(env->stack, env->stack_size, &env->stack_cap,
+					     sizeof(*p), 64);
 
 		if (!p)
 			return NULL;
 		env->stack = p;
-		env->stack_cap = cap;
 	}
 	st = state_new();
 	if (!st || state_copy(st, env->cur)) {

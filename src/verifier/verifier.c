@@ -63,7 +63,6 @@ static int do_check(struct verifier_env *env, u32 sub)
 	env->cur->frame[0] = f0;
 	env->cur->branches = 1;
 	init_func_state(f0, -1, 0, sub);
-	env->root_subprog = sub;
 	if (sub) {
 		const struct subprog_info *sp = &env->subprog[sub];
 
