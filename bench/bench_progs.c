@@ -16,7 +16,10 @@
  *   kernel    the kernel's bpf(BPF_PROG_TEST_RUN) with repeat: its duration (JIT if enabled)
  *   native    the C function called in a loop, wall clock
  * TEST_RUN sides use the duration the command reports because the kernel's fixed cost per call
- * is large (see test_run_ns()); both sides measure the same way, as the kernel does.
+ * is large (see test_run_once()); both sides measure the same way, as the kernel does.
+ * The sides run interleaved, round by round, and each ratio is the median of the per-round
+ * ratios: on a shared machine whose speed drifts, that is far steadier than a ratio of medians
+ * taken seconds apart.
  * Printed: ns per run for each side, then kernel/userbpf (> 1: userbpf faster) and
  * userbpf/native, ext/native (how many times native C is faster).
  */
@@ -182,43 +185,72 @@ static const struct bpf_insn e_hash[] = {
 
 /* ---- sides ---- */
 
-#define TR_REPS 5		/* timed TEST_RUN calls per side; the median is reported */
-#define TR_TARGET_NS 20e6	/* aim for this much program time per call */
+#define ROUNDS 9		/* interleaved rounds per row; medians are reported */
+#define TR_TARGET_NS 10e6	/* aim for this much program time per TEST_RUN call */
+#define WALL_TARGET_NS 5e6	/* and per timed loop of the ext and native sides */
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* BPF_PROG_TEST_RUN's own measure: the mean ns per run it reports in duration, with repeat sized
- * to about TR_TARGET_NS of program time, median of TR_REPS calls.  Wall time would charge the
- * kernel's fixed cost per call (XDP test runs with repeat > 1 swap the XDP dispatcher, an RCU
- * grace period: ~25 ms here) to the program.  Returns -1 if a call fails. */
-static double test_run_ns(bpf_call_fn call, int prog_fd, const uint8_t *pkt, uint32_t len)
+static double median(double *v, int n)
 {
-	uint32_t repeat = 1000, d[TR_REPS];
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One BPF_PROG_TEST_RUN call with repeat: the mean ns per run it reports in duration.  Wall
+ * time would charge the kernel's fixed cost per call (XDP test runs with repeat > 1 swap the XDP
+ * dispatcher, an RCU grace period: ~25 ms here) to the program.  Returns -1 if the call fails. */
+static double test_run_once(bpf_call_fn call, int prog_fd, const uint8_t *pkt, uint32_t len,
+			    uint32_t repeat)
+{
 	union bpf_attr a;
 
-	for (int i = -1; i < TR_REPS; i++) {
-		memset(&a, 0, sizeof(a));
-		a.test.prog_fd = (uint32_t)prog_fd;
-		a.test.data_in = (uintptr_t)pkt;
-		a.test.data_size_in = len;
-		a.test.repeat = repeat;
-		if (call(BPF_PROG_TEST_RUN, &a, sizeof(a)))
-			return -1;
-		if (i < 0) { /* the probe sizes repeat */
-			double r = TR_TARGET_NS / (a.test.duration ? a.test.duration : 1);
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)prog_fd;
+	a.test.data_in = (uintptr_t)pkt;
+	a.test.data_size_in = len;
+	a.test.repeat = repeat;
+	if (call(BPF_PROG_TEST_RUN, &a, sizeof(a)))
+		return -1;
+	return a.test.duration;
+}
 
-			repeat = r < 1000 ? 1000 : r > MAX_BATCH ? MAX_BATCH : (uint32_t)r;
-			continue;
-		}
-		d[i] = a.test.duration;
-	}
-	qsort(d, TR_REPS, sizeof(d[0]), cmp_u32);
-	return d[TR_REPS / 2];
+/* The repeat count that makes one TEST_RUN call last about TR_TARGET_NS (a probe call, which
+ * also warms up); 0 if the call fails. */
+static uint32_t test_run_repeat(bpf_call_fn call, int prog_fd, const uint8_t *pkt, uint32_t len)
+{
+	double ns = test_run_once(call, prog_fd, pkt, len, 1000), r;
+
+	if (ns < 0)
+		return 0;
+	r = TR_TARGET_NS / (ns > 0 ? ns : 1);
+	return r < 1000 ? 1000 : r > MAX_BATCH ? MAX_BATCH : (uint32_t)r;
+}
+
+/* ns per call of fn's n operations, wall clock. */
+static double wall_once(bench_fn fn, void *ctx, uint64_t n)
+{
+	double t0 = bench_now();
+
+	fn(ctx, 0, 1, n);
+	return (bench_now() - t0) * 1e9 / (double)n;
+}
+
+/* The n that makes one wall_once() last about WALL_TARGET_NS (calibrating warms up too). */
+static uint64_t wall_count(bench_fn fn, void *ctx)
+{
+	uint64_t n = 1024;
+	double ns;
+
+	while ((ns = wall_once(fn, ctx, n) * (double)n) < WALL_TARGET_NS / 5 && n < (1ull << 36))
+		n *= 4;
+	n = (uint64_t)((double)n * WALL_TARGET_NS / (ns > 1 ? ns : 1));
+	return n ? n : 1;
 }
 
 struct ext_side {
@@ -349,13 +381,54 @@ static void print_ns(const char *label, double ns)
 		printf("  %s %.1f ns", label, ns);
 }
 
-static double wall_ns(bench_fn fn, void *ctx)
+/* Runs the sides of a row in ROUNDS interleaved rounds (userbpf, kernel, ext, native, each about
+ * 5-10 ms), so that a change in the machine's speed during the row (a shared VM) hits every side
+ * alike, and prints each side's median time and the median of the per-round ratios. */
+static void measure_row(const struct prog_case *c, int ufd, int kfd, struct ext_side *es,
+			struct native_side *ns, const char *name, const char *kernel_err)
 {
-	struct bench_stat st;
+	enum { U, K, E, NAT, NSIDES };
+	double t[NSIDES][ROUNDS], ku[ROUNDS], un[ROUNDS], en[ROUNDS], med[NSIDES];
+	bool have[NSIDES] = { ufd >= 0, kfd >= 0, es->prog != NULL, true };
+	uint32_t urep = 0, krep = 0;
+	uint64_t en_n = 0, nn_n = wall_count(side_native, ns);
 
-	if (bench_measure(fn, ctx, 1, &st) || st.failures || st.median <= 0)
-		return -1;
-	return 1e9 / st.median;
+	if (have[U])
+		have[U] = (urep = test_run_repeat(bpf, ufd, pkt_tcp, c->pkt_len)) != 0;
+	if (have[K])
+		have[K] = (krep = test_run_repeat(kernel_bpf, kfd, pkt_tcp, c->pkt_len)) != 0;
+	if (have[E])
+		en_n = wall_count(side_ext, es);
+	for (int r = 0; r < ROUNDS; r++) {
+		if (have[U] && (t[U][r] = test_run_once(bpf, ufd, pkt_tcp, c->pkt_len, urep)) < 0)
+			have[U] = false;
+		if (have[E])
+			t[E][r] = wall_once(side_ext, es, en_n);
+		t[NAT][r] = wall_once(side_native, ns, nn_n);
+		if (have[K] &&
+		    (t[K][r] = test_run_once(kernel_bpf, kfd, pkt_tcp, c->pkt_len, krep)) < 0)
+			have[K] = false;
+		ku[r] = have[U] && have[K] && t[U][r] > 0 ? t[K][r] / t[U][r] : -1;
+		un[r] = have[U] ? t[U][r] / t[NAT][r] : -1;
+		en[r] = have[E] ? t[E][r] / t[NAT][r] : -1;
+	}
+	for (int s = 0; s < NSIDES; s++)
+		med[s] = have[s] ? median(t[s], ROUNDS) : -1;
+
+	printf("%-14s", name);
+	print_ns("userbpf", med[U]);
+	print_ns("ext", med[E]);
+	print_ns("kernel", med[K]);
+	print_ns("native", med[NAT]);
+	if (have[U] && have[K] && med[U] > 0)
+		printf("  kernel/userbpf %.2fx", median(ku, ROUNDS));
+	if (have[U])
+		printf("  userbpf/native %.2fx", median(un, ROUNDS));
+	if (have[E])
+		printf("  ext/native %.2fx", median(en, ROUNDS));
+	if (kernel_err)
+		printf("  (kernel: %s)", kernel_err);
+	putchar('\n');
 }
 
 static void prog_row(const struct prog_case *c)
@@ -363,7 +436,6 @@ static void prog_row(const struct prog_case *c)
 	char name[64];
 	struct ext_side es = { NULL, pkt_tcp };
 	struct native_side ns = { c->native, pkt_tcp, c->pkt_len };
-	double tu = -1, te = -1, tk = -1, tn;
 	int umap = -1, kmap = -1, ufd, kfd, kerr;
 
 	snprintf(name, sizeof(name), "prog/%s", c->name);
@@ -389,28 +461,7 @@ static void prog_row(const struct prog_case *c)
 	if (c->native == native_hash)
 		native_hash_init();
 
-	if (ufd >= 0)
-		tu = test_run_ns(bpf, ufd, pkt_tcp, c->pkt_len);
-	if (es.prog)
-		te = wall_ns(side_ext, &es);
-	if (kfd >= 0)
-		tk = test_run_ns(kernel_bpf, kfd, pkt_tcp, c->pkt_len);
-	tn = wall_ns(side_native, &ns);
-
-	printf("%-14s", name);
-	print_ns("userbpf", tu);
-	print_ns("ext", te);
-	print_ns("kernel", tk);
-	print_ns("native", tn);
-	if (tu > 0 && tk > 0)
-		printf("  kernel/userbpf %.2fx", tk / tu);
-	if (tu > 0 && tn > 0)
-		printf("  userbpf/native %.1fx", tu / tn);
-	if (te > 0 && tn > 0)
-		printf("  ext/native %.1fx", te / tn);
-	if (kfd < 0)
-		printf("  (kernel: %s)", strerror(kerr));
-	putchar('\n');
+	measure_row(c, ufd, kfd, &es, &ns, name, kfd < 0 ? strerror(kerr) : NULL);
 
 	userbpf_prog_free(es.prog);
 	if (ufd >= 0)
