@@ -33,7 +33,8 @@ static struct bpf_insn *make_prog(uint32_t len)
 	while (i < len - 1) {
 		switch (i % 8) {
 		case 0:
-			p[i++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, (int)i);
+			p[i] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, (int)i);
+			i++;
 			break;
 		case 1:
 			p[i++] = BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_2);
