@@ -49,6 +49,11 @@ struct bpf_map_ops {
 	void *(*array_base)(struct bpf_map *map, u32 *elem_size);
 	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
 	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
+	/* A program using this type must run inside rcu_read_lock(): the type frees memory a
+	 * program may still point into after a grace period (as an inner map of a map-in-map
+	 * would be).  False where memory a program sees lives as long as the map, which the
+	 * program holds (hash: deleted elements are reused, never freed; array). */
+	bool prog_needs_rcu;
 };
 
 struct bpf_map {

@@ -5,8 +5,8 @@
  * descriptions are turned into kernel-style prototypes (struct bpf_func_proto) in a table indexed
  * by helper id, and the program goes through the same path as BPF_PROG_LOAD after its attr checks
  * (prog_verify_install(): the verifier, the interpreter, an fd).  The handle holds one reference
- * on the program and its fd; running it jumps straight into the JIT's code when the program
- * uses no maps (else inside a read section), or runs the interpreter.
+ * on the program and its fd; running it jumps straight into the JIT's code unless one of its maps
+ * needs a read section (bpf_map_ops.prog_needs_rcu), or runs the interpreter.
  *
  * Invariants: a loaded extension program's ext_mem holds, in one allocation, the interpreter's
  * helper table (nr_ext_helpers function pointers, NULL for unregistered ids), then the
@@ -46,7 +46,7 @@ struct userbpf_prog {
 	struct bpf_prog *prog;			/* one reference held */
 	const struct interp_prog *interp;	/* prog->interp */
 	jit_entry_fn entry;			/* prog->jit's code, called directly; or NULL */
-	bool uses_maps;				/* run inside a read section */
+	bool needs_rcu;				/* run inside a read section */
 	int fd;
 };
 
@@ -295,8 +295,9 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	h->interp = prog->interp;
 	h->entry = prog->jit ? jit_entry(prog->jit) : NULL;
 	h->ctx_size = prog->ctx_size;
-	h->uses_maps = prog->used_map_cnt > 0;
-	h->fast_entry = h->uses_maps || !h->entry ? NULL : (jit_r0_fn)(void (*)(void))h->entry;
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		h->needs_rcu |= prog->used_maps[i]->ops->prog_needs_rcu;
+	h->fast_entry = h->needs_rcu || !h->entry ? NULL : (jit_r0_fn)(void (*)(void))h->entry;
 	h->fd = fd;
 	*out = h;
 	return 0;
@@ -310,14 +311,15 @@ free_handle:
 	return err;
 }
 
-/* Everything but the hot path: the interpreter, or native code inside a read section.  Map
- * helpers hand out pointers to elements that a concurrent delete frees after a grace period;
- * without maps there is nothing to protect (and a helper may then call bpf()). */
+/* Everything but the hot path: the interpreter, or native code inside a read section.  The
+ * section is taken only for map types that free memory a program may point into after a grace
+ * period (bpf_map_ops.prog_needs_rcu); without one there is nothing to protect, and the
+ * section's cost (a thread-local slot, the epoch store) stays off every run. */
 static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_prog *h, void *ctx)
 {
 	u64 args[5], r0 = 0;
 
-	if (h->entry) { /* with maps */
+	if (h->entry) { /* needs_rcu */
 		rcu_read_lock();
 		r0 = h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
 		rcu_read_unlock();
@@ -326,18 +328,18 @@ static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_pro
 	args[0] = (uintptr_t)ctx;
 	args[1] = h->ctx_size;
 	args[2] = args[3] = args[4] = 0;
-	if (h->uses_maps)
+	if (h->needs_rcu)
 		rcu_read_lock();
 	interp_exec(h->interp, args, &r0);
-	if (h->uses_maps)
+	if (h->needs_rcu)
 		rcu_read_unlock();
 	return r0;
 }
 
 uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
 {
-	/* The hot path: native code without maps needs no read section and no wrapper, and the
-	 * call is a tail call. */
+	/* The hot path: native code that needs no read section needs no wrapper, and the call is
+	 * a tail call. */
 	if (likely(h->fast_entry))
 		return h->fast_entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0);
 	return prog_run_slow(h, ctx);

@@ -19,6 +19,14 @@
  *  - a fill race: threads insert more distinct keys than max_entries; exactly max_entries win.
  *  - a close race: one thread closes map fds while others are inside bpf() on them; every call must
  *    succeed or fail with EBADF, EINVAL or ENOENT, and nothing may crash.
+ *  - a program race: threads run an extension program (userbpf_prog_run()) whose map helpers
+ *    look up, update and delete keys of a hash map, while another thread changes the same keys
+ *    through bpf() and closes the map's fd halfway (the program keeps the map alive).  Programs
+ *    run without a read section on hash maps (bpf_map_ops.prog_needs_rcu), so this is where a
+ *    reused element or a freed map would show: every value a program reads must be one some
+ *    thread wrote (self-checking; a program may see a reused element's new value, as in the
+ *    kernel, but never a torn or stray one), and every helper result must be 0, ENOENT (delete) or E2BIG
+ *    (update: the map holds half the keys).
  *
  * Usage: stress [--quick] [--ops N] [--threads N] [--seed N] [-v]
  * Full mode is 1,000,000 operations; --quick is 50,000.  Exit status 1 on any violation.
@@ -37,6 +45,7 @@
 #include <unistd.h>
 
 #include "userbpf.h"
+#include "userbpf/insn.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's internal "not supported", which bpf() does return */
@@ -832,6 +841,144 @@ static void run_close_race(unsigned int nusers, uint64_t ops, uint64_t seed)
 
 /* ---------------------------------------------------------------------------------------------- */
 
+#define PR_KEYS 64
+
+/* A value that checks itself: the high half is a hash of the low half. */
+static uint64_t pr_value(uint32_t x)
+{
+	return x | (uint64_t)mix32(x ^ 0x5bd1e995u) << 32;
+}
+
+static int pr_value_ok(uint64_t v)
+{
+	return v == pr_value((uint32_t)v);
+}
+
+/* The program's context: what to do with which key. */
+struct pr_ctx {
+	uint32_t key;
+	uint32_t op;		/* 0 lookup, 1 update with val, 2 delete */
+	uint64_t val;
+};
+
+#define PR_ABSENT 0xffffffffffffff00ull	/* r0 of a lookup that found nothing */
+
+struct pr_state {
+	struct userbpf_prog *prog;
+	uint64_t runs_per_thread;
+	uint64_t seed;
+};
+
+struct pr_thread {
+	pthread_t th;
+	struct pr_state *s;
+	unsigned int tid;
+};
+
+static void *pr_runner_main(void *arg)
+{
+	struct pr_thread *t = arg;
+	uint64_t rng = t->s->seed * 31 + t->tid;
+
+	for (uint64_t n = 0; n < t->s->runs_per_thread; n++) {
+		uint64_t x = rnd(&rng), r0;
+		struct pr_ctx c = { .key = x % PR_KEYS, .op = (x >> 8) % 3,
+				    .val = pr_value((uint32_t)(x >> 16)) };
+
+		r0 = userbpf_prog_run(t->s->prog, &c);
+		if (c.op == 0 && r0 != PR_ABSENT && !pr_value_ok(r0))
+			violation("prog race: lookup of key %u read %#" PRIx64, c.key, r0);
+		if (c.op == 1 && r0 != 0 && (int)r0 != -E2BIG)
+			violation("prog race: update of key %u returned %d", c.key, (int)r0);
+		if (c.op == 2 && r0 != 0 && (int)r0 != -ENOENT)
+			violation("prog race: delete of key %u returned %d", c.key, (int)r0);
+	}
+	return NULL;
+}
+
+static void run_prog_race(unsigned int nrunners, uint64_t ops, uint64_t seed)
+{
+	struct pr_state s = { .runs_per_thread = ops / 2 / nrunners, .seed = seed };
+	struct pr_thread ts[MAX_THREADS];
+	uint64_t rng = seed ^ 0xfeed;
+	int fd = map_create(BPF_MAP_TYPE_HASH, 4, 8, PR_KEYS / 2); /* often full: E2BIG paths */
+	/* The key and the value go through the stack: map helpers take no ctx pointers. */
+	struct bpf_insn insns[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, offsetof(struct pr_ctx, key)),
+		BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_6, -4),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, offsetof(struct pr_ctx, val)),
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_6, -16),
+		BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, offsetof(struct pr_ctx, op)),
+		BPF_LD_MAP_FD(BPF_REG_1, fd),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_7, 1, 7),			/* to update */
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_7, 2, 11),			/* to delete */
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_MOV64_IMM(BPF_REG_6, (int32_t)(PR_ABSENT & 0xffffffff)), /* sign-extends */
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, 0),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_6),
+		BPF_EXIT_INSN(),
+		/* update */
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -16),
+		BPF_MOV64_IMM(BPF_REG_4, BPF_ANY),
+		BPF_EMIT_CALL(BPF_FUNC_map_update_elem),
+		BPF_EXIT_INSN(),
+		/* delete */
+		BPF_EMIT_CALL(BPF_FUNC_map_delete_elem),
+		BPF_EXIT_INSN(),
+	};
+	struct userbpf_prog_load_opts o = { .sz = sizeof(o), .ctx_size = sizeof(struct pr_ctx),
+					    .map_helpers = true };
+	unsigned int t;
+	int err;
+
+	if (fd < 0) {
+		violation("prog race: map create: %s", ename(errno));
+		return;
+	}
+	err = userbpf_prog_load_ext(insns, sizeof(insns) / sizeof(insns[0]), &o, &s.prog);
+	if (err) {
+		violation("prog race: load: %s", ename(-err));
+		close(fd);
+		return;
+	}
+	for (t = 0; t < nrunners; t++) {
+		ts[t] = (struct pr_thread){ .s = &s, .tid = t };
+		pthread_create(&ts[t].th, NULL, pr_runner_main, &ts[t]);
+	}
+	/* This thread changes the same keys through bpf(), then closes the fd halfway. */
+	for (uint64_t n = 0; n < ops / 2; n++) {
+		uint64_t x = rnd(&rng), v = pr_value((uint32_t)(x >> 20)), got;
+		uint32_t key = x % PR_KEYS;
+		int e;
+
+		if (n == ops / 4) {
+			if (close(fd))
+				violation("prog race: close: %s", ename(errno));
+			break;
+		}
+		if ((x >> 8) & 1) {
+			e = m_update(fd, &key, &v, BPF_ANY);
+			if (e && e != E2BIG)
+				violation("prog race: bpf update: %s", ename(e));
+		} else if ((x >> 9) & 1) {
+			e = m_lookup(fd, &key, &got);
+			if (!e && !pr_value_ok(got))
+				violation("prog race: bpf lookup of key %u read %#" PRIx64, key, got);
+		} else if ((e = m_delete(fd, &key)) && e != ENOENT) {
+			violation("prog race: bpf delete: %s", ename(e));
+		}
+	}
+	for (t = 0; t < nrunners; t++)
+		pthread_join(ts[t].th, NULL);
+	userbpf_prog_free(s.prog);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
 static int passed, failed;
 
 static void phase_end(const char *name, int before, uint64_t ops, double t0)
@@ -862,7 +1009,8 @@ int main(int argc, char **argv)
 		{ "hash/v64", BPF_MAP_TYPE_HASH, 16, 128, 128, 0 },
 		{ "array/v8", BPF_MAP_TYPE_ARRAY, 2, 128, 128, 0 },
 	};
-	/* Shares of the operation budget: the three workloads, then the close race. */
+	/* Shares of the operation budget: the three workloads, then the close race and the
+	 * program race (15% each). */
 	static const unsigned int share[] = { 35, 25, 25 };
 	double t_all = now_sec();
 	uint64_t total = 0;
@@ -911,6 +1059,15 @@ int main(int argc, char **argv)
 
 		run_close_race(nthreads - 1, n, seed);
 		phase_end("close-race", before, n, t0);
+		total += n;
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 15 / 100;
+
+		run_prog_race(nthreads - 1, n, seed);
+		phase_end("prog-race", before, n, t0);
 		total += n;
 	}
 	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
