@@ -538,40 +538,73 @@ static const struct fuse_case fuse_cases[] = {
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nadd %r2, 2\nadd %r4, 1\njlt %r4, 100, l\nd:\n"
 	  "mul %r0, 100\nadd %r0, %r4\nexit", 12, 5, (0x0102 + 0x0304) * 100 + 2 },
 
-	/* BNDL: BND then LDA.  r2 points at the bytes 01 02 03 04, r3 is 8 bytes further; the
-	 * result packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2). */
+	/* BNDL: BND then LDA, where rX and rA are dead.  r2 points at the bytes 01 02 03 04, r3 is
+	 * 8 bytes further.  BNDL_OUT packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2), so with it
+	 * rX and rA are live and only BND fuses; BNDL_DEAD_OUT reads r0 only (taken: r0 + 1000). */
 #define BNDL_PRE                                                                                   \
 	"mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\n"   \
 	"mov %r0, 100\n"
 #define BNDL_OUT                                                                                   \
 	"lsh %r0, 16\nor %r0, %r6\nlsh %r0, 8\nsub %r5, %r2\nor %r0, %r5\nexit\nout:\n"            \
 	"sub %r5, %r2\nmov %r0, %r5\nadd %r0, 1000\nexit"
-	{ "bndl not taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
-	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
-	{ "bndl taken", BNDL_PRE "mov %r5, %r2\nadd %r5, 9\njgt %r5, %r3, out\n"
-	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 1009 },
-	{ "bndl mirrored", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njlt %r3, %r5, out\n"
-	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x265020102ULL },
+#define BNDL_DEAD_OUT "exit\nout:\nadd %r0, 1000\nexit"
+#define BNDL_BODY(k, jcc, ld, alu) "mov %r5, %r2\nadd %r5, " k "\n" jcc "\n" ld "\n" alu "\n"
+	{ "bndl dead, not taken", BNDL_PRE BNDL_BODY("2", "jgt %r5, %r3, out", "ldxh %r6, [%r2+0]",
+	  "add %r0, %r6") BNDL_DEAD_OUT, 6, 5, 100 + 0x0201 },
+	{ "bndl dead, taken", BNDL_PRE BNDL_BODY("9", "jgt %r5, %r3, out", "ldxh %r6, [%r2+0]",
+	  "add %r0, %r6") BNDL_DEAD_OUT, 6, 5, 100 + 1000 },
+	{ "bndl dead, at the edge", BNDL_PRE BNDL_BODY("8", "jgt %r5, %r3, out", "ldxw %r6, [%r2+0]",
+	  "sub %r0, %r6") BNDL_DEAD_OUT, 6, 5, 100 - 0x04030201ull },
+	{ "bndl dead, mirrored jge", BNDL_PRE BNDL_BODY("8", "jle %r3, %r5, out", "ldxb %r6, [%r2+3]",
+	  "or %r0, %r6") BNDL_DEAD_OUT, 6, 5, 100 + 1000 },
+	{ "bndl jump over a ja: bnd only", BNDL_PRE BNDL_BODY("2", "jlt %r5, %r3, in\nja out\nin:",
+	  "ldxh %r5, [%r2+0]", "xor %r0, %r5") BNDL_DEAD_OUT, 6, 3, 100 ^ 0x0201 },
+	{ "bndl dead, x == a, jge", BNDL_PRE BNDL_BODY("2", "jge %r5, %r3, out",
+	  "ldxh %r5, [%r2+0]", "xor %r0, %r5") BNDL_DEAD_OUT, 6, 5, 100 ^ 0x0201 },
+	{ "bndl dead, w and", BNDL_PRE "mov %r0, -1\n" BNDL_BODY("8", "jgt %r5, %r3, out",
+	  "ldxw %r6, [%r2+0]", "and %r0, %r6") BNDL_DEAD_OUT, 7, 5, 0x04030201 },
+	{ "bndl x read on the taken path: bnd only", BNDL_PRE BNDL_BODY("9", "jgt %r5, %r3, out",
+	  "ldxh %r6, [%r2+0]", "add %r0, %r6") "exit\nout:\nmov %r0, %r5\nsub %r0, %r2\nexit", 6, 3,
+	  9 },
+	{ "bndl x read after: bnd only", BNDL_PRE BNDL_BODY("2", "jgt %r5, %r3, out",
+	  "ldxh %r6, [%r2+0]", "add %r0, %r6") "add %r0, %r5\nsub %r0, %r2\n" BNDL_DEAD_OUT, 6, 3,
+	  100 + 0x0201 + 2 },
+	{ "bndl a read after: bnd only", BNDL_PRE BNDL_BODY("2", "jgt %r5, %r3, out",
+	  "ldxh %r6, [%r2+0]", "add %r0, %r6") "add %r0, %r6\n" BNDL_DEAD_OUT, 6, 3,
+	  100 + 2 * 0x0201 },
+	{ "bndl a read in a later iteration: bnd only", BNDL_PRE "mov %r6, 0\nmov %r4, 0\nl:\n"
+	  "add %r0, %r6\n" BNDL_BODY("2", "jgt %r5, %r3, out", "ldxh %r6, [%r2+0]", "add %r0, %r6")
+	  "add %r4, 1\njlt %r4, 2, l\n" BNDL_DEAD_OUT, 9, 3, 100 + 3 * 0x0201 },
+	{ "bndl a read by a helper call: bnd only", BNDL_PRE BNDL_BODY("2", "jgt %r5, %r3, out",
+	  "ldxh %r1, [%r2+0]", "add %r0, %r1") "call 2\n" BNDL_DEAD_OUT, 6, 3, 0x0201 },
+	{ "bndl dead, c == a: bnd only", BNDL_PRE BNDL_BODY("2", "jgt %r5, %r3, out",
+	  "ldxh %r6, [%r2+0]", "add %r6, %r6") "mov %r0, %r6\n" BNDL_DEAD_OUT, 6, 3, 2 * 0x0201 },
+	{ "bndl not taken, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 0x265020102ULL },
+	{ "bndl taken, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 9\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 1009 },
+	{ "bndl mirrored, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njlt %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 0x265020102ULL },
 	{ "bndl load base is x: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
 	  "ldxb %r6, [%r5-2]\nor %r0, %r6\n" BNDL_OUT, 6, 3, 0x65000102 },
-	{ "bndl or", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
-	  "ldxb %r6, [%r2+0]\nor %r0, %r6\n" BNDL_OUT, 6, 5, 0x65000102 },
+	{ "bndl or, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njge %r5, %r3, out\n"
+	  "ldxb %r6, [%r2+0]\nor %r0, %r6\n" BNDL_OUT, 6, 3, 0x65000102 },
 	{ "bndl x == y: bnd only", BNDL_PRE "mov %r5, %r2\nmov %r2, %r2\nadd %r2, 2\n"
 	  "jgt %r2, %r3, out\nldxh %r6, [%r2-2]\nadd %r0, %r6\nmov %r2, %r5\nadd %r5, 2\n"
 	  BNDL_OUT, 7, 3, 0x265020102ULL },
-	{ "bndl k beyond 16 bits", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
-	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 5, 0x10000 + 1000 },
-	{ "bndl k -32768", BNDL_PRE "mov %r5, %r2\nadd %r5, -32768\njgt %r5, %r3, out\n"
-	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nmov %r5, %r2\nadd %r5, 2\n" BNDL_OUT, 6, 5,
+	{ "bndl k beyond 16 bits, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 0x10000\n"
+	  "jgt %r5, %r3, out\nldxh %r6, [%r2+0]\nadd %r0, %r6\n" BNDL_OUT, 6, 3, 0x10000 + 1000 },
+	{ "bndl k -32768, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, -32768\njgt %r5, %r3, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nmov %r5, %r2\nadd %r5, 2\n" BNDL_OUT, 6, 3,
 	  0x265020102ULL },
 	{ "bndl high registers", "mov32 %r1, 0x04030201\nstxw [%r10-8], %r1\nmov %r8, %r10\n"
 	  "add %r8, -8\nmov %r9, 0\nmov %r7, 100\nmov %r0, %r8\nadd %r0, 2\njgt %r0, %r10, out\n"
 	  "ldxb %r9, [%r8+1]\nadd %r7, %r9\nmov %r0, %r7\nexit\nout:\nmov %r0, 1\nexit", 6, 5,
 	  102 },
-	{ "bndl c == a", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njle %r3, %r5, out\n"
-	  "ldxh %r6, [%r2+0]\nadd %r6, %r6\n" BNDL_OUT, 6, 5, 0x64040202 },
-	{ "bndl word, xor", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"
-	  "ldxw %r6, [%r2+0]\nxor %r0, %r6\n" BNDL_OUT, 6, 5,
+	{ "bndl c == a: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njle %r3, %r5, out\n"
+	  "ldxh %r6, [%r2+0]\nadd %r6, %r6\n" BNDL_OUT, 6, 3, 0x64040202 },
+	{ "bndl word, xor, x and a live: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"
+	  "ldxw %r6, [%r2+0]\nxor %r0, %r6\n" BNDL_OUT, 6, 3,
 	  ((((uint64_t)0x04030265 << 16) | 0x04030201) << 8) | 4 },
 	{ "bndl alu on another register: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 4\n"
 	  "jgt %r5, %r3, out\nldxw %r6, [%r2+0]\nxor %r6, %r0\n" BNDL_OUT, 6, 3,

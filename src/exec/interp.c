@@ -470,7 +470,8 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 
 #ifndef INTERP_CHECKED
 /* Superinstructions (interp_fuse.h).  Each writes what its instructions write, in their order:
- * a later read of a register the sequence wrote (R[O_AUX], SRC) sees the new value.  The hints
+ * a later read of a register the sequence wrote (R[O_AUX], SRC) sees the new value.  BNDL leaves
+ * out rX and rA, which the matcher proved dead.  The hints
  * lay out the usual path straight: bounds checks pass, loops loop. */
 #define FUSED_BND(op, op2, bits)                                                                   \
 	{                                                                                          \
@@ -518,12 +519,9 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 		const uint64_t y_ = SRC;                                                           \
 		uint64_t val_ = y_ + O_IMM;                                                        \
                                                                                                    \
-		DST = val_;                                                                        \
 		if (__builtin_expect(CMP64_##op(val_, R[pc->kb[0]]), 0))                           \
 			BRANCH();                                                                  \
-		/* The load's base is rY, which the store to rX (X != Y) left alone. */            \
 		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
-		R[pc->kb[1]] = val_;                                                               \
 		R[pc->kb[2]] = ALU64_##op2(R[pc->kb[2]], val_);                                    \
 	}                                                                                          \
 	pc += 5;                                                                                   \
@@ -568,6 +566,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	struct interp_prog *p;
 	int16_t first[256];
 	uint8_t *mark;
+#ifndef INTERP_CHECKED
+	uint16_t *live_out;
+#endif
 	int err = -EINVAL;
 
 	*out = NULL;
@@ -677,12 +678,18 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	}
 #ifndef INTERP_CHECKED
 	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
-	 * record per instruction so that every access is checked on its own. */
+	 * record per instruction so that every access is checked on its own.  Without memory for
+	 * the liveness, only BNDL is lost. */
+	live_out = malloc(cnt * sizeof(*live_out));
+	if (live_out && fuse_liveness(insns, cnt, live_out)) {
+		free(live_out);
+		live_out = NULL;
+	}
 	for (uint32_t i = 0; i < cnt; i++) {
 		struct dinsn *d = &p->insns[i];
 		struct fuse f;
 
-		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, &f))
+		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, live_out, &f))
 			continue;
 		/* The jump's target from its record, not yet rewritten (i ascends). */
 		if (fuse_jump(f.id))
@@ -696,6 +703,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		if (f.id >= FUSE_BNDLJGT8_ADD) /* kb overlays k, which BNDL does not use */
 			memcpy(d->kb, f.kb, sizeof(f.kb));
 	}
+	free(live_out);
 #endif
 	p->insns[cnt].handler = labels.extra[XL_TRAP_END];
 	free(mark);

@@ -12,11 +12,15 @@
  *   AJ    add64 rX, K; jCC64 rX, imm / rZ            counter increment and branch (every CC)
  *   AJ2   add64 rW, K1; AJ                           the same after a pointer increment (K1 must
  *                                                    fit in 16 bits)
- *   BNDL  BND; LDA with B == Y != X                  bounds check, then read what it checked
+ *   BNDL  BND; LDA with B == Y != X, A != C,         bounds check, then read what it checked
+ *         rX and rA dead afterwards
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
- * (Z == X, C == A, ...) behave as unfused.  No instruction after the first of an idiom may be a
+ * (Z == X, C == A, ...) behave as unfused.  The one exception is BNDL, which is chosen only where
+ * a liveness analysis (fuse_liveness()) shows that nothing reads rX after the jump or rA after the
+ * ALU op, and then skips both stores: in a packet loop they are the scratch registers of the
+ * check and the load, and two of the loop's few stores.  No instruction after the first of an idiom may be a
  * jump target or a second LD_IMM64 slot.  The records of those later instructions stay as
  * decoded, so entering a sequence anywhere but at its start still runs the plain forms.
  */
@@ -84,7 +88,7 @@ struct fuse {
 	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
 	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
-	uint8_t kb[3];    /* BNDL: Z, A, C (in the record, the first bytes of k) */
+	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
 
 /* Number of instructions an idiom covers. */
@@ -105,10 +109,17 @@ static inline uint32_t fuse_jump(enum fuse_id id)
 	return id >= FUSE_AJ_JEQ_K && id < FUSE_AJ2_JEQ_K ? 1 : 2;
 }
 
+/* Register liveness for BNDL: live_out[i] gets the registers (bit r) that some path from
+ * instruction i's end may read before writing them; every bit when the analysis gives up.  The
+ * instructions must have passed the decoder's checks (jump targets in range).  Returns 0 or
+ * -ENOMEM. */
+int fuse_liveness(const struct bpf_insn *insns, uint32_t cnt, uint16_t *live_out);
+
 /* Whether insns[i..] starts an idiom; fills *f and returns its length, else returns 0.
  * no_entry[j] nonzero: instruction j must not be inside an idiom (a jump target or a second
- * LD_IMM64 slot).  The instructions must have passed the decoder's checks. */
+ * LD_IMM64 slot).  live_out: fuse_liveness()'s result, or NULL (then no BNDL).  The instructions
+ * must have passed the decoder's checks. */
 uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i,
-		    const uint8_t *no_entry, struct fuse *f);
+		    const uint8_t *no_entry, const uint16_t *live_out, struct fuse *f);
 
 #endif /* USERBPF_EXEC_INTERP_FUSE_H */
