@@ -48,6 +48,8 @@ static const struct corpus_case corpus[] = {
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true },
 	{ "tp_syscalls_hist", true },
+	{ "tc_rewrite_global", true },
+	{ "tc_stale_pkt_ptr", false },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

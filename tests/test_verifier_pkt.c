@@ -165,6 +165,28 @@ static const struct vcase cases[] = {
 	  BPF_ALU64_IMM(BPF_ADD, 4, 14), BPF_JMP_REG(BPF_JGE, 4, 3, 2), R0_0, EXIT,
 	  BPF_JMP_REG(BPF_JLT, 4, 3, 1), R0_0, EXIT }, ACCEPT, .full_log = true,
 	  .log_level = 2 },
+	/* Helpers that may move the packet (bpf_helper_changes_pkt_data()) invalidate every packet
+	 * pointer, also those saved in callee-saved registers and on the stack. */
+	{ "pkt_ptr_after_store_bytes", CLS, { BPF_MOV64_REG(7, 1), CPKT(4),
+	  BPF_JMP_REG(BPF_JGT, 4, 3, 10), BPF_MOV64_REG(6, 2), BPF_ST_MEM(BPF_W, 10, -8, 0),
+	  BPF_MOV64_REG(1, 7), BPF_MOV64_IMM(2, 0), BPF_MOV64_REG(3, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 4), BPF_MOV64_IMM(5, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_skb_store_bytes), BPF_LDX_MEM(BPF_B, 0, 6, 0), R0_0, EXIT },
+	  REJECT, "R6 invalid mem access 'scalar'", EACCES },
+	{ "pkt_ptr_spilled_across_store_bytes", CLS, { BPF_MOV64_REG(7, 1), CPKT(4),
+	  BPF_JMP_REG(BPF_JGT, 4, 3, 11), BPF_STX_MEM(BPF_DW, 10, 2, -16),
+	  BPF_ST_MEM(BPF_W, 10, -8, 0), BPF_MOV64_REG(1, 7), BPF_MOV64_IMM(2, 0),
+	  BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 4),
+	  BPF_MOV64_IMM(5, 0), BPF_EMIT_CALL(BPF_FUNC_skb_store_bytes),
+	  BPF_LDX_MEM(BPF_DW, 6, 10, -16), BPF_LDX_MEM(BPF_B, 0, 6, 0), R0_0, EXIT },
+	  REJECT, "R6 invalid mem access 'scalar'", EACCES },
+	{ "pkt_reload_after_store_bytes", CLS, { BPF_MOV64_REG(7, 1), CPKT(4),
+	  BPF_JMP_REG(BPF_JGT, 4, 3, 14), BPF_ST_MEM(BPF_W, 10, -8, 0), BPF_MOV64_REG(1, 7),
+	  BPF_MOV64_IMM(2, 0), BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -8),
+	  BPF_MOV64_IMM(4, 4), BPF_MOV64_IMM(5, 0), BPF_EMIT_CALL(BPF_FUNC_skb_store_bytes),
+	  BPF_LDX_MEM(BPF_W, 2, 7, SKB(data)), BPF_LDX_MEM(BPF_W, 3, 7, SKB(data_end)),
+	  BPF_MOV64_REG(4, 2), BPF_ALU64_IMM(BPF_ADD, 4, 1), BPF_JMP_REG(BPF_JGT, 4, 3, 1),
+	  BPF_LDX_MEM(BPF_B, 0, 2, 0), R0_0, EXIT }, ACCEPT },
 };
 
 TEST(verifier_pkt)

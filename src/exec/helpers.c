@@ -484,7 +484,7 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_skb_store_bytes] = { { h_skb_store_bytes, "bpf_skb_store_bytes", false, true,
 					 RET_INTEGER,
 					 ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM,
-					      ARG_CONST_SIZE, ARG_ANYTHING) },
+					      ARG_CONST_SIZE, ARG_ANYTHING), .changes_pkt_data = true },
 				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_get_current_pid_tgid] = { { h_get_current_pid_tgid,
 					      "bpf_get_current_pid_tgid", false, false,

@@ -41,6 +41,10 @@ struct bpf_func_proto {
 	bool pkt_access;	/* may be given packet pointers */
 	enum bpf_return_type ret_type;
 	enum bpf_arg_type arg_type[5];
+	/* May move or resize the packet (the kernel's bpf_helper_changes_pkt_data()): the
+	 * verifier forgets every packet pointer after a call, as the kernel does.  (userbpf's
+	 * helpers write in place, but a program must pass the kernel's verifier too.) */
+	bool changes_pkt_data;
 };
 
 /* The prototype of helper func_id for a program of prog_type, or NULL if that program type may

@@ -51,6 +51,21 @@ int find_subprog(struct verifier_env *env, int off)
 	return -ENOENT;
 }
 
+int find_containing_subprog(struct verifier_env *env, int off)
+{
+	u32 lo = 0, hi = env->subprog_cnt; /* the last subprog starting at or before off */
+
+	while (hi - lo > 1) {
+		u32 mid = (lo + hi) / 2;
+
+		if (env->subprog[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int)lo;
+}
+
 static int add_subprog(struct verifier_env *env, s64 off)
 {
 	u32 i;

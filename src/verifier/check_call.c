@@ -226,6 +226,55 @@ static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
 	scalar_sync_bounds(s);
 }
 
+static void forget_pkt_fn(struct reg_state *reg, void *arg)
+{
+	(void)arg;
+	if (reg_is_pkt(reg) || reg->type == PTR_TO_PACKET_END)
+		mark_reg_unknown(reg); /* (privileged: an unknown scalar, not uninitialised) */
+}
+
+/* After a call that may move the packet: no packet pointer of any frame, in a register or
+ * spilled, is known to point into it any more (the kernel's clear_all_pkt_pointers()). */
+static void clear_all_pkt_pointers(struct verifier_env *env)
+{
+	for_each_reg(env->cur, forget_pkt_fn, NULL);
+}
+
+/* subprog[].changes_pkt_data: set for a function that calls such a helper, then for its
+ * callers, until nothing changes (the kernel computes it in check_cfg()). */
+void mark_pkt_data_changers(struct verifier_env *env)
+{
+	bool changed = true;
+
+	for (u32 i = 0; i < env->len; i++) {
+		const struct bpf_insn *in = &env->insns[i];
+		const struct bpf_func_proto *fn;
+
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg || in->imm < 0)
+			continue;
+		fn = prog_helper_proto(env->prog, (u32)in->imm);
+		if (fn && fn->changes_pkt_data)
+			env->subprog[find_containing_subprog(env, (int)i)].changes_pkt_data = true;
+	}
+	while (changed) {
+		changed = false;
+		for (u32 i = 0; i < env->len; i++) {
+			const struct bpf_insn *in = &env->insns[i];
+			int callee, caller;
+
+			if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg != BPF_PSEUDO_CALL)
+				continue;
+			callee = find_subprog(env, (int)i + in->imm + 1);
+			caller = find_containing_subprog(env, (int)i);
+			if (callee >= 0 && env->subprog[callee].changes_pkt_data &&
+			    !env->subprog[caller].changes_pkt_data) {
+				env->subprog[caller].changes_pkt_data = true;
+				changed = true;
+			}
+		}
+	}
+}
+
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -310,6 +359,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	}
+	if (fn->changes_pkt_data)
+		clear_all_pkt_pointers(env);
 	return 0;
 }
 
@@ -341,6 +392,8 @@ static int call_global(struct verifier_env *env, u32 sub)
 		}
 	}
 	verbose(env, "Func#%u ('%s') is global and assumed valid.\n", sub, sp->name);
+	if (sp->changes_pkt_data)
+		clear_all_pkt_pointers(env);
 	sp->called = true;
 	clobber_caller_saved(env, regs);
 	mark_reg_unknown(&regs[BPF_REG_0]);

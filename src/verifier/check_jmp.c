@@ -14,21 +14,6 @@
 
 #define MAX_PACKET_OFF 0xffff
 
-typedef void (*reg_fn)(struct reg_state *reg, void *arg);
-
-static void for_each_reg(struct vstate *st, reg_fn fn, void *arg)
-{
-	for (u32 i = 0; i <= st->curframe; i++) {
-		struct func_state *f = st->frame[i];
-
-		for (int r = 0; r < MAX_BPF_REG; r++)
-			fn(&f->regs[r], arg);
-		for (u32 s = 0; s < f->allocated; s++)
-			if (f->stack[s].type[SLOT_SIZE - 1] == STACK_SPILL)
-				fn(&f->stack[s].spilled, arg);
-	}
-}
-
 struct null_arg {
 	u32 id;
 	bool is_null;

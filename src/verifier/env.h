@@ -162,6 +162,9 @@ struct subprog_info {
 	 * assuming only its prototype, not walked at each call (the kernel's global subprogs). */
 	bool global;
 	bool called, verified;	/* global: a call was seen; it was verified */
+	/* It or a function it calls may call a helper that moves the packet
+	 * (bpf_func_proto.changes_pkt_data): a call of it, global, invalidates packet pointers. */
+	bool changes_pkt_data;
 	u8 nargs;
 	u8 arg[5];		/* GARG_*: R1..R5 */
 	const char *name;	/* global: the BTF name */
@@ -284,6 +287,9 @@ void mark_reg_const(struct reg_state *reg, u64 v);
 void mark_ptr(struct reg_state *reg, u8 type);
 bool reg_is_ptr(const struct reg_state *reg);
 bool reg_is_pkt(const struct reg_state *reg);
+/* Calls fn on every register of every frame of st, spilled ones included. */
+typedef void (*reg_fn)(struct reg_state *reg, void *arg);
+void for_each_reg(struct vstate *st, reg_fn fn, void *arg);
 bool reg_is_const(const struct reg_state *reg);
 void init_func_state(struct func_state *f, int callsite, u32 frameno, u32 subprogno);
 struct vstate *state_new(void);
@@ -307,6 +313,8 @@ int add_subprogs(struct verifier_env *env);
 int check_subprogs(struct verifier_env *env);
 int check_cfg(struct verifier_env *env);
 int find_subprog(struct verifier_env *env, int off);
+/* The subprogram whose instructions include off (subprog[0].start is 0). */
+int find_containing_subprog(struct verifier_env *env, int off);
 /* The instructions control may reach next from insn idx, within its subprogram (a call's
  * successor is the insn after it, an exit has none): up to two, fall-through first.  Returns the
  * count. */
@@ -338,6 +346,8 @@ int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bo
 
 /* check_call.c */
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
+/* Sets subprog[].changes_pkt_data (after check_cfg()). */
+void mark_pkt_data_changers(struct verifier_env *env);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
 

@@ -69,6 +69,19 @@ bool reg_is_pkt(const struct reg_state *reg)
 	return reg->type == PTR_TO_PACKET || reg->type == PTR_TO_PACKET_META;
 }
 
+void for_each_reg(struct vstate *st, reg_fn fn, void *arg)
+{
+	for (u32 i = 0; i <= st->curframe; i++) {
+		struct func_state *f = st->frame[i];
+
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			fn(&f->regs[r], arg);
+		for (u32 s = 0; s < f->allocated; s++)
+			if (f->stack[s].type[SLOT_SIZE - 1] == STACK_SPILL)
+				fn(&f->stack[s].spilled, arg);
+	}
+}
+
 bool reg_is_const(const struct reg_state *reg)
 {
 	return reg->type == SCALAR_VALUE && scalar_is_const(&reg->s);

@@ -419,6 +419,8 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = check_cfg(env);
 	if (!ret)
+		mark_pkt_data_changers(env);
+	if (!ret)
 		ret = compute_scc(env);
 	if (!ret)
 		ret = compute_live_registers(env);
