@@ -16,6 +16,7 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_probe_read_user, BPF_FUNC_probe_read_kernel, BPF_FUNC_ktime_get_boot_ns,
 	BPF_FUNC_probe_read, BPF_FUNC_probe_read_str, BPF_FUNC_probe_read_user_str,
 	BPF_FUNC_probe_read_kernel_str, BPF_FUNC_get_numa_node_id, BPF_FUNC_ktime_get_coarse_ns,
+	BPF_FUNC_xdp_adjust_head, BPF_FUNC_xdp_adjust_meta, BPF_FUNC_xdp_adjust_tail,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

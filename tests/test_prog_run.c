@@ -82,6 +82,7 @@ static struct xdp_md xdp_ctx_lo = { .data_end = 58, .ingress_ifindex = 1 };
 static struct xdp_md xdp_ctx_lo_q5 = { .data_end = 58, .ingress_ifindex = 1, .rx_queue_index = 5 };
 static struct xdp_md xdp_ctx_none = { .data_end = 58, .ingress_ifindex = 99999 };
 static struct xdp_md xdp_ctx_short_linear = { .data_end = 20 };
+static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 
 #define RET_IMM(v) BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN()
 #define RET_SKB(f) BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, SKB_OFF(f)), BPF_EXIT_INSN()
@@ -124,6 +125,31 @@ static struct xdp_md xdp_ctx_short_linear = { .data_end = 20 };
 		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),     \
 		BPF_MOV64_IMM(BPF_REG_4, len), BPF_MOV64_IMM(BPF_REG_5, flags),                  \
 		BPF_EMIT_CALL(BPF_FUNC_skb_store_bytes), BPF_EXIT_INSN()
+
+/* fn(ctx, off) (bpf_xdp_adjust_head / _tail); then data[0] = 0x77 if the packet has a byte, and
+ * r0 = (data_end - data) << 8 | (fn's result & 0xff): data_out and ctx_out show the rest */
+#define ADJUST_PROG(fn, off)                                                                     \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, off),                      \
+		BPF_EMIT_CALL(BPF_FUNC_##fn), BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),               \
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, XDP_OFF(data)),                         \
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, XDP_OFF(data_end)),                     \
+		BPF_MOV64_REG(BPF_REG_5, BPF_REG_2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 1),       \
+		BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_3, 1), BPF_ST_MEM(BPF_B, BPF_REG_2, 0, 0x77), \
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_3), BPF_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_2), \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 8), BPF_ALU64_IMM(BPF_AND, BPF_REG_7, 0xff),   \
+		BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), BPF_EXIT_INSN()
+
+/* bpf_xdp_adjust_meta(ctx, off); then the first metadata word = 0x01020304 if there is one;
+ * r0 = the result (data_out starts at the metadata, ctx_out has its length) */
+#define META_PROG(off)                                                                           \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, off),                      \
+		BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_meta), BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),    \
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, XDP_OFF(data)),                         \
+		BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_6, XDP_OFF(data_meta)),                    \
+		BPF_MOV64_REG(BPF_REG_5, BPF_REG_4), BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 4),       \
+		BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_2, 1),                                   \
+		BPF_ST_MEM(BPF_W, BPF_REG_4, 0, 0x01020304), BPF_MOV64_REG(BPF_REG_0, BPF_REG_7), \
+		BPF_EXIT_INSN()
 
 /* direct packet access: if data + 14 <= data_end, data[0] = 0xaa, r0 = data[13] + len */
 #define DIRECT_PROG(DATA, END)                                                                   \
@@ -453,6 +479,92 @@ TEST(prog_test_run_vs_kernel)
 		  .batch_size = 4 },
 		{ "xdp: cpu 1", XDP, PROG(RET_IMM(2)), pkt_ip4, sizeof(pkt_ip4), .cpu = 1 },
 		{ "xdp: map counter x5", XDP, PROG(COUNTER_PROG), pkt_ip4, sizeof(pkt_ip4), .repeat = 5 },
+#define XMD(c) 0, &c, sizeof(c), sizeof(c)
+		{ "xdp: adjust_head -14", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -14)), pkt_ip4,
+		  sizeof(pkt_ip4), XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_head +14", XDP, PROG(ADJUST_PROG(xdp_adjust_head, 14)), pkt_ip4,
+		  sizeof(pkt_ip4), XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_head to 14 bytes left", XDP, PROG(ADJUST_PROG(xdp_adjust_head, 44)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_head to 13 bytes left", XDP, PROG(ADJUST_PROG(xdp_adjust_head, 45)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_head to the frame's end", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -216)),
+		  pkt_ip4, sizeof(pkt_ip4), XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_head into the frame", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -217)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_head -4096", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -4096)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: adjust_head INT_MIN", XDP, PROG(ADJUST_PROG(xdp_adjust_head, INT32_MIN)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_head INT_MAX", XDP, PROG(ADJUST_PROG(xdp_adjust_head, INT32_MAX)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_head -14 with metadata", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -14)),
+		  pkt_ip4, sizeof(pkt_ip4), XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_head -208 with metadata", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -208)),
+		  pkt_ip4, sizeof(pkt_ip4), XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_head -209 with metadata", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -209)),
+		  pkt_ip4, sizeof(pkt_ip4), XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_head -14 x3", XDP, PROG(ADJUST_PROG(xdp_adjust_head, -14)), pkt_ip4,
+		  sizeof(pkt_ip4), XMD(xdp_ctx_plain), .repeat = 3 },
+		{ "xdp: adjust_head on frags", XDP, PROG(ADJUST_PROG(xdp_adjust_head, 20)), pkt_big,
+		  5000 },
+		{ "xdp: adjust_tail +10", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, 10)), pkt_ip4,
+		  sizeof(pkt_ip4), XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_tail -10", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -10)), pkt_ip4,
+		  sizeof(pkt_ip4), XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_tail to 14 bytes", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -44)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: adjust_tail to 13 bytes", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -45)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: adjust_tail to the frame's end", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, 3462)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_tail past the frame's end", XDP,
+		  PROG(ADJUST_PROG(xdp_adjust_tail, 3463)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_tail with metadata", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, 100)),
+		  pkt_ip4, sizeof(pkt_ip4), XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_tail after a short linear part", XDP,
+		  PROG(ADJUST_PROG(xdp_adjust_tail, -3)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_short_linear) },
+		{ "xdp: adjust_tail frags -100", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -100)), pkt_big,
+		  5000 },
+		{ "xdp: adjust_tail frags +100", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, 100)), pkt_big,
+		  5000 },
+		{ "xdp: adjust_tail frags to the page", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, 2616)),
+		  pkt_big, 5000 },
+		{ "xdp: adjust_tail frags past the page", XDP,
+		  PROG(ADJUST_PROG(xdp_adjust_tail, 2617)), pkt_big, 5000 },
+		{ "xdp: adjust_tail all frags", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -1480)), pkt_big,
+		  5000 },
+		{ "xdp: adjust_tail frags and linear", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -1500)),
+		  pkt_big, 5000 },
+		{ "xdp: adjust_tail frags to 14 bytes", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -4986)),
+		  pkt_big, 5000 },
+		{ "xdp: adjust_tail frags to 13 bytes", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -4987)),
+		  pkt_big, 5000 },
+		{ "xdp: adjust_tail across two frags", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -200)),
+		  pkt_big, 3520 + 4096 + 100 },
+		{ "xdp: adjust_tail frags x3", XDP, PROG(ADJUST_PROG(xdp_adjust_tail, -700)), pkt_big,
+		  5000, .repeat = 3 },
+		{ "xdp: adjust_meta -4", XDP, PROG(META_PROG(-4)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta -8", XDP, PROG(META_PROG(-8)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: adjust_meta -6", XDP, PROG(META_PROG(-6)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta -32", XDP, PROG(META_PROG(-32)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta -36", XDP, PROG(META_PROG(-36)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta -216", XDP, PROG(META_PROG(-216)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta -220", XDP, PROG(META_PROG(-220)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain) },
+		{ "xdp: adjust_meta +4 of 8", XDP, PROG(META_PROG(4)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_meta +12 of 8", XDP, PROG(META_PROG(12)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_meta) },
+		{ "xdp: adjust_meta -4 x3", XDP, PROG(META_PROG(-4)), pkt_ip4, sizeof(pkt_ip4),
+		  XMD(xdp_ctx_plain), .repeat = 3 },
+#undef XMD
 
 		{ "kprobe: no test_run", BPF_PROG_TYPE_KPROBE, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "tracepoint: no test_run", BPF_PROG_TYPE_TRACEPOINT, PROG(RET_IMM(0)), pkt_ip4,

@@ -27,6 +27,21 @@ struct xdp_ctx {
 	_Alignas(8) u8 *data;
 	_Alignas(8) u8 *data_end;
 	_Alignas(8) u8 *data_meta;
+	/* The frame's bounds, for bpf_xdp_adjust_head/_meta/_tail: hard_start is the kernel's
+	 * data_hard_start (an xdp_frame's room, then headroom, then data); hard_end the last byte
+	 * data_end may reach (before skb_shared_info).  NULL hard_start: the frame cannot move. */
+	u8 *hard_start;
+	u8 *hard_end;
+	/* Bytes beyond the linear part (the kernel's page frags, which the program cannot
+	 * address): nr_frags of them, every one a full page but the last, stored from frags on,
+	 * with room for the last to grow to a page. */
+	u8 *frags;
+	u32 frags_size;
+	u32 nr_frags;
 };
+
+#define XDP_FRAME_SIZE 40u	/* sizeof(struct xdp_frame): kept free at data_hard_start */
+#define XDP_META_MAX 255u	/* skb_shared_info.meta_len is a u8 */
+#define XDP_FRAG_SIZE 4096u	/* a frag's page, the test run's rxq frag_size */
 
 #endif

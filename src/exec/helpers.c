@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -451,6 +452,96 @@ static u64 h_skb_store_bytes(u64 ctx, u64 off, u64 from, u64 len, u64 flags)
 	return 0;
 }
 
+/* ---- XDP frame geometry (XDP) ---- */
+
+#define ETH_HLEN 14
+
+/* bpf_xdp_adjust_head(xdp, offset): data moves by offset, staying at least ETH_HLEN before
+ * data_end and after the xdp_frame room and the metadata, which moves along with data. */
+static u64 h_xdp_adjust_head(u64 ctx, u64 off, u64 a3, u64 a4, u64 a5)
+{
+	struct xdp_ctx *x = PTR(ctx);
+	s64 offset = (s32)off;
+	size_t metalen = (size_t)(x->data - x->data_meta);
+
+	if (!x->hard_start)
+		return (u64)-EOPNOTSUPP;
+	/* in integers: the bounds are compared before anything points outside the frame */
+	if ((s64)(x->data - x->hard_start) + offset < (s64)(XDP_FRAME_SIZE + metalen) ||
+	    (s64)(x->data_end - x->data) - offset < ETH_HLEN)
+		return (u64)-EINVAL;
+	if (metalen)
+		memmove(x->data_meta + offset, x->data_meta, metalen);
+	x->data_meta += offset;
+	x->data += offset;
+	return 0;
+}
+
+/* bpf_xdp_adjust_meta(xdp, offset): data_meta moves by offset, between the xdp_frame room and
+ * data; the metadata must stay a multiple of 4 bytes and below 256. */
+static u64 h_xdp_adjust_meta(u64 ctx, u64 off, u64 a3, u64 a4, u64 a5)
+{
+	struct xdp_ctx *x = PTR(ctx);
+	s64 offset = (s32)off, pos = (s64)(x->data_meta - x->hard_start) + offset;
+	s64 metalen = (s64)(x->data - x->hard_start) - pos;
+
+	if (!x->hard_start)
+		return (u64)-EOPNOTSUPP;
+	if (pos < XDP_FRAME_SIZE || metalen < 0)
+		return (u64)-EINVAL;
+	if ((metalen & 3) || metalen > XDP_META_MAX)
+		return (u64)-EACCES;
+	x->data_meta += offset;
+	return 0;
+}
+
+/* The multi-buffer half of bpf_xdp_adjust_tail(): grow the last frag inside its page, or free
+ * bytes from the end, frag by frag, then from the linear part once no frag is left. */
+static u64 xdp_frags_adjust_tail(struct xdp_ctx *x, s64 offset)
+{
+	u32 last = x->frags_size - (x->nr_frags - 1) * XDP_FRAG_SIZE;
+
+	if (offset > 0) {
+		if (offset > XDP_FRAG_SIZE - last)
+			return (u64)-EINVAL;
+		memset(x->frags + x->frags_size, 0, (size_t)offset);
+		x->frags_size += (u32)offset;
+		return 0;
+	}
+	offset = -offset;
+	if (offset > (s64)(x->data_end - x->data) + x->frags_size - ETH_HLEN)
+		return (u64)-EINVAL;
+	if (offset < x->frags_size) {
+		x->frags_size -= (u32)offset;
+		x->nr_frags = (x->frags_size + XDP_FRAG_SIZE - 1) / XDP_FRAG_SIZE;
+		return 0;
+	}
+	offset -= x->frags_size;
+	x->frags_size = 0;
+	x->nr_frags = 0;
+	x->data_end -= offset;
+	return 0;
+}
+
+/* bpf_xdp_adjust_tail(xdp, offset): data_end moves by offset, up to hard_end and at least
+ * ETH_HLEN after data; grown bytes read as zero. */
+static u64 h_xdp_adjust_tail(u64 ctx, u64 off, u64 a3, u64 a4, u64 a5)
+{
+	struct xdp_ctx *x = PTR(ctx);
+	s64 offset = (s32)off;
+
+	if (!x->hard_start)
+		return (u64)-EOPNOTSUPP;
+	if (x->nr_frags)
+		return xdp_frags_adjust_tail(x, offset);
+	if (offset > x->hard_end - x->data_end || (s64)(x->data_end - x->data) + offset < ETH_HLEN)
+		return (u64)-EINVAL;
+	if (offset > 0)
+		memset(x->data_end, 0, (size_t)offset);
+	x->data_end += offset;
+	return 0;
+}
+
 /* ---- the table ---- */
 
 struct helper {
@@ -531,6 +622,15 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_ktime_get_coarse_ns] = { { h_ktime_get_coarse_ns, "bpf_ktime_get_coarse_ns",
 					     false, false, RET_INTEGER, ARGS(0) },
 					   SKB_TYPES | TYPE_BIT(BPF_PROG_TYPE_XDP) },
+	[BPF_FUNC_xdp_adjust_head] = { { h_xdp_adjust_head, "bpf_xdp_adjust_head", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
+					 .changes_pkt_data = true }, TYPE_BIT(BPF_PROG_TYPE_XDP) },
+	[BPF_FUNC_xdp_adjust_meta] = { { h_xdp_adjust_meta, "bpf_xdp_adjust_meta", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
+					 .changes_pkt_data = true }, TYPE_BIT(BPF_PROG_TYPE_XDP) },
+	[BPF_FUNC_xdp_adjust_tail] = { { h_xdp_adjust_tail, "bpf_xdp_adjust_tail", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
+					 .changes_pkt_data = true }, TYPE_BIT(BPF_PROG_TYPE_XDP) },
 };
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)

@@ -47,8 +47,6 @@
 #define SKB_HEADROOM 64u
 #define SKB_TAILROOM 320u
 #define XDP_HEADROOM 256u	/* XDP_PACKET_HEADROOM */
-#define XDP_FRAME_SIZE 40u	/* sizeof(struct xdp_frame): metadata must leave room for it */
-#define XDP_META_MAX 255u	/* skb_shared_info.meta_len is a u8 */
 #define MAX_SKB_FRAGS 17u
 #define GSO_LEGACY_MAX_SIZE 65536u
 #define GSO_MAX_SEGS 65535u
@@ -468,7 +466,9 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	err = -ENOMEM;
 	if (frags_size > MAX_SKB_FRAGS * TEST_PAGE_SIZE)
 		goto free_ctx;
-	buf = calloc(1, headroom + max_linear + frags_size + SKB_TAILROOM);
+	/* (a page more: the last frag may grow into its page's tailroom) */
+	buf = calloc(1, headroom + max_linear + frags_size + SKB_TAILROOM +
+			    (frags_size ? XDP_FRAG_SIZE : 0));
 	if (!buf)
 		goto free_ctx;
 	err = -EFAULT;
@@ -480,6 +480,11 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	xdp.data_meta = buf + headroom;
 	xdp.data = xdp.data_meta + meta;
 	xdp.data_end = buf + headroom + linear;
+	xdp.hard_start = buf;
+	xdp.hard_end = buf + headroom + max_linear; /* page end minus skb_shared_info */
+	xdp.frags = xdp.data_end;
+	xdp.frags_size = frags_size;
+	xdp.nr_frags = (frags_size + XDP_FRAG_SIZE - 1) / XDP_FRAG_SIZE;
 	xdp.uapi.ingress_ifindex = LOOPBACK_IFINDEX;
 	if (uctx) {
 		err = -EINVAL;
@@ -507,9 +512,10 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		uctx->data = (u32)(xdp.data - xdp.data_meta);
 		uctx->data_end = (u32)(xdp.data_end - xdp.data_meta);
 	}
-	/* frags follow the linear part in buf: what the program could not see is unchanged */
-	size = (u32)(xdp.data_end - xdp.data_meta) + frags_size;
-	err = test_finish(attr, uattr, xdp.data_meta, size, frags_size, retval, duration);
+	/* frags follow the linear part in buf (bpf_xdp_adjust_tail may have resized them; the
+	 * linear part ends where they begin, as only the frags move when there are any) */
+	size = (u32)(xdp.data_end - xdp.data_meta) + xdp.frags_size;
+	err = test_finish(attr, uattr, xdp.data_meta, size, xdp.frags_size, retval, duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct xdp_md));
 free_buf:

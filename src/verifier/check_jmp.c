@@ -221,6 +221,11 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		verbose(env, "invalid BPF_JMP/JMP32 opcode %x\n", op);
 		return -EINVAL;
 	}
+	/* 6.18 reads the destination first (6.1 read the source first) */
+	err = check_reg_arg_read(env, insn->dst_reg);
+	if (err)
+		return err;
+	dst = &regs[insn->dst_reg];
 	if (BPF_SRC(insn->code) == BPF_X) {
 		if (insn->imm != 0) {
 			verbose(env, "BPF_JMP/JMP32 uses reserved fields\n");
@@ -238,10 +243,6 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		mark_reg_const(&imm, (u64)(s64)insn->imm);
 		src = &imm;
 	}
-	err = check_reg_arg_read(env, insn->dst_reg);
-	if (err)
-		return err;
-	dst = &regs[insn->dst_reg];
 
 	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE)
 		pred = scalar_branch_taken(&dst->s, &src->s, op, jmp32);
