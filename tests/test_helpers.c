@@ -17,6 +17,9 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_probe_read, BPF_FUNC_probe_read_str, BPF_FUNC_probe_read_user_str,
 	BPF_FUNC_probe_read_kernel_str, BPF_FUNC_get_numa_node_id, BPF_FUNC_ktime_get_coarse_ns,
 	BPF_FUNC_xdp_adjust_head, BPF_FUNC_xdp_adjust_meta, BPF_FUNC_xdp_adjust_tail,
+	BPF_FUNC_xdp_get_buff_len, BPF_FUNC_xdp_load_bytes, BPF_FUNC_xdp_store_bytes,
+	BPF_FUNC_skb_load_bytes_relative, BPF_FUNC_csum_diff, BPF_FUNC_l3_csum_replace,
+	BPF_FUNC_l4_csum_replace, BPF_FUNC_redirect,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

@@ -151,6 +151,55 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 		BPF_ST_MEM(BPF_W, BPF_REG_4, 0, 0x01020304), BPF_MOV64_REG(BPF_REG_0, BPF_REG_7), \
 		BPF_EXIT_INSN()
 
+/* The words fp-16 = 0x11223344, fp-12 = 0x55667788 (from), fp-8 = 0x99aabbcc, fp-4 = 0xddeeff00
+ * (to); r0 = bpf_csum_diff(FROM, fsz, TO, tsz, seed), FROM and TO each a pointer or 0 */
+#define CSUM_DIFF_PROG(FROM, fsz, TO, tsz, seed)                                                 \
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -16, 0x11223344), BPF_ST_MEM(BPF_W, BPF_REG_10, -12, 0x55667788), \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -8, (int)0x99aabbcc),                              \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, (int)0xddeeff00), FROM, TO,                    \
+		BPF_MOV64_IMM(BPF_REG_2, fsz), BPF_MOV64_IMM(BPF_REG_4, tsz),                    \
+		BPF_MOV64_IMM(BPF_REG_5, seed), BPF_EMIT_CALL(BPF_FUNC_csum_diff), BPF_EXIT_INSN()
+/* r0 = bpf_csum_diff(NULL, 0, data + 1, n, 0) after checking n bytes from data + 1 */
+#define CSUM_DIFF_PKT_PROG(n)                                                                    \
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, XDP_OFF(data)),                                 \
+		BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_1, XDP_OFF(data_end)),                     \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, 1), BPF_MOV64_REG(BPF_REG_5, BPF_REG_3),       \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, n), BPF_MOV64_IMM(BPF_REG_0, 0),               \
+		BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_4, 5), BPF_MOV64_IMM(BPF_REG_1, 0),      \
+		BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_4, n),                        \
+		BPF_MOV64_IMM(BPF_REG_5, 0), BPF_EMIT_CALL(BPF_FUNC_csum_diff), BPF_EXIT_INSN()
+#define R1_FP(off) BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off)
+#define R3_FP(off) BPF_MOV64_REG(BPF_REG_3, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, off)
+#define R1_NULL BPF_MOV64_IMM(BPF_REG_1, 0)
+#define R3_NULL BPF_MOV64_IMM(BPF_REG_3, 0)
+
+/* r0 = fn(skb, off, from, to, flags) for bpf_l3/l4_csum_replace (from, to: 64-bit) */
+#define CSUM_REPLACE_PROG(fn, off, from, to, flags)                                              \
+	BPF_MOV64_IMM(BPF_REG_2, off), BPF_LD_IMM64(BPF_REG_3, from), BPF_LD_IMM64(BPF_REG_4, to), \
+		BPF_LD_IMM64(BPF_REG_5, flags), BPF_EMIT_CALL(BPF_FUNC_##fn), BPF_EXIT_INSN()
+
+/* r0 = bpf_redirect(ifindex, flags) */
+#define REDIRECT_PROG(ifindex, flags)                                                            \
+	BPF_MOV64_IMM(BPF_REG_1, ifindex), BPF_LD_IMM64(BPF_REG_2, flags),                       \
+		BPF_EMIT_CALL(BPF_FUNC_redirect), BPF_EXIT_INSN()
+
+/* fn(ctx, off, fp - 8, len[, arg5]) for the byte loaders: r0 = ret << 32 | *(u32 *)(fp - 8) */
+#define LOADER_PROG(fn, off, len, arg5)                                                          \
+	BPF_MOV64_IMM(BPF_REG_2, off), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),                     \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8), BPF_MOV64_IMM(BPF_REG_4, len),            \
+		BPF_MOV64_IMM(BPF_REG_5, arg5), BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1),          \
+		BPF_EMIT_CALL(BPF_FUNC_##fn), BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_10, -8),     \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 32), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_1), \
+		BPF_EXIT_INSN()
+
+/* bpf_xdp_store_bytes(ctx, off, fp - 8 = 0x0102030405060708, len); r0 = the result */
+#define XDP_STORE_PROG(off, len)                                                                 \
+	BPF_LD_IMM64(BPF_REG_2, 0x0102030405060708ull),                                          \
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_2, -8), BPF_MOV64_IMM(BPF_REG_2, off),   \
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),     \
+		BPF_MOV64_IMM(BPF_REG_4, len), BPF_EMIT_CALL(BPF_FUNC_xdp_store_bytes),          \
+		BPF_EXIT_INSN()
+
 /* direct packet access: if data + 14 <= data_end, data[0] = 0xaa, r0 = data[13] + len */
 #define DIRECT_PROG(DATA, END)                                                                   \
 	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, DATA), BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, END), \
@@ -565,6 +614,182 @@ TEST(prog_test_run_vs_kernel)
 		{ "xdp: adjust_meta -4 x3", XDP, PROG(META_PROG(-4)), pkt_ip4, sizeof(pkt_ip4),
 		  XMD(xdp_ctx_plain), .repeat = 3 },
 #undef XMD
+		{ "xdp: csum_diff 8 -> 8", XDP, PROG(CSUM_DIFF_PROG(R1_FP(-16), 8, R3_FP(-8), 8, 0)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff seeded", XDP,
+		  PROG(CSUM_DIFF_PROG(R1_FP(-16), 8, R3_FP(-8), 8, 0x7fffabcd)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: csum_diff seed -1", XDP, PROG(CSUM_DIFF_PROG(R1_FP(-16), 4, R3_FP(-8), 4, -1)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff push (from NULL)", XDP,
+		  PROG(CSUM_DIFF_PROG(R1_NULL, 0, R3_FP(-16), 16, 0x1234)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff pull (to NULL)", XDP,
+		  PROG(CSUM_DIFF_PROG(R1_FP(-16), 16, R3_NULL, 0, 0x1234)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff nothing", XDP, PROG(CSUM_DIFF_PROG(R1_NULL, 0, R3_NULL, 0, 0x55)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff of zeros", XDP, PROG(BPF_ST_MEM(BPF_DW, BPF_REG_10, -24, 0),
+		  CSUM_DIFF_PROG(R1_NULL, 0, R3_FP(-24), 8, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff of all ones", XDP, PROG(BPF_ST_MEM(BPF_DW, BPF_REG_10, -24, -1),
+		  CSUM_DIFF_PROG(R1_NULL, 0, R3_FP(-24), 8, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff size 6", XDP, PROG(CSUM_DIFF_PROG(R1_FP(-16), 6, R3_FP(-8), 8, 0)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff of the IPv4 header", XDP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, XDP_OFF(data)),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_1, XDP_OFF(data_end)),
+		       BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, 14), BPF_MOV64_REG(BPF_REG_5, BPF_REG_3),
+		       BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 20), BPF_MOV64_IMM(BPF_REG_0, 0),
+		       BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_4, 5), BPF_MOV64_IMM(BPF_REG_1, 0),
+		       BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_4, 20),
+		       BPF_MOV64_IMM(BPF_REG_5, 0), BPF_EMIT_CALL(BPF_FUNC_csum_diff), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff 3 -> 5", XDP, PROG(CSUM_DIFF_PROG(R1_FP(-16), 3, R3_FP(-8), 5, 7)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff 1 -> 0", XDP, PROG(CSUM_DIFF_PROG(R1_FP(-15), 1, R3_NULL, 0, 7)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: csum_diff of 512 packet bytes", XDP, PROG(CSUM_DIFF_PKT_PROG(512)), pkt_big,
+		  1000 },
+		{ "xdp: csum_diff of 513 packet bytes", XDP, PROG(CSUM_DIFF_PKT_PROG(513)), pkt_big,
+		  1000 },
+		{ "xdp: csum_diff of 3000 packet bytes", XDP, PROG(CSUM_DIFF_PKT_PROG(3000)), pkt_big,
+		  3500 },
+		{ "xdp: csum_diff of 13 packet bytes", XDP, PROG(CSUM_DIFF_PKT_PROG(13)), pkt_big,
+		  1000 },
+		{ "cls: csum_diff", CLS, PROG(CSUM_DIFF_PROG(R1_FP(-16), 8, R3_FP(-8), 8, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace 4", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 0x0100000a, 0x0200000a, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace 2", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 0x0040, 0x0020, 2)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace diff", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 0, 0x12345678, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace diff with from", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 1, 0x12345678, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace size 3", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 1, 2, 3)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace bad flags", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 24, 1, 2, BPF_F_PSEUDO_HDR | 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace odd offset", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 25, 1, 2, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace at the end", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 56, 1, 2, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace beyond", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 58, 1, 2, 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l3_csum_replace offset 0x10000", CLS,
+		  PROG(CSUM_REPLACE_PROG(l3_csum_replace, 0x10000, 1, 2, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace 4", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace 2", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x3930, 0x3931, 2)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace diff", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0xfedcba98, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace mangled 0, zero sum", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a,
+					 BPF_F_MARK_MANGLED_0 | 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace mangled 0 enforced", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a,
+					 BPF_F_MARK_MANGLED_0 | BPF_F_MARK_ENFORCE | 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace mangled 0, result zero", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0xffff, BPF_F_MARK_MANGLED_0 |
+					 BPF_F_MARK_ENFORCE)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace result zero", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0xffff, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace pseudo", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a,
+					 BPF_F_PSEUDO_HDR | 4)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace pseudo, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a,
+					 BPF_F_PSEUDO_HDR | 4)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: l4_csum_replace not pseudo, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0x0100000a, 0x0200000a, 4)), pkt_ip4,
+		  sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: l4_csum_replace pseudo diff, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0x00010000, BPF_F_PSEUDO_HDR)),
+		  pkt_ip4, sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: l4_csum_replace ipv6 flag", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0x1234, 1ull << 7)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace ipv6 pseudo diff, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0x00010000,
+					 BPF_F_PSEUDO_HDR | (1ull << 7))), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: l4_csum_replace flag 1 << 8", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 40, 0, 0x1234, 1ull << 8)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: l4_csum_replace odd offset", CLS,
+		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 41, 0, 0x1234, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: redirect", CLS, PROG(REDIRECT_PROG(1, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: redirect ingress", CLS, PROG(REDIRECT_PROG(1, BPF_F_INGRESS)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: redirect bad flags", CLS, PROG(REDIRECT_PROG(1, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: redirect high flag", CLS, PROG(REDIRECT_PROG(1, 1ull << 31)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: redirect", XDP, PROG(REDIRECT_PROG(1, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: redirect with flags", XDP, PROG(REDIRECT_PROG(1, BPF_F_INGRESS)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: get_buff_len", XDP, PROG(BPF_EMIT_CALL(BPF_FUNC_xdp_get_buff_len),
+		  BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: get_buff_len, frags", XDP, PROG(BPF_EMIT_CALL(BPF_FUNC_xdp_get_buff_len),
+		  BPF_EXIT_INSN()), pkt_big, 9000 },
+		{ "xdp: get_buff_len, metadata", XDP, PROG(BPF_EMIT_CALL(BPF_FUNC_xdp_get_buff_len),
+		  BPF_EXIT_INSN()), pkt_ip4, sizeof(pkt_ip4), 0, &xdp_ctx_meta, sizeof(xdp_ctx_meta) },
+		{ "xdp: load_bytes", XDP, PROG(LOADER_PROG(xdp_load_bytes, 12, 4, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: load_bytes at the end", XDP, PROG(LOADER_PROG(xdp_load_bytes, 54, 4, 0)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: load_bytes beyond", XDP, PROG(LOADER_PROG(xdp_load_bytes, 55, 4, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: load_bytes offset 0x10000", XDP,
+		  PROG(LOADER_PROG(xdp_load_bytes, 0x10000, 4, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: load_bytes across linear and frags", XDP,
+		  PROG(LOADER_PROG(xdp_load_bytes, 3518, 4, 0)), pkt_big, 9000 },
+		{ "xdp: load_bytes in a frag", XDP, PROG(LOADER_PROG(xdp_load_bytes, 8000, 4, 0)),
+		  pkt_big, 9000 },
+		{ "xdp: load_bytes at the frags' end", XDP,
+		  PROG(LOADER_PROG(xdp_load_bytes, 8996, 4, 0)), pkt_big, 9000 },
+		{ "xdp: load_bytes beyond the frags", XDP,
+		  PROG(LOADER_PROG(xdp_load_bytes, 8997, 4, 0)), pkt_big, 9000 },
+		{ "xdp: store_bytes", XDP, PROG(XDP_STORE_PROG(20, 8)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: store_bytes beyond", XDP, PROG(XDP_STORE_PROG(51, 8)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: store_bytes across linear and frags", XDP, PROG(XDP_STORE_PROG(3516, 8)),
+		  pkt_big, 9000 },
+		{ "xdp: store_bytes across frags", XDP, PROG(XDP_STORE_PROG(7612, 8)), pkt_big, 9000 },
+		{ "sf: load_bytes_relative mac", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 12, 2, BPF_HDR_START_MAC)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: load_bytes_relative net", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 9, 1, BPF_HDR_START_NET)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: load_bytes_relative net, at the end", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 40, 4, BPF_HDR_START_NET)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: load_bytes_relative net, beyond", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 41, 4, BPF_HDR_START_NET)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "sf: load_bytes_relative bad start", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 0, 4, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "sf: load_bytes_relative offset 0x10000", SF,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 0x10000, 4, BPF_HDR_START_MAC)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: load_bytes_relative mac", CLS,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 6, 4, BPF_HDR_START_MAC)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: load_bytes_relative net", CLS,
+		  PROG(LOADER_PROG(skb_load_bytes_relative, 12, 4, BPF_HDR_START_NET)), pkt_ip4,
+		  sizeof(pkt_ip4) },
 
 		{ "kprobe: no test_run", BPF_PROG_TYPE_KPROBE, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "tracepoint: no test_run", BPF_PROG_TYPE_TRACEPOINT, PROG(RET_IMM(0)), pkt_ip4,

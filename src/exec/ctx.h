@@ -10,6 +10,7 @@
 #define USERBPF_CTX_H
 
 #include <linux/bpf.h>
+#include <stddef.h>
 
 #include "util.h"
 
@@ -29,8 +30,10 @@ struct xdp_ctx {
 	_Alignas(8) u8 *data_meta;
 	/* The frame's bounds, for bpf_xdp_adjust_head/_meta/_tail: hard_start is the kernel's
 	 * data_hard_start (an xdp_frame's room, then headroom, then data); hard_end the last byte
-	 * data_end may reach (before skb_shared_info).  NULL hard_start: the frame cannot move. */
-	u8 *hard_start;
+	 * data_end may reach (before skb_shared_info).  NULL hard_start: the frame cannot move.
+	 * (Aligned: data_meta above is loaded as 64 bits, which on i386 must end in zero
+	 * padding, not in this pointer.) */
+	_Alignas(8) u8 *hard_start;
 	u8 *hard_end;
 	/* Bytes beyond the linear part (the kernel's page frags, which the program cannot
 	 * address): nr_frags of them, every one a full page but the last, stored from frags on,
@@ -39,6 +42,10 @@ struct xdp_ctx {
 	u32 frags_size;
 	u32 nr_frags;
 };
+
+/* The verifier loads the packet pointers as 64 bits: each must own 8 bytes. */
+_Static_assert(offsetof(struct xdp_ctx, hard_start) >= offsetof(struct xdp_ctx, data_meta) + 8,
+	       "xdp_ctx.data_meta must be followed by padding on 32-bit targets");
 
 #define XDP_FRAME_SIZE 40u	/* sizeof(struct xdp_frame): kept free at data_hard_start */
 #define XDP_META_MAX 255u	/* skb_shared_info.meta_len is a u8 */

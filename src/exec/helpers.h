@@ -19,6 +19,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_MAP_KEY,	/* readable memory of the map's key_size */
 	ARG_PTR_TO_MAP_VALUE,	/* readable memory of the map's value_size */
 	ARG_PTR_TO_MEM,		/* readable initialised memory; size in the next argument */
+	ARG_PTR_TO_MEM_OR_NULL,	/* the same, or NULL (a known zero) with a size that may be 0 */
 	ARG_PTR_TO_UNINIT_MEM,	/* writable memory, may be uninitialised; size in the next arg */
 	ARG_CONST_SIZE,		/* a known-bounded size > 0 for the previous argument */
 	ARG_CONST_SIZE_OR_ZERO,	/* the same, 0 allowed */
@@ -31,6 +32,9 @@ enum bpf_return_type {
 	RET_VOID,			/* nothing (R0 is unreadable afterwards) */
 	RET_PTR_TO_MAP_VALUE_OR_NULL,	/* a value of the map in R1, or NULL */
 };
+
+/* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */
+#define BPF_HELPER_ID_MAX 212
 
 typedef u64 (*bpf_helper_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 

@@ -20,7 +20,7 @@
 #include "rcu.h"
 
 #define HEADROOM 64u
-#define NR_HELPERS 128u
+#define NR_HELPERS BPF_HELPER_ID_MAX
 
 struct check_priv {
 	const struct bpf_prog *prog;
@@ -85,6 +85,7 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 						R[reg], size);
 			break;
 		case ARG_PTR_TO_MEM:
+		case ARG_PTR_TO_MEM_OR_NULL:
 		case ARG_PTR_TO_UNINIT_MEM:
 			/* the size is the next argument; 0 is checked by its own type */
 			if (size && !interp_check_mem(c, R[reg], size, t == ARG_PTR_TO_UNINIT_MEM))

@@ -68,7 +68,7 @@ static bool license_is_gpl_compatible(const char *license)
 
 /* ---- the interpreter's helper tables, one per program type, built once ---- */
 
-#define HELPER_TABLE_SIZE 128 /* above the highest helper number userbpf has */
+#define HELPER_TABLE_SIZE BPF_HELPER_ID_MAX
 
 static bpf_helper_fn helper_table[ARRAY_SIZE(prog_type_known)][HELPER_TABLE_SIZE];
 static u32 helper_table_len[ARRAY_SIZE(prog_type_known)];

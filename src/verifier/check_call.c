@@ -20,7 +20,6 @@
 #include "prog/prog.h"
 #include "verifier/env.h"
 
-#define MAX_HELPER_ID 212	/* __BPF_FUNC_MAX_ID of the 6.18 kernel */
 
 
 static void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs)
@@ -127,6 +126,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
 								      : (*map)->value_size),
 					false, false, false);
+	case ARG_PTR_TO_MEM_OR_NULL:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return 0; /* NULL: its size must then be 0 (check_helper_mem()) */
+		/* fall through */
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
 		if (!is_mem_ptr(reg))
@@ -286,7 +289,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	int err;
 
 	(void)insn_idx;
-	if (id < 0 || (id >= MAX_HELPER_ID && env->prog->type != USERBPF_PROG_TYPE_EXT)) {
+	if (id < 0 || (id >= BPF_HELPER_ID_MAX && env->prog->type != USERBPF_PROG_TYPE_EXT)) {
 		verbose(env, "invalid func %s#%d\n", helper_name_of(id), id);
 		return -EINVAL;
 	}
