@@ -45,6 +45,10 @@ USERBPF_API int userbpf_set_jit_harden(int enable);
 /* The library's version as "MAJOR.MINOR.PATCH".  Never fails. */
 USERBPF_API const char *userbpf_version(void);
 
+/* The number of possible CPUs (libbpf_num_possible_cpus()): a per-CPU map's value, as bpf()
+ * reads and writes it, is round_up(value_size, 8) bytes for each, CPU 0 first.  Never fails. */
+USERBPF_API int userbpf_num_possible_cpus(void);
+
 /* The trace stream (what bpf_trace_printk() writes; the kernel's trace_pipe): one line per event,
  * "<comm>-<tid> [cpu] sec.usec: bpf_trace_printk: <message>".  Lines are kept in a 64 KiB buffer
  * (the oldest bytes are dropped when it is full).

@@ -164,6 +164,11 @@ USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size)
 	return ret;
 }
 
+USERBPF_API int userbpf_num_possible_cpus(void)
+{
+	return (int)map_possible_cpus();
+}
+
 USERBPF_API const char *userbpf_version(void)
 {
 	return "0.1.0";

@@ -415,6 +415,48 @@ TEST(cli_prog_run_sockex1_matches_pcap)
 	CHECK(strstr(out, "\"retvals\":[{\"retval\":0,\"name\":\"drop\",\"packets\":600,"));
 }
 
+/* A per-CPU array: the text dump's value column is the sum of the CPUs' copies (one line per
+ * nonzero key, "(cpu0 N, cpu1 M)" after it), the JSON dump lists the copies and the sum. */
+TEST(cli_map_dump_percpu)
+{
+	uint64_t want[256] = {0};
+	char line[128];
+	const char *p;
+
+	REQUIRE_SETUP();
+	for (unsigned int i = 0; i < nframes; i++) {
+		const unsigned char *d = frames[i].data;
+		unsigned int len = frames[i].len, key = 255;
+
+		if (len >= 34 && d[12] == 0x08 && d[13] == 0x00)
+			key = d[23];
+		else if (len >= 54 && d[12] == 0x86 && d[13] == 0xdd)
+			key = d[20];
+		want[key]++;
+	}
+	CHECK_EQ(cli("map", "dump", EXAMPLE("xdp_proto_count") ":proto_count", "--pcap", pcap_path,
+		     NULL),
+		 0);
+	CHECK(strstr(out, "map proto_count: percpu_array, key 4 B, value 8 B, max_entries 256"));
+	for (int k = 0; k < 256; k++)
+		if (want[k] && entry(out, (snprintf(line, sizeof(line), "%d", k), line)) !=
+				       (long long)want[k])
+			test_fail(__FILE__, __LINE__, "proto_count[%d]: cli %lld, pcap %llu", k,
+				  entry(out, line), (unsigned long long)want[k]);
+	CHECK((p = strstr(out, "\n  6 ")) && strstr(p, "(cpu0 ") && strchr(p, ')'));
+	CHECK_EQ(cli("--json", "map", "lookup", EXAMPLE("xdp_proto_count") ":proto_count", "17",
+		     "--pcap", pcap_path, NULL),
+		 0);
+	snprintf(line, sizeof(line), "\"formatted\":{\"key\":17,\"sum\":%llu}",
+		 (unsigned long long)want[17]);
+	CHECK(strstr(out, line));
+	CHECK(strstr(out, "\"values\":[{\"cpu\":0,\"value\":["));
+	/* an update writes every CPU's copy */
+	CHECK_EQ(cli("map", "update", EXAMPLE("xdp_proto_count") ":proto_count", "3", "5", NULL), 0);
+	snprintf(line, sizeof(line), "%u", 5u * (unsigned int)userbpf_num_possible_cpus());
+	CHECK_EQ(entry(out, "3"), strtoll(line, NULL, 10));
+}
+
 TEST(cli_prog_run_xdp_set_and_verdicts)
 {
 	unsigned int drop = 0, pass = 0;

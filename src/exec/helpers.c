@@ -49,7 +49,7 @@ static u64 h_map_update_elem(u64 map, u64 key, u64 value, u64 flags, u64 a5)
 {
 	struct bpf_map *m = PTR(map);
 
-	return (u64)(s64)m->ops->update(m, PTR(key), PTR(value), flags);
+	return (u64)(s64)map_prog_update(m)(m, PTR(key), PTR(value), flags);
 }
 
 static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
@@ -90,7 +90,7 @@ int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how)
 	how->kind = JIT_CALL_DIRECT;
 	how->sext32 = 1;
 	if (fn == (const void *)h_map_update_elem)
-		how->fn = (const void *)m->ops->update;
+		how->fn = (const void *)map_prog_update(m);
 	else if (fn == (const void *)h_map_delete_elem)
 		how->fn = (const void *)m->ops->delete;
 	return how->fn != NULL;

@@ -1,9 +1,12 @@
-/* BPF_MAP_TYPE_ARRAY.
+/* BPF_MAP_TYPE_ARRAY and BPF_MAP_TYPE_PERCPU_ARRAY.
  *
  * max_entries values of round_up(value_size, 8) bytes each, zero-initialised, indexed by a u32 key.
  * Elements always exist: no delete, update with BPF_NOEXIST is EEXIST.  With BPF_F_MMAPABLE the
  * values live in the map's own memfd, so mmap(fd) shows the same memory (offset 0 = element 0),
  * as the kernel's mmapable arrays do.
+ *
+ * Per CPU: an element is one value per possible CPU, side by side (CPU 0 first), which is also
+ * how bpf() copies it; a program reads and writes its CPU's, bpf() all of them.
  *
  * Concurrency: no locks, as in the kernel.  A value of up to 8 bytes is read and written with one
  * atomic access (its 8-byte slot is aligned), so it is never seen torn; larger values may be, as
@@ -24,6 +27,7 @@
 struct bpf_array {
 	struct bpf_map map;
 	u32 elem_size;		/* value_size rounded up to 8 */
+	u32 ncpus;		/* values per element: possible CPUs when per CPU, else 1 */
 	size_t area_size;	/* bytes at values; page-aligned when mmapped */
 	bool mmapped;		/* values is a shared mapping of the memfd, else calloc'ed */
 	u8 *values;
@@ -48,6 +52,22 @@ static int array_alloc_check(const union bpf_attr *attr)
 	return 0;
 }
 
+#define PCPU_MIN_UNIT_SIZE 32768u /* the kernel's bound on one CPU's copy of a value */
+
+static int percpu_array_alloc_check(const union bpf_attr *attr)
+{
+	int err = array_alloc_check(attr);
+
+	if (err)
+		return err;
+	/* only plain arrays are mmapable or inner maps; per-CPU memory has no NUMA node */
+	if (attr->map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP | BPF_F_NUMA_NODE))
+		return -EINVAL;
+	if (round_up(attr->value_size, 8) > PCPU_MIN_UNIT_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
 static int array_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct bpf_array *a = calloc(1, sizeof(*a));
@@ -57,7 +77,9 @@ static int array_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **o
 	if (!a)
 		return -ENOMEM;
 	a->elem_size = round_up(attr->value_size, 8);
-	size = (u64)attr->max_entries * a->elem_size; /* u32 * u32: fits in u64 */
+	a->ncpus = attr->map_type == BPF_MAP_TYPE_PERCPU_ARRAY ? map_possible_cpus() : 1;
+	/* u32 * 32 KiB * CPUs (a u32): fits in u64 */
+	size = (u64)attr->max_entries * a->elem_size * a->ncpus;
 	if (size > SIZE_MAX - page) /* i386: more than the address space */
 		goto nomem;
 	a->area_size = (size_t)size;
@@ -92,9 +114,10 @@ static void array_free(struct bpf_map *map)
 	free(a);
 }
 
+/* Element index (its CPU 0 value, when per CPU). */
 static inline u8 *array_elem(struct bpf_array *a, u32 index)
 {
-	return a->values + (size_t)index * a->elem_size;
+	return a->values + (size_t)index * a->elem_size * a->ncpus;
 }
 
 /* Reads a value; one atomic access when it fits in its 8-byte slot. */
@@ -162,7 +185,7 @@ static int array_lookup(struct bpf_map *map, const void *key, void *value)
 	memcpy(&index, key, sizeof(index));
 	if (index >= map->max_entries)
 		return -ENOENT;
-	value_read(value, array_elem(a, index), map->value_size);
+	value_read(value, array_elem(a, index), map->uvalue_size);
 	return 0;
 }
 
@@ -194,7 +217,40 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 		return -E2BIG;
 	if (flags == BPF_NOEXIST) /* every element exists */
 		return -EEXIST;
-	value_write(array_elem(a, index), value, map->value_size);
+	if (a->ncpus > 1) /* all CPUs' values, padding included, as the kernel copies them */
+		racy_store(array_elem(a, index), value, map->uvalue_size);
+	else
+		value_write(array_elem(a, index), value, map->uvalue_size);
+	return 0;
+}
+
+static void *percpu_array_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct bpf_array *a = array_of(map);
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return NULL;
+	return array_elem(a, index) + (size_t)map_this_cpu() * a->elem_size;
+}
+
+/* A program's update: its CPU's value only. */
+static int percpu_array_prog_update(struct bpf_map *map, const void *key, const void *value,
+				    u64 flags)
+{
+	struct bpf_array *a = array_of(map);
+	u32 index;
+
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	if (flags == BPF_NOEXIST)
+		return -EEXIST;
+	value_write(array_elem(a, index) + (size_t)map_this_cpu() * a->elem_size, value,
+		    map->value_size);
 	return 0;
 }
 
@@ -248,4 +304,20 @@ const struct bpf_map_ops array_map_ops = {
 	.update_batch = generic_map_update_batch,
 	.mmap_check = array_mmap_check,
 	/* no delete: elements always exist; the kernel answers ENOTSUPP */
+};
+
+const struct bpf_map_ops percpu_array_map_ops = {
+	.alloc_check = percpu_array_alloc_check,
+	.alloc = array_alloc,
+	.free = array_free,
+	.lookup = array_lookup,
+	.lookup_ptr = percpu_array_lookup_ptr,
+	.prog_update = percpu_array_prog_update,
+	.update = array_update,
+	.delete = array_delete,
+	.get_next_key = array_get_next_key,
+	.lookup_batch = generic_map_lookup_batch,
+	.update_batch = generic_map_update_batch,
+	.percpu = true,
+	/* no array_base: a program's value depends on its CPU, so lookups cannot be inlined */
 };

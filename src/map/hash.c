@@ -1,4 +1,4 @@
-/* BPF_MAP_TYPE_HASH.
+/* BPF_MAP_TYPE_HASH and BPF_MAP_TYPE_PERCPU_HASH.
  *
  * Layout: n_buckets = roundup_pow_of_two(max_entries) buckets, each a singly linked chain with a
  * writer lock and a sequence counter.  Keys hash with jhash under a random seed (seed 0 with
@@ -15,6 +15,11 @@
  * Memory: with preallocation (the default) the elements are one block of max_entries reserved at
  * create and handed out in order (pages are touched only when used); with BPF_F_NO_PREALLOC each
  * is malloc'ed on first need.  The live count never exceeds max_entries: inserting beyond is E2BIG.
+ *
+ * Per CPU: an element's value is one round_up(value_size, 8) copy per possible CPU, side by side
+ * (the layout bpf() copies); a program reads and updates its CPU's copy, and a program's insert
+ * zeroes the others.  As in the kernel, an update of an existing per-CPU element is in place: it
+ * does not move to the head of its chain.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +54,8 @@ struct bpf_htab {
 	u32 n_buckets;		/* power of two */
 	u32 hashrnd;		/* seed */
 	u32 key_round;		/* key_size rounded up to 8: the value's offset in data */
+	u32 value_round;	/* value_size rounded up to 8: one CPU's copy (per CPU) */
+	bool percpu;
 	u32 elem_size;
 	bool prealloc;
 	u32 count;		/* live elements, <= max_entries */
@@ -105,6 +112,8 @@ static inline struct bucket *htab_bucket(struct bpf_htab *h, u32 hash)
 	return &h->buckets[hash & (h->n_buckets - 1)];
 }
 
+#define PCPU_MIN_UNIT_SIZE 32768u /* the kernel's bound on one CPU's copy of a value */
+
 static int htab_alloc_check(const union bpf_attr *attr)
 {
 	if ((attr->map_flags & ~HTAB_CREATE_FLAG_MASK) ||
@@ -118,6 +127,12 @@ static int htab_alloc_check(const union bpf_attr *attr)
 	/* in u64: the sum of two u32 must not wrap */
 	if ((u64)attr->key_size + attr->value_size >= HTAB_KV_MAX)
 		return -E2BIG;
+	if (attr->map_type == BPF_MAP_TYPE_PERCPU_HASH) {
+		if (attr->map_flags & BPF_F_NUMA_NODE) /* per-CPU memory has no node */
+			return -EINVAL;
+		if (round_up(attr->value_size, 8) > PCPU_MIN_UNIT_SIZE)
+			return -E2BIG;
+	}
 	return 0;
 }
 
@@ -134,7 +149,10 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 		return -ENOMEM;
 	h->n_buckets = roundup_pow_of_two(attr->max_entries);
 	h->key_round = round_up(attr->key_size, 8);
-	h->elem_size = sizeof(struct htab_elem) + h->key_round + round_up(attr->value_size, 8);
+	h->value_round = round_up(attr->value_size, 8);
+	h->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	h->elem_size = sizeof(struct htab_elem) + h->key_round +
+		       h->value_round * (h->percpu ? map_possible_cpus() : 1);
 	h->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
 	h->buckets = calloc(h->n_buckets, sizeof(*h->buckets));
 	if (!h->buckets)
@@ -262,7 +280,7 @@ static int htab_lookup(struct bpf_map *map, const void *key, void *value)
 		struct htab_elem *e = chain_walk(h, b, hash, key);
 
 		if (e)
-			racy_load(value, elem_value(h, e), map->value_size);
+			racy_load(value, elem_value(h, e), map->uvalue_size);
 		if (!seq_read_retry(&b->seq, seq))
 			return e ? 0 : -ENOENT;
 	}
@@ -283,7 +301,34 @@ static void *htab_lookup_ptr(struct bpf_map *map, const void *key)
 	}
 }
 
-static int htab_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+static void *percpu_htab_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	u8 *v = htab_lookup_ptr(map, key);
+
+	return v ? v + (size_t)map_this_cpu() * htab_of(map)->value_round : NULL;
+}
+
+/* Stores value into e's value: every CPU's copy from bpf() (cpu < 0), or CPU cpu's from a
+ * program, the other copies zeroed when e is new.  Plain maps: the one value. */
+static void store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
+			bool fresh)
+{
+	u8 *v = elem_value(h, e);
+
+	if (cpu < 0) {
+		racy_store(v, value, h->map.uvalue_size);
+		return;
+	}
+	if (fresh)
+		for (u32 c = 0, n = map_possible_cpus(); c < n; c++)
+			if (c != (u32)cpu)
+				memset(v + (size_t)c * h->value_round, 0, h->value_round);
+	racy_store(v + (size_t)cpu * h->value_round, value, h->map.value_size);
+}
+
+/* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU. */
+static int htab_update_common(struct bpf_map *map, const void *key, const void *value, u64 flags,
+			      int cpu)
 {
 	struct bpf_htab *h = htab_of(map);
 	u32 hash = htab_hash(h, key);
@@ -304,10 +349,11 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 		goto unlock;
 	}
 	if (e) {
-		/* In place, and to the head of the chain like the kernel's replace. */
+		/* In place; a plain map's element also goes to the head of the chain, like the
+		 * kernel's replace (a per-CPU one is updated where it is, as there). */
 		seq_write_begin(&b->seq);
-		racy_store(elem_value(h, e), value, map->value_size);
-		if (link != &b->head) {
+		store_value(h, e, value, cpu, false);
+		if (!h->percpu && link != &b->head) {
 			__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 			__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
 			__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
@@ -323,13 +369,24 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 	 * Its own bucket's counter, bumped when it was deleted, makes that reader retry. */
 	__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
 	racy_store(elem_key(e), key, map->key_size);
-	racy_store(elem_value(h, e), value, map->value_size);
+	store_value(h, e, value, cpu, true);
 	__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
 unlock:
 	spin_unlock(&b->lock);
 	return err;
+}
+
+static int htab_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	return htab_update_common(map, key, value, flags, -1);
+}
+
+static int percpu_htab_prog_update(struct bpf_map *map, const void *key, const void *value,
+				   u64 flags)
+{
+	return htab_update_common(map, key, value, flags, (int)map_this_cpu());
 }
 
 /* Unlinks key; copies its value out first when value is not NULL. */
@@ -346,7 +403,7 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value)
 		return -ENOENT;
 	}
 	if (value)
-		memcpy(value, elem_value(h, e), h->map.value_size);
+		memcpy(value, elem_value(h, e), h->map.uvalue_size);
 	seq_write_begin(&b->seq);
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
@@ -429,7 +486,7 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 	struct bpf_htab *h = htab_of(map);
 	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
 	void *in = u64_to_ptr(attr->batch.in_batch), *out = u64_to_ptr(attr->batch.out_batch);
-	u32 ks = map->key_size, vs = map->value_size, max = attr->batch.count;
+	u32 ks = map->key_size, vs = map->uvalue_size, max = attr->batch.count;
 	u32 batch = 0, total = 0, cap = 0, zero = 0;
 	u8 *keys = NULL, *values = NULL;
 	int ret = 0;
@@ -545,4 +602,22 @@ const struct bpf_map_ops htab_map_ops = {
 	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
 	.update_batch = generic_map_update_batch,
 	.delete_batch = generic_map_delete_batch,
+};
+
+const struct bpf_map_ops percpu_htab_map_ops = {
+	.alloc_check = htab_alloc_check,
+	.alloc = htab_alloc,
+	.free = htab_free,
+	.lookup = htab_lookup,
+	.lookup_ptr = percpu_htab_lookup_ptr,
+	.update = htab_update,
+	.prog_update = percpu_htab_prog_update,
+	.delete = htab_delete,
+	.get_next_key = htab_get_next_key,
+	.lookup_and_delete = htab_lookup_and_delete,
+	.lookup_batch = htab_lookup_batch,
+	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+	.percpu = true,
 };

@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "map/map.h"
 #include "rcu.h"
@@ -163,6 +165,8 @@ int map_create(union bpf_attr *attr)
 	map->map_type = attr->map_type;
 	map->key_size = attr->key_size;
 	map->value_size = attr->value_size;
+	map->uvalue_size = ops->percpu ? round_up(attr->value_size, 8) * map_possible_cpus()
+				       : attr->value_size;
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
 	map->obj.kind = OBJ_MAP;
@@ -221,6 +225,53 @@ out:
 	return err;
 }
 
+u32 map_possible_cpus(void)
+{
+	static u32 cached;
+	u32 n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	char buf[256];
+	ssize_t len;
+	int fd;
+
+	if (n)
+		return n;
+	/* "0-3,8-11": count every CPU of every range */
+	fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		sys_close(fd);
+	if (len > 0) {
+		char *p = buf;
+
+		buf[len] = 0;
+		while (*p >= '0' && *p <= '9') {
+			unsigned long a = strtoul(p, &p, 10), b = a;
+
+			if (*p == '-')
+				b = strtoul(p + 1, &p, 10);
+			if (b >= a)
+				n += (u32)(b - a + 1);
+			if (*p != ',')
+				break;
+			p++;
+		}
+	}
+	if (!n) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+
+		n = c > 0 ? (u32)c : 1;
+	}
+	__atomic_store_n(&cached, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+u32 map_this_cpu(void)
+{
+	int cpu = sched_getcpu(); /* glibc reads it from rseq: no system call */
+
+	return cpu >= 0 && (u32)cpu < map_possible_cpus() ? (u32)cpu : 0;
+}
+
 /* A staging buffer for one value: on the stack when small. */
 struct value_buf {
 	void *p;
@@ -259,17 +310,17 @@ int map_lookup_elem(union bpf_attr *attr)
 	if (!ukey)
 		goto out;
 	err = -ENOMEM;
-	value = value_buf_get(&vb, map->value_size);
+	value = value_buf_get(&vb, map->uvalue_size);
 	if (!value)
 		goto out;
 	err = map->ops->lookup(map, ukey, value);
 	if (!err) {
 		if (!uvalue)
 			err = -EFAULT;
-		else if (map->value_size == 8) /* the common case, without a call */
+		else if (map->uvalue_size == 8) /* the common case, without a call */
 			memcpy(uvalue, value, 8);
 		else
-			memcpy(uvalue, value, map->value_size);
+			memcpy(uvalue, value, map->uvalue_size);
 	}
 	value_buf_put(&vb);
 out:
@@ -372,13 +423,13 @@ int map_lookup_and_delete_elem(union bpf_attr *attr)
 	if (!map->ops->lookup_and_delete)
 		goto out;
 	err = -ENOMEM;
-	value = value_buf_get(&vb, map->value_size);
+	value = value_buf_get(&vb, map->uvalue_size);
 	if (!value)
 		goto out;
 	/* A missing value buffer faults before anything is deleted. */
 	err = uvalue ? map->ops->lookup_and_delete(map, ukey, value, attr->flags) : -EFAULT;
 	if (!err)
-		memcpy(uvalue, value, map->value_size);
+		memcpy(uvalue, value, map->uvalue_size);
 	value_buf_put(&vb);
 out:
 	rcu_read_unlock();
@@ -395,7 +446,7 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 {
 	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
 	void *in = u64_to_ptr(attr->batch.in_batch), *out = u64_to_ptr(attr->batch.out_batch);
-	u32 ks = map->key_size, vs = map->value_size, max = attr->batch.count, cp = 0;
+	u32 ks = map->key_size, vs = map->uvalue_size, max = attr->batch.count, cp = 0;
 	u8 *buf, *prev = NULL, *key, *value;
 	int err;
 
@@ -471,7 +522,7 @@ int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		if (!ukeys || !uvalues)
 			break;
 		err = map->ops->update(map, ukeys + (size_t)cp * map->key_size,
-				       uvalues + (size_t)cp * map->value_size, attr->batch.elem_flags);
+				       uvalues + (size_t)cp * map->uvalue_size, attr->batch.elem_flags);
 		if (err)
 			break;
 	}

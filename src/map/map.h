@@ -41,8 +41,11 @@ struct bpf_map_ops {
 	int (*delete_batch)(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
 	/* For programs: the address of key's value inside the map, or NULL.  The memory stays
 	 * valid while the map lives (elements are reused, never freed), as the kernel's RCU
-	 * guarantees for a program. */
+	 * guarantees for a program.  Per-CPU types: the calling CPU's copy. */
 	void *(*lookup_ptr)(struct bpf_map *map, const void *key);
+	/* For programs, when it differs from update (per-CPU types: value is value_size bytes,
+	 * for the calling CPU's copy; update takes every CPU's, as bpf() does).  NULL: update. */
+	int (*prog_update)(struct bpf_map *map, const void *key, const void *value, u64 flags);
 	/* For JITs (the kernel's map_gen_lookup): when lookup_ptr(key) is always
 	 * index < max_entries ? base + index * *elem_size : NULL for the u32 index at key, with
 	 * base fixed for the map's life, returns base and sets *elem_size (NULL: not so). */
@@ -54,6 +57,9 @@ struct bpf_map_ops {
 	 * would be).  False where memory a program sees lives as long as the map, which the
 	 * program holds (hash: deleted elements are reused, never freed; array). */
 	bool prog_needs_rcu;
+	/* Values are per CPU: bpf() sees round_up(value_size, 8) bytes for each possible CPU,
+	 * CPU 0 first (bpf_map.uvalue_size); a program sees its CPU's. */
+	bool percpu;
 };
 
 struct bpf_map {
@@ -62,6 +68,7 @@ struct bpf_map {
 	u32 map_type;
 	u32 key_size;
 	u32 value_size;
+	u32 uvalue_size;	/* a value as bpf() copies it: value_size, or per CPU (ops.percpu) */
 	u32 max_entries;
 	u32 map_flags;
 	char name[BPF_OBJ_NAME_LEN];
@@ -74,6 +81,20 @@ struct bpf_map {
 static inline struct bpf_map *map_of(struct bpf_object *obj)
 {
 	return container_of(obj, struct bpf_map, obj);
+}
+
+/* The kernel's num_possible_cpus(): CPUs in /sys/devices/system/cpu/possible (as libbpf counts
+ * them for per-CPU values), else the configured ones. */
+u32 map_possible_cpus(void);
+
+/* The calling thread's CPU, below map_possible_cpus(): the copy a per-CPU map gives a program. */
+u32 map_this_cpu(void);
+
+/* The update a program's bpf_map_update_elem() calls. */
+static inline int (*map_prog_update(const struct bpf_map *map))(struct bpf_map *, const void *,
+								   const void *, u64)
+{
+	return map->ops->prog_update ? map->ops->prog_update : map->ops->update;
 }
 
 /* The generic batch implementations, for types' ops tables. */

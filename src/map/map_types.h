@@ -2,3 +2,5 @@
  * Adding a type is a new file under src/map/ with its ops table, plus one line here. */
 BPF_MAP_TYPE(BPF_MAP_TYPE_HASH, htab_map_ops)
 BPF_MAP_TYPE(BPF_MAP_TYPE_ARRAY, array_map_ops)
+BPF_MAP_TYPE(BPF_MAP_TYPE_PERCPU_ARRAY, percpu_array_map_ops)
+BPF_MAP_TYPE(BPF_MAP_TYPE_PERCPU_HASH, percpu_htab_map_ops)

@@ -99,6 +99,31 @@ static uint64_t as_uint(const uint8_t *b, unsigned int size)
 	return v;
 }
 
+/* Per-CPU maps: bpf() reads and writes one round_up(value_size, 8)-byte copy per possible CPU. */
+static bool is_percpu(const struct userbpf_map *m)
+{
+	enum bpf_map_type t = userbpf_map_type(m);
+
+	return t == BPF_MAP_TYPE_PERCPU_ARRAY || t == BPF_MAP_TYPE_PERCPU_HASH ||
+	       t == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+static unsigned int cpu_stride(const struct userbpf_map *m)
+{
+	return (userbpf_map_value_size(m) + 7) / 8 * 8;
+}
+
+static unsigned int ncpus_of(const struct userbpf_map *m)
+{
+	return is_percpu(m) ? (unsigned int)userbpf_num_possible_cpus() : 1;
+}
+
+/* Bytes of a value buffer for bpf(): every CPU's copy for per-CPU maps. */
+static size_t value_bytes(const struct userbpf_map *m)
+{
+	return is_percpu(m) ? (size_t)cpu_stride(m) * ncpus_of(m) : userbpf_map_value_size(m);
+}
+
 static struct userbpf_map *find_map(struct userbpf_object *obj, const char *name)
 {
 	struct userbpf_map *m = userbpf_object_find_map(obj, name);
@@ -112,30 +137,41 @@ static struct userbpf_map *find_map(struct userbpf_object *obj, const char *name
 	return m;
 }
 
+/* Writes key = value; a per-CPU map gets the value on every CPU. */
 static int map_update(struct userbpf_map *m, const char *key, const char *value)
 {
-	uint8_t k[VALUE_MAX], v[VALUE_MAX];
+	uint8_t k[VALUE_MAX], *v = calloc(1, value_bytes(m));
 	union bpf_attr attr;
+	int rc = EXIT_USAGE;
 
+	if (!v) {
+		cli_err("out of memory");
+		return EXIT_RUN;
+	}
 	if (cli_parse_bytes(key, k, userbpf_map_key_size(m))) {
 		cli_err("map '%s': bad key '%s' for %u-byte keys", userbpf_map_name(m), key,
 			userbpf_map_key_size(m));
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (cli_parse_bytes(value, v, userbpf_map_value_size(m))) {
 		cli_err("map '%s': bad value '%s' for %u-byte values", userbpf_map_name(m), value,
 			userbpf_map_value_size(m));
-		return EXIT_USAGE;
+		goto out;
 	}
+	for (unsigned int cpu = 1; cpu < ncpus_of(m); cpu++)
+		memcpy(v + (size_t)cpu * cpu_stride(m), v, userbpf_map_value_size(m));
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = userbpf_map_fd(m);
 	attr.key = (uint64_t)(uintptr_t)k;
 	attr.value = (uint64_t)(uintptr_t)v;
+	rc = EXIT_OK;
 	if (cli_backend()(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)) < 0) {
 		cli_err("map '%s': update: %s", userbpf_map_name(m), strerror(errno));
-		return EXIT_RUN;
+		rc = EXIT_RUN;
 	}
-	return EXIT_OK;
+out:
+	free(v);
+	return rc;
 }
 
 int cli_map_set(struct userbpf_object *obj, const char *arg)
@@ -205,19 +241,38 @@ static void json_bytes(const uint8_t *b, unsigned int n)
 	json_end_array();
 }
 
+/* One entry.  A per-CPU value prints as its CPUs' copies; integers also as their sum (what a
+ * per-CPU counter counts). */
 static void print_entry(struct userbpf_map *m, const uint8_t *k, const uint8_t *v,
 			const char *names)
 {
 	unsigned int ks = userbpf_map_key_size(m), vs = userbpf_map_value_size(m);
-	bool ints = int_size(ks) && int_size(vs);
+	unsigned int n = ncpus_of(m), stride = cpu_stride(m);
+	bool ints = int_size(ks) && int_size(vs), percpu = is_percpu(m);
 	const char *kn = int_size(ks) ? key_name(names, as_uint(k, ks)) : NULL;
+	uint64_t sum = 0;
 
+	for (unsigned int c = 0; ints && c < n; c++)
+		sum += as_uint(v + (size_t)c * stride, vs);
 	if (cli.json) {
 		json_begin_object();
 		json_key("key");
 		json_bytes(k, ks);
-		json_key("value");
-		json_bytes(v, vs);
+		json_key(percpu ? "values" : "value");
+		if (percpu) {
+			json_begin_array();
+			for (unsigned int c = 0; c < n; c++) {
+				json_begin_object();
+				json_key("cpu");
+				json_uint(c);
+				json_key("value");
+				json_bytes(v + (size_t)c * stride, vs);
+				json_end_object();
+			}
+			json_end_array();
+		} else {
+			json_bytes(v, vs);
+		}
 		if (ints) {
 			json_key("formatted");
 			json_begin_object();
@@ -227,8 +282,8 @@ static void print_entry(struct userbpf_map *m, const uint8_t *k, const uint8_t *
 				json_key("key_name");
 				json_string(kn);
 			}
-			json_key("value");
-			json_uint(as_uint(v, vs));
+			json_key(percpu ? "sum" : "value");
+			json_uint(sum);
 			json_end_object();
 		}
 		json_end_object();
@@ -239,12 +294,21 @@ static void print_entry(struct userbpf_map *m, const uint8_t *k, const uint8_t *
 			snprintf(label, sizeof(label), "%" PRIu64 " (%s)", as_uint(k, ks), kn);
 		else
 			snprintf(label, sizeof(label), "%" PRIu64, as_uint(k, ks));
-		printf("  %-20s %20" PRIu64 "\n", label, as_uint(v, vs));
+		printf("  %-20s %20" PRIu64, label, sum);
+		for (unsigned int c = 0; percpu && c < n; c++)
+			printf("%scpu%u %" PRIu64 "%s", c ? ", " : "  (", c,
+			       as_uint(v + (size_t)c * stride, vs), c + 1 < n ? "" : ")");
+		putchar('\n');
 	} else {
 		printf("  key: ");
 		print_hex(k, ks);
-		printf("  value: ");
-		print_hex(v, vs);
+		for (unsigned int c = 0; c < n; c++) {
+			if (percpu)
+				printf("\n    cpu%u: ", c);
+			else
+				printf("  value: ");
+			print_hex(v + (size_t)c * stride, vs);
+		}
 		putchar('\n');
 	}
 }
@@ -287,7 +351,7 @@ static bool all_zero(const uint8_t *b, unsigned int n)
 
 int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names, bool all)
 {
-	uint8_t key[VALUE_MAX], next[VALUE_MAX], value[VALUE_MAX];
+	uint8_t key[VALUE_MAX], next[VALUE_MAX], *value = NULL;
 	struct userbpf_map *m = find_map(obj, name);
 	userbpf_bpf_fn bpf_fn = cli_backend();
 	unsigned long shown = 0, hidden = 0;
@@ -297,7 +361,13 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 
 	if (!m)
 		return EXIT_USAGE;
-	skip_zero = !all && userbpf_map_type(m) == BPF_MAP_TYPE_ARRAY;
+	value = malloc(value_bytes(m));
+	if (!value) {
+		cli_err("out of memory");
+		return EXIT_RUN;
+	}
+	skip_zero = !all && (userbpf_map_type(m) == BPF_MAP_TYPE_ARRAY ||
+			     userbpf_map_type(m) == BPF_MAP_TYPE_PERCPU_ARRAY);
 	if (cli.json) {
 		json_begin_object();
 		json_map_info(m);
@@ -326,7 +396,7 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 		attr.value = (uint64_t)(uintptr_t)value;
 		if (bpf_fn(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
 			continue; /* deleted meanwhile */
-		if (skip_zero && all_zero(value, userbpf_map_value_size(m))) {
+		if (skip_zero && all_zero(value, (unsigned int)value_bytes(m))) {
 			hidden++;
 			continue;
 		}
@@ -340,30 +410,40 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 		printf("  (%lu entries shown, %lu all-zero not shown: --all shows them)\n", shown,
 		       hidden);
 	}
+	free(value);
 	return rc;
 }
 
 static int map_lookup(struct userbpf_map *m, const char *key, const char *names)
 {
-	uint8_t k[VALUE_MAX], v[VALUE_MAX];
+	uint8_t k[VALUE_MAX], *v = malloc(value_bytes(m));
 	union bpf_attr attr;
+	int rc = EXIT_USAGE;
 
+	if (!v) {
+		cli_err("out of memory");
+		return EXIT_RUN;
+	}
 	if (cli_parse_bytes(key, k, userbpf_map_key_size(m))) {
 		cli_err("map '%s': bad key '%s' for %u-byte keys", userbpf_map_name(m), key,
 			userbpf_map_key_size(m));
-		return EXIT_USAGE;
+		goto out;
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = userbpf_map_fd(m);
 	attr.key = (uint64_t)(uintptr_t)k;
 	attr.value = (uint64_t)(uintptr_t)v;
+	rc = EXIT_RUN;
 	if (cli_backend()(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0) {
 		cli_err("map '%s': lookup of %s: %s", userbpf_map_name(m), key,
 			errno == ENOENT ? "no such key" : strerror(errno));
-		return EXIT_RUN;
+		goto out;
 	}
 	print_entry(m, k, v, names);
-	return EXIT_OK;
+	rc = EXIT_OK;
+out:
+	free(v);
+	return rc;
 }
 
 static void usage(FILE *f)
