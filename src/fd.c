@@ -111,6 +111,7 @@ int obj_install(struct bpf_object *obj, int memfd)
 	obj->dev = st.st_dev;
 	obj->ino = st.st_ino;
 	obj->refcnt = 1;
+	obj->ucnt = 1;
 	registry_add(obj);
 	/* A fresh fd number: any stale slot was cleared when the old fd was closed.  If the number
 	 * was closed behind our back (raw syscall), replace the stale entry and drop its reference. */
@@ -119,7 +120,7 @@ int obj_install(struct bpf_object *obj, int memfd)
 		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
 
 		if (stale && stale != SLOT_CLOSING)
-			obj_put(stale);
+			obj_slot_put(stale);
 	}
 	return memfd;
 }
@@ -127,6 +128,19 @@ int obj_install(struct bpf_object *obj, int memfd)
 void obj_get(struct bpf_object *obj)
 {
 	__atomic_add_fetch(&obj->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+void obj_slot_get(struct bpf_object *obj)
+{
+	__atomic_add_fetch(&obj->ucnt, 1, __ATOMIC_RELAXED);
+	obj_get(obj);
+}
+
+void obj_slot_put(struct bpf_object *obj)
+{
+	if (!__atomic_sub_fetch(&obj->ucnt, 1, __ATOMIC_ACQ_REL) && obj->release_uref)
+		obj->release_uref(obj);
+	obj_put(obj);
 }
 
 /* Takes a reference unless the object is already on its way out. */
@@ -151,6 +165,32 @@ void obj_put(struct bpf_object *obj)
 	obj->destroy(obj);
 }
 
+/* The last references dropped inside read sections, for obj_put_flush(). */
+static __thread struct bpf_object *deferred;
+
+void obj_put_deferred(struct bpf_object *obj)
+{
+	u32 c = __atomic_load_n(&obj->refcnt, __ATOMIC_RELAXED);
+
+	/* not the last one: drop it now (no destruction can follow) */
+	while (c > 1)
+		if (__atomic_compare_exchange_n(&obj->refcnt, &c, c - 1, true, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return;
+	obj->defer_next = deferred;
+	deferred = obj;
+}
+
+void obj_put_flush(void)
+{
+	while (deferred) {
+		struct bpf_object *obj = deferred;
+
+		deferred = obj->defer_next;
+		obj_put(obj);
+	}
+}
+
 /* Slow path: fd is not in the table.  Tell EBADF from EINVAL as the kernel does, and adopt fds
  * that share one of our memfds (made by dup(), fcntl(F_DUPFD) or inherited over fork()).  Runs
  * outside any read section: it may drop the last reference of an object. */
@@ -173,10 +213,11 @@ static int obj_adopt(int fd)
 		obj_put(obj);
 		return -ENOMEM;
 	}
+	__atomic_add_fetch(&obj->ucnt, 1, __ATOMIC_RELAXED); /* the reference becomes a slot's */
 	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
 					 __ATOMIC_ACQUIRE)) {
 		/* Adopted by another thread meanwhile, or being closed: the slot decides. */
-		obj_put(obj);
+		obj_slot_put(obj);
 		if (expect == SLOT_CLOSING)
 			return -EBADF;
 	}

@@ -12,7 +12,10 @@
  * its last reference is gone and a grace period has passed.
  *
  * References: each table slot that points at an object holds one; so does each holder (a loaded
- * program holding a map).  The object is destroyed when the count reaches zero.
+ * program holding a map).  The object is destroyed when the count reaches zero.  The slots' own
+ * count (the kernel's map usercnt) tells when the last fd is gone: release_uref then runs, which
+ * is how a program array lets go of its programs (a program that holds the array it is in would
+ * otherwise keep both alive forever).
  */
 #ifndef USERBPF_FD_H
 #define USERBPF_FD_H
@@ -37,6 +40,9 @@ struct bpf_object {
 	enum obj_kind kind;
 	int access;		/* OBJ_CAN_READ | OBJ_CAN_WRITE granted to fds of this object */
 	u32 refcnt;		/* table slots + holders; destroyed at 0 */
+	u32 ucnt;		/* table slots (fds) only */
+	/* Called when ucnt drops to 0 (NULL: nothing to do); the object is still alive. */
+	void (*release_uref)(struct bpf_object *obj);
 	dev_t dev;		/* identity of the memfd behind the fds, valid once installed */
 	ino_t ino;
 	void (*destroy)(struct bpf_object *obj); /* frees the object; no reader can see it */
@@ -46,6 +52,7 @@ struct bpf_object {
 	 * writable); negative: the errno. */
 	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
 	struct bpf_object *reg_prev, *reg_next;  /* registry of live objects, for adoption */
+	struct bpf_object *defer_next;		 /* obj_put_deferred() list */
 };
 
 /* Creates the memfd that will become the object's fd.  Returns the fd or -errno. */
@@ -62,9 +69,18 @@ int obj_install(struct bpf_object *obj, int memfd);
 struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err);
 
 void obj_get(struct bpf_object *obj);
+/* The reference of a table slot (an fd): also counts in ucnt.  obj_slot_put() never inside
+ * rcu_read_lock(). */
+void obj_slot_get(struct bpf_object *obj);
+void obj_slot_put(struct bpf_object *obj);
 /* Drops a reference; the last one destroys the object after a grace period.  Never call inside
  * rcu_read_lock(). */
 void obj_put(struct bpf_object *obj);
+
+/* obj_put() from inside a read section: the reference is dropped at once unless it is the last,
+ * which waits for obj_put_flush() (called after the section by the commands that may defer). */
+void obj_put_deferred(struct bpf_object *obj);
+void obj_put_flush(void);
 
 /* Copies an object name (map_name, prog_name) of size bytes from attr into dst with the kernel's
  * rules: alphanumerics, '_' and '.', NUL-terminated within size.  0 or -EINVAL (src/map/map.c). */

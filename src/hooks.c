@@ -50,7 +50,7 @@ static void slot_end_close(int fd, struct bpf_object *old, struct bpf_object *no
 		return;
 	__atomic_store_n(slot, now, __ATOMIC_RELEASE);
 	if (!now)
-		obj_put(old);
+		obj_slot_put(old);
 }
 
 /* If oldfd is one of ours, make newfd another owner of the same object (as a dup is). */
@@ -65,10 +65,10 @@ static void slot_dup(int oldfd, int newfd)
 	if (!dst)
 		return;
 	/* oldfd is open and ours, so its slot's reference keeps obj alive while we take one. */
-	obj_get(obj);
+	obj_slot_get(obj);
 	if (!__atomic_compare_exchange_n(dst, &expect, obj, false, __ATOMIC_RELEASE,
 					 __ATOMIC_RELAXED))
-		obj_put(obj);
+		obj_slot_put(obj);
 }
 
 USERBPF_API int close(int fd)

@@ -93,7 +93,7 @@ struct interp_prog {
 };
 
 /* Labels outside the list. */
-enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL__COUNT };
+enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL_TAIL_CALL, XL__COUNT };
 
 struct label_table {
 	const void *const *form; /* indexed by enum insn_id */
@@ -300,6 +300,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 		[XL_TRAP_END] = &&L_TRAP_END,
 		[XL_TRAP_SLOT2] = &&L_TRAP_SLOT2,
 		[XL_CALL_UNWIND] = &&L_CALL_UNWIND,
+		[XL_TAIL_CALL] = &&L_TAIL_CALL,
 	};
 	uint64_t stack[INTERP_MAX_FRAMES * INTERP_STACK_SIZE / 8] __attribute__((aligned(16)));
 	struct frame frames[INTERP_MAX_FRAMES - 1];
@@ -537,6 +538,19 @@ L_CALL_UNWIND:
 	if (R[0] == 0)
 		return 0;
 	NEXT;
+L_TAIL_CALL:
+	/* the target ran to its end: what is left of this function is an exit with its r0 */
+	{
+		uint64_t r0_ = 0;
+		int rc_ = p->env.tail_call(R[1], R[2], R[3], &r0_);
+
+		if (rc_ == 0)
+			NEXT;
+		R[0] = rc_ < 0 ? 0 : r0_;
+		if (rc_ < 0)
+			return rc_;
+	}
+	goto L_EXIT;
 L_TRAP_END:
 L_TRAP_SLOT2:
 	R[0] = 0;
@@ -647,6 +661,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 				d->u.fn = env->helpers[hid];
 				if (env->unwind_id && hid == env->unwind_id)
 					d->handler = labels.extra[XL_CALL_UNWIND];
+				if (env->tail_call && hid == env->tail_call_id)
+					d->handler = labels.extra[XL_TAIL_CALL];
 			}
 			break;
 		default:

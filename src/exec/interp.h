@@ -52,6 +52,12 @@ struct interp_env {
 	 * when out of bounds, which ends the program with r0 = 0 as the kernel does.  The bytes
 	 * are in network order.  NULL here makes interp_prepare() reject LD_ABS/LD_IND. */
 	const void *(*load_pkt)(uint64_t ctx, int32_t off, uint32_t size, void *buf);
+	/* bpf_tail_call (helper tail_call_id, nonzero): tail_call(r1, r2, r3, &r0) returns 0 when
+	 * the call does not happen (the program goes on), 1 when it did (the target ran to its end
+	 * and left r0: the current function returns r0, as an exit would), or -errno for a run-time
+	 * error of the target. */
+	uint32_t tail_call_id;
+	int (*tail_call)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t *r0);
 };
 
 struct interp_prog;

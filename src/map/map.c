@@ -347,6 +347,7 @@ int map_update_elem(union bpf_attr *attr)
 	err = map->ops->update(map, ukey, uvalue, attr->flags);
 out:
 	rcu_read_unlock();
+	obj_put_flush(); /* a program array's replaced program */
 	return err;
 }
 
@@ -366,6 +367,7 @@ int map_delete_elem(union bpf_attr *attr)
 	err = map->ops->delete(map, ukey);
 out:
 	rcu_read_unlock();
+	obj_put_flush();
 	return err;
 }
 
@@ -590,5 +592,6 @@ int map_do_batch(int cmd, union bpf_attr *attr, union bpf_attr *uattr, u32 usize
 	err = fn ? fn(map, attr, uattr) : -ENOTSUPP;
 out:
 	rcu_read_unlock();
+	obj_put_flush();
 	return err;
 }

@@ -22,6 +22,7 @@
 
 #include <userbpf.h>
 #include "map/map.h"
+#include "map/prog_array.h"
 #include "prog/prog.h"
 #include "prog/run.h"
 #include "verifier/verifier.h"
@@ -132,11 +133,19 @@ int prog_prepare(struct bpf_prog *prog)
 		if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER ||
 		    prog->type == BPF_PROG_TYPE_SCHED_CLS)
 			env.load_pkt = run_skb_load_pkt;
+		env.tail_call_id = BPF_FUNC_tail_call;
+		env.tail_call = prog_tail_call;
 	}
+	for (u32 i = 0; i < prog->len; i++)
+		if (prog->insns[i].code == (BPF_JMP | BPF_CALL) && !prog->insns[i].src_reg &&
+		    prog->insns[i].imm == BPF_FUNC_tail_call)
+			prog->has_tail_call = true;
 	err = interp_prepare(prog->insns, prog->len, &env, &prog->interp);
 	if (err)
 		return err;
-	if (setting(&jit_enabled, "USERBPF_JIT", 1)) {
+	prog->jited = setting(&jit_enabled, "USERBPF_JIT", 1);
+	/* (tail calls: the interpreter runs the program, its targets whatever they are) */
+	if (prog->jited && !prog->has_tail_call) {
 		struct jit_opts opts = { .sz = sizeof(opts) };
 
 		opts.blind = setting(&jit_harden, "USERBPF_JIT_HARDEN", 0);
@@ -150,6 +159,8 @@ int prog_prepare(struct bpf_prog *prog)
 }
 
 /* ---- lifetime ---- */
+
+static u32 next_prog_id; /* ids handed out so far */
 
 static void prog_free(struct bpf_prog *prog)
 {
@@ -290,6 +301,14 @@ int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union
 	if (err)
 		goto free_prog;
 
+	/* every program array it tail-calls through must take it (the kernel's
+	 * bpf_check_tail_call(), once the program is compiled) */
+	err = -EINVAL;
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		if (prog->used_maps[i]->map_type == BPF_MAP_TYPE_PROG_ARRAY &&
+		    !prog_array_compatible(prog->used_maps[i], prog))
+			goto free_prog;
+	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
 	memfd = obj_memfd_create("bpf-prog");
 	if (memfd < 0) {
 		err = memfd;

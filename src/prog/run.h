@@ -55,6 +55,11 @@ u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n);
  * ops and inline array lookups for map helpers whose map is known (src/exec/helpers.c). */
 int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how);
 
+/* bpf_tail_call() at run time (tail_call.c): interp_env.tail_call's contract.  A run of a
+ * program with tail calls first resets the per-thread count of taken ones. */
+int prog_tail_call(u64 ctx, u64 map, u64 index, u64 *r0);
+void prog_run_reset_tail_calls(void);
+
 /* Prepares prog (verified) for the interpreter: prog->interp.  0 or -errno. */
 int prog_prepare(struct bpf_prog *prog);
 
@@ -73,6 +78,8 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
  * runs: prog_repeat().) */
 static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
 {
+	if (prog->has_tail_call)
+		prog_run_reset_tail_calls();
 	if (prog->jit)
 		jit_exec(prog->jit, args, r0);
 	else

@@ -143,15 +143,19 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 
 			left -= n;
 			rcu_read_lock();
-			do
+			do {
+				if (prog->has_tail_call)
+					prog_run_reset_tail_calls();
 				ret = fn(a1, a2, a3, a4, a5);
-			while (--n);
+			} while (--n);
 			rcu_read_unlock();
 		}
 		*r0 = ret.r0; /* 0 after a run-time error, as interp_exec() leaves it */
 	} else {
 		for (u32 i = 0; i < repeat; i++) {
 			rcu_read_lock();
+			if (prog->has_tail_call)
+				prog_run_reset_tail_calls();
 			interp_exec(prog->interp, args, r0);
 			rcu_read_unlock();
 		}

@@ -320,6 +320,12 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		verbose(env, "write into map forbidden\n");
 		return -EACCES;
 	}
+	/* program arrays go with bpf_tail_call only, and it with them */
+	if (map && (map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call)) {
+		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
+			id);
+		return -EINVAL;
+	}
 	/* R2 is the key; read before the call clobbers it (the kernel keeps the key as s64 and
 	 * wants it in [0, max_entries)) */
 	if (map && lookup_never_null(map) && fn->arg_type[1] == ARG_PTR_TO_MAP_KEY) {

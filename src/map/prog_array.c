@@ -1,0 +1,207 @@
+/* BPF_MAP_TYPE_PROG_ARRAY: the slots bpf_tail_call() jumps through.
+ *
+ * max_entries slots, each empty or holding a reference on a program.  bpf() writes a program's
+ * fd into a slot and reads back its id (the kernel's prog_fd_array_sys_lookup_elem); programs
+ * only use the array through bpf_tail_call().  Every program in an array, and every program
+ * that uses it, must be of the type (and compiled as) the first one was: the array's owner, as
+ * the kernel's bpf_prog_map_compatible() keeps it.
+ *
+ * Lifetime: as in the kernel, the slots are emptied when the array's last fd is closed
+ * (release_uref), even though programs using the array keep it alive; otherwise a program in the
+ * array it tail-calls through would keep both alive forever.  A program leaving a slot is put
+ * after the read section of the command (obj_put_deferred), since its last put may wait for a
+ * grace period; a program running a tail call through the array holds a read section, so the
+ * target it loaded stays valid until it is done (prog_needs_rcu).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "map/map.h"
+#include "map/prog_array.h"
+#include "prog/prog.h"
+
+#define PROG_ARRAY_CREATE_FLAG_MASK                                                              \
+	(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
+
+struct prog_array {
+	struct bpf_map map;
+	spinlock_t owner_lock;	/* guards the owner fields */
+	bool owned;
+	u32 owner_type;
+	bool owner_jited;
+	struct bpf_prog *slots[];
+};
+
+static inline struct prog_array *parray_of(struct bpf_map *map)
+{
+	return container_of(map, struct prog_array, map);
+}
+
+static int parray_alloc_check(const union bpf_attr *attr)
+{
+	if (attr->value_size != 4 || (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)))
+		return -EINVAL;
+	if (!attr->max_entries || attr->key_size != 4 ||
+	    (attr->map_flags & ~PROG_ARRAY_CREATE_FLAG_MASK))
+		return -EINVAL;
+	return 0;
+}
+
+static void parray_release_uref(struct bpf_object *obj);
+
+static int parray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	struct prog_array *a;
+
+	/* size_t: on i386 the product may not fit */
+	if ((u64)attr->max_entries * sizeof(a->slots[0]) > SIZE_MAX - sizeof(*a))
+		return -ENOMEM;
+	a = calloc(1, sizeof(*a) + (size_t)attr->max_entries * sizeof(a->slots[0]));
+	if (!a)
+		return -ENOMEM;
+	a->map.obj.release_uref = parray_release_uref;
+	*out = &a->map;
+	return 0;
+}
+
+/* Empties every slot; the programs are put at once (no read section is held here). */
+static void parray_clear(struct prog_array *a)
+{
+	for (u32 i = 0; i < a->map.max_entries; i++) {
+		struct bpf_prog *p = __atomic_exchange_n(&a->slots[i], NULL, __ATOMIC_ACQ_REL);
+
+		if (p)
+			obj_put(&p->obj);
+	}
+}
+
+static void parray_release_uref(struct bpf_object *obj)
+{
+	parray_clear(parray_of(map_of(obj)));
+}
+
+static void parray_free(struct bpf_map *map)
+{
+	parray_clear(parray_of(map));
+	free(parray_of(map));
+}
+
+bool prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog)
+{
+	struct prog_array *a = parray_of(map);
+	bool jited = prog->jited, ok = true;
+
+	spin_lock(&a->owner_lock);
+	if (!a->owned) {
+		a->owned = true;
+		a->owner_type = prog->type;
+		a->owner_jited = jited;
+	} else {
+		ok = a->owner_type == prog->type && a->owner_jited == jited;
+	}
+	spin_unlock(&a->owner_lock);
+	return ok;
+}
+
+struct bpf_prog *prog_array_get(struct bpf_map *map, u32 index)
+{
+	struct prog_array *a = parray_of(map);
+
+	return index < map->max_entries ? __atomic_load_n(&a->slots[index], __ATOMIC_ACQUIRE)
+					: NULL;
+}
+
+static int parray_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	u32 index, id;
+	struct bpf_prog *p;
+
+	memcpy(&index, key, sizeof(index));
+	p = prog_array_get(map, index);
+	if (!p)
+		return -ENOENT;
+	id = p->id;
+	memcpy(value, &id, sizeof(id));
+	return 0;
+}
+
+static int parray_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	struct prog_array *a = parray_of(map);
+	struct bpf_object *obj;
+	struct bpf_prog *old;
+	u32 index, fd;
+	int err;
+
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	memcpy(&fd, value, sizeof(fd));
+	/* inside the command's read section: the object stays valid while we take a reference */
+	obj = obj_from_fd((int)fd, OBJ_PROG, &err);
+	if (!obj)
+		return err;
+	if (!prog_array_compatible(map, prog_of(obj)))
+		return -EINVAL;
+	obj_get(obj);
+	old = __atomic_exchange_n(&a->slots[index], prog_of(obj), __ATOMIC_ACQ_REL);
+	if (old)
+		obj_put_deferred(&old->obj);
+	return 0;
+}
+
+static int parray_delete(struct bpf_map *map, const void *key)
+{
+	struct prog_array *a = parray_of(map);
+	struct bpf_prog *old;
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	old = __atomic_exchange_n(&a->slots[index], NULL, __ATOMIC_ACQ_REL);
+	if (!old)
+		return -ENOENT;
+	obj_put_deferred(&old->obj);
+	return 0;
+}
+
+static int parray_get_next_key(struct bpf_map *map, const void *key, void *next_key)
+{
+	u32 index, next = 0;
+
+	if (key) {
+		memcpy(&index, key, sizeof(index));
+		if (index < map->max_entries) {
+			if (index == map->max_entries - 1)
+				return -ENOENT;
+			next = index + 1;
+		}
+	}
+	memcpy(next_key, &next, sizeof(next));
+	return 0;
+}
+
+static void *parray_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	return NULL; /* programs have no way to look a prog array up (the verifier refuses it) */
+}
+
+const struct bpf_map_ops prog_array_map_ops = {
+	.alloc_check = parray_alloc_check,
+	.alloc = parray_alloc,
+	.free = parray_free,
+	.lookup = parray_lookup,
+	.lookup_ptr = parray_lookup_ptr,
+	.update = parray_update,
+	.delete = parray_delete,
+	.get_next_key = parray_get_next_key,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+	.lookup_batch = generic_map_lookup_batch,
+	/* a tail call's target may leave its slot (and lose its last reference) meanwhile */
+	.prog_needs_rcu = true,
+};
