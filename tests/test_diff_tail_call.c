@@ -440,9 +440,22 @@ TEST(diff_tail_call_runs)
 		else
 			CHECK_EQ(RUN_BOTH("a tail call from a callee", both, 0), 1011u);
 	}
-	/* the array's last fd closed: its slots are emptied, though the dispatcher holds it */
+	/* the array's last fd closed: its slots are emptied, though the dispatcher holds it (the
+	 * kernel empties them from a work queue: wait for that) */
 	for (int s = 0; s < NSIDES; s++)
 		close(m[s]);
+	for (int tries = 0; tries < 200; tries++) {
+		unsigned char pkt[64] = { 0 };
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (uint32_t)disp[K];
+		a.test.data_in = PTR_TO_U64(pkt);
+		a.test.data_size_in = sizeof(pkt);
+		if (call(K, BPF_PROG_TEST_RUN, &a).rc < 0 || a.test.retval == 100)
+			break;
+		usleep(10000);
+	}
 	CHECK_EQ(RUN_BOTH("after the array's fd is closed", disp, 0), 100u);
 	for (int s = 0; s < NSIDES; s++) {
 		close(cnt[s]);

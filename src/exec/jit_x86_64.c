@@ -104,6 +104,7 @@ struct jit_ctx {
 	uint8_t local_calls; /* some bpf-to-bpf call */
 	uint8_t any_call;    /* helper, callx, LD_ABS/IND or local call */
 	uint8_t ldpkt;	     /* some LD_ABS/LD_IND */
+	uint8_t tail_call;   /* some bpf_tail_call (env->tail_call): needs the scratch slot */
 	uint32_t labels;     /* bit per enum jit_label that is emitted */
 	int saved[6];	     /* callee-saved x86 registers the prologue pushes */
 	int nsaved;
@@ -624,12 +625,45 @@ static void emit_resolved_call(struct jit_ctx *c, const struct jit_call *how)
 	patch_rel8(b, done);
 }
 
+static void emit_exit(struct jit_ctx *c);
+
+/* bpf_tail_call through env->tail_call(r1, r2, r3, &r0) (interp.h): 0, go on; 1, the target ran:
+ * leave this function with its r0, as an exit; < 0, its run-time error. */
+static void emit_tail_call(struct jit_ctx *c)
+{
+	struct x86_buf *b = &c->b;
+	uint32_t go_on, failed;
+
+	/* r1..r3 already are rdi, rsi, rdx; r0's slot is the scratch below the BPF stack */
+	if (c->local_calls)
+		emit_lea(b, X86_RCX, ANCHOR, -(int32_t)c->frame_size);
+	else
+		emit_lea(b, X86_RCX, X86_RSP, 0);
+	emit_call_abs(c, (const void *)c->env->tail_call);
+	emit_test_rr(b, 0, X86_RAX, X86_RAX);
+	go_on = emit_jcc_fwd8(b, CC_E);
+	failed = emit_jcc_fwd8(b, CC_L);
+	if (c->local_calls)
+		emit_load(b, 64, X86_RAX, ANCHOR, -(int32_t)c->frame_size);
+	else
+		emit_load(b, 64, X86_RAX, X86_RSP, 0);
+	emit_exit(c);
+	patch_rel8(b, failed);
+	emit_mov_rr(b, 0, X86_RDX, X86_RAX);
+	emit_jump(c, CC_ALWAYS, LBL(c, LBL_ERR_COMMON));
+	patch_rel8(b, go_on);
+}
+
 static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	const struct interp_env *env = c->env;
 
 	switch (d->op) {
 	case INSN_OP_HELPER:
+		if (env->tail_call && (uint32_t)in->imm == env->tail_call_id) {
+			emit_tail_call(c);
+			break;
+		}
 		if (c->call_next < c->ncalls && c->calls[c->call_next].insn == c->cur) {
 			emit_resolved_call(c, &c->calls[c->call_next++]);
 			break;
@@ -1082,6 +1116,10 @@ static int scan(struct jit_ctx *c)
 					return -EINVAL;
 				if (env->unwind_id && hid == env->unwind_id)
 					c->labels |= 1u << LBL_EXIT_ZERO;
+				if (env->tail_call && hid == env->tail_call_id) {
+					c->tail_call = 1;
+					c->labels |= 1u << LBL_ERR_COMMON;
+				}
 			} else if (d->op == INSN_OP_REG) {
 				c->labels |= 1u << LBL_ENOENT;
 				if (has_unwind(env))
@@ -1261,7 +1299,7 @@ static void plan_frame(struct jit_ctx *c)
 	}
 	c->bpf_stack = uses_r10 ? (c->local_calls ? INTERP_MAX_FRAMES : 1) * INTERP_STACK_SIZE : 0;
 	c->frame_size = c->bpf_stack;
-	if (c->ldpkt)
+	if (c->ldpkt || c->tail_call)
 		c->frame_size += STACK_SCRATCH;
 	/* Entry rsp is 8 mod 16; after n pushes it is 8 * (n + 1) mod 16. */
 	c->align_pad = (c->frame_size || c->any_call) && c->nsaved % 2 == 0 ? 8 : 0;

@@ -144,8 +144,7 @@ int prog_prepare(struct bpf_prog *prog)
 	if (err)
 		return err;
 	prog->jited = setting(&jit_enabled, "USERBPF_JIT", 1);
-	/* (tail calls: the interpreter runs the program, its targets whatever they are) */
-	if (prog->jited && !prog->has_tail_call) {
+	if (prog->jited) {
 		struct jit_opts opts = { .sz = sizeof(opts) };
 
 		opts.blind = setting(&jit_harden, "USERBPF_JIT_HARDEN", 0);
