@@ -289,7 +289,8 @@ TEST(diff_lpm_commands_and_edges)
 
 		for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
 			static unsigned char okeys[NSIDES][64], ovals[NSIDES][64];
-			uint32_t count[NSIDES], batch_out[NSIDES];
+			static unsigned char batch_out[NSIDES][KEY_MAX]; /* a key */
+			uint32_t count[NSIDES];
 			bool writes = cmds[c] == BPF_MAP_UPDATE_BATCH || cmds[c] == BPF_MAP_DELETE_BATCH;
 
 			memset(okeys, 0xa5, sizeof(okeys));
@@ -301,7 +302,7 @@ TEST(diff_lpm_commands_and_edges)
 				a.batch.map_fd = (uint32_t)t.fd[s];
 				a.batch.keys = PTR_TO_U64(writes ? (void *)keys : okeys[s]);
 				a.batch.values = PTR_TO_U64(writes ? (void *)vals : ovals[s]);
-				a.batch.out_batch = PTR_TO_U64(&batch_out[s]);
+				a.batch.out_batch = PTR_TO_U64(batch_out[s]);
 				a.batch.count = cmds[c] == BPF_MAP_DELETE_BATCH ? 1 : 3;
 				r[s] = call(s, cmds[c], &a);
 				count[s] = a.batch.count;

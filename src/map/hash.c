@@ -1,4 +1,4 @@
-/* BPF_MAP_TYPE_HASH and BPF_MAP_TYPE_PERCPU_HASH.
+/* BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_HASH, BPF_MAP_TYPE_LRU_HASH, BPF_MAP_TYPE_LRU_PERCPU_HASH.
  *
  * Layout: n_buckets = roundup_pow_of_two(max_entries) buckets, each a singly linked chain with a
  * writer lock and a sequence counter.  Keys hash with jhash under a random seed (seed 0 with
@@ -20,6 +20,14 @@
  * (the layout bpf() copies); a program reads and updates its CPU's copy, and a program's insert
  * zeroes the others.  As in the kernel, an update of an existing per-CPU element is in place: it
  * does not move to the head of its chain.
+ *
+ * LRU: a full map makes room for a new key by evicting one instead of failing.  The victim is
+ * chosen by a clock over the preallocated elements (which LRU maps require): a program's lookup
+ * marks an element referenced (the kernel's bpf_lru_node_set_ref(); bpf() lookups do not), the
+ * hand clears marks as it passes and evicts the first unmarked live element.  So recently used
+ * keys survive, as with the kernel's lists, but the victim is not the kernel's, which evicts in
+ * batches from per-CPU lists (and so may drop several keys at once, or one for an update of a
+ * present key); below capacity everything is the plain hash map's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -39,6 +47,8 @@
 struct htab_elem {
 	struct htab_elem *next;	/* chain of the bucket, or the free list */
 	u32 hash;		/* full hash of the key; its low bits pick the bucket */
+	u8 live;		/* LRU: in a chain (set and cleared under its bucket's lock) */
+	u8 ref;			/* LRU: looked up by a program since the clock hand passed */
 	_Alignas(8) u8 data[];	/* key, padded to 8 bytes, then the value */
 };
 
@@ -56,6 +66,8 @@ struct bpf_htab {
 	u32 key_round;		/* key_size rounded up to 8: the value's offset in data */
 	u32 value_round;	/* value_size rounded up to 8: one CPU's copy (per CPU) */
 	bool percpu;
+	bool lru;
+	u32 clock;		/* LRU: the next area element the hand looks at */
 	u32 elem_size;
 	bool prealloc;
 	u32 count;		/* live elements, <= max_entries */
@@ -116,18 +128,26 @@ static inline struct bucket *htab_bucket(struct bpf_htab *h, u32 hash)
 
 static int htab_alloc_check(const union bpf_attr *attr)
 {
+	bool lru = attr->map_type == BPF_MAP_TYPE_LRU_HASH ||
+		   attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+
 	if ((attr->map_flags & ~HTAB_CREATE_FLAG_MASK) ||
 	    (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) ==
 		    (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
 		return -EINVAL;
-	if (attr->map_flags & BPF_F_NO_COMMON_LRU) /* only for LRU maps */
+	if ((attr->map_flags & BPF_F_NO_COMMON_LRU) && !lru) /* only for LRU maps */
+		return -EINVAL;
+	if (lru && (attr->map_flags & BPF_F_NO_PREALLOC))
+		return -ENOTSUPP;
+	if ((attr->map_flags & BPF_F_NUMA_NODE) && (attr->map_flags & BPF_F_NO_COMMON_LRU))
 		return -EINVAL;
 	if (!attr->max_entries || !attr->key_size || !attr->value_size)
 		return -EINVAL;
 	/* in u64: the sum of two u32 must not wrap */
 	if ((u64)attr->key_size + attr->value_size >= HTAB_KV_MAX)
 		return -E2BIG;
-	if (attr->map_type == BPF_MAP_TYPE_PERCPU_HASH) {
+	if (attr->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+	    attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH) {
 		if (attr->map_flags & BPF_F_NUMA_NODE) /* per-CPU memory has no node */
 			return -EINVAL;
 		if (round_up(attr->value_size, 8) > PCPU_MIN_UNIT_SIZE)
@@ -150,7 +170,10 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 	h->n_buckets = roundup_pow_of_two(attr->max_entries);
 	h->key_round = round_up(attr->key_size, 8);
 	h->value_round = round_up(attr->value_size, 8);
-	h->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	h->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		    attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	h->lru = attr->map_type == BPF_MAP_TYPE_LRU_HASH ||
+		 attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 	h->elem_size = sizeof(struct htab_elem) + h->key_round +
 		       h->value_round * (h->percpu ? map_possible_cpus() : 1);
 	h->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
@@ -308,6 +331,25 @@ static void *percpu_htab_lookup_ptr(struct bpf_map *map, const void *key)
 	return v ? v + (size_t)map_this_cpu() * htab_of(map)->value_round : NULL;
 }
 
+/* A program's lookup marks the element referenced (written only when it was not: the mark is a
+ * hint, and a cache line nobody else writes stays shared). */
+static void *lru_htab_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct bpf_htab *h = htab_of(map);
+	u8 *v = htab_lookup_ptr(map, key);
+
+	if (v) {
+		struct htab_elem *e = (struct htab_elem *)(v - h->key_round -
+							   offsetof(struct htab_elem, data));
+
+		if (!__atomic_load_n(&e->ref, __ATOMIC_RELAXED))
+			__atomic_store_n(&e->ref, 1, __ATOMIC_RELAXED);
+		if (h->percpu)
+			v += (size_t)map_this_cpu() * h->value_round;
+	}
+	return v;
+}
+
 /* Stores value into e's value: every CPU's copy from bpf() (cpu < 0), or CPU cpu's from a
  * program, the other copies zeroed when e is new.  Plain maps: the one value. */
 static void store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
@@ -326,6 +368,50 @@ static void store_value(struct bpf_htab *h, struct htab_elem *e, const void *val
 	racy_store(v + (size_t)cpu * h->value_round, value, h->map.value_size);
 }
 
+/* Unlinks e from bucket b if it is still live there (b locked).  Returns whether it did. */
+static bool chain_unlink(struct bucket *b, struct htab_elem *e)
+{
+	for (struct htab_elem **pp = &b->head; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			seq_write_begin(&b->seq);
+			__atomic_store_n(pp, e->next, __ATOMIC_RELAXED);
+			seq_write_end(&b->seq);
+			__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
+			return true;
+		}
+	return false;
+}
+
+/* LRU, full: evicts one element by the clock (see the top of the file).  Called with no lock
+ * held; 0 when an element went back to the free list. */
+static int lru_evict(struct bpf_htab *h)
+{
+	u32 n = __atomic_load_n(&h->next_unused, __ATOMIC_RELAXED);
+
+	for (u32 steps = 0; n && steps < 2 * n + 2; steps++) {
+		u32 i = __atomic_fetch_add(&h->clock, 1, __ATOMIC_RELAXED) % n;
+		struct htab_elem *e = (struct htab_elem *)(h->area + (size_t)i * h->elem_size);
+		struct bucket *b;
+		bool gone;
+
+		if (!__atomic_load_n(&e->live, __ATOMIC_RELAXED))
+			continue;
+		if (__atomic_load_n(&e->ref, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&e->ref, 0, __ATOMIC_RELAXED); /* a second chance */
+			continue;
+		}
+		b = htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED));
+		spin_lock(&b->lock);
+		gone = e->live && !e->ref && htab_bucket(h, e->hash) == b && chain_unlink(b, e);
+		spin_unlock(&b->lock);
+		if (gone) {
+			elem_free(h, e);
+			return 0;
+		}
+	}
+	return -E2BIG;
+}
+
 /* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU. */
 static int htab_update_common(struct bpf_map *map, const void *key, const void *value, u64 flags,
 			      int cpu)
@@ -338,6 +424,8 @@ static int htab_update_common(struct bpf_map *map, const void *key, const void *
 
 	if (flags > BPF_EXIST) /* BPF_F_LOCK was refused by the caller */
 		return -EINVAL;
+retry:
+	err = 0;
 	spin_lock(&b->lock);
 	e = chain_find(h, b, hash, key, &link);
 	if (e && flags == BPF_NOEXIST) {
@@ -362,9 +450,21 @@ static int htab_update_common(struct bpf_map *map, const void *key, const void *
 		goto unlock;
 	}
 	e = elem_alloc(h, &err);
+	if (!e && err == -E2BIG && h->lru) {
+		/* full: make room (without our bucket's lock, as the victim's is taken), then
+		 * look again, as the key may have come or gone meanwhile */
+		spin_unlock(&b->lock);
+		if (lru_evict(h))
+			return -E2BIG;
+		goto retry;
+	}
 	if (!e)
 		goto unlock;
 	seq_write_begin(&b->seq);
+	if (h->lru) {
+		__atomic_store_n(&e->ref, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
+	}
 	/* A reader of another bucket may still be looking at this reused element: atomic stores.
 	 * Its own bucket's counter, bumped when it was deleted, makes that reader retry. */
 	__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
@@ -407,6 +507,7 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value)
 	seq_write_begin(&b->seq);
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
+	__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
 	spin_unlock(&b->lock);
 	elem_free(h, e);
 	return 0;
@@ -543,6 +644,8 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 			dead = b->head;
 			__atomic_store_n(&b->head, NULL, __ATOMIC_RELAXED);
 			seq_write_end(&b->seq);
+			for (e = dead; e; e = e->next)
+				__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
 		}
 		spin_unlock(&b->lock);
 		while (dead) {
@@ -610,6 +713,40 @@ const struct bpf_map_ops percpu_htab_map_ops = {
 	.free = htab_free,
 	.lookup = htab_lookup,
 	.lookup_ptr = percpu_htab_lookup_ptr,
+	.update = htab_update,
+	.prog_update = percpu_htab_prog_update,
+	.delete = htab_delete,
+	.get_next_key = htab_get_next_key,
+	.lookup_and_delete = htab_lookup_and_delete,
+	.lookup_batch = htab_lookup_batch,
+	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+	.percpu = true,
+};
+
+const struct bpf_map_ops lru_htab_map_ops = {
+	.alloc_check = htab_alloc_check,
+	.alloc = htab_alloc,
+	.free = htab_free,
+	.lookup = htab_lookup,
+	.lookup_ptr = lru_htab_lookup_ptr,
+	.update = htab_update,
+	.delete = htab_delete,
+	.get_next_key = htab_get_next_key,
+	.lookup_and_delete = htab_lookup_and_delete,
+	.lookup_batch = htab_lookup_batch,
+	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+};
+
+const struct bpf_map_ops lru_percpu_htab_map_ops = {
+	.alloc_check = htab_alloc_check,
+	.alloc = htab_alloc,
+	.free = htab_free,
+	.lookup = htab_lookup,
+	.lookup_ptr = lru_htab_lookup_ptr,
 	.update = htab_update,
 	.prog_update = percpu_htab_prog_update,
 	.delete = htab_delete,

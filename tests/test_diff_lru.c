@@ -1,0 +1,270 @@
+/* LRU hash maps (BPF_MAP_TYPE_LRU_HASH, BPF_MAP_TYPE_LRU_PERCPU_HASH) against the live kernel.
+ * Below capacity an LRU map is a hash map: the same results, bytes and (under BPF_F_ZERO_SEED)
+ * iteration order, compared exactly.  At capacity the kernel evicts from per-CPU lists in
+ * batches, userbpf by a clock: which keys go differs by design, so the full-map tests check what
+ * both promise instead: an insert never fails, the map never holds more than max_entries, the
+ * key just written is there, and a key a program keeps looking up survives.  Skipped where the
+ * kernel's bpf() is unavailable.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+enum { K, U, NSIDES };
+
+static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
+
+static struct bpf_result call(int s, int cmd, union bpf_attr *a)
+{
+	return backend_call(be[s], cmd, a, sizeof(*a));
+}
+
+static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
+{
+	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
+		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
+			  r[K].rc, r[K].err, r[U].rc, r[U].err);
+		return 0;
+	}
+	return 1;
+}
+#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
+
+static int create(int s, uint32_t type, uint32_t vs, uint32_t max, uint32_t flags, int *err)
+{
+	union bpf_attr a;
+	struct bpf_result r;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = 4;
+	a.value_size = vs;
+	a.max_entries = max;
+	a.map_flags = flags;
+	r = call(s, BPF_MAP_CREATE, &a);
+	if (err)
+		*err = r.err;
+	return r.rc;
+}
+
+static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = PTR_TO_U64(key);
+	if (cmd == BPF_MAP_GET_NEXT_KEY)
+		a.next_key = PTR_TO_U64(value);
+	else
+		a.value = PTR_TO_U64(value);
+	a.flags = flags;
+	return call(s, cmd, &a);
+}
+
+TEST(diff_lru_create)
+{
+	static const struct {
+		uint32_t type, vs, max, flags;
+		int err;
+	} cases[] = {
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, 0, 0 },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_NO_PREALLOC, 524 /* ENOTSUPP */ },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_NO_COMMON_LRU, 0 },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE, EINVAL },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_NUMA_NODE, 0 },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_ZERO_SEED, 0 },
+		{ BPF_MAP_TYPE_LRU_HASH, 0, 16, 0, EINVAL },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 0, 0, EINVAL },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 16, BPF_F_MMAPABLE, EINVAL },
+		{ BPF_MAP_TYPE_HASH, 8, 16, BPF_F_NO_COMMON_LRU, EINVAL },
+		{ BPF_MAP_TYPE_LRU_PERCPU_HASH, 8, 16, 0, 0 },
+		{ BPF_MAP_TYPE_LRU_PERCPU_HASH, 8, 16, BPF_F_NUMA_NODE, EINVAL },
+		{ BPF_MAP_TYPE_LRU_PERCPU_HASH, 32769, 16, 0, E2BIG },
+		{ BPF_MAP_TYPE_LRU_PERCPU_HASH, 8, 16, BPF_F_NO_PREALLOC, 524 },
+	};
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bpf_result r[2];
+		char what[80];
+
+		snprintf(what, sizeof(what), "create type %u value %u max %u flags %#x",
+			 cases[i].type, cases[i].vs, cases[i].max, cases[i].flags);
+		for (int s = 0; s < NSIDES; s++)
+			r[s].rc = create(s, cases[i].type, cases[i].vs, cases[i].max, cases[i].flags,
+					 &r[s].err);
+		AGREE(what, r);
+		if (r[K].rc < 0 ? r[K].err != cases[i].err : cases[i].err != 0)
+			test_fail(__FILE__, __LINE__, "%s: the table says errno %d, the kernel %d",
+				  what, cases[i].err, r[K].rc < 0 ? r[K].err : 0);
+		for (int s = 0; s < NSIDES; s++)
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+	}
+}
+
+/* Below capacity: a seeded sequence of updates (every flag), deletes and lookups, then a walk;
+ * everything identical, order included. */
+TEST(diff_lru_below_capacity)
+{
+	static const uint32_t types[] = { BPF_MAP_TYPE_LRU_HASH, BPF_MAP_TYPE_LRU_PERCPU_HASH };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t t = 0; t < 2; t++) {
+		size_t vs = 8 * (types[t] == BPF_MAP_TYPE_LRU_PERCPU_HASH
+					 ? (size_t)userbpf_num_possible_cpus()
+					 : 1);
+		int fd[NSIDES];
+		uint64_t rng = 88172645463325252ull;
+		char what[64];
+
+		for (int s = 0; s < NSIDES; s++)
+			fd[s] = create(s, types[t], 8, 256, BPF_F_ZERO_SEED, NULL);
+		if (fd[K] < 0 || fd[U] < 0) {
+			test_fail(__FILE__, __LINE__, "create type %u failed", types[t]);
+			continue;
+		}
+		for (int i = 0; i < 400; i++) {
+			uint32_t key;
+			uint64_t flags;
+			unsigned char v[NSIDES][1024];
+			struct bpf_result r[2];
+			int cmd;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			key = (uint32_t)(rng % 48); /* 48 keys, far below 256: no eviction */
+			cmd = (int)((rng >> 8) % 3);
+			flags = (rng >> 16) % 3;
+			snprintf(what, sizeof(what), "type %u op %d", types[t], i);
+			memset(v, 0xa5, sizeof(v));
+			for (int s = 0; s < NSIDES; s++) {
+				if (cmd == 0) {
+					memcpy(v[s], &rng, 8);
+					memset(v[s] + 8, (int)i, vs - 8 + 1);
+					r[s] = elem(s, BPF_MAP_UPDATE_ELEM, fd[s], &key, v[s], flags);
+				} else if (cmd == 1) {
+					r[s] = elem(s, BPF_MAP_DELETE_ELEM, fd[s], &key, NULL, 0);
+				} else {
+					r[s] = elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], &key, v[s], 0);
+				}
+			}
+			if (AGREE(what, r) && cmd == 2 && memcmp(v[K], v[U], vs + 16))
+				test_fail(__FILE__, __LINE__, "%s: lookup bytes differ", what);
+		}
+		/* the walk: same keys in the same order */
+		{
+			uint32_t cur[NSIDES], next[NSIDES];
+			int first = 1, n = 0;
+
+			for (;;) {
+				struct bpf_result r[2];
+
+				for (int s = 0; s < NSIDES; s++)
+					r[s] = elem(s, BPF_MAP_GET_NEXT_KEY, fd[s],
+						    first ? NULL : &cur[s], &next[s], 0);
+				if (!AGREE("walk", r) || r[K].rc < 0 || ++n > 300)
+					break;
+				if (next[K] != next[U]) {
+					test_fail(__FILE__, __LINE__, "walk step %d: kernel key %u, "
+						  "userbpf %u", n, next[K], next[U]);
+					break;
+				}
+				memcpy(cur, next, sizeof(cur));
+				first = 0;
+			}
+		}
+		for (int s = 0; s < NSIDES; s++)
+			close(fd[s]);
+	}
+}
+
+/* Counts the keys of a map by walking it. */
+static int count_keys(int s, int fd)
+{
+	uint32_t cur, next;
+	int n = 0;
+
+	for (const void *k = NULL; elem(s, BPF_MAP_GET_NEXT_KEY, fd, k, &next, 0).rc == 0; k = &cur) {
+		cur = next;
+		if (++n > 100000)
+			break;
+	}
+	return n;
+}
+
+/* An XDP program that looks key 0 up (and so marks it used). */
+static int load_toucher(int s, int map_fd)
+{
+	struct bpf_insn insns[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_MOV64_IMM(BPF_REG_0, 2),
+		BPF_EXIT_INSN(),
+	};
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_XDP;
+	a.insns = PTR_TO_U64(insns);
+	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	a.license = PTR_TO_U64("GPL");
+	return call(s, BPF_PROG_LOAD, &a).rc;
+}
+
+TEST(diff_lru_at_capacity)
+{
+	const uint32_t max = 64;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		int fd = create(s, BPF_MAP_TYPE_LRU_HASH, 8, max, 0, NULL), prog;
+		uint64_t v = 7;
+		uint32_t key = 0;
+		unsigned char pkt[64] = { 0 };
+
+		REQUIRE(fd >= 0);
+		prog = load_toucher(s, fd);
+		REQUIRE(prog >= 0);
+		REQUIRE_EQ(elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY).rc, 0);
+		for (key = 1; key < 20 * max; key++) {
+			union bpf_attr a;
+			struct bpf_result r;
+
+			/* the hot key: looked up by the program before every insert */
+			memset(&a, 0, sizeof(a));
+			a.test.prog_fd = (uint32_t)prog;
+			a.test.data_in = PTR_TO_U64(pkt);
+			a.test.data_size_in = sizeof(pkt);
+			call(s, BPF_PROG_TEST_RUN, &a);
+			r = elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY);
+			if (r.rc) {
+				test_fail(__FILE__, __LINE__, "%s: insert %u failed: errno %d",
+					  be[s]->name, key, r.err);
+				break;
+			}
+			if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc) {
+				test_fail(__FILE__, __LINE__, "%s: key %u gone right after its insert",
+					  be[s]->name, key);
+				break;
+			}
+		}
+		if (count_keys(s, fd) > (int)max)
+			test_fail(__FILE__, __LINE__, "%s: %d keys in a map of %u", be[s]->name,
+				  count_keys(s, fd), max);
+		key = 0;
+		if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc)
+			test_fail(__FILE__, __LINE__, "%s: the hot key was evicted", be[s]->name);
+		close(prog);
+		close(fd);
+	}
+}
