@@ -402,7 +402,11 @@ static int lru_evict(struct bpf_htab *h)
 		}
 		b = htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED));
 		spin_lock(&b->lock);
-		gone = e->live && !e->ref && htab_bucket(h, e->hash) == b && chain_unlink(b, e);
+		/* (atomics: programs' lookups set ref without the lock) */
+		gone = __atomic_load_n(&e->live, __ATOMIC_RELAXED) &&
+		       !__atomic_load_n(&e->ref, __ATOMIC_RELAXED) &&
+		       htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED)) == b &&
+		       chain_unlink(b, e);
 		spin_unlock(&b->lock);
 		if (gone) {
 			elem_free(h, e);

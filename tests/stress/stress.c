@@ -20,7 +20,7 @@
  *  - a close race: one thread closes map fds while others are inside bpf() on them; every call must
  *    succeed or fail with EBADF, EINVAL or ENOENT, and nothing may crash.
  *  - a program race: threads run an extension program (userbpf_prog_run()) whose map helpers
- *    look up, update and delete keys of a hash map, while another thread changes the same keys
+ *    look up, update and delete keys of a hash map (then of an LRU hash map, which evicts), while another thread changes the same keys
  *    through bpf() and closes the map's fd halfway (the program keeps the map alive).  Programs
  *    run without a read section on hash maps (bpf_map_ops.prog_needs_rcu), so this is where a
  *    reused element or a freed map would show: every value a program reads must be one some
@@ -896,12 +896,13 @@ static void *pr_runner_main(void *arg)
 	return NULL;
 }
 
-static void run_prog_race(unsigned int nrunners, uint64_t ops, uint64_t seed)
+static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, uint64_t seed)
 {
 	struct pr_state s = { .runs_per_thread = ops / 2 / nrunners, .seed = seed };
 	struct pr_thread ts[MAX_THREADS];
 	uint64_t rng = seed ^ 0xfeed;
-	int fd = map_create(BPF_MAP_TYPE_HASH, 4, 8, PR_KEYS / 2); /* often full: E2BIG paths */
+	/* often full: E2BIG paths, or (LRU) evictions racing with lookups */
+	int fd = map_create(type, 4, 8, PR_KEYS / 2);
 	/* The key and the value go through the stack: map helpers take no ctx pointers. */
 	struct bpf_insn insns[] = {
 		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, offsetof(struct pr_ctx, key)),
@@ -1066,8 +1067,17 @@ int main(int argc, char **argv)
 		double t0 = now_sec();
 		uint64_t n = ops * 15 / 100;
 
-		run_prog_race(nthreads - 1, n, seed);
+		run_prog_race(BPF_MAP_TYPE_HASH, nthreads - 1, n, seed);
 		phase_end("prog-race", before, n, t0);
+		total += n;
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 15 / 100;
+
+		run_prog_race(BPF_MAP_TYPE_LRU_HASH, nthreads - 1, n, seed + 1);
+		phase_end("prog-race-lru", before, n, t0);
 		total += n;
 	}
 	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
