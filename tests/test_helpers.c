@@ -20,6 +20,9 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_xdp_get_buff_len, BPF_FUNC_xdp_load_bytes, BPF_FUNC_xdp_store_bytes,
 	BPF_FUNC_skb_load_bytes_relative, BPF_FUNC_csum_diff, BPF_FUNC_l3_csum_replace,
 	BPF_FUNC_l4_csum_replace, BPF_FUNC_redirect, BPF_FUNC_tail_call,
+	BPF_FUNC_skb_pull_data, BPF_FUNC_get_socket_cookie, BPF_FUNC_get_socket_uid,
+	BPF_FUNC_get_cgroup_classid, BPF_FUNC_get_route_realm, BPF_FUNC_jiffies64,
+	BPF_FUNC_ktime_get_tai_ns,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

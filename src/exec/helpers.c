@@ -111,6 +111,19 @@ static u64 h_ktime_get_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+static u64 h_ktime_get_tai_ns(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return clock_ns(CLOCK_TAI);
+}
+
+/* bpf_jiffies64(): the kernel's tick count has no user-space clock; this counts ticks of
+ * CONFIG_HZ=250 (Debian's) since boot, which is what programs use it for (differences). */
+#define KERNEL_HZ 250u
+static u64 h_jiffies64(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return clock_ns(CLOCK_MONOTONIC_COARSE) / (1000000000u / KERNEL_HZ);
+}
+
 /* The NUMA node of the CPU the caller runs on. */
 static u64 h_get_numa_node_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -470,6 +483,40 @@ static u64 h_skb_load_bytes_relative(u64 ctx, u64 off, u64 to, u64 len, u64 star
 	return 0;
 }
 
+/* bpf_skb_pull_data(skb, len): the first len bytes (0: the linear part) made direct-access
+ * readable and writable; a test run's skb is linear, so it is there unless len passes its end
+ * (-ENOMEM, as pskb_may_pull() fails). */
+static u64 h_skb_pull_data(u64 ctx, u64 len, u64 a3, u64 a4, u64 a5)
+{
+	const struct run_skb *skb = run_skb_of(PTR(ctx));
+
+	return (u32)len <= skb->ctx.uapi.len ? 0 : (u64)-ENOMEM;
+}
+
+/* The socket helpers on an skb.  A test run's skb belongs to a dummy socket, as the kernel's
+ * (uid 0, whoever runs it); its cookie is drawn when first asked, from a process-wide counter
+ * (the kernel's is system-wide, so only "nonzero, stable within a run" is portable). */
+static u64 h_get_socket_cookie(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	static u64 last_cookie;
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+
+	if (!skb->sock_cookie)
+		skb->sock_cookie = __atomic_add_fetch(&last_cookie, 1, __ATOMIC_RELAXED);
+	return skb->sock_cookie;
+}
+
+static u64 h_get_socket_uid(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
+/* No net_cls cgroup (v2 hosts) and no route: classid and realm 0. */
+static u64 h_zero(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
 /* ---- checksums (the kernel's include/net/checksum.h, in memory byte order) ---- */
 
 /* The kernel's csum_partial() on x86-64: the ones' complement sum of len bytes as little-endian
@@ -817,6 +864,25 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_map_delete_elem] = { { h_map_delete_elem, "bpf_map_delete_elem", false, true,
 					 RET_INTEGER,
 					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY) }, ALL_TYPES },
+	[BPF_FUNC_skb_pull_data] = { { h_skb_pull_data, "bpf_skb_pull_data", false, false,
+				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
+				       .changes_pkt_data = true },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_socket_cookie] = { { h_get_socket_cookie, "bpf_get_socket_cookie", false,
+					   false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, SKB_TYPES },
+	[BPF_FUNC_get_socket_uid] = { { h_get_socket_uid, "bpf_get_socket_uid", false, false,
+					RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, SKB_TYPES },
+	/* (tc: the skb's; the other types: the current task's, without arguments) */
+	[BPF_FUNC_get_cgroup_classid] = { { h_zero, "bpf_get_cgroup_classid", false, false,
+					    RET_INTEGER, ARGS(0) },
+					  ALL_TYPES & ~TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_route_realm] = { { h_zero, "bpf_get_route_realm", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_jiffies64] = { { h_jiffies64, "bpf_jiffies64", false, false, RET_INTEGER,
+				   ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_ktime_get_tai_ns] = { { h_ktime_get_tai_ns, "bpf_ktime_get_tai_ns", false,
+					  false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
 	[BPF_FUNC_tail_call] = { { h_tail_call, "bpf_tail_call", false, false, RET_VOID,
 				   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				 ALL_TYPES },
@@ -930,6 +996,9 @@ static const struct helper helpers[] = {
 static const struct helper xdp_redirect_helper = {
 	{ h_xdp_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_XDP) };
+static const struct helper tc_classid_helper = {
+	{ h_zero, "bpf_get_cgroup_classid", false, false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+	TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
 static const struct helper tc_redirect_helper = {
 	{ h_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
@@ -940,6 +1009,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return &xdp_redirect_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)
 		return &tc_redirect_helper.proto;
+	if (func_id == BPF_FUNC_get_cgroup_classid && prog_type == BPF_PROG_TYPE_SCHED_CLS)
+		return &tc_classid_helper.proto;
 	if (func_id >= ARRAY_SIZE(helpers) || !helpers[func_id].proto.func || prog_type >= 32 ||
 	    !(helpers[func_id].types & TYPE_BIT(prog_type)))
 		return NULL;

@@ -31,6 +31,7 @@ struct run_skb {
 	u8 *net;		/* network header, mac + ETH_HLEN */
 	bool csum_complete;	/* csum covers [net, tail) (BPF_F_TEST_SKB_CHECKSUM_COMPLETE) */
 	u32 csum;		/* ones' complement sum, unfolded, valid if csum_complete */
+	u64 sock_cookie;	/* the dummy socket's cookie once asked for (0: not yet) */
 };
 
 static inline struct run_skb *run_skb_of(const void *ctx)
