@@ -51,6 +51,10 @@ struct bpf_object {
 	/* 0: map it; MMAP_READ_ONLY: map it through a read-only file (no later mprotect to
 	 * writable); negative: the errno. */
 	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
+	/* After mmap_check: makes the mapping (NULL: a plain mmap of the fd).  Called outside the
+	 * read section, with a reference held; MAP_FAILED with errno on failure. */
+	void *(*mmap_map)(struct bpf_object *obj, void *addr, size_t len, int prot, int flags,
+			  int fd, u64 off);
 	struct bpf_object *reg_prev, *reg_next;  /* registry of live objects, for adoption */
 	struct bpf_object *defer_next;		 /* obj_put_deferred() list */
 };

@@ -164,7 +164,7 @@ USERBPF_API void closefrom(int lowfd)
  * only with BPF_F_MMAPABLE and within its values, ...); every other mmap() goes straight through. */
 static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u64 off)
 {
-	struct bpf_object **slot, *obj;
+	struct bpf_object **slot, *obj, *custom = NULL;
 	u64 len64 = len;
 	int err = 0, rfd = -1;
 	void *p;
@@ -177,6 +177,10 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 			if (len64 && len64 <= (u64)INT64_MAX && off <= (u64)INT64_MAX)
 				err = obj->mmap_check ? obj->mmap_check(obj, len, prot, flags, off)
 						      : -ENODEV;
+			if (err >= 0 && obj->mmap_map) {
+				custom = obj;
+				obj_get(custom);
+			}
 		}
 		rcu_read_unlock();
 		if (err < 0) {
@@ -192,6 +196,14 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 				fd = rfd; /* without /proc, the writable file (mprotect not refused) */
 		}
 	}
+	if (custom) {
+		int e;
+
+		p = custom->mmap_map(custom, addr, len, prot, flags, fd, off);
+		e = errno;
+		obj_put(custom);
+		errno = e;
+	} else
 #ifdef __i386__
 	if (off & 4095) {
 		p = MAP_FAILED;

@@ -27,6 +27,7 @@
 #include "exec/helpers.h"
 #include "exec/trace.h"
 #include "map/map.h"
+#include "map/ringbuf.h"
 #include "prog/run.h"
 
 #define TYPE_BIT(t) (1u << (t))
@@ -837,6 +838,18 @@ static u64 h_xdp_store_bytes(u64 ctx, u64 off, u64 from, u64 len, u64 a5)
 	return err;
 }
 
+/* ---- ring buffers ---- */
+
+static u64 h_ringbuf_output(u64 map, u64 data, u64 size, u64 flags, u64 a5)
+{
+	return (u64)(s64)ringbuf_output(PTR(map), PTR(data), size, flags);
+}
+
+static u64 h_ringbuf_query(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	return ringbuf_query(PTR(map), flags);
+}
+
 /* bpf_tail_call: the runners handle it (interp_env.tail_call, src/prog/tail_call.c); this entry
  * only gives it a prototype, and a callx of its id falls through, as a failed tail call does. */
 static u64 h_tail_call(u64 ctx, u64 map, u64 index, u64 a4, u64 a5)
@@ -883,6 +896,13 @@ static const struct helper helpers[] = {
 				   ARGS(0) }, ALL_TYPES },
 	[BPF_FUNC_ktime_get_tai_ns] = { { h_ktime_get_tai_ns, "bpf_ktime_get_tai_ns", false,
 					  false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_ringbuf_output] = { { h_ringbuf_output, "bpf_ringbuf_output", false, false,
+					RET_INTEGER,
+					ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM,
+					     ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_ringbuf_query] = { { h_ringbuf_query, "bpf_ringbuf_query", false, false,
+				       RET_INTEGER, ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+				     ALL_TYPES },
 	[BPF_FUNC_tail_call] = { { h_tail_call, "bpf_tail_call", false, false, RET_VOID,
 				   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				 ALL_TYPES },

@@ -278,7 +278,7 @@ static int array_get_next_key(struct bpf_map *map, const void *key, void *next_k
 	return 0;
 }
 
-static int array_mmap_check(struct bpf_map *map, u64 off, u64 len)
+static int array_mmap_check(struct bpf_map *map, u64 off, u64 len, int prot)
 {
 	struct bpf_array *a = array_of(map);
 

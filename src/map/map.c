@@ -97,7 +97,7 @@ static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, 
 		return -EPERM;
 	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
 		return -EACCES;
-	err = map->ops->mmap_check(map, off, len);
+	err = map->ops->mmap_check(map, off, len, prot);
 	if (err)
 		return err;
 	if (prot & PROT_WRITE) {
@@ -107,6 +107,14 @@ static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, 
 	/* a read-only mapping must never become writable (mprotect), as the kernel clears
 	 * VM_MAYWRITE: the caller maps it through a read-only file */
 	return MMAP_READ_ONLY;
+}
+
+static void *map_mmap_map(struct bpf_object *obj, void *addr, size_t len, int prot, int flags,
+			  int fd, u64 off)
+{
+	struct bpf_map *map = map_of(obj);
+
+	return map->ops->mmap_map(map, addr, len, prot, flags, fd, off);
 }
 
 int map_create(union bpf_attr *attr)
@@ -173,6 +181,8 @@ int map_create(union bpf_attr *attr)
 	map->obj.access = access;
 	map->obj.destroy = map_destroy;
 	map->obj.mmap_check = map_mmap_check;
+	if (ops->mmap_map)
+		map->obj.mmap_map = map_mmap_map;
 	err = obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err)
 		goto free_map;

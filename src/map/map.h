@@ -50,8 +50,12 @@ struct bpf_map_ops {
 	 * index < max_entries ? base + index * *elem_size : NULL for the u32 index at key, with
 	 * base fixed for the map's life, returns base and sets *elem_size (NULL: not so). */
 	void *(*array_base)(struct bpf_map *map, u32 *elem_size);
-	/* Whether [off, off + len) of the map may be mmapped (NULL: ENOTSUPP). */
-	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len);
+	/* Whether [off, off + len) of the map may be mmapped with prot (NULL: ENOTSUPP). */
+	int (*mmap_check)(struct bpf_map *map, u64 off, u64 len, int prot);
+	/* Makes the mapping itself (after mmap_check), when the file's pages do not simply
+	 * follow one another (a ring buffer shows its data twice); NULL: a plain mmap of fd. */
+	void *(*mmap_map)(struct bpf_map *map, void *addr, size_t len, int prot, int flags, int fd,
+			  u64 off);
 	/* A program using this type must run inside rcu_read_lock(): the type frees memory a
 	 * program may still point into after a grace period (as an inner map of a map-in-map
 	 * would be).  False where memory a program sees lives as long as the map, which the

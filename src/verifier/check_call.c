@@ -320,8 +320,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		verbose(env, "write into map forbidden\n");
 		return -EACCES;
 	}
-	/* program arrays go with bpf_tail_call only, and it with them */
-	if (map && (map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call)) {
+	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, and
+	 * those helpers with them (the kernel's check_map_func_compatibility()) */
+	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
+		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
+			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;

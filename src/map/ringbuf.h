@@ -1,0 +1,19 @@
+/* The ring buffer's interface to the helpers (src/map/ringbuf.c). */
+#ifndef USERBPF_MAP_RINGBUF_H
+#define USERBPF_MAP_RINGBUF_H
+
+#include "util.h"
+
+struct bpf_map;
+
+#define RINGBUF_HDR_SZ 8
+#define RINGBUF_BUSY_BIT (1u << 31)
+#define RINGBUF_DISCARD_BIT (1u << 30)
+
+/* bpf_ringbuf_output(): 0, -EINVAL for unknown flags, -EAGAIN when the ring has no room. */
+int ringbuf_output(struct bpf_map *map, const void *src, u64 size, u64 flags);
+/* bpf_ringbuf_query(): available bytes, ring size, consumer or producer position; 0 for an
+ * unknown flag. */
+u64 ringbuf_query(struct bpf_map *map, u64 flags);
+
+#endif
