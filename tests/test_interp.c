@@ -538,6 +538,26 @@ static const struct fuse_case fuse_cases[] = {
 	  "ldxh %r6, [%r2+0]\nadd %r0, %r6\nadd %r2, 2\nadd %r4, 1\njlt %r4, 100, l\nd:\n"
 	  "mul %r0, 100\nadd %r0, %r4\nexit", 12, 5, (0x0102 + 0x0304) * 100 + 2 },
 
+	/* ZX: lsh64 rX, 32; rsh64 rX, 32; MZX: a move in front. */
+	{ "zx", "lddw %r1, 0x123456789abcdef0\nlsh %r1, 32\nrsh %r1, 32\nmov %r0, %r1\nexit", 2, 2,
+	  0x9abcdef0 },
+	{ "mzx", "lddw %r2, 0xfedcba9876543210\nmov %r1, %r2\nlsh %r1, 32\nrsh %r1, 32\n"
+	  "add %r1, %r2\nmov %r0, %r1\nexit", 2, 3, 0xfedcba9876543210ull + 0x76543210 },
+	{ "mzx x == y", "lddw %r1, 0xfedcba9876543210\nmov %r1, %r1\nlsh %r1, 32\nrsh %r1, 32\n"
+	  "mov %r0, %r1\nexit", 2, 3, 0x76543210 },
+	{ "zx shift 31: not fused", "lddw %r1, 0x123456789abcdef0\nlsh %r1, 31\nrsh %r1, 32\n"
+	  "mov %r0, %r1\nexit", 2, 0, (0x123456789abcdef0ull << 31) >> 32 },
+	{ "zx arsh: not fused", "lddw %r1, 0x12345678fabcdef0\nlsh %r1, 32\narsh %r1, 32\n"
+	  "mov %r0, %r1\nexit", 2, 0, 0xfffffffffabcdef0ull },
+	{ "zx two registers: not fused", "lddw %r1, 0x123456789abcdef0\nmov %r2, 1\n"
+	  "lsh %r1, 32\nrsh %r2, 32\nmov %r0, %r1\nexit", 3, 0, 0x9abcdef000000000ull },
+	{ "mzx other register: zx only", "lddw %r2, 0xfedcba9876543210\nmov %r3, %r2\n"
+	  "lsh %r1, 32\nrsh %r1, 32\nmov %r0, %r3\nexit", 3, 2, 0xfedcba9876543210ull },
+	{ "mzx movsx: zx only", "lddw %r2, 0xfedcba98f6543210\nmovsx3264 %r1, %r2\nlsh %r1, 32\n"
+	  "rsh %r1, 32\nmov %r0, %r1\nexit", 2, 0, 0xf6543210 },
+	{ "zx jump to the rsh: not fused", "lddw %r1, 0x123456789abcdef0\nja l\nlsh %r1, 32\nl:\n"
+	  "rsh %r1, 32\nmov %r0, %r1\nexit", 3, 0, 0x12345678 },
+
 	/* BNDL: BND then LDA, where rX and rA are dead.  r2 points at the bytes 01 02 03 04, r3 is
 	 * 8 bytes further.  BNDL_OUT packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2), so with it
 	 * rX and rA are live and only BND fuses; BNDL_DEAD_OUT reads r0 only (taken: r0 + 1000). */

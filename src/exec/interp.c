@@ -527,6 +527,14 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 	}                                                                                          \
 	pc += 5;                                                                                   \
 	DISPATCH();
+#define FUSED_ZX(op, op2, bits)                                                                    \
+	DST = (uint32_t)DST;                                                                       \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_MZX(op, op2, bits)                                                                   \
+	DST = (uint32_t)SRC;                                                                       \
+	pc += 3;                                                                                   \
+	DISPATCH();
 #define X_FBODY_(name, kind, op, op2, bits)                                                        \
 	L_F_##name : FUSED_##kind(op, op2, bits)
 	FUSE_LIST(X_FBODY_)

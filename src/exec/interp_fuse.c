@@ -15,6 +15,8 @@
 
 #define MOV64_X (BPF_ALU64 | BPF_MOV | BPF_X)
 #define ADD64_K (BPF_ALU64 | BPF_ADD | BPF_K)
+#define LSH64_K (BPF_ALU64 | BPF_LSH | BPF_K)
+#define RSH64_K (BPF_ALU64 | BPF_RSH | BPF_K)
 
 /* Index of a conditional jump op in FUSE_AJ_OPS_ order, or -1 (JA, CALL, EXIT, ...). */
 static int jcc_index(uint8_t op)
@@ -175,6 +177,17 @@ static uint32_t match_aj(const struct bpf_insn *in, struct fuse *f)
 		f->id = (enum fuse_id)(FUSE_AJ_JEQ_K + cc);
 		f->aux = in[1].imm;
 	}
+	return 2;
+}
+
+/* ZX: lsh64 rX, 32; rsh64 rX, 32. */
+static uint32_t match_zx(const struct bpf_insn *in, struct fuse *f)
+{
+	if (in[0].code != LSH64_K || in[0].imm != 32 || in[1].code != RSH64_K || in[1].imm != 32 ||
+	    in[1].dst_reg != in[0].dst_reg)
+		return 0;
+	f->id = FUSE_ZX;
+	f->dst = in[0].dst_reg;
 	return 2;
 }
 
@@ -343,9 +356,19 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_aj2(&insns[i], f)))
 		goto found;
 	*f = (struct fuse){0};
+	/* MZX: a move (not a sign-extending one) then ZX of its destination */
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && insns[i].code == MOV64_X &&
+	    !insns[i].off && match_zx(&insns[i + 1], f) && f->dst == insns[i].dst_reg) {
+		f->id = FUSE_MZX;
+		f->src = insns[i].src_reg;
+		n = 3;
+		goto found;
+	}
+	*f = (struct fuse){0};
 	if (i + 1 >= cnt || no_entry[i + 1])
 		return 0;
-	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)))
+	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)) ||
+	    (n = match_zx(&insns[i], f)))
 		goto found;
 	return 0;
 found:

@@ -14,6 +14,8 @@
  *                                                    fit in 16 bits)
  *   BNDL  BND; LDA with B == Y != X, A != C,         bounds check, then read what it checked
  *         rX and rA dead afterwards
+ *   ZX    lsh64 rX, 32; rsh64 rX, 32                 zero-extend the low half (clang's u32 casts
+ *   MZX   mov64 rX, rY; ZX                           without alu32), of rX or of a copy of rY
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -71,7 +73,9 @@
 	FUSE_LDA_(X, BNDL, JGT)                                                                    \
 	FUSE_LDA_(X, BNDL, JGE)                                                                    \
 	FUSE_LDA_(X, BNDL, JLT)                                                                    \
-	FUSE_LDA_(X, BNDL, JLE)
+	FUSE_LDA_(X, BNDL, JLE)                                                                    \
+	X(ZX, ZX, NONE, NONE, 64)                                                                  \
+	X(MZX, MZX, NONE, NONE, 64)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -88,12 +92,17 @@ struct fuse {
 	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
 	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
+			  /* (ZX: dst X; MZX: dst X, src Y) */
 	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
 
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
+	if (id == FUSE_ZX)
+		return 2;
+	if (id == FUSE_MZX)
+		return 3;
 	if (id >= FUSE_BNDLJGT8_ADD)
 		return 5;
 	if (id < FUSE_LDA8_ADD || id >= FUSE_AJ2_JEQ_K)
@@ -104,6 +113,8 @@ static inline uint32_t fuse_len(enum fuse_id id)
 /* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
 static inline uint32_t fuse_jump(enum fuse_id id)
 {
+	if (id == FUSE_ZX || id == FUSE_MZX)
+		return 0;
 	if (id >= FUSE_LDA8_ADD && id < FUSE_AJ_JEQ_K)
 		return 0;
 	return id >= FUSE_AJ_JEQ_K && id < FUSE_AJ2_JEQ_K ? 1 : 2;
