@@ -352,8 +352,8 @@ static void *lru_htab_lookup_ptr(struct bpf_map *map, const void *key)
 
 /* Stores value into e's value: every CPU's copy from bpf() (cpu < 0), or CPU cpu's from a
  * program, the other copies zeroed when e is new.  Plain maps: the one value. */
-static void store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
-			bool fresh)
+static inline __attribute__((always_inline)) void
+store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu, bool fresh)
 {
 	u8 *v = elem_value(h, e);
 
