@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kbpf.h"
+#include "test.h"
 
 static int under_valgrind = -1;
 
@@ -43,6 +44,23 @@ struct bpf_result backend_call(const struct bpf_backend *be, int cmd, void *attr
 	r.rc = be->bpf(cmd, attr, size);
 	r.err = r.rc < 0 ? errno : 0;
 	return r;
+}
+
+const struct bpf_backend *const diff_sides[NSIDES] = { &backend_kernel, &backend_userbpf };
+
+struct bpf_result side_call(int s, int cmd, union bpf_attr *attr)
+{
+	return backend_call(diff_sides[s], cmd, attr, sizeof(*attr));
+}
+
+int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
+{
+	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
+		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
+			  r[K].rc, r[K].err, r[U].rc, r[U].err);
+		return 0;
+	}
+	return 1;
 }
 
 static int probe_state = -1; /* -1 not probed, 0 unavailable, 1 available */

@@ -32,6 +32,18 @@ int kernel_bpf_available(void);
 /* Why the probe failed ("EPERM (...)", "ENOSYS (...)"), or "" when it succeeded. */
 const char *kernel_bpf_unavailable_reason(void);
 
+/* The two sides of a differential test, the kernel first. */
+enum { K, U, NSIDES };
+extern const struct bpf_backend *const diff_sides[NSIDES];
+
+/* backend_call() on side s with the whole attr union. */
+struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
+
+/* Whether the sides' results agree: both succeeded, or both failed with the same errno; a test
+ * failure at file:line naming what otherwise. */
+int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2]);
+#define AGREE(what, r) results_agree_at(__FILE__, __LINE__, what, r)
+
 /* Put a pointer into an attr field, on 32- and 64-bit builds alike. */
 #define PTR_TO_U64(p) ((uint64_t)(uintptr_t)(p))
 

@@ -13,28 +13,8 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
-
 #define KEY_MAX (4 + 256)
 #define VAL 12 /* value bytes in the sequences */
-
-static struct bpf_result call(int s, int cmd, union bpf_attr *a)
-{
-	return backend_call(be[s], cmd, a, sizeof(*a));
-}
-
-static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
-{
-	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
-		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
-			  r[K].rc, r[K].err, r[U].rc, r[U].err);
-		return 0;
-	}
-	return 1;
-}
-#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
 
 static void create_both(struct bpf_result r[2], uint32_t ks, uint32_t vs, uint32_t max,
 			uint32_t flags)
@@ -48,7 +28,7 @@ static void create_both(struct bpf_result r[2], uint32_t ks, uint32_t vs, uint32
 		a.value_size = vs;
 		a.max_entries = max;
 		a.map_flags = flags;
-		r[s] = call(s, BPF_MAP_CREATE, &a);
+		r[s] = side_call(s, BPF_MAP_CREATE, &a);
 	}
 }
 
@@ -122,9 +102,9 @@ static struct bpf_result elem_at(const char *file, int line, const struct trie *
 		else
 			a.value = PTR_TO_U64(reads ? out[s] : value);
 		a.flags = flags;
-		r[s] = call(s, cmd, &a);
+		r[s] = side_call(s, cmd, &a);
 	}
-	if (agree_at(file, line, what, r) && reads && r[K].rc >= 0 &&
+	if (results_agree_at(file, line, what, r) && reads && r[K].rc >= 0 &&
 	    memcmp(out[K], out[U], outlen + 16))
 		test_fail(file, line, "%s: the bytes written differ", what);
 	if (reads && r[K].rc >= 0 && value)
@@ -304,7 +284,7 @@ TEST(diff_lpm_commands_and_edges)
 				a.batch.values = PTR_TO_U64(writes ? (void *)vals : ovals[s]);
 				a.batch.out_batch = PTR_TO_U64(batch_out[s]);
 				a.batch.count = cmds[c] == BPF_MAP_DELETE_BATCH ? 1 : 3;
-				r[s] = call(s, cmds[c], &a);
+				r[s] = side_call(s, cmds[c], &a);
 				count[s] = a.batch.count;
 			}
 			AGREE("batch command", r);
@@ -351,7 +331,7 @@ static int load_router(int s, int map_fd)
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
 	a.license = PTR_TO_U64("GPL");
-	return call(s, BPF_PROG_LOAD, &a).rc;
+	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
 TEST(diff_lpm_program)
@@ -405,7 +385,7 @@ TEST(diff_lpm_program)
 			a.test.prog_fd = (uint32_t)prog[s];
 			a.test.data_in = PTR_TO_U64(pkt);
 			a.test.data_size_in = sizeof(pkt);
-			r[s] = call(s, BPF_PROG_TEST_RUN, &a);
+			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
 			ret[s] = a.test.retval;
 		}
 		if (AGREE("test run", r) && ret[K] != ret[U])

@@ -14,26 +14,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
-
-static struct bpf_result call(int s, int cmd, union bpf_attr *a)
-{
-	return backend_call(be[s], cmd, a, sizeof(*a));
-}
-
-static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
-{
-	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
-		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
-			  r[K].rc, r[K].err, r[U].rc, r[U].err);
-		return 0;
-	}
-	return 1;
-}
-#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
-
 static int create(int s, uint32_t type, uint32_t vs, uint32_t max, uint32_t flags, int *err)
 {
 	union bpf_attr a;
@@ -45,7 +25,7 @@ static int create(int s, uint32_t type, uint32_t vs, uint32_t max, uint32_t flag
 	a.value_size = vs;
 	a.max_entries = max;
 	a.map_flags = flags;
-	r = call(s, BPF_MAP_CREATE, &a);
+	r = side_call(s, BPF_MAP_CREATE, &a);
 	if (err)
 		*err = r.err;
 	return r.rc;
@@ -63,7 +43,7 @@ static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *val
 	else
 		a.value = PTR_TO_U64(value);
 	a.flags = flags;
-	return call(s, cmd, &a);
+	return side_call(s, cmd, &a);
 }
 
 TEST(diff_lru_create)
@@ -218,7 +198,7 @@ static int load_toucher(int s, int map_fd)
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
 	a.license = PTR_TO_U64("GPL");
-	return call(s, BPF_PROG_LOAD, &a).rc;
+	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
 TEST(diff_lru_at_capacity)
@@ -245,25 +225,25 @@ TEST(diff_lru_at_capacity)
 			a.test.prog_fd = (uint32_t)prog;
 			a.test.data_in = PTR_TO_U64(pkt);
 			a.test.data_size_in = sizeof(pkt);
-			call(s, BPF_PROG_TEST_RUN, &a);
+			side_call(s, BPF_PROG_TEST_RUN, &a);
 			r = elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY);
 			if (r.rc) {
 				test_fail(__FILE__, __LINE__, "%s: insert %u failed: errno %d",
-					  be[s]->name, key, r.err);
+					  diff_sides[s]->name, key, r.err);
 				break;
 			}
 			if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc) {
 				test_fail(__FILE__, __LINE__, "%s: key %u gone right after its insert",
-					  be[s]->name, key);
+					  diff_sides[s]->name, key);
 				break;
 			}
 		}
 		if (count_keys(s, fd) > (int)max)
-			test_fail(__FILE__, __LINE__, "%s: %d keys in a map of %u", be[s]->name,
+			test_fail(__FILE__, __LINE__, "%s: %d keys in a map of %u", diff_sides[s]->name,
 				  count_keys(s, fd), max);
 		key = 0;
 		if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc)
-			test_fail(__FILE__, __LINE__, "%s: the hot key was evicted", be[s]->name);
+			test_fail(__FILE__, __LINE__, "%s: the hot key was evicted", diff_sides[s]->name);
 		close(prog);
 		close(fd);
 	}

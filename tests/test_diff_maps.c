@@ -22,9 +22,7 @@
 #define OUT_BUF 8192
 #define SLACK 16 /* bytes past an output that must stay untouched */
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const side_be[NSIDES] = { &backend_kernel, &backend_userbpf };
+#define side_be diff_sides
 
 /* Per-side attr and output buffers.  Outputs are pre-filled with a pattern, so writes past the
  * expected length show up in the comparison too. */

@@ -15,10 +15,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
-
 #define SLACK 16
 #define OUT_MAX 65536
 
@@ -49,23 +45,6 @@ static unsigned int possible_cpus(void)
 	}
 	return n;
 }
-
-static struct bpf_result call(int s, int cmd, union bpf_attr *a)
-{
-	return backend_call(be[s], cmd, a, sizeof(*a));
-}
-
-/* Both sides' results must agree (rc sign, errno); returns whether they do. */
-static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
-{
-	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
-		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
-			  r[K].rc, r[K].err, r[U].rc, r[U].err);
-		return 0;
-	}
-	return 1;
-}
-#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
 
 static int bytes_agree_at(const char *file, int line, const char *what, size_t len)
 {
@@ -98,7 +77,7 @@ static int pmap_create(struct pmap *m, uint32_t type, uint32_t ks, uint32_t vs, 
 		a.value_size = vs;
 		a.max_entries = max;
 		a.map_flags = flags;
-		r[s] = call(s, BPF_MAP_CREATE, &a);
+		r[s] = side_call(s, BPF_MAP_CREATE, &a);
 		m->fd[s] = r[s].rc;
 	}
 	m->type = type;
@@ -138,9 +117,9 @@ static struct bpf_result elem_at(const char *file, int line, const struct pmap *
 		a.key = PTR_TO_U64(key);
 		a.value = PTR_TO_U64(value == OUTBUF ? out[s] : value);
 		a.flags = flags;
-		r[s] = call(s, cmd, &a);
+		r[s] = side_call(s, cmd, &a);
 	}
-	if (agree_at(file, line, what, r) && value == OUTBUF && r[K].rc >= 0)
+	if (results_agree_at(file, line, what, r) && value == OUTBUF && r[K].rc >= 0)
 		bytes_agree_at(file, line, what, cmd == BPF_MAP_GET_NEXT_KEY ? m->ks + SLACK
 									     : m->uvs + SLACK);
 	return r[K];
@@ -169,9 +148,9 @@ static void contents_agree_at(const char *file, int line, const struct pmap *m, 
 			a.map_fd = (uint32_t)m->fd[s];
 			a.key = have ? PTR_TO_U64(key[s]) : 0;
 			a.next_key = PTR_TO_U64(next[s]);
-			r[s] = call(s, BPF_MAP_GET_NEXT_KEY, &a);
+			r[s] = side_call(s, BPF_MAP_GET_NEXT_KEY, &a);
 		}
-		if (!agree_at(file, line, what, r) || r[K].rc < 0 || ++n > (int)m->max + 1)
+		if (!results_agree_at(file, line, what, r) || r[K].rc < 0 || ++n > (int)m->max + 1)
 			return;
 		if (memcmp(next[K], next[U], m->ks)) {
 			test_fail(file, line, "%s: key %d differs", what, n);
@@ -232,7 +211,7 @@ TEST(diff_percpu_create)
 			a.value_size = cases[i].vs;
 			a.max_entries = cases[i].max;
 			a.map_flags = cases[i].flags;
-			r[s] = call(s, BPF_MAP_CREATE, &a);
+			r[s] = side_call(s, BPF_MAP_CREATE, &a);
 		}
 		AGREE(what, r);
 		if (r[K].rc < 0 ? r[K].err != cases[i].err : cases[i].err != 0)
@@ -318,7 +297,7 @@ static void batches(uint32_t type, uint32_t vs)
 		a.batch.keys = PTR_TO_U64(keys);
 		a.batch.values = PTR_TO_U64(v);
 		a.batch.count = 3;
-		r[s] = call(s, BPF_MAP_UPDATE_BATCH, &a);
+		r[s] = side_call(s, BPF_MAP_UPDATE_BATCH, &a);
 	}
 	AGREE("update batch", r);
 	for (count = 1; count <= 5; count += 2) {
@@ -332,7 +311,7 @@ static void batches(uint32_t type, uint32_t vs)
 			a.batch.values = PTR_TO_U64(out[s] + 64);
 			a.batch.out_batch = PTR_TO_U64(&out_batch[s]);
 			a.batch.count = count;
-			r[s] = call(s, BPF_MAP_LOOKUP_BATCH, &a);
+			r[s] = side_call(s, BPF_MAP_LOOKUP_BATCH, &a);
 			got[s] = a.batch.count;
 		}
 		if (AGREE("lookup batch", r) && got[K] == got[U])
@@ -353,7 +332,7 @@ static void batches(uint32_t type, uint32_t vs)
 			a.batch.values = PTR_TO_U64(out[s] + 64);
 			a.batch.out_batch = PTR_TO_U64(&out_batch[s]);
 			a.batch.count = 4;
-			r[s] = call(s, BPF_MAP_LOOKUP_AND_DELETE_BATCH, &a);
+			r[s] = side_call(s, BPF_MAP_LOOKUP_AND_DELETE_BATCH, &a);
 			got[s] = a.batch.count;
 		}
 		if (AGREE("lookup and delete batch", r) && got[K] == got[U])
@@ -452,7 +431,7 @@ static int load_counter(int s, int map_fd)
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
 	a.license = PTR_TO_U64("GPL");
-	return call(s, BPF_PROG_LOAD, &a).rc;
+	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
 static void programs(uint32_t type)
@@ -496,7 +475,7 @@ static void programs(uint32_t type)
 			a.test.data_in = PTR_TO_U64(pkt);
 			a.test.data_size_in = sizeof(pkt);
 			a.test.repeat = (uint32_t)cpu + 3;
-			r[s] = call(s, BPF_PROG_TEST_RUN, &a);
+			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
 			ret[s] = a.test.retval;
 		}
 		if (AGREE("test run", r) && ret[K] != ret[U])

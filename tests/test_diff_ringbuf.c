@@ -14,26 +14,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
-
-static struct bpf_result call(int s, int cmd, union bpf_attr *a)
-{
-	return backend_call(be[s], cmd, a, sizeof(*a));
-}
-
-static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
-{
-	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
-		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
-			  r[K].rc, r[K].err, r[U].rc, r[U].err);
-		return 0;
-	}
-	return 1;
-}
-#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
-
 static struct bpf_result create(int s, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
 {
 	union bpf_attr a;
@@ -44,7 +24,7 @@ static struct bpf_result create(int s, uint32_t ks, uint32_t vs, uint32_t max, u
 	a.value_size = vs;
 	a.max_entries = max;
 	a.map_flags = flags;
-	return call(s, BPF_MAP_CREATE, &a);
+	return side_call(s, BPF_MAP_CREATE, &a);
 }
 
 TEST(diff_ringbuf_create_and_commands)
@@ -91,7 +71,7 @@ TEST(diff_ringbuf_create_and_commands)
 				a.map_fd = (uint32_t)fd[s];
 				a.key = PTR_TO_U64(&key);
 				a.value = PTR_TO_U64(cmds[c] == BPF_MAP_GET_NEXT_KEY ? &next : &val);
-				r[s] = call(s, cmds[c], &a);
+				r[s] = side_call(s, cmds[c], &a);
 			}
 			AGREE("element command", r);
 		}
@@ -185,7 +165,7 @@ static int load_writer(int s, int rb)
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
 	a.license = PTR_TO_U64("GPL");
-	return call(s, BPF_PROG_LOAD, &a).rc;
+	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
 TEST(diff_ringbuf_records)
@@ -227,7 +207,7 @@ TEST(diff_ringbuf_records)
 			a.test.prog_fd = (uint32_t)prog[s];
 			a.test.data_in = PTR_TO_U64(pkt);
 			a.test.data_size_in = sizeof(pkt);
-			r[s] = call(s, BPF_PROG_TEST_RUN, &a);
+			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
 			ret[s] = a.test.retval;
 		}
 		if (!AGREE("test run", r))
@@ -274,7 +254,7 @@ TEST(diff_ringbuf_verifier)
 		a.key_size = 4;
 		a.value_size = 8;
 		a.max_entries = 4;
-		h[s] = call(s, BPF_MAP_CREATE, &a).rc;
+		h[s] = side_call(s, BPF_MAP_CREATE, &a).rc;
 	}
 	/* output to a hash map; a lookup in a ring; output of a NULL-sized... */
 	for (int c = 0; c < 3; c++) {
@@ -316,7 +296,7 @@ TEST(diff_ringbuf_verifier)
 			a.log_size = sizeof(log[s]);
 			a.log_level = 1;
 			log[s][0] = 0;
-			r[s] = call(s, BPF_PROG_LOAD, &a);
+			r[s] = side_call(s, BPF_PROG_LOAD, &a);
 			if (r[s].rc >= 0)
 				close(r[s].rc);
 			last[s] = strstr(log[s], "\nprocessed");

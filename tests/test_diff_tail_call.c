@@ -14,26 +14,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-enum { K, U, NSIDES };
-
-static const struct bpf_backend *const be[NSIDES] = { &backend_kernel, &backend_userbpf };
-
-static struct bpf_result call(int s, int cmd, union bpf_attr *a)
-{
-	return backend_call(be[s], cmd, a, sizeof(*a));
-}
-
-static int agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
-{
-	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {
-		test_fail(file, line, "%s: kernel rc %d errno %d, userbpf rc %d errno %d", what,
-			  r[K].rc, r[K].err, r[U].rc, r[U].err);
-		return 0;
-	}
-	return 1;
-}
-#define AGREE(what, r) agree_at(__FILE__, __LINE__, what, r)
-
 static int map_create(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
 		      uint32_t flags)
 {
@@ -45,7 +25,7 @@ static int map_create(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t m
 	a.value_size = vs;
 	a.max_entries = max;
 	a.map_flags = flags;
-	return call(s, BPF_MAP_CREATE, &a).rc;
+	return side_call(s, BPF_MAP_CREATE, &a).rc;
 }
 
 static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
@@ -57,7 +37,7 @@ static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *val
 	a.key = PTR_TO_U64(key);
 	a.value = PTR_TO_U64(value);
 	a.flags = flags;
-	return call(s, cmd, &a);
+	return side_call(s, cmd, &a);
 }
 
 static struct bpf_result load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt,
@@ -76,7 +56,7 @@ static struct bpf_result load(int s, uint32_t type, const struct bpf_insn *insns
 		a.log_level = 1;
 		log[0] = 0;
 	}
-	return call(s, BPF_PROG_LOAD, &a);
+	return side_call(s, BPF_PROG_LOAD, &a);
 }
 
 /* r0 = imm */
@@ -209,7 +189,7 @@ static void verdicts_agree_at(const char *file, int line, const char *what, uint
 
 	r[K] = load(K, type, k_insns, cnt, log[K], sizeof(log[K]));
 	r[U] = load(U, type, u_insns, cnt, log[U], sizeof(log[U]));
-	if (agree_at(file, line, what, r) && r[K].rc < 0) {
+	if (results_agree_at(file, line, what, r) && r[K].rc < 0) {
 		/* the error is the line before "processed ..." */
 		char *ek = strstr(log[K], "\nprocessed"), *eu = strstr(log[U], "\nprocessed");
 		char *sk, *su;
@@ -329,10 +309,10 @@ static uint32_t run_both_at(const char *file, int line, const char *what, const 
 		a.test.prog_fd = (uint32_t)prog[s];
 		a.test.data_in = PTR_TO_U64(pkt);
 		a.test.data_size_in = sizeof(pkt);
-		r[s] = call(s, BPF_PROG_TEST_RUN, &a);
+		r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
 		ret[s] = a.test.retval;
 	}
-	if (agree_at(file, line, what, r) && ret[K] != ret[U])
+	if (results_agree_at(file, line, what, r) && ret[K] != ret[U])
 		test_fail(file, line, "%s: retval kernel %u, userbpf %u", what, ret[K], ret[U]);
 	return ret[K];
 }
@@ -452,7 +432,7 @@ TEST(diff_tail_call_runs)
 		a.test.prog_fd = (uint32_t)disp[K];
 		a.test.data_in = PTR_TO_U64(pkt);
 		a.test.data_size_in = sizeof(pkt);
-		if (call(K, BPF_PROG_TEST_RUN, &a).rc < 0 || a.test.retval == 100)
+		if (side_call(K, BPF_PROG_TEST_RUN, &a).rc < 0 || a.test.retval == 100)
 			break;
 		usleep(10000);
 	}

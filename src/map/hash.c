@@ -695,70 +695,34 @@ static int htab_lookup_and_delete_batch(struct bpf_map *map, union bpf_attr *att
 	return htab_batch(map, attr, uattr, true);
 }
 
+/* What all four types share; they differ in what a program's lookup and update do. */
+#define HTAB_OPS                                                                                 \
+	.alloc_check = htab_alloc_check, .alloc = htab_alloc, .free = htab_free,                 \
+	.lookup = htab_lookup, .update = htab_update, .delete = htab_delete,                     \
+	.get_next_key = htab_get_next_key, .lookup_and_delete = htab_lookup_and_delete,          \
+	.lookup_batch = htab_lookup_batch, .lookup_and_delete_batch = htab_lookup_and_delete_batch, \
+	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch
+
 const struct bpf_map_ops htab_map_ops = {
-	.alloc_check = htab_alloc_check,
-	.alloc = htab_alloc,
-	.free = htab_free,
-	.lookup = htab_lookup,
+	HTAB_OPS,
 	.lookup_ptr = htab_lookup_ptr,
-	.update = htab_update,
-	.delete = htab_delete,
-	.get_next_key = htab_get_next_key,
-	.lookup_and_delete = htab_lookup_and_delete,
-	.lookup_batch = htab_lookup_batch,
-	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
-	.update_batch = generic_map_update_batch,
-	.delete_batch = generic_map_delete_batch,
 };
 
 const struct bpf_map_ops percpu_htab_map_ops = {
-	.alloc_check = htab_alloc_check,
-	.alloc = htab_alloc,
-	.free = htab_free,
-	.lookup = htab_lookup,
+	HTAB_OPS,
 	.lookup_ptr = percpu_htab_lookup_ptr,
-	.update = htab_update,
 	.prog_update = percpu_htab_prog_update,
-	.delete = htab_delete,
-	.get_next_key = htab_get_next_key,
-	.lookup_and_delete = htab_lookup_and_delete,
-	.lookup_batch = htab_lookup_batch,
-	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
-	.update_batch = generic_map_update_batch,
-	.delete_batch = generic_map_delete_batch,
 	.percpu = true,
 };
 
 const struct bpf_map_ops lru_htab_map_ops = {
-	.alloc_check = htab_alloc_check,
-	.alloc = htab_alloc,
-	.free = htab_free,
-	.lookup = htab_lookup,
+	HTAB_OPS,
 	.lookup_ptr = lru_htab_lookup_ptr,
-	.update = htab_update,
-	.delete = htab_delete,
-	.get_next_key = htab_get_next_key,
-	.lookup_and_delete = htab_lookup_and_delete,
-	.lookup_batch = htab_lookup_batch,
-	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
-	.update_batch = generic_map_update_batch,
-	.delete_batch = generic_map_delete_batch,
 };
 
 const struct bpf_map_ops lru_percpu_htab_map_ops = {
-	.alloc_check = htab_alloc_check,
-	.alloc = htab_alloc,
-	.free = htab_free,
-	.lookup = htab_lookup,
+	HTAB_OPS,
 	.lookup_ptr = lru_htab_lookup_ptr,
-	.update = htab_update,
 	.prog_update = percpu_htab_prog_update,
-	.delete = htab_delete,
-	.get_next_key = htab_get_next_key,
-	.lookup_and_delete = htab_lookup_and_delete,
-	.lookup_batch = htab_lookup_batch,
-	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
-	.update_batch = generic_map_update_batch,
-	.delete_batch = generic_map_delete_batch,
 	.percpu = true,
 };
