@@ -53,6 +53,18 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr)
 	return backend_call(diff_sides[s], cmd, attr, sizeof(*attr));
 }
 
+int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = PTR_TO_U64(insns);
+	a.insn_cnt = cnt;
+	a.license = PTR_TO_U64("GPL");
+	return side_call(s, BPF_PROG_LOAD, &a).rc;
+}
+
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
 {
 	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {

@@ -39,6 +39,9 @@ extern const struct bpf_backend *const diff_sides[NSIDES];
 /* backend_call() on side s with the whole attr union. */
 struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
 
+/* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
+int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);
+
 /* Whether the sides' results agree: both succeeded, or both failed with the same errno; a test
  * failure at file:line naming what otherwise. */
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2]);

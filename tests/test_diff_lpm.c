@@ -324,14 +324,7 @@ static int load_router(int s, int map_fd)
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_XDP;
-	a.insns = PTR_TO_U64(insns);
-	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	a.license = PTR_TO_U64("GPL");
-	return side_call(s, BPF_PROG_LOAD, &a).rc;
+	return side_prog_load(s, BPF_PROG_TYPE_XDP, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 TEST(diff_lpm_program)

@@ -424,14 +424,7 @@ static int load_counter(int s, int map_fd)
 		BPF_MOV64_REG(BPF_REG_0, BPF_REG_7),
 		BPF_EXIT_INSN(),
 	};
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_XDP;
-	a.insns = PTR_TO_U64(insns);
-	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	a.license = PTR_TO_U64("GPL");
-	return side_call(s, BPF_PROG_LOAD, &a).rc;
+	return side_prog_load(s, BPF_PROG_TYPE_XDP, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 static void programs(uint32_t type)
