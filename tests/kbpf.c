@@ -65,6 +65,21 @@ int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t 
 	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
+struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
+				uint32_t *retval)
+{
+	union bpf_attr a;
+	struct bpf_result r;
+
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)prog_fd;
+	a.test.data_in = PTR_TO_U64(pkt);
+	a.test.data_size_in = len;
+	r = side_call(s, BPF_PROG_TEST_RUN, &a);
+	*retval = a.test.retval;
+	return r;
+}
+
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])
 {
 	if ((r[K].rc < 0) != (r[U].rc < 0) || (r[K].rc < 0 && r[K].err != r[U].err)) {

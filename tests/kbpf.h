@@ -42,6 +42,10 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);
 
+/* BPF_PROG_TEST_RUN of prog_fd on side s with the packet pkt (len bytes); *retval set. */
+struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
+				uint32_t *retval);
+
 /* Whether the sides' results agree: both succeeded, or both failed with the same errno; a test
  * failure at file:line naming what otherwise. */
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2]);

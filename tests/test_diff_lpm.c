@@ -371,16 +371,8 @@ TEST(diff_lpm_program)
 		uint32_t ret[NSIDES];
 
 		memcpy(pkt + 30, dsts[i], 4);
-		for (int s = 0; s < NSIDES; s++) {
-			union bpf_attr a;
-
-			memset(&a, 0, sizeof(a));
-			a.test.prog_fd = (uint32_t)prog[s];
-			a.test.data_in = PTR_TO_U64(pkt);
-			a.test.data_size_in = sizeof(pkt);
-			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-			ret[s] = a.test.retval;
-		}
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
 		if (AGREE("test run", r) && ret[K] != ret[U])
 			test_fail(__FILE__, __LINE__, "destination %zu: kernel %u, userbpf %u", i,
 				  ret[K], ret[U]);

@@ -193,16 +193,8 @@ TEST(diff_ringbuf_records)
 			pkt[b] = (unsigned char)(rng >> (b % 8 * 8)) ^ (unsigned char)b;
 		pkt[0] = (unsigned char)(rng % 61);			 /* size 0..60 */
 		pkt[1] = (rng >> 40) % 13 == 0 ? 4 : (rng >> 40) % 3;	 /* flags; 4 is bad */
-		for (int s = 0; s < NSIDES; s++) {
-			union bpf_attr a;
-
-			memset(&a, 0, sizeof(a));
-			a.test.prog_fd = (uint32_t)prog[s];
-			a.test.data_in = PTR_TO_U64(pkt);
-			a.test.data_size_in = sizeof(pkt);
-			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-			ret[s] = a.test.retval;
-		}
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
 		if (!AGREE("test run", r))
 			break;
 		if (ret[K] != ret[U]) {

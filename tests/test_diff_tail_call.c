@@ -302,16 +302,8 @@ static uint32_t run_both_at(const char *file, int line, const char *what, const 
 	struct bpf_result r[2];
 	uint32_t ret[2];
 
-	for (int s = 0; s < NSIDES; s++) {
-		union bpf_attr a;
-
-		memset(&a, 0, sizeof(a));
-		a.test.prog_fd = (uint32_t)prog[s];
-		a.test.data_in = PTR_TO_U64(pkt);
-		a.test.data_size_in = sizeof(pkt);
-		r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-		ret[s] = a.test.retval;
-	}
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
 	if (results_agree_at(file, line, what, r) && ret[K] != ret[U])
 		test_fail(file, line, "%s: retval kernel %u, userbpf %u", what, ret[K], ret[U]);
 	return ret[K];
