@@ -236,8 +236,12 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
 		e = h->free_list;
 		h->free_list = e->next;
 	} else if (h->prealloc) {
-		/* count <= max_entries guarantees an unused element is left */
-		e = (struct htab_elem *)(h->area + (size_t)h->next_unused++ * h->elem_size);
+		/* count <= max_entries guarantees an unused element is left; atomic, as
+		 * LRU eviction reads it without the lock */
+		u32 i = __atomic_load_n(&h->next_unused, __ATOMIC_RELAXED);
+
+		e = (struct htab_elem *)(h->area + (size_t)i * h->elem_size);
+		__atomic_store_n(&h->next_unused, i + 1, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&h->free_lock);
 	if (!e && !(e = calloc(1, h->elem_size))) {
