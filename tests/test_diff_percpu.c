@@ -491,3 +491,78 @@ TEST(diff_percpu_programs)
 	programs(BPF_MAP_TYPE_PERCPU_ARRAY);
 	programs(BPF_MAP_TYPE_PERCPU_HASH);
 }
+
+/* bpf_map_lookup_percpu_elem(map, &1, cpu) with cpu from the packet's first 4 bytes: r0 = the
+ * copy's low 32 bits + 1, or 0 when there is none. */
+static int load_percpu_reader(int s, int map_fd)
+{
+	struct bpf_insn insns[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct xdp_md, data)),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct xdp_md, data_end)),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 4),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 11),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_2, 0),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 1),
+		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_percpu_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 3),
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+		BPF_EXIT_INSN(),
+	};
+
+	return side_prog_load(s, BPF_PROG_TYPE_XDP, insns, sizeof(insns) / sizeof(insns[0]));
+}
+
+TEST(diff_percpu_lookup_percpu_elem)
+{
+	static const uint32_t types[] = { BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_PERCPU_HASH,
+					  BPF_MAP_TYPE_LRU_PERCPU_HASH, BPF_MAP_TYPE_HASH };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		unsigned char v[OUT_MAX];
+		uint32_t key = 1, ncpu = possible_cpus();
+		uint32_t cpus[] = { 0, ncpu - 1, ncpu, 0xffffffff };
+		int prog[NSIDES];
+		struct bpf_result r[2];
+		struct pmap m;
+
+		if (pmap_create(&m, types[t], 4, 8, 4, 0))
+			continue;
+		if (types[t] == BPF_MAP_TYPE_HASH)
+			m.uvs = 8;
+		pattern(v, m.uvs, 9);
+		ELEM(&m, BPF_MAP_UPDATE_ELEM, &key, v, BPF_ANY, "setup");
+		for (int s = 0; s < NSIDES; s++) {
+			prog[s] = load_percpu_reader(s, m.fd[s]);
+			r[s].rc = prog[s];
+			r[s].err = prog[s] < 0 ? errno : 0;
+		}
+		if (AGREE("load", r) && prog[K] >= 0) {
+			for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++) {
+				uint32_t ret[NSIDES];
+				unsigned char pkt[64] = { 0 };
+
+				memcpy(pkt, &cpus[c], 4);
+				for (int s = 0; s < NSIDES; s++)
+					r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
+				if (AGREE("test run", r) && ret[K] != ret[U])
+					test_fail(__FILE__, __LINE__, "type %u cpu %u: kernel %#x, "
+						  "userbpf %#x", types[t], cpus[c], ret[K], ret[U]);
+				if (cpus[c] < ncpu && !ret[U]) /* a real copy was read */
+					test_fail(__FILE__, __LINE__, "type %u cpu %u: no value",
+						  types[t], cpus[c]);
+			}
+		}
+		for (int s = 0; s < NSIDES; s++)
+			if (prog[s] >= 0)
+				close(prog[s]);
+		pmap_close(&m);
+	}
+}

@@ -97,6 +97,15 @@ int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how)
 	return how->fn != NULL;
 }
 
+/* bpf_map_lookup_percpu_elem(map, key, cpu): that CPU's copy (the verifier allows only
+ * per-CPU maps). */
+static u64 h_map_lookup_percpu_elem(u64 map, u64 key, u64 cpu, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (uintptr_t)m->ops->lookup_percpu_ptr(m, PTR(key), (u32)cpu);
+}
+
 /* ---- time, cpu, randomness, current task ---- */
 
 static u64 clock_ns(clockid_t clk)
@@ -903,6 +912,11 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_ringbuf_query] = { { h_ringbuf_query, "bpf_ringbuf_query", false, false,
 				       RET_INTEGER, ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				     ALL_TYPES },
+	[BPF_FUNC_map_lookup_percpu_elem] = { { h_map_lookup_percpu_elem,
+						"bpf_map_lookup_percpu_elem", false, false,
+						RET_PTR_TO_MAP_VALUE_OR_NULL,
+						ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
+						     ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_tail_call] = { { h_tail_call, "bpf_tail_call", false, false, RET_VOID,
 				   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				 ALL_TYPES },

@@ -224,15 +224,20 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 	return 0;
 }
 
-static void *percpu_array_lookup_ptr(struct bpf_map *map, const void *key)
+static void *percpu_array_lookup_percpu_ptr(struct bpf_map *map, const void *key, u32 cpu)
 {
 	struct bpf_array *a = array_of(map);
 	u32 index;
 
 	memcpy(&index, key, sizeof(index));
-	if (index >= map->max_entries)
+	if (index >= map->max_entries || cpu >= a->ncpus)
 		return NULL;
-	return array_elem(a, index) + (size_t)map_this_cpu() * a->elem_size;
+	return array_elem(a, index) + (size_t)cpu * a->elem_size;
+}
+
+static void *percpu_array_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	return percpu_array_lookup_percpu_ptr(map, key, map_this_cpu());
 }
 
 /* A program's update: its CPU's value only. */
@@ -312,6 +317,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.free = array_free,
 	.lookup = array_lookup,
 	.lookup_ptr = percpu_array_lookup_ptr,
+	.lookup_percpu_ptr = percpu_array_lookup_percpu_ptr,
 	.prog_update = percpu_array_prog_update,
 	.update = array_update,
 	.delete = array_delete,

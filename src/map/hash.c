@@ -335,6 +335,16 @@ static void *percpu_htab_lookup_ptr(struct bpf_map *map, const void *key)
 	return v ? v + (size_t)map_this_cpu() * htab_of(map)->value_round : NULL;
 }
 
+static void *percpu_htab_lookup_percpu_ptr(struct bpf_map *map, const void *key, u32 cpu)
+{
+	u8 *v;
+
+	if (cpu >= map_possible_cpus())
+		return NULL;
+	v = htab_lookup_ptr(map, key);
+	return v ? v + (size_t)cpu * htab_of(map)->value_round : NULL;
+}
+
 /* A program's lookup marks the element referenced (written only when it was not: the mark is a
  * hint, and a cache line nobody else writes stays shared). */
 static void *lru_htab_lookup_ptr(struct bpf_map *map, const void *key)
@@ -715,6 +725,7 @@ const struct bpf_map_ops htab_map_ops = {
 const struct bpf_map_ops percpu_htab_map_ops = {
 	HTAB_OPS,
 	.lookup_ptr = percpu_htab_lookup_ptr,
+	.lookup_percpu_ptr = percpu_htab_lookup_percpu_ptr,
 	.prog_update = percpu_htab_prog_update,
 	.percpu = true,
 };
@@ -727,6 +738,7 @@ const struct bpf_map_ops lru_htab_map_ops = {
 const struct bpf_map_ops lru_percpu_htab_map_ops = {
 	HTAB_OPS,
 	.lookup_ptr = lru_htab_lookup_ptr,
+	.lookup_percpu_ptr = percpu_htab_lookup_percpu_ptr,
 	.prog_update = percpu_htab_prog_update,
 	.percpu = true,
 };

@@ -43,6 +43,9 @@ struct bpf_map_ops {
 	 * valid while the map lives (elements are reused, never freed), as the kernel's RCU
 	 * guarantees for a program.  Per-CPU types: the calling CPU's copy. */
 	void *(*lookup_ptr)(struct bpf_map *map, const void *key);
+	/* Per-CPU types, for bpf_map_lookup_percpu_elem(): the address of CPU cpu's copy of
+	 * key's value, or NULL (no such key, or cpu not below the possible CPUs). */
+	void *(*lookup_percpu_ptr)(struct bpf_map *map, const void *key, u32 cpu);
 	/* For programs, when it differs from update (per-CPU types: value is value_size bytes,
 	 * for the calling CPU's copy; update takes every CPU's, as bpf() does).  NULL: update. */
 	int (*prog_update)(struct bpf_map *map, const void *key, const void *value, u64 flags);

@@ -324,7 +324,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	 * those helpers with them (the kernel's check_map_func_compatibility()) */
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
-			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query))) {
+			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query) ||
+		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;
