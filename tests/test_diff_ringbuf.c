@@ -161,67 +161,282 @@ static int load_writer(int s, int rb)
 	return side_prog_load(s, BPF_PROG_TYPE_XDP, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
-TEST(diff_ringbuf_records)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = page;
+/* A ring of one page per side, a program writing to it, and a consumer's mappings. */
+struct rb_pair {
+	size_t page;
 	int fd[NSIDES], prog[NSIDES];
 	uint64_t *cons[NSIDES];
-	unsigned char *prod[NSIDES];
+	unsigned char *prod[NSIDES];	/* producer page, then the data twice */
+};
+
+static void rb_open(struct rb_pair *p, int (*load)(int s, int rb))
+{
+	p->page = (size_t)sysconf(_SC_PAGESIZE);
+	for (int s = 0; s < NSIDES; s++) {
+		p->fd[s] = create(s, 0, 0, (uint32_t)p->page, 0).rc;
+		p->prog[s] = p->fd[s] >= 0 ? load(s, p->fd[s]) : -1;
+		p->cons[s] = mmap(NULL, p->page, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd[s], 0);
+		p->prod[s] = mmap(NULL, 3 * p->page, PROT_READ, MAP_SHARED, p->fd[s],
+				  (off_t)p->page);
+	}
+}
+
+static bool rb_ok(const struct rb_pair *p)
+{
+	for (int s = 0; s < NSIDES; s++)
+		if (p->prog[s] < 0 || p->cons[s] == MAP_FAILED || p->prod[s] == MAP_FAILED)
+			return false;
+	return true;
+}
+
+static void rb_close(struct rb_pair *p)
+{
+	for (int s = 0; s < NSIDES; s++) {
+		if (p->cons[s] != MAP_FAILED)
+			munmap(p->cons[s], p->page);
+		if (p->prod[s] != MAP_FAILED)
+			munmap(p->prod[s], 3 * p->page);
+		if (p->prog[s] >= 0)
+			close(p->prog[s]);
+		if (p->fd[s] >= 0)
+			close(p->fd[s]);
+	}
+}
+
+/* A 64-byte packet from the xorshift state */
+static void next_pkt(uint64_t *rng, unsigned char *pkt, size_t len)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	for (size_t b = 0; b < len; b++)
+		pkt[b] = (unsigned char)(*rng >> (b % 8 * 8)) ^ (unsigned char)b;
+}
+
+/* Run i: the packet on both sides, which must agree in result, retval (*ret, the kernel's) and
+ * every byte a consumer can read; false after reporting a difference. */
+static bool rb_run(struct rb_pair *p, int i, const unsigned char *pkt, size_t len, uint32_t *ret)
+{
+	struct bpf_result r[2];
+	uint32_t rv[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_test_run(s, p->prog[s], pkt, (uint32_t)len, &rv[s]);
+	if (!AGREE("test run", r))
+		return false;
+	if (rv[K] != rv[U]) {
+		test_fail(__FILE__, __LINE__, "run %d: retval kernel %#x, userbpf %#x", i, rv[K],
+			  rv[U]);
+		return false;
+	}
+	if (memcmp(p->prod[K], p->prod[U], 3 * p->page)) {
+		test_fail(__FILE__, __LINE__, "run %d: the producer page or data differ", i);
+		return false;
+	}
+	*ret = rv[K];
+	return true;
+}
+
+/* The consumer reads everything (libbpf: consumer_pos = producer_pos). */
+static void rb_consume_all(struct rb_pair *p)
+{
+	for (int s = 0; s < NSIDES; s++)
+		__atomic_store_n(p->cons[s], *(uint64_t *)p->prod[s], __ATOMIC_RELEASE);
+}
+
+TEST(diff_ringbuf_records)
+{
 	uint64_t rng = 0x2545f4914f6cdd1dull;
+	int full = 0, bad_flags = 0;
+	struct rb_pair p;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		fd[s] = create(s, 0, 0, (uint32_t)size, 0).rc;
-		REQUIRE(fd[s] >= 0);
-		prog[s] = load_writer(s, fd[s]);
-		REQUIRE(prog[s] >= 0);
-		cons[s] = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd[s], 0);
-		prod[s] = mmap(NULL, page + 2 * size, PROT_READ, MAP_SHARED, fd[s], (off_t)page);
-		REQUIRE(cons[s] != MAP_FAILED && prod[s] != MAP_FAILED);
+	rb_open(&p, load_writer);
+	if (!rb_ok(&p)) {
+		rb_close(&p);
+		REQUIRE(!"the rings and writers load");
 	}
-	int full = 0, bad_flags = 0;
-
 	for (int i = 0; i < 1500; i++) {
 		unsigned char pkt[64];
-		struct bpf_result r[2];
-		uint32_t ret[NSIDES];
+		uint32_t ret;
 
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		for (size_t b = 0; b < sizeof(pkt); b++)
-			pkt[b] = (unsigned char)(rng >> (b % 8 * 8)) ^ (unsigned char)b;
+		next_pkt(&rng, pkt, sizeof(pkt));
 		pkt[0] = (unsigned char)(rng % 61);			 /* size 0..60 */
 		pkt[1] = (rng >> 40) % 13 == 0 ? 4 : (rng >> 40) % 3;	 /* flags; 4 is bad */
-		for (int s = 0; s < NSIDES; s++)
-			r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
-		if (!AGREE("test run", r))
+		if (!rb_run(&p, i, pkt, sizeof(pkt), &ret))
 			break;
-		if (ret[K] != ret[U]) {
-			test_fail(__FILE__, __LINE__, "run %d: retval kernel %#x, userbpf %#x", i,
-				  ret[K], ret[U]);
-			break;
-		}
-		full += (ret[K] >> 16) == (uint16_t)-EAGAIN;
-		bad_flags += (ret[K] >> 16) == (uint16_t)-EINVAL;
-		if (memcmp(prod[K], prod[U], page + 2 * size)) {
-			test_fail(__FILE__, __LINE__, "run %d: the producer page or data differ", i);
-			break;
-		}
-		/* the consumer reads everything now and then (libbpf: consumer_pos = producer_pos),
-		 * so the ring fills, wraps and empties */
+		full += (ret >> 16) == (uint16_t)-EAGAIN;
+		bad_flags += (ret >> 16) == (uint16_t)-EINVAL;
+		/* now and then, so the ring fills, wraps and empties */
 		if ((rng >> 50) % 150 == 0)
-			for (int s = 0; s < NSIDES; s++)
-				__atomic_store_n(cons[s], *(uint64_t *)prod[s], __ATOMIC_RELEASE);
+			rb_consume_all(&p);
 	}
 	CHECK(full > 0);	/* the ring did fill up */
 	CHECK(bad_flags > 0);
-	for (int s = 0; s < NSIDES; s++) {
-		munmap(cons[s], page);
-		munmap(prod[s], page + 2 * size);
-		close(prog[s]);
-		close(fd[s]);
+	rb_close(&p);
+}
+
+/* A tiny assembler with forward labels, for the reserve program's branches. */
+struct prog_asm {
+	struct bpf_insn in[256];
+	int n;
+	int label[32];
+	struct {
+		int at, label;
+	} fix[32];
+	int nfix;
+};
+
+static void emit(struct prog_asm *a, struct bpf_insn insn)
+{
+	a->in[a->n++] = insn;
+}
+
+/* r = the map (an LD_IMM64: two instructions) */
+static void emit_map(struct prog_asm *a, int reg, int fd)
+{
+	struct bpf_insn ld[] = { BPF_LD_MAP_FD(reg, fd) };
+
+	emit(a, ld[0]);
+	emit(a, ld[1]);
+}
+
+/* a jump (its off filled in by resolve()) to label l */
+static void emit_jmp(struct prog_asm *a, struct bpf_insn insn, int l)
+{
+	a->fix[a->nfix].at = a->n;
+	a->fix[a->nfix++].label = l;
+	emit(a, insn);
+}
+
+static void resolve(struct prog_asm *a)
+{
+	for (int i = 0; i < a->nfix; i++)
+		a->in[a->fix[i].at].off = (int16_t)(a->label[a->fix[i].label] - a->fix[i].at - 1);
+}
+
+/* Fills size bytes at r0 with the data word r6 (r6 += 1 per 8 bytes), ending with narrower
+ * stores. */
+static void emit_fill(struct prog_asm *a, int reg, int size)
+{
+	int off = 0;
+
+	for (; off + 8 <= size; off += 8) {
+		emit(a, BPF_STX_MEM(BPF_DW, reg, BPF_REG_6, (int16_t)off));
+		emit(a, BPF_ALU64_IMM(BPF_ADD, BPF_REG_6, 1));
 	}
+	if (off + 4 <= size) {
+		emit(a, BPF_STX_MEM(BPF_W, reg, BPF_REG_6, (int16_t)off));
+		off += 4;
+	}
+	for (; off < size; off++)
+		emit(a, BPF_STX_MEM(BPF_B, reg, BPF_REG_6, (int16_t)off));
+}
+
+enum { L_QUERY, L_SIZE0 /* L_SIZE0 + k: the block for selector k; then one per commit */ };
+
+/* An XDP program on ring rb: packet byte 0 & 3 picks the record size (8, 13, 40 or 0 bytes),
+ * byte 1 % 4 the mode: 0 reserve, fill and submit; 1 the same, then discard; 2 reserve with
+ * flags 1 (refused); 3 two records, the second submitted first.  The record is filled from the
+ * packet's first 8 bytes.  r0 = records committed << 16 | available bytes (bpf_ringbuf_query). */
+static int load_reserver(int s, int rb)
+{
+	static const int sizes[4] = { 8, 13, 40, 0 };
+	struct prog_asm a = { .n = 0 };
+	int next_label = L_SIZE0 + 4;
+
+	emit(&a, BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct xdp_md, data)));
+	emit(&a, BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct xdp_md, data_end)));
+	emit(&a, BPF_MOV64_REG(BPF_REG_4, BPF_REG_2));
+	emit(&a, BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 8));
+	emit(&a, BPF_MOV64_IMM(BPF_REG_9, 0));
+	emit_jmp(&a, BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 0), L_QUERY);
+	emit(&a, BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_2, 0));
+	emit(&a, BPF_LDX_MEM(BPF_B, BPF_REG_7, BPF_REG_2, 1));
+	emit(&a, BPF_ALU64_IMM(BPF_AND, BPF_REG_7, 3));
+	emit(&a, BPF_LDX_MEM(BPF_B, BPF_REG_8, BPF_REG_2, 0));
+	emit(&a, BPF_ALU64_IMM(BPF_AND, BPF_REG_8, 3));
+	for (int k = 0; k < 4; k++) {
+		int sub = next_label++, dis = next_label++, done = next_label++, one = next_label++;
+
+		a.label[L_SIZE0 + k] = a.n;
+		if (k < 3)
+			emit_jmp(&a, BPF_JMP_IMM(BPF_JNE, BPF_REG_8, k, 0), L_SIZE0 + k + 1);
+		emit_map(&a, BPF_REG_1, rb);
+		emit(&a, BPF_MOV64_IMM(BPF_REG_2, sizes[k]));
+		emit(&a, BPF_MOV64_IMM(BPF_REG_3, 0));
+		emit_jmp(&a, BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 2, 0), sub);
+		emit(&a, BPF_MOV64_IMM(BPF_REG_3, 1));
+		a.label[sub] = a.n;
+		emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_reserve));
+		emit_jmp(&a, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), L_QUERY);
+		emit(&a, BPF_MOV64_REG(BPF_REG_8, BPF_REG_0));
+		emit_fill(&a, BPF_REG_8, sizes[k]);
+		emit_jmp(&a, BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 3, 0), one);
+		/* a second record, committed while the first is still busy */
+		emit_map(&a, BPF_REG_1, rb);
+		emit(&a, BPF_MOV64_IMM(BPF_REG_2, 8));
+		emit(&a, BPF_MOV64_IMM(BPF_REG_3, 0));
+		emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_reserve));
+		emit_jmp(&a, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), one);
+		emit(&a, BPF_ST_MEM(BPF_DW, BPF_REG_0, 0, 0x55));
+		emit(&a, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0));
+		emit(&a, BPF_MOV64_IMM(BPF_REG_2, 0));
+		emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_submit));
+		emit(&a, BPF_ALU64_IMM(BPF_ADD, BPF_REG_9, 1));
+		a.label[one] = a.n;
+		emit(&a, BPF_MOV64_REG(BPF_REG_1, BPF_REG_8));
+		emit(&a, BPF_MOV64_IMM(BPF_REG_2, 0));
+		emit_jmp(&a, BPF_JMP_IMM(BPF_JEQ, BPF_REG_7, 1, 0), dis);
+		emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_submit));
+		emit_jmp(&a, BPF_JMP_A(0), done);
+		a.label[dis] = a.n;
+		emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_discard));
+		a.label[done] = a.n;
+		emit(&a, BPF_ALU64_IMM(BPF_ADD, BPF_REG_9, 1));
+		emit_jmp(&a, BPF_JMP_A(0), L_QUERY);
+	}
+	a.label[L_QUERY] = a.n;
+	emit(&a, BPF_ALU64_IMM(BPF_LSH, BPF_REG_9, 16));
+	emit_map(&a, BPF_REG_1, rb);
+	emit(&a, BPF_MOV64_IMM(BPF_REG_2, BPF_RB_AVAIL_DATA));
+	emit(&a, BPF_EMIT_CALL(BPF_FUNC_ringbuf_query));
+	emit(&a, BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_9));
+	emit(&a, BPF_EXIT_INSN());
+	resolve(&a);
+	return side_prog_load(s, BPF_PROG_TYPE_XDP, a.in, (uint32_t)a.n);
+}
+
+/* bpf_ringbuf_reserve / submit / discard: the same bytes as the kernel's after every run,
+ * through discarded records, a record committed before an older busy one, refused flags, a
+ * full ring and wrap-around. */
+TEST(diff_ringbuf_reserve)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	int committed = 0, refused = 0;
+	struct rb_pair p;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	rb_open(&p, load_reserver);
+	if (!rb_ok(&p)) {
+		rb_close(&p);
+		REQUIRE(!"the rings and reservers load");
+	}
+	for (int i = 0; i < 1500; i++) {
+		unsigned char pkt[64];
+		uint32_t ret;
+
+		next_pkt(&rng, pkt, sizeof(pkt));
+		if (!rb_run(&p, i, pkt, sizeof(pkt), &ret))
+			break;
+		committed += ret >> 16;
+		refused += (ret >> 16) == 0;
+		if ((rng >> 50) % 100 == 0)
+			rb_consume_all(&p);
+	}
+	CHECK(committed > 1000);
+	CHECK(refused > 0);	/* bad flags and a full ring */
+	rb_close(&p);
 }
 
 TEST(diff_ringbuf_verifier)

@@ -50,6 +50,7 @@ static const struct corpus_case corpus[] = {
 	{ "tp_syscalls_hist", true },
 	{ "tc_rewrite_global", true },
 	{ "tc_stale_pkt_ptr", false },
+	{ "xdp_ringbuf_events", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -10,7 +10,8 @@
  *
  * Maps: an LD_IMM64 whose imm is MAP_HASH / MAP_ARRAY / MAP_ARRAY1 refers to a map created for
  * the run on each side (hash 8-byte key/8-byte value; array 4/48, 4 entries; array 4/8, 1 entry;
- * read-only-to-programs arrays MAP_ARRAY_RO and MAP_RODATA, the latter filled and frozen).
+ * read-only-to-programs arrays MAP_ARRAY_RO and MAP_RODATA, the latter filled and frozen; a
+ * 4096-byte ring buffer MAP_RINGBUF; an empty 4-slot MAP_PROG_ARRAY).
  */
 #ifndef TESTS_VERIFIER_HARNESS_H
 #define TESTS_VERIFIER_HARNESS_H
@@ -30,6 +31,8 @@
 #define MAP_ARRAY1 0x7ff00003
 #define MAP_ARRAY_RO 0x7ff00004	/* array 4/16, 1 entry, BPF_F_RDONLY_PROG */
 #define MAP_RODATA 0x7ff00005	/* the same, value bytes 1..16, frozen: .rodata */
+#define MAP_RINGBUF 0x7ff00006	/* a 4096-byte ring buffer */
+#define MAP_PROG_ARRAY 0x7ff00007	/* a program array, 4 (empty) slots */
 
 enum { REJECT = 0, ACCEPT = 1 };
 

@@ -854,6 +854,24 @@ static u64 h_ringbuf_output(u64 map, u64 data, u64 size, u64 flags, u64 a5)
 	return (u64)(s64)ringbuf_output(PTR(map), PTR(data), size, flags);
 }
 
+static u64 h_ringbuf_reserve(u64 map, u64 size, u64 flags, u64 a4, u64 a5)
+{
+	return (u64)(uintptr_t)ringbuf_reserve(PTR(map), size, flags);
+}
+
+/* (the flags only choose how a kernel consumer is woken: nothing to check or do here) */
+static u64 h_ringbuf_submit(u64 sample, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	ringbuf_commit(PTR(sample), false);
+	return 0;
+}
+
+static u64 h_ringbuf_discard(u64 sample, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	ringbuf_commit(PTR(sample), true);
+	return 0;
+}
+
 static u64 h_ringbuf_query(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	return ringbuf_query(PTR(map), flags);
@@ -909,6 +927,17 @@ static const struct helper helpers[] = {
 					RET_INTEGER,
 					ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM,
 					     ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_ringbuf_reserve] = { { h_ringbuf_reserve, "bpf_ringbuf_reserve", false, false,
+					 RET_PTR_TO_RINGBUF_MEM_OR_NULL,
+					 ARGS(ARG_CONST_MAP_PTR, ARG_CONST_ALLOC_SIZE_OR_ZERO,
+					      ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_ringbuf_submit] = { { h_ringbuf_submit, "bpf_ringbuf_submit", false, false,
+					RET_VOID,
+					ARGS(ARG_PTR_TO_RINGBUF_MEM_RELEASE, ARG_ANYTHING) },
+				      ALL_TYPES },
+	[BPF_FUNC_ringbuf_discard] = { { h_ringbuf_discard, "bpf_ringbuf_discard", false, false,
+					 RET_VOID, ARGS(ARG_PTR_TO_RINGBUF_MEM_RELEASE,
+							ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_ringbuf_query] = { { h_ringbuf_query, "bpf_ringbuf_query", false, false,
 				       RET_INTEGER, ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				     ALL_TYPES },

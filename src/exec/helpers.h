@@ -25,12 +25,15 @@ enum bpf_arg_type {
 	ARG_CONST_SIZE_OR_ZERO,	/* the same, 0 allowed */
 	ARG_PTR_TO_CTX,		/* the program's context, unmodified */
 	ARG_ANYTHING,		/* any initialised value */
+	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size R0 will point at */
+	ARG_PTR_TO_RINGBUF_MEM_RELEASE,	/* a reserved ring buffer record, released */
 };
 
 enum bpf_return_type {
 	RET_INTEGER,			/* a scalar */
 	RET_VOID,			/* nothing (R0 is unreadable afterwards) */
 	RET_PTR_TO_MAP_VALUE_OR_NULL,	/* a value of the map in R1, or NULL */
+	RET_PTR_TO_RINGBUF_MEM_OR_NULL,	/* a new reference: a record, or NULL */
 };
 
 /* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */

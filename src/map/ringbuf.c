@@ -272,6 +272,21 @@ int ringbuf_output(struct bpf_map *map, const void *src, u64 size, u64 flags)
 	return 0;
 }
 
+void *ringbuf_reserve(struct bpf_map *map, u64 size, u64 flags)
+{
+	u8 *hdr;
+
+	if (flags)
+		return NULL;
+	hdr = reserve(rb_of(map), size);
+	return hdr ? hdr + RINGBUF_HDR_SZ : NULL;
+}
+
+void ringbuf_commit(void *sample, bool discard)
+{
+	commit((u8 *)sample - RINGBUF_HDR_SZ, discard);
+}
+
 u64 ringbuf_query(struct bpf_map *map, u64 flags)
 {
 	struct ringbuf *rb = rb_of(map);

@@ -12,6 +12,11 @@ struct bpf_map;
 
 /* bpf_ringbuf_output(): 0, -EINVAL for unknown flags, -EAGAIN when the ring has no room. */
 int ringbuf_output(struct bpf_map *map, const void *src, u64 size, u64 flags);
+/* bpf_ringbuf_reserve(): a record of size bytes the caller fills, busy until committed; NULL
+ * for flags or when the ring has no room.  The verifier makes every reserved record committed
+ * exactly once (bpf_ringbuf_submit / bpf_ringbuf_discard: discard = true). */
+void *ringbuf_reserve(struct bpf_map *map, u64 size, u64 flags);
+void ringbuf_commit(void *sample, bool discard);
 /* bpf_ringbuf_query(): available bytes, ring size, consumer or producer position; 0 for an
  * unknown flag. */
 u64 ringbuf_query(struct bpf_map *map, u64 flags);

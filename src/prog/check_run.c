@@ -26,7 +26,17 @@ struct check_priv {
 	const struct bpf_prog *prog;
 	u64 ctx;
 	const struct bpf_map *lookup_map;	/* map of the pending lookup */
+	u64 reserve_size;	/* the pending bpf_ringbuf_reserve()'s */
 };
+
+/* A reserved ring buffer record: its region, by its start. */
+static int record_region(const struct interp_check *c, u64 addr)
+{
+	for (unsigned int i = 0; i < c->nregions; i++)
+		if (c->regions[i].start == addr && !strcmp(c->regions[i].what, "ringbuf record"))
+			return (int)i;
+	return -1;
+}
 
 static const struct bpf_map *held_map(const struct bpf_prog *prog, u64 addr)
 {
@@ -102,12 +112,22 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			if (R[reg] != cp->ctx)
 				return arg_fail(c, reg, "not the context", R[reg], 0);
 			break;
+		case ARG_PTR_TO_RINGBUF_MEM_RELEASE: {
+			/* submitted or discarded once: the record leaves the regions */
+			int r = record_region(c, R[reg]);
+
+			if (r < 0)
+				return arg_fail(c, reg, "not a reserved record", R[reg], 0);
+			c->regions[r] = c->regions[--c->nregions];
+			break;
+		}
 		default:
 			break;
 		}
 	}
 	if (id == BPF_FUNC_map_lookup_elem)
 		cp->lookup_map = map;
+	cp->reserve_size = R[2];
 	return 0;
 }
 
@@ -115,6 +135,10 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 {
 	struct check_priv *cp = c->priv;
 
+	if (id == BPF_FUNC_ringbuf_reserve && r0) {
+		interp_check_add(c, r0, cp->reserve_size, "ringbuf record");
+		return;
+	}
 	if (id != BPF_FUNC_map_lookup_elem || !r0 || !cp->lookup_map)
 		return;
 	for (unsigned int i = 0; i < c->nregions; i++)
@@ -139,7 +163,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	struct interp_checked_prog *ip;
 	struct interp_env env;
 	struct interp_check *c;
-	struct check_priv cp = { prog, 0, NULL };
+	struct check_priv cp = { .prog = prog };
 	struct run_skb skb;
 	struct xdp_ctx xdp;
 	u64 args[5] = { 0 }, r0;

@@ -10,6 +10,10 @@
  * R1-R5 are the caller's and whose other registers are unreadable, up to MAX_CALL_FRAMES deep; the
  * exit of a subprogram copies R0 back and restores the caller frame (R1-R5 unreadable there).
  * The exit of the main program requires R0 to be readable.
+ *
+ * References: bpf_ringbuf_reserve() acquires one (an id the path holds, carried by R0 as
+ * ref_obj_id); submit or discard releases it, and every register pointing at the record becomes
+ * unusable.  The main program's exit, a tail call and LD_ABS require that none is held.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +44,8 @@ static int type_err(struct verifier_env *env, u32 regno, const struct reg_state 
 static bool is_mem_ptr(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_STACK || reg->type == PTR_TO_PACKET ||
-	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE;
+	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE ||
+	       reg->type == PTR_TO_RINGBUF_MEM;
 }
 
 #define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
@@ -143,6 +148,36 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_CONST_SIZE_OR_ZERO:
 		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO,
 				      fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
+	case ARG_CONST_ALLOC_SIZE_OR_ZERO:
+		if (reg->type != SCALAR_VALUE)
+			return type_err(env, regno, reg, "scalar");
+		if (!scalar_is_const(&reg->s)) {
+			verbose(env, "R%u is not a known constant'\n", regno);
+			return -EACCES;
+		}
+		return mark_precise_reg(env, regno);
+	case ARG_PTR_TO_RINGBUF_MEM_RELEASE:
+		if (reg->type != PTR_TO_RINGBUF_MEM)
+			return type_err(env, regno, reg, "ringbuf_mem");
+		if (reg->off) {
+			verbose(env, "R%u must have zero offset when passed to release func or "
+				"trusted arg to kfunc\n", regno);
+			return -EINVAL;
+		}
+		if (!scalar_is_const(&reg->s) || reg->s.var_off.value) {
+			char tn[48];
+
+			tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+			verbose(env, "variable %s access var_off=%s disallowed\n",
+				reg_type_str(reg->type), tn);
+			return -EACCES;
+		}
+		if (!reg->ref_obj_id) {
+			verbose(env, "R%u must be referenced when passed to release function\n",
+				regno);
+			return -EINVAL;
+		}
+		return 0;
 	default:
 		verbose(env, "kernel subsystem misconfigured verifier\n");
 		return -EFAULT;
@@ -229,6 +264,60 @@ static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
 	scalar_sync_bounds(s);
 }
 
+/* A new reference held by the path (the kernel's acquire_reference()): its id. */
+static int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id)
+{
+	struct vstate *st = env->cur;
+
+	if (st->nrefs == MAX_ACQUIRED_REFS) {
+		verbose(env, "too many references\n"); /* (the kernel has no fixed bound) */
+		return -E2BIG;
+	}
+	*id = ++env->id_gen;
+	st->ref_id[st->nrefs] = *id;
+	st->ref_insn[st->nrefs++] = insn_idx;
+	return 0;
+}
+
+static void drop_ref_fn(struct reg_state *reg, void *arg)
+{
+	if (reg->ref_obj_id && reg->ref_obj_id == *(u32 *)arg)
+		mark_reg_unknown(reg); /* (privileged: an unknown scalar, not uninitialised) */
+}
+
+/* The reference id ends: it leaves the path's list, and every register still pointing at what it
+ * held becomes unusable. */
+void release_ref(struct verifier_env *env, struct vstate *st, u32 id, bool forget_regs)
+{
+	for (u32 i = 0; i < st->nrefs; i++)
+		if (st->ref_id[i] == id) {
+			memmove(&st->ref_id[i], &st->ref_id[i + 1],
+				(st->nrefs - i - 1) * sizeof(st->ref_id[0]));
+			memmove(&st->ref_insn[i], &st->ref_insn[i + 1],
+				(st->nrefs - i - 1) * sizeof(st->ref_insn[0]));
+			st->nrefs--;
+			break;
+		}
+	if (forget_regs)
+		for_each_reg(st, drop_ref_fn, &id);
+}
+
+/* At the main function's exit, a tail call or LD_ABS: nothing may be held (the kernel's
+ * check_resource_leak()). */
+int check_reference_leak(struct verifier_env *env, const char *prefix)
+{
+	struct vstate *st = env->cur;
+
+	/* (as the kernel: a subprogram's exit or tail call is not checked) */
+	if (!st->nrefs || st->curframe)
+		return 0;
+	for (u32 i = 0; i < st->nrefs; i++)
+		verbose(env, "Unreleased reference id=%u alloc_insn=%d\n", st->ref_id[i],
+			st->ref_insn[i]);
+	verbose(env, "%s would lead to reference leak\n", prefix);
+	return -EINVAL;
+}
+
 static void forget_pkt_fn(struct reg_state *reg, void *arg)
 {
 	(void)arg;
@@ -288,7 +377,6 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	u64 key;
 	int err;
 
-	(void)insn_idx;
 	if (id < 0 || (id >= BPF_HELPER_ID_MAX && env->prog->type != USERBPF_PROG_TYPE_EXT)) {
 		verbose(env, "invalid func %s#%d\n", helper_name_of(id), id);
 		return -EINVAL;
@@ -324,7 +412,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	 * those helpers with them (the kernel's check_map_func_compatibility()) */
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
-			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query) ||
+			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query ||
+			     id == BPF_FUNC_ringbuf_reserve) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
@@ -347,6 +436,21 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			never_null = true;
 	}
 	u64 size_max = regs[BPF_REG_2].s.umax; /* the buffer size of the string reads */
+	u32 release_id = 0, alloc_size = 0;
+
+	if (id == BPF_FUNC_tail_call) {
+		err = check_reference_leak(env, "tail_call");
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < 5; i++) {
+		if (fn->arg_type[i] == ARG_PTR_TO_RINGBUF_MEM_RELEASE)
+			release_id = regs[BPF_REG_1 + i].ref_obj_id;
+		if (fn->arg_type[i] == ARG_CONST_ALLOC_SIZE_OR_ZERO)
+			alloc_size = (u32)regs[BPF_REG_1 + i].s.var_off.value;
+	}
+	if (release_id)
+		release_ref(env, env->cur, release_id, true);
 
 	clobber_caller_saved(env, regs);
 	switch (fn->ret_type) {
@@ -371,6 +475,21 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		regs[BPF_REG_0].map = map;
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
+	case RET_PTR_TO_RINGBUF_MEM_OR_NULL: {
+		u32 ref;
+
+		/* the kernel draws an id for the NULL check, then the reference's, which
+		 * replaces it: both show in later ids */
+		++env->id_gen;
+		err = acquire_ref(env, *insn_idx, &ref);
+		if (err)
+			return err;
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_RINGBUF_MEM_OR_NULL);
+		regs[BPF_REG_0].id = ref;
+		regs[BPF_REG_0].ref_obj_id = ref;
+		regs[BPF_REG_0].mem_size = alloc_size;
+		break;
+	}
 	}
 	if (fn->changes_pkt_data)
 		clear_all_pkt_pointers(env);
@@ -441,9 +560,9 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 	st->curframe++;
 	if (env->log.level & BPF_LOG_LEVEL_ANY) {
 		verbose(env, "caller:\n");
-		print_state(env, caller, true);
+		print_state(env, st, caller, true);
 		verbose(env, "callee:\n");
-		print_state(env, callee, true);
+		print_state(env, st, callee, true);
 	}
 	/* the callee's first instruction shows its whole frame, R10 included, as 6.18 does */
 	mark_all_scratched(env);
@@ -462,6 +581,9 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 
 	*path_done = false;
 	if (st->curframe == 0) {
+		err = check_reference_leak(env, "BPF_EXIT instruction in main prog");
+		if (err)
+			return err;
 		err = check_reg_arg_read(env, BPF_REG_0);
 		if (err)
 			return err;
@@ -487,9 +609,9 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 	*insn_idx = callee->callsite + 1;
 	if (env->log.level & BPF_LOG_LEVEL_ANY) {
 		verbose(env, "returning from callee:\n");
-		print_state(env, callee, true);
+		print_state(env, st, callee, true);
 		verbose(env, "to caller at %d:\n", *insn_idx);
-		print_state(env, caller, true);
+		print_state(env, st, caller, true);
 	}
 	free(callee->stack);
 	free(callee);

@@ -23,14 +23,31 @@ static void null_fn(struct reg_state *reg, void *p)
 {
 	struct null_arg *a = p;
 
-	if (reg->type != PTR_TO_MAP_VALUE_OR_NULL || reg->id != a->id)
+	if ((reg->type != PTR_TO_MAP_VALUE_OR_NULL && reg->type != PTR_TO_RINGBUF_MEM_OR_NULL) ||
+	    reg->id != a->id)
 		return;
 	if (a->is_null) {
 		mark_reg_const(reg, 0);
+		reg->ref_obj_id = 0;
 		return;
 	}
-	reg->type = PTR_TO_MAP_VALUE;
+	/* not NULL: a record keeps its reference (a submit or discard releases it) */
+	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL ? PTR_TO_MAP_VALUE : PTR_TO_RINGBUF_MEM;
 	reg->id = 0;
+}
+
+/* After `if rX == 0` on a maybe-NULL pointer: each branch learns which it is; on the NULL one,
+ * a reference the pointer carried is gone (nothing was reserved). */
+static void mark_null_branches(struct vstate *is_null, struct vstate *not_null,
+			       const struct reg_state *dst)
+{
+	struct null_arg n = { dst->id, true }, nn = { dst->id, false };
+	u32 ref = dst->ref_obj_id;
+
+	for_each_reg(is_null, null_fn, &n);
+	for_each_reg(not_null, null_fn, &nn);
+	if (ref)
+		release_ref(NULL, is_null, ref, false);
 }
 
 struct pkt_arg {
@@ -198,7 +215,8 @@ static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state 
 {
 	if (!reg_is_const(src) || src->s.var_off.value != 0)
 		return -1;
-	if (dst->type == PTR_TO_MAP_VALUE_OR_NULL || dst->type == PTR_TO_PACKET_END ||
+	if (dst->type == PTR_TO_MAP_VALUE_OR_NULL || dst->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
+	    dst->type == PTR_TO_PACKET_END ||
 	    dst->type == PTR_TO_PACKET || dst->type == PTR_TO_PACKET_META)
 		return -1;
 	if (op == BPF_JEQ)
@@ -329,12 +347,16 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 			return 1;
 		}
 	} else if (!jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 &&
-		   (op == BPF_JEQ || op == BPF_JNE) && dst->type == PTR_TO_MAP_VALUE_OR_NULL) {
-		struct null_arg a = { dst->id, op == BPF_JNE };
-		struct null_arg b = { dst->id, op == BPF_JEQ };
+		   (op == BPF_JEQ || op == BPF_JNE) &&
+		   (dst->type == PTR_TO_MAP_VALUE_OR_NULL ||
+		    dst->type == PTR_TO_RINGBUF_MEM_OR_NULL)) {
+		struct reg_state d = *dst; /* (dst is one of the registers changed) */
 
-		for_each_reg(env->cur, null_fn, &a);
-		for_each_reg(other, null_fn, &b);
+		/* env->cur falls through: NULL for JNE; other takes the jump: NULL for JEQ */
+		if (op == BPF_JNE)
+			mark_null_branches(env->cur, other, &d);
+		else
+			mark_null_branches(other, env->cur, &d);
 	} else {
 		match_pkt(insn, dst, src, env->cur, other);
 	}

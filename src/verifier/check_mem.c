@@ -253,7 +253,7 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		     int value_regno, bool zero_ok)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	u32 mem_size = reg->map->value_size;
+	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM ? reg->mem_size : reg->map->value_size;
 	s64 smin = reg->s.smin;
 	int err;
 
@@ -731,6 +731,11 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 				mark_reg_unknown(&cur_regs(env)[value_regno]);
 		}
 		break;
+	case PTR_TO_RINGBUF_MEM:
+		err = check_mem_region(env, regno, off, size, write, value_regno, false);
+		if (!err && !write && value_regno >= 0)
+			mark_reg_unknown(&cur_regs(env)[value_regno]);
+		break;
 	case PTR_TO_CTX:
 		err = check_ctx(env, reg, regno, off, size, write, value_regno);
 		break;
@@ -918,6 +923,10 @@ int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
 	err = check_ptr_off(env, &regs[BPF_REG_6], BPF_REG_6, false);
 	if (err)
 		return err;
+	/* the load may end the program (a packet too short), where nothing may be held */
+	err = check_reference_leak(env, "BPF_LD_[ABS|IND]");
+	if (err)
+		return err;
 	for (int i = 0; i <= BPF_REG_5; i++) {
 		mark_reg_not_init(&regs[i]);
 		env->scratched[i] = true;
@@ -941,6 +950,8 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 	case PTR_TO_MAP_VALUE:
 		err = check_map_access_type(env, reg, reg->off, size, write);
 		return err ? err : check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+	case PTR_TO_RINGBUF_MEM:
+		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_STACK:
 		if (size == 0 && !zero_ok) {
 			verbose(env, "invalid zero-sized read\n");

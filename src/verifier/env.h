@@ -43,6 +43,7 @@ struct bpf_func_proto;
 #define BPF_MAX_VAR_OFF (1 << 29)	/* bound on a pointer's variable offset */
 #define BPF_MAX_VAR_SIZ (1 << 29)
 #define MAX_USED_MAPS 64
+#define MAX_ACQUIRED_REFS 64
 #define SLOT_SIZE 8
 
 enum reg_type {
@@ -56,6 +57,8 @@ enum reg_type {
 	PTR_TO_PACKET_META,
 	PTR_TO_PACKET,
 	PTR_TO_PACKET_END,
+	PTR_TO_RINGBUF_MEM,		/* a ring buffer record (mem_size bytes) held */
+	PTR_TO_RINGBUF_MEM_OR_NULL,	/* bpf_ringbuf_reserve()'s, before its NULL check */
 };
 
 /* One register.
@@ -91,6 +94,8 @@ struct reg_state {
 		s32 delta;	/* SCALAR with ID_ADD_CONST: this = the id's scalar + delta */
 	};
 	struct bpf_map *map;
+	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
+	u32 mem_size;		/* RINGBUF_MEM*: bytes it points at */
 	struct scalar s;
 };
 
@@ -151,6 +156,11 @@ struct vstate {
 	int last_insn_idx;	/* explored states: the insn before insn_idx on the path */
 	struct hist_ent *hist;	/* the segment's history (precision.c) */
 	u32 hist_cnt, hist_cap;
+	/* References the path holds (ring buffer records reserved, not yet submitted or
+	 * discarded): each must be released before the program ends. */
+	u32 nrefs;
+	u32 ref_id[MAX_ACQUIRED_REFS];
+	int ref_insn[MAX_ACQUIRED_REFS];	/* where it was acquired */
 };
 
 enum { GARG_SCALAR = 1, GARG_CTX };
@@ -297,7 +307,8 @@ int state_copy(struct vstate *dst, const struct vstate *src);
 void state_free(struct vstate *st);
 int grow_stack(struct func_state *f, u32 slots);
 void mark_all_scratched(struct verifier_env *env);
-void print_state(struct verifier_env *env, const struct func_state *f, bool all);
+void print_state(struct verifier_env *env, const struct vstate *vs, const struct func_state *f,
+		 bool all);
 int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct reg_state *reg);
 static inline struct func_state *cur_frame(struct verifier_env *env)
 {
@@ -350,6 +361,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 void mark_pkt_data_changers(struct verifier_env *env);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
+/* References (ring buffer records): release one (and, with forget_regs, the registers holding
+ * it); complain about any still held (prefix: what would leak them). */
+void release_ref(struct verifier_env *env, struct vstate *st, u32 id, bool forget_regs);
+int check_reference_leak(struct verifier_env *env, const char *prefix);
 
 /* btf_info.c */
 struct btf;

@@ -472,7 +472,7 @@ static int backtrack(struct verifier_env *env, struct bt *bt)
 				fmt_stack(s, sizeof(s), bt->stack[fr]);
 				verbose(env, "mark_precise: frame%d: parent state regs=%s stack=%s: ", fr,
 					r, s);
-				print_state(env, f, true);
+				print_state(env, st, f, true);
 			}
 		}
 		if (bt_empty(bt))

@@ -27,6 +27,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_PACKET_META] = "pkt_meta",
 		[PTR_TO_PACKET] = "pkt",
 		[PTR_TO_PACKET_END] = "pkt_end",
+		[PTR_TO_RINGBUF_MEM] = "ringbuf_mem",
+		[PTR_TO_RINGBUF_MEM_OR_NULL] = "ringbuf_mem_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -169,6 +171,9 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 			memcpy(d->stack, s->stack, s->allocated * sizeof(*s->stack));
 	}
 	dst->curframe = src->curframe;
+	dst->nrefs = src->nrefs;
+	memcpy(dst->ref_id, src->ref_id, src->nrefs * sizeof(src->ref_id[0]));
+	memcpy(dst->ref_insn, src->ref_insn, src->nrefs * sizeof(src->ref_insn[0]));
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
 	if (dst->hist_cap < src->hist_cnt) {
@@ -301,6 +306,10 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 			pb(&p, "%+d", reg->delta);
 		sep = ",";
 	}
+	if (reg->ref_obj_id) {
+		pb(&p, "%sref_obj_id=%u", sep, reg->ref_obj_id);
+		sep = ",";
+	}
 	if ((t == CONST_PTR_TO_MAP || t == PTR_TO_MAP_VALUE || t == PTR_TO_MAP_VALUE_OR_NULL) &&
 	    reg->map) {
 		if (reg->map->name[0]) {
@@ -319,6 +328,10 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		pb(&p, "%sr=", sep);
 		sep = ",";
 		pb_unum(&p, (u64)(s64)reg->range); /* the sentinels as the kernel prints them */
+	}
+	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL) {
+		pb(&p, "%ssz=%u", sep, reg->mem_size);
+		sep = ",";
 	}
 	if (scalar_is_const(&reg->s)) {
 		if (reg->s.var_off.value) {
@@ -349,7 +362,8 @@ void mark_all_scratched(struct verifier_env *env)
 
 /* Prints " R1=... fp-8=..." for the scratched (or all) registers and slots of frame f, then a
  * newline, as the kernel's print_verifier_state. */
-void print_state(struct verifier_env *env, const struct func_state *f, bool all)
+void print_state(struct verifier_env *env, const struct vstate *vs, const struct func_state *f,
+		 bool all)
 {
 	char buf[512];
 
@@ -390,6 +404,8 @@ void print_state(struct verifier_env *env, const struct func_state *f, bool all)
 			verbose(env, " fp%d=%s", -(int)(i + 1) * SLOT_SIZE, types);
 		}
 	}
+	for (u32 i = 0; i < vs->nrefs; i++) /* the path's references, shown in every frame */
+		verbose(env, "%s%u", i ? "," : " refs=", vs->ref_id[i]);
 	verbose(env, "\n");
 	if (!all) {
 		memset(env->scratched, 0, sizeof(env->scratched));

@@ -35,7 +35,9 @@
 #include "prog/prog.h"
 #include "verifier/env.h"
 
-#define ID_MAP_SIZE ((MAX_BPF_REG + MAX_BPF_STACK / SLOT_SIZE) * MAX_CALL_FRAMES) /* the kernel's */
+/* the kernel's, plus the references */
+#define ID_MAP_SIZE                                                                              \
+	((MAX_BPF_REG + MAX_BPF_STACK / SLOT_SIZE) * MAX_CALL_FRAMES + MAX_ACQUIRED_REFS)
 
 struct idmap {
 	u32 old[ID_MAP_SIZE], cur[ID_MAP_SIZE];
@@ -121,6 +123,11 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	switch (o->type) {
 	case PTR_TO_MAP_VALUE_OR_NULL:
 		return check_ids(m, o->id, c->id);
+	case PTR_TO_RINGBUF_MEM:
+	case PTR_TO_RINGBUF_MEM_OR_NULL:
+		/* the kernel's regs_exact(): the same record, seen the same way */
+		return scalar_same(&o->s, &c->s) && o->mem_size == c->mem_size &&
+		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
 		if (exact ? c->range != o->range : c->range < o->range)
@@ -217,6 +224,12 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 		return false;
 	m.cnt = 0;
 	m.tmp_gen = 0x80000000u;
+	/* the same references held (the kernel's refsafe()) */
+	if (o->nrefs != c->nrefs)
+		return false;
+	for (u32 i = 0; i < o->nrefs; i++)
+		if (!check_ids(&m, o->ref_id[i], c->ref_id[i]))
+			return false;
 	for (u32 i = 0; i <= o->curframe; i++) {
 		const struct func_state *of = o->frame[i], *cf = c->frame[i];
 		u16 live = env->aux[frame_insn_idx(o, i)].live_regs;
@@ -418,9 +431,9 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 				verbose_linfo(env, (u32)insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
 				verbose(env, "cur state:");
-				print_state(env, cur_frame(env), true);
+				print_state(env, env->cur, cur_frame(env), true);
 				verbose(env, "old state:");
-				print_state(env, sl->frame[sl->curframe], true);
+				print_state(env, sl, sl->frame[sl->curframe], true);
 				return -EINVAL;
 			}
 			/* inside a loop, iterations differ: checkpoint less often */

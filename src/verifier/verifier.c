@@ -41,7 +41,7 @@ static void print_insn_state(struct verifier_env *env, int idx)
 	} else {
 		verbose(env, "%d:", idx);
 	}
-	print_state(env, cur_frame(env), false);
+	print_state(env, env->cur, cur_frame(env), false);
 }
 
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
@@ -143,7 +143,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 			return err;
 		if ((env->log.level & 2) && do_print_state) {
 			verbose(env, "\nfrom %d to %d:", env->path_prev, env->insn_idx);
-			print_state(env, cur_frame(env), true);
+			print_state(env, env->cur, cur_frame(env), true);
 			do_print_state = false;
 		}
 		if (env->log.level & BPF_LOG_LEVEL_ANY) {
