@@ -14,6 +14,9 @@
 	BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),       \
 		BPF_LD_MAP_FD(1, MAP), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
 
+/* r1 = the queue, r2 = fp + off (the value) */
+#define QS_VAL(off) BPF_LD_MAP_FD(1, MAP_QUEUE), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, off)
+
 static const struct vcase cases[] = {
 	{ "map_val_last_byte", SOCK, { LOOKUP(MAP_HASH), NN(1), BPF_LDX_MEM(BPF_B, 0, 0, 7), EXIT },
 	  ACCEPT },
@@ -229,6 +232,45 @@ static const struct vcase cases[] = {
 	{ "rodata_variable_offset_unknown", SOCK, { BPF_MOV64_REG(6, 1), LOOKUP_K4(MAP_RODATA),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 5), BPF_LDX_MEM(BPF_W, 1, 6, 0), BPF_ALU64_IMM(BPF_AND, 1, 7),
 	  BPF_ALU64_REG(BPF_ADD, 0, 1), BPF_LDX_MEM(BPF_B, 0, 0, 0), EXIT, R0_0, EXIT }, ACCEPT },
+	/* queues and stacks: push reads a value, pop and peek write one (the stack may be
+	 * uninitialised), only these helpers take these maps, and only these maps them */
+	{ "qs_pop_then_read", SOCK, { QS_VAL(-8), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem),
+	  BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "qs_peek_then_read", SOCK, { QS_VAL(-8), BPF_EMIT_CALL(BPF_FUNC_map_peek_elem),
+	  BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT }, ACCEPT, .full_log = true },
+	{ "qs_pop_past_frame", SOCK, { QS_VAL(-4), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem), R0_0,
+	  EXIT }, REJECT, "invalid write to stack R2 off=-4 size=8", EINVAL },
+	/* (privileged: reading uninitialised stack is allowed) */
+	{ "qs_push_uninit", SOCK, { QS_VAL(-8), BPF_MOV64_IMM(3, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_map_push_elem), EXIT }, ACCEPT },
+	{ "qs_push_ok", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 7), QS_VAL(-8), BPF_MOV64_IMM(3, 2),
+	  BPF_EMIT_CALL(BPF_FUNC_map_push_elem), EXIT }, ACCEPT, .full_log = true },
+	{ "qs_pop_readonly", SOCK, { BPF_LD_MAP_FD(1, MAP_QUEUE_RO), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem), EXIT }, REJECT,
+	  "write into map forbidden", EACCES },
+	{ "qs_peek_readonly", SOCK, { BPF_LD_MAP_FD(1, MAP_QUEUE_RO), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_EMIT_CALL(BPF_FUNC_map_peek_elem), EXIT }, ACCEPT },
+	{ "qs_lookup", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0), QS_VAL(-8),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), R0_0, EXIT }, REJECT, "invalid zero-sized read",
+	  EACCES },
+	{ "qs_update", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0), QS_VAL(-8), BPF_MOV64_REG(3, 2),
+	  BPF_MOV64_IMM(4, 0), BPF_EMIT_CALL(BPF_FUNC_map_update_elem), EXIT }, REJECT,
+	  "invalid zero-sized read", EACCES },
+	{ "qs_push_on_hash", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_LD_MAP_FD(1, MAP_HASH),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_MOV64_IMM(3, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_map_push_elem), EXIT }, REJECT,
+	  "cannot pass map_type 1 into func bpf_map_push_elem#87", EINVAL },
+	/* (a ring's value_size is 0: the value argument fails first) */
+	{ "qs_pop_on_ringbuf", SOCK, { BPF_LD_MAP_FD(1, MAP_RINGBUF), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem), EXIT }, REJECT,
+	  "invalid zero-sized read", EACCES },
+	{ "qs_pop_into_ctx", SOCK, { BPF_MOV64_REG(6, 1), BPF_LD_MAP_FD(1, MAP_QUEUE),
+	  BPF_MOV64_REG(2, 6), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem), EXIT }, REJECT,
+	  "R2 type=ctx expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, "
+	  "trusted_ptr_", EACCES },
+	{ "qs_pop_into_map_value", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 4),
+	  BPF_MOV64_REG(2, 0), BPF_LD_MAP_FD(1, MAP_QUEUE), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem),
+	  EXIT }, ACCEPT },
 };
 
 TEST(verifier_map)

@@ -20,7 +20,7 @@ struct map_spec {
 	bool rodata;	/* value bytes 1, 2, ..., then BPF_MAP_FREEZE */
 };
 
-#define NMAPS 7
+#define NMAPS 9
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
@@ -29,11 +29,13 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG, true },
 	{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096 },
 	{ BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4 },
+	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4 },
+	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4, BPF_F_RDONLY_PROG },
 };
 
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
-static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1 };
-static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1 };
+static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
@@ -117,7 +119,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_PROG_ARRAY)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_QUEUE_RO)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

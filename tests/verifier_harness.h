@@ -11,7 +11,8 @@
  * Maps: an LD_IMM64 whose imm is MAP_HASH / MAP_ARRAY / MAP_ARRAY1 refers to a map created for
  * the run on each side (hash 8-byte key/8-byte value; array 4/48, 4 entries; array 4/8, 1 entry;
  * read-only-to-programs arrays MAP_ARRAY_RO and MAP_RODATA, the latter filled and frozen; a
- * 4096-byte ring buffer MAP_RINGBUF; an empty 4-slot MAP_PROG_ARRAY).
+ * 4096-byte ring buffer MAP_RINGBUF; an empty 4-slot MAP_PROG_ARRAY; a
+ * queue of 4 8-byte values MAP_QUEUE, and MAP_QUEUE_RO, read-only to programs).
  */
 #ifndef TESTS_VERIFIER_HARNESS_H
 #define TESTS_VERIFIER_HARNESS_H
@@ -33,6 +34,8 @@
 #define MAP_RODATA 0x7ff00005	/* the same, value bytes 1..16, frozen: .rodata */
 #define MAP_RINGBUF 0x7ff00006	/* a 4096-byte ring buffer */
 #define MAP_PROG_ARRAY 0x7ff00007	/* a program array, 4 (empty) slots */
+#define MAP_QUEUE 0x7ff00008	/* a queue of 4 8-byte values */
+#define MAP_QUEUE_RO 0x7ff00009	/* the same, BPF_F_RDONLY_PROG */
 
 enum { REJECT = 0, ACCEPT = 1 };
 

@@ -60,6 +60,29 @@ static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 	return (u64)(s64)m->ops->delete(m, PTR(key));
 }
 
+/* Queue and stack maps (the verifier allows these three on them only): their ops with no key
+ * (src/map/queue_stack.c). */
+static u64 h_map_push_elem(u64 map, u64 value, u64 flags, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->update(m, NULL, PTR(value), flags);
+}
+
+static u64 h_map_pop_elem(u64 map, u64 value, u64 a3, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->lookup_and_delete(m, NULL, PTR(value), 0);
+}
+
+static u64 h_map_peek_elem(u64 map, u64 value, u64 a3, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->lookup(m, NULL, PTR(value));
+}
+
 /* jit_opts.resolve_call for a loaded program: a map helper whose map the JIT knows becomes a
  * direct call of the map's op (no helper and no ops indirection; int results sign-extended as
  * the helpers do), and an array map's lookup becomes inline index arithmetic, as the kernel's
@@ -904,6 +927,18 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_map_delete_elem] = { { h_map_delete_elem, "bpf_map_delete_elem", false, true,
 					 RET_INTEGER,
 					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY) }, ALL_TYPES },
+	[BPF_FUNC_map_push_elem] = { { h_map_push_elem, "bpf_map_push_elem", false, true,
+				       RET_INTEGER,
+				       ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_VALUE, ARG_ANYTHING) },
+				     ALL_TYPES },
+	[BPF_FUNC_map_pop_elem] = { { h_map_pop_elem, "bpf_map_pop_elem", false, false,
+				      RET_INTEGER,
+				      ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_UNINIT_MAP_VALUE) },
+				    ALL_TYPES },
+	[BPF_FUNC_map_peek_elem] = { { h_map_peek_elem, "bpf_map_peek_elem", false, false,
+				       RET_INTEGER,
+				       ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_UNINIT_MAP_VALUE) },
+				     ALL_TYPES },
 	[BPF_FUNC_skb_pull_data] = { { h_skb_pull_data, "bpf_skb_pull_data", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
 				       .changes_pkt_data = true },

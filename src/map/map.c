@@ -300,6 +300,15 @@ static void value_buf_put(struct value_buf *b)
 		free(b->p);
 }
 
+/* The key of an element command (the kernel's __bpf_copy_key()): maps without keys (queue,
+ * stack, ring buffer) take none, and refuse one with EINVAL; the others need one. */
+static int key_ok(const struct bpf_map *map, const void *ukey, u64 ukey_raw)
+{
+	if (!map->key_size)
+		return ukey_raw ? -EINVAL : 0;
+	return ukey ? 0 : -EFAULT;
+}
+
 int map_lookup_elem(union bpf_attr *attr)
 {
 	void *ukey = u64_to_ptr(attr->key), *uvalue = u64_to_ptr(attr->value), *value;
@@ -316,8 +325,8 @@ int map_lookup_elem(union bpf_attr *attr)
 	err = -EINVAL; /* BPF_F_LOCK needs a bpf_spin_lock in the value (BTF) */
 	if (attr->flags & BPF_F_LOCK)
 		goto out;
-	err = -EFAULT;
-	if (!ukey)
+	err = key_ok(map, ukey, attr->key);
+	if (err)
 		goto out;
 	err = -ENOMEM;
 	value = value_buf_get(&vb, map->uvalue_size);
@@ -351,8 +360,11 @@ int map_update_elem(union bpf_attr *attr)
 	err = -EINVAL;
 	if (attr->flags & BPF_F_LOCK)
 		goto out;
+	err = key_ok(map, ukey, attr->key);
+	if (err)
+		goto out;
 	err = -EFAULT;
-	if (!ukey || !uvalue)
+	if (!uvalue)
 		goto out;
 	err = map->ops->update(map, ukey, uvalue, attr->flags);
 out:
@@ -371,8 +383,8 @@ int map_delete_elem(union bpf_attr *attr)
 	map = map_get(attr->map_fd, OBJ_CAN_WRITE, &err);
 	if (!map)
 		goto out;
-	err = -EFAULT;
-	if (!ukey)
+	err = key_ok(map, ukey, attr->key);
+	if (err)
 		goto out;
 	err = map->ops->delete(map, ukey);
 out:
@@ -428,8 +440,8 @@ int map_lookup_and_delete_elem(union bpf_attr *attr)
 	err = -EINVAL;
 	if (attr->flags & BPF_F_LOCK)
 		goto out;
-	err = -EFAULT;
-	if (!ukey)
+	err = key_ok(map, ukey, attr->key);
+	if (err)
 		goto out;
 	err = -ENOTSUPP;
 	if (!map->ops->lookup_and_delete)

@@ -88,8 +88,10 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			break;
 		case ARG_PTR_TO_MAP_KEY:
 		case ARG_PTR_TO_MAP_VALUE:
+		case ARG_PTR_TO_UNINIT_MAP_VALUE:
 			size = map ? (t == ARG_PTR_TO_MAP_KEY ? map->key_size : map->value_size) : 0;
-			if (!map || !interp_check_mem(c, R[reg], size, false))
+			if (!map ||
+			    !interp_check_mem(c, R[reg], size, t == ARG_PTR_TO_UNINIT_MAP_VALUE))
 				return arg_fail(c, reg, t == ARG_PTR_TO_MAP_KEY ? "map key outside"
 									      : "map value outside",
 						R[reg], size);

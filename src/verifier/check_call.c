@@ -116,6 +116,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return 0;
 	case ARG_PTR_TO_MAP_KEY:
 	case ARG_PTR_TO_MAP_VALUE:
+	case ARG_PTR_TO_UNINIT_MAP_VALUE:
 		if (!is_mem_ptr(reg))
 			return type_err(env, regno, reg, MEM_TYPES);
 		if (reg_is_pkt(reg) && !fn->pkt_access) {
@@ -127,10 +128,13 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 				t == ARG_PTR_TO_MAP_KEY ? "key" : "value");
 			return -EACCES;
 		}
+		/* (an uninit value is written by the helper, byte by byte as the kernel checks
+		 * it) */
 		return check_helper_mem(env, regno,
 					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
 								      : (*map)->value_size),
-					false, false, false);
+					false, t == ARG_PTR_TO_UNINIT_MAP_VALUE,
+					t == ARG_PTR_TO_UNINIT_MAP_VALUE);
 	case ARG_PTR_TO_MEM_OR_NULL:
 		if (reg_is_const(reg) && !reg->s.var_off.value)
 			return 0; /* NULL: its size must then be 0 (check_helper_mem()) */
@@ -404,16 +408,23 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	/* a BPF_F_RDONLY_PROG map is read-only to programs through helpers too (which is what
 	 * lets the verifier read a frozen one's values as constants) */
 	if (map && (map->map_flags & BPF_F_RDONLY_PROG) &&
-	    (id == BPF_FUNC_map_update_elem || id == BPF_FUNC_map_delete_elem)) {
+	    (id == BPF_FUNC_map_update_elem || id == BPF_FUNC_map_delete_elem ||
+	     id == BPF_FUNC_map_push_elem || id == BPF_FUNC_map_pop_elem)) {
 		verbose(env, "write into map forbidden\n");
 		return -EACCES;
 	}
-	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, and
-	 * those helpers with them (the kernel's check_map_func_compatibility()) */
+	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
+	 * and stacks with push/pop/peek, and those helpers with them (the kernel's
+	 * check_map_func_compatibility()) */
+	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
+				   map->map_type == BPF_MAP_TYPE_STACK);
+
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
 			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query ||
 			     id == BPF_FUNC_ringbuf_reserve) ||
+		    queue_stack != (id == BPF_FUNC_map_push_elem || id == BPF_FUNC_map_pop_elem ||
+				    id == BPF_FUNC_map_peek_elem) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
