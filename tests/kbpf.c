@@ -53,6 +53,20 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr)
 	return backend_call(diff_sides[s], cmd, attr, sizeof(*attr));
 }
 
+struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
+				  uint32_t max_entries, uint32_t flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = key_size;
+	a.value_size = value_size;
+	a.max_entries = max_entries;
+	a.map_flags = flags;
+	return side_call(s, BPF_MAP_CREATE, &a);
+}
+
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt)
 {
 	union bpf_attr a;

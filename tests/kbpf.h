@@ -39,6 +39,10 @@ extern const struct bpf_backend *const diff_sides[NSIDES];
 /* backend_call() on side s with the whole attr union. */
 struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
 
+/* BPF_MAP_CREATE on side s with these fields (the rest zero). */
+struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
+				  uint32_t max_entries, uint32_t flags);
+
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);
 

@@ -19,17 +19,8 @@
 static void create_both(struct bpf_result r[2], uint32_t ks, uint32_t vs, uint32_t max,
 			uint32_t flags)
 {
-	for (int s = 0; s < NSIDES; s++) {
-		union bpf_attr a;
-
-		memset(&a, 0, sizeof(a));
-		a.map_type = BPF_MAP_TYPE_LPM_TRIE;
-		a.key_size = ks;
-		a.value_size = vs;
-		a.max_entries = max;
-		a.map_flags = flags;
-		r[s] = side_call(s, BPF_MAP_CREATE, &a);
-	}
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_map_create(s, BPF_MAP_TYPE_LPM_TRIE, ks, vs, max, flags);
 }
 
 TEST(diff_lpm_create)

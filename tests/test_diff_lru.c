@@ -16,16 +16,8 @@
 
 static int create(int s, uint32_t type, uint32_t vs, uint32_t max, uint32_t flags, int *err)
 {
-	union bpf_attr a;
-	struct bpf_result r;
+	struct bpf_result r = side_map_create(s, type, 4, vs, max, flags);
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = 4;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	r = side_call(s, BPF_MAP_CREATE, &a);
 	if (err)
 		*err = r.err;
 	return r.rc;

@@ -68,16 +68,9 @@ static int pmap_create(struct pmap *m, uint32_t type, uint32_t ks, uint32_t vs, 
 		       uint32_t flags)
 {
 	struct bpf_result r[2];
-	union bpf_attr a;
 
 	for (int s = 0; s < NSIDES; s++) {
-		memset(&a, 0, sizeof(a));
-		a.map_type = type;
-		a.key_size = ks;
-		a.value_size = vs;
-		a.max_entries = max;
-		a.map_flags = flags;
-		r[s] = side_call(s, BPF_MAP_CREATE, &a);
+		r[s] = side_map_create(s, type, ks, vs, max, flags);
 		m->fd[s] = r[s].rc;
 	}
 	m->type = type;

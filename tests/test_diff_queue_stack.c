@@ -11,20 +11,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-static struct bpf_result create(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
-				uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return side_call(s, BPF_MAP_CREATE, &a);
-}
-
 static const uint32_t types[2] = { BPF_MAP_TYPE_QUEUE, BPF_MAP_TYPE_STACK };
 
 TEST(diff_queue_stack_create)
@@ -55,7 +41,7 @@ TEST(diff_queue_stack_create)
 			snprintf(what, sizeof(what), "create type %u key %u value %u max %u flags %#x",
 				 types[t], cases[i].ks, cases[i].vs, cases[i].max, cases[i].flags);
 			for (int s = 0; s < NSIDES; s++)
-				r[s] = create(s, types[t], cases[i].ks, cases[i].vs, cases[i].max,
+				r[s] = side_map_create(s, types[t], cases[i].ks, cases[i].vs, cases[i].max,
 					      cases[i].flags);
 			AGREE(what, r);
 			for (int s = 0; s < NSIDES; s++)
@@ -115,7 +101,7 @@ TEST(diff_queue_stack_commands)
 		int fd[NSIDES], full = 0, empty = 0, got = 0;
 
 		for (int s = 0; s < NSIDES; s++) {
-			fd[s] = create(s, types[t], 0, 12, 5, 0).rc;
+			fd[s] = side_map_create(s, types[t], 0, 12, 5, 0).rc;
 			REQUIRE(fd[s] >= 0);
 		}
 		for (int i = 0; i < 3000; i++) {
@@ -215,7 +201,7 @@ TEST(diff_queue_stack_programs)
 		int fd[NSIDES], prog[NSIDES], ok = 0, failed = 0;
 
 		for (int s = 0; s < NSIDES; s++) {
-			fd[s] = create(s, types[t], 0, 4, 6, 0).rc;
+			fd[s] = side_map_create(s, types[t], 0, 4, 6, 0).rc;
 			REQUIRE(fd[s] >= 0);
 			prog[s] = load_user(s, fd[s]);
 			REQUIRE(prog[s] >= 0);

@@ -16,15 +16,7 @@
 
 static struct bpf_result create(int s, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_RINGBUF;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return side_call(s, BPF_MAP_CREATE, &a);
+	return side_map_create(s, BPF_MAP_TYPE_RINGBUF, ks, vs, max, flags);
 }
 
 TEST(diff_ringbuf_create_and_commands)

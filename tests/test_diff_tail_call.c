@@ -17,15 +17,7 @@
 static int map_create(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
 		      uint32_t flags)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return side_call(s, BPF_MAP_CREATE, &a).rc;
+	return side_map_create(s, type, ks, vs, max, flags).rc;
 }
 
 static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
