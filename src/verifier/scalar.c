@@ -27,11 +27,14 @@
  *     sdiv/smod (ISA v4, after 6.1) are handled (sdiv/smod as unknown, like div/mod);
  *   - branches refine register-register compares in both widths (6.1 only refines against a
  *     constant, plus JEQ/JNE register combination in 64-bit), JNE trims a range end equal to a
- *     constant, JSET learns the bit when only one common bit is possible, a JMP32 keeps the
+ *     constant, a JMP32 keeps the
  *     64-bit ranges and a 64-bit jump keeps the 32-bit ranges (6.1 resets them and re-derives),
  *     and a contradiction is reported as a dead path;
  *   - branch decisions use ranges and tnums of both operands (6.1: only against a constant, and
- *     JEQ/JNE only when both are constant).
+ *     JEQ/JNE only when both are constant);
+ *   - JSET is 6.18's exactly: decided and refined only against a constant, from tnums alone
+ *     (jset_refine()).  A finer JSET would accept programs the kernel rejects: it walks paths
+ *     that a JSET alone makes dead.
  * The printer is exactly 6.1's.  Shifts by non-constant amounts and DIV/MOD give unknown, as in
  * the kernel.
  */
@@ -981,19 +984,69 @@ static int decide(const struct view *a, const struct view *b, enum cond c)
 		return a->smin > b->smax ? 1 : a->smax <= b->smin ? 0 : -1;
 	case C_SGE:
 		return a->smin >= b->smax ? 1 : a->smax < b->smin ? 0 : -1;
-	case C_SET:
-	case C_NSET: {
-		int set = -1;
-
-		if (a->t.value & b->t.value)
-			set = 1;
-		else if (!((a->t.value | a->t.mask) & (b->t.value | b->t.mask)))
-			set = 0;
-		return set < 0 ? -1 : c == C_SET ? set : !set;
-	}
 	default:
 		return -1;
 	}
+}
+
+/* JSET as the kernel treats it: only against a constant (either side), and only from tnums.
+ * *k gets the constant, *r the other side's (sub)register tnum; false without a constant. */
+static bool jset_operands(const struct scalar *dst, const struct scalar *src, bool jmp32,
+			  const struct scalar **r, u64 *k)
+{
+	struct tnum ts = jmp32 ? tnum_subreg(src->var_off) : src->var_off;
+	struct tnum td = jmp32 ? tnum_subreg(dst->var_off) : dst->var_off;
+
+	if (tnum_is_const(ts)) {
+		*r = dst;
+		*k = ts.value;
+	} else if (tnum_is_const(td)) {
+		*r = src;
+		*k = td.value;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static int jset_taken(const struct scalar *dst, const struct scalar *src, bool jmp32)
+{
+	const struct scalar *r;
+	struct tnum t;
+	u64 k;
+
+	if (!jset_operands(dst, src, jmp32, &r, &k))
+		return -1;
+	t = jmp32 ? tnum_subreg(r->var_off) : r->var_off;
+	if (t.value & k)
+		return 1;
+	return (t.value | t.mask) & k ? -1 : 0;
+}
+
+/* The kernel's refinement after JSET (regs_refine_cond_op()): taken, a single-bit constant's
+ * bit is set in the other side; not taken, the constant's bits are clear in it, and its ranges
+ * are first forgotten (rebuilt from the tnum), so a dead branch stays consistent and is
+ * walked, as the kernel walks it. */
+static void jset_refine(struct scalar *dst, struct scalar *src, bool jmp32, bool taken)
+{
+	const struct scalar *cr;
+	struct scalar *r;
+	struct tnum t;
+	u64 k;
+
+	if (!jset_operands(dst, src, jmp32, &cr, &k))
+		return;
+	r = cr == dst ? dst : src;
+	if (taken && (!k || (k & (k - 1))))
+		return;
+	if (!taken) {
+		scalar_mark_unbounded64(r);
+		scalar_mark_unbounded32(r);
+	}
+	t = jmp32 ? tnum_subreg(r->var_off) : r->var_off;
+	t = taken ? tnum_or(t, tnum_const(k)) : tnum_and(t, tnum_const(~k));
+	r->var_off = jmp32 ? tnum_with_subreg(r->var_off, t) : t;
+	scalar_sync_bounds(r);
 }
 
 int scalar_branch_taken(const struct scalar *dst, const struct scalar *src, u8 op, bool jmp32)
@@ -1003,6 +1056,8 @@ int scalar_branch_taken(const struct scalar *dst, const struct scalar *src, u8 o
 	bool swapped;
 	enum cond c = normalise(op, true, &swapped);
 
+	if (c == C_SET)
+		return jset_taken(dst, src, jmp32);
 	return swapped ? decide(&s, &d, c) : decide(&d, &s, c);
 }
 
@@ -1066,25 +1121,6 @@ static bool refine(struct view *a, struct view *b, enum cond c)
 		a->smin = smax64(a->smin, b->smin);
 		b->smax = smin64(b->smax, a->smax);
 		return true;
-	case C_SET: {
-		/* Some bit is 1 in both.  If only one bit can be, it is 1 in both. */
-		u64 maybe = (a->t.value | a->t.mask) & (b->t.value | b->t.mask);
-
-		if (!maybe)
-			return false;
-		if (!(maybe & (maybe - 1))) {
-			a->t = tnum_or(a->t, tnum_const(maybe));
-			b->t = tnum_or(b->t, tnum_const(maybe));
-		}
-		return true;
-	}
-	case C_NSET:
-		/* No bit is 1 in both: a bit known 1 in one is 0 in the other. */
-		if (a->t.value & b->t.value)
-			return false;
-		a->t = tnum_and(a->t, tnum_const(~b->t.value));
-		b->t = tnum_and(b->t, tnum_const(~a->t.value));
-		return true;
 	default:
 		return true;
 	}
@@ -1099,6 +1135,10 @@ bool scalar_refine_branch(struct scalar *dst, struct scalar *src, u8 op, bool jm
 
 	if (c == C_BAD)
 		return true;
+	if (c == C_SET || c == C_NSET) {
+		jset_refine(dst, src, jmp32, c == C_SET);
+		return true;
+	}
 	ok = swapped ? refine(&s, &d, c) : refine(&d, &s, c);
 	if (!ok)
 		return false;
