@@ -457,6 +457,60 @@ TEST(cli_map_dump_percpu)
 	CHECK_EQ(entry(out, "3"), strtoll(line, NULL, 10));
 }
 
+/* Maps without keys: a queue and a stack dump in pop order (and keep their elements), a ring
+ * buffer its unconsumed records, discarded ones marked. */
+TEST(cli_map_dump_keyless)
+{
+	unsigned int lens[NPKTS], records = 0;
+	char line[160];
+
+	REQUIRE_SETUP();
+	for (unsigned int i = 0; i < nframes; i++)
+		lens[i] = frames[i].len;
+	for (int pass = 0; pass < 2; pass++) {
+		bool stack = pass == 1;
+
+		CHECK_EQ(cli("map", "dump",
+			     stack ? FIXTURE("cli_keyless") ":lens_lifo"
+				   : FIXTURE("cli_keyless") ":lens_fifo",
+			     "--pcap", pcap_path, NULL),
+			 0);
+		for (unsigned int i = 0; i < 8; i++) {
+			snprintf(line, sizeof(line), "#%u", i);
+			CHECK_EQ(entry(out, line),
+				 (long long)lens[stack ? nframes - 1 - i : nframes - 8 + i]);
+		}
+		snprintf(line, sizeof(line), "#8");
+		CHECK_EQ(entry(out, line), -1);
+	}
+	CHECK_EQ(cli("map", "dump", FIXTURE("cli_keyless") ":tcp_events", "--pcap", pcap_path, NULL),
+		 0);
+	/* 16-byte records in a 4096-byte ring: the first 255 IPv4 frames' */
+	for (unsigned int i = 0; i < nframes && records < 255; i++) {
+		const unsigned char *d = frames[i].data;
+		unsigned int len = frames[i].len;
+
+		if (len < 34 || d[12] != 0x08 || d[13] != 0x00)
+			continue;
+		if (d[23] == 6)
+			snprintf(line, sizeof(line), "\n  #%-4u %20llu\n", records,
+				 (unsigned long long)len | (unsigned long long)d[23] << 32);
+		else
+			snprintf(line, sizeof(line),
+				 "\n  #%-4u (discarded) 8 B: %02x %02x %02x %02x %02x 00 00 00\n",
+				 records, len & 0xff, len >> 8 & 0xff, len >> 16 & 0xff, len >> 24,
+				 d[23]);
+		if (!strstr(out, line)) {
+			test_fail(__FILE__, __LINE__, "no line \"%s\"", line + 1);
+			break;
+		}
+		records++;
+	}
+	CHECK(records > 100);
+	snprintf(line, sizeof(line), "(%u records not yet consumed)", records);
+	CHECK(strstr(out, line));
+}
+
 TEST(cli_prog_run_xdp_set_and_verdicts)
 {
 	unsigned int drop = 0, pass = 0;

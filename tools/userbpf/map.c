@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -349,6 +351,104 @@ static bool all_zero(const uint8_t *b, unsigned int n)
 	return true;
 }
 
+/* One value without a key (a ring buffer record, a queue or stack element): "  #i  value". */
+static void print_keyless(unsigned long i, const uint8_t *v, unsigned int n, bool discarded)
+{
+	if (cli.json) {
+		json_begin_object();
+		json_key("index");
+		json_uint(i);
+		json_key("value");
+		json_bytes(v, n);
+		if (discarded) {
+			json_key("discarded");
+			json_bool(true);
+		}
+		json_end_object();
+	} else if (int_size(n) && !discarded) {
+		printf("  #%-4lu %20" PRIu64 "\n", i, as_uint(v, n));
+	} else {
+		printf("  #%-4lu %s%u B: ", i, discarded ? "(discarded) " : "", n);
+		print_hex(v, n);
+		putchar('\n');
+	}
+}
+
+/* A ring buffer's records between the consumer and producer positions, oldest first, read
+ * through a read-only mapping (the dump consumes nothing).  Discarded records are shown as
+ * such; a busy one (still reserved) ends the walk, as it ends a consumer's. */
+static int dump_ringbuf(struct userbpf_map *m)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = userbpf_map_max_entries(m);
+	size_t len = 2 * page + 2 * size;
+	const uint8_t *base = mmap(NULL, len, PROT_READ, MAP_SHARED, userbpf_map_fd(m), 0);
+	unsigned long n = 0;
+
+	if (base == MAP_FAILED) {
+		cli_err("map '%s': mmap: %s", userbpf_map_name(m), strerror(errno));
+		return EXIT_RUN;
+	}
+	uint64_t cons = __atomic_load_n((const uint64_t *)base, __ATOMIC_ACQUIRE);
+	uint64_t prod = __atomic_load_n((const uint64_t *)(base + page), __ATOMIC_ACQUIRE);
+	const uint8_t *data = base + 2 * page;
+
+	while (cons < prod) {
+		uint32_t hdr = __atomic_load_n((const uint32_t *)(data + (cons & (size - 1))),
+					       __ATOMIC_ACQUIRE);
+		uint32_t rlen = hdr & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+
+		if (hdr & BPF_RINGBUF_BUSY_BIT)
+			break;
+		print_keyless(n++, data + (cons & (size - 1)) + BPF_RINGBUF_HDR_SZ, rlen,
+			      hdr & BPF_RINGBUF_DISCARD_BIT);
+		cons += (rlen + BPF_RINGBUF_HDR_SZ + 7) & ~7ull;
+	}
+	munmap((void *)base, len);
+	if (!cli.json)
+		printf("  (%lu records not yet consumed)\n", n);
+	return EXIT_OK;
+}
+
+/* A queue's or stack's elements in the order pops would give them.  bpf() has no way to look
+ * beyond the first, so the dump pops them all and pushes them back (the CLI is the only user
+ * of its maps). */
+static int dump_queue_stack(struct userbpf_map *m)
+{
+	unsigned int vs = userbpf_map_value_size(m), max = userbpf_map_max_entries(m);
+	uint8_t *vals = calloc((size_t)max, vs);
+	userbpf_bpf_fn bpf_fn = cli_backend();
+	bool stack = userbpf_map_type(m) == BPF_MAP_TYPE_STACK;
+	union bpf_attr attr;
+	unsigned int n = 0;
+	int rc = EXIT_OK;
+
+	if (!vals) {
+		cli_err("out of memory");
+		return EXIT_RUN;
+	}
+	for (; n < max; n++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = userbpf_map_fd(m);
+		attr.value = (uint64_t)(uintptr_t)(vals + (size_t)n * vs);
+		if (bpf_fn(BPF_MAP_LOOKUP_AND_DELETE_ELEM, &attr, sizeof(attr)) < 0)
+			break;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		print_keyless(i, vals + (size_t)i * vs, vs, false);
+	/* back in: a queue in pop order, a stack in reverse */
+	for (unsigned int i = 0; i < n; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = userbpf_map_fd(m);
+		attr.value = (uint64_t)(uintptr_t)(vals + (size_t)(stack ? n - 1 - i : i) * vs);
+		if (bpf_fn(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)) < 0) {
+			cli_err("map '%s': push back: %s", userbpf_map_name(m), strerror(errno));
+			rc = EXIT_RUN;
+		}
+	}
+	free(vals);
+	return rc;
+}
+
 int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names, bool all)
 {
 	uint8_t key[VALUE_MAX], next[VALUE_MAX], *value = NULL;
@@ -375,6 +475,17 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 		json_begin_array();
 	} else {
 		cli_map_print_header(m);
+	}
+	switch (userbpf_map_type(m)) {
+	case BPF_MAP_TYPE_RINGBUF:
+		rc = dump_ringbuf(m);
+		goto end;
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		rc = dump_queue_stack(m);
+		goto end;
+	default:
+		break;
 	}
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
@@ -403,6 +514,7 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 		print_entry(m, key, value, names);
 		shown++;
 	}
+end:
 	if (cli.json) {
 		json_end_array();
 		json_end_object();
