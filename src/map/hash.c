@@ -430,8 +430,9 @@ static int lru_evict(struct bpf_htab *h)
 	return -E2BIG;
 }
 
-/* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU. */
-static int htab_update_common(struct bpf_map *map, const void *key, const void *value, u64 flags,
+/* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU.  Out of line:
+ * inlined into htab_update() it would make the fast path save every register it uses. */
+static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, const void *key, const void *value, u64 flags,
 			      int cpu)
 {
 	struct bpf_htab *h = htab_of(map);
@@ -496,8 +497,35 @@ unlock:
 	return err;
 }
 
+/* The common update, a present key of a map that is not per CPU (flags BPF_ANY or BPF_EXIST),
+ * in a small function: the value replaced in place and the element moved to its chain's head,
+ * as htab_update_common() does it.  Anything else (an insert, a flags error, per-CPU copies)
+ * goes there; a key inserted meanwhile by another writer is found there. */
 static int htab_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
+	struct bpf_htab *h = htab_of(map);
+
+	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST) {
+		u32 hash = htab_hash(h, key);
+		struct bucket *b = htab_bucket(h, hash);
+		struct htab_elem *e, **link;
+
+		spin_lock(&b->lock);
+		e = chain_find(h, b, hash, key, &link);
+		if (e) {
+			seq_write_begin(&b->seq);
+			racy_store(elem_value(h, e), value, map->value_size);
+			if (link != &b->head) {
+				__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
+				__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
+				__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+			}
+			seq_write_end(&b->seq);
+			spin_unlock(&b->lock);
+			return 0;
+		}
+		spin_unlock(&b->lock);
+	}
 	return htab_update_common(map, key, value, flags, -1);
 }
 
