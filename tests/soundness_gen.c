@@ -463,6 +463,65 @@ static void snip_arg(struct gen *g)
 	mem_access(g, 1, -8 * (int)rnd(g, 4) + (chance(g, 90) ? 0 : (int)rnd(g, 8)), sz);
 }
 
+/* ISA v4 and the rarer atomics: sign-extending moves and loads, signed division, byte swaps,
+ * and/or/xor/xchg/cmpxchg on a stack slot (written first, so the slot is initialised). */
+static void snip_v4(struct gen *g)
+{
+	int dst = sreg(g);
+
+	switch (rnd(g, 5)) {
+	case 0: { /* movsx: 64-bit from 8, 16, 32 bits; 32-bit from 8, 16 */
+		bool alu64 = chance(g, 70);
+		static const int16_t w[] = { 8, 16, 32 };
+
+		emit(g, BPF_RAW_INSN((alu64 ? BPF_ALU64 : BPF_ALU) | BPF_MOV | BPF_X, dst, sreg(g),
+				     w[rnd(g, alu64 ? 3 : 2)], 0));
+		break;
+	}
+	case 1: { /* ldsx from the stack */
+		int sz = (int)rnd(g, 3), off = -8 * (1 + (int)rnd(g, 8));
+		int code = BPF_LDX | BPF_MEMSX | (sz == 0 ? BPF_W : sz == 1 ? BPF_H : BPF_B);
+
+		emit(g, BPF_STX_MEM(BPF_DW, 10, sreg(g), off));
+		off += chance(g, 80) ? 0 : (int)rnd(g, 8);
+		emit(g, BPF_RAW_INSN(code, dst, 10, (int16_t)off, 0));
+		break;
+	}
+	case 2: { /* sdiv / smod, by a constant or a register */
+		int cls = chance(g, 70) ? BPF_ALU64 : BPF_ALU;
+		int op = chance(g, 50) ? BPF_DIV : BPF_MOD;
+
+		if (chance(g, 50))
+			emit(g, BPF_RAW_INSN(cls | op | BPF_K, dst, 0, 1, interesting(g) ?: -1));
+		else
+			emit(g, BPF_RAW_INSN(cls | op | BPF_X, dst, sreg(g), 1, 0));
+		break;
+	}
+	case 3: { /* bswap (ALU64 | END) and to_be / to_le (ALU | END) */
+		static const int32_t w[] = { 16, 32, 64 };
+
+		int code = chance(g, 50) ? BPF_ALU64 | BPF_END | BPF_TO_LE
+			   : BPF_ALU | BPF_END | (chance(g, 50) ? BPF_TO_BE : BPF_TO_LE);
+
+		emit(g, BPF_RAW_INSN(code, dst, 0, 0, w[rnd(g, 3)]));
+		break;
+	}
+	default: { /* an atomic on a written stack slot */
+		static const int ops[] = { BPF_AND, BPF_OR, BPF_XOR, BPF_AND | BPF_FETCH,
+					   BPF_OR | BPF_FETCH, BPF_XOR | BPF_FETCH, BPF_XCHG,
+					   BPF_CMPXCHG };
+		int off = -8 * (1 + (int)rnd(g, 8)), sz = chance(g, 60) ? BPF_DW : BPF_W;
+
+		emit(g, BPF_STX_MEM(BPF_DW, 10, sreg(g), off));
+		if (chance(g, 50))
+			emit(g, BPF_MOV64_REG(0, sreg(g)));
+		off += sz == BPF_W && chance(g, 50) ? 4 : 0;
+		emit(g, BPF_ATOMIC_OP(sz, ops[rnd(g, 8)], 10, dst, off));
+		break;
+	}
+	}
+}
+
 static void snippet(struct gen *g)
 {
 	if (g->n + ROOM > GEN_MAX_INSNS - 16 || g->depth > 3)
@@ -501,6 +560,12 @@ static void snippet(struct gen *g)
 	case 18:
 		snip_helper(g);
 		break;
+	case 19:
+		if (chance(g, 50)) {
+			snip_v4(g);
+			break;
+		}
+		/* fall through */
 	default:
 		if (chance(g, 30))
 			snip_ptr(g);
