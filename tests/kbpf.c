@@ -69,14 +69,7 @@ struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint3
 
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = PTR_TO_U64(insns);
-	a.insn_cnt = cnt;
-	a.license = PTR_TO_U64("GPL");
-	return side_call(s, BPF_PROG_LOAD, &a).rc;
+	return side_prog_load_log(s, type, insns, cnt, NULL, 0).rc;
 }
 
 struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
@@ -144,4 +137,118 @@ const char *kernel_bpf_unavailable_reason(void)
 {
 	kernel_bpf_available();
 	return probe_reason;
+}
+
+struct bpf_result side_elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = PTR_TO_U64(key);
+	if (cmd == BPF_MAP_GET_NEXT_KEY)
+		a.next_key = PTR_TO_U64(value);
+	else
+		a.value = PTR_TO_U64(value);
+	a.flags = flags;
+	return side_call(s, cmd, &a);
+}
+
+struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn *insns,
+				     uint32_t cnt, char *log, size_t log_size)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = PTR_TO_U64(insns);
+	a.insn_cnt = cnt;
+	a.license = PTR_TO_U64("GPL");
+	if (log) {
+		a.log_buf = PTR_TO_U64(log);
+		a.log_size = (uint32_t)log_size;
+		a.log_level = 1;
+		log[0] = 0;
+	}
+	return side_call(s, BPF_PROG_LOAD, &a);
+}
+
+/* The error line of a level-1 log: the last line before "processed ..." (cut there); NULL
+ * without that line (6.18 ends some messages without a newline, which glues them to it). */
+static const char *error_line(char *log)
+{
+	char *end = strstr(log, "\nprocessed"), *p;
+
+	if (!end)
+		return NULL;
+	*end = 0;
+	p = strrchr(log, '\n');
+	return p ? p + 1 : log;
+}
+
+void verdicts_agree_at(const char *file, int line, const char *what, uint32_t type,
+		       const struct bpf_insn *k_insns, const struct bpf_insn *u_insns,
+		       uint32_t cnt)
+{
+	static char log[NSIDES][65536];
+	struct bpf_result r[NSIDES];
+
+	r[K] = side_prog_load_log(K, type, k_insns, cnt, log[K], sizeof(log[K]));
+	r[U] = side_prog_load_log(U, type, u_insns, cnt, log[U], sizeof(log[U]));
+	if (results_agree_at(file, line, what, r) && r[K].rc < 0) {
+		const char *ek = error_line(log[K]), *eu = error_line(log[U]);
+
+		if (ek && eu && strcmp(ek, eu))
+			test_fail(file, line, "%s: kernel says \"%s\", userbpf \"%s\"", what, ek,
+				  eu);
+	}
+	for (int s = 0; s < NSIDES; s++)
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+}
+
+void creates_agree_at(const char *file, int line, uint32_t type, const struct map_shape *shapes,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_result r[NSIDES];
+		char what[96];
+
+		snprintf(what, sizeof(what), "create type %u key %u value %u max %u flags %#x",
+			 type, shapes[i].key_size, shapes[i].value_size, shapes[i].max_entries,
+			 shapes[i].flags);
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_map_create(s, type, shapes[i].key_size, shapes[i].value_size,
+					       shapes[i].max_entries, shapes[i].flags);
+		results_agree_at(file, line, what, r);
+		for (int s = 0; s < NSIDES; s++)
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+	}
+}
+
+uint64_t xorshift64(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+bool runs_agree_at(const char *file, int line, const char *what, const int prog[NSIDES],
+		   const void *pkt, uint32_t len, uint32_t *ret)
+{
+	struct bpf_result r[NSIDES];
+	uint32_t rv[NSIDES] = { 0, 0 };
+
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_test_run(s, prog[s], pkt, len, &rv[s]);
+	if (!results_agree_at(file, line, what, r))
+		return false;
+	if (rv[K] != rv[U]) {
+		test_fail(file, line, "%s: retval kernel %#x, userbpf %#x", what, rv[K], rv[U]);
+		return false;
+	}
+	*ret = rv[K];
+	return true;
 }

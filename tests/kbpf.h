@@ -5,6 +5,8 @@
 #ifndef USERBPF_TESTS_KBPF_H
 #define USERBPF_TESTS_KBPF_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "userbpf.h"
@@ -42,6 +44,42 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
 /* BPF_MAP_CREATE on side s with these fields (the rest zero). */
 struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
 				  uint32_t max_entries, uint32_t flags);
+
+/* BPF_MAP_CREATE of type with each of n shapes on both sides: the results must agree. */
+struct map_shape {
+	uint32_t key_size, value_size, max_entries, flags;
+};
+void creates_agree_at(const char *file, int line, uint32_t type, const struct map_shape *shapes,
+		      size_t n);
+#define CREATES_AGREE(type, shapes)                                                              \
+	creates_agree_at(__FILE__, __LINE__, type, shapes, sizeof(shapes) / sizeof((shapes)[0]))
+
+/* The next value of a xorshift64 generator (state must not be 0). */
+uint64_t xorshift64(uint64_t *state);
+
+/* BPF_PROG_TEST_RUN of each side's program with the packet: the results and retvals must
+ * agree (else a failure is reported at file:line and the answer is false); *ret: the retval. */
+bool runs_agree_at(const char *file, int line, const char *what, const int prog[NSIDES],
+		   const void *pkt, uint32_t len, uint32_t *ret);
+#define RUNS_AGREE(what, prog, pkt, len, ret)                                                    \
+	runs_agree_at(__FILE__, __LINE__, what, prog, pkt, len, ret)
+
+/* An element command on side s: key, value (GET_NEXT_KEY: the next key), flags. */
+struct bpf_result side_elem(int s, int cmd, int fd, const void *key, void *value,
+			    uint64_t flags);
+
+/* BPF_PROG_LOAD on side s (license GPL), with a level-1 log into log unless it is NULL. */
+struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn *insns,
+				     uint32_t cnt, char *log, size_t log_size);
+
+/* Loads one program on both sides (k_insns and u_insns: the same program with each side's map
+ * fds): the verdicts must agree and, for a rejection, the error line (the last one before
+ * "processed ..."); failures are reported at file:line. */
+void verdicts_agree_at(const char *file, int line, const char *what, uint32_t type,
+		       const struct bpf_insn *k_insns, const struct bpf_insn *u_insns,
+		       uint32_t cnt);
+#define VERDICTS_AGREE(what, type, k_insns, u_insns, cnt)                                        \
+	verdicts_agree_at(__FILE__, __LINE__, what, type, k_insns, u_insns, cnt)
 
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);

@@ -23,21 +23,6 @@ static int create(int s, uint32_t type, uint32_t vs, uint32_t max, uint32_t flag
 	return r.rc;
 }
 
-static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = PTR_TO_U64(key);
-	if (cmd == BPF_MAP_GET_NEXT_KEY)
-		a.next_key = PTR_TO_U64(value);
-	else
-		a.value = PTR_TO_U64(value);
-	a.flags = flags;
-	return side_call(s, cmd, &a);
-}
-
 TEST(diff_lru_create)
 {
 	static const struct {
@@ -120,11 +105,11 @@ TEST(diff_lru_below_capacity)
 				if (cmd == 0) {
 					memcpy(v[s], &rng, 8);
 					memset(v[s] + 8, (int)i, vs - 8 + 1);
-					r[s] = elem(s, BPF_MAP_UPDATE_ELEM, fd[s], &key, v[s], flags);
+					r[s] = side_elem(s, BPF_MAP_UPDATE_ELEM, fd[s], &key, v[s], flags);
 				} else if (cmd == 1) {
-					r[s] = elem(s, BPF_MAP_DELETE_ELEM, fd[s], &key, NULL, 0);
+					r[s] = side_elem(s, BPF_MAP_DELETE_ELEM, fd[s], &key, NULL, 0);
 				} else {
-					r[s] = elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], &key, v[s], 0);
+					r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], &key, v[s], 0);
 				}
 			}
 			if (AGREE(what, r) && cmd == 2 && memcmp(v[K], v[U], vs + 16))
@@ -139,7 +124,7 @@ TEST(diff_lru_below_capacity)
 				struct bpf_result r[2];
 
 				for (int s = 0; s < NSIDES; s++)
-					r[s] = elem(s, BPF_MAP_GET_NEXT_KEY, fd[s],
+					r[s] = side_elem(s, BPF_MAP_GET_NEXT_KEY, fd[s],
 						    first ? NULL : &cur[s], &next[s], 0);
 				if (!AGREE("walk", r) || r[K].rc < 0 || ++n > 300)
 					break;
@@ -163,7 +148,7 @@ static int count_keys(int s, int fd)
 	uint32_t cur, next;
 	int n = 0;
 
-	for (const void *k = NULL; elem(s, BPF_MAP_GET_NEXT_KEY, fd, k, &next, 0).rc == 0; k = &cur) {
+	for (const void *k = NULL; side_elem(s, BPF_MAP_GET_NEXT_KEY, fd, k, &next, 0).rc == 0; k = &cur) {
 		cur = next;
 		if (++n > 100000)
 			break;
@@ -200,7 +185,7 @@ TEST(diff_lru_at_capacity)
 		REQUIRE(fd >= 0);
 		prog = load_toucher(s, fd);
 		REQUIRE(prog >= 0);
-		REQUIRE_EQ(elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY).rc, 0);
+		REQUIRE_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY).rc, 0);
 		for (key = 1; key < 20 * max; key++) {
 			union bpf_attr a;
 			struct bpf_result r;
@@ -211,13 +196,13 @@ TEST(diff_lru_at_capacity)
 			a.test.data_in = PTR_TO_U64(pkt);
 			a.test.data_size_in = sizeof(pkt);
 			side_call(s, BPF_PROG_TEST_RUN, &a);
-			r = elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY);
+			r = side_elem(s, BPF_MAP_UPDATE_ELEM, fd, &key, &v, BPF_ANY);
 			if (r.rc) {
 				test_fail(__FILE__, __LINE__, "%s: insert %u failed: errno %d",
 					  diff_sides[s]->name, key, r.err);
 				break;
 			}
-			if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc) {
+			if (side_elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc) {
 				test_fail(__FILE__, __LINE__, "%s: key %u gone right after its insert",
 					  diff_sides[s]->name, key);
 				break;
@@ -227,7 +212,7 @@ TEST(diff_lru_at_capacity)
 			test_fail(__FILE__, __LINE__, "%s: %d keys in a map of %u", diff_sides[s]->name,
 				  count_keys(s, fd), max);
 		key = 0;
-		if (elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc)
+		if (side_elem(s, BPF_MAP_LOOKUP_ELEM, fd, &key, &v, 0).rc)
 			test_fail(__FILE__, __LINE__, "%s: the hot key was evicted", diff_sides[s]->name);
 		close(prog);
 		close(fd);

@@ -20,43 +20,12 @@ static int map_create(int s, uint32_t type, uint32_t ks, uint32_t vs, uint32_t m
 	return side_map_create(s, type, ks, vs, max, flags).rc;
 }
 
-static struct bpf_result elem(int s, int cmd, int fd, const void *key, void *value, uint64_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = PTR_TO_U64(key);
-	a.value = PTR_TO_U64(value);
-	a.flags = flags;
-	return side_call(s, cmd, &a);
-}
-
-static struct bpf_result load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt,
-			      char *log, size_t log_size)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = PTR_TO_U64(insns);
-	a.insn_cnt = cnt;
-	a.license = PTR_TO_U64("GPL");
-	if (log) {
-		a.log_buf = PTR_TO_U64(log);
-		a.log_size = (uint32_t)log_size;
-		a.log_level = 1;
-		log[0] = 0;
-	}
-	return side_call(s, BPF_PROG_LOAD, &a);
-}
-
 /* r0 = imm */
 static int load_ret(int s, uint32_t type, int imm)
 {
 	struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, imm), BPF_EXIT_INSN() };
 
-	return load(s, type, insns, 2, NULL, 0).rc;
+	return side_prog_load_log(s, type, insns, 2, NULL, 0).rc;
 }
 
 TEST(diff_prog_array_create)
@@ -125,7 +94,7 @@ TEST(diff_prog_array_elements)
 				v_ = (uint32_t)cls[s];                                             \
 			else if ((fds) == 3)                                                       \
 				v_ = (uint32_t)hash[s];                                            \
-			r[s] = elem(s, cmd, m[s], &k_, &v_, flags);                                \
+			r[s] = side_elem(s, cmd, m[s], &k_, &v_, flags);                                \
 			if (cmd == BPF_MAP_LOOKUP_ELEM && r[s].rc >= 0 && !v_)                     \
 				test_fail(__FILE__, __LINE__, "%s: id 0 on side %d", what, s);     \
 		}                                                                                  \
@@ -157,7 +126,7 @@ TEST(diff_prog_array_elements)
 			BPF_EXIT_INSN(),
 		};
 
-		r[s] = load(s, BPF_PROG_TYPE_SCHED_CLS, insns, sizeof(insns) / sizeof(insns[0]),
+		r[s] = side_prog_load_log(s, BPF_PROG_TYPE_SCHED_CLS, insns, sizeof(insns) / sizeof(insns[0]),
 			    NULL, 0);
 		if (r[s].rc >= 0)
 			close(r[s].rc);
@@ -169,35 +138,6 @@ TEST(diff_prog_array_elements)
 		close(xdp[s]);
 		close(cls[s]);
 	}
-}
-
-/* Loads on both sides; the verdicts and, for a rejection, the last log line must agree. */
-static void verdicts_agree_at(const char *file, int line, const char *what, uint32_t type,
-			      const struct bpf_insn *k_insns, const struct bpf_insn *u_insns,
-			      uint32_t cnt)
-{
-	static char log[NSIDES][65536];
-	struct bpf_result r[2];
-
-	r[K] = load(K, type, k_insns, cnt, log[K], sizeof(log[K]));
-	r[U] = load(U, type, u_insns, cnt, log[U], sizeof(log[U]));
-	if (results_agree_at(file, line, what, r) && r[K].rc < 0) {
-		/* the error is the line before "processed ..." */
-		char *ek = strstr(log[K], "\nprocessed"), *eu = strstr(log[U], "\nprocessed");
-		char *sk, *su;
-
-		if (ek && eu) {
-			*ek = *eu = 0;
-			sk = strrchr(log[K], '\n');
-			su = strrchr(log[U], '\n');
-			if (strcmp(sk ? sk + 1 : log[K], su ? su + 1 : log[U]))
-				test_fail(file, line, "%s: kernel says \"%s\", userbpf \"%s\"", what,
-					  sk ? sk + 1 : log[K], su ? su + 1 : log[U]);
-		}
-	}
-	for (int s = 0; s < NSIDES; s++)
-		if (r[s].rc >= 0)
-			close(r[s].rc);
 }
 
 /* Programs for the verifier cases, built for one side's fds: m a program array, h a hash map. */
@@ -278,7 +218,7 @@ TEST(diff_tail_call_verifier)
 		uint32_t n = cases[i].build(pk, m[K], h[K]);
 
 		cases[i].build(pu, m[U], h[U]);
-		verdicts_agree_at(__FILE__, __LINE__, cases[i].name, BPF_PROG_TYPE_XDP, pk, pu, n);
+		VERDICTS_AGREE(cases[i].name, BPF_PROG_TYPE_XDP, pk, pu, n);
 	}
 	for (int s = 0; s < NSIDES; s++) {
 		close(m[s]);
@@ -328,7 +268,7 @@ TEST(diff_tail_call_runs)
 				BPF_MOV64_IMM(BPF_REG_0, 100),
 				BPF_EXIT_INSN(),
 			};
-			disp[s] = load(s, BPF_PROG_TYPE_XDP, d, sizeof(d) / sizeof(d[0]), NULL, 0).rc;
+			disp[s] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, d, sizeof(d) / sizeof(d[0]), NULL, 0).rc;
 		}
 		t0[s] = load_ret(s, BPF_PROG_TYPE_XDP, 10);
 		t1[s] = load_ret(s, BPF_PROG_TYPE_XDP, 11);
@@ -350,7 +290,7 @@ TEST(diff_tail_call_runs)
 				BPF_MOV64_IMM(BPF_REG_0, 12),
 				BPF_EXIT_INSN(),
 			};
-			self[s] = load(s, BPF_PROG_TYPE_XDP, c, sizeof(c) / sizeof(c[0]), NULL, 0).rc;
+			self[s] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, c, sizeof(c) / sizeof(c[0]), NULL, 0).rc;
 		}
 		{
 			/* a bpf-to-bpf callee tail-calls slot 1: the result comes back to main,
@@ -366,7 +306,7 @@ TEST(diff_tail_call_runs)
 				BPF_MOV64_IMM(BPF_REG_0, 7),
 				BPF_EXIT_INSN(),
 			};
-			sub[s] = load(s, BPF_PROG_TYPE_XDP, b, sizeof(b) / sizeof(b[0]), NULL, 0).rc;
+			sub[s] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, b, sizeof(b) / sizeof(b[0]), NULL, 0).rc;
 		}
 		if (m[s] < 0 || cnt[s] < 0 || disp[s] < 0 || t0[s] < 0 || t1[s] < 0 || self[s] < 0) {
 			test_fail(__FILE__, __LINE__, "setup on side %d failed (errno %d)", s, errno);
@@ -375,7 +315,7 @@ TEST(diff_tail_call_runs)
 		for (uint32_t k = 0; k < 3; k++) {
 			uint32_t fd = (uint32_t)(k == 0 ? t0[s] : k == 1 ? t1[s] : self[s]);
 
-			elem(s, BPF_MAP_UPDATE_ELEM, m[s], &k, &fd, BPF_ANY);
+			side_elem(s, BPF_MAP_UPDATE_ELEM, m[s], &k, &fd, BPF_ANY);
 		}
 	}
 	CHECK_EQ(RUN_BOTH("slot 0", disp, 0), 10u);
@@ -388,7 +328,7 @@ TEST(diff_tail_call_runs)
 		uint64_t n[NSIDES] = { 0, 0 };
 
 		for (int s = 0; s < NSIDES; s++)
-			elem(s, BPF_MAP_LOOKUP_ELEM, cnt[s], &k, &n[s], 0);
+			side_elem(s, BPF_MAP_LOOKUP_ELEM, cnt[s], &k, &n[s], 0);
 		/* the dispatcher's call, then 33 - 1 more from the chain */
 		if (n[K] != n[U])
 			test_fail(__FILE__, __LINE__, "chain runs: kernel %llu, userbpf %llu",

@@ -83,6 +83,15 @@ static u64 h_map_peek_elem(u64 map, u64 value, u64 a3, u64 a4, u64 a5)
 	return (u64)(s64)m->ops->lookup(m, NULL, PTR(value));
 }
 
+/* bpf_redirect_map(map, key, flags): the map type's answer (the verifier allows device maps
+ * only).  Nothing is sent: see src/map/devmap.c. */
+static u64 h_redirect_map(u64 map, u64 key, u64 flags, u64 a4, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+
+	return (u64)(s64)m->ops->xdp_redirect(m, key, flags);
+}
+
 /* jit_opts.resolve_call for a loaded program: a map helper whose map the JIT knows becomes a
  * direct call of the map's op (no helper and no ops indirection; int results sign-extended as
  * the helpers do), and an array map's lookup becomes inline index arithmetic, as the kernel's
@@ -927,6 +936,10 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_map_delete_elem] = { { h_map_delete_elem, "bpf_map_delete_elem", false, true,
 					 RET_INTEGER,
 					 ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY) }, ALL_TYPES },
+	[BPF_FUNC_redirect_map] = { { h_redirect_map, "bpf_redirect_map", false, false,
+				      RET_INTEGER,
+				      ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING) },
+				    TYPE_BIT(BPF_PROG_TYPE_XDP) },
 	[BPF_FUNC_map_push_elem] = { { h_map_push_elem, "bpf_map_push_elem", false, true,
 				       RET_INTEGER,
 				       ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_VALUE, ARG_ANYTHING) },

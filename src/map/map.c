@@ -176,7 +176,7 @@ int map_create(union bpf_attr *attr)
 	map->uvalue_size = ops->percpu ? round_up(attr->value_size, 8) * map_possible_cpus()
 				       : attr->value_size;
 	map->max_entries = attr->max_entries;
-	map->map_flags = attr->map_flags;
+	map->map_flags = attr->map_flags | ops->forced_flags;
 	map->obj.kind = OBJ_MAP;
 	map->obj.access = access;
 	map->obj.destroy = map_destroy;

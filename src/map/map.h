@@ -64,6 +64,11 @@ struct bpf_map_ops {
 	 * would be).  False where memory a program sees lives as long as the map, which the
 	 * program holds (hash: deleted elements are reused, never freed; array). */
 	bool prog_needs_rcu;
+	/* bpf_redirect_map() on this type (device maps): the action the program returns. */
+	int (*xdp_redirect)(struct bpf_map *map, u64 index, u64 flags);
+	/* Flags the type adds to the map's (BPF_F_RDONLY_PROG for device maps, whose values
+	 * programs may only read). */
+	u32 forced_flags;
 	/* Values are per CPU: bpf() sees round_up(value_size, 8) bytes for each possible CPU,
 	 * CPU 0 first (bpf_map.uvalue_size); a program sees its CPU's. */
 	bool percpu;
