@@ -843,6 +843,9 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				fprintf(o->report, "userbpf accepts, kernel rejects: seed 0x%llx program "
 					"%llu\n", (unsigned long long)o->seed, (unsigned long long)i);
 			st->ur_ka += fd < 0 && kfd >= 0;
+			if (fd < 0 && kfd >= 0 && st->ur_ka <= 5 && o->report)
+				fprintf(o->report, "userbpf rejects, kernel accepts: seed 0x%llx program "
+					"%llu\n", (unsigned long long)o->seed, (unsigned long long)i);
 			if (kfd >= 0)
 				close(kfd);
 		}

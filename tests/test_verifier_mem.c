@@ -43,6 +43,15 @@ static const struct vcase cases[] = {
 	{ "stack_atomic_ok", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 1), BPF_MOV64_IMM(0, 1),
 				     BPF_ATOMIC_OP(BPF_DW, BPF_ADD | BPF_FETCH, 10, 0, -8), EXIT },
 	  ACCEPT },
+	/* a fetch from a slot holding a spilled pointer loads that pointer, as a fill (found by
+	 * the soundness run: userbpf made it a scalar and accepted the shift below) */
+	{ "stack_atomic_xchg_spilled_ptr", SOCK, { BPF_STX_MEM(BPF_DW, 10, 1, -24),
+	  BPF_MOV64_IMM(7, 5), BPF_ATOMIC_OP(BPF_DW, BPF_XCHG, 10, 7, -24),
+	  BPF_MOV64_IMM(8, 1), BPF_ALU32_REG(BPF_LSH, 8, 7), R0_0, EXIT }, REJECT,
+	  "R8 32-bit pointer arithmetic prohibited", EACCES, .full_log = true },
+	{ "stack_atomic_fetch_add_spilled_ptr", SOCK, { BPF_STX_MEM(BPF_DW, 10, 1, -8),
+	  BPF_MOV64_IMM(7, 5), BPF_ATOMIC_OP(BPF_DW, BPF_ADD | BPF_FETCH, 10, 7, -8),
+	  BPF_LDX_MEM(BPF_W, 0, 7, 0), EXIT }, ACCEPT, .full_log = true },
 	{ "stack_atomic_size", SOCK, { R0_0, BPF_ATOMIC_OP(BPF_B, BPF_ADD, 10, 0, -8), EXIT },
 	  REJECT, "invalid atomic operand size", EINVAL },
 	{ "stack_atomic_ctx", SOCK, { R0_0, BPF_ATOMIC_OP(BPF_W, BPF_ADD, 1, 0, 0), EXIT }, REJECT,

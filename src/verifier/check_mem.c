@@ -830,13 +830,12 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 		if (err)
 			return err;
 	}
-	/* the loaded value is the old memory content; the stored one is unknown (the kernel's
+	/* the loaded value is the old memory content, as a fill would load it (a spilled pointer
+	 * comes back as that pointer, as in the kernel); the stored one is unknown (the kernel's
 	 * value_regno -1): not modelled through the src register, which may be dst itself */
 	err = mem_access(env, insn->dst_reg, insn->off, size, false, load_reg, false, insn);
 	if (err)
 		return err;
-	if (load_reg >= 0 && regs[load_reg].type != SCALAR_VALUE)
-		mark_reg_unknown(&regs[load_reg]);
 	return mem_access(env, insn->dst_reg, insn->off, size, true, -1, false, insn);
 }
 
