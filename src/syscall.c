@@ -13,6 +13,7 @@
 #include "btf/btf.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "rcu.h"
 
 #define PAGE_SIZE_ATTR 4096u
 
@@ -53,6 +54,7 @@ static const u32 cmd_attr_end[] = {
 	/* 6.18's BTF_LOAD ends at btf_token_fd, after btf_log_true_size (28) and btf_flags (32),
 	 * beyond our uapi union; btf.c reads them from the raw bytes. */
 	[BPF_BTF_LOAD] = BTF_LOAD_ATTR_END,
+	[BPF_OBJ_GET_INFO_BY_FD] = ATTR_END(info.info),
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -77,6 +79,30 @@ static inline bool all_zero(const void *p, size_t n)
 	while (n--)
 		w |= *b++;
 	return !(acc[0] | acc[1] | w);
+}
+
+/* BPF_OBJ_GET_INFO_BY_FD: a program's or a map's info (a BTF object's is not there yet:
+ * EINVAL, as for any other kind of file); a closed fd is EBADFD, as the kernel says.  info_len
+ * goes back into the caller's attr as far as its size reaches. */
+static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
+{
+	union bpf_attr scratch;
+	struct bpf_object *obj;
+	int err;
+
+	if (size < ATTR_END(info.info_len))
+		uattr = &scratch;
+	rcu_read_lock();
+	obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_PROG, &err);
+	if (obj) {
+		err = prog_get_info(prog_of(obj), attr, uattr);
+	} else if (err == -EINVAL) {
+		obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_MAP, &err);
+		if (obj)
+			err = map_get_info(map_of(obj), attr, uattr);
+	}
+	rcu_read_unlock();
+	return err == -EBADF ? -EBADFD : err;
 }
 
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
@@ -149,6 +175,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return prog_test_run(attr, uattr, size);
 	case BPF_BTF_LOAD:
 		return btf_load(attr, uattr, size);
+	case BPF_OBJ_GET_INFO_BY_FD:
+		return obj_get_info(attr, uattr, size);
 	}
 	return -EINVAL;
 }

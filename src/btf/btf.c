@@ -50,6 +50,8 @@ void btf_put(struct btf *btf)
 		obj_put(&btf->obj);
 }
 
+static u32 next_btf_id; /* ids handed out so far */
+
 int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 {
 	const u8 *data = u64_to_voidp(attr->btf);
@@ -91,6 +93,7 @@ int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		err = memfd;
 		goto free_btf;
 	}
+	btf->id = __atomic_add_fetch(&next_btf_id, 1, __ATOMIC_RELAXED);
 	btf->obj.kind = OBJ_BTF;
 	btf->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
 	btf->obj.destroy = btf_destroy;

@@ -25,6 +25,7 @@ struct vlog;
 
 struct btf {
 	struct bpf_object obj;	   /* must stay first */
+	u32 id;			   /* process-wide, from 1 (a program's info shows it) */
 	struct btf_header hdr;	   /* the caller's header, fields past ours dropped (zero) */
 	u32 *type_buf;		   /* the type section, aligned copy */
 	char *strings;		   /* the string section (NUL first and last once valid) */

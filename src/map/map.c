@@ -117,6 +117,8 @@ static void *map_mmap_map(struct bpf_object *obj, void *addr, size_t len, int pr
 	return map->ops->mmap_map(map, addr, len, prot, flags, fd, off);
 }
 
+static u32 next_map_id; /* ids handed out so far */
+
 int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
@@ -170,6 +172,7 @@ int map_create(union bpf_attr *attr)
 	if (err)
 		goto close_memfd;
 	map->ops = ops;
+	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->map_type = attr->map_type;
 	map->key_size = attr->key_size;
 	map->value_size = attr->value_size;
@@ -616,4 +619,52 @@ out:
 	rcu_read_unlock();
 	obj_put_flush();
 	return err;
+}
+
+/* 6.18's struct bpf_map_info is ours (6.1's) plus the content hash request of signed programs:
+ * u64 hash (a buffer for the digest, 88), u32 hash_size (96), padding to 104. */
+#define KERNEL_MAP_INFO_SIZE 104u
+#define MAP_INFO_HASH_OFF 88u
+
+/* The kernel's bpf_map_get_info_by_fd(): a struct the size the caller asks for (bytes beyond
+ * the kernel's must be zero), filled from scratch but for the hash request, which userbpf does
+ * not serve (EINVAL, as the kernel answers for a map without content hashing); its length
+ * written back. */
+int map_get_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	union {
+		struct bpf_map_info info;
+		u8 raw[KERNEL_MAP_INFO_SIZE];
+	} u;
+	u8 *uinfo = u64_to_ptr(attr->info.info);
+	u32 info_len = attr->info.info_len;
+	u64 hash = 0;
+
+	if (info_len > 4096)
+		return -E2BIG;
+	if (info_len && !uinfo)
+		return -EFAULT;
+	for (u32 i = KERNEL_MAP_INFO_SIZE; i < info_len; i++)
+		if (uinfo[i])
+			return -E2BIG;
+	if (info_len > KERNEL_MAP_INFO_SIZE)
+		info_len = KERNEL_MAP_INFO_SIZE;
+	memset(&u, 0, sizeof(u));
+	if (info_len > MAP_INFO_HASH_OFF)
+		memcpy(u.raw + MAP_INFO_HASH_OFF, uinfo + MAP_INFO_HASH_OFF,
+		       info_len - MAP_INFO_HASH_OFF);
+	memcpy(&hash, u.raw + MAP_INFO_HASH_OFF, sizeof(hash));
+	if (hash)
+		return -EINVAL;
+	u.info.type = map->map_type;
+	u.info.id = map->id;
+	u.info.key_size = map->key_size;
+	u.info.value_size = map->value_size;
+	u.info.max_entries = map->max_entries;
+	u.info.map_flags = map->map_flags;
+	memcpy(u.info.name, map->name, sizeof(u.info.name));
+	if (info_len)
+		memcpy(uinfo, &u, info_len);
+	memcpy(&uattr->info.info_len, &info_len, sizeof(info_len));
+	return 0;
 }

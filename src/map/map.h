@@ -77,6 +77,7 @@ struct bpf_map_ops {
 struct bpf_map {
 	struct bpf_object obj;	/* must stay first: fds and programs hold the object */
 	const struct bpf_map_ops *ops;
+	u32 id;			/* process-wide, from 1 (BPF_OBJ_GET_INFO_BY_FD, program info) */
 	u32 map_type;
 	u32 key_size;
 	u32 value_size;
@@ -123,6 +124,8 @@ int map_get_next_key(union bpf_attr *attr);
 int map_lookup_and_delete_elem(union bpf_attr *attr);
 int map_do_batch(int cmd, union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
 int map_freeze(union bpf_attr *attr);
+/* BPF_OBJ_GET_INFO_BY_FD of a map (struct bpf_map_info). */
+int map_get_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
 
 /* A user pointer from attr; NULL if it is 0 or cannot be a pointer in this process (i386). */
 static inline void *u64_to_ptr(u64 v)

@@ -293,6 +293,9 @@ int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union
 {
 	int err, memfd;
 
+	err = prog_calc_tag(prog);
+	if (err)
+		goto free_prog;
 	err = bpf_check(prog, attr, uattr, usize);
 	if (err)
 		goto free_prog; /* frees the map references the verifier took */

@@ -65,6 +65,10 @@ struct bpf_prog {
 	u32 used_map_cnt;
 
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
+	u32 verified_insns;		/* instructions the verifier processed */
+	u8 tag[BPF_TAG_SIZE];		/* the kernel's tag: SHA-256 of the loaded insns (info.c) */
+	u64 load_time;			/* CLOCK_BOOTTIME ns at load */
+	u32 uid;			/* who loaded it */
 
 	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
 	struct btf *btf;
@@ -88,6 +92,11 @@ struct bpf_prog {
 	u32 ext_unwind_id;		/* a helper whose 0 result ends the run (0: none) */
 	void *ext_mem;			/* the one allocation behind ext_helpers; freed with prog */
 };
+
+/* info.c: the tag (with load_time and uid), before verification; BPF_OBJ_GET_INFO_BY_FD of a
+ * program. */
+int prog_calc_tag(struct bpf_prog *prog);
+int prog_get_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
 static inline struct bpf_prog *prog_of(struct bpf_object *obj)
 {

@@ -458,6 +458,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 			memcpy((u8 *)uattr + PROG_LOG_TRUE_SIZE_OFF, &true_size, sizeof(true_size));
 	}
 	if (!ret) {
+		prog->verified_insns = env->insn_processed;
 		prog->used_maps = env->used_maps;
 		prog->used_map_cnt = env->used_map_cnt;
 		prog->stack_depth = depth;
