@@ -81,8 +81,8 @@ static inline bool all_zero(const void *p, size_t n)
 	return !(acc[0] | acc[1] | w);
 }
 
-/* BPF_OBJ_GET_INFO_BY_FD: a program's or a map's info (a BTF object's is not there yet:
- * EINVAL, as for any other kind of file); a closed fd is EBADFD, as the kernel says.  info_len
+/* BPF_OBJ_GET_INFO_BY_FD: a program's, a map's or a BTF object's info (any other file is
+ * EINVAL); a closed fd is EBADFD, as the kernel says.  info_len
  * goes back into the caller's attr as far as its size reaches. */
 static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
 {
@@ -100,6 +100,11 @@ static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
 		obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_MAP, &err);
 		if (obj)
 			err = map_get_info(map_of(obj), attr, uattr);
+	}
+	if (!obj && err == -EINVAL) {
+		obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_BTF, &err);
+		if (obj)
+			err = btf_get_info(btf_of(obj), attr, uattr);
 	}
 	rcu_read_unlock();
 	return err == -EBADF ? -EBADFD : err;

@@ -5,6 +5,7 @@
  * than equality.  Skipped where the kernel's bpf() is unavailable.
  */
 #include <fcntl.h>
+#include <linux/btf.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -227,6 +228,66 @@ TEST(diff_info_progs)
 		close(hash[s]);
 		close(arr[s]);
 	}
+}
+
+/* A BTF object's info: its blob (in part and whole), size, name rules. */
+TEST(diff_info_btf)
+{
+	struct {
+		struct btf_header h;
+		uint32_t type[4];
+		char str[5];
+	} __attribute__((packed)) blob = {
+		{ BTF_MAGIC, 1, 0, sizeof(struct btf_header), 0, 16, 16, 5 },
+		{ 1, 1u << 24, 4, (1u << 24) | 32 }, /* int: signed, 32 bits */
+		"\0int",
+	};
+	int fd[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.btf = PTR_TO_U64(&blob);
+		a.btf_size = sizeof(blob);
+		fd[s] = side_call(s, BPF_BTF_LOAD, &a).rc;
+		REQUIRE(fd[s] >= 0);
+	}
+	/* blob room: none, part, all; a name buffer (with and without its length) */
+	for (int t = 0; t < 5; t++) {
+		struct bpf_btf_info info[NSIDES];
+		uint8_t data[NSIDES][sizeof(blob)];
+		char name[NSIDES][16];
+		uint32_t len[NSIDES];
+		struct bpf_result r[NSIDES];
+		char what[32];
+
+		snprintf(what, sizeof(what), "btf info %d", t);
+		for (int s = 0; s < NSIDES; s++) {
+			memset(&info[s], 0, sizeof(info[s]));
+			memset(data[s], 0xee, sizeof(data[s]));
+			memset(name[s], 'x', sizeof(name[s]));
+			info[s].btf = PTR_TO_U64(data[s]);
+			info[s].btf_size = t == 0 ? 0 : t == 1 ? 10 : sizeof(blob);
+			if (t >= 3)
+				info[s].name = PTR_TO_U64(name[s]);
+			info[s].name_len = t == 3 ? sizeof(name[s]) : 0;
+			len[s] = sizeof(info[s]);
+			r[s] = get_info(s, fd[s], &info[s], &len[s]);
+		}
+		if (!AGREE(what, r) || r[K].rc)
+			continue;
+		CHECK_EQ(len[K], len[U]);
+		CHECK_EQ(info[K].btf_size, info[U].btf_size);
+		CHECK_EQ(info[K].name_len, info[U].name_len);
+		CHECK_EQ(info[K].kernel_btf, info[U].kernel_btf);
+		CHECK(info[K].id && info[U].id);
+		CHECK(!memcmp(data[K], data[U], sizeof(blob)));
+		CHECK(t != 3 || !strcmp(name[K], name[U]));
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(fd[s]);
 }
 
 TEST(diff_info_errors)

@@ -24,6 +24,7 @@
 static void btf_free(struct btf *btf)
 {
 	btf_free_data(btf);
+	free(btf->data);
 	free(btf);
 }
 
@@ -93,6 +94,14 @@ int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		err = memfd;
 		goto free_btf;
 	}
+	btf->data = malloc(attr->btf_size ? attr->btf_size : 1);
+	if (!btf->data) {
+		err = -ENOMEM;
+		sys_close(memfd);
+		goto free_btf;
+	}
+	memcpy(btf->data, data, attr->btf_size);
+	btf->data_size = attr->btf_size;
 	btf->id = __atomic_add_fetch(&next_btf_id, 1, __ATOMIC_RELAXED);
 	btf->obj.kind = OBJ_BTF;
 	btf->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
@@ -105,4 +114,47 @@ int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 free_btf:
 	btf_free(btf);
 	return err;
+}
+
+/* The kernel's btf_get_info_by_fd(): the blob (as much as the caller's btf_size takes, the full
+ * size reported), the id, and the name: "" for a BTF loaded by a program (name and name_len
+ * must come together; a name buffer too short for it is ENOSPC). */
+int btf_get_info(struct btf *btf, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_btf_info info, *uinfo = u64_to_voidp(attr->info.info);
+	u32 info_len = attr->info.info_len, copy;
+	char *uname;
+
+	if (info_len > 4096)
+		return -E2BIG;
+	if (info_len && !uinfo)
+		return -EFAULT;
+	for (u32 i = sizeof(info); i < info_len; i++)
+		if (((const u8 *)uinfo)[i])
+			return -E2BIG;
+	copy = info_len < sizeof(info) ? info_len : sizeof(info);
+	memset(&info, 0, sizeof(info));
+	if (copy)
+		memcpy(&info, uinfo, copy);
+	info.id = btf->id;
+	if (info.btf_size) {
+		void *ubtf = u64_to_voidp(info.btf);
+
+		if (!ubtf)
+			return -EFAULT;
+		memcpy(ubtf, btf->data, info.btf_size < btf->data_size ? info.btf_size
+									 : btf->data_size);
+	}
+	info.btf_size = btf->data_size;
+	info.kernel_btf = 0;
+	uname = u64_to_voidp(info.name);
+	if (!uname != !info.name_len)
+		return -EINVAL;
+	info.name_len = 0;
+	if (uname)
+		uname[0] = 0;
+	if (copy)
+		memcpy(uinfo, &info, copy);
+	memcpy(&uattr->info.info_len, &copy, sizeof(copy));
+	return 0;
 }

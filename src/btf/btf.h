@@ -26,6 +26,8 @@ struct vlog;
 struct btf {
 	struct bpf_object obj;	   /* must stay first */
 	u32 id;			   /* process-wide, from 1 (a program's info shows it) */
+	void *data;		   /* the blob as loaded (BPF_OBJ_GET_INFO_BY_FD gives it back) */
+	u32 data_size;
 	struct btf_header hdr;	   /* the caller's header, fields past ours dropped (zero) */
 	u32 *type_buf;		   /* the type section, aligned copy */
 	char *strings;		   /* the string section (NUL first and last once valid) */
@@ -64,6 +66,8 @@ static inline const char *btf_str_by_offset(const struct btf *btf, u32 off)
 /* btf_check.c: validates the blob now in btf->type_buf / strings (hdr filled from data of size
  * bytes) with the kernel's rules, logging to log.  0 or -errno; btf owns what it allocates. */
 int btf_parse(struct btf *btf, const u8 *data, u32 size, struct vlog *log);
+/* BPF_OBJ_GET_INFO_BY_FD of a BTF object (struct bpf_btf_info), btf.c. */
+int btf_get_info(struct btf *btf, const union bpf_attr *attr, union bpf_attr *uattr);
 void btf_free_data(struct btf *btf);
 
 /* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
