@@ -7,6 +7,11 @@
 #define RD(T, sz, off) { BPF_LDX_MEM(sz, 0, 1, off), R0_0, EXIT }
 #define WR(T, sz, off) { BPF_MOV64_IMM(2, 0), BPF_STX_MEM(sz, 1, 2, off), R0_0, EXIT }
 
+/* r0 = skb->sk; and for SK_CHECKED: if it is NULL, return 0 (4 insns) */
+#define SK(f) offsetof(struct bpf_sock, f)
+#define SK_LOAD BPF_LDX_MEM(BPF_DW, 0, 1, SKB(sk))
+#define SK_CHECKED SK_LOAD, BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT
+
 static const struct vcase cases[] = {
 	{ "ctx_sock_rd_len", SOCK, { BPF_LDX_MEM(BPF_W, 0, 1, SKB(len)), R0_0, EXIT }, ACCEPT },
 	{ "ctx_sock_wr_len", SOCK, { BPF_MOV64_IMM(2, 0), BPF_STX_MEM(BPF_W, 1, 2, SKB(len)), R0_0,
@@ -151,7 +156,7 @@ static const struct vcase cases[] = {
 	  BPF_STX_MEM(BPF_W, 1, 2, SKB(gso_segs)), R0_0, EXIT }, REJECT,
 	  "invalid bpf_context access off=164 size=4", EACCES },
 	{ "ctx_sock_rd_sk", SOCK, { BPF_LDX_MEM(BPF_DW, 0, 1, SKB(sk)), R0_0, EXIT }, ACCEPT,
-	  .known = "no socket pointer types: __sk_buff.sk (sock_common_or_null) is refused" },
+	  .full_log = true },
 	{ "ctx_sock_wr_sk", SOCK, { BPF_MOV64_IMM(2, 0), BPF_STX_MEM(BPF_DW, 1, 2, SKB(sk)), R0_0,
 	  EXIT }, REJECT, "invalid bpf_context access off=168 size=8", EACCES },
 	{ "ctx_sock_rd_gso_size", SOCK, { BPF_LDX_MEM(BPF_W, 0, 1, SKB(gso_size)), R0_0, EXIT },
@@ -305,9 +310,47 @@ static const struct vcase cases[] = {
 	  BPF_STX_MEM(BPF_W, 1, 2, SKB(gso_segs)), R0_0, EXIT }, REJECT,
 	  "invalid bpf_context access off=164 size=4", EACCES },
 	{ "ctx_cls_rd_sk", CLS, { BPF_LDX_MEM(BPF_DW, 0, 1, SKB(sk)), R0_0, EXIT }, ACCEPT,
-	  .known = "no socket pointer types: __sk_buff.sk (sock_common_or_null) is refused" },
+	  .full_log = true },
 	{ "ctx_cls_wr_sk", CLS, { BPF_MOV64_IMM(2, 0), BPF_STX_MEM(BPF_DW, 1, 2, SKB(sk)), R0_0,
 	  EXIT }, REJECT, "invalid bpf_context access off=168 size=8", EACCES },
+	/* __sk_buff.sk: a sock_common or NULL; after the check its common fields read */
+	{ "sk_family", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, SK(family)), EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "sk_unchecked", CLS, { SK_LOAD, BPF_LDX_MEM(BPF_W, 0, 0, SK(family)), EXIT }, REJECT,
+	  "R0 invalid mem access 'sock_common_or_null'", EACCES },
+	{ "sk_src_ip6_narrow", SOCK, { SK_CHECKED, BPF_LDX_MEM(BPF_B, 0, 0, SK(src_ip6[2]) + 3),
+	  EXIT }, ACCEPT },
+	{ "sk_dst_port_u16", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_H, 0, 0, SK(dst_port)), EXIT },
+	  ACCEPT },
+	{ "sk_dst_port_u32", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, SK(dst_port)), EXIT },
+	  ACCEPT },
+	{ "sk_dst_port_pad", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_H, 0, 0, SK(dst_port) + 2), EXIT },
+	  REJECT, "R0 invalid sock_common access off=50 size=2", EACCES },
+	{ "sk_type", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, SK(type)), EXIT }, REJECT,
+	  "R0 invalid sock_common access off=8 size=4", EACCES },
+	{ "sk_mark", SOCK, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, SK(mark)), EXIT }, REJECT,
+	  "R0 invalid sock_common access off=16 size=4", EACCES },
+	{ "sk_state_u64", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_DW, 0, 0, SK(state)), EXIT }, REJECT,
+	  "R0 invalid sock_common access off=72 size=8", EACCES },
+	{ "sk_past_end", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, 80), EXIT }, REJECT,
+	  "R0 invalid sock_common access off=80 size=4", EACCES },
+	{ "sk_bound_dev_if", CLS, { SK_CHECKED, BPF_LDX_MEM(BPF_W, 0, 0, SK(bound_dev_if)), EXIT },
+	  ACCEPT },
+	{ "sk_write", CLS, { SK_CHECKED, BPF_ST_MEM(BPF_W, 0, SK(bound_dev_if), 1), R0_0, EXIT },
+	  REJECT, "R0 cannot write into sock_common", EACCES },
+	{ "sk_arith", CLS, { SK_CHECKED, BPF_ALU64_IMM(BPF_ADD, 0, 4), R0_0, EXIT }, REJECT,
+	  "R0 pointer arithmetic on sock_common prohibited", EACCES },
+	{ "sk_arith_unchecked", CLS, { SK_LOAD, BPF_ALU64_IMM(BPF_ADD, 0, 4), R0_0, EXIT }, REJECT,
+	  "R0 pointer arithmetic on sock_common_or_null prohibited, null-check it first",
+	  EACCES },
+	{ "sk_spill_fill", CLS, { SK_LOAD, BPF_STX_MEM(BPF_DW, 10, 0, -8),
+	  BPF_LDX_MEM(BPF_DW, 2, 10, -8), BPF_JMP_IMM(BPF_JNE, 2, 0, 2), R0_0, EXIT,
+	  BPF_LDX_MEM(BPF_W, 0, 2, SK(rx_queue_mapping)), EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	{ "sk_to_helper", CLS, { SK_CHECKED, BPF_MOV64_REG(2, 0), BPF_MOV64_IMM(3, 0),
+	  BPF_LD_MAP_FD(1, MAP_HASH), BPF_EMIT_CALL(BPF_FUNC_map_update_elem), R0_0, EXIT },
+	  REJECT, "R2 type=sock_common expected=fp, pkt, pkt_meta, map_key, map_value, mem, "
+	  "ringbuf_mem, buf, trusted_ptr_", EACCES },
 	{ "ctx_cls_rd_gso_size", CLS, { BPF_LDX_MEM(BPF_W, 0, 1, SKB(gso_size)), R0_0, EXIT },
 	  ACCEPT },
 	{ "ctx_cls_wr_gso_size", CLS, { BPF_MOV64_IMM(2, 0),

@@ -207,8 +207,10 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		skb.ctx.data_end = data + len;
 		skb.ctx.uapi.len = len;
 		skb.ctx.uapi.protocol = 0x0008;
+		run_skb_set_sock(&skb, skb.ctx.uapi.protocol);
 		cp.ctx = (uintptr_t)&skb.ctx;
 		interp_check_add(c, cp.ctx, sizeof(skb.ctx), "ctx");
+		interp_check_add(c, (uintptr_t)&skb.sock, sizeof(skb.sock), "socket");
 	}
 	interp_check_add(c, (uintptr_t)data, len, "packet");
 	for (u32 i = 0; i < prog->used_map_cnt; i++) {

@@ -32,7 +32,13 @@ struct run_skb {
 	bool csum_complete;	/* csum covers [net, tail) (BPF_F_TEST_SKB_CHECKSUM_COMPLETE) */
 	u32 csum;		/* ones' complement sum, unfolded, valid if csum_complete */
 	u64 sock_cookie;	/* the dummy socket's cookie once asked for (0: not yet) */
+	struct bpf_sock sock;	/* the dummy socket __sk_buff.sk points at (run_skb_set_sock) */
 };
+
+/* The test run's dummy socket, as the kernel's bpf_prog_test_run_skb() makes it: closed, no
+ * ports, no queue, of the packet's family with its addresses (IPv4 or IPv6 with a full header
+ * after the Ethernet one, protocol proto_be), AF_UNSPEC otherwise; __sk_buff.sk points at it. */
+void run_skb_set_sock(struct run_skb *skb, u16 proto_be);
 
 static inline struct run_skb *run_skb_of(const void *ctx)
 {

@@ -301,6 +301,26 @@ static void eth_classify(const u8 *mac, u32 *pkt_type, u16 *proto_be)
 		*proto_be = htons(ETH_P_802_2);
 }
 
+void run_skb_set_sock(struct run_skb *skb, u16 proto_be)
+{
+	struct bpf_sock *sk = &skb->sock;
+	u32 headlen = (u32)(skb->tail - skb->net);
+
+	memset(sk, 0, sizeof(*sk));
+	sk->state = 7; /* TCP_CLOSE, sock_init_data()'s */
+	sk->rx_queue_mapping = (u32)-1;
+	if (proto_be == htons(ETH_P_IP) && headlen >= sizeof(struct iphdr)) {
+		sk->family = AF_INET;
+		memcpy(&sk->src_ip4, skb->net + offsetof(struct iphdr, saddr), 4);
+		memcpy(&sk->dst_ip4, skb->net + offsetof(struct iphdr, daddr), 4);
+	} else if (proto_be == htons(ETH_P_IPV6) && headlen >= sizeof(struct ip6_hdr)) {
+		sk->family = AF_INET6;
+		memcpy(sk->src_ip6, skb->net + offsetof(struct ip6_hdr, ip6_src), 16);
+		memcpy(sk->dst_ip6, skb->net + offsetof(struct ip6_hdr, ip6_dst), 16);
+	}
+	skb->ctx.uapi.sk = sk;
+}
+
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	const u8 *data_in = u64_to_ptr(attr->test.data_in);
@@ -344,6 +364,7 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		skb.ctx.uapi.ifindex = uctx->ifindex;
 	eth_classify(skb.mac, &skb.ctx.uapi.pkt_type, &proto);
 	skb.ctx.uapi.protocol = proto;
+	run_skb_set_sock(&skb, proto);
 	err = -EINVAL;
 	if (proto == htons(ETH_P_IP) && size - ETH_HLEN < sizeof(struct iphdr))
 		goto free_ctx;

@@ -90,13 +90,14 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 		verbose(env, "R%u 32-bit pointer arithmetic prohibited\n", d);
 		return -EACCES;
 	}
-	if (ptr->type == PTR_TO_MAP_VALUE_OR_NULL || ptr->type == PTR_TO_RINGBUF_MEM_OR_NULL) {
+	if (ptr->type == PTR_TO_MAP_VALUE_OR_NULL || ptr->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
+	    ptr->type == PTR_TO_SOCK_COMMON_OR_NULL) {
 		verbose(env, "R%u pointer arithmetic on %s prohibited, null-check it first\n", d,
 			reg_type_str(ptr->type));
 		return -EACCES;
 	}
 	if ((ptr->type == CONST_PTR_TO_MAP && !(known && k == 0 && op == BPF_ADD)) ||
-	    ptr->type == PTR_TO_PACKET_END) {
+	    ptr->type == PTR_TO_PACKET_END || ptr->type == PTR_TO_SOCK_COMMON) {
 		verbose(env, "R%u pointer arithmetic on %s prohibited\n", d, reg_type_str(ptr->type));
 		return -EACCES;
 	}

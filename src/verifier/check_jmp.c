@@ -23,8 +23,7 @@ static void null_fn(struct reg_state *reg, void *p)
 {
 	struct null_arg *a = p;
 
-	if ((reg->type != PTR_TO_MAP_VALUE_OR_NULL && reg->type != PTR_TO_RINGBUF_MEM_OR_NULL) ||
-	    reg->id != a->id)
+	if (!reg_may_be_null(reg) || reg->id != a->id)
 		return;
 	if (a->is_null) {
 		mark_reg_const(reg, 0);
@@ -32,7 +31,9 @@ static void null_fn(struct reg_state *reg, void *p)
 		return;
 	}
 	/* not NULL: a record keeps its reference (a submit or discard releases it) */
-	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL ? PTR_TO_MAP_VALUE : PTR_TO_RINGBUF_MEM;
+	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL    ? PTR_TO_MAP_VALUE
+		    : reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ? PTR_TO_RINGBUF_MEM
+							      : PTR_TO_SOCK_COMMON;
 	reg->id = 0;
 }
 
@@ -215,8 +216,7 @@ static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state 
 {
 	if (!reg_is_const(src) || src->s.var_off.value != 0)
 		return -1;
-	if (dst->type == PTR_TO_MAP_VALUE_OR_NULL || dst->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
-	    dst->type == PTR_TO_PACKET_END ||
+	if (reg_may_be_null(dst) || dst->type == PTR_TO_PACKET_END ||
 	    dst->type == PTR_TO_PACKET || dst->type == PTR_TO_PACKET_META)
 		return -1;
 	if (op == BPF_JEQ)
@@ -347,9 +347,7 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 			return 1;
 		}
 	} else if (!jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 &&
-		   (op == BPF_JEQ || op == BPF_JNE) &&
-		   (dst->type == PTR_TO_MAP_VALUE_OR_NULL ||
-		    dst->type == PTR_TO_RINGBUF_MEM_OR_NULL)) {
+		   (op == BPF_JEQ || op == BPF_JNE) && reg_may_be_null(dst)) {
 		struct reg_state d = *dst; /* (dst is one of the registers changed) */
 
 		/* env->cur falls through: NULL for JNE; other takes the jump: NULL for JEQ */

@@ -57,8 +57,9 @@ static bool skb_valid(int off, int size, bool write, u8 *ptr_type)
 		if (size != 8)
 			return false;
 	} else if (IN(off, SKB_OFF(sk), SKB_END(sk))) {
-		/* PTR_TO_SOCK_COMMON_OR_NULL: userbpf has no sockets to point at */
-		return false;
+		if (write || size != 8)
+			return false;
+		*ptr_type = PTR_TO_SOCK_COMMON_OR_NULL;
 	} else if (IN(off, SKB_OFF(tstamp_type), SKB_END(tstamp_type))) {
 		return false;
 	} else if (IN(off, SKB_END(tstamp_type), SKB_OFF(hwtstamp))) {
@@ -72,8 +73,53 @@ static bool skb_valid(int off, int size, bool write, u8 *ptr_type)
 	} else if (!narrow_ok(off, size, 4)) {
 		return false;
 	}
-	(void)ptr_type;
 	return true;
+}
+
+/* The kernel's bpf_sock_common_is_valid_access(): struct bpf_sock through a sock_common
+ * pointer, read only; type, protocol, mark and priority are a full socket's. */
+static bool sock_common_valid(int off, int size)
+{
+	if (off < 0 || off >= (int)sizeof(struct bpf_sock) || off % size)
+		return false;
+	if (IN(off, offsetof(struct bpf_sock, type), offsetof(struct bpf_sock, priority) + 4))
+		return false;
+	if (off == offsetof(struct bpf_sock, state) || off == offsetof(struct bpf_sock, family) ||
+	    off == offsetof(struct bpf_sock, src_port) ||
+	    off == offsetof(struct bpf_sock, rx_queue_mapping) ||
+	    IN(off, offsetof(struct bpf_sock, src_ip4), offsetof(struct bpf_sock, src_ip4) + 4) ||
+	    IN(off, offsetof(struct bpf_sock, src_ip6), offsetof(struct bpf_sock, src_ip6) + 16) ||
+	    IN(off, offsetof(struct bpf_sock, dst_ip4), offsetof(struct bpf_sock, dst_ip4) + 4) ||
+	    IN(off, offsetof(struct bpf_sock, dst_ip6), offsetof(struct bpf_sock, dst_ip6) + 16))
+		return size <= 4 && !(size & (size - 1));
+	if (IN(off, offsetof(struct bpf_sock, dst_port), offsetof(struct bpf_sock, dst_port) + 2))
+		return size <= 2 || size == 4;
+	if (IN(off, offsetof(struct bpf_sock, dst_port) + 2, offsetof(struct bpf_sock, dst_ip4)))
+		return false;
+	return size == 4;
+}
+
+/* Loads through a socket pointer (the kernel's check_sock_access()). */
+static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
+		      int size, bool write, int value_regno)
+{
+	if (write) {
+		verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
+		return -EACCES;
+	}
+	if (reg->s.smin < 0) {
+		verbose(env, "R%u min value is negative, either use unsigned index or do a if (index "
+			     ">=0) check.\n", regno);
+		return -EACCES;
+	}
+	if (!sock_common_valid(off, size)) {
+		verbose(env, "R%u invalid %s access off=%d size=%d\n", regno,
+			reg_type_str(reg->type), off, size);
+		return -EACCES;
+	}
+	if (value_regno >= 0)
+		mark_reg_unknown(&cur_regs(env)[value_regno]);
+	return 0;
 }
 
 static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u8 *ptr_type,
@@ -196,10 +242,14 @@ static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 
 	if (!write && value_regno >= 0) {
 		struct reg_state *dst = &cur_regs(env)[value_regno];
 
-		if (ptr_type == SCALAR_VALUE)
+		if (ptr_type == SCALAR_VALUE) {
 			mark_reg_unknown(dst);
-		else
+		} else {
 			mark_ptr(dst, ptr_type);
+			/* a maybe-NULL pointer gets the id its NULL check follows */
+			if (ptr_type == PTR_TO_SOCK_COMMON_OR_NULL)
+				dst->id = ++env->id_gen;
+		}
 	}
 	return 0;
 }
@@ -628,6 +678,9 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 	case PTR_TO_CTX:
 		what = "context ";
 		break;
+	case PTR_TO_SOCK_COMMON:
+		what = "sock_common ";
+		break;
 	case PTR_TO_STACK:
 		what = "stack ";
 		strict = true;
@@ -738,6 +791,9 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_CTX:
 		err = check_ctx(env, reg, regno, off, size, write, value_regno);
+		break;
+	case PTR_TO_SOCK_COMMON:
+		err = check_sock(env, reg, regno, off, size, write, value_regno);
 		break;
 	case PTR_TO_STACK:
 		err = write ? stack_write(env, regno, off, size, value_regno, insn)

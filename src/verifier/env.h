@@ -59,6 +59,8 @@ enum reg_type {
 	PTR_TO_PACKET_END,
 	PTR_TO_RINGBUF_MEM,		/* a ring buffer record (mem_size bytes) held */
 	PTR_TO_RINGBUF_MEM_OR_NULL,	/* bpf_ringbuf_reserve()'s, before its NULL check */
+	PTR_TO_SOCK_COMMON,		/* a socket (struct bpf_sock, common fields), read only */
+	PTR_TO_SOCK_COMMON_OR_NULL,	/* __sk_buff.sk, before its NULL check */
 };
 
 /* One register.
@@ -297,6 +299,8 @@ void mark_reg_const(struct reg_state *reg, u64 v);
 void mark_ptr(struct reg_state *reg, u8 type);
 bool reg_is_ptr(const struct reg_state *reg);
 bool reg_is_pkt(const struct reg_state *reg);
+/* A pointer a NULL check turns into its non-NULL type (the kernel's type_may_be_null()). */
+bool reg_may_be_null(const struct reg_state *reg);
 /* Calls fn on every register of every frame of st, spilled ones included. */
 typedef void (*reg_fn)(struct reg_state *reg, void *arg);
 void for_each_reg(struct vstate *st, reg_fn fn, void *arg);

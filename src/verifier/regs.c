@@ -29,6 +29,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_PACKET_END] = "pkt_end",
 		[PTR_TO_RINGBUF_MEM] = "ringbuf_mem",
 		[PTR_TO_RINGBUF_MEM_OR_NULL] = "ringbuf_mem_or_null",
+		[PTR_TO_SOCK_COMMON] = "sock_common",
+		[PTR_TO_SOCK_COMMON_OR_NULL] = "sock_common_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -64,6 +66,12 @@ void mark_ptr(struct reg_state *reg, u8 type)
 bool reg_is_ptr(const struct reg_state *reg)
 {
 	return reg->type != SCALAR_VALUE && reg->type != NOT_INIT;
+}
+
+bool reg_may_be_null(const struct reg_state *reg)
+{
+	return reg->type == PTR_TO_MAP_VALUE_OR_NULL || reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
+	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)

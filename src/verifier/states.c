@@ -122,6 +122,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		return false;
 	switch (o->type) {
 	case PTR_TO_MAP_VALUE_OR_NULL:
+	case PTR_TO_SOCK_COMMON_OR_NULL:
 		return check_ids(m, o->id, c->id);
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_RINGBUF_MEM_OR_NULL:
