@@ -172,6 +172,9 @@ TEST(diff_info_progs)
 			fd[s] = load_prog(s, hash[s], arr[s], sub);
 			REQUIRE(fd[s] >= 0);
 			memset(&info[s], 0, sizeof(info[s]));
+			/* the kernel's writes are invisible to valgrind: start defined */
+			memset(ids[s], 0, sizeof(ids[s]));
+			memset(tags[s], 0, sizeof(tags[s]));
 			info[s].nr_map_ids = 4;
 			info[s].map_ids = PTR_TO_U64(ids[s]);
 			info[s].nr_prog_tags = sub ? 0 : 4;
