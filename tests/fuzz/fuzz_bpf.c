@@ -272,6 +272,7 @@ static int errno_known(int e)
 	case ENOMEM: case EACCES: case EFAULT: case EBUSY: case EEXIST: case ENODEV:
 	case ENOTDIR: case EINVAL: case ENFILE: case EMFILE: case ENOSPC: case ERANGE:
 	case ENOSYS: case ELOOP: case EOPNOTSUPP: case ENOTSUPP:
+	case EBADFD: /* BPF_OBJ_GET_INFO_BY_FD of a closed fd, as the kernel's */
 		return 1;
 	}
 	return 0;
