@@ -14,6 +14,9 @@
 	BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),       \
 		BPF_LD_MAP_FD(1, MAP), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem)
 
+/* a lookup of key 0 (4 bytes at fp - 4) in a map of maps */
+#define OUTER_LOOKUP(MAP) LOOKUP_K4(MAP)
+
 /* r1 = the queue, r2 = fp + off (the value) */
 #define QS_VAL(off) BPF_LD_MAP_FD(1, MAP_QUEUE), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, off)
 
@@ -271,6 +274,49 @@ static const struct vcase cases[] = {
 	{ "qs_pop_into_map_value", SOCK, { LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 4),
 	  BPF_MOV64_REG(2, 0), BPF_LD_MAP_FD(1, MAP_QUEUE), BPF_EMIT_CALL(BPF_FUNC_map_pop_elem),
 	  EXIT }, ACCEPT },
+	/* maps of maps: a lookup gives an inner map (after its NULL check), shaped like the
+	 * template; only lookups are allowed on the outer map */
+	{ "mim_array_inner_value", SOCK, { OUTER_LOOKUP(MAP_AOM), NN(6), BPF_MOV64_REG(1, 0),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), NN(1), BPF_LDX_MEM(BPF_DW, 0, 0, 0), EXIT },
+	  ACCEPT, .full_log = true },
+	{ "mim_array_inner_value_oob", SOCK, { OUTER_LOOKUP(MAP_AOM), NN(6), BPF_MOV64_REG(1, 0),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), NN(1), BPF_LDX_MEM(BPF_DW, 0, 0, 4), EXIT },
+	  REJECT, "R0 min value is outside of the allowed memory range", EACCES },
+	{ "mim_array_no_null_check", SOCK, { OUTER_LOOKUP(MAP_AOM), BPF_MOV64_REG(1, 0),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), R0_0, EXIT }, REJECT,
+	  "R1 type=map_value_or_null expected=map_ptr", EACCES },
+	{ "mim_array_update_outer", SOCK, { BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_LD_MAP_FD(1, MAP_AOM),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4), BPF_MOV64_REG(3, 2),
+	  BPF_MOV64_IMM(4, 0), BPF_EMIT_CALL(BPF_FUNC_map_update_elem), EXIT }, REJECT,
+	  "cannot pass map_type 12 into func bpf_map_update_elem#2", EINVAL },
+	{ "mim_array_delete_outer", SOCK, { BPF_ST_MEM(BPF_W, 10, -4, 0), BPF_LD_MAP_FD(1, MAP_AOM),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_delete_elem), EXIT }, REJECT,
+	  "cannot pass map_type 12 into func bpf_map_delete_elem#3", EINVAL },
+	{ "mim_array_inner_as_outer", SOCK, { OUTER_LOOKUP(MAP_AOM), NN(7), BPF_MOV64_REG(1, 0),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), NN(3), BPF_MOV64_REG(1, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), R0_0, EXIT }, REJECT,
+	  "R1 type=map_value expected=map_ptr", EACCES },
+	{ "mim_array_write_map_ptr", SOCK, { OUTER_LOOKUP(MAP_AOM), NN(1),
+	  BPF_ST_MEM(BPF_W, 0, 0, 1), R0_0, EXIT }, REJECT, "only read from bpf_array is supported",
+	  EACCES, .known = "no vmlinux BTF: accesses through a map pointer (struct bpf_map fields) "
+	  "are refused before the kernel's BTF check" },
+	{ "mim_hash_update_inner", SOCK, { OUTER_LOOKUP(MAP_HOM), NN(9), BPF_MOV64_REG(1, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 7), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -16),
+	  BPF_MOV64_REG(3, 2), BPF_MOV64_IMM(4, 0), BPF_EMIT_CALL(BPF_FUNC_map_update_elem),
+	  R0_0, EXIT, R0_0, EXIT }, ACCEPT, .full_log = true },
+	{ "mim_hash_inner_short_key", SOCK, { OUTER_LOOKUP(MAP_HOM), NN(4), BPF_MOV64_REG(1, 0),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+	  BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), R0_0, EXIT }, REJECT,
+	  "invalid read from stack R2 off=-4 size=8", EINVAL },
+	{ "mim_hash_copies_checked", SOCK, { OUTER_LOOKUP(MAP_HOM), BPF_MOV64_REG(6, 0), NN(6),
+	  BPF_MOV64_REG(1, 6), BPF_ST_MEM(BPF_DW, 10, -16, 7), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -16), BPF_EMIT_CALL(BPF_FUNC_map_delete_elem), R0_0, EXIT },
+	  ACCEPT, .full_log = true },
 };
 
 TEST(verifier_map)

@@ -18,9 +18,10 @@
 struct map_spec {
 	u32 type, key, value, max, flags;
 	bool rodata;	/* value bytes 1, 2, ..., then BPF_MAP_FREEZE */
+	int inner;	/* maps of maps: 1 + the index of the template (an earlier spec) */
 };
 
-#define NMAPS 9
+#define NMAPS 11
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
@@ -31,11 +32,13 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4 },
 	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4 },
 	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4, BPF_F_RDONLY_PROG },
+	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 4, 0, false, 3 },
+	{ BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 4, 0, false, 1 },
 };
 
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
-static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
-static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
@@ -55,6 +58,9 @@ static int make_map(int i, bool kernel)
 	a.value_size = map_specs[i].value;
 	a.max_entries = map_specs[i].max;
 	a.map_flags = map_specs[i].flags;
+	for (int t = 0; t < NMAPS; t++)
+		if (map_specs[i].inner == t + 1)
+			a.inner_map_fd = (u32)(kernel ? kmaps : umaps)[t];
 	fd = kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (fd < 0 || !map_specs[i].rodata)
 		return fd;
@@ -119,7 +125,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_QUEUE_RO)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_HOM)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

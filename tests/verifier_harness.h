@@ -12,7 +12,8 @@
  * the run on each side (hash 8-byte key/8-byte value; array 4/48, 4 entries; array 4/8, 1 entry;
  * read-only-to-programs arrays MAP_ARRAY_RO and MAP_RODATA, the latter filled and frozen; a
  * 4096-byte ring buffer MAP_RINGBUF; an empty 4-slot MAP_PROG_ARRAY; a
- * queue of 4 8-byte values MAP_QUEUE, and MAP_QUEUE_RO, read-only to programs).
+ * queue of 4 8-byte values MAP_QUEUE, and MAP_QUEUE_RO, read-only to programs; maps of maps
+ * MAP_AOM and MAP_HOM).
  */
 #ifndef TESTS_VERIFIER_HARNESS_H
 #define TESTS_VERIFIER_HARNESS_H
@@ -36,6 +37,8 @@
 #define MAP_PROG_ARRAY 0x7ff00007	/* a program array, 4 (empty) slots */
 #define MAP_QUEUE 0x7ff00008	/* a queue of 4 8-byte values */
 #define MAP_QUEUE_RO 0x7ff00009	/* the same, BPF_F_RDONLY_PROG */
+#define MAP_AOM 0x7ff0000a	/* an array of 4 maps shaped like MAP_ARRAY1 (all slots empty) */
+#define MAP_HOM 0x7ff0000b	/* a hash of 4 maps (4-byte keys) shaped like MAP_HASH, empty */
 
 enum { REJECT = 0, ACCEPT = 1 };
 

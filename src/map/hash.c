@@ -28,6 +28,11 @@
  * keys survive, as with the kernel's lists, but the victim is not the kernel's, which evicts in
  * batches from per-CPU lists (and so may drop several keys at once, or one for an update of a
  * present key); below capacity everything is the plain hash map's.
+ *
+ * Hash of maps (BPF_MAP_TYPE_HASH_OF_MAPS, see map_in_map.h): an element's value is a pointer to
+ * an inner map the element holds a reference on.  bpf() writes a map fd and reads the map's id;
+ * a program's lookup returns the map.  The reference goes when the element is replaced, deleted
+ * or freed with the map, after the command's read section (obj_put_deferred()).
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,6 +41,7 @@
 
 #include "map/jhash.h"
 #include "map/map.h"
+#include "map/map_in_map.h"
 
 #define HTAB_CREATE_FLAG_MASK                                                                    \
 	(BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | \
@@ -67,6 +73,7 @@ struct bpf_htab {
 	u32 value_round;	/* value_size rounded up to 8: one CPU's copy (per CPU) */
 	bool percpu;
 	bool lru;
+	bool fd_values;		/* hash of maps: values are struct bpf_map pointers */
 	u32 clock;		/* LRU: the next area element the hand looks at */
 	u32 elem_size;
 	bool prealloc;
@@ -90,6 +97,21 @@ static inline void *elem_key(struct htab_elem *e)
 static inline void *elem_value(struct bpf_htab *h, struct htab_elem *e)
 {
 	return e->data + h->key_round;
+}
+
+/* Bytes of an element's value that bpf() writes whole: a map pointer in a hash of maps. */
+static inline u32 value_bytes(struct bpf_htab *h)
+{
+	return h->fd_values ? (u32)sizeof(struct bpf_map *) : h->map.uvalue_size;
+}
+
+/* A hash of maps' inner map in e (read racily: callers check their bucket's sequence). */
+static inline struct bpf_map *elem_inner(struct bpf_htab *h, struct htab_elem *e)
+{
+	struct bpf_map *m;
+
+	racy_load(&m, elem_value(h, e), sizeof(m));
+	return m;
 }
 
 /* The last 4-byte key this thread hashed, with its seed and hash: a program that looks a key
@@ -131,6 +153,8 @@ static int htab_alloc_check(const union bpf_attr *attr)
 	bool lru = attr->map_type == BPF_MAP_TYPE_LRU_HASH ||
 		   attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 
+	if (attr->map_type == BPF_MAP_TYPE_HASH_OF_MAPS && attr->value_size != 4)
+		return -EINVAL; /* a map fd, in and out */
 	if ((attr->map_flags & ~HTAB_CREATE_FLAG_MASK) ||
 	    (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) ==
 		    (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
@@ -174,6 +198,8 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 		    attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 	h->lru = attr->map_type == BPF_MAP_TYPE_LRU_HASH ||
 		 attr->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	/* (a map pointer fits in the 8 bytes a 4-byte value is rounded to) */
+	h->fd_values = attr->map_type == BPF_MAP_TYPE_HASH_OF_MAPS;
 	h->elem_size = sizeof(struct htab_elem) + h->key_round +
 		       h->value_round * (h->percpu ? map_possible_cpus() : 1);
 	h->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
@@ -204,6 +230,10 @@ static void htab_free(struct bpf_map *map)
 {
 	struct bpf_htab *h = htab_of(map);
 
+	if (h->fd_values) /* the inner maps of the live elements (no reader is left) */
+		for (u32 i = 0; i < h->n_buckets; i++)
+			for (struct htab_elem *e = h->buckets[i].head; e; e = e->next)
+				obj_put(&elem_inner(h, e)->obj);
 	if (!h->prealloc) {
 		/* every element is in a chain or on the free list */
 		for (u32 i = 0; i < h->n_buckets; i++)
@@ -372,7 +402,7 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 	u8 *v = elem_value(h, e);
 
 	if (cpu < 0) {
-		racy_store(v, value, h->map.uvalue_size);
+		racy_store(v, value, value_bytes(h));
 		return;
 	}
 	if (fresh)
@@ -432,8 +462,9 @@ static int lru_evict(struct bpf_htab *h)
 
 /* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU.  Out of line:
  * inlined into htab_update() it would make the fast path save every register it uses. */
-static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, const void *key, const void *value, u64 flags,
-			      int cpu)
+static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, const void *key,
+							const void *value, u64 flags, int cpu,
+							void *old)
 {
 	struct bpf_htab *h = htab_of(map);
 	u32 hash = htab_hash(h, key);
@@ -458,6 +489,8 @@ retry:
 	if (e) {
 		/* In place; a plain map's element also goes to the head of the chain, like the
 		 * kernel's replace (a per-CPU one is updated where it is, as there). */
+		if (old)
+			memcpy(old, elem_value(h, e), value_bytes(h));
 		seq_write_begin(&b->seq);
 		store_value(h, e, value, cpu, false);
 		if (!h->percpu && link != &b->head) {
@@ -526,13 +559,13 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 		}
 		spin_unlock(&b->lock);
 	}
-	return htab_update_common(map, key, value, flags, -1);
+	return htab_update_common(map, key, value, flags, -1, NULL);
 }
 
 static int percpu_htab_prog_update(struct bpf_map *map, const void *key, const void *value,
 				   u64 flags)
 {
-	return htab_update_common(map, key, value, flags, (int)map_this_cpu());
+	return htab_update_common(map, key, value, flags, (int)map_this_cpu(), NULL);
 }
 
 /* Unlinks key; copies its value out first when value is not NULL. */
@@ -549,7 +582,7 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value)
 		return -ENOENT;
 	}
 	if (value)
-		memcpy(value, elem_value(h, e), h->map.uvalue_size);
+		memcpy(value, elem_value(h, e), value_bytes(h));
 	seq_write_begin(&b->seq);
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
@@ -683,7 +716,10 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 		cnt = 0;
 		for (e = b->head; e; e = e->next, cnt++) {
 			memcpy(keys + (size_t)cnt * ks, elem_key(e), ks);
-			memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
+			if (h->fd_values) /* an inner map: its id */
+				memcpy(values + (size_t)cnt * vs, &elem_inner(h, e)->id, vs);
+			else
+				memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
 		}
 		if (do_delete && cnt) {
 			seq_write_begin(&b->seq);
@@ -697,6 +733,8 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 		while (dead) {
 			e = dead;
 			dead = e->next;
+			if (h->fd_values)
+				obj_put_deferred(&elem_inner(h, e)->obj);
 			elem_free(h, e);
 		}
 		if (cnt) {
@@ -761,6 +799,94 @@ const struct bpf_map_ops percpu_htab_map_ops = {
 const struct bpf_map_ops lru_htab_map_ops = {
 	HTAB_OPS,
 	.lookup_ptr = lru_htab_lookup_ptr,
+};
+
+/* ---- hash of maps ---- */
+
+static int htab_of_maps_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key);
+	struct bucket *b = htab_bucket(h, hash);
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq);
+		struct htab_elem *e = chain_walk(h, b, hash, key);
+		struct bpf_map *m = e ? elem_inner(h, e) : NULL;
+
+		if (!seq_read_retry(&b->seq, seq)) {
+			if (!m)
+				return -ENOENT;
+			/* (a map replaced meanwhile is still there: its put waits for our read
+			 * section to end) */
+			memcpy(value, &m->id, sizeof(m->id));
+			return 0;
+		}
+	}
+}
+
+/* A program's lookup: the inner map itself, or NULL. */
+static void *htab_of_maps_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct bpf_htab *h = htab_of(map);
+	u32 hash = htab_hash(h, key);
+	struct bucket *b = htab_bucket(h, hash);
+
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq);
+		struct htab_elem *e = chain_walk(h, b, hash, key);
+		struct bpf_map *m = e ? elem_inner(h, e) : NULL;
+
+		if (!seq_read_retry(&b->seq, seq))
+			return m;
+	}
+}
+
+/* The fd is resolved first, then the hash map's flags rules apply (the kernel's order). */
+static int htab_of_maps_update(struct bpf_map *map, const void *key, const void *value,
+			       u64 flags)
+{
+	struct bpf_map *m, *old = NULL;
+	int err;
+
+	m = map_in_map_get(map, value, &err);
+	if (!m)
+		return err;
+	err = htab_update_common(map, key, &m, flags, -1, &old);
+	if (err)
+		obj_put_deferred(&m->obj);
+	if (old)
+		obj_put_deferred(&old->obj);
+	return err;
+}
+
+static int htab_of_maps_delete(struct bpf_map *map, const void *key)
+{
+	struct bpf_map *old;
+	int err = htab_remove(htab_of(map), key, &old);
+
+	if (!err)
+		obj_put_deferred(&old->obj);
+	return err;
+}
+
+const struct bpf_map_ops htab_of_maps_map_ops = {
+	.alloc_check = htab_alloc_check,
+	.alloc = htab_alloc,
+	.free = htab_free,
+	.lookup = htab_of_maps_lookup,
+	.lookup_ptr = htab_of_maps_lookup_ptr,
+	.update = htab_of_maps_update,
+	.delete = htab_of_maps_delete,
+	.get_next_key = htab_get_next_key,
+	.lookup_batch = htab_lookup_batch,
+	.lookup_and_delete_batch = htab_lookup_and_delete_batch,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+	/* an inner map replaced or deleted is put after a grace period: a program that looked it
+	 * up must hold a read section */
+	.prog_needs_rcu = true,
+	.inner_maps = true,
 };
 
 const struct bpf_map_ops lru_percpu_htab_map_ops = {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "map/map.h"
+#include "map/map_in_map.h"
 #include "rcu.h"
 
 #define BPF_MAP_TYPE(type, ops) extern const struct bpf_map_ops ops;
@@ -69,8 +70,10 @@ static int map_access_from_flags(u32 flags)
 static void map_destroy(struct bpf_object *obj)
 {
 	struct bpf_map *map = map_of(obj);
+	struct bpf_map *meta = map->inner_meta;
 
 	map->ops->free(map);
+	free(meta);
 }
 
 /* mmap() of a map fd, in the kernel's order: the VFS first (a readable fd for any mapping, a
@@ -122,7 +125,7 @@ static u32 next_map_id; /* ids handed out so far */
 int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
-	struct bpf_map *map;
+	struct bpf_map *map, *meta = NULL;
 	int access, memfd, err;
 	u64 excl_hash;
 	u32 excl_hash_size;
@@ -165,12 +168,18 @@ int map_create(union bpf_attr *attr)
 		return fcntl(attr->btf_fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
 	}
 
+	/* a map of maps' template, before the map itself, as the kernel's map_alloc does */
+	if (ops->inner_maps && !(meta = map_meta_alloc(attr, &err)))
+		return err;
 	memfd = obj_memfd_create("bpf-map");
-	if (memfd < 0)
+	if (memfd < 0) {
+		free(meta);
 		return memfd;
+	}
 	err = ops->alloc(attr, memfd, &map);
 	if (err)
 		goto close_memfd;
+	map->inner_meta = meta;
 	map->ops = ops;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->map_type = attr->map_type;
@@ -192,8 +201,10 @@ int map_create(union bpf_attr *attr)
 	return obj_install(&map->obj, memfd); /* closes memfd itself on failure */
 
 free_map:
+	map->inner_meta = NULL; /* (freed below) */
 	ops->free(map);
 close_memfd:
+	free(meta);
 	sys_close(memfd);
 	return err;
 }
@@ -503,8 +514,13 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		if (err)
 			break;
 		err = map->ops->lookup(map, key, value);
-		if (err == -ENOENT)
-			continue; /* deleted since we found it: the next one is after it */
+		/* Deleted since we found it, or an index with nothing in it (an fd array's empty
+		 * slot): skipped, as 6.18 does (older kernels retried, then said EINTR). */
+		if (err == -ENOENT) {
+			memcpy(buf, key, ks);
+			prev = buf;
+			continue;
+		}
 		if (err)
 			goto out;
 		err = -EFAULT;

@@ -72,6 +72,11 @@ struct bpf_map_ops {
 	/* Values are per CPU: bpf() sees round_up(value_size, 8) bytes for each possible CPU,
 	 * CPU 0 first (bpf_map.uvalue_size); a program sees its CPU's. */
 	bool percpu;
+	/* A map of maps: created from a template (inner_map_fd, map_in_map.h), its values are
+	 * maps. */
+	bool inner_maps;
+	/* The type cannot be an inner map (the kernel's types without map_meta_equal). */
+	bool no_inner_map;
 };
 
 struct bpf_map {
@@ -89,6 +94,9 @@ struct bpf_map {
 	 * BPF_F_RDONLY_PROG array's contents are then constants to the verifier. */
 	u8 frozen;
 	u8 mmapped_writable;	/* a shared writable mmap was made (freeze is then EBUSY) */
+	/* Maps of maps: the template inner maps must match (the verifier's view of a map looked
+	 * up in this one); owned by the map.  NULL otherwise. */
+	struct bpf_map *inner_meta;
 };
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)

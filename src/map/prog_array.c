@@ -204,4 +204,5 @@ const struct bpf_map_ops prog_array_map_ops = {
 	.lookup_batch = generic_map_lookup_batch,
 	/* a tail call's target may leave its slot (and lose its last reference) meanwhile */
 	.prog_needs_rcu = true,
+	.no_inner_map = true,
 };

@@ -429,7 +429,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 				    id == BPF_FUNC_map_peek_elem) ||
 		    devmap != (id == BPF_FUNC_redirect_map ||
 			       (devmap && id == BPF_FUNC_map_lookup_elem)) ||
-		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr))) {
+		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||
+		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;

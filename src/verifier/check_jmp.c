@@ -30,6 +30,14 @@ static void null_fn(struct reg_state *reg, void *p)
 		reg->ref_obj_id = 0;
 		return;
 	}
+	/* not NULL: a map of maps' value is an inner map, known by its template (the kernel's
+	 * mark_ptr_or_null_reg()) */
+	if (reg->type == PTR_TO_MAP_VALUE_OR_NULL && reg->map->inner_meta) {
+		reg->type = CONST_PTR_TO_MAP;
+		reg->map = reg->map->inner_meta;
+		reg->id = 0;
+		return;
+	}
 	/* not NULL: a record keeps its reference (a submit or discard releases it) */
 	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL    ? PTR_TO_MAP_VALUE
 		    : reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ? PTR_TO_RINGBUF_MEM

@@ -1,0 +1,226 @@
+/* BPF_MAP_TYPE_ARRAY_OF_MAPS, and the template and fd rules both maps of maps share (see
+ * map_in_map.h; BPF_MAP_TYPE_HASH_OF_MAPS is the hash map of src/map/hash.c with map values).
+ *
+ * The array: max_entries slots, each empty or holding a reference on a map.  As the kernel's
+ * fd arrays: updates take BPF_ANY only, an index beyond the array is E2BIG for updates and
+ * deletes but ENOENT for lookups, and an empty slot is ENOENT.  Unlike a program array it is not
+ * emptied when its last fd closes: the inner maps live as long as the array.  A map leaving a
+ * slot is put after the command's read section (obj_put_deferred), and programs using the array
+ * run inside a read section (prog_needs_rcu), so an inner map a program looked up stays valid
+ * until the program is done.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map/map_in_map.h"
+#include "rcu.h"
+
+#define ARRAY_OF_MAPS_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
+
+struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
+{
+	struct bpf_object *obj;
+	struct bpf_map *inner, *meta = NULL;
+
+	rcu_read_lock();
+	obj = obj_from_fd((int)attr->inner_map_fd, OBJ_MAP, err);
+	if (!obj)
+		goto out;
+	inner = map_of(obj);
+	*err = -EINVAL; /* one level of nesting only */
+	if (inner->inner_meta)
+		goto out;
+	*err = -ENOTSUPP; /* the kernel's types without map_meta_equal */
+	if (inner->ops->no_inner_map)
+		goto out;
+	*err = -ENOMEM;
+	meta = calloc(1, sizeof(*meta));
+	if (!meta)
+		goto out;
+	/* the generic fields only: the verifier reads no more of the template, and nothing
+	 * runs on it (it is never an object, has no id and no name, as the kernel's) */
+	meta->ops = inner->ops;
+	meta->map_type = inner->map_type;
+	meta->key_size = inner->key_size;
+	meta->value_size = inner->value_size;
+	meta->uvalue_size = inner->uvalue_size;
+	meta->max_entries = inner->max_entries;
+	meta->map_flags = inner->map_flags;
+	*err = 0;
+out:
+	rcu_read_unlock();
+	return meta;
+}
+
+/* The kernel's bpf_map_meta_equal(), with array_map_meta_equal()'s max_entries rule. */
+static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
+{
+	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
+	    meta->value_size != m->value_size || meta->map_flags != m->map_flags)
+		return false;
+	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
+	       meta->max_entries == m->max_entries;
+}
+
+struct bpf_map *map_in_map_get(struct bpf_map *outer, const void *value, int *err)
+{
+	struct bpf_object *obj;
+	struct bpf_map *m;
+	u32 fd;
+
+	memcpy(&fd, value, sizeof(fd));
+	obj = obj_from_fd((int)fd, OBJ_MAP, err);
+	if (!obj)
+		return NULL;
+	m = map_of(obj);
+	if (!meta_equal(outer->inner_meta, m)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	obj_get(obj);
+	return m;
+}
+
+/* ---- the array ---- */
+
+struct map_array {
+	struct bpf_map map;
+	struct bpf_map *slots[];
+};
+
+static inline struct map_array *marray_of(struct bpf_map *map)
+{
+	return container_of(map, struct map_array, map);
+}
+
+/* The kernel's fd_array_map_alloc_check() then array_map_alloc_check(). */
+static int marray_alloc_check(const union bpf_attr *attr)
+{
+	if (attr->value_size != 4 || (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)))
+		return -EINVAL;
+	if (!attr->max_entries || attr->key_size != 4 ||
+	    (attr->map_flags & ~ARRAY_OF_MAPS_FLAG_MASK))
+		return -EINVAL;
+	return 0;
+}
+
+static int marray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	struct map_array *a;
+
+	(void)memfd;
+	/* size_t: on i386 the product may not fit */
+	if ((u64)attr->max_entries * sizeof(a->slots[0]) > SIZE_MAX - sizeof(*a))
+		return -ENOMEM;
+	a = calloc(1, sizeof(*a) + (size_t)attr->max_entries * sizeof(a->slots[0]));
+	if (!a)
+		return -ENOMEM;
+	*out = &a->map;
+	return 0;
+}
+
+/* No reader is left (the map is being destroyed): the inner maps are put at once. */
+static void marray_free(struct bpf_map *map)
+{
+	struct map_array *a = marray_of(map);
+
+	for (u32 i = 0; i < map->max_entries; i++)
+		if (a->slots[i])
+			obj_put(&a->slots[i]->obj);
+	free(a);
+}
+
+static struct bpf_map *marray_get(struct bpf_map *map, const void *key)
+{
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	return index < map->max_entries
+		       ? __atomic_load_n(&marray_of(map)->slots[index], __ATOMIC_ACQUIRE)
+		       : NULL;
+}
+
+static int marray_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct bpf_map *m = marray_get(map, key);
+
+	if (!m)
+		return -ENOENT;
+	memcpy(value, &m->id, sizeof(m->id));
+	return 0;
+}
+
+/* A program's lookup: the inner map itself (NULL for an empty slot). */
+static void *marray_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	return marray_get(map, key);
+}
+
+static int marray_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	struct bpf_map *m, *old;
+	u32 index;
+	int err;
+
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	m = map_in_map_get(map, value, &err);
+	if (!m)
+		return err;
+	old = __atomic_exchange_n(&marray_of(map)->slots[index], m, __ATOMIC_ACQ_REL);
+	if (old)
+		obj_put_deferred(&old->obj);
+	return 0;
+}
+
+static int marray_delete(struct bpf_map *map, const void *key)
+{
+	struct bpf_map *old;
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	if (index >= map->max_entries)
+		return -E2BIG;
+	old = __atomic_exchange_n(&marray_of(map)->slots[index], NULL, __ATOMIC_ACQ_REL);
+	if (!old)
+		return -ENOENT;
+	obj_put_deferred(&old->obj);
+	return 0;
+}
+
+/* The array's: every index, whether its slot is empty or not. */
+static int marray_get_next_key(struct bpf_map *map, const void *key, void *next_key)
+{
+	u32 index, next = 0;
+
+	if (key) {
+		memcpy(&index, key, sizeof(index));
+		if (index < map->max_entries) {
+			if (index == map->max_entries - 1)
+				return -ENOENT;
+			next = index + 1;
+		}
+	}
+	memcpy(next_key, &next, sizeof(next));
+	return 0;
+}
+
+const struct bpf_map_ops array_of_maps_map_ops = {
+	.alloc_check = marray_alloc_check,
+	.alloc = marray_alloc,
+	.free = marray_free,
+	.lookup = marray_lookup,
+	.lookup_ptr = marray_lookup_ptr,
+	.update = marray_update,
+	.delete = marray_delete,
+	.get_next_key = marray_get_next_key,
+	.update_batch = generic_map_update_batch,
+	.delete_batch = generic_map_delete_batch,
+	.lookup_batch = generic_map_lookup_batch,
+	.prog_needs_rcu = true,
+	.inner_maps = true,
+};
