@@ -51,6 +51,7 @@ static const struct corpus_case corpus[] = {
 	{ "tc_rewrite_global", true },
 	{ "tc_stale_pkt_ptr", false },
 	{ "xdp_ringbuf_events", true },
+	{ "xdp_map_in_map", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

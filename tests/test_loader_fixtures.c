@@ -429,6 +429,15 @@ static const struct fixture {
      "array)"},
     {"map_key_void", "tests/fixtures/map_key_void", NULL, -EINVAL,
      "mem: section '.maps': map 'void_key': field 'key': its type has no size"},
+    {"map_in_map_no_values", "tests/fixtures/map_in_map_no_values", NULL, -EINVAL,
+     "mem: section '.maps': map 'outer': a map of maps needs __array(values, <inner map "
+     "definition>)"},
+    {"map_in_map_nested", "tests/fixtures/map_in_map_nested", NULL, -EINVAL,
+     "mem: section '.maps': map 'outer': an inner map cannot have values (one level of maps "
+     "of maps)"},
+    {"prog_array_values", "tests/fixtures/prog_array_values", NULL, -EOPNOTSUPP,
+     "mem: section '.maps': map 'jumps': initial programs of a program array are not "
+     "supported"},
     {"map_pinning", "tests/fixtures/map_pinning", NULL, -EOPNOTSUPP,
      "mem: section '.maps': map 'pinned': pinning is not supported"},
     {"map_not_struct", "tests/fixtures/map_not_struct", NULL, -EINVAL,

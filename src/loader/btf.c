@@ -229,9 +229,70 @@ static long datasec_var(const struct btf *btf, u32 ds, const char *name)
 	return -1;
 }
 
+static int map_struct(const struct btf *btf, const char *map, u32 id, struct ld_map_def *def,
+		      bool inner);
+
+/* `__array(values, struct { ... })` of a map of maps (an array of pointers to the definition of
+ * the inner maps, libbpf's convention): the template, into def->inner. */
+static int map_values(const struct btf *btf, const char *map, const struct btf_member *m,
+		      struct ld_map_def *def, bool inner)
+{
+	const struct userbpf_object *obj = btf->obj;
+	struct btf_type arr_t, ptr, st;
+	struct btf_array arr;
+	long id;
+	int err;
+
+	if (inner)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': an inner map cannot have values "
+			      "(one level of maps of maps)",
+			      map);
+	btf_type_at(btf, m->type, &arr_t);
+	if (BTF_INFO_KIND(arr_t.info) != BTF_KIND_ARRAY)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field 'values' is not "
+			      "__array() (an array of pointers)",
+			      map);
+	memcpy(&arr, btf_extra(btf, m->type), sizeof(arr));
+	id = skip_mods(btf, arr.type);
+	if (id > 0)
+		btf_type_at(btf, id, &ptr);
+	if (id <= 0 || BTF_INFO_KIND(ptr.info) != BTF_KIND_PTR)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field 'values' is not "
+			      "__array() (an array of pointers)",
+			      map);
+	id = skip_mods(btf, ptr.type);
+	if (id > 0)
+		btf_type_at(btf, id, &st);
+	if (id > 0 && BTF_INFO_KIND(st.info) == BTF_KIND_FUNC_PROTO)
+		return ld_err(obj, -EOPNOTSUPP,
+			      "section '.maps': map '%s': initial programs of a program "
+			      "array are not supported",
+			      map);
+	if (id <= 0 || BTF_INFO_KIND(st.info) != BTF_KIND_STRUCT)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': field 'values' does not point "
+			      "to a map definition",
+			      map);
+	if (def->value_size && def->value_size != 4)
+		return ld_err(obj, -EINVAL,
+			      "section '.maps': map '%s': value_size %u of a map of maps "
+			      "(its values are 4-byte map fds)",
+			      map, def->value_size);
+	def->inner = calloc(1, sizeof(*def->inner));
+	if (!def->inner)
+		return ld_err(obj, -ENOMEM, "out of memory");
+	def->value_size = 4;
+	def->values_off = m->offset / 8;
+	err = map_struct(btf, map, (u32)id, def->inner, true);
+	return err;
+}
+
 /* Decodes one member of a map definition into def. */
 static int map_field(const struct btf *btf, const char *map, const struct btf_member *m,
-		     struct ld_map_def *def, bool *has_type)
+		     struct ld_map_def *def, bool *has_type, bool inner)
 {
 	const struct userbpf_object *obj = btf->obj;
 	const char *name = btf_str(btf, m->name_off);
@@ -248,6 +309,8 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 			      "section '.maps': map '%s': field '%s': type id %u "
 			      "out of range",
 			      map, name, m->type);
+	if (!strcmp(name, "values"))
+		return map_values(btf, map, m, def, inner);
 	btf_type_at(btf, m->type, &ptr);
 	if (BTF_INFO_KIND(ptr.info) != BTF_KIND_PTR)
 		return ld_err(obj, -EINVAL,
@@ -318,13 +381,41 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 	return 0;
 }
 
+/* The map definition struct id (its members) into def. */
+static int map_struct(const struct btf *btf, const char *map, u32 id, struct ld_map_def *def,
+		      bool inner)
+{
+	bool has_type = false;
+	struct btf_type st;
+	int err;
+
+	btf_type_at(btf, id, &st);
+	for (u32 i = 0; i < BTF_INFO_VLEN(st.info); i++) {
+		struct btf_member m;
+
+		memcpy(&m, btf_extra(btf, id) + i * sizeof(m), sizeof(m));
+		err = map_field(btf, map, &m, def, &has_type, inner);
+		if (err)
+			return err;
+	}
+	if (!has_type)
+		return ld_err(btf->obj, -EINVAL,
+			      "section '.maps': map '%s'%s has no __uint(type, ...)", map,
+			      inner ? ": the inner map" : "");
+	if (!inner && !def->inner && (def->type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+				      def->type == BPF_MAP_TYPE_HASH_OF_MAPS))
+		return ld_err(btf->obj, -EINVAL,
+			      "section '.maps': map '%s': a map of maps needs "
+			      "__array(values, <inner map definition>)",
+			      map);
+	return 0;
+}
+
 static int map_def(const struct btf *btf, u32 ds, struct ld_btf_var *var)
 {
 	const struct userbpf_object *obj = btf->obj;
 	struct btf_type st;
-	bool has_type = false;
 	long id;
-	int err;
 
 	id = datasec_var(btf, ds, var->name);
 	if (id < 0)
@@ -337,18 +428,7 @@ static int map_def(const struct btf *btf, u32 ds, struct ld_btf_var *var)
 		btf_type_at(btf, id, &st);
 	if (id <= 0 || BTF_INFO_KIND(st.info) != BTF_KIND_STRUCT)
 		return ld_err(obj, -EINVAL, "section '.maps': map '%s' is not a struct", var->name);
-	for (u32 i = 0; i < BTF_INFO_VLEN(st.info); i++) {
-		struct btf_member m;
-
-		memcpy(&m, btf_extra(btf, id) + i * sizeof(m), sizeof(m));
-		err = map_field(btf, var->name, &m, var->def, &has_type);
-		if (err)
-			return err;
-	}
-	if (!has_type)
-		return ld_err(obj, -EINVAL, "section '.maps': map '%s' has no __uint(type, ...)",
-			      var->name);
-	return 0;
+	return map_struct(btf, var->name, (u32)id, var->def, false);
 }
 
 int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,

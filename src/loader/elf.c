@@ -632,6 +632,89 @@ static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size
 	}
 }
 
+#define R_BPF_64_ABS64 2 /* (not in every elf.h yet) */
+
+/* The .maps map whose definition holds byte off of the section: the last one starting at or
+ * before it; -1 if none. */
+static int map_holding(const struct userbpf_object *obj, size_t sec, u64 off)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < obj->nmaps; i++)
+		if (obj->maps[i].sec == sec && obj->maps[i].sec_off <= off &&
+		    (best < 0 || obj->maps[i].sec_off > obj->maps[best].sec_off))
+			best = (int)i;
+	return best;
+}
+
+/* Step 3c: the initial inner maps of maps of maps, `.values = { [i] = &inner }`: clang leaves
+ * them as 8-byte absolute relocations in .rel.maps against the inner maps' symbols, at slot i
+ * of the outer definition's values array (libbpf's convention). */
+static int parse_map_relocs(struct userbpf_object *obj, const struct parse *p)
+{
+	for (size_t i = 1; i < obj->nsecs; i++) {
+		const struct ld_sec *rs = &obj->secs[i];
+		size_t msec;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(elf_getscn(obj->elf, i), &sh) || sh.sh_type != SHT_REL ||
+		    sh.sh_info >= obj->nsecs || obj->secs[sh.sh_info].kind != SEC_MAPS_BTF)
+			continue;
+		msec = sh.sh_info;
+		if (sh.sh_link != p->symtab || sh.sh_size % sizeof(Elf64_Rel))
+			return ld_err(obj, -EBADMSG, "section '%s': malformed relocation section",
+				      rs->name);
+		for (size_t j = 0; j < rs->size / sizeof(Elf64_Rel); j++) {
+			u32 symi, slot, t;
+			struct userbpf_map *m;
+			Elf64_Rel rel;
+			Elf64_Sym sym;
+			int mi, ti;
+			u64 at;
+
+			memcpy(&rel, rs->data + j * sizeof(rel), sizeof(rel));
+			if (ELF64_R_TYPE(rel.r_info) == R_BPF_NONE)
+				continue;
+			symi = ELF64_R_SYM(rel.r_info);
+			if (ELF64_R_TYPE(rel.r_info) != R_BPF_64_ABS64 || symi >= p->nsyms)
+				return ld_err(obj, -EBADMSG,
+					      "section '%s': relocation %zu: type %u against "
+					      "symbol %u is not an inner map",
+					      rs->name, j, (u32)ELF64_R_TYPE(rel.r_info), symi);
+			read_sym(obj, p, symi, &sym);
+			mi = map_holding(obj, msec, rel.r_offset);
+			ti = sym.st_shndx == msec ? map_at(obj, msec, sym.st_value) : -1;
+			if (mi < 0 || ti < 0)
+				return ld_err(obj, -EINVAL,
+					      "section '%s': relocation %zu at %llu against '%s': "
+					      "not a map of maps' value set to a map",
+					      rs->name, j, (unsigned long long)rel.r_offset,
+					      sym_name(obj, p, &sym));
+			m = &obj->maps[mi];
+			at = rel.r_offset - m->sec_off;
+			if (!m->def.inner || at < m->def.values_off || (at - m->def.values_off) % 8)
+				return ld_err(obj, -EINVAL,
+					      "section '.maps': map '%s': a map reference at "
+					      "offset %llu is not one of its values",
+					      m->name, (unsigned long long)at);
+			slot = (u32)((at - m->def.values_off) / 8);
+			if ((at - m->def.values_off) / 8 >= m->def.max_entries)
+				return ld_err(obj, -EINVAL,
+					      "section '.maps': map '%s': initial value %u beyond "
+					      "max_entries %u",
+					      m->name, slot, m->def.max_entries);
+			if (!m->init_slots) {
+				m->init_slots = calloc(m->def.max_entries, sizeof(*m->init_slots));
+				if (!m->init_slots)
+					return ld_err(obj, -ENOMEM, "out of memory");
+			}
+			t = (u32)ti + 1;
+			m->init_slots[slot] = t;
+		}
+	}
+	return 0;
+}
+
 /* Step 4: relocations, then calls resolved by the assembler. */
 static int parse_relocs(struct userbpf_object *obj, const struct parse *p)
 {
@@ -749,6 +832,9 @@ int ld_elf_parse(struct userbpf_object *obj)
 	if (err)
 		return err;
 	err = parse_maps(obj, &p);
+	if (err)
+		return err;
+	err = parse_map_relocs(obj, &p);
 	if (err)
 		return err;
 	return parse_relocs(obj, &p);

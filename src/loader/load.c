@@ -207,13 +207,70 @@ static void obj_name(char dst[LD_OBJ_NAME_LEN], const char *src)
 	dst[i] = '\0';
 }
 
+/* A map of maps' template: a map made from the inner definition for BPF_MAP_CREATE's
+ * inner_map_fd, closed once the outer map exists (named "<outer>.inner", as libbpf does). */
+static int inner_template(struct userbpf_object *obj, const struct userbpf_map *m)
+{
+	char name[LD_OBJ_NAME_LEN + 8];
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = m->def.inner->type;
+	attr.key_size = m->def.inner->key_size;
+	attr.value_size = m->def.inner->value_size;
+	attr.max_entries = m->def.inner->max_entries;
+	attr.map_flags = m->def.inner->map_flags;
+	attr.numa_node = m->def.inner->numa_node;
+	snprintf(name, sizeof(name), "%.*s.inner", LD_OBJ_NAME_LEN - 7, m->name);
+	obj_name(attr.map_name, name);
+	fd = backend(obj, BPF_MAP_CREATE, &attr);
+	if (fd < 0)
+		return ld_err(obj, fd,
+			      "map '%s': BPF_MAP_CREATE of its inner map template failed: %s "
+			      "(type %u, key %u, value %u, max_entries %u, flags 0x%x)",
+			      m->name, strerror(-fd), attr.map_type, attr.key_size,
+			      attr.value_size, attr.max_entries, attr.map_flags);
+	return fd;
+}
+
+/* A map of maps' initial inner maps (all maps exist by now). */
+static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *m)
+{
+	for (u32 i = 0; m->init_slots && i < m->def.max_entries; i++) {
+		union bpf_attr attr;
+		u32 fd;
+		int err;
+
+		if (!m->init_slots[i])
+			continue;
+		fd = (u32)obj->maps[m->init_slots[i] - 1].fd;
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = (u32)m->fd;
+		attr.key = (u64)(uintptr_t)&i;
+		attr.value = (u64)(uintptr_t)&fd;
+		err = backend(obj, BPF_MAP_UPDATE_ELEM, &attr);
+		if (err < 0)
+			return ld_err(obj, err, "map '%s': setting value %u to map '%s' failed: %s",
+				      m->name, i, obj->maps[m->init_slots[i] - 1].name,
+				      strerror(-err));
+	}
+	return 0;
+}
+
 static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 {
 	union bpf_attr attr;
 	u32 zero = 0;
-	int fd, err;
+	int fd, err, inner = -1;
 
+	if (m->def.inner) {
+		inner = inner_template(obj, m);
+		if (inner < 0)
+			return inner;
+	}
 	memset(&attr, 0, sizeof(attr));
+	attr.inner_map_fd = inner >= 0 ? (u32)inner : 0;
 	attr.map_type = m->def.type;
 	attr.key_size = m->def.key_size;
 	attr.value_size = m->def.value_size;
@@ -222,6 +279,8 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	attr.numa_node = m->def.numa_node;
 	obj_name(attr.map_name, m->name);
 	fd = backend(obj, BPF_MAP_CREATE, &attr);
+	if (inner >= 0)
+		close(inner);
 	if (fd < 0)
 		return ld_err(obj, fd,
 			      "map '%s': BPF_MAP_CREATE failed: %s (type %u, key %u, "
@@ -357,6 +416,8 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 	err = btf_load(obj);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_create(obj, &obj->maps[i]);
+	for (size_t i = 0; i < obj->nmaps && !err; i++)
+		err = map_fill_slots(obj, &obj->maps[i]);
 	for (size_t i = 0; i < obj->nprogs && !err; i++)
 		err = prog_load(obj, &obj->progs[i]);
 	if (err) {
@@ -378,6 +439,10 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 		free(obj->progs[i].line_info);
 	}
 	free(obj->progs);
+	for (size_t i = 0; i < obj->nmaps; i++) {
+		free(obj->maps[i].def.inner);
+		free(obj->maps[i].init_slots);
+	}
 	free(obj->maps);
 	free(obj->relocs);
 	free(obj->funcs);

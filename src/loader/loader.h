@@ -77,6 +77,11 @@ struct ld_map_def {
 	u32 max_entries;
 	u32 map_flags;
 	u32 numa_node;
+	/* Maps of maps: the template of the inner maps, from __array(values, struct {...})
+	 * (owned; NULL otherwise), and where the values array starts in the definition (the
+	 * initial inner maps are relocations into it). */
+	struct ld_map_def *inner;
+	u32 values_off;
 };
 
 struct userbpf_map {
@@ -86,6 +91,9 @@ struct userbpf_map {
 	u64 sec_off;	/* where in that section (maps), 0 for global data */
 	const u8 *init; /* global data: initial value (NULL: zeroes, .bss) */
 	bool frozen;	/* .rodata: freeze after filling */
+	/* Maps of maps: 1 + the index in maps[] of slot i's initial inner map (0: none), for
+	 * max_entries slots; NULL without initial values. */
+	u32 *init_slots;
 	int fd;		/* -1 until created */
 };
 
