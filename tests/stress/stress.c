@@ -978,6 +978,130 @@ static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, ui
 	userbpf_prog_free(s.prog);
 }
 
+/* Maps of maps: programs look an inner map up through the outer one and read its one value,
+ * while this thread keeps putting fresh inner maps in the slots (whose fds it closes at once, so
+ * the outer map holds the only reference) and deleting slots: a replaced inner map is freed
+ * while programs may still be reading it, unless their read section keeps it (prog_needs_rcu).
+ * Every inner map's value checks itself, so a read of freed or reused memory shows. */
+#define MIM_SLOTS 4
+
+static void *mim_runner_main(void *arg)
+{
+	struct pr_thread *t = arg;
+	uint64_t rng = t->s->seed * 37 + t->tid;
+
+	for (uint64_t n = 0; n < t->s->runs_per_thread; n++) {
+		struct pr_ctx c = { .key = (uint32_t)(rnd(&rng) % MIM_SLOTS) };
+		uint64_t r0 = userbpf_prog_run(t->s->prog, &c);
+
+		if (r0 != PR_ABSENT && !pr_value_ok(r0))
+			violation("map-in-map race: slot %u's inner map read %#" PRIx64, c.key, r0);
+	}
+	return NULL;
+}
+
+/* A fresh inner map (an array of one value) holding a self-checking value; -1 on failure. */
+static int mim_inner(uint64_t *rng)
+{
+	uint64_t v = pr_value((uint32_t)rnd(rng));
+	uint32_t zero = 0;
+	int fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1), e;
+
+	if (fd < 0) {
+		violation("map-in-map race: inner create: %s", ename(errno));
+		return -1;
+	}
+	if ((e = m_update(fd, &zero, &v, BPF_ANY))) {
+		violation("map-in-map race: inner update: %s", ename(e));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void run_mim_race(uint32_t type, unsigned int nrunners, uint64_t ops, uint64_t seed)
+{
+	struct pr_state s = { .runs_per_thread = ops / 2 / nrunners, .seed = seed };
+	struct pr_thread ts[MAX_THREADS];
+	uint64_t rng = seed ^ 0xbeef;
+	int tmpl = mim_inner(&rng), outer = -1, err;
+	union bpf_attr a;
+	unsigned int t;
+
+	if (tmpl < 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = MIM_SLOTS;
+	a.inner_map_fd = (uint32_t)tmpl;
+	outer = bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	close(tmpl);
+	if (outer < 0) {
+		violation("map-in-map race: outer create: %s", ename(errno));
+		return;
+	}
+	{
+		struct bpf_insn insns[] = {
+			BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, offsetof(struct pr_ctx, key)),
+			BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_6, -4),
+			BPF_LD_MAP_FD(BPF_REG_1, outer),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_MOV64_IMM(BPF_REG_6, (int32_t)(PR_ABSENT & 0xffffffff)),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 6),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), /* key 0 of a 1-entry array */
+			BPF_LDX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, 0),
+			BPF_MOV64_REG(BPF_REG_0, BPF_REG_6),
+			BPF_EXIT_INSN(),
+		};
+		struct userbpf_prog_load_opts o = { .sz = sizeof(o),
+						    .ctx_size = sizeof(struct pr_ctx),
+						    .map_helpers = true };
+
+		err = userbpf_prog_load_ext(insns, sizeof(insns) / sizeof(insns[0]), &o, &s.prog);
+	}
+	if (err) {
+		violation("map-in-map race: load: %s", ename(-err));
+		close(outer);
+		return;
+	}
+	for (t = 0; t < nrunners; t++) {
+		ts[t] = (struct pr_thread){ .s = &s, .tid = t };
+		pthread_create(&ts[t].th, NULL, mim_runner_main, &ts[t]);
+	}
+	for (uint64_t n = 0; n < ops / 2 / 16; n++) {
+		uint64_t x = rnd(&rng);
+		uint32_t key = (uint32_t)(x % MIM_SLOTS), fd;
+		int inner, e;
+
+		if ((x >> 8) % 4 == 0) {
+			e = m_delete(outer, &key);
+			if (e && e != ENOENT)
+				violation("map-in-map race: delete: %s", ename(e));
+			continue;
+		}
+		inner = mim_inner(&rng);
+		if (inner < 0)
+			break;
+		fd = (uint32_t)inner;
+		e = m_update(outer, &key, &fd, BPF_ANY);
+		if (e)
+			violation("map-in-map race: update: %s", ename(e));
+		close(inner); /* the outer map holds it now */
+	}
+	for (t = 0; t < nrunners; t++)
+		pthread_join(ts[t].th, NULL);
+	userbpf_prog_free(s.prog);
+	close(outer);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 
 static int passed, failed;
@@ -1078,6 +1202,16 @@ int main(int argc, char **argv)
 
 		run_prog_race(BPF_MAP_TYPE_LRU_HASH, nthreads - 1, n, seed + 1);
 		phase_end("prog-race-lru", before, n, t0);
+		total += n;
+	}
+	for (int k = 0; k < 2; k++) {
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 10 / 100;
+
+		run_mim_race(k ? BPF_MAP_TYPE_HASH_OF_MAPS : BPF_MAP_TYPE_ARRAY_OF_MAPS,
+			     nthreads - 1, n, seed + 2 + k);
+		phase_end(k ? "mim-race-hash" : "mim-race-array", before, n, t0);
 		total += n;
 	}
 	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
