@@ -1,13 +1,15 @@
 /* The fd -> object table, the registry of live objects, and reference counting (see fd.h).
  *
  * Table: FD_CHUNKS chunks of FD_CHUNK slots, allocated on first use and never freed, so readers
- * can index it with plain atomic loads.  A slot is NULL (not ours, or not yet adopted), an object
+ * can index it with plain atomic loads.  After a chunk's slots come their fds' access bytes,
+ * written before the slot is published (release) and read after it (acquire).  A slot is NULL (not ours, or not yet adopted), an object
  * pointer, or SLOT_CLOSING while a wrapper is closing that number: adoption never fills a closing
  * slot, so a racing bpf() cannot resurrect an fd that is being closed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,7 +39,7 @@ struct bpf_object **fd_slot(int fd, bool create)
 		return NULL;
 	chunk = __atomic_load_n(&fd_chunks[idx], __ATOMIC_ACQUIRE);
 	if (!chunk && create) {
-		struct bpf_object **fresh = calloc(FD_CHUNK, sizeof(*fresh));
+		struct bpf_object **fresh = calloc(1, FD_CHUNK * (sizeof(*fresh) + 1));
 
 		if (!fresh)
 			return NULL;
@@ -48,6 +50,53 @@ struct bpf_object **fd_slot(int fd, bool create)
 			free(fresh); /* another thread installed one; chunk now holds it */
 	}
 	return chunk ? &chunk[(unsigned)fd % FD_CHUNK] : NULL;
+}
+
+/* fd's access byte (its chunk exists: fd has or had a slot). */
+static inline u8 *access_byte(int fd)
+{
+	struct bpf_object **chunk = __atomic_load_n(&fd_chunks[(unsigned)fd / FD_CHUNK],
+						    __ATOMIC_ACQUIRE);
+
+	return (u8 *)(chunk + FD_CHUNK) + (unsigned)fd % FD_CHUNK;
+}
+
+void fd_set_access(int fd, int access)
+{
+	__atomic_store_n(access_byte(fd), (u8)access, __ATOMIC_RELAXED);
+}
+
+int fd_access(int fd)
+{
+	return __atomic_load_n(access_byte(fd), __ATOMIC_RELAXED);
+}
+
+/* The access an open file's mode gives (O_ACCMODE). */
+static int access_of_mode(int flags)
+{
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		return OBJ_CAN_READ;
+	case O_WRONLY:
+		return OBJ_CAN_WRITE;
+	default:
+		return OBJ_CAN_READ | OBJ_CAN_WRITE;
+	}
+}
+
+static int mode_of_access(int access)
+{
+	return access == OBJ_CAN_READ ? O_RDONLY : access == OBJ_CAN_WRITE ? O_WRONLY : O_RDWR;
+}
+
+int obj_reopen(int fd, int access)
+{
+	char path[40];
+	int nfd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, mode_of_access(access) | O_CLOEXEC);
+	return nfd < 0 ? -errno : nfd;
 }
 
 int obj_memfd_create(const char *name)
@@ -112,6 +161,7 @@ int obj_install(struct bpf_object *obj, int memfd)
 	obj->ino = st.st_ino;
 	obj->refcnt = 1;
 	obj->ucnt = 1;
+	fd_set_access(memfd, obj->access);
 	registry_add(obj);
 	/* A fresh fd number: any stale slot was cleared when the old fd was closed.  If the number
 	 * was closed behind our back (raw syscall), replace the stale entry and drop its reference. */
@@ -198,8 +248,10 @@ static int obj_adopt(int fd)
 {
 	struct bpf_object **slot, *obj, *expect = NULL;
 	struct stat st;
+	int fl;
 
-	if (fd < 0 || fcntl(fd, F_GETFD) < 0 || fstat(fd, &st) < 0)
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0 || fstat(fd, &st) < 0 ||
+	    (fl = fcntl(fd, F_GETFL)) < 0)
 		return -EBADF;
 	pthread_mutex_lock(&registry_lock);
 	for (obj = registry_head; obj; obj = obj->reg_next)
@@ -214,6 +266,9 @@ static int obj_adopt(int fd)
 		return -ENOMEM;
 	}
 	__atomic_add_fetch(&obj->ucnt, 1, __ATOMIC_RELAXED); /* the reference becomes a slot's */
+	/* a dup shares its file, and so the mode that holds the fd's access (a slot being
+	 * filled by another thread for the same file gets the same) */
+	fd_set_access(fd, access_of_mode(fl));
 	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
 					 __ATOMIC_ACQUIRE)) {
 		/* Adopted by another thread meanwhile, or being closed: the slot decides. */
@@ -256,4 +311,116 @@ struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err)
 		return NULL;
 	}
 	return obj;
+}
+
+struct bpf_object *obj_get_by_id(enum obj_kind kind, u32 id)
+{
+	struct bpf_object *obj;
+
+	pthread_mutex_lock(&registry_lock);
+	for (obj = registry_head; obj; obj = obj->reg_next)
+		if (obj->kind == kind && obj->id == id && obj_tryget(obj))
+			break;
+	pthread_mutex_unlock(&registry_lock);
+	return obj;
+}
+
+u32 obj_next_id(enum obj_kind kind, u32 start)
+{
+	u32 next = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (struct bpf_object *obj = registry_head; obj; obj = obj->reg_next)
+		if (obj->kind == kind && obj->id > start && (!next || obj->id < next) &&
+		    __atomic_load_n(&obj->refcnt, __ATOMIC_RELAXED))
+			next = obj->id;
+	pthread_mutex_unlock(&registry_lock);
+	return next;
+}
+
+/* An fd of ours that holds obj, or -1.  (It may be closed by the time the caller uses it.) */
+static int find_fd(const struct bpf_object *obj)
+{
+	for (unsigned c = 0; c < FD_CHUNKS; c++) {
+		struct bpf_object **chunk = __atomic_load_n(&fd_chunks[c], __ATOMIC_ACQUIRE);
+
+		for (unsigned i = 0; chunk && i < FD_CHUNK; i++)
+			if (__atomic_load_n(&chunk[i], __ATOMIC_RELAXED) == obj)
+				return (int)(c * FD_CHUNK + i);
+	}
+	return -1;
+}
+
+/* Whether fd is a file of obj's memfd. */
+static bool fd_is_obj(int fd, const struct bpf_object *obj)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_dev == obj->dev && st.st_ino == obj->ino;
+}
+
+int obj_new_fd(struct bpf_object *obj, int access, const char *name)
+{
+	struct bpf_object **slot, *expect = NULL;
+	int fd = -1, src = find_fd(obj);
+	struct stat st;
+
+	/* A new open file of the same memfd: mmap() and adoption see the same object. */
+	if (src >= 0) {
+		fd = obj_reopen(src, access);
+		/* src closed meanwhile (and maybe its number reused): as if there were none */
+		if (fd >= 0 && !fd_is_obj(fd, obj)) {
+			sys_close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		/* No fd left: a fresh memfd becomes the object's file, unless its pages are the
+		 * object's data. */
+		if (obj->memfd_data)
+			return -EOPNOTSUPP;
+		fd = obj_memfd_create(name);
+		if (fd < 0)
+			return fd;
+		if (access != (OBJ_CAN_READ | OBJ_CAN_WRITE)) {
+			int r = obj_reopen(fd, access);
+
+			if (r >= 0) {
+				if (syscall(SYS_dup3, r, fd, O_CLOEXEC) < 0) {
+					int err = -errno;
+
+					sys_close(r);
+					sys_close(fd);
+					return err;
+				}
+				sys_close(r);
+			}
+		}
+		if (fstat(fd, &st) < 0) {
+			int err = -errno;
+
+			sys_close(fd);
+			return err;
+		}
+		pthread_mutex_lock(&registry_lock);
+		obj->dev = st.st_dev;
+		obj->ino = st.st_ino;
+		pthread_mutex_unlock(&registry_lock);
+	}
+	slot = fd_slot(fd, true);
+	if (!slot) {
+		sys_close(fd);
+		return -ENOMEM;
+	}
+	obj_slot_get(obj);
+	fd_set_access(fd, access);
+	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED)) {
+		/* a number closed behind our back (raw syscall): replace its stale entry */
+		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
+
+		if (stale && stale != SLOT_CLOSING)
+			obj_slot_put(stale);
+	}
+	return fd;
 }

@@ -11,6 +11,11 @@
  * F_DUPFD, fork) adopt it.  Lookups run inside rcu_read_lock(); an object is destroyed only after
  * its last reference is gone and a grace period has passed.
  *
+ * Access: each fd has its own, as each kernel file has its mode: a map's creating fd gets what
+ * the creation flags grant, an fd from BPF_MAP_GET_FD_BY_ID what its open_flags ask.  The table
+ * keeps it next to the slot; the memfd behind the fd is opened with the matching mode
+ * (O_RDONLY, O_WRONLY, O_RDWR), so that a dup() adopted later is known to have the same.
+ *
  * References: each table slot that points at an object holds one; so does each holder (a loaded
  * program holding a map).  The object is destroyed when the count reaches zero.  The slots' own
  * count (the kernel's map usercnt) tells when the last fd is gone: release_uref then runs, which
@@ -38,7 +43,11 @@ enum obj_kind {
 
 struct bpf_object {
 	enum obj_kind kind;
-	int access;		/* OBJ_CAN_READ | OBJ_CAN_WRITE granted to fds of this object */
+	u32 id;			/* process-wide per kind, from 1 (the kernel's object ids) */
+	int access;		/* OBJ_CAN_READ | OBJ_CAN_WRITE of the creating fd */
+	/* The memfd's pages are the object's data (mmapable arrays, ring buffers): a new fd must
+	 * be of that file, so BPF_*_GET_FD_BY_ID needs one of its fds open. */
+	bool memfd_data;
 	u32 refcnt;		/* table slots + holders; destroyed at 0 */
 	u32 ucnt;		/* table slots (fds) only */
 	/* Called when ucnt drops to 0 (NULL: nothing to do); the object is still alive. */
@@ -50,7 +59,8 @@ struct bpf_object {
 	 * not.  NULL: the object cannot be mapped (ENODEV, as for a non-mappable file). */
 	/* 0: map it; MMAP_READ_ONLY: map it through a read-only file (no later mprotect to
 	 * writable); negative: the errno. */
-	int (*mmap_check)(struct bpf_object *obj, u64 len, int prot, int flags, u64 off);
+	int (*mmap_check)(struct bpf_object *obj, int access, u64 len, int prot, int flags,
+			  u64 off);
 	/* After mmap_check: makes the mapping (NULL: a plain mmap of the fd).  Called outside the
 	 * read section, with a reference held; MAP_FAILED with errno on failure. */
 	void *(*mmap_map)(struct bpf_object *obj, void *addr, size_t len, int prot, int flags,
@@ -71,6 +81,21 @@ int obj_install(struct bpf_object *obj, int memfd);
  * read section for a moment, so hold no other protected pointer across the call.  Errors: -EBADF (not an open fd), -EINVAL (an open fd that is not
  * an object of this kind).  Returns NULL and sets *err on failure. */
 struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err);
+
+/* The access of fd (OBJ_CAN_*), which obj_from_fd() just resolved (inside the same section). */
+int fd_access(int fd);
+
+/* Reopens the file behind fd (one of ours) through /proc/self/fd with the mode of access: a
+ * new open file of the same memfd.  Returns the new fd or -errno. */
+int obj_reopen(int fd, int access);
+
+/* BPF_*_GET_FD_BY_ID: the live object of kind with id, with a reference; NULL if none. */
+struct bpf_object *obj_get_by_id(enum obj_kind kind, u32 id);
+/* BPF_*_GET_NEXT_ID: the smallest id above start of a live object of kind; 0 if none. */
+u32 obj_next_id(enum obj_kind kind, u32 start);
+/* A new fd of obj (referenced by the caller) with access; its name for a fresh memfd.  Returns
+ * the fd or -errno. */
+int obj_new_fd(struct bpf_object *obj, int access, const char *name);
 
 void obj_get(struct bpf_object *obj);
 /* The reference of a table slot (an fd): also counts in ucnt.  obj_slot_put() never inside

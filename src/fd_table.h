@@ -15,4 +15,7 @@ extern struct bpf_object **fd_chunks[FD_CHUNKS];
 /* The slot for fd, allocating its chunk if create.  NULL if fd is out of range (or no memory). */
 struct bpf_object **fd_slot(int fd, bool create);
 
+/* Sets fd's access byte (its slot's chunk exists); before the slot is published. */
+void fd_set_access(int fd, int access);
+
 #endif

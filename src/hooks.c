@@ -66,6 +66,7 @@ static void slot_dup(int oldfd, int newfd)
 		return;
 	/* oldfd is open and ours, so its slot's reference keeps obj alive while we take one. */
 	obj_slot_get(obj);
+	fd_set_access(newfd, fd_access(oldfd)); /* the same file, the same mode */
 	if (!__atomic_compare_exchange_n(dst, &expect, obj, false, __ATOMIC_RELEASE,
 					 __ATOMIC_RELAXED))
 		obj_slot_put(obj);
@@ -175,7 +176,8 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 		if (obj && obj != SLOT_CLOSING) {
 			/* The kernel rejects a zero or too long length before the file sees it. */
 			if (len64 && len64 <= (u64)INT64_MAX && off <= (u64)INT64_MAX)
-				err = obj->mmap_check ? obj->mmap_check(obj, len, prot, flags, off)
+				err = obj->mmap_check ? obj->mmap_check(obj, fd_access(fd), len,
+									prot, flags, off)
 						      : -ENODEV;
 			if (err >= 0 && obj->mmap_map) {
 				custom = obj;

@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "btf/btf.h"
+#include "ids.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "rcu.h"
@@ -55,6 +56,14 @@ static const u32 cmd_attr_end[] = {
 	 * beyond our uapi union; btf.c reads them from the raw bytes. */
 	[BPF_BTF_LOAD] = BTF_LOAD_ATTR_END,
 	[BPF_OBJ_GET_INFO_BY_FD] = ATTR_END(info.info),
+	[BPF_MAP_GET_NEXT_ID] = ATTR_END(next_id),
+	[BPF_PROG_GET_NEXT_ID] = ATTR_END(next_id),
+	[BPF_BTF_GET_NEXT_ID] = ATTR_END(next_id),
+	/* 6.18: a map's ends at open_flags, a program's at its id, a BTF object's at
+	 * fd_by_id_token_fd (12..15), beyond our uapi union (ids.c reads it raw) */
+	[BPF_MAP_GET_FD_BY_ID] = ATTR_END(open_flags),
+	[BPF_PROG_GET_FD_BY_ID] = ATTR_END(prog_id),
+	[BPF_BTF_GET_FD_BY_ID] = 16,
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -182,6 +191,18 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return btf_load(attr, uattr, size);
 	case BPF_OBJ_GET_INFO_BY_FD:
 		return obj_get_info(attr, uattr, size);
+	case BPF_MAP_GET_NEXT_ID:
+		return obj_get_next_id(OBJ_MAP, attr, uattr);
+	case BPF_PROG_GET_NEXT_ID:
+		return obj_get_next_id(OBJ_PROG, attr, uattr);
+	case BPF_BTF_GET_NEXT_ID:
+		return obj_get_next_id(OBJ_BTF, attr, uattr);
+	case BPF_MAP_GET_FD_BY_ID:
+		return obj_get_fd_by_id(OBJ_MAP, attr);
+	case BPF_PROG_GET_FD_BY_ID:
+		return obj_get_fd_by_id(OBJ_PROG, attr);
+	case BPF_BTF_GET_FD_BY_ID:
+		return obj_get_fd_by_id(OBJ_BTF, attr);
 	}
 	return -EINVAL;
 }

@@ -103,6 +103,7 @@ int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	memcpy(btf->data, data, attr->btf_size);
 	btf->data_size = attr->btf_size;
 	btf->id = __atomic_add_fetch(&next_btf_id, 1, __ATOMIC_RELAXED);
+	btf->obj.id = btf->id;
 	btf->obj.kind = OBJ_BTF;
 	btf->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
 	btf->obj.destroy = btf_destroy;

@@ -91,6 +91,7 @@ static int array_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **o
 		if (a->values == MAP_FAILED)
 			goto nomem;
 		a->mmapped = true;
+		a->map.obj.memfd_data = true;
 	} else {
 		a->values = calloc(1, a->area_size);
 		if (!a->values)

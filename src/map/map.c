@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "map/map.h"
@@ -80,17 +81,18 @@ static void map_destroy(struct bpf_object *obj)
  * writable one for a shared writable mapping; a shared mapping of a read-only fd silently becomes
  * private), then bpf_map_mmap() (ENOTSUPP without mmap support, EINVAL unless shared, EACCES for
  * writing a BPF_F_RDONLY_PROG map), then the type's range checks. */
-static int map_mmap_check(struct bpf_object *obj, u64 len, int prot, int flags, u64 off)
+static int map_mmap_check(struct bpf_object *obj, int access, u64 len, int prot, int flags,
+			  u64 off)
 {
 	struct bpf_map *map = map_of(obj);
 	bool shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
 	int err;
 
-	if (!(obj->access & OBJ_CAN_READ))
+	if (!(access & OBJ_CAN_READ))
 		return -EACCES;
-	if (shared && (prot & PROT_WRITE) && !(obj->access & OBJ_CAN_WRITE))
+	if (shared && (prot & PROT_WRITE) && !(access & OBJ_CAN_WRITE))
 		return -EACCES;
-	if (!(obj->access & OBJ_CAN_WRITE))
+	if (!(access & OBJ_CAN_WRITE))
 		shared = false;
 	if (!map->ops->mmap_check)
 		return -ENOTSUPP;
@@ -182,6 +184,7 @@ int map_create(union bpf_attr *attr)
 	map->inner_meta = meta;
 	map->ops = ops;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
+	map->obj.id = map->id;
 	map->map_type = attr->map_type;
 	map->key_size = attr->key_size;
 	map->value_size = attr->value_size;
@@ -198,6 +201,19 @@ int map_create(union bpf_attr *attr)
 	err = obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err)
 		goto free_map;
+	/* A read-only or write-only fd is a file of that mode, so that its dups are known to be
+	 * (fd.h); without /proc the memfd stays read-write, and only its dups see more. */
+	if (access != (OBJ_CAN_READ | OBJ_CAN_WRITE)) {
+		int r = obj_reopen(memfd, access);
+
+		if (r >= 0) {
+			if (syscall(SYS_dup3, r, memfd, O_CLOEXEC) < 0)
+				err = -errno;
+			sys_close(r);
+			if (err)
+				goto free_map;
+		}
+	}
 	return obj_install(&map->obj, memfd); /* closes memfd itself on failure */
 
 free_map:
@@ -216,7 +232,7 @@ static struct bpf_map *map_get(int fd, int need, int *err)
 
 	if (!obj)
 		return NULL;
-	if ((obj->access & need) != need) {
+	if ((fd_access(fd) & need) != need) {
 		*err = -EPERM;
 		return NULL;
 	}

@@ -117,6 +117,7 @@ static int ringbuf_alloc(const union bpf_attr *attr, int memfd, struct bpf_map *
 
 	if (!rb)
 		return -ENOMEM;
+	rb->map.obj.memfd_data = true; /* the memfd holds the ring */
 	rb->page = (size_t)sysconf(_SC_PAGESIZE);
 	rb->mask = data_sz - 1;
 	/* size_t on i386: the double mapping must fit the address space */

@@ -311,6 +311,7 @@ int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union
 		    !prog_array_compatible(prog->used_maps[i], prog))
 			goto free_prog;
 	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
+	prog->obj.id = prog->id;
 	memfd = obj_memfd_create("bpf-prog");
 	if (memfd < 0) {
 		err = memfd;
