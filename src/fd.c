@@ -141,9 +141,25 @@ unsigned obj_live_count(void)
 	return n;
 }
 
+/* Fills the slot of a fresh fd number with obj (whose slot reference the caller made).  Any
+ * stale entry was cleared when the old fd was closed; if the number was closed behind our back
+ * (raw syscall), the stale entry is replaced and its reference dropped. */
+static void slot_publish(struct bpf_object **slot, struct bpf_object *obj)
+{
+	struct bpf_object *expect = NULL;
+
+	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED)) {
+		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
+
+		if (stale && stale != SLOT_CLOSING)
+			obj_slot_put(stale);
+	}
+}
+
 int obj_install(struct bpf_object *obj, int memfd)
 {
-	struct bpf_object **slot, *expect = NULL;
+	struct bpf_object **slot;
 	struct stat st;
 
 	if (fstat(memfd, &st) < 0) {
@@ -163,15 +179,7 @@ int obj_install(struct bpf_object *obj, int memfd)
 	obj->ucnt = 1;
 	fd_set_access(memfd, obj->access);
 	registry_add(obj);
-	/* A fresh fd number: any stale slot was cleared when the old fd was closed.  If the number
-	 * was closed behind our back (raw syscall), replace the stale entry and drop its reference. */
-	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED)) {
-		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
-
-		if (stale && stale != SLOT_CLOSING)
-			obj_slot_put(stale);
-	}
+	slot_publish(slot, obj);
 	return memfd;
 }
 
@@ -241,6 +249,13 @@ void obj_put_flush(void)
 	}
 }
 
+/* Whether the file st describes is obj's memfd (or its alias). */
+static bool is_obj_file(const struct bpf_object *obj, const struct stat *st)
+{
+	return (obj->ino == st->st_ino && obj->dev == st->st_dev) ||
+	       (obj->alias_ino && obj->alias_ino == st->st_ino && obj->alias_dev == st->st_dev);
+}
+
 /* Slow path: fd is not in the table.  Tell EBADF from EINVAL as the kernel does, and adopt fds
  * that share one of our memfds (made by dup(), fcntl(F_DUPFD) or inherited over fork()).  Runs
  * outside any read section: it may drop the last reference of an object. */
@@ -255,7 +270,7 @@ static int obj_adopt(int fd)
 		return -EBADF;
 	pthread_mutex_lock(&registry_lock);
 	for (obj = registry_head; obj; obj = obj->reg_next)
-		if (obj->ino == st.st_ino && obj->dev == st.st_dev && obj_tryget(obj))
+		if (is_obj_file(obj, &st) && obj_tryget(obj))
 			break;
 	pthread_mutex_unlock(&registry_lock);
 	if (!obj)
@@ -355,13 +370,19 @@ static int find_fd(const struct bpf_object *obj)
 static bool fd_is_obj(int fd, const struct bpf_object *obj)
 {
 	struct stat st;
+	bool is;
 
-	return !fstat(fd, &st) && st.st_dev == obj->dev && st.st_ino == obj->ino;
+	if (fstat(fd, &st))
+		return false;
+	pthread_mutex_lock(&registry_lock); /* (the alias may be changing) */
+	is = is_obj_file(obj, &st);
+	pthread_mutex_unlock(&registry_lock);
+	return is;
 }
 
 int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 {
-	struct bpf_object **slot, *expect = NULL;
+	struct bpf_object **slot;
 	int fd = -1, src = find_fd(obj);
 	struct stat st;
 
@@ -402,9 +423,10 @@ int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 			sys_close(fd);
 			return err;
 		}
+		/* (an fd of the first file the table missed, a raw dup, stays the object's) */
 		pthread_mutex_lock(&registry_lock);
-		obj->dev = st.st_dev;
-		obj->ino = st.st_ino;
+		obj->alias_dev = st.st_dev;
+		obj->alias_ino = st.st_ino;
 		pthread_mutex_unlock(&registry_lock);
 	}
 	slot = fd_slot(fd, true);
@@ -414,13 +436,6 @@ int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 	}
 	obj_slot_get(obj);
 	fd_set_access(fd, access);
-	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED)) {
-		/* a number closed behind our back (raw syscall): replace its stale entry */
-		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
-
-		if (stale && stale != SLOT_CLOSING)
-			obj_slot_put(stale);
-	}
+	slot_publish(slot, obj);
 	return fd;
 }

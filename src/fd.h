@@ -54,6 +54,10 @@ struct bpf_object {
 	void (*release_uref)(struct bpf_object *obj);
 	dev_t dev;		/* identity of the memfd behind the fds, valid once installed */
 	ino_t ino;
+	/* A second memfd made for BPF_*_GET_FD_BY_ID when no fd was left (0: none); fds of
+	 * either file are the object's. */
+	dev_t alias_dev;
+	ino_t alias_ino;
 	void (*destroy)(struct bpf_object *obj); /* frees the object; no reader can see it */
 	/* Whether mmap(len, prot, flags, off) of an fd of this object may go ahead; -errno if
 	 * not.  NULL: the object cannot be mapped (ENODEV, as for a non-mappable file). */

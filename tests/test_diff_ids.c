@@ -277,7 +277,7 @@ TEST(diff_ids_inner_map)
 	SKIP_WITHOUT_KERNEL_BPF();
 	for (int s = 0; s < NSIDES; s++) {
 		uint32_t k = 0, v = 9, got = 0, id = 0;
-		int inner = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 4, 4, 0).rc, outer, f;
+		int inner = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 4, 4, 0).rc, outer, f, raw;
 		union bpf_attr a;
 
 		REQUIRE(inner >= 0);
@@ -292,6 +292,9 @@ TEST(diff_ids_inner_map)
 		REQUIRE(!side_elem(s, BPF_MAP_UPDATE_ELEM, inner, &k, &v, 0).rc);
 		REQUIRE(!side_elem(s, BPF_MAP_UPDATE_ELEM, outer, &k, (uint32_t[]){ (uint32_t)inner },
 				   0).rc);
+		/* a copy userbpf has not seen yet (it adopts such fds on first use) */
+		raw = fcntl(inner, F_DUPFD_CLOEXEC, 0);
+		REQUIRE(raw >= 0);
 		close(inner);
 		REQUIRE(!side_elem(s, BPF_MAP_LOOKUP_ELEM, outer, &k, &id, 0).rc);
 		f = get_map_fd(s, id, 0).rc;
@@ -309,6 +312,12 @@ TEST(diff_ids_inner_map)
 		CHECK_EQ(got, 10);
 		CHECK(side_elem(s, BPF_MAP_UPDATE_ELEM, f, &k, &v, 0).rc < 0);
 		close(f);
+		/* the copy made before is still the same map */
+		got = 0;
+		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, raw, &k, &got, 0).rc, 0);
+		CHECK_EQ(got, 10);
+		CHECK_EQ(info_id(s, raw), id);
+		close(raw);
 		close(outer);
 	}
 }

@@ -265,7 +265,7 @@ static int array_delete(struct bpf_map *map, const void *key)
 	return -EINVAL;
 }
 
-static int array_get_next_key(struct bpf_map *map, const void *key, void *next_key)
+int array_map_get_next_key(struct bpf_map *map, const void *key, void *next_key)
 {
 	u32 index, next;
 
@@ -305,7 +305,7 @@ const struct bpf_map_ops array_map_ops = {
 	.array_base = array_base,
 	.update = array_update,
 	.delete = array_delete,
-	.get_next_key = array_get_next_key,
+	.get_next_key = array_map_get_next_key,
 	.lookup_batch = generic_map_lookup_batch,
 	.update_batch = generic_map_update_batch,
 	.mmap_check = array_mmap_check,
@@ -322,7 +322,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.prog_update = percpu_array_prog_update,
 	.update = array_update,
 	.delete = array_delete,
-	.get_next_key = array_get_next_key,
+	.get_next_key = array_map_get_next_key,
 	.lookup_batch = generic_map_lookup_batch,
 	.update_batch = generic_map_update_batch,
 	.percpu = true,

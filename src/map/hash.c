@@ -803,28 +803,6 @@ const struct bpf_map_ops lru_htab_map_ops = {
 
 /* ---- hash of maps ---- */
 
-static int htab_of_maps_lookup(struct bpf_map *map, const void *key, void *value)
-{
-	struct bpf_htab *h = htab_of(map);
-	u32 hash = htab_hash(h, key);
-	struct bucket *b = htab_bucket(h, hash);
-
-	for (;;) {
-		u32 seq = seq_read_begin(&b->seq);
-		struct htab_elem *e = chain_walk(h, b, hash, key);
-		struct bpf_map *m = e ? elem_inner(h, e) : NULL;
-
-		if (!seq_read_retry(&b->seq, seq)) {
-			if (!m)
-				return -ENOENT;
-			/* (a map replaced meanwhile is still there: its put waits for our read
-			 * section to end) */
-			memcpy(value, &m->id, sizeof(m->id));
-			return 0;
-		}
-	}
-}
-
 /* A program's lookup: the inner map itself, or NULL. */
 static void *htab_of_maps_lookup_ptr(struct bpf_map *map, const void *key)
 {
@@ -840,6 +818,18 @@ static void *htab_of_maps_lookup_ptr(struct bpf_map *map, const void *key)
 		if (!seq_read_retry(&b->seq, seq))
 			return m;
 	}
+}
+
+/* bpf(): the inner map's id.  (A map replaced meanwhile is still there: its put waits for
+ * the command's read section to end.) */
+static int htab_of_maps_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct bpf_map *m = htab_of_maps_lookup_ptr(map, key);
+
+	if (!m)
+		return -ENOENT;
+	memcpy(value, &m->id, sizeof(m->id));
+	return 0;
 }
 
 /* The fd is resolved first, then the hash map's flags rules apply (the kernel's order). */

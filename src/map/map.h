@@ -118,6 +118,10 @@ static inline int (*map_prog_update(const struct bpf_map *map))(struct bpf_map *
 	return map->ops->prog_update ? map->ops->prog_update : map->ops->update;
 }
 
+/* GET_NEXT_KEY of every array-like type (arrays, program arrays, arrays of maps): each index
+ * below max_entries in order, from 0 after an index beyond them (array.c). */
+int array_map_get_next_key(struct bpf_map *map, const void *key, void *next_key);
+
 /* The generic batch implementations, for types' ops tables. */
 int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);
 int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr);

@@ -192,23 +192,6 @@ static int marray_delete(struct bpf_map *map, const void *key)
 	return 0;
 }
 
-/* The array's: every index, whether its slot is empty or not. */
-static int marray_get_next_key(struct bpf_map *map, const void *key, void *next_key)
-{
-	u32 index, next = 0;
-
-	if (key) {
-		memcpy(&index, key, sizeof(index));
-		if (index < map->max_entries) {
-			if (index == map->max_entries - 1)
-				return -ENOENT;
-			next = index + 1;
-		}
-	}
-	memcpy(next_key, &next, sizeof(next));
-	return 0;
-}
-
 const struct bpf_map_ops array_of_maps_map_ops = {
 	.alloc_check = marray_alloc_check,
 	.alloc = marray_alloc,
@@ -217,7 +200,7 @@ const struct bpf_map_ops array_of_maps_map_ops = {
 	.lookup_ptr = marray_lookup_ptr,
 	.update = marray_update,
 	.delete = marray_delete,
-	.get_next_key = marray_get_next_key,
+	.get_next_key = array_map_get_next_key,
 	.update_batch = generic_map_update_batch,
 	.delete_batch = generic_map_delete_batch,
 	.lookup_batch = generic_map_lookup_batch,

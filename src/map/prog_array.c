@@ -169,22 +169,6 @@ static int parray_delete(struct bpf_map *map, const void *key)
 	return 0;
 }
 
-static int parray_get_next_key(struct bpf_map *map, const void *key, void *next_key)
-{
-	u32 index, next = 0;
-
-	if (key) {
-		memcpy(&index, key, sizeof(index));
-		if (index < map->max_entries) {
-			if (index == map->max_entries - 1)
-				return -ENOENT;
-			next = index + 1;
-		}
-	}
-	memcpy(next_key, &next, sizeof(next));
-	return 0;
-}
-
 static void *parray_lookup_ptr(struct bpf_map *map, const void *key)
 {
 	return NULL; /* programs have no way to look a prog array up (the verifier refuses it) */
@@ -198,7 +182,7 @@ const struct bpf_map_ops prog_array_map_ops = {
 	.lookup_ptr = parray_lookup_ptr,
 	.update = parray_update,
 	.delete = parray_delete,
-	.get_next_key = parray_get_next_key,
+	.get_next_key = array_map_get_next_key,
 	.update_batch = generic_map_update_batch,
 	.delete_batch = generic_map_delete_batch,
 	.lookup_batch = generic_map_lookup_batch,
