@@ -8,24 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "btf_blob.h"
 #include "fd.h"
 #include "kbpf.h"
 #include "test.h"
-
-#define INFO(kind, kf, vlen) (((u32)(kf) << 31) | ((u32)(kind) << 24) | (u32)(vlen))
-#define T_INT(name, size, enc, off, bits)                                                       \
-	(name), INFO(BTF_KIND_INT, 0, 0), (size), ((u32)(enc) << 24 | (u32)(off) << 16 | (bits))
-#define T_REF(kind, name, type) (name), INFO(kind, 0, 0), (type)
-#define T_PTR(type) T_REF(BTF_KIND_PTR, 0, type)
-#define T_ARRAY(elem, idx, n) 0, INFO(BTF_KIND_ARRAY, 0, 0), 0, (elem), (idx), (n)
-#define T_STRUCT(name, vlen, size) (name), INFO(BTF_KIND_STRUCT, 0, vlen), (size)
-#define T_MEMBER(name, type, off) (name), (type), (off)
-#define T_PROTO(ret, vlen) 0, INFO(BTF_KIND_FUNC_PROTO, 0, vlen), (ret)
-#define T_PARAM(name, type) (name), (type)
-#define T_FUNC(name, proto, linkage) (name), INFO(BTF_KIND_FUNC, 0, linkage), (proto)
-#define T_VAR(name, type, linkage) (name), INFO(BTF_KIND_VAR, 0, 0), (type), (linkage)
-#define T_DATASEC(name, vlen, size) (name), INFO(BTF_KIND_DATASEC, 0, vlen), (size)
-#define T_VSI(type, off, size) (type), (off), (size)
 
 #define BTF_MAX_SIZE_TEST (16u * 1024 * 1024)
 
@@ -34,10 +20,6 @@ static const char STRS[] = "\0int\0s\0a\0b\0.maps\0f\0u8\0e\0V\0t\0bad name\0.se
 enum { S_INT = 1, S_S = 5, S_A = 7, S_B = 9, S_MAPS = 11, S_F = 17, S_U8 = 19, S_E = 22,
        S_V = 24, S_T = 26, S_BAD = 28, S_SEC = 37, S_DOT = 42, S_TAG = 46, S_END = sizeof(STRS) };
 
-struct blob {
-	u8 *data;
-	u32 size;
-};
 
 struct btf_case {
 	const char *name;
@@ -295,23 +277,14 @@ static const struct btf_case cases[] = {
 
 static struct blob build(const struct btf_case *c)
 {
+	u32 n = c->nwords;
 	struct blob b;
-	u32 n = c->nwords, tlen;
-	struct btf_header h = { BTF_MAGIC, BTF_VERSION, 0, sizeof(h), 0, 0, 0, 0 };
 
 	if (!n)
 		for (u32 i = 0; i < ARRAY_SIZE(c->types); i++)
 			if (c->types[i])
 				n = i + 1;
-	tlen = n * 4;
-	h.type_len = tlen;
-	h.str_off = tlen;
-	h.str_len = S_END;
-	b.data = calloc(1, sizeof(h) + tlen + S_END + 64);
-	memcpy(b.data, &h, sizeof(h));
-	memcpy(b.data + sizeof(h), c->types, tlen);
-	memcpy(b.data + sizeof(h) + tlen, STRS, S_END);
-	b.size = sizeof(h) + tlen + S_END;
+	b = btf_blob(c->types, n, STRS, S_END);
 	if (c->fix)
 		c->fix(&b);
 	return b;

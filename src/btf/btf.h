@@ -70,6 +70,16 @@ int btf_parse(struct btf *btf, const u8 *data, u32 size, struct vlog *log);
 int btf_get_info(struct btf *btf, const union bpf_attr *attr, union bpf_attr *uattr);
 void btf_free_data(struct btf *btf);
 
+/* The kernel's btf_type_id_size(): the sized type *id stands for (a modifier or var followed
+ * once), *id set to it and its size in *size; NULL when it has no size (void, func, fwd...). */
+const struct btf_type *btf_type_id_size(const struct btf *btf, u32 *id, u32 *size);
+/* The fields type id holds that the kernel treats specially in map values. */
+#define BTF_SPECIAL_LOCK 1u	/* bpf_spin_lock, bpf_res_spin_lock */
+#define BTF_SPECIAL_TIMER 2u	/* bpf_timer, bpf_wq, bpf_task_work */
+#define BTF_SPECIAL_KPTR 4u	/* pointers tagged kptr, kptr_untrusted, percpu_kptr, uptr */
+#define BTF_SPECIAL_OTHER 8u	/* list and rbtree heads and nodes, bpf_refcount */
+u32 btf_special_fields(const struct btf *btf, u32 id);
+
 /* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
 const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *res_id);
 

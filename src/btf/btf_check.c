@@ -1764,3 +1764,89 @@ const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *re
 		*res_id = id;
 	return t == &btf_void ? NULL : t;
 }
+
+const struct btf_type *btf_type_id_size(const struct btf *btf, u32 *id, u32 *size)
+{
+	return id_size(btf, id, size);
+}
+
+/* The kind of special field a struct name (or, tag, a pointer's type tag) makes: the kernel's
+ * special structs and tags in map values (btf_parse_fields()); 0 for others. */
+static u32 special_name(const char *n, bool tag)
+{
+	static const struct {
+		const char *name;
+		u32 kind;
+	} structs[] = {
+		{ "bpf_spin_lock", BTF_SPECIAL_LOCK },	   { "bpf_res_spin_lock", BTF_SPECIAL_LOCK },
+		{ "bpf_timer", BTF_SPECIAL_TIMER },	   { "bpf_wq", BTF_SPECIAL_TIMER },
+		{ "bpf_task_work", BTF_SPECIAL_TIMER },	   { "bpf_list_head", BTF_SPECIAL_OTHER },
+		{ "bpf_list_node", BTF_SPECIAL_OTHER },	   { "bpf_rb_root", BTF_SPECIAL_OTHER },
+		{ "bpf_rb_node", BTF_SPECIAL_OTHER },	   { "bpf_refcount", BTF_SPECIAL_OTHER },
+	};
+	static const char *const tags[] = { "kptr", "kptr_untrusted", "percpu_kptr", "uptr" };
+
+	for (size_t i = 0; n && !tag && i < ARRAY_SIZE(structs); i++)
+		if (!strcmp(n, structs[i].name))
+			return structs[i].kind;
+	for (size_t i = 0; n && tag && i < ARRAY_SIZE(tags); i++)
+		if (!strcmp(n, tags[i]))
+			return BTF_SPECIAL_KPTR;
+	return 0;
+}
+
+/* The special fields type id holds anywhere (BTF_SPECIAL_*): special structs, and tagged
+ * pointers, through members, array elements and section variables (depth-bounded). */
+static u32 specials(const struct btf *btf, u32 id, int depth)
+{
+	const struct btf_type *t = type_by_id(btf, id);
+	u32 found = 0;
+
+	if (!t || depth > 16)
+		return 0;
+	while (t && is_modifier(t)) {
+		if (kind(t) == BTF_KIND_TYPE_TAG)
+			found |= special_name(btf_str_by_offset(btf, t->name_off), true);
+		t = type_by_id(btf, t->type);
+	}
+	if (!t)
+		return found;
+	switch (kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: {
+		const struct btf_member *m = (const struct btf_member *)(t + 1);
+
+		if (kind(t) == BTF_KIND_STRUCT)
+			found |= special_name(btf_str_by_offset(btf, t->name_off), false);
+		for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++)
+			found |= specials(btf, m[i].type, depth + 1);
+		return found;
+	}
+	case BTF_KIND_ARRAY:
+		return found | specials(btf, ((const struct btf_array *)(t + 1))->type, depth + 1);
+	case BTF_KIND_DATASEC: {
+		const struct btf_var_secinfo *v = (const struct btf_var_secinfo *)(t + 1);
+
+		for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++)
+			found |= specials(btf, v[i].type, depth + 1);
+		return found;
+	}
+	case BTF_KIND_VAR:
+		return found | specials(btf, t->type, depth + 1);
+	case BTF_KIND_PTR: {
+		/* a tag sits between the pointer and its target: PTR -> TYPE_TAG -> STRUCT */
+		const struct btf_type *n = type_by_id(btf, t->type);
+
+		if (n && kind(n) == BTF_KIND_TYPE_TAG)
+			found |= special_name(btf_str_by_offset(btf, n->name_off), true);
+		return found;
+	}
+	default:
+		return found;
+	}
+}
+
+u32 btf_special_fields(const struct btf *btf, u32 id)
+{
+	return specials(btf, id, 0);
+}

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/btf.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -296,6 +298,24 @@ static int array_mmap_check(struct bpf_map *map, u64 off, u64 len, int prot)
 	return 0;
 }
 
+/* BTF: the key a u32-sized integer, or no key for a one-element array whose value is a data
+ * section (.bss, .data, .rodata: the kernel's array_map_check_btf()). */
+static int array_check_btf(const struct bpf_map *map, const struct btf *btf,
+			   const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	u32 int_data;
+
+	if (!key_type)
+		return map->map_type == BPF_MAP_TYPE_ARRAY && map->max_entries == 1 &&
+				       BTF_INFO_KIND(value_type->info) == BTF_KIND_DATASEC
+			       ? 0
+			       : -EINVAL;
+	if (BTF_INFO_KIND(key_type->info) != BTF_KIND_INT)
+		return -EINVAL;
+	memcpy(&int_data, key_type + 1, sizeof(int_data));
+	return BTF_INT_BITS(int_data) != 32 || BTF_INT_OFFSET(int_data) ? -EINVAL : 0;
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.alloc_check = array_alloc_check,
 	.alloc = array_alloc,
@@ -309,6 +329,7 @@ const struct bpf_map_ops array_map_ops = {
 	.lookup_batch = generic_map_lookup_batch,
 	.update_batch = generic_map_update_batch,
 	.mmap_check = array_mmap_check,
+	.check_btf = array_check_btf,
 	/* no delete: elements always exist; the kernel answers ENOTSUPP */
 };
 
@@ -320,6 +341,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.lookup_ptr = percpu_array_lookup_ptr,
 	.lookup_percpu_ptr = percpu_array_lookup_percpu_ptr,
 	.prog_update = percpu_array_prog_update,
+	.check_btf = array_check_btf,
 	.update = array_update,
 	.delete = array_delete,
 	.get_next_key = array_map_get_next_key,

@@ -412,7 +412,7 @@ static int dev_xdp_redirect(struct bpf_map *map, u64 index, u64 flags)
 #define DEV_COMMON_OPS                                                                           \
 	.alloc_check = dev_alloc_check, .alloc = dev_alloc, .free = dev_free,                    \
 	.lookup = dev_lookup, .lookup_ptr = dev_lookup_ptr, .xdp_redirect = dev_xdp_redirect,    \
-	.forced_flags = BPF_F_RDONLY_PROG
+	.forced_flags = BPF_F_RDONLY_PROG, .check_btf = map_check_no_btf
 
 const struct bpf_map_ops dev_map_ops = {
 	DEV_COMMON_OPS,

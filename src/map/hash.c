@@ -775,13 +775,21 @@ static int htab_lookup_and_delete_batch(struct bpf_map *map, union bpf_attr *att
 	return htab_batch(map, attr, uattr, true);
 }
 
+/* BTF: a hash needs a key type (what the generic check lets through without one). */
+static int htab_check_btf(const struct bpf_map *map, const struct btf *btf,
+			  const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	return key_type ? 0 : -EINVAL;
+}
+
 /* What all four types share; they differ in what a program's lookup and update do. */
 #define HTAB_OPS                                                                                 \
 	.alloc_check = htab_alloc_check, .alloc = htab_alloc, .free = htab_free,                 \
 	.lookup = htab_lookup, .update = htab_update, .delete = htab_delete,                     \
 	.get_next_key = htab_get_next_key, .lookup_and_delete = htab_lookup_and_delete,          \
 	.lookup_batch = htab_lookup_batch, .lookup_and_delete_batch = htab_lookup_and_delete_batch, \
-	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch
+	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch,      \
+	.check_btf = htab_check_btf
 
 const struct bpf_map_ops htab_map_ops = {
 	HTAB_OPS,
@@ -877,6 +885,7 @@ const struct bpf_map_ops htab_of_maps_map_ops = {
 	 * up must hold a read section */
 	.prog_needs_rcu = true,
 	.inner_maps = true,
+	.check_btf = map_check_no_btf,
 };
 
 const struct bpf_map_ops lru_percpu_htab_map_ops = {

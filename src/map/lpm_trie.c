@@ -21,6 +21,7 @@
  * stays valid, as the kernel's RCU keeps it.
  */
 #include <errno.h>
+#include <linux/btf.h>
 #include <stdlib.h>
 
 #include "map/map.h"
@@ -418,7 +419,15 @@ static int trie_get_next_key(struct bpf_map *map, const void *key, void *next_ke
 	}
 }
 
+/* BTF: the key is a struct (embedding struct bpf_lpm_trie_key_u8), as the kernel requires. */
+static int trie_check_btf(const struct bpf_map *map, const struct btf *btf,
+			  const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	return key_type && BTF_INFO_KIND(key_type->info) == BTF_KIND_STRUCT ? 0 : -EINVAL;
+}
+
 const struct bpf_map_ops trie_map_ops = {
+	.check_btf = trie_check_btf,
 	.alloc_check = trie_alloc_check,
 	.alloc = trie_alloc,
 	.free = trie_free,

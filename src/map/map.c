@@ -19,6 +19,7 @@
 
 #include "map/map.h"
 #include "map/map_in_map.h"
+#include "btf/btf.h"
 #include "rcu.h"
 
 #define BPF_MAP_TYPE(type, ops) extern const struct bpf_map_ops ops;
@@ -72,9 +73,91 @@ static void map_destroy(struct bpf_object *obj)
 {
 	struct bpf_map *map = map_of(obj);
 	struct bpf_map *meta = map->inner_meta;
+	struct btf *btf = map->btf;
 
 	map->ops->free(map);
 	free(meta);
+	btf_put(btf);
+}
+
+int map_check_no_btf(const struct bpf_map *map, const struct btf *btf,
+		     const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	return -ENOTSUPP;
+}
+
+/* Whether the kernel allows the special fields in a map of type (6.18's map_check_btf()). */
+static bool specials_allowed(u32 type, u32 fields)
+{
+	bool hash = type == BPF_MAP_TYPE_HASH, array = type == BPF_MAP_TYPE_ARRAY;
+	bool lru = type == BPF_MAP_TYPE_LRU_HASH;
+
+	if ((fields & BTF_SPECIAL_LOCK) && !hash && !array)
+		return false;
+	if ((fields & BTF_SPECIAL_TIMER) && !hash && !lru && !array)
+		return false;
+	if ((fields & BTF_SPECIAL_KPTR) && !hash && !lru && !array &&
+	    type != BPF_MAP_TYPE_PERCPU_HASH && type != BPF_MAP_TYPE_LRU_PERCPU_HASH &&
+	    type != BPF_MAP_TYPE_PERCPU_ARRAY)
+		return false;
+	return !(fields & BTF_SPECIAL_OTHER) || hash || lru || array;
+}
+
+/* The kernel's map_check_btf(), in 6.18's order: the key type (its size, or none if the type's
+ * own rules may take none) and the value type's size; the special fields of the value (refused
+ * for programs' read-only or write-only maps, and by types that cannot hold them); the type's
+ * rules.  Special fields are not supported yet: a map the kernel would make with them is
+ * refused last, with EOPNOTSUPP. */
+static int map_check_btf(const struct bpf_map *map, const struct btf *btf, u32 key_id,
+			 u32 value_id)
+{
+	const struct btf_type *key_type = NULL, *value_type;
+	u32 size, specials;
+	int err;
+
+	if (key_id) {
+		key_type = btf_type_id_size(btf, &key_id, &size);
+		if (!key_type || size != map->key_size)
+			return -EINVAL;
+	} else if (!map->ops->check_btf) {
+		return -EINVAL;
+	}
+	value_type = btf_type_id_size(btf, &value_id, &size);
+	if (!value_type || size != map->value_size)
+		return -EINVAL;
+	specials = btf_special_fields(btf, value_id);
+	if (specials) {
+		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+			return -EACCES;
+		if (!specials_allowed(map->map_type, specials))
+			return -EOPNOTSUPP;
+	}
+	err = map->ops->check_btf ? map->ops->check_btf(map, btf, key_type, value_type) : 0;
+	return err ? err : specials ? -EOPNOTSUPP : 0;
+}
+
+/* BPF_MAP_CREATE's BTF, after the map exists, as the kernel orders it: btf_fd must be a BTF
+ * object (held by the map), checked against the value type id when there is one. */
+static int map_attach_btf(struct bpf_map *map, const union bpf_attr *attr)
+{
+	struct btf *btf;
+	int err;
+
+	if (!attr->btf_key_type_id && !attr->btf_value_type_id &&
+	    !attr->btf_vmlinux_value_type_id)
+		return 0;
+	btf = btf_get_by_fd((int)attr->btf_fd, &err);
+	if (!btf)
+		return err;
+	map->btf = btf;
+	if (attr->btf_value_type_id) {
+		err = map_check_btf(map, btf, attr->btf_key_type_id, attr->btf_value_type_id);
+		if (err)
+			return err;
+	}
+	map->btf_key_type_id = attr->btf_key_type_id;
+	map->btf_value_type_id = attr->btf_value_type_id;
+	return 0;
 }
 
 /* mmap() of a map fd, in the kernel's order: the VFS first (a readable fd for any mapping, a
@@ -165,11 +248,6 @@ int map_create(union bpf_attr *attr)
 	if (attr->map_ifindex) /* offload: no device here can take a map */
 		return if_indextoname(attr->map_ifindex, (char[IF_NAMESIZE]){ 0 }) ? -EOPNOTSUPP
 										     : -EINVAL;
-	if (attr->btf_key_type_id || attr->btf_value_type_id) {
-		/* No BTF objects exist yet: any fd is either not open or not BTF. */
-		return fcntl(attr->btf_fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
-	}
-
 	/* a map of maps' template, before the map itself, as the kernel's map_alloc does */
 	if (ops->inner_maps && !(meta = map_meta_alloc(attr, &err)))
 		return err;
@@ -182,6 +260,8 @@ int map_create(union bpf_attr *attr)
 	if (err)
 		goto close_memfd;
 	map->inner_meta = meta;
+	map->btf = NULL;
+	map->btf_key_type_id = map->btf_value_type_id = 0;
 	map->ops = ops;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->obj.id = map->id;
@@ -201,6 +281,9 @@ int map_create(union bpf_attr *attr)
 	err = obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err)
 		goto free_map;
+	err = map_attach_btf(map, attr);
+	if (err)
+		goto free_map;
 	/* A read-only or write-only fd is a file of that mode, so that its dups are known to be
 	 * (fd.h); without /proc the memfd stays read-write, and only its dups see more. */
 	if (access != (OBJ_CAN_READ | OBJ_CAN_WRITE)) {
@@ -218,6 +301,7 @@ int map_create(union bpf_attr *attr)
 
 free_map:
 	map->inner_meta = NULL; /* (freed below) */
+	btf_put(map->btf);
 	ops->free(map);
 close_memfd:
 	free(meta);
@@ -694,6 +778,9 @@ int map_get_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr
 	u.info.value_size = map->value_size;
 	u.info.max_entries = map->max_entries;
 	u.info.map_flags = map->map_flags;
+	u.info.btf_id = map->btf ? map->btf->id : 0;
+	u.info.btf_key_type_id = map->btf_key_type_id;
+	u.info.btf_value_type_id = map->btf_value_type_id;
 	memcpy(u.info.name, map->name, sizeof(u.info.name));
 	if (info_len)
 		memcpy(uinfo, &u, info_len);

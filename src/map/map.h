@@ -18,6 +18,8 @@
 #include "util.h"
 
 struct bpf_map;
+struct btf;
+struct btf_type;
 
 struct bpf_map_ops {
 	/* Validates attr before anything is allocated (may be NULL). */
@@ -77,6 +79,11 @@ struct bpf_map_ops {
 	bool inner_maps;
 	/* The type cannot be an inner map (the kernel's types without map_meta_equal). */
 	bool no_inner_map;
+	/* The type's rules for BTF key and value types (key_type NULL: no key id), after the
+	 * generic size checks; NULL: none, but then a key id is required (the kernel's
+	 * map_check_btf); map_check_no_btf: the type takes no BTF. */
+	int (*check_btf)(const struct bpf_map *map, const struct btf *btf,
+			 const struct btf_type *key_type, const struct btf_type *value_type);
 };
 
 struct bpf_map {
@@ -97,6 +104,10 @@ struct bpf_map {
 	/* Maps of maps: the template inner maps must match (the verifier's view of a map looked
 	 * up in this one); owned by the map.  NULL otherwise. */
 	struct bpf_map *inner_meta;
+	/* BTF of the key and value (btf_fd at creation, held; NULL without), and their ids. */
+	struct btf *btf;
+	u32 btf_key_type_id;
+	u32 btf_value_type_id;
 };
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)
@@ -117,6 +128,10 @@ static inline int (*map_prog_update(const struct bpf_map *map))(struct bpf_map *
 {
 	return map->ops->prog_update ? map->ops->prog_update : map->ops->update;
 }
+
+/* check_btf of the types that take no BTF (ENOTSUPP, as the kernel's map_check_no_btf). */
+int map_check_no_btf(const struct bpf_map *map, const struct btf *btf,
+		     const struct btf_type *key_type, const struct btf_type *value_type);
 
 /* GET_NEXT_KEY of every array-like type (arrays, program arrays, arrays of maps): each index
  * below max_entries in order, from 0 after an index beyond them (array.c). */

@@ -206,4 +206,5 @@ const struct bpf_map_ops array_of_maps_map_ops = {
 	.lookup_batch = generic_map_lookup_batch,
 	.prog_needs_rcu = true,
 	.inner_maps = true,
+	.check_btf = map_check_no_btf,
 };
