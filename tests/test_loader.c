@@ -639,6 +639,47 @@ static void run_map_in_map(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* Maps are made with the object's BTF, as libbpf makes them: each map's BTF ids (key, value,
+ * whether a BTF object is attached) are the same on both backends, and most maps have them. */
+TEST(loader_map_btf_both_backends)
+{
+	static const char *const objs[] = {
+		EXAMPLE("xdp_portfilter"), EXAMPLE("globals"), EXAMPLE("sockex1"),
+		LOADER_OBJ_DIR "/tests/corpus/xdp_map_in_map.bpf.o",
+		LOADER_OBJ_DIR "/tests/corpus/socket_rodata_cfg.bpf.o",
+	};
+	int with_btf = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		struct userbpf_object *o[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++)
+			o[s] = load_obj(objs[i], diff_sides[s]);
+		for (size_t m = 0; o[K] && o[U] && m < userbpf_object_map_count(o[K]); m++) {
+			struct bpf_map_info info[NSIDES];
+
+			for (int s = 0; s < NSIDES; s++) {
+				union bpf_attr a;
+
+				memset(&info[s], 0, sizeof(info[s]));
+				memset(&a, 0, sizeof(a));
+				a.info.bpf_fd = (uint32_t)userbpf_map_fd(userbpf_object_map(o[s], m));
+				a.info.info_len = sizeof(info[s]);
+				a.info.info = PTR_TO_U64(&info[s]);
+				CHECK_EQ(side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a).rc, 0);
+			}
+			CHECK_EQ(!info[K].btf_id, !info[U].btf_id);
+			CHECK_EQ(info[K].btf_key_type_id, info[U].btf_key_type_id);
+			CHECK_EQ(info[K].btf_value_type_id, info[U].btf_value_type_id);
+			with_btf += info[U].btf_value_type_id != 0;
+		}
+		for (int s = 0; s < NSIDES; s++)
+			userbpf_object_close(o[s]);
+	}
+	CHECK(with_btf >= 6);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \

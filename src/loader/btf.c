@@ -326,6 +326,10 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 				      "type has no size",
 				      map, name);
 		field = name[0] == 'k' ? &def->key_size : &def->value_size;
+		if (name[0] == 'k')
+			def->btf_key_type_id = ptr.type;
+		else
+			def->btf_value_type_id = ptr.type;
 		if (*field && *field != size)
 			return ld_err(obj, -EINVAL,
 				      "section '.maps': map '%s': %s_size %u "
@@ -460,6 +464,26 @@ int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t siz
 free_offs:
 	free(btf.offs);
 	return err;
+}
+
+u32 ld_btf_datasec_id(const struct userbpf_object *obj, const u8 *data, size_t size,
+		      const char *name)
+{
+	struct btf btf = {.obj = obj};
+	u32 found = 0;
+
+	if (btf_index(&btf, data, size) == 0)
+		for (u32 id = 1; id < btf.nr && !found; id++) {
+			struct btf_type t;
+			const char *n;
+
+			btf_type_at(&btf, id, &t);
+			n = btf_str(&btf, t.name_off);
+			if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, name))
+				found = id;
+		}
+	free(btf.offs);
+	return found;
 }
 
 /* The value of the symbol called name (a variable), or -1. */

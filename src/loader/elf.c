@@ -488,6 +488,10 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 		m->def.value_size = s->size;
 		m->def.max_entries = 1;
 		m->init = s->data;
+		/* keyless, the section's DATASEC as the value: libbpf's BTF for global data */
+		if (p->btf)
+			m->def.btf_value_type_id = ld_btf_datasec_id(
+				obj, obj->secs[p->btf].data, obj->secs[p->btf].size, s->name);
 		if (!strncmp(s->name, ".rodata", 7)) {
 			m->def.map_flags = BPF_F_RDONLY_PROG;
 			m->frozen = true;

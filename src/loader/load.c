@@ -207,6 +207,26 @@ static void obj_name(char dst[LD_OBJ_NAME_LEN], const char *src)
 	dst[i] = '\0';
 }
 
+/* BPF_MAP_CREATE with the object's BTF for the key and value, as libbpf does; a backend that
+ * refuses it (an older kernel, a value type it cannot take) gets the map without, as libbpf
+ * retries.  Returns the fd or -errno. */
+static int create_map(struct userbpf_object *obj, union bpf_attr *attr,
+		      const struct ld_map_def *def)
+{
+	int fd;
+
+	if (obj->btf_fd >= 0 && def->btf_value_type_id) {
+		attr->btf_fd = (u32)obj->btf_fd;
+		attr->btf_key_type_id = def->btf_key_type_id;
+		attr->btf_value_type_id = def->btf_value_type_id;
+		fd = backend(obj, BPF_MAP_CREATE, attr);
+		attr->btf_fd = attr->btf_key_type_id = attr->btf_value_type_id = 0;
+		if (fd >= 0)
+			return fd;
+	}
+	return backend(obj, BPF_MAP_CREATE, attr);
+}
+
 /* A map of maps' template: a map made from the inner definition for BPF_MAP_CREATE's
  * inner_map_fd, closed once the outer map exists (named "<outer>.inner", as libbpf does). */
 static int inner_template(struct userbpf_object *obj, const struct userbpf_map *m)
@@ -224,7 +244,7 @@ static int inner_template(struct userbpf_object *obj, const struct userbpf_map *
 	attr.numa_node = m->def.inner->numa_node;
 	snprintf(name, sizeof(name), "%.*s.inner", LD_OBJ_NAME_LEN - 7, m->name);
 	obj_name(attr.map_name, name);
-	fd = backend(obj, BPF_MAP_CREATE, &attr);
+	fd = create_map(obj, &attr, m->def.inner);
 	if (fd < 0)
 		return ld_err(obj, fd,
 			      "map '%s': BPF_MAP_CREATE of its inner map template failed: %s "
@@ -278,7 +298,7 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	attr.map_flags = m->def.map_flags;
 	attr.numa_node = m->def.numa_node;
 	obj_name(attr.map_name, m->name);
-	fd = backend(obj, BPF_MAP_CREATE, &attr);
+	fd = create_map(obj, &attr, &m->def);
 	if (inner >= 0)
 		close(inner);
 	if (fd < 0)

@@ -82,6 +82,10 @@ struct ld_map_def {
 	 * initial inner maps are relocations into it). */
 	struct ld_map_def *inner;
 	u32 values_off;
+	/* BTF type ids of the key and value (__type(), or a data section's DATASEC), passed to
+	 * BPF_MAP_CREATE with the object's BTF as libbpf does; 0: none. */
+	u32 btf_key_type_id;
+	u32 btf_value_type_id;
 };
 
 struct userbpf_map {
@@ -164,6 +168,9 @@ struct ld_btf_var {
 };
 int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t size,
 		    struct ld_btf_var *vars, size_t nvars);
+/* The id of the DATASEC named name in .BTF (data, size), 0 if none (or no valid BTF). */
+u32 ld_btf_datasec_id(const struct userbpf_object *obj, const u8 *data, size_t size,
+		      const char *name);
 
 /* btf.c: fills, in a copy of .BTF (data, size), what clang leaves for the loader: each
  * DATASEC's size (its ELF section's) and its variables' offsets (their symbols' values). */
