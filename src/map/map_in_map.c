@@ -1,9 +1,8 @@
 /* BPF_MAP_TYPE_ARRAY_OF_MAPS, and the template and fd rules both maps of maps share (see
  * map_in_map.h; BPF_MAP_TYPE_HASH_OF_MAPS is the hash map of src/map/hash.c with map values).
  *
- * The array: max_entries slots, each empty or holding a reference on a map.  As the kernel's
- * fd arrays: updates take BPF_ANY only, an index beyond the array is E2BIG for updates and
- * deletes but ENOENT for lookups, and an empty slot is ENOENT.  Unlike a program array it is not
+ * The array: max_entries slots, each empty or holding a reference on a map, with the rules of
+ * the kernel's fd arrays (fd_array.h).  Unlike a program array it is not
  * emptied when its last fd closes: the inner maps live as long as the array.  A map leaving a
  * slot is put after the command's read section (obj_put_deferred), and programs using the array
  * run inside a read section (prog_needs_rcu), so an inner map a program looked up stays valid
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map/fd_array.h"
 #include "map/map_in_map.h"
 #include "rcu.h"
 
@@ -86,7 +86,7 @@ struct bpf_map *map_in_map_get(struct bpf_map *outer, const void *value, int *er
 
 struct map_array {
 	struct bpf_map map;
-	struct bpf_map *slots[];
+	struct bpf_object *slots[]; /* maps (fd_array.h) */
 };
 
 static inline struct map_array *marray_of(struct bpf_map *map)
@@ -123,73 +123,41 @@ static int marray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **
 /* No reader is left (the map is being destroyed): the inner maps are put at once. */
 static void marray_free(struct bpf_map *map)
 {
-	struct map_array *a = marray_of(map);
-
-	for (u32 i = 0; i < map->max_entries; i++)
-		if (a->slots[i])
-			obj_put(&a->slots[i]->obj);
-	free(a);
-}
-
-static struct bpf_map *marray_get(struct bpf_map *map, const void *key)
-{
-	u32 index;
-
-	memcpy(&index, key, sizeof(index));
-	return index < map->max_entries
-		       ? __atomic_load_n(&marray_of(map)->slots[index], __ATOMIC_ACQUIRE)
-		       : NULL;
+	fd_array_clear(map, marray_of(map)->slots);
+	free(marray_of(map));
 }
 
 static int marray_lookup(struct bpf_map *map, const void *key, void *value)
 {
-	struct bpf_map *m = marray_get(map, key);
-
-	if (!m)
-		return -ENOENT;
-	memcpy(value, &m->id, sizeof(m->id));
-	return 0;
+	return fd_array_lookup(map, marray_of(map)->slots, key, value);
 }
 
 /* A program's lookup: the inner map itself (NULL for an empty slot). */
 static void *marray_lookup_ptr(struct bpf_map *map, const void *key)
 {
-	return marray_get(map, key);
+	struct bpf_object *obj;
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	obj = fd_array_get(map, marray_of(map)->slots, index);
+	return obj ? map_of(obj) : NULL;
+}
+
+static struct bpf_object *marray_resolve(struct bpf_map *map, const void *value, int *err)
+{
+	struct bpf_map *m = map_in_map_get(map, value, err);
+
+	return m ? &m->obj : NULL;
 }
 
 static int marray_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
-	struct bpf_map *m, *old;
-	u32 index;
-	int err;
-
-	if (flags != BPF_ANY)
-		return -EINVAL;
-	memcpy(&index, key, sizeof(index));
-	if (index >= map->max_entries)
-		return -E2BIG;
-	m = map_in_map_get(map, value, &err);
-	if (!m)
-		return err;
-	old = __atomic_exchange_n(&marray_of(map)->slots[index], m, __ATOMIC_ACQ_REL);
-	if (old)
-		obj_put_deferred(&old->obj);
-	return 0;
+	return fd_array_update(map, marray_of(map)->slots, key, value, flags, marray_resolve);
 }
 
 static int marray_delete(struct bpf_map *map, const void *key)
 {
-	struct bpf_map *old;
-	u32 index;
-
-	memcpy(&index, key, sizeof(index));
-	if (index >= map->max_entries)
-		return -E2BIG;
-	old = __atomic_exchange_n(&marray_of(map)->slots[index], NULL, __ATOMIC_ACQ_REL);
-	if (!old)
-		return -ENOENT;
-	obj_put_deferred(&old->obj);
-	return 0;
+	return fd_array_delete(map, marray_of(map)->slots, key);
 }
 
 const struct bpf_map_ops array_of_maps_map_ops = {

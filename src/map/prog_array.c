@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "map/fd_array.h"
 #include "map/map.h"
 #include "map/prog_array.h"
 #include "prog/prog.h"
@@ -30,7 +31,7 @@ struct prog_array {
 	bool owned;
 	u32 owner_type;
 	bool owner_jited;
-	struct bpf_prog *slots[];
+	struct bpf_object *slots[]; /* programs (fd_array.h) */
 };
 
 static inline struct prog_array *parray_of(struct bpf_map *map)
@@ -65,25 +66,16 @@ static int parray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **
 	return 0;
 }
 
-/* Empties every slot; the programs are put at once (no read section is held here). */
-static void parray_clear(struct prog_array *a)
-{
-	for (u32 i = 0; i < a->map.max_entries; i++) {
-		struct bpf_prog *p = __atomic_exchange_n(&a->slots[i], NULL, __ATOMIC_ACQ_REL);
-
-		if (p)
-			obj_put(&p->obj);
-	}
-}
-
 static void parray_release_uref(struct bpf_object *obj)
 {
-	parray_clear(parray_of(map_of(obj)));
+	struct bpf_map *map = map_of(obj);
+
+	fd_array_clear(map, parray_of(map)->slots);
 }
 
 static void parray_free(struct bpf_map *map)
 {
-	parray_clear(parray_of(map));
+	fd_array_clear(map, parray_of(map)->slots);
 	free(parray_of(map));
 }
 
@@ -106,67 +98,43 @@ bool prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog)
 
 struct bpf_prog *prog_array_get(struct bpf_map *map, u32 index)
 {
-	struct prog_array *a = parray_of(map);
+	struct bpf_object *obj = fd_array_get(map, parray_of(map)->slots, index);
 
-	return index < map->max_entries ? __atomic_load_n(&a->slots[index], __ATOMIC_ACQUIRE)
-					: NULL;
+	return obj ? prog_of(obj) : NULL;
 }
 
 static int parray_lookup(struct bpf_map *map, const void *key, void *value)
 {
-	u32 index, id;
-	struct bpf_prog *p;
+	return fd_array_lookup(map, parray_of(map)->slots, key, value);
+}
 
-	memcpy(&index, key, sizeof(index));
-	p = prog_array_get(map, index);
-	if (!p)
-		return -ENOENT;
-	id = p->id;
-	memcpy(value, &id, sizeof(id));
-	return 0;
+/* A program for the array: of the array's owner type (the first one sets it). */
+static struct bpf_object *parray_resolve(struct bpf_map *map, const void *value, int *err)
+{
+	struct bpf_object *obj;
+	u32 fd;
+
+	memcpy(&fd, value, sizeof(fd));
+	/* inside the command's read section: the object stays valid while we take a reference */
+	obj = obj_from_fd((int)fd, OBJ_PROG, err);
+	if (!obj)
+		return NULL;
+	if (!prog_array_compatible(map, prog_of(obj))) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	obj_get(obj);
+	return obj;
 }
 
 static int parray_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
-	struct prog_array *a = parray_of(map);
-	struct bpf_object *obj;
-	struct bpf_prog *old;
-	u32 index, fd;
-	int err;
-
-	if (flags != BPF_ANY)
-		return -EINVAL;
-	memcpy(&index, key, sizeof(index));
-	if (index >= map->max_entries)
-		return -E2BIG;
-	memcpy(&fd, value, sizeof(fd));
-	/* inside the command's read section: the object stays valid while we take a reference */
-	obj = obj_from_fd((int)fd, OBJ_PROG, &err);
-	if (!obj)
-		return err;
-	if (!prog_array_compatible(map, prog_of(obj)))
-		return -EINVAL;
-	obj_get(obj);
-	old = __atomic_exchange_n(&a->slots[index], prog_of(obj), __ATOMIC_ACQ_REL);
-	if (old)
-		obj_put_deferred(&old->obj);
-	return 0;
+	return fd_array_update(map, parray_of(map)->slots, key, value, flags, parray_resolve);
 }
 
 static int parray_delete(struct bpf_map *map, const void *key)
 {
-	struct prog_array *a = parray_of(map);
-	struct bpf_prog *old;
-	u32 index;
-
-	memcpy(&index, key, sizeof(index));
-	if (index >= map->max_entries)
-		return -E2BIG;
-	old = __atomic_exchange_n(&a->slots[index], NULL, __ATOMIC_ACQ_REL);
-	if (!old)
-		return -ENOENT;
-	obj_put_deferred(&old->obj);
-	return 0;
+	return fd_array_delete(map, parray_of(map)->slots, key);
 }
 
 static void *parray_lookup_ptr(struct bpf_map *map, const void *key)

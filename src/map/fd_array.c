@@ -1,0 +1,68 @@
+/* Fd arrays: the slot operations program arrays and arrays of maps share (see fd_array.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "map/fd_array.h"
+
+static u32 key_index(const void *key)
+{
+	u32 index;
+
+	memcpy(&index, key, sizeof(index));
+	return index;
+}
+
+int fd_array_lookup(struct bpf_map *map, struct bpf_object **slots, const void *key,
+		    void *value)
+{
+	struct bpf_object *obj = fd_array_get(map, slots, key_index(key));
+
+	if (!obj)
+		return -ENOENT;
+	memcpy(value, &obj->id, sizeof(obj->id));
+	return 0;
+}
+
+int fd_array_update(struct bpf_map *map, struct bpf_object **slots, const void *key,
+		    const void *value, u64 flags, fd_array_resolve_fn resolve)
+{
+	u32 index = key_index(key);
+	struct bpf_object *obj, *old;
+	int err;
+
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	if (index >= map->max_entries)
+		return -E2BIG;
+	obj = resolve(map, value, &err);
+	if (!obj)
+		return err;
+	old = __atomic_exchange_n(&slots[index], obj, __ATOMIC_ACQ_REL);
+	if (old)
+		obj_put_deferred(old);
+	return 0;
+}
+
+int fd_array_delete(struct bpf_map *map, struct bpf_object **slots, const void *key)
+{
+	u32 index = key_index(key);
+	struct bpf_object *old;
+
+	if (index >= map->max_entries)
+		return -E2BIG;
+	old = __atomic_exchange_n(&slots[index], NULL, __ATOMIC_ACQ_REL);
+	if (!old)
+		return -ENOENT;
+	obj_put_deferred(old);
+	return 0;
+}
+
+void fd_array_clear(struct bpf_map *map, struct bpf_object **slots)
+{
+	for (u32 i = 0; i < map->max_entries; i++) {
+		struct bpf_object *obj = __atomic_exchange_n(&slots[i], NULL, __ATOMIC_ACQ_REL);
+
+		if (obj)
+			obj_put(obj);
+	}
+}
