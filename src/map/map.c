@@ -446,6 +446,11 @@ int map_lookup_elem(union bpf_attr *attr)
 	value = value_buf_get(&vb, map->uvalue_size);
 	if (!value)
 		goto out;
+	if (map->ops->lookup_reads_value) {
+		err = uvalue ? map->ops->lookup(map, ukey, memcpy(value, uvalue, map->uvalue_size))
+			     : -EFAULT;
+		goto put;
+	}
 	err = map->ops->lookup(map, ukey, value);
 	if (!err) {
 		if (!uvalue)
@@ -455,6 +460,7 @@ int map_lookup_elem(union bpf_attr *attr)
 		else
 			memcpy(uvalue, value, map->uvalue_size);
 	}
+put:
 	value_buf_put(&vb);
 out:
 	rcu_read_unlock();

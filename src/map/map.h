@@ -77,6 +77,9 @@ struct bpf_map_ops {
 	/* A map of maps: created from a template (inner_map_fd, map_in_map.h), its values are
 	 * maps. */
 	bool inner_maps;
+	/* bpf()'s LOOKUP reads the caller's value as its input and writes nothing back (a bloom
+	 * filter's membership test). */
+	bool lookup_reads_value;
 	/* The type cannot be an inner map (the kernel's types without map_meta_equal). */
 	bool no_inner_map;
 	/* The type's rules for BTF key and value types (key_type NULL: no key id), after the

@@ -414,10 +414,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		return -EACCES;
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
-	 * and stacks with push/pop/peek, device maps with redirect_map (and lookups), and those
+	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with redirect_map (and lookups), and those
 	 * helpers with them (the kernel's check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
+	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
 	bool devmap = map && (map->map_type == BPF_MAP_TYPE_DEVMAP ||
 			      map->map_type == BPF_MAP_TYPE_DEVMAP_HASH);
 
@@ -425,8 +426,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
 			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query ||
 			     id == BPF_FUNC_ringbuf_reserve) ||
-		    queue_stack != (id == BPF_FUNC_map_push_elem || id == BPF_FUNC_map_pop_elem ||
-				    id == BPF_FUNC_map_peek_elem) ||
+		    (queue_stack || bloom) != (id == BPF_FUNC_map_push_elem ||
+					       id == BPF_FUNC_map_peek_elem ||
+					       (!bloom && id == BPF_FUNC_map_pop_elem)) ||
 		    devmap != (id == BPF_FUNC_redirect_map ||
 			       (devmap && id == BPF_FUNC_map_lookup_elem)) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||

@@ -484,6 +484,12 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 	case BPF_MAP_TYPE_STACK:
 		rc = dump_queue_stack(m);
 		goto end;
+	case BPF_MAP_TYPE_BLOOM_FILTER:
+		/* a set of bits: it answers membership, it has no elements to list */
+		if (!cli.json)
+			printf("  (a bloom filter has no elements to list: it answers membership "
+			       "tests, BPF_MAP_LOOKUP_ELEM of a value)\n");
+		goto end;
 	default:
 		break;
 	}

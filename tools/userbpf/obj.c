@@ -121,6 +121,7 @@ const char *cli_map_type_name(unsigned int type)
 	    [BPF_MAP_TYPE_STACK] = "stack",
 	    [BPF_MAP_TYPE_ARRAY_OF_MAPS] = "array_of_maps",
 	    [BPF_MAP_TYPE_HASH_OF_MAPS] = "hash_of_maps",
+	    [BPF_MAP_TYPE_BLOOM_FILTER] = "bloom_filter",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
