@@ -52,6 +52,7 @@ static const struct corpus_case corpus[] = {
 	{ "tc_stale_pkt_ptr", false },
 	{ "xdp_ringbuf_events", true },
 	{ "xdp_map_in_map", true },
+	{ "xdp_bloom_seen", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -347,6 +347,8 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 		field = &def->map_flags;
 	else if (!strcmp(name, "numa_node"))
 		field = &def->numa_node;
+	else if (!strcmp(name, "map_extra"))
+		field = &def->map_extra;
 	else if (!strcmp(name, "key_size"))
 		field = &def->key_size;
 	else if (!strcmp(name, "value_size"))

@@ -242,6 +242,7 @@ static int inner_template(struct userbpf_object *obj, const struct userbpf_map *
 	attr.max_entries = m->def.inner->max_entries;
 	attr.map_flags = m->def.inner->map_flags;
 	attr.numa_node = m->def.inner->numa_node;
+	attr.map_extra = m->def.inner->map_extra;
 	snprintf(name, sizeof(name), "%.*s.inner", LD_OBJ_NAME_LEN - 7, m->name);
 	obj_name(attr.map_name, name);
 	fd = create_map(obj, &attr, m->def.inner);
@@ -297,6 +298,7 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 	attr.max_entries = m->def.max_entries;
 	attr.map_flags = m->def.map_flags;
 	attr.numa_node = m->def.numa_node;
+	attr.map_extra = m->def.map_extra;
 	obj_name(attr.map_name, m->name);
 	fd = create_map(obj, &attr, &m->def);
 	if (inner >= 0)

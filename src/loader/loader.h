@@ -77,6 +77,7 @@ struct ld_map_def {
 	u32 max_entries;
 	u32 map_flags;
 	u32 numa_node;
+	u32 map_extra;	/* __uint(map_extra, ...): a bloom filter's hash count */
 	/* Maps of maps: the template of the inner maps, from __array(values, struct {...})
 	 * (owned; NULL otherwise), and where the values array starts in the definition (the
 	 * initial inner maps are relocations into it). */

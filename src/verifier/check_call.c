@@ -86,6 +86,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	u32 regno = (u32)arg + 1;
 	enum bpf_arg_type t = fn->arg_type[arg];
 	struct reg_state *reg = &cur_regs(env)[regno];
+	bool uninit;
 	int err;
 
 	if (t == ARG_DONTCARE)
@@ -129,12 +130,13 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EACCES;
 		}
 		/* (an uninit value is written by the helper, byte by byte as the kernel checks
-		 * it) */
+		 * it; but a bloom filter's peek reads its value, the membership it tests) */
+		uninit = t == ARG_PTR_TO_UNINIT_MAP_VALUE &&
+			 (*map)->map_type != BPF_MAP_TYPE_BLOOM_FILTER;
 		return check_helper_mem(env, regno,
 					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
 								      : (*map)->value_size),
-					false, t == ARG_PTR_TO_UNINIT_MAP_VALUE,
-					t == ARG_PTR_TO_UNINIT_MAP_VALUE);
+					false, uninit, uninit);
 	case ARG_PTR_TO_MEM_OR_NULL:
 		if (reg_is_const(reg) && !reg->s.var_off.value)
 			return 0; /* NULL: its size must then be 0 (check_helper_mem()) */
