@@ -12,6 +12,7 @@
 #include "test.h"
 #include "userbpf.h"
 #include "verifier_harness.h"
+#include "btf_blob.h"
 
 #define LOG_SIZE (1 << 18)	/* a 1100-insn program's level-2 log fits */
 
@@ -19,9 +20,10 @@ struct map_spec {
 	u32 type, key, value, max, flags;
 	bool rodata;	/* value bytes 1, 2, ..., then BPF_MAP_FREEZE */
 	int inner;	/* maps of maps: 1 + the index of the template (an earlier spec) */
+	bool locked;	/* BTF: u32 key, value struct { u32 a; struct bpf_spin_lock l; } */
 };
 
-#define NMAPS 11
+#define NMAPS 13
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
@@ -34,11 +36,37 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4, BPF_F_RDONLY_PROG },
 	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 4, 0, false, 3 },
 	{ BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 4, 0, false, 1 },
+	{ BPF_MAP_TYPE_HASH, 4, 8, 4, 0, false, 0, true },
+	{ BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0, false, 0, true },
 };
 
+/* The BTF of the locked maps: 1 u32, 2 struct bpf_spin_lock, 3 the value struct. */
+static const char lock_strs[] = "\0u32\0bpf_spin_lock\0val\0v\0a\0l";
+static const u32 lock_types[] = {
+	T_INT(1, 4, 0, 0, 32),
+	T_STRUCT(5, 1, 4), T_MEMBER(19, 1, 0),
+	T_STRUCT(23, 2, 8), T_MEMBER(25, 1, 0), T_MEMBER(27, 2, 32),
+};
+static int kbtf = -1, ubtf = -1;
+
+static int load_lock_btf(bool kernel)
+{
+	struct blob b = btf_blob(lock_types, sizeof(lock_types) / 4, lock_strs, sizeof(lock_strs));
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)b.data;
+	a.btf_size = b.size;
+	fd = kernel ? (int)syscall(__NR_bpf, BPF_BTF_LOAD, &a, sizeof(a))
+		    : bpf(BPF_BTF_LOAD, &a, sizeof(a));
+	free(b.data);
+	return fd;
+}
+
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
-static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
-static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
@@ -61,6 +89,15 @@ static int make_map(int i, bool kernel)
 	for (int t = 0; t < NMAPS; t++)
 		if (map_specs[i].inner == t + 1)
 			a.inner_map_fd = (u32)(kernel ? kmaps : umaps)[t];
+	if (map_specs[i].locked) {
+		int *btf = kernel ? &kbtf : &ubtf;
+
+		if (*btf < 0)
+			*btf = load_lock_btf(kernel);
+		a.btf_fd = (u32)*btf;
+		a.btf_key_type_id = 1;
+		a.btf_value_type_id = 3;
+	}
 	fd = kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (fd < 0 || !map_specs[i].rodata)
 		return fd;
@@ -125,7 +162,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_HOM)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ALOCK)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

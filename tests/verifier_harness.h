@@ -39,6 +39,8 @@
 #define MAP_QUEUE_RO 0x7ff00009	/* the same, BPF_F_RDONLY_PROG */
 #define MAP_AOM 0x7ff0000a	/* an array of 4 maps shaped like MAP_ARRAY1 (all slots empty) */
 #define MAP_HOM 0x7ff0000b	/* a hash of 4 maps (4-byte keys) shaped like MAP_HASH, empty */
+#define MAP_HLOCK 0x7ff0000c	/* a hash 4/8, BTF value struct { u32 a; struct bpf_spin_lock l; } */
+#define MAP_ALOCK 0x7ff0000d	/* an array of 2 such values */
 
 enum { REJECT = 0, ACCEPT = 1 };
 

@@ -1850,3 +1850,30 @@ u32 btf_special_fields(const struct btf *btf, u32 id)
 {
 	return specials(btf, id, 0);
 }
+
+int btf_find_spin_lock(const struct btf *btf, u32 value_id)
+{
+	const struct btf_type *t = type_by_id(btf, value_id);
+	const struct btf_member *m;
+	int off = -ENOENT;
+
+	while (t && is_modifier(t))
+		t = type_by_id(btf, t->type);
+	if (!t || kind(t) != BTF_KIND_STRUCT)
+		return -EINVAL;
+	m = (const struct btf_member *)(t + 1);
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		const struct btf_type *mt = type_by_id(btf, m[i].type);
+
+		while (mt && is_modifier(mt))
+			mt = type_by_id(btf, mt->type);
+		const char *n = mt ? btf_str_by_offset(btf, mt->name_off) : NULL;
+
+		if (!mt || kind(mt) != BTF_KIND_STRUCT || !n || strcmp(n, "bpf_spin_lock"))
+			continue;
+		if (off >= 0 || kflag(t) || m[i].offset % 32)
+			return -E2BIG; /* a second one, or not where a u32 can be */
+		off = (int)(m[i].offset / 8);
+	}
+	return off;
+}

@@ -92,6 +92,20 @@ static u64 h_redirect_map(u64 map, u64 key, u64 flags, u64 a4, u64 a5)
 	return (u64)(s64)m->ops->xdp_redirect(m, key, flags);
 }
 
+/* bpf_spin_lock(lock) / bpf_spin_unlock(lock): the lock word of a map value (the verifier
+ * checked it is one, and pairs the two on every path). */
+static u64 h_spin_lock(u64 lock, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	map_spin_lock(PTR(lock));
+	return 0;
+}
+
+static u64 h_spin_unlock(u64 lock, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	map_spin_unlock(PTR(lock));
+	return 0;
+}
+
 /* jit_opts.resolve_call for a loaded program: a map helper whose map the JIT knows becomes a
  * direct call of the map's op (no helper and no ops indirection; int results sign-extended as
  * the helpers do), and an array map's lookup becomes inline index arithmetic, as the kernel's
@@ -986,6 +1000,10 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_ringbuf_discard] = { { h_ringbuf_discard, "bpf_ringbuf_discard", false, false,
 					 RET_VOID, ARGS(ARG_PTR_TO_RINGBUF_MEM_RELEASE,
 							ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_spin_lock] = { { h_spin_lock, "bpf_spin_lock", false, false, RET_VOID,
+				   ARGS(ARG_PTR_TO_SPIN_LOCK) }, ALL_TYPES },
+	[BPF_FUNC_spin_unlock] = { { h_spin_unlock, "bpf_spin_unlock", false, false, RET_VOID,
+				     ARGS(ARG_PTR_TO_SPIN_LOCK) }, ALL_TYPES },
 	[BPF_FUNC_ringbuf_query] = { { h_ringbuf_query, "bpf_ringbuf_query", false, false,
 				       RET_INTEGER, ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				     ALL_TYPES },

@@ -28,6 +28,7 @@ enum bpf_arg_type {
 	ARG_ANYTHING,		/* any initialised value */
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size R0 will point at */
 	ARG_PTR_TO_RINGBUF_MEM_RELEASE,	/* a reserved ring buffer record, released */
+	ARG_PTR_TO_SPIN_LOCK,	/* a map value's struct bpf_spin_lock */
 };
 
 enum bpf_return_type {

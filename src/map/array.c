@@ -211,15 +211,29 @@ static void *array_base(struct bpf_map *map, u32 *elem_size)
 static int array_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
 	struct bpf_array *a = array_of(map);
+	bool locked = flags & BPF_F_LOCK;
 	u32 index;
 
-	if (flags > BPF_EXIST) /* BPF_F_LOCK was refused by the caller */
+	/* (per-CPU arrays have no lock: BPF_F_LOCK is just a bad flag there) */
+	if ((flags & ~BPF_F_LOCK) > BPF_EXIST || (locked && a->ncpus > 1))
 		return -EINVAL;
 	memcpy(&index, key, sizeof(index));
 	if (index >= map->max_entries)
 		return -E2BIG;
-	if (flags == BPF_NOEXIST) /* every element exists */
+	if (flags & BPF_NOEXIST) /* every element exists */
 		return -EEXIST;
+	if (locked && map->spin_lock_off < 0)
+		return -EINVAL;
+	if (map->spin_lock_off >= 0) { /* around the value's lock, or under it */
+		u8 *elem = array_elem(a, index);
+
+		if (locked)
+			map_spin_lock(map_value_lock(map, elem));
+		map_copy_around_lock(map, elem, value, racy_store);
+		if (locked)
+			map_spin_unlock(map_value_lock(map, elem));
+		return 0;
+	}
 	if (a->ncpus > 1) /* all CPUs' values, padding included, as the kernel copies them */
 		racy_store(array_elem(a, index), value, map->uvalue_size);
 	else

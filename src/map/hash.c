@@ -401,6 +401,12 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 {
 	u8 *v = elem_value(h, e);
 
+	if (cpu < 0 && h->map.spin_lock_off >= 0) { /* around the lock (free in a new one) */
+		map_copy_around_lock(&h->map, v, value, racy_store);
+		if (fresh)
+			__atomic_store_n(map_value_lock(&h->map, v), 0, __ATOMIC_RELAXED);
+		return;
+	}
 	if (cpu < 0) {
 		racy_store(v, value, value_bytes(h));
 		return;
@@ -472,8 +478,26 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 	struct htab_elem *e, **link;
 	int err = 0;
 
-	if (flags > BPF_EXIST) /* BPF_F_LOCK was refused by the caller */
+	if ((flags & ~BPF_F_LOCK) > BPF_EXIST || ((flags & BPF_F_LOCK) && cpu >= 0 && h->percpu))
 		return -EINVAL;
+	if (flags & BPF_F_LOCK) {
+		void *v;
+
+		if (map->spin_lock_off < 0)
+			return -EINVAL;
+		/* an element that is there is updated in place under its lock (the bucket's
+		 * is not needed); else it is inserted as without the flag */
+		v = htab_lookup_ptr(map, key);
+		if (v) {
+			if (flags & BPF_NOEXIST)
+				return -EEXIST;
+			map_spin_lock(map_value_lock(map, v));
+			map_copy_around_lock(map, v, value, racy_store);
+			map_spin_unlock(map_value_lock(map, v));
+			return 0;
+		}
+		flags &= ~BPF_F_LOCK;
+	}
 retry:
 	err = 0;
 	spin_lock(&b->lock);
@@ -538,7 +562,7 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 {
 	struct bpf_htab *h = htab_of(map);
 
-	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST) {
+	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST && map->spin_lock_off < 0) {
 		u32 hash = htab_hash(h, key);
 		struct bucket *b = htab_bucket(h, hash);
 		struct htab_elem *e, **link;
@@ -720,6 +744,8 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 				memcpy(values + (size_t)cnt * vs, &elem_inner(h, e)->id, vs);
 			else
 				memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
+			if (map->spin_lock_off >= 0) /* not the caller's to see */
+				memset(map_value_lock(map, values + (size_t)cnt * vs), 0, 4);
 		}
 		if (do_delete && cnt) {
 			seq_write_begin(&b->seq);

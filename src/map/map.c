@@ -108,7 +108,7 @@ static bool specials_allowed(u32 type, u32 fields)
  * for programs' read-only or write-only maps, and by types that cannot hold them); the type's
  * rules.  Special fields are not supported yet: a map the kernel would make with them is
  * refused last, with EOPNOTSUPP. */
-static int map_check_btf(const struct bpf_map *map, const struct btf *btf, u32 key_id,
+static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 			 u32 value_id)
 {
 	const struct btf_type *key_type = NULL, *value_type;
@@ -133,7 +133,18 @@ static int map_check_btf(const struct bpf_map *map, const struct btf *btf, u32 k
 			return -EOPNOTSUPP;
 	}
 	err = map->ops->check_btf ? map->ops->check_btf(map, btf, key_type, value_type) : 0;
-	return err ? err : specials ? -EOPNOTSUPP : 0;
+	if (err || !specials)
+		return err;
+	/* what userbpf supports: one bpf_spin_lock, a member of the value struct */
+	if (specials == BTF_SPECIAL_LOCK) {
+		int off = btf_find_spin_lock(btf, value_id);
+
+		if (off >= 0) {
+			map->spin_lock_off = off;
+			return 0;
+		}
+	}
+	return -EOPNOTSUPP;
 }
 
 /* BPF_MAP_CREATE's BTF, after the map exists, as the kernel orders it: btf_fd must be a BTF
@@ -262,6 +273,7 @@ int map_create(union bpf_attr *attr)
 	map->inner_meta = meta;
 	map->btf = NULL;
 	map->btf_key_type_id = map->btf_value_type_id = 0;
+	map->spin_lock_off = -1;
 	map->ops = ops;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->obj.id = map->id;
@@ -437,7 +449,7 @@ int map_lookup_elem(union bpf_attr *attr)
 	if (!map)
 		goto out;
 	err = -EINVAL; /* BPF_F_LOCK needs a bpf_spin_lock in the value (BTF) */
-	if (attr->flags & BPF_F_LOCK)
+	if ((attr->flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		goto out;
 	err = key_ok(map, ukey, attr->key);
 	if (err)
@@ -451,7 +463,22 @@ int map_lookup_elem(union bpf_attr *attr)
 			     : -EFAULT;
 		goto put;
 	}
-	err = map->ops->lookup(map, ukey, value);
+	if (attr->flags & BPF_F_LOCK) {
+		/* under the element's lock (arrays and hashes: their values stay in place) */
+		void *elem = map->ops->lookup_ptr(map, ukey);
+
+		err = -ENOENT;
+		if (elem) {
+			map_spin_lock(map_value_lock(map, elem));
+			memcpy(value, elem, map->value_size);
+			map_spin_unlock(map_value_lock(map, elem));
+			err = 0;
+		}
+	} else {
+		err = map->ops->lookup(map, ukey, value);
+	}
+	if (!err && map->spin_lock_off >= 0) /* the lock is not the caller's to see */
+		memset(map_value_lock(map, value), 0, sizeof(u32));
 	if (!err) {
 		if (!uvalue)
 			err = -EFAULT;
@@ -477,8 +504,8 @@ int map_update_elem(union bpf_attr *attr)
 	map = map_get(attr->map_fd, OBJ_CAN_WRITE, &err);
 	if (!map)
 		goto out;
-	err = -EINVAL;
-	if (attr->flags & BPF_F_LOCK)
+	err = -EINVAL; /* BPF_F_LOCK needs a bpf_spin_lock in the value (BTF) */
+	if ((attr->flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		goto out;
 	err = key_ok(map, ukey, attr->key);
 	if (err)
@@ -620,6 +647,8 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		if (err)
 			break;
 		err = map->ops->lookup(map, key, value);
+		if (!err && map->spin_lock_off >= 0) /* the lock is not the caller's to see */
+			memset(map_value_lock(map, value), 0, sizeof(u32));
 		/* Deleted since we found it, or an index with nothing in it (an fd array's empty
 		 * slot): skipped, as 6.18 does (older kernels retried, then said EINTR). */
 		if (err == -ENOENT) {

@@ -111,7 +111,40 @@ struct bpf_map {
 	struct btf *btf;
 	u32 btf_key_type_id;
 	u32 btf_value_type_id;
+	/* Where the value's struct bpf_spin_lock is (its BTF says), -1 without one.  Programs
+	 * take it with bpf_spin_lock(); bpf() copies values around it (never reading or writing
+	 * it), and under it with BPF_F_LOCK. */
+	s32 spin_lock_off;
 };
+
+/* A value's bpf_spin_lock: a u32, 0 when free (the kernel's qspinlock is a u32 too). */
+static inline void map_spin_lock(u32 *lock)
+{
+	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(lock, __ATOMIC_RELAXED))
+			cpu_relax();
+}
+
+static inline void map_spin_unlock(u32 *lock)
+{
+	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+static inline u32 *map_value_lock(const struct bpf_map *map, void *value)
+{
+	return (u32 *)((u8 *)value + map->spin_lock_off);
+}
+
+/* Copies value_size bytes of a value from src to dst, but for the lock word of a map with a
+ * bpf_spin_lock (the kernel's copy_map_value()): copy is racy_store or racy_load. */
+static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
+					void (*copy)(void *, const void *, size_t))
+{
+	u32 off = (u32)map->spin_lock_off, end = off + sizeof(u32);
+
+	copy(dst, src, off);
+	copy((u8 *)dst + end, (const u8 *)src + end, map->value_size - end);
+}
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)
 {

@@ -31,8 +31,9 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	*err = -EINVAL; /* one level of nesting only */
 	if (inner->inner_meta)
 		goto out;
-	*err = -ENOTSUPP; /* the kernel's types without map_meta_equal */
-	if (inner->ops->no_inner_map)
+	*err = -ENOTSUPP; /* the kernel's types without map_meta_equal; and (userbpf) values
+			   * with a lock, which inner maps do not support yet */
+	if (inner->ops->no_inner_map || inner->spin_lock_off >= 0)
 		goto out;
 	*err = -ENOMEM;
 	meta = calloc(1, sizeof(*meta));
@@ -47,6 +48,7 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	meta->uvalue_size = inner->uvalue_size;
 	meta->max_entries = inner->max_entries;
 	meta->map_flags = inner->map_flags;
+	meta->spin_lock_off = -1;
 	*err = 0;
 out:
 	rcu_read_unlock();
@@ -57,7 +59,8 @@ out:
 static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 {
 	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
-	    meta->value_size != m->value_size || meta->map_flags != m->map_flags)
+	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
+	    m->spin_lock_off >= 0)
 		return false;
 	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;

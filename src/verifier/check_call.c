@@ -137,6 +137,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
 								      : (*map)->value_size),
 					false, uninit, uninit);
+	case ARG_PTR_TO_SPIN_LOCK:
+		if (reg->type != PTR_TO_MAP_VALUE)
+			return type_err(env, regno, reg, "map_value, ptr_");
+		return 0; /* (what it points at: process_spin_lock()) */
 	case ARG_PTR_TO_MEM_OR_NULL:
 		if (reg_is_const(reg) && !reg->s.var_off.value)
 			return 0; /* NULL: its size must then be 0 (check_helper_mem()) */
@@ -281,8 +285,78 @@ static int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id)
 	}
 	*id = ++env->id_gen;
 	st->ref_id[st->nrefs] = *id;
+	st->ref_type[st->nrefs] = REF_PTR;
 	st->ref_insn[st->nrefs++] = insn_idx;
 	return 0;
+}
+
+/* Removes entry i of the path's references. */
+static void drop_ref_entry(struct vstate *st, u32 i)
+{
+	u32 n = st->nrefs - i - 1;
+
+	memmove(&st->ref_id[i], &st->ref_id[i + 1], n * sizeof(st->ref_id[0]));
+	memmove(&st->ref_insn[i], &st->ref_insn[i + 1], n * sizeof(st->ref_insn[0]));
+	memmove(&st->ref_type[i], &st->ref_type[i + 1], n * sizeof(st->ref_type[0]));
+	st->nrefs--;
+}
+
+/* bpf_spin_lock(reg) / bpf_spin_unlock(reg): the kernel's process_spin_lock().  The lock is
+ * known by the id of the map value it is in (which a lock map's values keep after their NULL
+ * check), and held as a reference of its own kind. */
+static int process_spin_lock(struct verifier_env *env, u32 regno, bool is_lock, int insn_idx)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	const struct bpf_map *map = reg->map;
+	struct vstate *st = env->cur;
+	s64 off;
+
+	if (!scalar_is_const(&reg->s)) {
+		verbose(env, "R%u doesn't have constant offset. bpf_spin_lock has to be at the "
+			     "constant offset\n", regno);
+		return -EINVAL;
+	}
+	if (!map->btf) {
+		verbose(env, "map '%s' has to have BTF in order to use bpf_spin_lock\n", map->name);
+		return -EINVAL;
+	}
+	if (map->spin_lock_off < 0) {
+		verbose(env, "map '%s' has no valid bpf_spin_lock\n", map->name);
+		return -EINVAL;
+	}
+	off = (s64)reg->s.var_off.value + reg->off;
+	if (off != map->spin_lock_off) {
+		verbose(env, "off %lld doesn't point to 'struct bpf_spin_lock' that is at %d\n",
+			(long long)off, map->spin_lock_off);
+		return -EINVAL;
+	}
+	if (is_lock) {
+		if (st->active_locks) {
+			verbose(env, "Locking two bpf_spin_locks are not allowed\n");
+			return -EINVAL;
+		}
+		if (st->nrefs == MAX_ACQUIRED_REFS) {
+			verbose(env, "too many references\n");
+			return -E2BIG;
+		}
+		st->ref_id[st->nrefs] = reg->id;
+		st->ref_type[st->nrefs] = REF_LOCK;
+		st->ref_insn[st->nrefs++] = insn_idx;
+		st->active_locks++;
+		return 0;
+	}
+	if (!st->active_locks) {
+		verbose(env, "bpf_spin_unlock without taking a lock\n");
+		return -EINVAL;
+	}
+	for (u32 i = 0; i < st->nrefs; i++)
+		if (st->ref_type[i] == REF_LOCK && st->ref_id[i] == reg->id) {
+			drop_ref_entry(st, i);
+			st->active_locks--;
+			return 0;
+		}
+	verbose(env, "bpf_spin_unlock of different lock\n");
+	return -EINVAL;
 }
 
 static void drop_ref_fn(struct reg_state *reg, void *arg)
@@ -296,12 +370,8 @@ static void drop_ref_fn(struct reg_state *reg, void *arg)
 void release_ref(struct verifier_env *env, struct vstate *st, u32 id, bool forget_regs)
 {
 	for (u32 i = 0; i < st->nrefs; i++)
-		if (st->ref_id[i] == id) {
-			memmove(&st->ref_id[i], &st->ref_id[i + 1],
-				(st->nrefs - i - 1) * sizeof(st->ref_id[0]));
-			memmove(&st->ref_insn[i], &st->ref_insn[i + 1],
-				(st->nrefs - i - 1) * sizeof(st->ref_insn[0]));
-			st->nrefs--;
+		if (st->ref_id[i] == id && st->ref_type[i] == REF_PTR) {
+			drop_ref_entry(st, i);
 			break;
 		}
 	if (forget_regs)
@@ -315,13 +385,23 @@ int check_reference_leak(struct verifier_env *env, const char *prefix)
 	struct vstate *st = env->cur;
 
 	/* (as the kernel: a subprogram's exit or tail call is not checked) */
-	if (!st->nrefs || st->curframe)
+	if (st->nrefs == st->active_locks || st->curframe)
 		return 0;
 	for (u32 i = 0; i < st->nrefs; i++)
-		verbose(env, "Unreleased reference id=%u alloc_insn=%d\n", st->ref_id[i],
-			st->ref_insn[i]);
+		if (st->ref_type[i] == REF_PTR)
+			verbose(env, "Unreleased reference id=%u alloc_insn=%d\n", st->ref_id[i],
+				st->ref_insn[i]);
 	verbose(env, "%s would lead to reference leak\n", prefix);
 	return -EINVAL;
+}
+
+int check_resource_leak(struct verifier_env *env, const char *prefix, bool check_lock)
+{
+	if (check_lock && env->cur->active_locks) {
+		verbose(env, "%s cannot be used inside bpf_spin_lock-ed region\n", prefix);
+		return -EINVAL;
+	}
+	return check_reference_leak(env, prefix);
 }
 
 static void forget_pkt_fn(struct reg_state *reg, void *arg)
@@ -407,6 +487,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 	}
+	if (id == BPF_FUNC_spin_lock || id == BPF_FUNC_spin_unlock) {
+		err = process_spin_lock(env, BPF_REG_1, id == BPF_FUNC_spin_lock, *insn_idx);
+		if (err)
+			return err;
+	}
 	/* a BPF_F_RDONLY_PROG map is read-only to programs through helpers too (which is what
 	 * lets the verifier read a frozen one's values as constants) */
 	if (map && (map->map_flags & BPF_F_RDONLY_PROG) &&
@@ -489,6 +574,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (never_null) {
 			mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE);
 			regs[BPF_REG_0].map = map;
+			/* a value with a lock is known by its id (process_spin_lock()) */
+			if (map->spin_lock_off >= 0)
+				regs[BPF_REG_0].id = ++env->id_gen;
 			break;
 		}
 		mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
@@ -601,7 +689,7 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 
 	*path_done = false;
 	if (st->curframe == 0) {
-		err = check_reference_leak(env, "BPF_EXIT instruction in main prog");
+		err = check_resource_leak(env, "BPF_EXIT instruction in main prog", true);
 		if (err)
 			return err;
 		err = check_reg_arg_read(env, BPF_REG_0);

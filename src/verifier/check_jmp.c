@@ -32,6 +32,11 @@ static void null_fn(struct reg_state *reg, void *p)
 	}
 	/* not NULL: a map of maps' value is an inner map, known by its template (the kernel's
 	 * mark_ptr_or_null_reg()) */
+	/* a value with a lock keeps its id: the lock is known by it (process_spin_lock()) */
+	if (reg->type == PTR_TO_MAP_VALUE_OR_NULL && reg->map->spin_lock_off >= 0) {
+		reg->type = PTR_TO_MAP_VALUE;
+		return;
+	}
 	if (reg->type == PTR_TO_MAP_VALUE_OR_NULL && reg->map->inner_meta) {
 		reg->type = CONST_PTR_TO_MAP;
 		reg->map = reg->map->inner_meta;

@@ -330,6 +330,13 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		verbose(env, "R%u max value is outside of the allowed memory range\n", regno);
 		return err;
 	}
+	/* a value's bpf_spin_lock is the lock helpers' alone */
+	if (reg->type == PTR_TO_MAP_VALUE && reg->map->spin_lock_off >= 0 &&
+	    smin + off < reg->map->spin_lock_off + 4 &&
+	    reg->map->spin_lock_off < (s64)reg->s.umax + off + size) {
+		verbose(env, "bpf_spin_lock cannot be accessed directly by load/store\n");
+		return -EACCES;
+	}
 	return 0;
 }
 
@@ -979,7 +986,7 @@ int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
 	if (err)
 		return err;
 	/* the load may end the program (a packet too short), where nothing may be held */
-	err = check_reference_leak(env, "BPF_LD_[ABS|IND]");
+	err = check_resource_leak(env, "BPF_LD_[ABS|IND]", true);
 	if (err)
 		return err;
 	for (int i = 0; i <= BPF_REG_5; i++) {

@@ -159,11 +159,16 @@ struct vstate {
 	struct hist_ent *hist;	/* the segment's history (precision.c) */
 	u32 hist_cnt, hist_cap;
 	/* References the path holds (ring buffer records reserved, not yet submitted or
-	 * discarded): each must be released before the program ends. */
+	 * discarded): each must be released before the program ends.  A bpf_spin_lock held is
+	 * one too (REF_LOCK, its id the map value's), as 6.18 keeps it (and prints it). */
 	u32 nrefs;
 	u32 ref_id[MAX_ACQUIRED_REFS];
 	int ref_insn[MAX_ACQUIRED_REFS];	/* where it was acquired */
+	u8 ref_type[MAX_ACQUIRED_REFS];		/* REF_PTR or REF_LOCK */
+	u32 active_locks;			/* REF_LOCK entries (0 or 1) */
 };
+
+enum { REF_PTR = 0, REF_LOCK = 1 };
 
 enum { GARG_SCALAR = 1, GARG_CTX };
 
@@ -369,6 +374,9 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
  * it); complain about any still held (prefix: what would leak them). */
 void release_ref(struct verifier_env *env, struct vstate *st, u32 id, bool forget_regs);
 int check_reference_leak(struct verifier_env *env, const char *prefix);
+/* check_reference_leak() after, if check_lock, the kernel's check that no bpf_spin_lock is held
+ * ("<prefix> cannot be used inside bpf_spin_lock-ed region"). */
+int check_resource_leak(struct verifier_env *env, const char *prefix, bool check_lock);
 
 /* btf_info.c */
 struct btf;

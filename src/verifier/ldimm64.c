@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "map/map.h"
+#include "prog/prog.h"
 #include "rcu.h"
 #include "verifier/env.h"
 
@@ -72,6 +73,21 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	}
 	if (err)
 		return err;
+	/* the kernel's check_map_prog_compatibility(): locks are for the other types */
+	if (map->spin_lock_off >= 0) {
+		u32 t = env->prog->type;
+
+		if (t == BPF_PROG_TYPE_SOCKET_FILTER) {
+			verbose(env, "socket filter progs cannot use bpf_spin_lock yet\n");
+			return -EINVAL;
+		}
+		if (t == BPF_PROG_TYPE_KPROBE || t == BPF_PROG_TYPE_TRACEPOINT ||
+		    t == BPF_PROG_TYPE_PERF_EVENT || t == BPF_PROG_TYPE_RAW_TRACEPOINT ||
+		    t == BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE) {
+			verbose(env, "tracing progs cannot use bpf_spin_lock yet\n");
+			return -EINVAL;
+		}
+	}
 	env->aux[i].map = map;
 	if (in[0].src_reg == BPF_PSEUDO_MAP_FD) {
 		addr = (uintptr_t)map;

@@ -182,6 +182,8 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 	dst->nrefs = src->nrefs;
 	memcpy(dst->ref_id, src->ref_id, src->nrefs * sizeof(src->ref_id[0]));
 	memcpy(dst->ref_insn, src->ref_insn, src->nrefs * sizeof(src->ref_insn[0]));
+	memcpy(dst->ref_type, src->ref_type, src->nrefs * sizeof(src->ref_type[0]));
+	dst->active_locks = src->active_locks;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
 	if (dst->hist_cap < src->hist_cnt) {

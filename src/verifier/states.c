@@ -226,10 +226,10 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 	m.cnt = 0;
 	m.tmp_gen = 0x80000000u;
 	/* the same references held (the kernel's refsafe()) */
-	if (o->nrefs != c->nrefs)
+	if (o->nrefs != c->nrefs || o->active_locks != c->active_locks)
 		return false;
 	for (u32 i = 0; i < o->nrefs; i++)
-		if (!check_ids(&m, o->ref_id[i], c->ref_id[i]))
+		if (o->ref_type[i] != c->ref_type[i] || !check_ids(&m, o->ref_id[i], c->ref_id[i]))
 			return false;
 	for (u32 i = 0; i <= o->curframe; i++) {
 		const struct func_state *of = o->frame[i], *cf = c->frame[i];

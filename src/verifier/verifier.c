@@ -82,6 +82,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 		ctx->value_size = env->prog->ctx_size;
 		ctx->max_entries = 1;
 		ctx->map_flags = env->prog->ctx_writable ? 0 : BPF_F_RDONLY_PROG;
+		ctx->spin_lock_off = -1;
 		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_MAP_VALUE);
 		f0->regs[BPF_REG_1].map = ctx;
 		mark_reg_const(&f0->regs[BPF_REG_2], env->prog->ctx_size); /* R2 = ctx_size */
@@ -191,6 +192,14 @@ static int do_check(struct verifier_env *env, u32 sub)
 				    (insn->src_reg != 0 && insn->src_reg != BPF_PSEUDO_CALL) ||
 				    insn->dst_reg != 0 || cls == BPF_JMP32) {
 					verbose(env, "BPF_CALL uses reserved fields\n");
+					return -EINVAL;
+				}
+				/* (bpf-to-bpf calls are fine, as in 6.18: the callee is held to
+				 * the same rule) */
+				if (env->cur->active_locks && insn->src_reg != BPF_PSEUDO_CALL &&
+				    insn->imm != BPF_FUNC_spin_unlock) {
+					verbose(env, "function calls are not allowed while holding a "
+						     "lock\n");
 					return -EINVAL;
 				}
 				if (insn->src_reg == BPF_PSEUDO_CALL)
