@@ -367,6 +367,22 @@ static void convert_ctx_accesses(struct verifier_env *env)
 
 /* The global functions the verified code calls, each verified once on its own (those a global
  * function calls included, hence the repeat), as the kernel does after the main program. */
+/* Instructions no path reaches never run: a privileged load in the kernel removes them, and
+ * nothing checked their fields (a reserved one set is the kernel's to ignore there).  They
+ * become `goto -1` traps, so that the runtimes never decode them (the kernel's
+ * sanitize_dead_code()); the tag was taken before. */
+static void sanitize_dead_code(struct verifier_env *env)
+{
+	for (u32 i = 0; i < env->len; i++) {
+		if (env->aux[i].seen) {
+			if (env->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+				i++; /* its second slot */
+			continue;
+		}
+		env->insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = -1 };
+	}
+}
+
 static int do_check_globals(struct verifier_env *env)
 {
 	bool again = true;
@@ -443,6 +459,8 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		ret = check_stack_depth(env, &depth);
 	if (!ret)
 		convert_ctx_accesses(env);
+	if (!ret)
+		sanitize_dead_code(env);
 	if (env->log.level & 4) {
 		verbose(env, "verification time %d usec\n", 0);
 		verbose(env, "stack depth ");
