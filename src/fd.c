@@ -52,23 +52,14 @@ struct bpf_object **fd_slot(int fd, bool create)
 	return chunk ? &chunk[(unsigned)fd % FD_CHUNK] : NULL;
 }
 
-/* fd's access byte (its chunk exists: fd has or had a slot). */
-static inline u8 *access_byte(int fd)
+void fd_set_access(int fd, int access)
 {
 	struct bpf_object **chunk = __atomic_load_n(&fd_chunks[(unsigned)fd / FD_CHUNK],
 						    __ATOMIC_ACQUIRE);
 
-	return (u8 *)(chunk + FD_CHUNK) + (unsigned)fd % FD_CHUNK;
-}
-
-void fd_set_access(int fd, int access)
-{
-	__atomic_store_n(access_byte(fd), (u8)access, __ATOMIC_RELAXED);
-}
-
-int fd_access(int fd)
-{
-	return __atomic_load_n(access_byte(fd), __ATOMIC_RELAXED);
+	/* (the chunk exists: fd has a slot being filled) */
+	__atomic_store_n((u8 *)(chunk + FD_CHUNK) + (unsigned)fd % FD_CHUNK, (u8)access,
+			 __ATOMIC_RELAXED);
 }
 
 /* The access an open file's mode gives (O_ACCMODE). */
@@ -89,7 +80,7 @@ static int mode_of_access(int access)
 	return access == OBJ_CAN_READ ? O_RDONLY : access == OBJ_CAN_WRITE ? O_WRONLY : O_RDWR;
 }
 
-int obj_reopen(int fd, int access)
+static int obj_reopen(int fd, int access)
 {
 	char path[40];
 	int nfd;
@@ -97,6 +88,21 @@ int obj_reopen(int fd, int access)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	nfd = open(path, mode_of_access(access) | O_CLOEXEC);
 	return nfd < 0 ? -errno : nfd;
+}
+
+int obj_memfd_set_access(int memfd, int access)
+{
+	int r, err = 0;
+
+	if (access == (OBJ_CAN_READ | OBJ_CAN_WRITE))
+		return 0;
+	r = obj_reopen(memfd, access);
+	if (r < 0) /* no /proc: the file stays read-write */
+		return 0;
+	if (syscall(SYS_dup3, r, memfd, O_CLOEXEC) < 0)
+		err = -errno;
+	sys_close(r);
+	return err;
 }
 
 int obj_memfd_create(const char *name)
@@ -383,7 +389,7 @@ static bool fd_is_obj(int fd, const struct bpf_object *obj)
 int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 {
 	struct bpf_object **slot;
-	int fd = -1, src = find_fd(obj);
+	int fd = -1, src = find_fd(obj), err;
 	struct stat st;
 
 	/* A new open file of the same memfd: mmap() and adoption see the same object. */
@@ -403,23 +409,10 @@ int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 		fd = obj_memfd_create(name);
 		if (fd < 0)
 			return fd;
-		if (access != (OBJ_CAN_READ | OBJ_CAN_WRITE)) {
-			int r = obj_reopen(fd, access);
-
-			if (r >= 0) {
-				if (syscall(SYS_dup3, r, fd, O_CLOEXEC) < 0) {
-					int err = -errno;
-
-					sys_close(r);
-					sys_close(fd);
-					return err;
-				}
-				sys_close(r);
-			}
-		}
-		if (fstat(fd, &st) < 0) {
-			int err = -errno;
-
+		err = obj_memfd_set_access(fd, access);
+		if (!err && fstat(fd, &st) < 0)
+			err = -errno;
+		if (err) {
 			sys_close(fd);
 			return err;
 		}

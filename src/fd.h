@@ -86,12 +86,25 @@ int obj_install(struct bpf_object *obj, int memfd);
  * an object of this kind).  Returns NULL and sets *err on failure. */
 struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err);
 
-/* The access of fd (OBJ_CAN_*), which obj_from_fd() just resolved (inside the same section). */
-int fd_access(int fd);
+/* The fd table (fd.c): chunks of FD_CHUNK slots, each chunk followed by its fds' access bytes. */
+#define FD_CHUNK 4096u
+#define FD_CHUNKS 1024u /* 4M fds: above the kernel's default nr_open (1M) */
+extern struct bpf_object **fd_chunks[FD_CHUNKS];
 
-/* Reopens the file behind fd (one of ours) through /proc/self/fd with the mode of access: a
- * new open file of the same memfd.  Returns the new fd or -errno. */
-int obj_reopen(int fd, int access);
+/* The access of fd (OBJ_CAN_*), which obj_from_fd() just resolved (inside the same section).
+ * Inline: every map command asks. */
+static inline int fd_access(int fd)
+{
+	struct bpf_object **chunk = __atomic_load_n(&fd_chunks[(unsigned)fd / FD_CHUNK],
+						    __ATOMIC_ACQUIRE);
+
+	return __atomic_load_n((u8 *)(chunk + FD_CHUNK) + (unsigned)fd % FD_CHUNK,
+			       __ATOMIC_RELAXED);
+}
+
+/* Makes memfd (not installed yet) a file of the mode of access (fd.h, Access): reopened
+ * through /proc/self/fd in its place; left read-write without /proc.  0 or -errno. */
+int obj_memfd_set_access(int memfd, int access);
 
 /* BPF_*_GET_FD_BY_ID: the live object of kind with id, with a reference; NULL if none. */
 struct bpf_object *obj_get_by_id(enum obj_kind kind, u32 id);

@@ -4,13 +4,9 @@
 
 #include "fd.h"
 
-#define FD_CHUNK 4096u
-#define FD_CHUNKS 1024u /* 4M fds: above the kernel's default nr_open (1M) */
-
 /* A slot whose fd is being closed by a wrapper: not ours any more, not adoptable yet. */
 #define SLOT_CLOSING ((struct bpf_object *)1)
 
-extern struct bpf_object **fd_chunks[FD_CHUNKS];
 
 /* The slot for fd, allocating its chunk if create.  NULL if fd is out of range (or no memory). */
 struct bpf_object **fd_slot(int fd, bool create);

@@ -252,3 +252,64 @@ bool runs_agree_at(const char *file, int line, const char *what, const int prog[
 	*ret = rv[K];
 	return true;
 }
+
+struct bpf_result side_obj_info(int s, int fd, void *info, uint32_t *len)
+{
+	union bpf_attr a;
+	struct bpf_result r;
+
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = *len;
+	a.info.info = PTR_TO_U64(info);
+	r = side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a);
+	*len = a.info.info_len;
+	return r;
+}
+
+uint32_t side_map_id(int s, int fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return side_obj_info(s, fd, &info, &len).rc == 0 ? info.id : 0;
+}
+
+bool walks_agree_at(const char *file, int line, const char *what, const int fd[NSIDES],
+		    uint32_t vs, int max_keys,
+		    bool (*same)(const void *k_value, const void *u_value, void *arg), void *arg)
+{
+	uint32_t key[NSIDES] = { 0 }, next[NSIDES];
+	bool first = true;
+
+	for (int n = 0; n < max_keys; n++) {
+		struct bpf_result r[NSIDES];
+		uint8_t v[NSIDES][64];
+
+		for (int s = 0; s < NSIDES; s++) {
+			next[s] = 0;
+			r[s] = side_elem(s, BPF_MAP_GET_NEXT_KEY, fd[s], first ? NULL : &key[s],
+					 &next[s], 0);
+		}
+		if (!results_agree_at(file, line, what, r) || next[K] != next[U]) {
+			test_fail(file, line, "%s: walk step %d: next key %u / %u", what, n, next[K],
+				  next[U]);
+			return false;
+		}
+		if (r[K].rc < 0)
+			return true;
+		first = false;
+		for (int s = 0; s < NSIDES; s++) {
+			key[s] = next[s];
+			memset(v[s], 0xee, sizeof(v[s]));
+			r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], &key[s], v[s], 0);
+		}
+		if (!results_agree_at(file, line, what, r) ||
+		    (r[K].rc == 0 && vs && !same(v[K], v[U], arg))) {
+			test_fail(file, line, "%s: key %u: values differ", what, key[K]);
+			return false;
+		}
+	}
+	return true;
+}

@@ -68,6 +68,22 @@ bool runs_agree_at(const char *file, int line, const char *what, const int prog[
 struct bpf_result side_elem(int s, int cmd, int fd, const void *key, void *value,
 			    uint64_t flags);
 
+/* Walks maps with 4-byte keys and values of at most 64 bytes with GET_NEXT_KEY (at most
+ * max_keys keys) and looks each key up: both sides must give the same keys in the same order,
+ * with values that same() finds equal (each value is vs bytes, filled with 0xee first; the
+ * side is passed, as ids differ between the sides).  Failures are reported at file:line. */
+bool walks_agree_at(const char *file, int line, const char *what, const int fd[NSIDES],
+		    uint32_t vs, int max_keys,
+		    bool (*same)(const void *k_value, const void *u_value, void *arg), void *arg);
+#define WALKS_AGREE(what, fd, vs, max_keys, same, arg)                                           \
+	walks_agree_at(__FILE__, __LINE__, what, fd, vs, max_keys, same, arg)
+
+/* BPF_OBJ_GET_INFO_BY_FD of fd on side s into info, *len bytes of room (the length the call
+ * leaves is written back). */
+struct bpf_result side_obj_info(int s, int fd, void *info, uint32_t *len);
+/* The id of the map behind fd on side s (0 if its info cannot be read). */
+uint32_t side_map_id(int s, int fd);
+
 /* BPF_PROG_LOAD on side s (license GPL), with a level-1 log into log unless it is NULL. */
 struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn *insns,
 				     uint32_t cnt, char *log, size_t log_size);

@@ -26,22 +26,13 @@ static uint32_t kind_id(int s, int fd, int kind)
 		struct bpf_prog_info prog;
 		struct bpf_btf_info btf;
 	} info;
-	union bpf_attr a;
+	uint32_t len = kind == KMAP ? sizeof(info.map) : kind == KPROG ? sizeof(info.prog)
+								     : sizeof(info.btf);
 
 	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = kind == KMAP ? sizeof(info.map) : kind == KPROG ? sizeof(info.prog)
-									  : sizeof(info.btf);
-	a.info.info = PTR_TO_U64(&info);
-	if (side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a).rc)
+	if (side_obj_info(s, fd, &info, &len).rc)
 		return 0;
 	return kind == KMAP ? info.map.id : kind == KPROG ? info.prog.id : info.btf.id;
-}
-
-static uint32_t info_id(int s, int fd)
-{
-	return kind_id(s, fd, KMAP);
 }
 
 static int load_ret0(int s)
@@ -155,7 +146,7 @@ TEST(diff_ids_next_walk)
 		for (int i = 0; i < 5; i++) {
 			fd[s][i] = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 4, 4, 0).rc;
 			REQUIRE(fd[s][i] >= 0);
-			id[s][i] = info_id(s, fd[s][i]);
+			id[s][i] = side_map_id(s, fd[s][i]);
 		}
 		close(fd[s][2]); /* a closed map's id is gone */
 		for (int i = 0; i < 5; i++) {
@@ -209,7 +200,7 @@ TEST(diff_ids_fd_access)
 				m[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1,
 						       create_flags[c]).rc;
 				REQUIRE(m[s] >= 0);
-				f[s] = get_map_fd(s, info_id(s, m[s]), open_flags[o]).rc;
+				f[s] = get_map_fd(s, side_map_id(s, m[s]), open_flags[o]).rc;
 				REQUIRE(f[s] >= 0);
 				rw(s, f[s], r[s]);
 				/* a dup of it has its access: through dup() (which userbpf sees)
@@ -256,14 +247,14 @@ TEST(diff_ids_fd_lifetime)
 
 		REQUIRE(m >= 0);
 		REQUIRE(!side_elem(s, BPF_MAP_UPDATE_ELEM, m, &k, &v, 0).rc);
-		id = info_id(s, m);
+		id = side_map_id(s, m);
 		f = get_map_fd(s, id, 0).rc;
 		REQUIRE(f >= 0);
 		CHECK(f != m);
 		close(m);
 		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, f, &k, &got, 0).rc, 0);
 		CHECK_EQ(got, 42);
-		CHECK_EQ(info_id(s, f), id);
+		CHECK_EQ(side_map_id(s, f), id);
 		close(f);
 		CHECK(get_map_fd(s, id, 0).rc < 0); /* gone */
 	}
@@ -301,7 +292,7 @@ TEST(diff_ids_inner_map)
 		REQUIRE(f >= 0);
 		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, f, &k, &got, 0).rc, 0);
 		CHECK_EQ(got, 9);
-		CHECK_EQ(info_id(s, f), id);
+		CHECK_EQ(side_map_id(s, f), id);
 		/* and the same map is the one in the outer map: a write through f shows */
 		v = 10;
 		CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, f, &k, &v, 0).rc, 0);
@@ -316,7 +307,7 @@ TEST(diff_ids_inner_map)
 		got = 0;
 		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, raw, &k, &got, 0).rc, 0);
 		CHECK_EQ(got, 10);
-		CHECK_EQ(info_id(s, raw), id);
+		CHECK_EQ(side_map_id(s, raw), id);
 		close(raw);
 		close(outer);
 	}

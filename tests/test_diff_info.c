@@ -17,20 +17,6 @@
 /* where BPF_OBJ_GET_INFO_BY_FD's attr ends */
 #define ATTR_INFO_END (offsetof(union bpf_attr, info.info) + sizeof(__u64))
 
-static struct bpf_result get_info(int s, int fd, void *info, uint32_t *len)
-{
-	union bpf_attr a;
-	struct bpf_result r;
-
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = *len;
-	a.info.info = PTR_TO_U64(info);
-	r = side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a);
-	*len = a.info.info_len;
-	return r;
-}
-
 TEST(diff_info_maps)
 {
 	static const struct {
@@ -78,7 +64,7 @@ TEST(diff_info_maps)
 			for (int s = 0; s < NSIDES; s++) {
 				memset(&u[s], 0, sizeof(u[s]));
 				len[s] = lens[l];
-				r[s] = get_info(s, fd[s], &u[s], &len[s]);
+				r[s] = side_obj_info(s, fd[s], &u[s], &len[s]);
 			}
 			if (!AGREE(what, r))
 				continue;
@@ -101,7 +87,7 @@ TEST(diff_info_maps)
 				memset(buf[s], 0, sizeof(buf[s]));
 				buf[s][t == 3 ? 91 : 107] = 1;
 				len[s] = t == 1 ? 5000 : t == 2 ? 16 : sizeof(buf[s]);
-				r[s] = get_info(s, fd[s], t == 2 ? NULL : buf[s], &len[s]);
+				r[s] = side_obj_info(s, fd[s], t == 2 ? NULL : buf[s], &len[s]);
 			}
 			AGREE(t == 0 ? "nonzero tail" : t == 1 ? "over a page" : t == 2 ? "NULL info"
 										: "hash request",
@@ -140,15 +126,6 @@ static int load_prog(int s, int hash, int arr, bool sub)
 	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
-static uint32_t map_id(int s, int fd)
-{
-	struct bpf_map_info info;
-	uint32_t len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return get_info(s, fd, &info, &len).rc == 0 ? info.id : 0;
-}
-
 TEST(diff_info_progs)
 {
 	int hash[NSIDES], arr[NSIDES];
@@ -180,7 +157,7 @@ TEST(diff_info_progs)
 			info[s].nr_prog_tags = sub ? 0 : 4;
 			info[s].prog_tags = PTR_TO_U64(tags[s]);
 			len[s] = sizeof(info[s]);
-			r[s] = get_info(s, fd[s], &info[s], &len[s]);
+			r[s] = side_obj_info(s, fd[s], &info[s], &len[s]);
 		}
 		if (AGREE("prog info", r)) {
 			CHECK_EQ(len[K], len[U]);
@@ -204,10 +181,10 @@ TEST(diff_info_progs)
 				      info[s].load_time < t + 60000000000ull);
 				CHECK(info[s].id != 0);
 				CHECK(info[s].nr_map_ids == 2 &&
-				      ((ids[s][0] == map_id(s, hash[s]) &&
-					ids[s][1] == map_id(s, arr[s])) ||
-				       (ids[s][1] == map_id(s, hash[s]) &&
-					ids[s][0] == map_id(s, arr[s]))));
+				      ((ids[s][0] == side_map_id(s, hash[s]) &&
+					ids[s][1] == side_map_id(s, arr[s])) ||
+				       (ids[s][1] == side_map_id(s, hash[s]) &&
+					ids[s][0] == side_map_id(s, arr[s]))));
 			}
 			if (!sub) {
 				CHECK_EQ(info[K].nr_prog_tags, info[U].nr_prog_tags);
@@ -221,7 +198,7 @@ TEST(diff_info_progs)
 			memset(&info[s], 0, sizeof(info[s]));
 			info[s].func_info_rec_size = 3;
 			len[s] = sizeof(info[s]);
-			r[s] = get_info(s, fd[s], &info[s], &len[s]);
+			r[s] = side_obj_info(s, fd[s], &info[s], &len[s]);
 		}
 		AGREE("bad func_info_rec_size", r);
 		for (int s = 0; s < NSIDES; s++)
@@ -277,7 +254,7 @@ TEST(diff_info_btf)
 				info[s].name = PTR_TO_U64(name[s]);
 			info[s].name_len = t == 3 ? sizeof(name[s]) : 0;
 			len[s] = sizeof(info[s]);
-			r[s] = get_info(s, fd[s], &info[s], &len[s]);
+			r[s] = side_obj_info(s, fd[s], &info[s], &len[s]);
 		}
 		if (!AGREE(what, r) || r[K].rc)
 			continue;
@@ -304,12 +281,12 @@ TEST(diff_info_errors)
 	REQUIRE(devnull >= 0);
 	for (int s = 0; s < NSIDES; s++) {
 		len[s] = sizeof(buf[s]);
-		r[s] = get_info(s, 1000, buf[s], &len[s]);
+		r[s] = side_obj_info(s, 1000, buf[s], &len[s]);
 	}
 	AGREE("closed fd", r);
 	for (int s = 0; s < NSIDES; s++) {
 		len[s] = sizeof(buf[s]);
-		r[s] = get_info(s, devnull, buf[s], &len[s]);
+		r[s] = side_obj_info(s, devnull, buf[s], &len[s]);
 	}
 	AGREE("not a bpf object", r);
 	for (int s = 0; s < NSIDES; s++) {

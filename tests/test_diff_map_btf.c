@@ -101,15 +101,11 @@ static struct bpf_result create(int s, const struct map_kind *k, int btf_fd, uin
 static void map_btf_ids(int s, int fd, uint32_t out[3])
 {
 	struct bpf_map_info info;
-	union bpf_attr a;
+	uint32_t len = sizeof(info);
 
 	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = PTR_TO_U64(&info);
 	out[0] = out[1] = out[2] = 0xdead;
-	if (side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a).rc == 0) {
+	if (side_obj_info(s, fd, &info, &len).rc == 0) {
 		out[0] = info.btf_id != 0;
 		out[1] = info.btf_key_type_id;
 		out[2] = info.btf_value_type_id;

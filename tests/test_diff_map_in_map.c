@@ -42,19 +42,6 @@ static struct bpf_result outer_create(int s, uint32_t type, const struct map_spe
 	return side_call(s, BPF_MAP_CREATE, &a);
 }
 
-static uint32_t map_id(int s, int fd)
-{
-	struct bpf_map_info info;
-	union bpf_attr a;
-
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = PTR_TO_U64(&info);
-	return side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a).rc == 0 ? info.id : 0;
-}
-
 /* Creates an outer map on both sides and compares the outcome; closes what was made. */
 static void create_agrees(uint32_t type, const struct map_spec *shape, const int inner[NSIDES],
 			  const char *what)
@@ -190,44 +177,21 @@ static int cand_of(const struct world *w, int s, uint32_t id)
 	return -1;
 }
 
-/* Walks the outer map with GET_NEXT_KEY, looking each key up: the same keys in the same order,
- * holding the same candidates. */
+/* Ids read back agree: they name the same candidate on each side. */
+static bool cands_same(const void *kv, const void *uv, void *arg)
+{
+	const struct world *w = arg;
+	uint32_t k, u;
+
+	memcpy(&k, kv, 4);
+	memcpy(&u, uv, 4);
+	return cand_of(w, K, k) == cand_of(w, U, u);
+}
+
+/* The outer map's walk: the same keys in the same order, holding the same candidates. */
 static bool walks_agree(const struct world *w, const char *what)
 {
-	uint32_t key[NSIDES] = { 0 }, next[NSIDES];
-	bool first = true;
-
-	for (int n = 0; n < 32; n++) {
-		struct bpf_result r[NSIDES];
-		uint32_t id[NSIDES];
-
-		for (int s = 0; s < NSIDES; s++) {
-			next[s] = 0xdead;
-			r[s] = side_elem(s, BPF_MAP_GET_NEXT_KEY, w->outer[s], first ? NULL : &key[s],
-					 &next[s], 0);
-		}
-		if (!results_agree_at(__FILE__, __LINE__, what, r) || next[K] != next[U]) {
-			test_fail(__FILE__, __LINE__, "%s: walk step %d: next key %u / %u", what, n,
-				  next[K], next[U]);
-			return false;
-		}
-		if (r[K].rc < 0)
-			return true;
-		first = false;
-		for (int s = 0; s < NSIDES; s++) {
-			key[s] = next[s];
-			id[s] = 0;
-			r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, w->outer[s], &key[s], &id[s], 0);
-		}
-		if (!results_agree_at(__FILE__, __LINE__, what, r))
-			return false;
-		if (r[K].rc == 0 && cand_of(w, K, id[K]) != cand_of(w, U, id[U])) {
-			test_fail(__FILE__, __LINE__, "%s: key %u holds candidate %d / %d", what,
-				  key[K], cand_of(w, K, id[K]), cand_of(w, U, id[U]));
-			return false;
-		}
-	}
-	return true;
+	return WALKS_AGREE(what, w->outer, 4, 32, cands_same, (void *)w);
 }
 
 /* BPF_MAP_LOOKUP_BATCH over the whole map, in batches of count: results, keys and candidates. */
@@ -323,7 +287,7 @@ TEST(diff_map_in_map_commands)
 			for (int c = 0; c < NCANDS; c++) {
 				w.cand[c][s] = spec_create(s, &cands[c]);
 				REQUIRE(w.cand[c][s] >= 0);
-				w.cand_id[c][s] = map_id(s, w.cand[c][s]);
+				w.cand_id[c][s] = side_map_id(s, w.cand[c][s]);
 			}
 			w.outer[s] = outer_create(s, configs[f].type, &shape,
 						  w.cand[configs[f].tmpl][s]).rc;

@@ -660,14 +660,11 @@ TEST(loader_map_btf_both_backends)
 			struct bpf_map_info info[NSIDES];
 
 			for (int s = 0; s < NSIDES; s++) {
-				union bpf_attr a;
+				uint32_t len = sizeof(info[s]);
+				int fd = userbpf_map_fd(userbpf_object_map(o[s], m));
 
 				memset(&info[s], 0, sizeof(info[s]));
-				memset(&a, 0, sizeof(a));
-				a.info.bpf_fd = (uint32_t)userbpf_map_fd(userbpf_object_map(o[s], m));
-				a.info.info_len = sizeof(info[s]);
-				a.info.info = PTR_TO_U64(&info[s]);
-				CHECK_EQ(side_call(s, BPF_OBJ_GET_INFO_BY_FD, &a).rc, 0);
+				CHECK_EQ(side_obj_info(s, fd, &info[s], &len).rc, 0);
 			}
 			CHECK_EQ(!info[K].btf_id, !info[U].btf_id);
 			CHECK_EQ(info[K].btf_key_type_id, info[U].btf_key_type_id);

@@ -102,8 +102,7 @@ int btf_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	}
 	memcpy(btf->data, data, attr->btf_size);
 	btf->data_size = attr->btf_size;
-	btf->id = __atomic_add_fetch(&next_btf_id, 1, __ATOMIC_RELAXED);
-	btf->obj.id = btf->id;
+	btf->obj.id = __atomic_add_fetch(&next_btf_id, 1, __ATOMIC_RELAXED);
 	btf->obj.kind = OBJ_BTF;
 	btf->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
 	btf->obj.destroy = btf_destroy;
@@ -137,7 +136,7 @@ int btf_get_info(struct btf *btf, const union bpf_attr *attr, union bpf_attr *ua
 	memset(&info, 0, sizeof(info));
 	if (copy)
 		memcpy(&info, uinfo, copy);
-	info.id = btf->id;
+	info.id = btf->obj.id;
 	if (info.btf_size) {
 		void *ubtf = u64_to_voidp(info.btf);
 

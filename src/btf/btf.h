@@ -25,7 +25,6 @@ struct vlog;
 
 struct btf {
 	struct bpf_object obj;	   /* must stay first */
-	u32 id;			   /* process-wide, from 1 (a program's info shows it) */
 	void *data;		   /* the blob as loaded (BPF_OBJ_GET_INFO_BY_FD gives it back) */
 	u32 data_size;
 	struct btf_header hdr;	   /* the caller's header, fields past ours dropped (zero) */

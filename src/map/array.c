@@ -225,13 +225,10 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 	if (locked && map->spin_lock_off < 0)
 		return -EINVAL;
 	if (map->spin_lock_off >= 0) { /* around the value's lock, or under it */
-		u8 *elem = array_elem(a, index);
-
 		if (locked)
-			map_spin_lock(map_value_lock(map, elem));
-		map_copy_around_lock(map, elem, value, racy_store);
-		if (locked)
-			map_spin_unlock(map_value_lock(map, elem));
+			map_update_locked(map, array_elem(a, index), value);
+		else
+			map_copy_around_lock(map, array_elem(a, index), value, racy_store);
 		return 0;
 	}
 	if (a->ncpus > 1) /* all CPUs' values, padding included, as the kernel copies them */

@@ -153,7 +153,7 @@ static void set_entry(struct dev_entry *e, const struct bpf_devmap_val *v, struc
 {
 	struct bpf_devmap_val nv = { .ifindex = v->ifindex };
 
-	nv.bpf_prog.id = prog ? prog->id : 0;
+	nv.bpf_prog.id = prog ? prog->obj.id : 0;
 	entry_release(e);
 	e->prog = prog;
 	/* relaxed atomic stores: a program may be reading the value */

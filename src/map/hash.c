@@ -326,9 +326,11 @@ chain_walk(struct bpf_htab *h, struct bucket *b, u32 hash, const void *key)
 	return NULL;
 }
 
-static int htab_lookup(struct bpf_map *map, const void *key, void *value)
+/* Copies the first n bytes of key's value into dst, consistently (retrying while a writer
+ * changed the bucket); whether key was there. */
+static inline __attribute__((always_inline)) bool htab_read(struct bpf_htab *h, const void *key,
+							    void *dst, u32 n)
 {
-	struct bpf_htab *h = htab_of(map);
 	u32 hash = htab_hash(h, key);
 	struct bucket *b = htab_bucket(h, hash);
 
@@ -337,10 +339,15 @@ static int htab_lookup(struct bpf_map *map, const void *key, void *value)
 		struct htab_elem *e = chain_walk(h, b, hash, key);
 
 		if (e)
-			racy_load(value, elem_value(h, e), map->uvalue_size);
+			racy_load(dst, elem_value(h, e), n);
 		if (!seq_read_retry(&b->seq, seq))
-			return e ? 0 : -ENOENT;
+			return e != NULL;
 	}
+}
+
+static int htab_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	return htab_read(htab_of(map), key, value, map->uvalue_size) ? 0 : -ENOENT;
 }
 
 static void *htab_lookup_ptr(struct bpf_map *map, const void *key)
@@ -478,7 +485,7 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 	struct htab_elem *e, **link;
 	int err = 0;
 
-	if ((flags & ~BPF_F_LOCK) > BPF_EXIST || ((flags & BPF_F_LOCK) && cpu >= 0 && h->percpu))
+	if ((flags & ~BPF_F_LOCK) > BPF_EXIST)
 		return -EINVAL;
 	if (flags & BPF_F_LOCK) {
 		void *v;
@@ -491,9 +498,7 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 		if (v) {
 			if (flags & BPF_NOEXIST)
 				return -EEXIST;
-			map_spin_lock(map_value_lock(map, v));
-			map_copy_around_lock(map, v, value, racy_store);
-			map_spin_unlock(map_value_lock(map, v));
+			map_update_locked(map, v, value);
 			return 0;
 		}
 		flags &= ~BPF_F_LOCK;
@@ -741,11 +746,10 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 		for (e = b->head; e; e = e->next, cnt++) {
 			memcpy(keys + (size_t)cnt * ks, elem_key(e), ks);
 			if (h->fd_values) /* an inner map: its id */
-				memcpy(values + (size_t)cnt * vs, &elem_inner(h, e)->id, vs);
+				memcpy(values + (size_t)cnt * vs, &elem_inner(h, e)->obj.id, vs);
 			else
 				memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
-			if (map->spin_lock_off >= 0) /* not the caller's to see */
-				memset(map_value_lock(map, values + (size_t)cnt * vs), 0, 4);
+			map_hide_lock(map, values + (size_t)cnt * vs);
 		}
 		if (do_delete && cnt) {
 			seq_write_begin(&b->seq);
@@ -840,18 +844,9 @@ const struct bpf_map_ops lru_htab_map_ops = {
 /* A program's lookup: the inner map itself, or NULL. */
 static void *htab_of_maps_lookup_ptr(struct bpf_map *map, const void *key)
 {
-	struct bpf_htab *h = htab_of(map);
-	u32 hash = htab_hash(h, key);
-	struct bucket *b = htab_bucket(h, hash);
+	struct bpf_map *m;
 
-	for (;;) {
-		u32 seq = seq_read_begin(&b->seq);
-		struct htab_elem *e = chain_walk(h, b, hash, key);
-		struct bpf_map *m = e ? elem_inner(h, e) : NULL;
-
-		if (!seq_read_retry(&b->seq, seq))
-			return m;
-	}
+	return htab_read(htab_of(map), key, &m, sizeof(m)) ? m : NULL;
 }
 
 /* bpf(): the inner map's id.  (A map replaced meanwhile is still there: its put waits for
@@ -862,7 +857,7 @@ static int htab_of_maps_lookup(struct bpf_map *map, const void *key, void *value
 
 	if (!m)
 		return -ENOENT;
-	memcpy(value, &m->id, sizeof(m->id));
+	memcpy(value, &m->obj.id, sizeof(m->obj.id));
 	return 0;
 }
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "map/map.h"
@@ -275,8 +274,7 @@ int map_create(union bpf_attr *attr)
 	map->btf_key_type_id = map->btf_value_type_id = 0;
 	map->spin_lock_off = -1;
 	map->ops = ops;
-	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
-	map->obj.id = map->id;
+	map->obj.id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->map_type = attr->map_type;
 	map->key_size = attr->key_size;
 	map->value_size = attr->value_size;
@@ -298,17 +296,9 @@ int map_create(union bpf_attr *attr)
 		goto free_map;
 	/* A read-only or write-only fd is a file of that mode, so that its dups are known to be
 	 * (fd.h); without /proc the memfd stays read-write, and only its dups see more. */
-	if (access != (OBJ_CAN_READ | OBJ_CAN_WRITE)) {
-		int r = obj_reopen(memfd, access);
-
-		if (r >= 0) {
-			if (syscall(SYS_dup3, r, memfd, O_CLOEXEC) < 0)
-				err = -errno;
-			sys_close(r);
-			if (err)
-				goto free_map;
-		}
-	}
+	err = obj_memfd_set_access(memfd, access);
+	if (err)
+		goto free_map;
 	return obj_install(&map->obj, memfd); /* closes memfd itself on failure */
 
 free_map:
@@ -435,6 +425,20 @@ static int key_ok(const struct bpf_map *map, const void *ukey, u64 ukey_raw)
 	return ukey ? 0 : -EFAULT;
 }
 
+/* BPF_F_LOCK: key's value copied under its lock (the types with locks, arrays and hashes, keep
+ * their values in place, where lookup_ptr finds them). */
+static int lookup_locked(struct bpf_map *map, const void *key, void *value)
+{
+	void *elem = map->ops->lookup_ptr(map, key);
+
+	if (!elem)
+		return -ENOENT;
+	map_spin_lock(map_value_lock(map, elem));
+	memcpy(value, elem, map->value_size);
+	map_spin_unlock(map_value_lock(map, elem));
+	return 0;
+}
+
 int map_lookup_elem(union bpf_attr *attr)
 {
 	void *ukey = u64_to_ptr(attr->key), *uvalue = u64_to_ptr(attr->value), *value;
@@ -463,23 +467,12 @@ int map_lookup_elem(union bpf_attr *attr)
 			     : -EFAULT;
 		goto put;
 	}
-	if (attr->flags & BPF_F_LOCK) {
-		/* under the element's lock (arrays and hashes: their values stay in place) */
-		void *elem = map->ops->lookup_ptr(map, ukey);
-
-		err = -ENOENT;
-		if (elem) {
-			map_spin_lock(map_value_lock(map, elem));
-			memcpy(value, elem, map->value_size);
-			map_spin_unlock(map_value_lock(map, elem));
-			err = 0;
-		}
-	} else {
+	if (attr->flags & BPF_F_LOCK)
+		err = lookup_locked(map, ukey, value);
+	else
 		err = map->ops->lookup(map, ukey, value);
-	}
-	if (!err && map->spin_lock_off >= 0) /* the lock is not the caller's to see */
-		memset(map_value_lock(map, value), 0, sizeof(u32));
 	if (!err) {
+		map_hide_lock(map, value);
 		if (!uvalue)
 			err = -EFAULT;
 		else if (map->uvalue_size == 8) /* the common case, without a call */
@@ -647,8 +640,6 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		if (err)
 			break;
 		err = map->ops->lookup(map, key, value);
-		if (!err && map->spin_lock_off >= 0) /* the lock is not the caller's to see */
-			memset(map_value_lock(map, value), 0, sizeof(u32));
 		/* Deleted since we found it, or an index with nothing in it (an fd array's empty
 		 * slot): skipped, as 6.18 does (older kernels retried, then said EINTR). */
 		if (err == -ENOENT) {
@@ -662,6 +653,7 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		if (!ukeys || !uvalues)
 			goto out;
 		memcpy(ukeys + (size_t)cp * ks, key, ks);
+		map_hide_lock(map, value);
 		memcpy(uvalues + (size_t)cp * vs, value, vs);
 		memcpy(buf, key, ks);
 		prev = buf;
@@ -808,12 +800,12 @@ int map_get_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr
 	if (hash)
 		return -EINVAL;
 	u.info.type = map->map_type;
-	u.info.id = map->id;
+	u.info.id = map->obj.id;
 	u.info.key_size = map->key_size;
 	u.info.value_size = map->value_size;
 	u.info.max_entries = map->max_entries;
 	u.info.map_flags = map->map_flags;
-	u.info.btf_id = map->btf ? map->btf->id : 0;
+	u.info.btf_id = map->btf ? map->btf->obj.id : 0;
 	u.info.btf_key_type_id = map->btf_key_type_id;
 	u.info.btf_value_type_id = map->btf_value_type_id;
 	memcpy(u.info.name, map->name, sizeof(u.info.name));

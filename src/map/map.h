@@ -92,7 +92,6 @@ struct bpf_map_ops {
 struct bpf_map {
 	struct bpf_object obj;	/* must stay first: fds and programs hold the object */
 	const struct bpf_map_ops *ops;
-	u32 id;			/* process-wide, from 1 (BPF_OBJ_GET_INFO_BY_FD, program info) */
 	u32 map_type;
 	u32 key_size;
 	u32 value_size;
@@ -135,6 +134,14 @@ static inline u32 *map_value_lock(const struct bpf_map *map, void *value)
 	return (u32 *)((u8 *)value + map->spin_lock_off);
 }
 
+/* A value copied out to bpf()'s caller shows its lock word as 0: the lock is not the caller's
+ * to see (the kernel's check_and_init_map_value()). */
+static inline void map_hide_lock(const struct bpf_map *map, void *value)
+{
+	if (map->spin_lock_off >= 0)
+		memset(map_value_lock(map, value), 0, sizeof(u32));
+}
+
 /* Copies value_size bytes of a value from src to dst, but for the lock word of a map with a
  * bpf_spin_lock (the kernel's copy_map_value()): copy is racy_store or racy_load. */
 static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
@@ -144,6 +151,14 @@ static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, co
 
 	copy(dst, src, off);
 	copy((u8 *)dst + end, (const u8 *)src + end, map->value_size - end);
+}
+
+/* BPF_F_LOCK: an element's value written in place, under its own lock. */
+static inline void map_update_locked(const struct bpf_map *map, void *elem, const void *value)
+{
+	map_spin_lock(map_value_lock(map, elem));
+	map_copy_around_lock(map, elem, value, racy_store);
+	map_spin_unlock(map_value_lock(map, elem));
 }
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)

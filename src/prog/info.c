@@ -107,7 +107,7 @@ static struct bpf_insn *prepare_dump(const struct bpf_prog *prog)
 			continue;
 		m = map_from_imm(prog, (u64)(u32)insns[i + 1].imm << 32 | (u32)insns[i].imm, &off);
 		if (m) {
-			insns[i].imm = (s32)m->id;
+			insns[i].imm = (s32)m->obj.id;
 			insns[i + 1].imm = (s32)off;
 		}
 		i++;
@@ -156,7 +156,7 @@ static int fill_arrays(const struct bpf_prog *prog, struct bpf_prog_info *info)
 	ulen = info->nr_map_ids;
 	info->nr_map_ids = prog->used_map_cnt;
 	for (u32 i = 0; i < prog->used_map_cnt && i < ulen; i++) {
-		err = put_bytes(info->map_ids + 4ull * i, &prog->used_maps[i]->id, 4);
+		err = put_bytes(info->map_ids + 4ull * i, &prog->used_maps[i]->obj.id, 4);
 		if (err)
 			return err;
 	}
@@ -168,7 +168,7 @@ static int fill_arrays(const struct bpf_prog *prog, struct bpf_prog_info *info)
 	info->recursion_misses = 0;
 	info->verified_insns = prog->verified_insns;
 	if (prog->btf) /* (else the caller's value stays, as the kernel leaves it) */
-		info->btf_id = prog->btf->id;
+		info->btf_id = prog->btf->obj.id;
 
 	ulen = info->xlated_prog_len;
 	info->xlated_prog_len = prog->len * (u32)sizeof(struct bpf_insn);
@@ -260,7 +260,7 @@ int prog_get_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_a
 	memcpy(&info, uinfo ? (const void *)uinfo : (const void *)&info, info_len);
 
 	info.type = prog->type;
-	info.id = prog->id;
+	info.id = prog->obj.id;
 	info.load_time = prog->load_time;
 	info.created_by_uid = prog->uid;
 	info.gpl_compatible = prog->gpl_compatible;

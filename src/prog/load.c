@@ -310,8 +310,7 @@ int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union
 		if (prog->used_maps[i]->map_type == BPF_MAP_TYPE_PROG_ARRAY &&
 		    !prog_array_compatible(prog->used_maps[i], prog))
 			goto free_prog;
-	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
-	prog->obj.id = prog->id;
+	prog->obj.id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
 	memfd = obj_memfd_create("bpf-prog");
 	if (memfd < 0) {
 		err = memfd;

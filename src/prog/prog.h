@@ -42,7 +42,6 @@ struct jit_prog;
 
 struct bpf_prog {
 	struct bpf_object obj;		/* must stay first */
-	u32 id;				/* process-wide, from 1 (what a program array reads back) */
 	bool has_tail_call;		/* some bpf_tail_call(): runs reset the tail call count */
 	bool jited;			/* the JIT was on at load (the kernel's prog->jited, which
 					 * program arrays compare), whether or not it took it */
