@@ -677,6 +677,48 @@ TEST(loader_map_btf_both_backends)
 	CHECK(with_btf >= 6);
 }
 
+/* Callbacks (bpf_loop, bpf_for_each_map_elem), from clang: the program sums up to 32 packet words
+ * through a bpf_loop() callback, counts the packet under the sum's low 4 bits, then finds the
+ * first busiest counter with bpf_for_each_map_elem(); XDP_PASS when that is its own, and words
+ * were summed.  The expected results are computed here. */
+static void run_loop_callbacks(const struct bpf_backend *be)
+{
+	static const size_t lens[] = { 14, 15, 16, 63, 64, 65, 100, 256, 17, 40, 64, 200, 80, 30 };
+	uint64_t counts[16] = { 0 }, n;
+	unsigned char pkt[256];
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	int fd;
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/corpus/xdp_loop_callbacks.bpf.o", be);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "xdp_loop_callbacks");
+	fd = map_fd(obj, "counts");
+	REQUIRE(p && fd >= 0);
+	for (size_t t = 0; t < sizeof(lens) / sizeof(lens[0]); t++) {
+		uint64_t sum = 0, max = 0;
+		uint32_t words = 0, key, best = 0;
+
+		for (size_t i = 0; i < sizeof(pkt); i++)
+			pkt[i] = (unsigned char)(i * 13 + t * 7 + 1);
+		for (size_t i = 0; i < 32 && 2 * i + 2 <= lens[t]; i++, words++)
+			sum += (uint64_t)pkt[2 * i] | (uint64_t)pkt[2 * i + 1] << 8;
+		key = (uint32_t)sum & 15;
+		counts[key]++;
+		for (uint32_t k = 0; k < 16; k++)
+			if (counts[k] > max) {
+				max = counts[k];
+				best = k;
+			}
+		CHECK_EQ(test_run(be, p, pkt, lens[t]), best == key && words ? XDP_PASS : XDP_DROP);
+	}
+	for (uint32_t k = 0; k < 16; k++) {
+		CHECK_EQ(lookup(be, fd, &k, &n), 0);
+		CHECK_EQ(n, counts[k]);
+	}
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -695,3 +737,4 @@ BOTH_BACKENDS(globals)
 BOTH_BACKENDS(legacy_maps)
 BOTH_BACKENDS(multi_prog)
 BOTH_BACKENDS(map_in_map)
+BOTH_BACKENDS(loop_callbacks)

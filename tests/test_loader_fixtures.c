@@ -309,6 +309,11 @@ static void m_call_unrelocated(struct image *img)
 	rel(img, ".relsocket", 1)->r_info = ELF64_R_INFO(0, 0); /* R_BPF_NONE */
 	insn(img, "socket", 6)->imm = 0;
 }
+/* the callback's ld_imm64 pointed one instruction into the function */
+static void m_func_ptr_mid(struct image *img)
+{
+	insn(img, "socket", 1)->imm += 8;
+}
 static void m_ldimm64_cut(struct image *img)
 {
 	shdr(img, "socket")->sh_size = 64;
@@ -452,9 +457,9 @@ static const struct fixture {
     {"ld_imm64_cut", "examples/globals", m_ldimm64_cut, -EBADMSG,
      "mem: section 'socket': relocation 2 against 'last': the ld_imm64 at insn 7 is cut by "
      "the end of the section"},
-    {"func_ptr", "tests/fixtures/func_ptr", NULL, -EOPNOTSUPP,
-     "mem: section 'socket': relocation 0 at insn 1: function pointer to '.text' is not "
-     "supported"},
+    {"func_ptr_mid", "tests/fixtures/func_ptr", m_func_ptr_mid, -EBADMSG,
+     "mem: section 'socket': relocation 0 at insn 1: '.text' + 8 is not the start of a "
+     "function"},
 };
 
 TEST(loader_malformed_fixtures)

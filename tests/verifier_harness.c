@@ -13,6 +13,7 @@
 #include "userbpf.h"
 #include "verifier_harness.h"
 #include "btf_blob.h"
+#include "btf/btf.h"
 
 #define LOG_SIZE (1 << 18)	/* a 1100-insn program's level-2 log fits */
 
@@ -49,9 +50,28 @@ static const u32 lock_types[] = {
 };
 static int kbtf = -1, ubtf = -1;
 
+static int load_btf(bool kernel, const u32 *types, u32 nwords, const char *strs, u32 slen);
+
 static int load_lock_btf(bool kernel)
 {
-	struct blob b = btf_blob(lock_types, sizeof(lock_types) / 4, lock_strs, sizeof(lock_strs));
+	return load_btf(kernel, lock_types, sizeof(lock_types) / 4, lock_strs, sizeof(lock_strs));
+}
+
+/* The BTF of `funcs` cases: 1 int, 2 int (void), 3 f0 global, 4.. f1..f7 static. */
+#define FUNCS_MAX 8
+static const char funcs_strs[] = "\0int\0f0\0f1\0f2\0f3\0f4\0f5\0f6\0f7";
+static const u32 funcs_types[] = {
+	T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0),
+	T_FUNC(5, 2, BTF_FUNC_GLOBAL), T_FUNC(8, 2, BTF_FUNC_STATIC), T_FUNC(11, 2, BTF_FUNC_STATIC),
+	T_FUNC(14, 2, BTF_FUNC_STATIC), T_FUNC(17, 2, BTF_FUNC_STATIC),
+	T_FUNC(20, 2, BTF_FUNC_STATIC), T_FUNC(23, 2, BTF_FUNC_STATIC),
+	T_FUNC(26, 2, BTF_FUNC_STATIC),
+};
+static int kfuncs_btf = -1, ufuncs_btf = -1;
+
+static int load_btf(bool kernel, const u32 *types, u32 nwords, const char *strs, u32 slen)
+{
+	struct blob b = btf_blob(types, nwords, strs, slen);
 	union bpf_attr a;
 	int fd;
 
@@ -62,6 +82,46 @@ static int load_lock_btf(bool kernel)
 		    : bpf(BPF_BTF_LOAD, &a, sizeof(a));
 	free(b.data);
 	return fd;
+}
+
+/* func_info for a `funcs` case: one record per function start, in order. */
+static u32 funcs_info(const struct bpf_insn *in, u32 n, struct bpf_func_info *fi)
+{
+	bool start[VCASE_MAX_INSNS * 8] = { true };
+	u32 cnt = 0;
+
+	for (u32 i = 0; i < n && i < sizeof(start); i++) {
+		bool call = in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == BPF_PSEUDO_CALL;
+		bool func = in[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			    in[i].src_reg == BPF_PSEUDO_FUNC;
+		s64 t = (s64)i + 1 + in[i].imm;
+
+		if ((call || func) && t >= 0 && t < (s64)n && t < (s64)sizeof(start))
+			start[t] = true;
+	}
+	for (u32 i = 0; i < n && i < sizeof(start) && cnt < FUNCS_MAX; i++)
+		if (start[i]) {
+			fi[cnt].insn_off = i;
+			fi[cnt].type_id = 3 + cnt;
+			cnt++;
+		}
+	return cnt;
+}
+
+static void set_funcs(union bpf_attr *a, const struct vcase *c, const struct bpf_insn *in, u32 n,
+		      struct bpf_func_info *fi, bool kernel)
+{
+	int *fd = kernel ? &kfuncs_btf : &ufuncs_btf;
+
+	if (!c->funcs)
+		return;
+	if (*fd < 0)
+		*fd = load_btf(kernel, funcs_types, sizeof(funcs_types) / 4, funcs_strs,
+			       sizeof(funcs_strs));
+	a->prog_btf_fd = (u32)*fd;
+	a->func_info_rec_size = sizeof(*fi);
+	a->func_info = (uintptr_t)fi;
+	a->func_info_cnt = funcs_info(in, n, fi);
 }
 
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
@@ -210,9 +270,11 @@ static void run_kernel(const struct vcase *c, const struct bpf_insn *prog, u32 n
 		       struct outcome *o)
 {
 	struct bpf_insn *insns = copy_insns(prog, n, kmaps);
+	struct bpf_func_info fi[FUNCS_MAX];
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
+	set_funcs(&a, c, prog, n, fi, true);
 	a.prog_type = c->prog_type;
 	a.expected_attach_type = c->attach;
 	a.prog_flags = c->prog_flags;
@@ -235,6 +297,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 			struct outcome *o)
 {
 	struct bpf_prog *prog = calloc(1, sizeof(*prog));
+	struct bpf_func_info fi[FUNCS_MAX];
 	union bpf_attr a;
 
 	for (int i = 0; i < NMAPS; i++)
@@ -247,6 +310,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	prog->insns = copy_insns(insns, n, umaps);
 	prog->len = n;
 	memset(&a, 0, sizeof(a));
+	set_funcs(&a, c, insns, n, fi, false);
 	a.log_level = log_level_of(c);
 	a.log_buf = (uintptr_t)o->log;
 	a.log_size = LOG_SIZE;
@@ -257,6 +321,9 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
+	btf_put(prog->btf);
+	free(prog->func_info);
+	free(prog->linfo);
 	free(prog->insns);
 	free(prog);
 }

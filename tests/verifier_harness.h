@@ -64,6 +64,10 @@ struct vcase {
 	bool stats;		/* compare the verdict, errno and the "processed ..." line only (for
 				 * logs that differ elsewhere, e.g. by precision marks) */
 	__u32 prog_flags;	/* BPF_PROG_LOAD's prog_flags (e.g. BPF_F_TEST_STATE_FREQ) */
+	bool funcs;		/* load with BTF and func_info: the main function global ("f0"),
+				 * each subprogram (a bpf-to-bpf call's or a BPF_PSEUDO_FUNC's
+				 * target) static ("f1", ...), all of type int (void); what
+				 * callbacks need */
 };
 
 /* A case whose expectation is still to be filled in from the kernel: VERIFIER_SHOW=1 prints

@@ -95,6 +95,13 @@ USERBPF_API enum bpf_attach_type userbpf_program_expected_attach_type(const stru
 USERBPF_API size_t userbpf_program_insn_cnt(const struct userbpf_program *prog);
 USERBPF_API const struct bpf_insn *userbpf_program_insns(const struct userbpf_program *prog);
 USERBPF_API int userbpf_program_fd(const struct userbpf_program *prog);
+/* Loads a loaded program of obj once more, exactly as userbpf_object_load() did (its BTF
+ * func_info and line_info included), on the object's backend, with the verifier log asked for:
+ * the log of that program alone.  Returns the new program fd (the caller closes it), or -1 with
+ * errno (EINVAL: not loaded, or a log_size without log_buf). */
+USERBPF_API int userbpf_program_reload(struct userbpf_object *obj,
+				       const struct userbpf_program *prog, char *log_buf,
+				       size_t log_size, unsigned int log_level);
 
 /* Maps: those of .maps (BTF), of the legacy "maps" section, then one per global-data section
  * (.data, .rodata, .bss, .data.*, .rodata.*), named after the variable or the section. */

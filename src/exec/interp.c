@@ -32,6 +32,15 @@
  * interp_checked.h), and nothing is fused, so each instruction is checked on its own.  Without
  * the macro DISPATCH() is the bare computed goto.
  *
+ * Callbacks (callback.h).  An LD_IMM64 BPF_PSEUDO_FUNC loads the address of one of the program's
+ * struct interp_callback, one per distinct target, made by the decoder; a helper that calls it
+ * gets a nested run() entered at the target record, with its own registers and stack on the C
+ * stack (the caller's run, and its stack, stay live below it).  A thread-local count bounds the
+ * nesting, so that an unverified program that recurses through a helper fails instead of
+ * overflowing the C stack.  Programs without callbacks pay nothing: the entry record is a
+ * parameter of run(), the LD_IMM64 a plain load.  The checked build refuses them (-EOPNOTSUPP):
+ * its per-run state (stack bounds, register masks) does not follow a nested run.
+ *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
  * targets it.  Every target pointer points into the same record array.  Run-time state (registers,
@@ -53,6 +62,7 @@
 #define interp_fused_len interp_checked_fused_len_unused_
 #include "exec/interp_checked.h"
 #endif
+#include "exec/callback.h"
 #include "exec/interp.h"
 #include "exec/interp_fuse.h"
 
@@ -84,11 +94,22 @@ struct dinsn {
 #endif
 };
 
+/* A callback: the program entered at one record.  The LD_IMM64 BPF_PSEUDO_FUNC that names it
+ * loads &cb, which is its address (cb comes first). */
+struct interp_callback {
+	struct exec_callback cb;
+	const struct interp_prog *p;
+	const struct dinsn *entry;
+};
+
 struct interp_prog {
 	/* Copy of the environment (helpers array not copied). */
 	struct interp_env env;
 	/* Number of instruction slots; insns has cnt + 1 records. */
 	uint32_t cnt;
+	/* Distinct callback targets, in order of first mention; NULL when there are none. */
+	uint32_t nr_callbacks;
+	struct interp_callback *callbacks;
 	struct dinsn insns[];
 };
 
@@ -268,9 +289,10 @@ struct frame {
 	uint64_t saved[5];       /* caller's r6..r10 */
 };
 
-/* Runs p with registers R (r1..r5 set by the caller).  Returns 0 or a negative errno and leaves
- * the result in R[0].  Called with p == NULL, it only stores its label tables in *labels: the
- * decoder needs the label addresses, which exist only inside this function. */
+/* Runs p from record entry (p->insns, or a callback's first record) with registers R (r1..r5 set
+ * by the caller).  Returns 0 or a negative errno and leaves the result in R[0].  Called with
+ * p == NULL, it only stores its label tables in *labels: the decoder needs the label addresses,
+ * which exist only inside this function. */
 #ifdef INTERP_CHECKED
 /* Defined in interp_checked.c: checks the instruction at pc before it runs; nonzero stops. */
 struct chk_state;
@@ -291,7 +313,8 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 #define DISPATCH() goto *pc->handler
 #endif
 
-static int run(const struct interp_prog *p, uint64_t *R, struct label_table *labels RUN_CHK_PARAMS)
+static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t *R,
+	       struct label_table *labels RUN_CHK_PARAMS)
 {
 #define X_LABEL_(name, ...) &&L_##name,
 	static const void *const form_labels[INSN__COUNT] = { INSN_LIST(X_LABEL_) };
@@ -325,7 +348,7 @@ static int run(const struct interp_prog *p, uint64_t *R, struct label_table *lab
 		return 0;
 	}
 	R[10] = stack_top;
-	pc = p->insns;
+	pc = entry;
 	DISPATCH();
 
 /* Operands.  Each is one load (or a memory operand) away: cheaper than loading a packed word
@@ -579,6 +602,43 @@ static int check_target(const struct interp_prog *p, const uint8_t *mark, int64_
 	return 0;
 }
 
+#ifndef INTERP_CHECKED
+/* Callbacks nested on this thread (callback_call() inside a helper inside callback_call()...). */
+static __thread unsigned int callback_depth __attribute__((tls_model("initial-exec")));
+
+/* exec_callback.call: a run entered at the callback's record, r0 its result (0 after a run-time
+ * error, or when nested deeper than INTERP_MAX_FRAMES, which only an unverified program does). */
+static uint64_t callback_call(const struct exec_callback *cb, uint64_t r1, uint64_t r2,
+			      uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	const struct interp_callback *c = (const struct interp_callback *)cb;
+	uint64_t R[11] = { 0, r1, r2, r3, r4, r5 };
+	int err;
+
+	if (callback_depth >= INTERP_MAX_FRAMES)
+		return 0;
+	callback_depth++;
+	err = run(c->p, c->entry, R, NULL);
+	callback_depth--;
+	return err ? 0 : R[0];
+}
+
+/* The callback entered at slot t, made on first mention; cb_of[t] is its index + 1 or 0. */
+static struct interp_callback *callback_at(struct interp_prog *p, uint32_t *cb_of, uint32_t t)
+{
+	struct interp_callback *c;
+
+	if (cb_of[t])
+		return &p->callbacks[cb_of[t] - 1];
+	c = &p->callbacks[p->nr_callbacks++];
+	c->cb.call = callback_call;
+	c->p = p;
+	c->entry = &p->insns[t];
+	cb_of[t] = p->nr_callbacks;
+	return c;
+}
+#endif
+
 int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
 		   struct interp_prog **out)
 {
@@ -590,6 +650,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	uint8_t *mark;
 #ifndef INTERP_CHECKED
 	uint16_t *live_out;
+	uint32_t *cb_of = NULL; /* by slot: index + 1 of the callback entered there, or 0 */
+	uint32_t nr_funcs = 0;	/* LD_IMM64 BPF_PSEUDO_FUNC instructions */
 #endif
 	int err = -EINVAL;
 
@@ -599,9 +661,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	if (!env)
 		env = &no_env;
 #ifdef INTERP_CHECKED
-	run(NULL, NULL, &labels, NULL, NULL);
+	run(NULL, NULL, NULL, &labels, NULL, NULL);
 #else
-	run(NULL, NULL, &labels);
+	run(NULL, NULL, NULL, &labels);
 #endif
 	insn_first_of(first);
 	p = calloc(1, sizeof(*p) + (cnt + 1) * sizeof(p->insns[0]));
@@ -647,10 +709,20 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			if (i + 1 >= cnt || insns[i + 1].code || insns[i + 1].dst_reg ||
 			    insns[i + 1].src_reg || insns[i + 1].off)
 				goto fail;
-			/* The loader resolves pseudo forms into the value: load it verbatim. */
+			/* The loader resolves the other pseudo forms into the value: load it
+			 * verbatim. */
 			d->k = (uint64_t)(uint32_t)in->imm |
 			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
 			mark[i + 1] = MARK_SLOT2;
+			if (id == INSN_LDDW_FUNC) {
+				/* a callback: its address, once pass 2 knows the target is one */
+#ifdef INTERP_CHECKED
+				err = -EOPNOTSUPP;
+				goto fail;
+#else
+				nr_funcs++;
+#endif
+			}
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -678,7 +750,17 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		}
 	}
 
-	/* Pass 2: jump and call targets, now that every second slot is known. */
+	/* Pass 2: jump, call and callback targets, now that every second slot is known. */
+#ifndef INTERP_CHECKED
+	if (nr_funcs) {
+		p->callbacks = calloc(nr_funcs, sizeof(*p->callbacks));
+		cb_of = calloc(cnt, sizeof(*cb_of));
+		if (!p->callbacks || !cb_of) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+#endif
 	for (uint32_t i = 0; i < cnt; i++) {
 		const struct bpf_insn *in = &insns[i];
 		const struct insn_desc *desc;
@@ -693,14 +775,26 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			t = (int64_t)i + 1 + in->off;
 		else if (desc->kind == INSN_K_CALL && desc->op == INSN_OP_LOCAL)
 			t = (int64_t)i + 1 + in->imm;
+#ifndef INTERP_CHECKED
+		else if (desc->kind == INSN_K_LDDW && in->src_reg == BPF_PSEUDO_FUNC)
+			t = (int64_t)i + 1 + in->imm;
+#endif
 		else
 			continue;
 		if (check_target(p, mark, t))
 			goto fail;
-		p->insns[i].u.target = &p->insns[t];
 		mark[t] |= MARK_TARGET;
+#ifndef INTERP_CHECKED
+		if (desc->kind == INSN_K_LDDW) {
+			p->insns[i].k = (uintptr_t)callback_at(p, cb_of, (uint32_t)t);
+			continue;
+		}
+#endif
+		p->insns[i].u.target = &p->insns[t];
 	}
 #ifndef INTERP_CHECKED
+	free(cb_of);
+	cb_of = NULL;
 	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
 	 * record per instruction so that every access is checked on its own.  Without memory for
 	 * the liveness, only BNDL is lost. */
@@ -734,8 +828,11 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	*out = p;
 	return 0;
 fail:
+#ifndef INTERP_CHECKED
+	free(cb_of);
+#endif
 	free(mark);
-	free(p);
+	interp_free(p);
 	return err;
 }
 
@@ -746,7 +843,7 @@ int interp_exec(const struct interp_prog *p, const uint64_t args[5], uint64_t *r
 	int err;
 
 	memcpy(&R[1], args, 5 * sizeof(R[0]));
-	err = run(p, R, NULL);
+	err = run(p, p->insns, R, NULL);
 	*r0 = err ? 0 : R[0];
 	return err;
 }
@@ -769,7 +866,7 @@ uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i)
 {
 	struct label_table labels;
 
-	run(NULL, NULL, &labels);
+	run(NULL, NULL, NULL, &labels);
 	for (int id = 0; i < p->cnt && id < FUSE__COUNT; id++)
 		if (p->insns[i].handler == labels.fused[id])
 			return fuse_len((enum fuse_id)id);
@@ -780,5 +877,7 @@ uint32_t interp_fused_len(const struct interp_prog *p, uint32_t i)
 
 void interp_free(struct interp_prog *p)
 {
+	if (p)
+		free(p->callbacks);
 	free(p);
 }

@@ -8,10 +8,17 @@
  * immutable, so any number of threads may run it at once; each run has its own registers, call
  * frames and stack on the caller's C stack (about 4.5 KiB).
  *
+ * LD_IMM64 loads its 64-bit value as it is (the loader has already resolved map fds and the other
+ * pseudo forms into it), except BPF_PSEUDO_FUNC, which names a callback (src/exec/callback.h):
+ * the register gets the address of a struct exec_callback owned by the prepared program, one per
+ * callback target, whose call() runs the program entered at the target with r1..r5 its
+ * arguments and a fresh stack, as a new run (nested at most INTERP_MAX_FRAMES deep per thread;
+ * deeper, or after a run-time error, it returns 0).
+ *
  * What the decoder guarantees and what it leaves to the verifier: every slot is a known form
- * (src/insn.h) with reserved fields zero and registers r0..r10; every jump and bpf-to-bpf call
- * lands on an instruction start inside the program; every LD_IMM64 is complete; every helper id
- * is known to the environment.  It does NOT check memory accesses, termination, stack bounds or
+ * (src/insn.h) with reserved fields zero and registers r0..r10; every jump, bpf-to-bpf call and
+ * callback target lands on an instruction start inside the program; every LD_IMM64 is complete;
+ * every helper id is known to the environment.  It does NOT check memory accesses, termination, stack bounds or
  * register initialisation: a verifier in front of it must (the stack starts with undefined
  * contents, as on the kernel).  Control flow that runs past the last
  * instruction, a call deeper than INTERP_MAX_FRAMES or a register call to an unknown helper ends
@@ -63,9 +70,10 @@ struct interp_env {
 struct interp_prog;
 
 /* Decode cnt instructions for env into *out.  Returns 0, or -EINVAL for malformed input (unknown
- * opcode, nonzero reserved field, bad register, jump or call out of range or into the second
- * slot of an LD_IMM64, truncated LD_IMM64, unknown helper, LD_ABS without load_pkt), -E2BIG for
- * cnt 0 or above INTERP_MAX_INSNS, -EOPNOTSUPP for kfunc calls, -ENOMEM. */
+ * opcode, nonzero reserved field, bad register, jump, call or callback target out of range or
+ * into the second slot of an LD_IMM64, truncated LD_IMM64, unknown helper, LD_ABS without
+ * load_pkt), -E2BIG for cnt 0 or above INTERP_MAX_INSNS, -EOPNOTSUPP for kfunc calls (and, in
+ * the checked interpreter, callbacks), -ENOMEM. */
 int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
 		   struct interp_prog **out);
 

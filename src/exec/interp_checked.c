@@ -218,7 +218,7 @@ int interp_checked_exec(const struct interp_checked_prog *p, const uint64_t args
 	c->steps = 0;
 	c->pending_helper = -1;
 	memcpy(&R[1], args, 5 * sizeof(R[0]));
-	err = run(p, R, NULL, c, &cs);
+	err = run(p, p->insns, R, NULL, c, &cs);
 	if (!err && c->pending_helper >= 0 && c->helper_post)
 		c->helper_post(c, (uint32_t)c->pending_helper, R, R[0]);
 	*r0 = err ? 0 : R[0];

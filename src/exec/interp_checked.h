@@ -82,7 +82,9 @@ struct interp_check {
 
 struct interp_checked_prog;
 
-/* As interp_prepare(), for the checked interpreter. */
+/* As interp_prepare(), for the checked interpreter; a program with a callback (LD_IMM64
+ * BPF_PSEUDO_FUNC) is -EOPNOTSUPP: a callback's nested run has its own stack and registers,
+ * which the per-run check state does not follow. */
 int interp_checked_prepare(const struct bpf_insn *insns, uint32_t cnt,
 			   const struct interp_env *env, struct interp_checked_prog **out);
 void interp_checked_free(struct interp_checked_prog *p);

@@ -8,6 +8,15 @@
  * Each run uses about 4.7 KiB of the caller's stack when the program has bpf-to-bpf calls (eight
  * 512-byte frames), 512 bytes otherwise.
  *
+ * Callbacks (exec/callback.h): each distinct target of an LD_IMM64 BPF_PSEUDO_FUNC (checked like
+ * a bpf-to-bpf call's: an instruction start inside the program, else -EINVAL) gets a struct
+ * exec_callback owned by the compiled program, whose address the LD_IMM64 loads.  Its call() runs
+ * the program entered at the callback's first instruction as a fresh run (own frames, r0 and
+ * r6..r9 zero at entry, r1..r5 the arguments, r0 its result, 0 after a run-time error); each
+ * callback run nested below a helper uses another run's worth of the caller's stack, and as in
+ * the interpreter a call nested deeper than INTERP_MAX_FRAMES callback runs on the thread returns
+ * 0 without running.  The descriptors live as long as the program.
+ *
  * On other architectures jit_compile() returns -EOPNOTSUPP: callers fall back to the interpreter.
  *
  * Differences from the interpreter that a verified program cannot observe: after a helper call

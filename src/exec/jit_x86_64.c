@@ -26,6 +26,15 @@
  * depth test.  Run-time errors and early exits (LD_ABS miss, unwind helper) jump to stubs that
  * reset rsp from r12 (or from the fixed frame size) and leave through the epilogue.
  *
+ * Callbacks (exec/callback.h).  Each distinct target of an LD_IMM64 BPF_PSEUDO_FUNC gets a
+ * descriptor (struct jit_callback, allocated before the passes so that its address is a constant
+ * of the code: the LD_IMM64 is a movabs of it, not blinded) and an alternate entry placed after
+ * the stubs: a copy of the prologue, zeroing what the straight-line code from the target does
+ * not set first, then a jmp to the target's slot.  The descriptor's call() (jit_cb_call()) calls
+ * that entry like jit_exec() calls the main one, so a callback is a fresh run with its own
+ * frame(s) and anchor on the native stack below the helper that calls it; its exit at depth 0
+ * leaves through the common epilogue, which only depends on the prologue's layout.
+ *
  * Beyond one instruction at a time: helper calls whose r1 is a map known at compile time are
  * replaced as jit_opts.resolve_call says (resolve_calls()): a direct call of the map's op, or
  * inline array index arithmetic.  (Fusing `mov dst, src; add dst, imm` into one lea was tried
@@ -41,6 +50,7 @@
 #include <string.h>
 
 #include "insn.h"
+#include "exec/callback.h"
 #include "exec/jit.h"
 
 #ifdef __x86_64__
@@ -87,10 +97,18 @@ enum jit_label {
 
 
 
+/* A callback's descriptor: what helpers receive (cb), and the alternate entry that runs it. */
+struct jit_callback {
+	struct exec_callback cb; /* first: jit_cb_call() casts back */
+	jit_entry_fn entry;
+};
+
 struct jit_prog {
 	void *image;	/* R+X mapping */
 	size_t map_len; /* bytes mapped */
 	uint32_t len;	/* code bytes */
+	struct jit_callback *cbs; /* one per distinct callback target, in target order */
+	uint32_t ncbs;
 };
 
 struct jit_ctx {
@@ -123,18 +141,25 @@ struct jit_ctx {
 	struct jit_call *calls;
 	uint32_t ncalls;
 	uint32_t call_next; /* per pass: the next entry of calls to emit */
+	/* Callbacks: the distinct targets of LD_IMM64 BPF_PSEUDO_FUNC, ascending (scan()), and
+	 * their descriptors, whose addresses the code embeds. */
+	uint32_t *cb_targets;
+	uint32_t ncbs;
+	struct jit_callback *cbs;
 
 	/* Per pass. */
 	struct x86_buf b;
 	uint8_t *image; /* final address of b.code; NULL in pass 0 */
-	uint32_t *addr; /* [0, cnt) slots, [cnt] fall-off, [cnt + 1 + L] stubs, then the end */
+	uint32_t *addr; /* [0, cnt) slots, [cnt] fall-off, [cnt + 1 + L] stubs, callback
+			 * entries, then the end */
 	uint32_t *prev; /* addr of the previous pass; NULL in pass 0 */
 	int pad;	/* slots may not shrink */
 	uint32_t cur;	/* slot being emitted */
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
-#define NADDR(c) ((c)->cnt + 2 + LBL__COUNT)
+#define CB_SEG(c, j) ((c)->cnt + 1 + LBL__COUNT + (j)) /* callback j's entry; j = ncbs: the end */
+#define NADDR(c) ((c)->cnt + 2 + LBL__COUNT + (c)->ncbs)
 
 /* --- Addresses and jumps --- */
 
@@ -693,11 +718,34 @@ static void emit_exit(struct jit_ctx *c)
 	}
 }
 
+/* Index in c->cb_targets of target t (scan() put every LD_IMM64 BPF_PSEUDO_FUNC target there). */
+static uint32_t cb_index(const struct jit_ctx *c, uint32_t t)
+{
+	uint32_t lo = 0, hi = c->ncbs;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->cb_targets[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void emit_lddw(struct jit_ctx *c, const struct bpf_insn *in)
 {
 	uint64_t v = (uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
 	int dst = R(in->dst_reg);
 
+	if (in->src_reg == BPF_PSEUDO_FUNC) {
+		/* the descriptor's address: a JIT-chosen constant, not blinded, fixed size */
+		uint32_t j = cb_index(c, (uint32_t)((int64_t)c->cur + 1 + in->imm));
+
+		emit_movabs(&c->b, dst, (uint64_t)(uintptr_t)&c->cbs[j]);
+		return;
+	}
 	if (c->blind) {
 		uint64_t key = blind_key(c);
 
@@ -861,13 +909,14 @@ static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct
 
 /* --- Prologue, epilogue, stubs --- */
 
-/* Whether the straight-line code at the entry sets BPF register reg before anything could read
- * it (its initial zero is then dead).  Stops at the first jump, call or exit. */
-static int overwritten_first(const struct jit_ctx *c, int reg)
+/* Whether the straight-line code from the entry at slot start sets BPF register reg before
+ * anything could read it (its initial zero is then dead).  Stops at the first jump, call or
+ * exit: every path from the entry runs that code first. */
+static int overwritten_first(const struct jit_ctx *c, uint32_t start, int reg)
 {
 	const struct insn_desc *descs = insn_descs();
 
-	for (uint32_t i = 0; i < c->cnt; i++) {
+	for (uint32_t i = start; i < c->cnt; i++) {
 		const struct bpf_insn *in = &c->insns[i];
 		const struct insn_desc *d;
 
@@ -914,7 +963,8 @@ static int overwritten_first(const struct jit_ctx *c, int reg)
 	return 0;
 }
 
-static void emit_prologue(struct jit_ctx *c)
+/* The prologue of the entry at slot start (0, or a callback's first instruction). */
+static void emit_prologue(struct jit_ctx *c, uint32_t start)
 {
 	struct x86_buf *b = &c->b;
 	int uses_rbp = c->used & (1u << 10) || c->local_calls;
@@ -934,7 +984,7 @@ static void emit_prologue(struct jit_ctx *c)
 	}
 	/* The interpreter starts with r0 and r6..r9 zero. */
 	for (int r = 0; r <= 9; r++)
-		if ((r == 0 || r >= 6) && (c->used & (1u << r)) && !overwritten_first(c, r))
+		if ((r == 0 || r >= 6) && (c->used & (1u << r)) && !overwritten_first(c, start, r))
 			emit_alu_rr(b, 0, ALU_XOR, R(r), R(r));
 }
 
@@ -973,7 +1023,13 @@ static void emit_stubs(struct jit_ctx *c)
 		emit_alu_rr(b, 0, ALU_XOR, X86_RAX, X86_RAX);
 		emit_jump(c, CC_ALWAYS, LBL(c, LBL_EPILOGUE_STATUS));
 	}
-	begin_segment(c, LBL(c, LBL__COUNT)); /* the end */
+	/* Callback entries: the same frame as the main entry, then on to the callback's slot. */
+	for (uint32_t j = 0; j < c->ncbs; j++) {
+		begin_segment(c, CB_SEG(c, j));
+		emit_prologue(c, c->cb_targets[j]);
+		emit_jump(c, CC_ALWAYS, c->cb_targets[j]);
+	}
+	begin_segment(c, CB_SEG(c, c->ncbs)); /* the end */
 }
 
 static int is_target(const struct jit_ctx *c, uint32_t i)
@@ -989,7 +1045,7 @@ static void emit_program(struct jit_ctx *c)
 	c->b.err = 0;
 	c->cur = 0;
 	c->call_next = 0;
-	emit_prologue(c);
+	emit_prologue(c, 0);
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		begin_segment(c, i);
 		if (c->ids[i] >= 0)
@@ -1051,6 +1107,32 @@ static int uses_aux(const struct insn_desc *d)
 	}
 }
 
+/* The target of a jump, local call or callback (LD_IMM64 BPF_PSEUDO_FUNC) at slot i, or -1 if it
+ * is none of those (a target out of range may be any other value). */
+static int64_t branch_target(const struct insn_desc *d, const struct bpf_insn *in, uint32_t i)
+{
+	int64_t t;
+
+	if (d->code == (BPF_JMP32 | BPF_JA))
+		t = (int64_t)i + 1 + in->imm;
+	else if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
+		t = (int64_t)i + 1 + in->off;
+	else if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
+		t = (int64_t)i + 1 + in->imm;
+	else if (d->kind == INSN_K_LDDW && in->src_reg == BPF_PSEUDO_FUNC)
+		t = (int64_t)i + 1 + in->imm;
+	else
+		return -1;
+	return t == -1 ? -2 : t; /* out of range either way */
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Same checks and errors as interp_prepare(), then the JIT's own; fills ids and the facts. */
 static int scan(struct jit_ctx *c)
 {
@@ -1096,6 +1178,10 @@ static int scan(struct jit_ctx *c)
 				return -EINVAL;
 			c->ids[i + 1] = -1;
 			last_falls = 1;
+			if (in->src_reg == BPF_PSEUDO_FUNC) {
+				c->ncbs++; /* an upper bound until the targets are sorted */
+				c->any_call = 1; /* a helper calls it: not a leaf */
+			}
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -1133,25 +1219,34 @@ static int scan(struct jit_ctx *c)
 			break;
 		}
 	}
-	/* Jump and call targets, now that every second slot is known. */
+	/* Jump, call and callback targets, now that every second slot is known. */
+	if (c->ncbs) {
+		c->cb_targets = malloc(c->ncbs * sizeof(*c->cb_targets));
+		if (!c->cb_targets)
+			return -ENOMEM;
+		c->ncbs = 0;
+	}
 	for (uint32_t i = 0; i < cnt; i++) {
-		const struct bpf_insn *in = &insns[i];
-		const struct insn_desc *d;
 		int64_t t;
 
 		if (c->ids[i] < 0)
 			continue;
-		d = &descs[c->ids[i]];
-		if (d->code == (BPF_JMP32 | BPF_JA))
-			t = (int64_t)i + 1 + in->imm;
-		else if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
-			t = (int64_t)i + 1 + in->off;
-		else if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
-			t = (int64_t)i + 1 + in->imm;
-		else
+		t = branch_target(&descs[c->ids[i]], &insns[i], i);
+		if (t == -1)
 			continue;
 		if (t < 0 || t >= (int64_t)cnt || c->ids[t] < 0)
 			return -EINVAL;
+		if (descs[c->ids[i]].kind == INSN_K_LDDW)
+			c->cb_targets[c->ncbs++] = (uint32_t)t;
+	}
+	if (c->ncbs) { /* sorted, distinct */
+		uint32_t n = 1;
+
+		qsort(c->cb_targets, c->ncbs, sizeof(*c->cb_targets), cmp_u32);
+		for (uint32_t j = 1; j < c->ncbs; j++)
+			if (c->cb_targets[j] != c->cb_targets[n - 1])
+				c->cb_targets[n++] = c->cb_targets[j];
+		c->ncbs = n;
 	}
 	if (r10_written)
 		return -EOPNOTSUPP;
@@ -1160,18 +1255,6 @@ static int scan(struct jit_ctx *c)
 	if (c->labels & (1u << LBL_ELOOP | 1u << LBL_ENOENT | 1u << LBL_EFAULT))
 		c->labels |= 1u << LBL_ERR_COMMON;
 	return 0;
-}
-
-/* The target of a jump or local call at slot i, or -1 if it is neither. */
-static int64_t branch_target(const struct insn_desc *d, const struct bpf_insn *in, uint32_t i)
-{
-	if (d->code == (BPF_JMP32 | BPF_JA))
-		return (int64_t)i + 1 + in->imm;
-	if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
-		return (int64_t)i + 1 + in->off;
-	if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
-		return (int64_t)i + 1 + in->imm;
-	return -1;
 }
 
 #define RESOLVE_WINDOW 32 /* instructions searched back from a call for r1's LD_IMM64 */
@@ -1359,6 +1442,27 @@ static int check_opts(const struct jit_opts *opts, struct jit_opts *o)
 	return 0;
 }
 
+/* Callback runs nested on this thread (jit_cb_call() inside a helper inside jit_cb_call()...). */
+static __thread unsigned int jit_cb_depth __attribute__((tls_model("initial-exec")));
+
+/* struct exec_callback's call for the JIT: run the callback's entry, as jit_exec() runs the
+ * main one.  r0, or 0 after a run-time error or when nested deeper than INTERP_MAX_FRAMES (an
+ * unverified program recursing through a helper: it fails instead of overflowing the stack, as
+ * in the interpreter). */
+static uint64_t jit_cb_call(const struct exec_callback *cb, uint64_t r1, uint64_t r2, uint64_t r3,
+			    uint64_t r4, uint64_t r5)
+{
+	const struct jit_callback *jc = (const struct jit_callback *)cb;
+	struct jit_ret ret;
+
+	if (jit_cb_depth >= INTERP_MAX_FRAMES)
+		return 0;
+	jit_cb_depth++;
+	ret = jc->entry(r1, r2, r3, r4, r5);
+	jit_cb_depth--;
+	return (uint32_t)ret.status ? 0 : ret.r0;
+}
+
 int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
 		const struct jit_opts *opts, struct jit_prog **out)
 {
@@ -1385,14 +1489,24 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		return -EAGAIN;
 	err = -ENOMEM;
 	c.ids = malloc(cnt * sizeof(*c.ids));
-	addr = malloc(NADDR(&c) * sizeof(*addr));
-	prev = malloc(NADDR(&c) * sizeof(*prev));
 	p = calloc(1, sizeof(*p));
-	if (!c.ids || !addr || !prev || !p)
+	if (!c.ids || !p)
 		goto free_tmp;
 	err = scan(&c);
 	if (err)
 		goto free_tmp;
+	err = -ENOMEM;
+	addr = malloc(NADDR(&c) * sizeof(*addr));
+	prev = malloc(NADDR(&c) * sizeof(*prev));
+	if (!addr || !prev)
+		goto free_tmp;
+	if (c.ncbs) { /* before the passes: the code embeds the descriptors' addresses */
+		p->cbs = calloc(c.ncbs, sizeof(*p->cbs));
+		if (!p->cbs)
+			goto free_tmp;
+		p->ncbs = c.ncbs;
+		c.cbs = p->cbs;
+	}
 	err = resolve_calls(&c, &o);
 	if (err)
 		goto free_tmp;
@@ -1447,6 +1561,10 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	p->image = image;
 	p->map_len = map_len;
 	p->len = c.b.len;
+	for (uint32_t j = 0; j < c.ncbs; j++) {
+		p->cbs[j].cb.call = jit_cb_call;
+		p->cbs[j].entry = (jit_entry_fn)(void *)(image + addr[CB_SEG(&c, j)]);
+	}
 	*out = p;
 	p = NULL;
 	err = 0;
@@ -1457,6 +1575,9 @@ free_image:
 free_tmp:
 	free(c.target);
 	free(c.calls);
+	free(c.cb_targets);
+	if (p)
+		free(p->cbs);
 	free(p);
 	free(prev);
 	free(addr);
@@ -1496,6 +1617,7 @@ void jit_free(struct jit_prog *p)
 	if (!p)
 		return;
 	munmap(p->image, p->map_len);
+	free(p->cbs);
 	free(p);
 }
 

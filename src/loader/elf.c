@@ -624,10 +624,20 @@ static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size
 		r->off = (u32)target;
 		return 0;
 	case SEC_CODE:
-		return ld_err(obj, -EOPNOTSUPP,
-			      "section '%s': relocation %zu at insn %u: function "
-			      "pointer to '%s' is not supported",
-			      s->name, idx, r->insn, name);
+		/* a callback (bpf_loop's, ...): the function at symbol + imm bytes (a section
+		 * symbol's imm is the offset, a function symbol's 0), as libbpf reads it */
+		target = (s64)sym.st_value + insn.imm;
+		fi = target >= 0 && target % BPF_INSN_SZ == 0 && target / BPF_INSN_SZ <= UINT32_MAX
+			 ? ld_func_at(obj, sym.st_shndx, (u32)(target / BPF_INSN_SZ))
+			 : -1;
+		if (fi < 0)
+			return ld_err(obj, -EBADMSG,
+				      "section '%s': relocation %zu at insn %u: '%s' + %d is not "
+				      "the start of a function",
+				      s->name, idx, r->insn, name, insn.imm);
+		r->kind = RELO_FUNC;
+		r->func = fi;
+		return 0;
 	default:
 		return ld_err(obj, -EINVAL,
 			      "section '%s': relocation %zu at insn %u: '%s' is in "

@@ -362,14 +362,12 @@ static int btf_load(struct userbpf_object *obj)
 	return 0;
 }
 
-static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
+/* BPF_PROG_LOAD's attr for prog (built), without a log. */
+static void prog_attr(const struct userbpf_object *obj, const struct userbpf_program *prog,
+		      union bpf_attr *a)
 {
 	union bpf_attr attr;
-	int fd, err;
 
-	err = ld_prog_build(obj, prog);
-	if (err)
-		return err;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = prog->type;
 	attr.expected_attach_type = prog->attach_type;
@@ -387,6 +385,18 @@ static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 		attr.line_info = (u64)(uintptr_t)prog->line_info;
 		attr.line_info_cnt = prog->nline_info;
 	}
+	*a = attr;
+}
+
+static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
+{
+	union bpf_attr attr;
+	int fd, err;
+
+	err = ld_prog_build(obj, prog);
+	if (err)
+		return err;
+	prog_attr(obj, prog, &attr);
 	if (obj->log_buf && obj->log_size && obj->log_level) {
 		attr.log_buf = (u64)(uintptr_t)obj->log_buf;
 		attr.log_size = obj->log_size;
@@ -596,4 +606,29 @@ USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map)
 USERBPF_API int userbpf_map_fd(const struct userbpf_map *map)
 {
 	return map->fd;
+}
+
+int userbpf_program_reload(struct userbpf_object *obj, const struct userbpf_program *prog,
+			   char *log_buf, size_t log_size, unsigned int log_level)
+{
+	union bpf_attr attr;
+	int fd;
+
+	if (!obj || !prog || prog->fd < 0 || (log_size && !log_buf) || log_size > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	prog_attr(obj, prog, &attr);
+	if (log_size) {
+		log_buf[0] = '\0';
+		attr.log_buf = (u64)(uintptr_t)log_buf;
+		attr.log_size = (u32)log_size;
+		attr.log_level = log_level;
+	}
+	fd = backend(obj, BPF_PROG_LOAD, &attr);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
+	return fd;
 }

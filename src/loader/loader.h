@@ -58,6 +58,7 @@ enum ld_reloc_kind {
 	RELO_MAP,  /* ld_imm64 of a map: src_reg BPF_PSEUDO_MAP_FD, imm = fd */
 	RELO_DATA, /* ld_imm64 into global data: BPF_PSEUDO_MAP_VALUE, fd and offset */
 	RELO_CALL, /* bpf-to-bpf call: imm = distance to the callee's copy */
+	RELO_FUNC, /* ld_imm64 of a function (a callback): BPF_PSEUDO_FUNC, imm as a call's */
 };
 
 struct ld_reloc {
@@ -66,7 +67,7 @@ struct ld_reloc {
 	enum ld_reloc_kind kind;
 	u32 map;  /* RELO_MAP, RELO_DATA */
 	u32 off;  /* RELO_DATA: byte offset in the section's value */
-	u32 func; /* RELO_CALL: index in funcs[] of the callee */
+	u32 func; /* RELO_CALL, RELO_FUNC: index in funcs[] of the callee */
 };
 
 /* struct bpf_map_def and the BTF map definition reduce to this. */

@@ -5,7 +5,8 @@
  * function in append order, walk the relocations that fall inside it (relocs[] is sorted, found
  * by binary search): a map reference becomes BPF_PSEUDO_MAP_FD with the map's fd, a global-data
  * reference BPF_PSEUDO_MAP_VALUE with the fd and the offset in insn[1].imm, and a call is
- * pointed at the callee's copy, appending the callee the first time it is seen.  Each function
+ * pointed at the callee's copy, appending the callee the first time it is seen (an ld_imm64 of a
+ * function, a callback, likewise becomes BPF_PSEUDO_FUNC relative to its copy).  Each function
  * is appended at most once per program, so recursion terminates and the result is at most the
  * sum of all functions' sizes, which is allocated up front.
  *
@@ -104,11 +105,14 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 			insn[1].imm = r->off;
 			break;
 		case RELO_CALL:
+		case RELO_FUNC:
 			if (b->base[r->func] == NOT_APPENDED)
 				append(obj, b, r->func);
 			insn = &b->insns[pos];
-			insn->src_reg = BPF_PSEUDO_CALL;
+			insn->src_reg = r->kind == RELO_CALL ? BPF_PSEUDO_CALL : BPF_PSEUDO_FUNC;
 			insn->imm = (s32)b->base[r->func] - (s32)(pos + 1);
+			if (r->kind == RELO_FUNC)
+				insn[1].imm = 0;
 			break;
 		}
 	}

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "exec/callback.h"
 #include "map/map.h"
 
 #define ARRAY_CREATE_FLAG_MASK                                                                   \
@@ -273,6 +274,25 @@ static int percpu_array_prog_update(struct bpf_map *map, const void *key, const 
 	return 0;
 }
 
+/* Every index below max_entries in order (the kernel's too); the key is a copy of the index, the
+ * value the element (per CPU: this CPU's copy, chosen once, as the kernel disables migration). */
+static s64 array_for_each(struct bpf_map *map, u64 callback, void *ctx)
+{
+	struct bpf_array *a = array_of(map);
+	size_t cpu_off = a->ncpus > 1 ? (size_t)map_this_cpu() * a->elem_size : 0;
+	s64 calls = 0;
+
+	for (u32 i = 0; i < map->max_entries; i++) {
+		u32 key = i;
+
+		calls++;
+		if (exec_callback_call(callback, (uintptr_t)map, (uintptr_t)&key,
+				       (uintptr_t)(array_elem(a, i) + cpu_off), (uintptr_t)ctx, 0))
+			break;
+	}
+	return calls;
+}
+
 static int array_delete(struct bpf_map *map, const void *key)
 {
 	return -EINVAL;
@@ -341,6 +361,7 @@ const struct bpf_map_ops array_map_ops = {
 	.update_batch = generic_map_update_batch,
 	.mmap_check = array_mmap_check,
 	.check_btf = array_check_btf,
+	.for_each = array_for_each,
 	/* no delete: elements always exist; the kernel answers ENOTSUPP */
 };
 
@@ -358,6 +379,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.get_next_key = array_map_get_next_key,
 	.lookup_batch = generic_map_lookup_batch,
 	.update_batch = generic_map_update_batch,
+	.for_each = array_for_each,
 	.percpu = true,
 	/* no array_base: a program's value depends on its CPU, so lookups cannot be inlined */
 };

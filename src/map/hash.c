@@ -29,6 +29,11 @@
  * batches from per-CPU lists (and so may drop several keys at once, or one for an update of a
  * present key); below capacity everything is the plain hash map's.
  *
+ * bpf_for_each_map_elem() walks the buckets in order and each chain from its head, as the kernel
+ * does, and leaves LRU marks alone (the kernel's walk does not touch its lists either).  The
+ * callback may delete the element it was given (or any other): a bucket's chain is copied before
+ * its first callback, and each copied element is given only if it is still live in that bucket.
+ *
  * Hash of maps (BPF_MAP_TYPE_HASH_OF_MAPS, see map_in_map.h): an element's value is a pointer to
  * an inner map the element holds a reference on.  bpf() writes a map fd and reads the map's id;
  * a program's lookup returns the map.  The reference goes when the element is replaced, deleted
@@ -39,6 +44,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "exec/callback.h"
 #include "map/jhash.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
@@ -53,7 +59,7 @@
 struct htab_elem {
 	struct htab_elem *next;	/* chain of the bucket, or the free list */
 	u32 hash;		/* full hash of the key; its low bits pick the bucket */
-	u8 live;		/* LRU: in a chain (set and cleared under its bucket's lock) */
+	u8 live;		/* in a chain (set and cleared under its bucket's lock) */
 	u8 ref;			/* LRU: looked up by a program since the clock hand passed */
 	_Alignas(8) u8 data[];	/* key, padded to 8 bytes, then the value */
 };
@@ -542,10 +548,9 @@ retry:
 	if (!e)
 		goto unlock;
 	seq_write_begin(&b->seq);
-	if (h->lru) {
+	if (h->lru)
 		__atomic_store_n(&e->ref, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
-	}
+	__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
 	/* A reader of another bucket may still be looking at this reused element: atomic stores.
 	 * Its own bucket's counter, bumped when it was deleted, makes that reader retry. */
 	__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
@@ -687,6 +692,72 @@ static int htab_get_next_key(struct bpf_map *map, const void *key, void *next_ke
 	return -ENOENT;
 }
 
+/* The elements of bucket b, copied into *elems (a buffer of *cap, replaced by a larger malloc'ed
+ * one when the chain is longer; local is the caller's own, not to be freed), without the lock:
+ * retried while a writer changes the chain.  Returns how many, or -1 without memory. */
+static s64 bucket_snapshot(struct bpf_htab *h, struct bucket *b, struct htab_elem ***elems,
+			   u32 *cap, struct htab_elem **local)
+{
+	for (;;) {
+		u32 seq = seq_read_begin(&b->seq), n;
+		struct htab_elem *e = __atomic_load_n(&b->head, __ATOMIC_RELAXED), **more;
+
+		for (n = 0; e && n < WALK_LIMIT(h); n++) {
+			if (n < *cap)
+				(*elems)[n] = e;
+			e = __atomic_load_n(&e->next, __ATOMIC_RELAXED);
+		}
+		if (seq_read_retry(&b->seq, seq))
+			continue;
+		if (n <= *cap)
+			return n;
+		more = malloc((size_t)n * sizeof(*more));
+		if (!more)
+			return -1;
+		if (*elems != local)
+			free(*elems);
+		*elems = more;
+		*cap = n;
+	}
+}
+
+/* bpf_for_each_map_elem() (see the top of the file): callback(map, key, value, ctx, 0), the key
+ * and value the element's (per CPU: this CPU's copy, chosen once). */
+static s64 htab_for_each(struct bpf_map *map, u64 callback, void *ctx)
+{
+	struct bpf_htab *h = htab_of(map);
+	struct htab_elem *local[32], **elems = local;
+	size_t cpu_off = h->percpu ? (size_t)map_this_cpu() * h->value_round : 0;
+	u32 cap = ARRAY_SIZE(local);
+	s64 calls = 0;
+
+	for (u32 i = 0; i < h->n_buckets; i++) {
+		struct bucket *b = &h->buckets[i];
+		/* (out of memory for a pathologically long chain: stop there) */
+		s64 n = bucket_snapshot(h, b, &elems, &cap, local);
+
+		if (n < 0)
+			break;
+		for (s64 j = 0; j < n; j++) {
+			struct htab_elem *e = elems[j];
+
+			/* deleted meanwhile (perhaps reused, for a key of another bucket) */
+			if (!__atomic_load_n(&e->live, __ATOMIC_RELAXED) ||
+			    htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED)) != b)
+				continue;
+			calls++;
+			if (exec_callback_call(callback, (uintptr_t)map, (uintptr_t)elem_key(e),
+					       (uintptr_t)((u8 *)elem_value(h, e) + cpu_off),
+					       (uintptr_t)ctx, 0))
+				goto out;
+		}
+	}
+out:
+	if (elems != local)
+		free(elems);
+	return calls;
+}
+
 /* The kernel's bucket-at-a-time batch: in_batch/out_batch hold a bucket index; a bucket is
  * returned whole or not at all (ENOSPC if the first one does not fit); ENOENT after the last. */
 static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr *uattr,
@@ -819,7 +890,7 @@ static int htab_check_btf(const struct bpf_map *map, const struct btf *btf,
 	.get_next_key = htab_get_next_key, .lookup_and_delete = htab_lookup_and_delete,          \
 	.lookup_batch = htab_lookup_batch, .lookup_and_delete_batch = htab_lookup_and_delete_batch, \
 	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch,      \
-	.check_btf = htab_check_btf
+	.check_btf = htab_check_btf, .for_each = htab_for_each
 
 const struct bpf_map_ops htab_map_ops = {
 	HTAB_OPS,

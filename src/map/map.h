@@ -48,6 +48,13 @@ struct bpf_map_ops {
 	/* Per-CPU types, for bpf_map_lookup_percpu_elem(): the address of CPU cpu's copy of
 	 * key's value, or NULL (no such key, or cpu not below the possible CPUs). */
 	void *(*lookup_percpu_ptr)(struct bpf_map *map, const void *key, u32 cpu);
+	/* bpf_for_each_map_elem(): calls callback (a struct exec_callback, src/exec/callback.h)
+	 * as callback(map, &key, &value, ctx, 0) for each element in the type's order, value the
+	 * element's own memory (per CPU: the calling CPU's copy, as lookup_ptr gives it), and stops
+	 * after the first nonzero return.  Returns the number of calls.  The callback may update
+	 * and delete elements, the one it was given included.  NULL: the type has none (the
+	 * verifier refuses the helper on it). */
+	s64 (*for_each)(struct bpf_map *map, u64 callback, void *ctx);
 	/* For programs, when it differs from update (per-CPU types: value is value_size bytes,
 	 * for the calling CPU's copy; update takes every CPU's, as bpf() does).  NULL: update. */
 	int (*prog_update)(struct bpf_map *map, const void *key, const void *value, u64 flags);

@@ -383,3 +383,16 @@ void btf_info_free(struct verifier_env *env)
 	free(env->func_info);
 	free(env->linfo);
 }
+
+/* Whether subprogram sub's func_info names a function of static linkage (what a callback must
+ * be, the kernel's check_ld_imm()). */
+bool func_is_static(struct verifier_env *env, u32 sub)
+{
+	const struct btf_type *f;
+
+	if (!env->btf || sub >= env->func_info_cnt)
+		return false;
+	f = btf_type_by_id(env->btf, env->func_info[sub].type_id);
+	return f && BTF_INFO_KIND(f->info) == BTF_KIND_FUNC &&
+	       BTF_INFO_VLEN(f->info) == BTF_FUNC_STATIC;
+}

@@ -1,7 +1,7 @@
 /* Program structure, before any value is tracked: subprograms and the control-flow graph.
  *
- * add_subprogs(): every bpf-to-bpf call (src_reg BPF_PSEUDO_CALL) starts a subprogram at its
- * target; subprog[] is kept sorted by start, with a sentinel subprog[cnt].start == len.
+ * add_subprogs(): every bpf-to-bpf call (src_reg BPF_PSEUDO_CALL) and every callback (an
+ * LD_IMM64 with src_reg BPF_PSEUDO_FUNC) starts a subprogram at its target; subprog[] is kept sorted by start, with a sentinel subprog[cnt].start == len.
  * check_subprogs(): every jump stays inside its subprogram and each subprogram ends with an exit
  * or an unconditional jump (no falling from one into the next).
  * check_cfg(): an iterative depth-first walk from insn 0 (explicit stack: no recursion, so 100k
@@ -9,7 +9,9 @@
  * and jumps into the second half of a 64-bit immediate load.  Back-edges are allowed (the kernel
  * allows bounded loops to privileged loaders; do_check proves them bounded), also through calls:
  * recursion ends at the call depth limit in do_check, as in the kernel.  The walk marks prune points: conditional
- * jumps, jump targets and the instruction after a call.  Each instruction's edges are tried in
+ * jumps, jump targets and the instruction after a call; a callback's LD_IMM64 is an edge to the
+ * callback, and a helper that calls callbacks (bpf_loop, bpf_for_each_map_elem) is marked
+ * calls_callback: a state is always kept there, as the callback's exit returns to it.  Each instruction's edges are tried in
  * order: state[t] records which edges were pushed (FALLTHROUGH, then BRANCH) so the walk resumes
  * where it stopped, as the kernel's does, and gives the same first error.
  * compute_scc(): the loops of the program, as strongly connected components of the graph of
@@ -96,9 +98,11 @@ int add_subprogs(struct verifier_env *env)
 	for (u32 i = 0; !err && i < env->len; i++) {
 		const struct bpf_insn *in = &env->insns[i];
 
+		/* a callback (bpf_loop's, ...) is a subprogram too */
 		if (is_ldimm64(in) && in->src_reg == BPF_PSEUDO_FUNC) {
-			verbose(env, "callbacks are not supported\n");
-			return -EINVAL;
+			err = add_subprog(env, (s64)i + in->imm + 1);
+			i++;
+			continue;
 		}
 		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
 			verbose(env, "calling kernel functions are not allowed in non-JITed programs\n");
@@ -227,25 +231,55 @@ static int push_edge(struct verifier_env *env, struct cfg_walk *w, u32 t, s64 to
 	return DONE;
 }
 
+/* Helpers that call a callback synchronously (the kernel's is_sync_callback_calling_insn()). */
+static bool calls_callback_helper(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0 &&
+	       (in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_for_each_map_elem);
+}
+
+/* Where a call (or a callback's LD_IMM64) continues: states are kept there, and the path's
+ * history records the return. */
+static void mark_after_call(struct verifier_env *env, u32 next)
+{
+	if (next < env->len) {
+		env->aux[next].prune_point = 1;
+		env->aux[next].jmp_point = 1;
+	}
+}
+
 static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 {
 	const struct bpf_insn *in = &env->insns[t];
 	u8 cls = BPF_CLASS(in->code);
 	int ret;
 
+	/* LD_IMM64 of a callback: like a call, the callee is reached from here (the kernel's
+	 * visit_func_call_insn()) */
+	if (is_ldimm64(in) && in->src_reg == BPF_PSEUDO_FUNC) {
+		ret = push_edge(env, w, t, (s64)t + 2, FALLTHROUGH, false);
+		if (ret)
+			return ret;
+		mark_after_call(env, t + 2);
+		env->aux[t].prune_point = 1;
+		return push_edge(env, w, t, (s64)t + in->imm + 1, BRANCH, true);
+	}
 	if (cls != BPF_JMP && cls != BPF_JMP32)
 		return push_edge(env, w, t, (s64)t + (is_ldimm64(in) ? 2 : 1), FALLTHROUGH, false);
 	switch (BPF_OP(in->code)) {
 	case BPF_EXIT:
 		return DONE;
 	case BPF_CALL:
+		/* the callback returns here, maybe many times: a state is always kept */
+		if (calls_callback_helper(in)) {
+			env->aux[t].calls_callback = 1;
+			env->aux[t].prune_point = 1;
+			env->aux[t].jmp_point = 1;
+		}
 		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, false);
 		if (ret)
 			return ret;
-		if (t + 1 < env->len) {
-			env->aux[t + 1].prune_point = 1;
-			env->aux[t + 1].jmp_point = 1;
-		}
+		mark_after_call(env, t + 1);
 		if (in->src_reg == BPF_PSEUDO_CALL) {
 			env->aux[t].prune_point = 1;
 			/* recursion is refused by do_check (call depth), not here */

@@ -380,6 +380,21 @@ int check_ld_imm(struct verifier_env *env, const struct bpf_insn *insn)
 		mark_reg_const(dst, ((u64)(u32)insn[1].imm << 32) | (u32)insn[0].imm);
 		return 0;
 	}
+	if (insn->src_reg == BPF_PSEUDO_FUNC) {
+		int sub = find_subprog(env, (int)idx + insn->imm + 1);
+
+		if (!env->func_info_cnt) {
+			verbose(env, "missing btf func_info\n");
+			return -EINVAL;
+		}
+		if (sub < 0 || !func_is_static(env, (u32)sub)) {
+			verbose(env, "callback function not static\n");
+			return -EINVAL;
+		}
+		mark_ptr(dst, PTR_TO_FUNC);
+		dst->subprogno = sub;
+		return 0;
+	}
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
 		mark_ptr(dst, PTR_TO_MAP_VALUE);
 		dst->off = (s32)env->aux[idx].map_off;

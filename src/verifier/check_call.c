@@ -11,6 +11,13 @@
  * exit of a subprogram copies R0 back and restores the caller frame (R1-R5 unreadable there).
  * The exit of the main program requires R0 to be readable.
  *
+ * Callbacks (bpf_loop, bpf_for_each_map_elem; 6.18's model): the call queues a round of the
+ * callback, a copy of the state before the call with a new frame whose registers are what the
+ * helper passes, and goes on as if the helper returned.  The callback's exit checks R0 in [0, 1]
+ * and returns to the call itself, which queues another round, until a round brings nothing new
+ * (states.c prunes it) or, for bpf_loop, R1's bound is reached.  Scalars a round changed that no
+ * check depends on are widened to unknown first, so that a counter converges.
+ *
  * References: bpf_ringbuf_reserve() acquires one (an id the path holds, carried by R0 as
  * ref_obj_id); submit or discard releases it, and every register pointing at the record becomes
  * unusable.  The main program's exit, a tail call and LD_ABS require that none is held.
@@ -45,7 +52,7 @@ static bool is_mem_ptr(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_STACK || reg->type == PTR_TO_PACKET ||
 	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE ||
-	       reg->type == PTR_TO_RINGBUF_MEM;
+	       reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MAP_KEY;
 }
 
 #define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
@@ -81,7 +88,7 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, boo
 }
 
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
-		     struct bpf_map **map)
+		     struct bpf_map **map, int *cb_sub)
 {
 	u32 regno = (u32)arg + 1;
 	enum bpf_arg_type t = fn->arg_type[arg];
@@ -137,13 +144,27 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 					(int)(t == ARG_PTR_TO_MAP_KEY ? (*map)->key_size
 								      : (*map)->value_size),
 					false, uninit, uninit);
+	case ARG_PTR_TO_FUNC:
+		if (reg->type != PTR_TO_FUNC)
+			return type_err(env, regno, reg, "func");
+		*cb_sub = reg->subprogno;
+		return 0;
+	case ARG_PTR_TO_STACK_OR_NULL:
+		/* NULL: precise, as ARG_PTR_TO_MEM_OR_NULL's */
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno);
+		if (reg->type != PTR_TO_STACK)
+			return type_err(env, regno, reg, "fp");
+		return 0;
 	case ARG_PTR_TO_SPIN_LOCK:
 		if (reg->type != PTR_TO_MAP_VALUE)
 			return type_err(env, regno, reg, "map_value, ptr_");
 		return 0; /* (what it points at: process_spin_lock()) */
 	case ARG_PTR_TO_MEM_OR_NULL:
+		/* NULL (its size must then be 0, check_helper_mem()): a value the helper acts
+		 * on, so precise, as 6.18 marks every NULL it accepts */
 		if (reg_is_const(reg) && !reg->s.var_off.value)
-			return 0; /* NULL: its size must then be 0 (check_helper_mem()) */
+			return mark_precise_reg(env, regno);
 		/* fall through */
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
@@ -453,6 +474,108 @@ void mark_pkt_data_changers(struct verifier_env *env)
 	}
 }
 
+/* Map types whose elements a bpf_for_each_map_elem() callback may walk (the kernel's
+ * map_for_each_callback ops). */
+static bool map_has_for_each(const struct bpf_map *map)
+{
+	switch (map->map_type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		return !map->inner_meta;
+	default:
+		return false;
+	}
+}
+
+/* Queues one round of a callback (the kernel's push_callback_call()): a copy of the current
+ * state, before the helper's call clobbers anything, with a new frame entering subprogram sub
+ * whose registers are what the helper passes (bpf_loop: R1 the index, R2 the ctx; for_each: R1
+ * the map, R2 a key, R3 a value, R4 the ctx).  Its exit comes back to the call (check_exit()),
+ * which queues the next round until the states converge. */
+static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct bpf_map *map)
+{
+	struct func_state *caller = cur_frame(env), *callee;
+	const struct reg_state *cregs = caller->regs;
+	struct vstate *st;
+
+	if (sub < 0)
+		return -EFAULT;
+	st = push_stack(env, env->subprog[sub].start, insn_idx);
+	if (!st)
+		return -ENOMEM;
+	if (st->curframe + 1 >= MAX_CALL_FRAMES) {
+		verbose(env, "the call stack of %u frames is too deep\n", st->curframe + 2);
+		return -E2BIG;
+	}
+	callee = calloc(1, sizeof(*callee));
+	if (!callee)
+		return -ENOMEM;
+	init_func_state(callee, insn_idx, st->curframe + 1, (u32)sub);
+	mark_all_scratched(env); /* (so does the kernel's init_func_state()) */
+	st->frame[st->curframe + 1] = callee;
+	st->curframe++;
+	if (map) {
+		if (!map_has_for_each(map)) {
+			verbose(env, "callback function not allowed for map\n");
+			return -ENOTSUPP;
+		}
+		mark_ptr(&callee->regs[BPF_REG_1], CONST_PTR_TO_MAP);
+		callee->regs[BPF_REG_1].map = map;
+		mark_ptr(&callee->regs[BPF_REG_2], PTR_TO_MAP_KEY);
+		callee->regs[BPF_REG_2].map = map;
+		mark_ptr(&callee->regs[BPF_REG_3], PTR_TO_MAP_VALUE);
+		callee->regs[BPF_REG_3].map = map;
+		callee->regs[BPF_REG_3].id = ++env->id_gen;
+		callee->regs[BPF_REG_4] = cregs[BPF_REG_3];
+	} else {
+		mark_reg_unknown(&callee->regs[BPF_REG_1]);
+		callee->regs[BPF_REG_2] = cregs[BPF_REG_3];
+	}
+	callee->in_callback_fn = true;
+	st->callback_unroll_depth++;
+	st->frame[st->curframe - 1]->callback_depth++;
+	caller->callback_depth = 0;
+	return 0;
+}
+
+/* bpf_loop(nr_loops, callback, ctx, flags): R4 must be precise while the call could be inlined
+ * (the kernel's update_loop_inline_state()), R1 always (its bound ends the rounds); a round is
+ * queued while fewer than R1's umax were queued since this frame last called bpf_loop. */
+static int loop_callback(struct verifier_env *env, int insn_idx, int sub)
+{
+	struct insn_aux *aux = &env->aux[insn_idx];
+	const struct reg_state *r4 = &cur_regs(env)[BPF_REG_4];
+	struct func_state *f = cur_frame(env);
+	int err;
+
+	if (!aux->loop_inline_seen || aux->loop_inline_fit) {
+		bool zero = reg_is_const(r4) && !r4->s.var_off.value;
+
+		if (zero) {
+			err = mark_precise_reg(env, BPF_REG_4);
+			if (err)
+				return err;
+		}
+		aux->loop_inline_fit = zero && (!aux->loop_inline_seen ||
+						(int)aux->loop_inline_sub == sub);
+		aux->loop_inline_seen = 1;
+		aux->loop_inline_sub = (u32)sub;
+	}
+	err = mark_precise_reg(env, BPF_REG_1);
+	if (err)
+		return err;
+	if (f->callback_depth < cur_regs(env)[BPF_REG_1].s.umax)
+		return push_callback(env, insn_idx, sub, NULL);
+	f->callback_depth = 0;
+	if (env->log.level & 2)
+		verbose(env, "frame%u bpf_loop iteration limit reached\n", env->cur->curframe);
+	return 0;
+}
+
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -460,6 +583,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	struct bpf_map *map = NULL;
 	s32 id = insn->imm;
 	bool never_null = false;
+	int cb_sub = -1;
 	u64 key;
 	int err;
 
@@ -483,7 +607,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		return -EINVAL;
 	}
 	for (int i = 0; i < 5; i++) {
-		err = check_arg(env, fn, i, &map);
+		err = check_arg(env, fn, i, &map, &cb_sub);
 		if (err)
 			return err;
 	}
@@ -499,6 +623,17 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	     id == BPF_FUNC_map_push_elem || id == BPF_FUNC_map_pop_elem)) {
 		verbose(env, "write into map forbidden\n");
 		return -EACCES;
+	}
+	/* the callback's round is queued before the helper's return is modelled (as in 6.18,
+	 * whose map compatibility check comes after) */
+	if (id == BPF_FUNC_for_each_map_elem) {
+		err = push_callback(env, *insn_idx, cb_sub, map);
+		if (err)
+			return err;
+	} else if (id == BPF_FUNC_loop) {
+		err = loop_callback(env, *insn_idx, cb_sub);
+		if (err)
+			return err;
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with redirect_map (and lookups), and those
@@ -679,6 +814,69 @@ int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *
 	return 0;
 }
 
+/* "At callback return the register R0 has smin=2 smax=2 should have been in [0, 1]" (the
+ * kernel's verbose_invalid_scalar()). */
+static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_state *reg,
+				   int minval, int maxval, const char *ctx, const char *name)
+{
+	bool unknown = true;
+
+	verbose(env, "%s the register %s has", ctx, name);
+	if (reg->s.smin > SCALAR_S64_MIN) {
+		verbose(env, " smin=%lld", (long long)reg->s.smin);
+		unknown = false;
+	}
+	if (reg->s.smax < SCALAR_S64_MAX) {
+		verbose(env, " smax=%lld", (long long)reg->s.smax);
+		unknown = false;
+	}
+	if (unknown)
+		verbose(env, " unknown scalar value");
+	verbose(env, " should have been in [%d, %d]\n", minval, maxval);
+}
+
+static void maybe_widen_reg(const struct reg_state *old, struct reg_state *cur)
+{
+	if (old->type != SCALAR_VALUE || cur->type != SCALAR_VALUE)
+		return;
+	if (old->precise || cur->precise || !memcmp(&old->s, &cur->s, sizeof(old->s)))
+		return;
+	mark_reg_unknown(cur);
+}
+
+/* After a callback round, the imprecise scalars that changed since the state at the call that
+ * started the round (the nearest such ancestor, the kernel's find_prev_entry()) become unknown,
+ * so that a counter in the caller's memory does not make every round a new state (the kernel's
+ * widen_imprecise_scalars()). */
+static void widen_imprecise_scalars(struct verifier_env *env, int callsite)
+{
+	struct vstate *cur = env->cur, *old;
+
+	for (old = cur->parent; old; old = old->parent) {
+		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
+			    old->branches;
+
+		for (u32 i = 1; same && i <= cur->curframe; i++)
+			same = old->frame[i]->callsite == cur->frame[i]->callsite;
+		if (same)
+			break;
+	}
+	if (!old)
+		return;
+	for (int fr = (int)old->curframe; fr >= 0; fr--) {
+		const struct func_state *fo = old->frame[fr];
+		struct func_state *fc = cur->frame[fr];
+		u32 n = fo->allocated < fc->allocated ? fo->allocated : fc->allocated;
+
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			maybe_widen_reg(&fo->regs[r], &fc->regs[r]);
+		for (u32 i = 0; i < n; i++)
+			if (fo->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL &&
+			    fc->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL)
+				maybe_widen_reg(&fo->stack[i].spilled, &fc->stack[i].spilled);
+	}
+}
+
 /* Returns 0 and sets *path_done when the path ended (main program exit), else continues at
  * *insn_idx in the caller. */
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
@@ -713,17 +911,40 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 		verbose(env, "cannot return stack pointer to the caller\n");
 		return -EINVAL;
 	}
-	caller->regs[BPF_REG_0] = callee->regs[BPF_REG_0];
-	*insn_idx = callee->callsite + 1;
+	if (callee->in_callback_fn) {
+		const struct reg_state *r0 = &callee->regs[BPF_REG_0];
+
+		if (r0->type != SCALAR_VALUE) {
+			verbose(env, "R0 not a scalar value\n");
+			return -EACCES;
+		}
+		/* the helper acts on the value: 0 goes on, 1 stops */
+		err = mark_precise_reg(env, BPF_REG_0);
+		if (err)
+			return err;
+		if (r0->s.smin < 0 || r0->s.smax > 1) {
+			verbose_invalid_scalar(env, r0, 0, 1, "At callback return", "R0");
+			return -EINVAL;
+		}
+		/* back to the call, which may run the callback again */
+		*insn_idx = callee->callsite;
+	} else {
+		caller->regs[BPF_REG_0] = callee->regs[BPF_REG_0];
+		*insn_idx = callee->callsite + 1;
+	}
 	if (env->log.level & BPF_LOG_LEVEL_ANY) {
 		verbose(env, "returning from callee:\n");
 		print_state(env, st, callee, true);
 		verbose(env, "to caller at %d:\n", *insn_idx);
 		print_state(env, st, caller, true);
 	}
+	bool in_callback = callee->in_callback_fn;
+
 	free(callee->stack);
 	free(callee);
 	st->frame[st->curframe] = NULL;
 	st->curframe--;
+	if (in_callback)
+		widen_imprecise_scalars(env, *insn_idx);
 	return 0;
 }

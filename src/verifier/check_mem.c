@@ -266,6 +266,10 @@ static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg,
 		verbose(env, "invalid access to map value, value_size=%u off=%d size=%d\n", mem_size,
 			(int)off, size);
 		break;
+	case PTR_TO_MAP_KEY:
+		verbose(env, "invalid access to map key, key_size=%u off=%d size=%d\n", mem_size,
+			(int)off, size);
+		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
 	case PTR_TO_PACKET_END:
@@ -303,7 +307,9 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		     int value_regno, bool zero_ok)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM ? reg->mem_size : reg->map->value_size;
+	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM ? reg->mem_size
+		       : reg->type == PTR_TO_MAP_KEY	? reg->map->key_size
+							: reg->map->value_size;
 	s64 smin = reg->s.smin;
 	int err;
 
@@ -682,6 +688,9 @@ static int check_alignment(struct verifier_env *env, const struct reg_state *reg
 	case PTR_TO_MAP_VALUE:
 		what = "value ";
 		break;
+	case PTR_TO_MAP_KEY:
+		what = "key ";
+		break;
 	case PTR_TO_CTX:
 		what = "context ";
 		break;
@@ -794,6 +803,15 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 	case PTR_TO_RINGBUF_MEM:
 		err = check_mem_region(env, regno, off, size, write, value_regno, false);
 		if (!err && !write && value_regno >= 0)
+			mark_reg_unknown(&cur_regs(env)[value_regno]);
+		break;
+	case PTR_TO_MAP_KEY: /* a for_each callback's view of the element's key */
+		if (write) {
+			verbose(env, "write to change key R%u not allowed\n", regno);
+			return -EACCES;
+		}
+		err = check_mem_region(env, regno, off, size, write, value_regno, false);
+		if (!err && value_regno >= 0)
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
 		break;
 	case PTR_TO_CTX:
@@ -1013,6 +1031,12 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 		err = check_map_access_type(env, reg, reg->off, size, write);
 		return err ? err : check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_RINGBUF_MEM:
+		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+	case PTR_TO_MAP_KEY:
+		if (write) {
+			verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
+			return -EACCES;
+		}
 		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_STACK:
 		if (size == 0 && !zero_ok) {

@@ -61,6 +61,8 @@ enum reg_type {
 	PTR_TO_RINGBUF_MEM_OR_NULL,	/* bpf_ringbuf_reserve()'s, before its NULL check */
 	PTR_TO_SOCK_COMMON,		/* a socket (struct bpf_sock, common fields), read only */
 	PTR_TO_SOCK_COMMON_OR_NULL,	/* __sk_buff.sk, before its NULL check */
+	PTR_TO_FUNC,			/* a callback (LD_IMM64 BPF_PSEUDO_FUNC): subprogno */
+	PTR_TO_MAP_KEY,			/* a map's key, read only (a for_each callback's R2) */
 };
 
 /* One register.
@@ -94,6 +96,7 @@ struct reg_state {
 	union {
 		s32 range;	/* PACKET* */
 		s32 delta;	/* SCALAR with ID_ADD_CONST: this = the id's scalar + delta */
+		s32 subprogno;	/* FUNC: the callback's subprogram */
 	};
 	struct bpf_map *map;
 	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
@@ -123,6 +126,12 @@ struct func_state {
 	int callsite;		/* insn index of the call that made this frame, -1 for main */
 	u32 allocated;		/* number of valid entries in stack[] */
 	struct stack_slot *stack;
+	/* A callback's frame (bpf_loop, bpf_for_each_map_elem): its exit returns to the helper
+	 * call (callsite), which may run it again, and must return R0 in [0, 1]. */
+	bool in_callback_fn;
+	/* The caller's count of bpf_loop callback rounds pushed since the last call of
+	 * bpf_loop from this frame (the kernel's callback_depth): at R1's umax no more. */
+	u32 callback_depth;
 };
 
 /* The path history of a state since its parent checkpoint (the kernel's jump history): an entry
@@ -166,6 +175,7 @@ struct vstate {
 	int ref_insn[MAX_ACQUIRED_REFS];	/* where it was acquired */
 	u8 ref_type[MAX_ACQUIRED_REFS];		/* REF_PTR or REF_LOCK */
 	u32 active_locks;			/* REF_LOCK entries (0 or 1) */
+	u32 callback_unroll_depth;		/* callback rounds pushed on this path */
 };
 
 enum { REF_PTR = 0, REF_LOCK = 1 };
@@ -202,6 +212,14 @@ struct insn_aux {
 	u16 live_regs;		/* bit r: Rr is live before the insn (compute_live_registers());
 				 * the second half of an LD_IMM64 has 0 */
 	u8 ld_imm64_hi;		/* the second half of an LD_IMM64 */
+	/* A helper call that runs a callback (bpf_loop, bpf_for_each_map_elem): a state is
+	 * always kept here, and a callback's exit comes back here (the kernel's calls_callback
+	 * and force_checkpoint). */
+	u8 calls_callback;
+	/* bpf_loop: whether every visit had flags 0 and the same callback (the kernel's
+	 * loop_inline_state, which asks R4 to be precise while it holds). */
+	u8 loop_inline_seen, loop_inline_fit;
+	u32 loop_inline_sub;
 };
 
 /* The kernel's BPF_LOG_LEVEL: instructions are logged at level 1 and at level 2 alike. */
@@ -388,6 +406,7 @@ int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union b
 void verbose_linfo(struct verifier_env *env, u32 insn_off, const char *prefix);
 void btf_info_transfer(struct verifier_env *env, struct bpf_prog *prog);
 void btf_info_free(struct verifier_env *env);
+bool func_is_static(struct verifier_env *env, u32 sub);
 
 /* check_jmp.c */
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);

@@ -51,6 +51,8 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	u64 addr;
 
 	switch (in[0].src_reg) {
+	case BPF_PSEUDO_FUNC:
+		return 0; /* a callback: the engines resolve it (src/exec/callback.h) */
 	case BPF_PSEUDO_MAP_VALUE:
 		break;
 	case BPF_PSEUDO_MAP_FD:

@@ -302,6 +302,16 @@ static int backtrack_insn(struct verifier_env *env, int idx, int subseq_idx,
 				bt->frame--;
 				return 0;
 			}
+			/* from a callback's first insn back to the helper that called it: R1-R5
+			 * came from the helper, not from the caller's registers */
+			if (env->aux[idx].calls_callback && idx != subseq_idx - 1) {
+				if ((bt->regs[bt->frame] & ~ARG_REGS) || bt->stack[bt->frame] ||
+				    bt->frame == 0)
+					return FALLBACK;
+				bt->regs[bt->frame] = 0;
+				bt->frame--;
+				return 0;
+			}
 			clear_reg(bt, BPF_REG_0);
 			if (bt->regs[bt->frame] & ARG_REGS)
 				return FALLBACK;
@@ -311,7 +321,11 @@ static int backtrack_insn(struct verifier_env *env, int idx, int subseq_idx,
 			bool r0 = subseq_idx >= 1 && is_pseudo_call(&env->insns[subseq_idx - 1]) &&
 				  reg_set(bt, BPF_REG_0);
 
-			if (bt->regs[bt->frame] & ARG_REGS)
+			/* a callback's exit returns to the helper call: the caller's R1-R5 are
+			 * the call's arguments, explained before it (as 6.18 keeps them) */
+			bool cb = subseq_idx >= 0 && env->aux[subseq_idx].calls_callback;
+
+			if (!cb && (bt->regs[bt->frame] & ARG_REGS))
 				return FALLBACK;
 			clear_reg(bt, BPF_REG_0);
 			if (bt->frame + 1 >= MAX_CALL_FRAMES)

@@ -31,6 +31,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_RINGBUF_MEM_OR_NULL] = "ringbuf_mem_or_null",
 		[PTR_TO_SOCK_COMMON] = "sock_common",
 		[PTR_TO_SOCK_COMMON_OR_NULL] = "sock_common_or_null",
+		[PTR_TO_FUNC] = "func",
+		[PTR_TO_MAP_KEY] = "map_key",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -184,6 +186,7 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 	memcpy(dst->ref_insn, src->ref_insn, src->nrefs * sizeof(src->ref_insn[0]));
 	memcpy(dst->ref_type, src->ref_type, src->nrefs * sizeof(src->ref_type[0]));
 	dst->active_locks = src->active_locks;
+	dst->callback_unroll_depth = src->callback_unroll_depth;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
 	if (dst->hist_cap < src->hist_cnt) {
@@ -320,8 +323,8 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		pb(&p, "%sref_obj_id=%u", sep, reg->ref_obj_id);
 		sep = ",";
 	}
-	if ((t == CONST_PTR_TO_MAP || t == PTR_TO_MAP_VALUE || t == PTR_TO_MAP_VALUE_OR_NULL) &&
-	    reg->map) {
+	if ((t == CONST_PTR_TO_MAP || t == PTR_TO_MAP_VALUE || t == PTR_TO_MAP_VALUE_OR_NULL ||
+	     t == PTR_TO_MAP_KEY) && reg->map) {
 		if (reg->map->name[0]) {
 			pb(&p, "%smap=%s", sep, reg->map->name);
 			sep = ",";
@@ -416,6 +419,8 @@ void print_state(struct verifier_env *env, const struct vstate *vs, const struct
 	}
 	for (u32 i = 0; i < vs->nrefs; i++) /* the path's references, shown in every frame */
 		verbose(env, "%s%u", i ? "," : " refs=", vs->ref_id[i]);
+	if (f->in_callback_fn)
+		verbose(env, " cb");
 	verbose(env, "\n");
 	if (!all) {
 		memset(env->scratched, 0, sizeof(env->scratched));

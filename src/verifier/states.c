@@ -25,9 +25,12 @@
  * since the last one, inside a loop only every 20 jumps or 100 insns; states hash into prog-len
  * buckets by insn ^ callsite; states that keep missing are evicted (freed once their paths end,
  * counted in peak_states until then); a path history longer than 40 entries forces a state.  When
- * C is pruned, E's precise scalars are backtracked in C's path (propagate_precision()).  Not
- * modelled: the force-checkpoint insns userbpf does not accept (may_goto, iterators, callback
- * helpers) and SCC back-edges (counted in peak_states).
+ * C is pruned, E's precise scalars are backtracked in C's path (propagate_precision()).  A helper
+ * call that runs a callback always keeps a state; when a callback round returns there while that
+ * state is still being walked, the round ends if the state contains it with every scalar's range
+ * (RANGE_WITHIN: imprecise ones too, as precision marks are not complete yet).  Not modelled:
+ * the force-checkpoint insns userbpf does not accept (may_goto, iterators) and SCC back-edges
+ * (counted in peak_states).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,9 +91,17 @@ static bool scalar_same(const struct scalar *o, const struct scalar *c)
 	return memcmp(o, c, sizeof(*o)) == 0;
 }
 
+/* How states are compared (the kernel's enum exact_level): containment where imprecise scalars
+ * match anything; containment of every scalar's range (RANGE_WITHIN, for a callback's rounds,
+ * whose explored state is still being walked and so has no complete precision marks); bit for
+ * bit (the infinite-loop check). */
+enum { NOT_EXACT, RANGE_WITHIN, EXACT };
+
 static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct idmap *m,
-		    bool exact)
+		    int mode)
 {
+	bool exact = mode == EXACT;
+
 	if (exact) {
 		if (o->type != c->type)
 			return false;
@@ -106,7 +117,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 			return scalar_same(&o->s, &c->s) && check_ids(m, o->id, c->id) &&
 			       o->delta == c->delta;
 		/* no check depended on an imprecise scalar's value (precision.c) */
-		if (!o->precise)
+		if (!o->precise && mode == NOT_EXACT)
 			return true;
 		if ((o->id & ID_ADD_CONST) != (c->id & ID_ADD_CONST) ||
 		    ((o->id & ID_ADD_CONST) && o->delta != c->delta))
@@ -156,8 +167,10 @@ static bool all_misc(const struct stack_slot *sl)
 }
 
 static bool stacksafe(const struct func_state *o, const struct func_state *c, struct idmap *m,
-		      bool exact, u64 live)
+		      int mode, u64 live)
 {
+	bool exact = mode == EXACT;
+
 	for (u32 s = 0; s < o->allocated; s++) {
 		const struct stack_slot *os = &o->stack[s];
 		const struct stack_slot *cs = s < c->allocated ? &c->stack[s] : NULL;
@@ -175,7 +188,7 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 			struct reg_state unknown;
 
 			mark_reg_unknown(&unknown);
-			if (!regsafe(&os->spilled, &unknown, m, false))
+			if (!regsafe(&os->spilled, &unknown, m, mode))
 				return false;
 			continue;
 		}
@@ -193,7 +206,7 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 			}
 		}
 		if (os->type[SLOT_SIZE - 1] == STACK_SPILL &&
-		    !regsafe(&os->spilled, &cs->spilled, m, exact))
+		    !regsafe(&os->spilled, &cs->spilled, m, mode))
 			return false;
 	}
 	if (exact) {
@@ -217,8 +230,10 @@ static int frame_insn_idx(const struct vstate *st, u32 i)
  * instruction (never read before written on any path from it: compute_live_registers()) is
  * treated as NOT_INIT, i.e. accepts anything. */
 static bool states_equal(const struct verifier_env *env, const struct vstate *o,
-			 const struct vstate *c, bool exact)
+			 const struct vstate *c, int mode)
 {
+	/* liveness applies to an explored state whose continuations were all walked */
+	bool exact = mode != NOT_EXACT;
 	struct idmap m;
 
 	if (o->curframe != c->curframe)
@@ -237,13 +252,16 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 
 		if (of->callsite != cf->callsite)
 			return false;
+		/* fewer bpf_loop rounds queued in E: C may queue rounds E did not */
+		if (of->callback_depth > cf->callback_depth)
+			return false;
 		for (int r = 0; r < MAX_BPF_REG; r++) {
 			if (!exact && r < BPF_REG_FP && !(live & (1u << r)))
 				continue;
-			if (!regsafe(&of->regs[r], &cf->regs[r], &m, exact))
+			if (!regsafe(&of->regs[r], &cf->regs[r], &m, mode))
 				return false;
 		}
-		if (!stacksafe(of, cf, &m, exact,
+		if (!stacksafe(of, cf, &m, mode,
 			       exact ? ~0ull : sl_live_slots((struct verifier_env *)env, o, i)))
 			return false;
 	}
@@ -411,7 +429,8 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 {
 	struct vstate *cur = env->cur, *sl, **pprev, **head, *n;
 	/* a long history is costly to walk: the kernel checkpoints after 40 entries */
-	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40;
+	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40 ||
+		     env->aux[insn_idx].calls_callback;
 	bool add = force;
 	u32 cnt = 0;
 
@@ -428,7 +447,14 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 			continue;
 		}
 		if (sl->branches) {
-			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, true)) {
+			/* a callback's round that brings nothing new ends the rounds */
+			if (env->aux[insn_idx].calls_callback) {
+				if (states_equal(env, sl, cur, RANGE_WITHIN))
+					goto hit;
+				goto skip_inf_loop_check;
+			}
+			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, EXACT) &&
+			    sl->callback_unroll_depth == cur->callback_unroll_depth) {
 				verbose_linfo(env, (u32)insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
 				verbose(env, "cur state:");
@@ -437,14 +463,16 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 				print_state(env, sl, sl->frame[sl->curframe], true);
 				return -EINVAL;
 			}
+skip_inf_loop_check:
 			/* inside a loop, iterations differ: checkpoint less often */
 			if (!force && env->jmps_processed - env->prev_jmps_processed < 20 &&
 			    env->insn_processed - env->prev_insn_processed < 100)
 				add = false;
 			goto miss;
 		}
-		if (states_equal(env, sl, cur, false)) {
+		if (states_equal(env, sl, cur, NOT_EXACT)) {
 			int err;
+hit:
 
 			sl->hit_cnt++;
 			/* what made sl safe must be precise on this path too */

@@ -308,9 +308,14 @@ static int check_stack_depth(struct verifier_env *env, u32 *max_depth)
 		for (; stack[sp].pc < end; stack[sp].pc++) {
 			const struct bpf_insn *in = &env->insns[stack[sp].pc];
 
-			if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL &&
+			/* a callback runs below the frame that names it, as a callee does */
+			if (((in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL) ||
+			     (in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			      in->src_reg == BPF_PSEUDO_FUNC)) &&
 			    env->aux[stack[sp].pc].seen)
 				break;
+			if (in->code == (BPF_LD | BPF_IMM | BPF_DW))
+				stack[sp].pc++;
 		}
 		if (stack[sp].pc < end) {
 			const struct bpf_insn *in = &env->insns[stack[sp].pc];

@@ -275,24 +275,11 @@ static int cmd_dump(const char *path, const char *name, bool opcodes)
 }
 
 /* Loads p again with a log of level; returns the fd or -1 with errno. */
+/* The verifier's log of one program: loaded again on its own, as the loader loaded it. */
 static int reload(struct userbpf_object *obj, struct userbpf_program *p, char *log,
 		  unsigned int level)
 {
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = userbpf_program_type(p);
-	attr.expected_attach_type = userbpf_program_expected_attach_type(p);
-	attr.insn_cnt = (uint32_t)userbpf_program_insn_cnt(p);
-	attr.insns = (uint64_t)(uintptr_t)userbpf_program_insns(p);
-	attr.license = (uint64_t)(uintptr_t)userbpf_object_license(obj);
-	attr.kern_version = userbpf_object_kversion(obj);
-	attr.log_buf = (uint64_t)(uintptr_t)log;
-	attr.log_size = VERIFY_LOG_SIZE;
-	attr.log_level = level;
-	strncpy(attr.prog_name, userbpf_program_name(p), sizeof(attr.prog_name) - 1);
-	log[0] = '\0';
-	return cli_backend()(BPF_PROG_LOAD, &attr, sizeof(attr));
+	return userbpf_program_reload(obj, p, log, VERIFY_LOG_SIZE, level);
 }
 
 static void verify_report(const char *name, bool ok, const char *err, const char *log)

@@ -1,0 +1,191 @@
+/* Verifier: callbacks (bpf_loop, bpf_for_each_map_elem) against the live kernel.
+ *
+ * A callback is a static function named by an LD_IMM64 BPF_PSEUDO_FUNC, which needs BTF
+ * func_info (the harness's `funcs` cases).  The kernel walks the callback's body from the helper
+ * call as often as it takes for its states to converge (6.8+): each exit of the callback returns
+ * to the call, whose next visit either pushes another round or is pruned as already seen.
+ */
+#include "test.h"
+#include "verifier_harness.h"
+
+#define FUNC(R, OFF) BPF_LD_IMM64_RAW(R, BPF_PSEUDO_FUNC, OFF)
+#define LOOP BPF_EMIT_CALL(BPF_FUNC_loop)
+#define FOREACH BPF_EMIT_CALL(BPF_FUNC_for_each_map_elem)
+
+static const struct vcase cases[] = {
+	{ "loop_basic", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	{ "loop_no_func_info", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, REJECT, "missing btf func_info", EINVAL },
+	{ "loop_ret_2", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		BPF_MOV64_IMM(0, 2), EXIT }, REJECT, "At callback return the register R0 has smin=2 smax=2 should have been in [0, 1]", EINVAL, .funcs = true },
+	{ "loop_ret_unknown", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		BPF_MOV64_REG(0, 1), EXIT }, REJECT, "At callback return the register R0 has unknown scalar value should have been in [0, 1]", EINVAL, .funcs = true },
+	{ "loop_r2_scalar", XDP, {
+		BPF_MOV64_IMM(1, 10), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0),
+		LOOP, R0_0, EXIT }, REJECT, "R2 type=scalar expected=func", EACCES, .funcs = true },
+	{ "loop_ctx_counter", XDP, {
+		BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_MOV64_IMM(1, 10), FUNC(2, 8), BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 0), LOOP,
+		BPF_LDX_MEM(BPF_DW, 0, 10, -8), BPF_ALU64_IMM(BPF_AND, 0, 1), EXIT,
+		BPF_LDX_MEM(BPF_DW, 1, 2, 0), BPF_ALU64_IMM(BPF_ADD, 1, 1), BPF_STX_MEM(BPF_DW, 2, 1, 0),
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	{ "loop_ctx_counter_log2", XDP, {
+		BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_MOV64_IMM(1, 10), FUNC(2, 8), BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 0), LOOP,
+		BPF_LDX_MEM(BPF_DW, 0, 10, -8), BPF_ALU64_IMM(BPF_AND, 0, 1), EXIT,
+		BPF_LDX_MEM(BPF_DW, 1, 2, 0), BPF_ALU64_IMM(BPF_ADD, 1, 1), BPF_STX_MEM(BPF_DW, 2, 1, 0),
+		R0_0, EXIT }, ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
+	{ "loop_basic_log2", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
+	{ "loop_basic_log1", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true, .full_log = true },
+	{ "loop_r3_read_in_cb", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		BPF_MOV64_REG(0, 3), EXIT }, REJECT, "R3 !read_ok", EACCES, .funcs = true },
+	{ "loop_ctx_map_value", XDP, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JEQ, 0, 0, 6), BPF_MOV64_IMM(1, 10), FUNC(2, 6),
+		BPF_MOV64_REG(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, REJECT, "R3 type=map_value expected=fp", EACCES, .funcs = true },
+	{ "foreach_array", XDP, {
+		BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LDX_MEM(BPF_W, 0, 2, 0), BPF_STX_MEM(BPF_DW, 3, 0, 0), R0_0, EXIT }, ACCEPT,
+		.funcs = true },
+	{ "foreach_array_log2", XDP, {
+		BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LDX_MEM(BPF_W, 0, 2, 0), BPF_STX_MEM(BPF_DW, 3, 0, 0), R0_0, EXIT }, ACCEPT,
+		.funcs = true, .log_level = 2, .full_log = true },
+	{ "foreach_key_write", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_ST_MEM(BPF_W, 2, 0, 1), R0_0, EXIT }, REJECT, "write to change key R2 not allowed", EACCES, .funcs = true },
+	{ "foreach_key_oob", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LDX_MEM(BPF_DW, 0, 2, 4), R0_0, EXIT }, REJECT, "R2 min value is outside of the allowed memory range", EACCES, .funcs = true },
+	{ "foreach_value_oob", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LDX_MEM(BPF_DW, 0, 3, 8), R0_0, EXIT }, REJECT, "R3 min value is outside of the allowed memory range", EACCES, .funcs = true },
+	{ "foreach_ringbuf", XDP, {
+		BPF_LD_MAP_FD(1, MAP_RINGBUF), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		R0_0, EXIT }, REJECT, "callback function not allowed for map", 524, .funcs = true },
+	{ "foreach_key_to_lookup", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LD_MAP_FD(1, MAP_HASH), BPF_EMIT_CALL(BPF_FUNC_map_delete_elem), R0_0, EXIT }, ACCEPT,
+		.funcs = true },
+	{ "foreach_ctx", XDP, {
+		BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 7), BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 0), FOREACH,
+		BPF_LDX_MEM(BPF_DW, 0, 10, -8), EXIT,
+		BPF_LDX_MEM(BPF_DW, 0, 3, 0), BPF_STX_MEM(BPF_DW, 4, 0, 0), R0_0, EXIT }, ACCEPT,
+		.funcs = true },
+	{ "loop_func_in_main_exit", XDP, {
+		FUNC(0, 2), EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	{ "loop_func_spill", XDP, {
+		FUNC(2, 9), BPF_STX_MEM(BPF_DW, 10, 2, -8), BPF_MOV64_IMM(1, 3), BPF_LDX_MEM(BPF_DW, 2, 10, -8),
+		BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	{ "loop_cb_global", XDP, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, REJECT, "missing btf func_info", EINVAL },
+	{ "loop_socket", SOCK, {
+		BPF_MOV64_IMM(1, 10), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	{ "loop_nested", XDP, {
+		BPF_MOV64_IMM(1, 3), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		BPF_MOV64_IMM(1, 3), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	/* a round count the verifier does not know (a map value's): rounds until convergence */
+	{ "loop_unknown_count", XDP, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JEQ, 0, 0, 8), BPF_LDX_MEM(BPF_DW, 1, 0, 0),
+		BPF_ST_MEM(BPF_DW, 10, -16, 0), FUNC(2, 7), BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -16), BPF_MOV64_IMM(4, 0), LOOP,
+		R0_0, EXIT,
+		BPF_LDX_MEM(BPF_DW, 1, 2, 0), BPF_ALU64_IMM(BPF_ADD, 1, 3), BPF_STX_MEM(BPF_DW, 2, 1, 0),
+		R0_0, EXIT }, ACCEPT, .funcs = true },
+	/* the callback writes past the caller's ctx: the caller's stack bounds apply */
+	{ "loop_ctx_oob", XDP, {
+		BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_MOV64_IMM(1, 4), FUNC(2, 7), BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		BPF_ST_MEM(BPF_DW, 2, 8, 1), R0_0, EXIT }, REJECT, "invalid write to stack R2 off=0 size=8", EACCES, .funcs = true },
+	/* a NULL ctx dereferenced */
+	{ "loop_null_ctx_deref", XDP, {
+		BPF_MOV64_IMM(1, 4), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		BPF_LDX_MEM(BPF_DW, 0, 2, 0), R0_0, EXIT }, REJECT, "R2 invalid mem access 'scalar'", EACCES, .funcs = true },
+	/* flags not known to be 0: no inlining, no R4 precision; still accepted */
+	{ "loop_flags_unknown", XDP, {
+		BPF_LDX_MEM(BPF_W, 4, 1, XDPM(data)), BPF_MOV64_IMM(1, 4), FUNC(2, 5), BPF_MOV64_IMM(3, 0),
+		LOOP, R0_0, EXIT,
+		R0_0, EXIT }, ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
+	/* the callback's R0 is a pointer */
+	{ "foreach_ret_ptr", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_MOV64_REG(0, 3), EXIT }, REJECT, "R0 not a scalar value", EACCES, .funcs = true },
+	/* the key passed on to a helper that reads a key */
+	{ "foreach_key_to_helper", XDP, {
+		BPF_LD_MAP_FD(1, MAP_HASH), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_LD_MAP_FD(1, MAP_HASH), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), R0_0, EXIT }, ACCEPT,
+		.funcs = true },
+	/* a queue has no elements to walk */
+	{ "foreach_queue", XDP, {
+		BPF_LD_MAP_FD(1, MAP_QUEUE), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		R0_0, EXIT }, REJECT, "callback function not allowed for map", 524, .funcs = true },
+	/* map value pointer from the callback is the element's: writes within its size */
+	{ "foreach_value_write", XDP, {
+		BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), FOREACH,
+		R0_0, EXIT,
+		BPF_ST_MEM(BPF_DW, 3, 40, 7), R0_0, EXIT }, ACCEPT, .funcs = true },
+	/* a callback that makes a bpf-to-bpf call and uses its own stack */
+	{ "loop_cb_calls_subprog", XDP, {
+		BPF_MOV64_IMM(1, 4), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		BPF_ST_MEM(BPF_DW, 10, -8, 1), BPF_LDX_MEM(BPF_DW, 1, 10, -8), BPF_CALL_REL(1), EXIT,
+		BPF_MOV64_REG(0, 1), BPF_ALU64_IMM(BPF_AND, 0, 1), EXIT }, ACCEPT, .funcs = true },
+	/* too deep: callbacks count as frames */
+	{ "loop_too_deep", XDP, {
+		BPF_MOV64_IMM(1, 2), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		BPF_MOV64_IMM(1, 2), FUNC(2, -2), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT },
+		REJECT, "the call stack of 9 frames is too deep", E2BIG, .funcs = true },
+	/* callback with a non-constant argument of a lookup: array map stays maybe-NULL */
+	{ "loop_cb_index_lookup", XDP, {
+		BPF_MOV64_IMM(1, 4), FUNC(2, 6), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0), LOOP, R0_0, EXIT,
+		BPF_STX_MEM(BPF_W, 10, 1, -4), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -4),
+		BPF_LD_MAP_FD(1, MAP_ARRAY), BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ST_MEM(BPF_DW, 0, 0, 1), R0_0, EXIT }, ACCEPT, .funcs = true },
+	/* csum_diff with NULL buffers: is a NULL memory argument made precise (as bpf_loop's ctx)? */
+	{ "csum_diff_null_log2", XDP, {
+		BPF_MOV64_IMM(1, 0), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0),
+		BPF_MOV64_IMM(5, 0), BPF_EMIT_CALL(BPF_FUNC_csum_diff), R0_0, EXIT }, ACCEPT,
+		.log_level = 2, .full_log = true },
+};
+
+TEST(verifier_callbacks)
+{
+	vcase_run_table("callbacks", cases, NCASES(cases));
+}
