@@ -835,48 +835,6 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 	verbose(env, " should have been in [%d, %d]\n", minval, maxval);
 }
 
-static void maybe_widen_reg(const struct reg_state *old, struct reg_state *cur)
-{
-	if (old->type != SCALAR_VALUE || cur->type != SCALAR_VALUE)
-		return;
-	if (old->precise || cur->precise || !memcmp(&old->s, &cur->s, sizeof(old->s)))
-		return;
-	mark_reg_unknown(cur);
-}
-
-/* After a callback round, the imprecise scalars that changed since the state at the call that
- * started the round (the nearest such ancestor, the kernel's find_prev_entry()) become unknown,
- * so that a counter in the caller's memory does not make every round a new state (the kernel's
- * widen_imprecise_scalars()). */
-static void widen_imprecise_scalars(struct verifier_env *env, int callsite)
-{
-	struct vstate *cur = env->cur, *old;
-
-	for (old = cur->parent; old; old = old->parent) {
-		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
-			    old->branches;
-
-		for (u32 i = 1; same && i <= cur->curframe; i++)
-			same = old->frame[i]->callsite == cur->frame[i]->callsite;
-		if (same)
-			break;
-	}
-	if (!old)
-		return;
-	for (int fr = (int)old->curframe; fr >= 0; fr--) {
-		const struct func_state *fo = old->frame[fr];
-		struct func_state *fc = cur->frame[fr];
-		u32 n = fo->allocated < fc->allocated ? fo->allocated : fc->allocated;
-
-		for (int r = 0; r < MAX_BPF_REG; r++)
-			maybe_widen_reg(&fo->regs[r], &fc->regs[r]);
-		for (u32 i = 0; i < n; i++)
-			if (fo->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL &&
-			    fc->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL)
-				maybe_widen_reg(&fo->stack[i].spilled, &fc->stack[i].spilled);
-	}
-}
-
 /* Returns 0 and sets *path_done when the path ended (main program exit), else continues at
  * *insn_idx in the caller. */
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)

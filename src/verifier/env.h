@@ -423,6 +423,10 @@ int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n);
 
 /* states.c */
 int is_state_visited(struct verifier_env *env, int insn_idx);
+/* After a callback round returned to the call at callsite: the imprecise scalars that changed
+ * since the state kept at that call become unknown, so that rounds converge (the kernel's
+ * widen_imprecise_scalars()). */
+void widen_imprecise_scalars(struct verifier_env *env, int callsite);
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
 int pop_stack(struct verifier_env *env, bool pop_log);
 void update_branch_counts(struct verifier_env *env, struct vstate *st);

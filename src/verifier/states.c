@@ -28,7 +28,8 @@
  * C is pruned, E's precise scalars are backtracked in C's path (propagate_precision()).  A helper
  * call that runs a callback always keeps a state; when a callback round returns there while that
  * state is still being walked, the round ends if the state contains it with every scalar's range
- * (RANGE_WITHIN: imprecise ones too, as precision marks are not complete yet).  Not modelled:
+ * (RANGE_WITHIN: imprecise ones too, as precision marks are not complete yet), and the states
+ * kept there are evicted only after 64 misses per hit instead of 3.  Not modelled:
  * the force-checkpoint insns userbpf does not accept (may_goto, iterators) and SCC back-edges
  * (counted in peak_states).
  */
@@ -268,6 +269,50 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 	return true;
 }
 
+/* A scalar that changed (bits, or its links: ids that do not correspond) and that no check
+ * depends on becomes unknown (the kernel's maybe_widen_reg(), regs_exact() with an id map). */
+static void maybe_widen_reg(const struct reg_state *old, struct reg_state *cur, struct idmap *m)
+{
+	if (old->type != SCALAR_VALUE || cur->type != SCALAR_VALUE)
+		return;
+	if (old->precise || cur->precise ||
+	    (scalar_same(&old->s, &cur->s) && old->delta == cur->delta &&
+	     check_ids(m, old->id, cur->id)))
+		return;
+	mark_reg_unknown(cur);
+}
+
+void widen_imprecise_scalars(struct verifier_env *env, int callsite)
+{
+	struct vstate *cur = env->cur, *old;
+	struct idmap m = { .cnt = 0 };
+
+	/* the nearest state at the call on this path (the kernel's find_prev_entry()) */
+	for (old = cur->parent; old; old = old->parent) {
+		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
+			    old->branches;
+
+		for (u32 i = 1; same && i <= cur->curframe; i++)
+			same = old->frame[i]->callsite == cur->frame[i]->callsite;
+		if (same)
+			break;
+	}
+	if (!old)
+		return;
+	for (int fr = (int)old->curframe; fr >= 0; fr--) {
+		const struct func_state *fo = old->frame[fr];
+		struct func_state *fc = cur->frame[fr];
+		u32 n = fo->allocated < fc->allocated ? fo->allocated : fc->allocated;
+
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			maybe_widen_reg(&fo->regs[r], &fc->regs[r], &m);
+		for (u32 i = 0; i < n; i++)
+			if (fo->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL &&
+			    fc->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL)
+				maybe_widen_reg(&fo->stack[i].spilled, &fc->stack[i].spilled, &m);
+	}
+}
+
 /* An evicted state is kept (on the kernel's "free list") while paths below it are still walked,
  * and freed once its last one ends. */
 static void maybe_free_evicted(struct verifier_env *env, struct vstate *sl)
@@ -487,7 +532,10 @@ miss:
 		/* without a new state, loop iterations would evict the early ones */
 		if (add)
 			sl->miss_cnt++;
-		if (sl->miss_cnt > sl->hit_cnt * 3 + 3) {
+		/* a callback's call keeps its states longer: the rounds converge against them */
+		u32 tolerance = env->aux[insn_idx].calls_callback && sl->branches ? 64 : 3;
+
+		if (sl->miss_cnt > sl->hit_cnt * tolerance + tolerance) {
 			*pprev = sl->next;
 			sl->next = NULL;
 			sl->evicted = true;
