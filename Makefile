@@ -245,9 +245,10 @@ clean:
 SECONDS ?= 60
 SEED    ?= 0
 SOUND   := $(BUILD)/tests/soundness-run
-$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h $(LIB_A)
+$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h tests/btf_blob.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ tests/soundness/main.c tests/soundness_gen.c \
+	    tests/btf_blob.c \
 	    $(LIB_A) $(LDLIBS)
 
 .PHONY: soundness fuzz-verifier
@@ -258,7 +259,7 @@ soundness: $(SOUND)
 fuzz-verifier:
 	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
 	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itests \
-	    -o build-fuzz/fuzz-verifier tests/fuzz/fuzz_verifier.c tests/soundness_gen.c \
+	    -o build-fuzz/fuzz-verifier tests/fuzz/fuzz_verifier.c tests/soundness_gen.c tests/btf_blob.c \
 	    build-fuzz/libuserbpf.a -lpthread $(if $(filter 1,$(HAVE_LIBELF)),-lelf)
 	@mkdir -p build-fuzz/corpus-verifier
 	build-fuzz/fuzz-verifier -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus-verifier

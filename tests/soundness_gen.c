@@ -23,6 +23,7 @@
 #include <userbpf.h>
 #include <userbpf/insn.h>
 
+#include "btf_blob.h"
 #include "prog/check_run.h"
 #include "soundness_gen.h"
 
@@ -50,6 +51,11 @@ struct gen {
 	bool sub;		/* generating the subprogram */
 	unsigned int ncalls;
 	unsigned int calls[8];	/* call sites to patch to the subprogram */
+	bool cb;		/* generating the callback */
+	int cb_helper;		/* the callback's helper (all sites), 0 before the first */
+	int cb_ctx;		/* bytes of ctx the first site passes (0: NULL) */
+	unsigned int ncb;
+	unsigned int cbs[8];	/* LD_IMM64 BPF_PSEUDO_FUNC sites to patch to the callback */
 };
 
 #define ROOM 48 /* a snippet (nesting included) is emitted only with this many slots left */
@@ -419,6 +425,58 @@ static void snip_call(struct gen *g)
 		emit(g, BPF_MOV64_REG(sreg(g), 0));
 }
 
+/* A callback: bpf_loop(n, cb, ctx, 0) or bpf_for_each_map_elem(map, cb, ctx, 0), ctx some bytes
+ * of the stack (zeroed first, usually) or NULL.  Every site of a program uses the same helper and
+ * the same callback (generated after main). */
+static void snip_callback(struct gen *g)
+{
+	static const int sizes_ctx[] = { 8, 16, 32, 64 };
+	struct bpf_insn func[2] = { BPF_LD_IMM64_RAW(2, BPF_PSEUDO_FUNC, 0) };
+	int k = sizes_ctx[rnd(g, 4)];
+
+	if (g->sub || g->cb || g->ncb >= 8)
+		return;
+	if (!g->cb_helper)
+		g->cb_helper = chance(g, 60) ? BPF_FUNC_loop : BPF_FUNC_for_each_map_elem;
+	for (int o = 8; o <= k; o += 8)
+		if (chance(g, 92))
+			emit(g, BPF_ST_MEM(BPF_DW, 10, -o, 0));
+	if (g->cb_helper == BPF_FUNC_loop) {
+		if (chance(g, 85)) {
+			emit(g, BPF_MOV64_IMM(1, 1 + (int32_t)rnd(g, 6)));
+		} else {
+			emit(g, BPF_MOV64_REG(1, sreg(g)));
+			emit(g, BPF_ALU64_IMM(BPF_AND, 1, 7));
+		}
+	} else {
+		ld_map(g, 1, chance(g, 50));
+	}
+	g->cbs[g->ncb++] = g->n;
+	emit2(g, func);
+	if (chance(g, 88)) {
+		emit(g, BPF_MOV64_REG(3, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 3, -k));
+	} else {
+		emit(g, BPF_MOV64_IMM(3, 0));
+		k = 0;
+	}
+	if (g->ncb == 1)
+		g->cb_ctx = k;
+	emit(g, BPF_MOV64_IMM(4, chance(g, 96) ? 0 : 1));
+	emit(g, BPF_EMIT_CALL(g->cb_helper));
+	if (chance(g, 50))
+		emit(g, BPF_MOV64_REG(sreg(g), 0));
+}
+
+/* Callback-only: accesses through the ctx (kept in r6), mostly inside the first site's ctx. */
+static void snip_cb_ctx(struct gen *g)
+{
+	int sz = (int)rnd(g, 4), n = g->cb_ctx ? g->cb_ctx : 8;
+	int off = chance(g, 90) ? 8 * (int)rnd(g, (uint32_t)n / 8) : (int)rnd(g, (uint32_t)n + 8);
+
+	mem_access(g, 6, off, sz);
+}
+
 static void snip_helper(struct gen *g)
 {
 	int k = 8 * (1 + (int)rnd(g, 8)), len = 1 + (int)rnd(g, (uint32_t)k + 4);
@@ -522,10 +580,46 @@ static void snip_v4(struct gen *g)
 	}
 }
 
+/* The callback's snippets: no packet or ctx (its r1 is not the context), its own stack, its ctx
+ * argument, maps, branches, loops and calls. */
+static void cb_snippet(struct gen *g)
+{
+	switch (rnd(g, 10)) {
+	case 0:
+		snip_scalar(g);
+		break;
+	case 1: case 2:
+		snip_alu(g);
+		break;
+	case 3:
+		snip_stack(g);
+		break;
+	case 4:
+		snip_map(g);
+		break;
+	case 5: case 6:
+		snip_cb_ctx(g);
+		break;
+	case 7:
+		snip_branch(g);
+		break;
+	case 8:
+		snip_loop(g);
+		break;
+	default:
+		snip_call(g);
+		break;
+	}
+}
+
 static void snippet(struct gen *g)
 {
 	if (g->n + ROOM > GEN_MAX_INSNS - 16 || g->depth > 3)
 		return;
+	if (g->cb) {
+		cb_snippet(g);
+		return;
+	}
 	switch (rnd(g, 20)) {
 	case 0: case 1:
 		snip_scalar(g);
@@ -555,7 +649,10 @@ static void snippet(struct gen *g)
 		snip_loop(g);
 		break;
 	case 17:
-		snip_call(g);
+		if (chance(g, 30))
+			snip_callback(g);
+		else
+			snip_call(g);
 		break;
 	case 18:
 		snip_helper(g);
@@ -621,6 +718,32 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 		snippet(&g);
 	emit(&g, chance(&g, 70) ? BPF_MOV64_IMM(0, (int32_t)rnd(&g, 4)) : BPF_MOV64_REG(0, sreg(&g)));
 	emit(&g, BPF_EXIT_INSN());
+	if (g.ncb) {
+		unsigned int start = g.n;
+
+		/* the callback: ctx in r6 (bpf_loop's r2, for_each's r4), r7..r9 set, and for
+		 * for_each a read of the key and an access to the value first */
+		g.cb = true;
+		emit(&g, BPF_MOV64_REG(6, g.cb_helper == BPF_FUNC_loop ? 2 : 4));
+		for (int r = 7; r <= 9; r++)
+			if (chance(&g, 90))
+				emit(&g, BPF_MOV64_IMM(r, interesting(&g)));
+		if (g.cb_helper != BPF_FUNC_loop) {
+			emit(&g, BPF_LDX_MEM(BPF_W, 7, 2, chance(&g, 95) ? 0 : 4));
+			mem_access(&g, 3, chance(&g, 90) ? 8 * (int)rnd(&g, 2) : GEN_HASH_VALUE,
+				   (int)rnd(&g, 4));
+		}
+		for (int k = 0, n = 1 + (int)rnd(&g, 4); k < n; k++)
+			snippet(&g);
+		if (chance(&g, 92))
+			emit(&g, BPF_MOV64_IMM(0, (int32_t)rnd(&g, 2)));
+		else
+			emit(&g, BPF_MOV64_REG(0, sreg(&g)));
+		emit(&g, BPF_EXIT_INSN());
+		g.cb = false;
+		for (unsigned int c = 0; c < g.ncb; c++)
+			g.in[g.cbs[c]].imm = (int32_t)(start - g.cbs[c] - 1);
+	}
 	if (g.ncalls) {
 		unsigned int start = g.n;
 
@@ -687,16 +810,88 @@ static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
 	return call(BPF_MAP_CREATE, &a, sizeof(a));
 }
 
-static int load(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
+/* The BTF a program with callbacks needs (a callback must be a static function): 1 int,
+ * 2 int (void), 3 f0 global (main), 4.. f1, f2, f3 static. */
+static int funcs_btf(bpf_fn call)
 {
+	static const char strs[] = "\0int\0f0\0f1\0f2\0f3";
+	static const uint32_t types[] = {
+		T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0), T_FUNC(5, 2, BTF_FUNC_GLOBAL),
+		T_FUNC(8, 2, BTF_FUNC_STATIC), T_FUNC(11, 2, BTF_FUNC_STATIC),
+		T_FUNC(14, 2, BTF_FUNC_STATIC),
+	};
+	static int fd[2] = { -1, -1 };
+	int side = call == bpf;
+
+	if (fd[side] < 0) {
+		struct blob b = btf_blob(types, sizeof(types) / 4, strs, sizeof(strs));
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.btf = (uintptr_t)b.data;
+		a.btf_size = b.size;
+		fd[side] = call(BPF_BTF_LOAD, &a, sizeof(a));
+		free(b.data);
+	}
+	return fd[side];
+}
+
+/* BPF_PROG_LOAD; a log of level 1 into log (size bytes) when log is not NULL. */
+static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type,
+		    char *log, uint32_t size)
+{
+	struct bpf_func_info fi[4] = { { 0, 3 } };
 	union bpf_attr a;
+	bool funcs = false;
+	uint32_t n = 1;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = cnt;
 	a.license = (uintptr_t) "GPL";
+	/* with a callback: func_info, one record per function start, in order */
+	for (unsigned int i = 0; i < cnt; i++)
+		funcs |= insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			 insns[i].src_reg == BPF_PSEUDO_FUNC;
+	for (unsigned int i = 0; funcs && i < cnt; i++) {
+		int64_t t = (int64_t)i + 1 + insns[i].imm;
+		bool to_func = (insns[i].code == (BPF_JMP | BPF_CALL) &&
+				insns[i].src_reg == BPF_PSEUDO_CALL) ||
+			       (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+				insns[i].src_reg == BPF_PSEUDO_FUNC);
+		uint32_t j;
+
+		if (!to_func || t <= 0 || t >= cnt)
+			continue;
+		for (j = 0; j < n && fi[j].insn_off != (uint32_t)t; j++)
+			;
+		if (j < n || n == 4)
+			continue;
+		for (j = n++; j > 0 && fi[j - 1].insn_off > (uint32_t)t; j--)
+			fi[j] = fi[j - 1];
+		fi[j].insn_off = (uint32_t)t;
+	}
+	if (funcs) {
+		for (uint32_t j = 0; j < n; j++)
+			fi[j].type_id = 3 + j;
+		a.prog_btf_fd = (uint32_t)funcs_btf(call);
+		a.func_info_rec_size = sizeof(fi[0]);
+		a.func_info = (uintptr_t)fi;
+		a.func_info_cnt = n;
+	}
+	if (log) {
+		log[0] = 0;
+		a.log_buf = (uintptr_t)log;
+		a.log_size = size;
+		a.log_level = 1;
+	}
 	return call(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static int load(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
+{
+	return load_log(call, insns, cnt, type, NULL, 0);
 }
 
 static void map_elem(int fd, int cmd, uint32_t key, const void *val)
@@ -849,9 +1044,16 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			if (kfd >= 0)
 				close(kfd);
 		}
+		bool cb = false;
+
+		for (unsigned int k = 0; k < cnt; k++)
+			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			      insns[k].src_reg == BPF_PSEUDO_FUNC;
+		st->cb_generated += cb;
 		if (fd < 0)
 			continue;
 		st->accepted++;
+		st->cb_accepted += cb;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, u_array, u_hash,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;
@@ -900,20 +1102,10 @@ void sound_show(uint64_t seed, uint64_t idx, FILE *f)
 	for (int k = 0; k < 2; k++) {
 		int a = map_create(sides[k], BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
 		int h = map_create(sides[k], BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
-		union bpf_attr at;
 		int fd;
 
 		gen_patch_maps(insns, cnt, patched, a, h);
-		memset(&at, 0, sizeof(at));
-		at.prog_type = type;
-		at.insns = (uintptr_t)patched;
-		at.insn_cnt = cnt;
-		at.license = (uintptr_t) "GPL";
-		at.log_buf = (uintptr_t)log;
-		at.log_size = sizeof(log);
-		at.log_level = 1;
-		log[0] = 0;
-		fd = sides[k](BPF_PROG_LOAD, &at, sizeof(at));
+		fd = load_log(sides[k], patched, cnt, type, log, sizeof(log));
 		fprintf(f, "=== %s: %s\n%s\n", k ? "kernel" : "userbpf", fd >= 0 ? "ACCEPTED" : strerror(errno), log);
 		if (fd >= 0)
 			close(fd);

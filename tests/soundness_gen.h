@@ -54,6 +54,7 @@ struct sound_stats {
 	uint64_t kernel_compared, kernel_agree, kernel_accepted;
 	uint64_t ua_kr, ur_ka;		/* userbpf accepts/kernel rejects, and the reverse */
 	uint64_t run_errors;		/* checked runs that ended in an error other than a violation */
+	uint64_t cb_generated, cb_accepted;	/* programs with a callback (bpf_loop, for_each) */
 };
 
 struct sound_opts {

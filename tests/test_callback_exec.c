@@ -433,18 +433,69 @@ TEST(callback_exec_entry_not_fused)
 	interp_free(p);
 }
 
-/* The checked interpreter does not run callbacks: it says so at prepare. */
-TEST(callback_exec_checked_refuses)
+/* The checked interpreter runs callbacks checked, inside the run of the helper that calls them:
+ * the caller's stack stays accessible, the callback gets r1..r5 and r10, and a violation in the
+ * callback stops the whole run. */
+static int checked_run(const struct bpf_insn *insns, uint32_t cnt, uint64_t *r0,
+		       struct interp_check *c)
 {
-	const struct bpf_insn insns[] = {
-		FUNC(1, 1),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-	};
+	uint64_t args[5] = { 0 };
 	struct interp_checked_prog *p = NULL;
+	int err;
 
-	CHECK_EQ(interp_checked_prepare(insns, N_INSNS(insns), xdp_env(), &p), -EOPNOTSUPP);
-	CHECK(p == NULL);
+	memset(c, 0, sizeof(*c));
+	err = interp_checked_prepare(insns, cnt, xdp_env(), &p);
+	if (err)
+		return err;
+	err = interp_checked_exec(p, args, r0, c);
+	interp_checked_free(p);
+	return err;
+}
+
+/* bpf_loop(3, cb, fp - 8, 0) where cb adds its index into *(u64 *)ctx; then stmt, the callback's
+ * last statement before returning 0, and r0 = the sum. */
+#define CHECKED_LOOP(stmt)                                                                        \
+	BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_MOV64_IMM(1, 3), FUNC(2, 7), BPF_MOV64_REG(3, 10),    \
+	BPF_ALU64_IMM(BPF_ADD, 3, -8), BPF_MOV64_IMM(4, 0), BPF_EMIT_CALL(BPF_FUNC_loop),         \
+	BPF_LDX_MEM(BPF_DW, 0, 10, -8), BPF_EXIT_INSN(),                                          \
+	/* 10: the callback */                                                                     \
+	BPF_LDX_MEM(BPF_DW, 3, 2, 0), BPF_ALU64_REG(BPF_ADD, 3, 1), BPF_STX_MEM(BPF_DW, 2, 3, 0),  \
+	stmt, BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN()
+
+TEST(callback_exec_checked_clean)
+{
+	const struct bpf_insn insns[] = { CHECKED_LOOP(BPF_ST_MEM(BPF_DW, 10, -8, 7)) };
+	struct interp_check c;
+	uint64_t r0 = 0;
+
+	CHECK_EQ(checked_run(insns, N_INSNS(insns), &r0, &c), 0);
+	CHECK_EQ(r0, 0 + 1 + 2);
+	CHECK_EQ(c.v.kind, IV_NONE);
+	CHECK_EQ(c.nouter, 0);
+	CHECK(c.steps > 3 * 6); /* the callback's steps count */
+}
+
+TEST(callback_exec_checked_violations)
+{
+	/* past the caller's frame through the ctx pointer */
+	const struct bpf_insn oob[] = { CHECKED_LOOP(BPF_ST_MEM(BPF_DW, 2, 8, 1)) };
+	/* a register the callback was not given */
+	const struct bpf_insn uninit[] = { CHECKED_LOOP(BPF_MOV64_REG(4, 6)) };
+	/* below the callback's own frame */
+	const struct bpf_insn below[] = { CHECKED_LOOP(BPF_ST_MEM(BPF_DW, 10, -520, 1)) };
+	struct interp_check c;
+	uint64_t r0 = 1;
+
+	CHECK_EQ(checked_run(oob, N_INSNS(oob), &r0, &c), -EACCES);
+	CHECK_EQ(c.v.kind, IV_MEM);
+	CHECK_EQ(c.v.insn, 13);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(checked_run(uninit, N_INSNS(uninit), &r0, &c), -EACCES);
+	CHECK_EQ(c.v.kind, IV_UNINIT_REG);
+	CHECK_EQ(c.v.reg, 6);
+	CHECK_EQ(checked_run(below, N_INSNS(below), &r0, &c), -EACCES);
+	CHECK_EQ(c.v.kind, IV_MEM);
+	CHECK(c.v.write);
 }
 
 /* ---- bpf_for_each_map_elem ---- */

@@ -38,8 +38,8 @@
  * stack (the caller's run, and its stack, stay live below it).  A thread-local count bounds the
  * nesting, so that an unverified program that recurses through a helper fails instead of
  * overflowing the C stack.  Programs without callbacks pay nothing: the entry record is a
- * parameter of run(), the LD_IMM64 a plain load.  The checked build refuses them (-EOPNOTSUPP):
- * its per-run state (stack bounds, register masks) does not follow a nested run.
+ * parameter of run(), the LD_IMM64 a plain load.  In the checked build the nested run is checked
+ * too, inside the check state of the run that called the helper (interp_checked.c).
  *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
@@ -602,9 +602,13 @@ static int check_target(const struct interp_prog *p, const uint8_t *mark, int64_
 	return 0;
 }
 
-#ifndef INTERP_CHECKED
 /* Callbacks nested on this thread (callback_call() inside a helper inside callback_call()...). */
 static __thread unsigned int callback_depth __attribute__((tls_model("initial-exec")));
+
+#ifdef INTERP_CHECKED
+/* Defined in interp_checked.c: a callback's run, checked inside the run that called its helper. */
+static int chk_callback_run(const struct interp_prog *p, const struct dinsn *entry, uint64_t *R);
+#endif
 
 /* exec_callback.call: a run entered at the callback's record, r0 its result (0 after a run-time
  * error, or when nested deeper than INTERP_MAX_FRAMES, which only an unverified program does). */
@@ -618,7 +622,11 @@ static uint64_t callback_call(const struct exec_callback *cb, uint64_t r1, uint6
 	if (callback_depth >= INTERP_MAX_FRAMES)
 		return 0;
 	callback_depth++;
+#ifdef INTERP_CHECKED
+	err = chk_callback_run(c->p, c->entry, R);
+#else
 	err = run(c->p, c->entry, R, NULL);
+#endif
 	callback_depth--;
 	return err ? 0 : R[0];
 }
@@ -637,7 +645,6 @@ static struct interp_callback *callback_at(struct interp_prog *p, uint32_t *cb_o
 	cb_of[t] = p->nr_callbacks;
 	return c;
 }
-#endif
 
 int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
 		   struct interp_prog **out)
@@ -650,9 +657,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	uint8_t *mark;
 #ifndef INTERP_CHECKED
 	uint16_t *live_out;
+#endif
 	uint32_t *cb_of = NULL; /* by slot: index + 1 of the callback entered there, or 0 */
 	uint32_t nr_funcs = 0;	/* LD_IMM64 BPF_PSEUDO_FUNC instructions */
-#endif
 	int err = -EINVAL;
 
 	*out = NULL;
@@ -714,15 +721,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			d->k = (uint64_t)(uint32_t)in->imm |
 			       (uint64_t)(uint32_t)insns[i + 1].imm << 32;
 			mark[i + 1] = MARK_SLOT2;
-			if (id == INSN_LDDW_FUNC) {
-				/* a callback: its address, once pass 2 knows the target is one */
-#ifdef INTERP_CHECKED
-				err = -EOPNOTSUPP;
-				goto fail;
-#else
+			/* a callback: its address, once pass 2 knows the target is one */
+			if (id == INSN_LDDW_FUNC)
 				nr_funcs++;
-#endif
-			}
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -751,7 +752,6 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	}
 
 	/* Pass 2: jump, call and callback targets, now that every second slot is known. */
-#ifndef INTERP_CHECKED
 	if (nr_funcs) {
 		p->callbacks = calloc(nr_funcs, sizeof(*p->callbacks));
 		cb_of = calloc(cnt, sizeof(*cb_of));
@@ -760,7 +760,6 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			goto fail;
 		}
 	}
-#endif
 	for (uint32_t i = 0; i < cnt; i++) {
 		const struct bpf_insn *in = &insns[i];
 		const struct insn_desc *desc;
@@ -775,26 +774,22 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			t = (int64_t)i + 1 + in->off;
 		else if (desc->kind == INSN_K_CALL && desc->op == INSN_OP_LOCAL)
 			t = (int64_t)i + 1 + in->imm;
-#ifndef INTERP_CHECKED
 		else if (desc->kind == INSN_K_LDDW && in->src_reg == BPF_PSEUDO_FUNC)
 			t = (int64_t)i + 1 + in->imm;
-#endif
 		else
 			continue;
 		if (check_target(p, mark, t))
 			goto fail;
 		mark[t] |= MARK_TARGET;
-#ifndef INTERP_CHECKED
 		if (desc->kind == INSN_K_LDDW) {
 			p->insns[i].k = (uintptr_t)callback_at(p, cb_of, (uint32_t)t);
 			continue;
 		}
-#endif
 		p->insns[i].u.target = &p->insns[t];
 	}
-#ifndef INTERP_CHECKED
 	free(cb_of);
 	cb_of = NULL;
+#ifndef INTERP_CHECKED
 	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
 	 * record per instruction so that every access is checked on its own.  Without memory for
 	 * the liveness, only BNDL is lost. */
@@ -828,9 +823,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	*out = p;
 	return 0;
 fail:
-#ifndef INTERP_CHECKED
 	free(cb_of);
-#endif
 	free(mark);
 	interp_free(p);
 	return err;

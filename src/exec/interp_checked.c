@@ -6,7 +6,9 @@
  * initialisation is a bit mask (bit n: rn written on this path) kept in struct chk_state, with
  * one saved mask per call frame: a bpf-to-bpf call saves the caller's mask and gives the callee
  * r1..r5 and r10; its exit restores the caller's r6..r10 and adds r0.  A helper call defers
- * helper_post to the next step (the helper has run by then).
+ * helper_post to the next step (the helper has run by then).  A callback the helper calls runs
+ * nested (chk_callback_run()), in the same struct interp_check: its violation stops the outer run
+ * at its next step.
  *
  * Invariants.  A failed check fills c->v and stops the run before the instruction executes.
  * The state is local to one run; the prepared program is shared and immutable as for interp.c.
@@ -33,19 +35,28 @@ bool interp_check_add(struct interp_check *c, uint64_t start, uint64_t len, cons
 	return true;
 }
 
+/* Whether [addr, end) lies in one of the frames [top - (d + 1) * 512, top - d * 512), d <= depth. */
+static bool in_frames(uint64_t addr, uint64_t end, uint64_t top, unsigned int depth)
+{
+	if (addr < top && end <= top && end > addr) {
+		uint64_t d = (top - addr - 1) / INTERP_STACK_SIZE;
+		uint64_t lo = top - (d + 1) * INTERP_STACK_SIZE;
+
+		return d <= depth && end <= lo + INTERP_STACK_SIZE;
+	}
+	return false;
+}
+
 bool interp_check_mem(struct interp_check *c, uint64_t addr, uint64_t size, bool write)
 {
 	uint64_t end = addr + size;
 
 	if (end >= addr) {
-		/* a stack frame: [top - (d + 1) * 512, top - d * 512) for d <= depth */
-		if (addr < c->stack_top && end <= c->stack_top) {
-			uint64_t d = (c->stack_top - addr - 1) / INTERP_STACK_SIZE;
-			uint64_t lo = c->stack_top - (d + 1) * INTERP_STACK_SIZE;
-
-			if (d <= c->depth && end <= lo + INTERP_STACK_SIZE && size)
+		if (in_frames(addr, end, c->stack_top, c->depth))
+			return true;
+		for (unsigned int i = 0; i < c->nouter; i++)
+			if (in_frames(addr, end, c->outer[i].stack_top, c->outer[i].depth))
 				return true;
-		}
 		for (unsigned int i = 0; i < c->nregions; i++) {
 			const struct interp_region *r = &c->regions[i];
 
@@ -101,6 +112,9 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 	const struct insn_desc *d;
 	int dst = pc->dst, src = pc->src;
 
+	/* a violation in a callback (run inside a helper) stops the run that called it */
+	if (c->v.kind != IV_NONE)
+		return 1;
 	c->insn = (int)(pc - p->insns);
 	c->stack_top = stack_top;
 	c->depth = depth;
@@ -205,9 +219,55 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 	}
 }
 
+/* The check state of the checked run this thread is in, for the callbacks nested in it. */
+static __thread struct interp_check *chk_current;
+
+static int chk_callback_run(const struct interp_prog *p, const struct dinsn *entry, uint64_t *R)
+{
+	struct interp_check *c = chk_current;
+	/* the callback's arguments and its frame pointer */
+	struct chk_state cs = { .init = REGS_ARGS | BIT(10) };
+	uint64_t top;
+	unsigned int depth;
+	int insn, helper, err;
+
+	if (!c || c->v.kind != IV_NONE || c->nouter >= INTERP_MAX_FRAMES)
+		return -EACCES;
+	top = c->stack_top;
+	depth = c->depth;
+	insn = c->insn;
+	helper = c->pending_helper; /* the helper calling the callback, not yet returned */
+	c->outer[c->nouter].stack_top = top;
+	c->outer[c->nouter].depth = depth;
+	c->nouter++;
+	c->pending_helper = -1;
+	if (c->callback_pre)
+		c->callback_pre(c, helper, R);
+	err = run(p, entry, R, NULL, c, &cs);
+	if (!err && c->pending_helper >= 0 && c->helper_post)
+		c->helper_post(c, (uint32_t)c->pending_helper, R, R[0]);
+	if (c->callback_post)
+		c->callback_post(c, helper, R);
+	c->nouter--;
+	c->stack_top = top;
+	c->depth = depth;
+	c->insn = insn;
+	c->pending_helper = helper;
+	return err;
+}
+
+bool interp_checked_is_callback(const struct interp_checked_prog *p, uint64_t v)
+{
+	for (uint32_t i = 0; i < p->nr_callbacks; i++)
+		if ((uintptr_t)&p->callbacks[i] == v)
+			return true;
+	return false;
+}
+
 int interp_checked_exec(const struct interp_checked_prog *p, const uint64_t args[5], uint64_t *r0,
 			struct interp_check *c)
 {
+	struct interp_check *prev = chk_current;
 	uint64_t R[11] = { 0 };
 	/* the verifier's entry state: r1 (the context) and r10 only */
 	struct chk_state cs = { .init = BIT(1) | BIT(10) };
@@ -217,8 +277,11 @@ int interp_checked_exec(const struct interp_checked_prog *p, const uint64_t args
 	c->v.insn = -1;
 	c->steps = 0;
 	c->pending_helper = -1;
+	c->nouter = 0;
 	memcpy(&R[1], args, 5 * sizeof(R[0]));
+	chk_current = c;
 	err = run(p, p->insns, R, NULL, c, &cs);
+	chk_current = prev;
 	if (!err && c->pending_helper >= 0 && c->helper_post)
 		c->helper_post(c, (uint32_t)c->pending_helper, R, R[0]);
 	*r0 = err ? 0 : R[0];

@@ -76,17 +76,33 @@ struct interp_check {
 	/* Live stack frames: [stack_top - (depth + 1) * 512, stack_top). */
 	uint64_t stack_top;
 	unsigned int depth;
+	/* While a callback runs (nested inside a helper the program called), the live frames of
+	 * the runs it is nested in, innermost last: their stacks stay accessible (a callback's
+	 * ctx usually points into its caller's). */
+	struct {
+		uint64_t stack_top;
+		unsigned int depth;
+	} outer[INTERP_MAX_FRAMES];
+	unsigned int nouter;
 	int insn;		/* index of the instruction being checked */
 	int pending_helper;	/* internal: helper id whose helper_post is due, or -1 */
+	/* Around each callback run, with the id of the helper that calls it and the callback's
+	 * r0..r10 (r1..r5 its arguments), e.g. to allow the memory its arguments point at for the
+	 * run's length (may be NULL). */
+	void (*callback_pre)(struct interp_check *c, int helper, const uint64_t *R);
+	void (*callback_post)(struct interp_check *c, int helper, const uint64_t *R);
 };
 
 struct interp_checked_prog;
 
-/* As interp_prepare(), for the checked interpreter; a program with a callback (LD_IMM64
- * BPF_PSEUDO_FUNC) is -EOPNOTSUPP: a callback's nested run has its own stack and registers,
- * which the per-run check state does not follow. */
+/* As interp_prepare(), for the checked interpreter.  A callback (LD_IMM64 BPF_PSEUDO_FUNC) runs
+ * checked too, as part of the run whose helper calls it: with r1..r5 (its arguments) and r10
+ * initialised, its own stack frames, and the frames of the runs it is nested in. */
 int interp_checked_prepare(const struct bpf_insn *insns, uint32_t cnt,
 			   const struct interp_env *env, struct interp_checked_prog **out);
+
+/* Whether v is the address of one of p's callbacks (what an LD_IMM64 BPF_PSEUDO_FUNC loads). */
+bool interp_checked_is_callback(const struct interp_checked_prog *p, uint64_t v);
 void interp_checked_free(struct interp_checked_prog *p);
 
 /* As interp_exec(), with checks.  Returns 0, the errors of interp_exec(), -EACCES when a check

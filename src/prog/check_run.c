@@ -5,7 +5,8 @@
  * xdp_ctx with the packet copied into a heap buffer with 64 bytes of headroom: the headroom is
  * readable memory the program must not reach, so an out-of-bounds packet access is reported,
  * not silently allowed.  Map values enter the region table from helper_post after each
- * successful bpf_map_lookup_elem; helper_pre checks arguments by the helper's prototype.
+ * successful bpf_map_lookup_elem; helper_pre checks arguments by the helper's prototype; a
+ * bpf_for_each_map_elem() callback may use the key and value it is given while it runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 struct check_priv {
 	const struct bpf_prog *prog;
+	const struct interp_checked_prog *ip;
 	u64 ctx;
 	const struct bpf_map *lookup_map;	/* map of the pending lookup */
 	u64 reserve_size;	/* the pending bpf_ringbuf_reserve()'s */
@@ -114,6 +116,11 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			if (R[reg] != cp->ctx)
 				return arg_fail(c, reg, "not the context", R[reg], 0);
 			break;
+		case ARG_PTR_TO_FUNC:
+			if (!interp_checked_is_callback(cp->ip, R[reg]))
+				return arg_fail(c, reg, "not a callback of the program", R[reg], 0);
+			break;
+		/* (ARG_PTR_TO_STACK_OR_NULL: what the callback does with it is checked) */
 		case ARG_PTR_TO_RINGBUF_MEM_RELEASE: {
 			/* submitted or discarded once: the record leaves the regions */
 			int r = record_region(c, R[reg]);
@@ -147,6 +154,30 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 		if (c->regions[i].start == r0)
 			return;
 	interp_check_add(c, r0, cp->lookup_map->value_size, "map value");
+}
+
+/* A bpf_for_each_map_elem() callback gets the element's key and value: readable (and the value
+ * writable) for the callback's run. */
+static void callback_pre(struct interp_check *c, int helper, const u64 *R)
+{
+	struct check_priv *cp = c->priv;
+	const struct bpf_map *map = held_map(cp->prog, R[1]);
+
+	if (helper != BPF_FUNC_for_each_map_elem || !map)
+		return;
+	interp_check_add(c, R[2], map->key_size, "callback key");
+	interp_check_add(c, R[3], map->value_size, "callback value");
+}
+
+static void callback_post(struct interp_check *c, int helper, const u64 *R)
+{
+	(void)R;
+	if (helper != BPF_FUNC_for_each_map_elem)
+		return;
+	for (unsigned int i = c->nregions; i-- > 0;)
+		if (!strcmp(c->regions[i].what, "callback key") ||
+		    !strcmp(c->regions[i].what, "callback value"))
+			c->regions[i] = c->regions[--c->nregions];
 }
 
 static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct interp_env *env)
@@ -228,6 +259,9 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	}
 	c->helper_pre = helper_pre;
 	c->helper_post = helper_post;
+	c->callback_pre = callback_pre;
+	c->callback_post = callback_post;
+	cp.ip = ip;
 	c->priv = &cp;
 	c->max_steps = max_steps;
 	args[0] = cp.ctx;

@@ -25,8 +25,8 @@ struct prog_check_result {
 
 /* Runs the program behind prog_fd once on a copy of pkt (len bytes), stopping after max_steps
  * instructions (0: no limit).  Returns 0 (the run's outcome in *res) or -errno if the program
- * could not be run at all (bad fd, unsupported type, a program with callbacks, which the checked
- * interpreter does not run: -EOPNOTSUPP; no memory).  Callers skip such programs. */
+ * could not be run at all (bad fd, unsupported type: -EOPNOTSUPP; no memory).  Callers skip such
+ * programs.  Callbacks run checked, within the run of the helper that calls them. */
 int prog_check_run(int prog_fd, const void *pkt, u32 len, u64 max_steps,
 		   struct prog_check_result *res);
 

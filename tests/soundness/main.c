@@ -43,6 +43,8 @@ int main(int argc, char **argv)
 	       st.generated ? 100.0 * st.accepted / st.generated : 0.0,
 	       (unsigned long long)st.runs, (unsigned long long)st.run_errors,
 	       (unsigned long long)st.violations);
+	printf("with a callback: generated %llu, accepted %llu\n",
+	       (unsigned long long)st.cb_generated, (unsigned long long)st.cb_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",
