@@ -188,9 +188,10 @@ fuzz:
 	@mkdir -p build-fuzz/corpus
 	build-fuzz/fuzz-bpf -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus
 
-$(BENCH): $(BENCH_SRCS) $(LIB_A)
+$(BENCH): $(BENCH_SRCS) tests/btf_blob.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A) $(LDLIBS) $(BENCH_LIBS)
+	$(CC) $(ALL_CFLAGS) -O2 -Itests $(LDFLAGS) -o $@ $(BENCH_SRCS) tests/btf_blob.c $(LIB_A) \
+	    $(LDLIBS) $(BENCH_LIBS)
 
 bench: $(BENCH)
 	$(BENCH)

@@ -7,6 +7,7 @@
  *   parse     Ethernet / IPv4 (variable IHL) / TCP header parse, XDP_DROP for port 80
  *   csum      ones' complement sum over a 1500-byte packet, a bounds check per word
  *   loop      100 iterations of x = x * 31 + i; x ^= x >> 7
+ *   bpf_loop  the same loop as bpf_loop(100, callback, &x, 0)
  *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
  * Sides of each row, all measured in this run, one thread:
  *   userbpf   bpf(BPF_PROG_TEST_RUN) with repeat: the mean it reports in duration
@@ -34,6 +35,7 @@
 #include <userbpf/insn.h>
 
 #include "bench.h"
+#include "btf_blob.h"
 #include "native_progs.h"
 
 #define MAP_SLOT 0x7ffffff0
@@ -142,6 +144,29 @@ static const struct bpf_insn p_loop[] = {
 	BPF_ALU64_REG(BPF_XOR, BPF_REG_0, BPF_REG_2),
 	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
 	BPF_JMP_IMM(BPF_JLT, BPF_REG_1, 100, -7),
+	BPF_EXIT_INSN(),
+};
+
+/* loop100 through bpf_loop(): the body is the callback, x in a ctx on the stack. */
+static const struct bpf_insn p_loop_cb[] = {
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 1),
+	BPF_MOV64_IMM(BPF_REG_1, 100),
+	BPF_LD_IMM64_RAW(BPF_REG_2, BPF_PSEUDO_FUNC, 7),	/* to the callback */
+	BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),
+	BPF_MOV64_IMM(BPF_REG_4, 0),
+	BPF_EMIT_CALL(BPF_FUNC_loop),
+	BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -8),
+	BPF_EXIT_INSN(),
+	/* the callback: r1 = i, r2 = &x */
+	BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_2, 0),
+	BPF_ALU64_IMM(BPF_MUL, BPF_REG_3, 31),
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1),
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_3),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_4, 7),
+	BPF_ALU64_REG(BPF_XOR, BPF_REG_3, BPF_REG_4),
+	BPF_STX_MEM(BPF_DW, BPF_REG_2, BPF_REG_3, 0),
+	BPF_MOV64_IMM(BPF_REG_0, 0),
 	BPF_EXIT_INSN(),
 };
 
@@ -327,21 +352,56 @@ static struct bpf_insn *with_map(const struct bpf_insn *insns, uint32_t cnt, int
 	return copy;
 }
 
+/* The BTF a program with a callback needs: int (void) functions, main global, the others
+ * static (0 when it cannot be loaded). */
+static int funcs_btf(bpf_call_fn call)
+{
+	static const char strs[] = "\0int\0main\0cb";
+	static const uint32_t types[] = {
+		T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0),
+		T_FUNC(5, 2, BTF_FUNC_GLOBAL), T_FUNC(10, 2, BTF_FUNC_STATIC),
+	};
+	struct blob b = btf_blob(types, sizeof(types) / 4, strs, sizeof(strs));
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)b.data;
+	a.btf_size = b.size;
+	fd = call(BPF_BTF_LOAD, &a, sizeof(a));
+	free(b.data);
+	return fd;
+}
+
 static int xdp_load(bpf_call_fn call, const struct bpf_insn *insns, uint32_t cnt, int map_fd)
 {
 	struct bpf_insn *copy = with_map(insns, cnt, map_fd);
+	struct bpf_func_info fi[2] = { { 0, 3 }, { 0, 4 } };
 	union bpf_attr a;
-	int fd;
+	int fd, btf = -1;
 
 	if (!copy)
 		return -1;
 	memset(&a, 0, sizeof(a));
+	/* a callback (the only other function these programs have) needs BTF func_info */
+	for (uint32_t i = 0; i + 1 < cnt; i++)
+		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+		    insns[i].src_reg == BPF_PSEUDO_FUNC && (btf = funcs_btf(call)) >= 0) {
+			fi[1].insn_off = i + 1 + (uint32_t)insns[i].imm;
+			a.prog_btf_fd = (uint32_t)btf;
+			a.func_info_rec_size = sizeof(fi[0]);
+			a.func_info = (uintptr_t)fi;
+			a.func_info_cnt = 2;
+			break;
+		}
 	a.prog_type = BPF_PROG_TYPE_XDP;
 	a.insns = (uintptr_t)copy;
 	a.insn_cnt = cnt;
 	a.license = (uintptr_t) "GPL";
 	fd = call(BPF_PROG_LOAD, &a, sizeof(a));
 	free(copy);
+	if (btf >= 0)
+		close(btf);
 	return fd;
 }
 
@@ -484,6 +544,7 @@ BENCH(progs)
 		  native_parse_tcp },
 		{ "csum1500", p_csum, N(p_csum), NULL, 0, 0, 1500, false, native_csum },
 		{ "loop100", p_loop, N(p_loop), p_loop, N(p_loop), 0, 64, false, native_loop },
+		{ "bpf_loop100", p_loop_cb, N(p_loop_cb), NULL, 0, 0, 64, false, native_loop },
 		{ "hashmap", p_hash, N(p_hash), e_hash, N(e_hash), 4, 64, true, native_hash },
 	};
 

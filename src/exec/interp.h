@@ -65,6 +65,13 @@ struct interp_env {
 	 * error of the target. */
 	uint32_t tail_call_id;
 	int (*tail_call)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t *r0);
+	/* A helper with bpf_loop()'s semantics (helper loop_id, nonzero): r4 != 0 gives r0 =
+	 * -EINVAL, a u32 r1 above 1 << 23 -E2BIG, else the callback r2 runs with (i, r3) for i
+	 * from 0 while it returns 0, at most r1 times, and r0 is the number of runs.  When r2 is one
+	 * of the program's own callbacks the engines run that loop themselves, each round a
+	 * bpf-to-bpf call of the callback (whose frame counts towards INTERP_MAX_FRAMES, as the
+	 * verifier counts it), instead of calling the helper; otherwise they call the helper. */
+	uint32_t loop_id;
 };
 
 struct interp_prog;

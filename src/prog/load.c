@@ -134,6 +134,7 @@ int prog_prepare(struct bpf_prog *prog)
 		    prog->type == BPF_PROG_TYPE_SCHED_CLS)
 			env.load_pkt = run_skb_load_pkt;
 		env.tail_call_id = BPF_FUNC_tail_call;
+		env.loop_id = BPF_FUNC_loop;
 		env.tail_call = prog_tail_call;
 	}
 	for (u32 i = 0; i < prog->len; i++)
