@@ -29,7 +29,14 @@ struct v {
 	uint64_t tag;
 };
 
+static int lock_map_flags(int s, uint32_t type, int *btf, uint32_t flags);
+
 static int lock_map(int s, uint32_t type, int *btf)
+{
+	return lock_map_flags(s, type, btf, 0);
+}
+
+static int lock_map_flags(int s, uint32_t type, int *btf, uint32_t flags)
 {
 	struct blob b = btf_blob(types, sizeof(types) / 4, STRS, sizeof(STRS));
 	union bpf_attr a;
@@ -49,6 +56,7 @@ static int lock_map(int s, uint32_t type, int *btf)
 	a.btf_fd = (uint32_t)*btf;
 	a.btf_key_type_id = 1;
 	a.btf_value_type_id = 3;
+	a.map_flags = flags;
 	return side_call(s, BPF_MAP_CREATE, &a).rc;
 }
 
@@ -102,6 +110,110 @@ TEST(diff_lock_commands)
 			close(btf[s]);
 		}
 	}
+}
+
+/* BPF_F_LOCK beyond single elements: the batch commands (elem_flags) and LOOKUP_AND_DELETE,
+ * on hashes and arrays with and without a lock, random flags (good, BPF_F_LOCK, bad): same
+ * results, counts, keys and values (the lock word 0), and the same elements left.  Hashes are
+ * BPF_F_ZERO_SEED, so their batches come in the same order. */
+TEST(diff_lock_batch)
+{
+	static const uint32_t map_types[] = { BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_ARRAY };
+	static const uint64_t eflags[] = { 0, BPF_F_LOCK, BPF_F_LOCK, 8, BPF_F_LOCK | 2 };
+	static const int cmds[] = { BPF_MAP_LOOKUP_BATCH, BPF_MAP_LOOKUP_AND_DELETE_BATCH,
+				    BPF_MAP_UPDATE_BATCH, BPF_MAP_DELETE_BATCH,
+				    BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_UPDATE_ELEM };
+	uint64_t rng = 0xba7c4ull;
+	int agree = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int t = 0; t < 4; t++) {
+		uint32_t type = map_types[t % 2];
+		int fd[NSIDES], btf[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			/* t >= 2: the same map without BTF, so without a lock */
+			if (t >= 2) {
+				fd[s] = side_map_create(s, type, 4, sizeof(struct v), 4,
+							type == BPF_MAP_TYPE_HASH ? BPF_F_ZERO_SEED
+										  : 0).rc;
+				btf[s] = -1;
+			} else {
+				fd[s] = lock_map_flags(s, type, &btf[s],
+						       type == BPF_MAP_TYPE_HASH ? BPF_F_ZERO_SEED : 0);
+			}
+			REQUIRE(fd[s] >= 0);
+		}
+		for (int i = 0; i < 300; i++) {
+			uint64_t x = xorshift64(&rng);
+			int cmd = cmds[x % 6];
+			uint32_t count = 1 + (uint32_t)(x >> 8) % 5, keys[NSIDES][5], in[NSIDES],
+				 out[NSIDES], key = (uint32_t)(x >> 16) % 5;
+			uint64_t ef = eflags[(x >> 24) % 5], bf = (x >> 28) % 8 == 0;
+			struct v vals[NSIDES][5];
+			struct bpf_result r[NSIDES];
+			uint32_t got[NSIDES] = { 0, 0 };
+			char what[96];
+
+			for (int s = 0; s < NSIDES; s++) {
+				union bpf_attr a;
+
+				for (uint32_t k = 0; k < 5; k++) {
+					keys[s][k] = (uint32_t)(x >> (k * 3)) % 5;
+					vals[s][k] = (struct v){ (uint32_t)(x >> 32) + k, 0xdeadbeef, x };
+				}
+				memset(&a, 0, sizeof(a));
+				if (cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM || cmd == BPF_MAP_UPDATE_ELEM) {
+					r[s] = side_elem(s, cmd, fd[s], &key, &vals[s][0],
+							 cmd == BPF_MAP_UPDATE_ELEM ? ef & ~8ull : ef);
+					continue;
+				}
+				in[s] = 0;
+				a.batch.in_batch = (x >> 40) % 3 == 0 ? PTR_TO_U64(&in[s]) : 0;
+				a.batch.out_batch = PTR_TO_U64(&out[s]);
+				a.batch.keys = PTR_TO_U64(keys[s]);
+				a.batch.values = PTR_TO_U64(vals[s]);
+				a.batch.count = count;
+				a.batch.map_fd = (uint32_t)fd[s];
+				a.batch.elem_flags = ef;
+				a.batch.flags = bf;
+				r[s] = side_call(s, cmd, &a);
+				got[s] = a.batch.count;
+			}
+			snprintf(what, sizeof(what), "map %d cmd %d elem_flags %#llx flags %llu step %d",
+				 t, cmd, (unsigned long long)ef, (unsigned long long)bf, i);
+			if (!AGREE(what, r))
+				break;
+			if (cmd != BPF_MAP_LOOKUP_AND_DELETE_ELEM && cmd != BPF_MAP_UPDATE_ELEM)
+				CHECK_EQ(got[K], got[U]);
+			if (r[K].rc == 0 && (cmd == BPF_MAP_LOOKUP_BATCH ||
+					     cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH ||
+					     cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM)) {
+				uint32_t n = cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM ? 1 : got[K];
+
+				CHECK(!memcmp(vals[K], vals[U], n * sizeof(vals[K][0])));
+				CHECK(!memcmp(keys[K], keys[U], n * sizeof(keys[K][0])));
+				for (uint32_t k = 0; k < n && t < 2; k++)
+					CHECK_EQ(vals[U][k].lock, 0);
+			}
+			agree++;
+		}
+		for (uint32_t k = 0; k < 5; k++) {
+			struct v v[NSIDES];
+			struct bpf_result e[NSIDES];
+
+			for (int s = 0; s < NSIDES; s++)
+				e[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], &k, &v[s], 0);
+			if (AGREE("what is left", e) && e[K].rc == 0)
+				CHECK(!memcmp(&v[K], &v[U], sizeof(v[K])));
+		}
+		for (int s = 0; s < NSIDES; s++) {
+			close(fd[s]);
+			if (btf[s] >= 0)
+				close(btf[s]);
+		}
+	}
+	CHECK(agree > 1000);
 }
 
 /* tc: key = packet byte 0 % 4; v = lookup (a hash inserts it first); lock; v->count++;

@@ -603,7 +603,7 @@ static int percpu_htab_prog_update(struct bpf_map *map, const void *key, const v
 }
 
 /* Unlinks key; copies its value out first when value is not NULL. */
-static int htab_remove(struct bpf_htab *h, const void *key, void *value)
+static int htab_remove(struct bpf_htab *h, const void *key, void *value, u64 flags)
 {
 	u32 hash = htab_hash(h, key);
 	struct bucket *b = htab_bucket(h, hash);
@@ -615,7 +615,9 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value)
 		spin_unlock(&b->lock);
 		return -ENOENT;
 	}
-	if (value)
+	if (value && (flags & BPF_F_LOCK))
+		map_read_locked(&h->map, value, elem_value(h, e));
+	else if (value)
 		memcpy(value, elem_value(h, e), value_bytes(h));
 	seq_write_begin(&b->seq);
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
@@ -628,12 +630,16 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value)
 
 static int htab_delete(struct bpf_map *map, const void *key)
 {
-	return htab_remove(htab_of(map), key, NULL);
+	return htab_remove(htab_of(map), key, NULL, 0);
 }
 
 static int htab_lookup_and_delete(struct bpf_map *map, const void *key, void *value, u64 flags)
 {
-	return htab_remove(htab_of(map), key, value);
+	int err = htab_remove(htab_of(map), key, value, flags);
+
+	if (!err)
+		map_hide_lock(map, value);
+	return err;
 }
 
 /* Copies the key of the first element of bucket i into next_key.  Returns whether there was one. */
@@ -771,8 +777,9 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 	u8 *keys = NULL, *values = NULL;
 	int ret = 0;
 
-	if (attr->batch.elem_flags || attr->batch.flags) /* BPF_F_LOCK needs a spin lock */
-		return -EINVAL;
+	ret = map_check_lock_flag(map, attr->batch.elem_flags);
+	if (ret || attr->batch.flags)
+		return ret ? ret : -EINVAL;
 	if (!max)
 		return 0;
 	memcpy(&uattr->batch.count, &zero, sizeof(zero));
@@ -818,6 +825,8 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 			memcpy(keys + (size_t)cnt * ks, elem_key(e), ks);
 			if (h->fd_values) /* an inner map: its id */
 				memcpy(values + (size_t)cnt * vs, &elem_inner(h, e)->obj.id, vs);
+			else if (attr->batch.elem_flags) /* BPF_F_LOCK */
+				map_read_locked(map, values + (size_t)cnt * vs, elem_value(h, e));
 			else
 				memcpy(values + (size_t)cnt * vs, elem_value(h, e), vs);
 			map_hide_lock(map, values + (size_t)cnt * vs);
@@ -953,7 +962,7 @@ static int htab_of_maps_update(struct bpf_map *map, const void *key, const void 
 static int htab_of_maps_delete(struct bpf_map *map, const void *key)
 {
 	struct bpf_map *old;
-	int err = htab_remove(htab_of(map), key, &old);
+	int err = htab_remove(htab_of(map), key, &old, 0);
 
 	if (!err)
 		obj_put_deferred(&old->obj);

@@ -433,9 +433,7 @@ static int lookup_locked(struct bpf_map *map, const void *key, void *value)
 
 	if (!elem)
 		return -ENOENT;
-	map_spin_lock(map_value_lock(map, elem));
-	memcpy(value, elem, map->value_size);
-	map_spin_unlock(map_value_lock(map, elem));
+	map_read_locked(map, value, elem);
 	return 0;
 }
 
@@ -577,8 +575,14 @@ int map_lookup_and_delete_elem(union bpf_attr *attr)
 	map = map_get(attr->map_fd, OBJ_CAN_READ | OBJ_CAN_WRITE, &err);
 	if (!map)
 		goto out;
+	/* a queue's or stack's takes no flag; a hash's BPF_F_LOCK (with a lock) copies the value
+	 * under it */
 	err = -EINVAL;
-	if (attr->flags & BPF_F_LOCK)
+	if (attr->flags && (map->map_type == BPF_MAP_TYPE_QUEUE ||
+			    map->map_type == BPF_MAP_TYPE_STACK))
+		goto out;
+	err = map_check_lock_flag(map, attr->flags);
+	if (err)
 		goto out;
 	err = key_ok(map, ukey, attr->key);
 	if (err)
@@ -614,11 +618,11 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 	u8 *buf, *prev = NULL, *key, *value;
 	int err;
 
-	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
-	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
-	if (attr->batch.elem_flags)
-		return -EINVAL;
-	/* batch.flags is not checked here: the kernel's generic lookup batch ignores it. */
+	/* The only element flag is BPF_F_LOCK, for a value with a bpf_spin_lock.  batch.flags is
+	 * not checked: the kernel's generic lookup batch ignores it. */
+	err = map_check_lock_flag(map, attr->batch.elem_flags);
+	if (err)
+		return err;
 	if (!max)
 		return 0;
 	batch_set_count(uattr, 0);
@@ -639,7 +643,8 @@ int generic_map_lookup_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 		err = map->ops->get_next_key(map, prev, key);
 		if (err)
 			break;
-		err = map->ops->lookup(map, key, value);
+		err = attr->batch.elem_flags ? lookup_locked(map, key, value)
+					     : map->ops->lookup(map, key, value);
 		/* Deleted since we found it, or an index with nothing in it (an fd array's empty
 		 * slot): skipped, as 6.18 does (older kernels retried, then said EINTR). */
 		if (err == -ENOENT) {
@@ -678,12 +683,12 @@ int generic_map_update_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 {
 	u8 *ukeys = u64_to_ptr(attr->batch.keys), *uvalues = u64_to_ptr(attr->batch.values);
 	u32 max = attr->batch.count, cp;
-	int err = 0;
+	int err;
 
-	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
-	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
-	if (attr->batch.elem_flags)
-		return -EINVAL;
+	/* the only element flag is BPF_F_LOCK (for a value with a lock), passed on per element */
+	err = map_check_lock_flag(map, attr->batch.elem_flags);
+	if (err)
+		return err;
 	if (!max)
 		return 0;
 	batch_set_count(uattr, 0);
@@ -706,10 +711,10 @@ int generic_map_delete_batch(struct bpf_map *map, union bpf_attr *attr, union bp
 	u32 max = attr->batch.count, cp;
 	int err = 0;
 
-	/* The only element flag is BPF_F_LOCK, and it needs a bpf_spin_lock in the value (BTF),
-	 * which these maps never have: any element flag is EINVAL, as on the kernel. */
-	if (attr->batch.elem_flags)
-		return -EINVAL;
+	/* the only element flag is BPF_F_LOCK (for a value with a lock), which a delete ignores */
+	err = map_check_lock_flag(map, attr->batch.elem_flags);
+	if (err)
+		return err;
 	if (!max)
 		return 0;
 	batch_set_count(uattr, 0);

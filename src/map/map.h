@@ -12,6 +12,7 @@
 #ifndef USERBPF_MAP_H
 #define USERBPF_MAP_H
 
+#include <errno.h>
 #include <linux/bpf.h>
 
 #include "fd.h"
@@ -166,6 +167,25 @@ static inline void map_update_locked(const struct bpf_map *map, void *elem, cons
 	map_spin_lock(map_value_lock(map, elem));
 	map_copy_around_lock(map, elem, value, racy_store);
 	map_spin_unlock(map_value_lock(map, elem));
+}
+
+/* BPF_F_LOCK reads: value_size bytes of an element's value copied out under its own lock, the
+ * lock word shown as 0. */
+static inline void map_read_locked(const struct bpf_map *map, void *dst, void *elem)
+{
+	map_spin_lock(map_value_lock(map, elem));
+	memcpy(dst, elem, map->value_size);
+	map_spin_unlock(map_value_lock(map, elem));
+	map_hide_lock(map, dst);
+}
+
+/* The element flags of a batch command (and LOOKUP_AND_DELETE's flags): BPF_F_LOCK only, and
+ * only for a value with a bpf_spin_lock (the kernel's checks). */
+static inline int map_check_lock_flag(const struct bpf_map *map, u64 flags)
+{
+	if ((flags & ~BPF_F_LOCK) || ((flags & BPF_F_LOCK) && map->spin_lock_off < 0))
+		return -EINVAL;
+	return 0;
 }
 
 static inline struct bpf_map *map_of(struct bpf_object *obj)
