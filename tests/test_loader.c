@@ -738,3 +738,34 @@ BOTH_BACKENDS(legacy_maps)
 BOTH_BACKENDS(multi_prog)
 BOTH_BACKENDS(map_in_map)
 BOTH_BACKENDS(loop_callbacks)
+
+/* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
+ * too: a callback needs it), with a log of its own; refused for a program not loaded. */
+TEST(loader_program_reload)
+{
+	static char log[1 << 21]; /* its level-2 log is about 900 KB */
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	int fd;
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/corpus/xdp_loop_callbacks.bpf.o", &backend_userbpf);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "xdp_loop_callbacks");
+	REQUIRE(p);
+	fd = userbpf_program_reload(obj, p, log, sizeof(log), 1);
+	CHECK(fd >= 0);
+	CHECK(strstr(log, "processed ") != NULL);
+	CHECK(fd != userbpf_program_fd(p));
+	if (fd >= 0)
+		close(fd);
+	fd = userbpf_program_reload(obj, p, log, sizeof(log), 2);
+	CHECK(fd >= 0);
+	CHECK(strstr(log, "call bpf_loop#181") != NULL);
+	CHECK(strstr(log, "; bpf_loop(32, sum_word, &s, 0); @ xdp_loop_callbacks.bpf.c:") != NULL);
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	CHECK_EQ(userbpf_program_reload(obj, p, NULL, 64, 1), -1);
+	CHECK_EQ(errno, EINVAL);
+	userbpf_object_close(obj);
+}
