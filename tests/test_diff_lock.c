@@ -364,3 +364,111 @@ TEST(diff_lock_threads)
 		close(btf);
 	}
 }
+
+/* A lock in an inner map: an array of maps whose template's value has a bpf_spin_lock; a tc
+ * program takes the lock of an inner map's value and counts under it.  Inner maps must have the
+ * template's lock; the counts agree with the kernel's. */
+TEST(diff_lock_inner_map)
+{
+	int inner[NSIDES], plain[NSIDES], outer[NSIDES], prog[NSIDES], btf[NSIDES], btf2[NSIDES];
+	uint8_t pkt[64] = { 0 };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		inner[s] = lock_map(s, BPF_MAP_TYPE_ARRAY, &btf[s]);
+		plain[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct v), 4, 0).rc;
+		REQUIRE(inner[s] >= 0 && plain[s] >= 0);
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_ARRAY_OF_MAPS;
+		a.key_size = 4;
+		a.value_size = 4;
+		a.max_entries = 2;
+		a.inner_map_fd = (uint32_t)inner[s];
+		outer[s] = side_call(s, BPF_MAP_CREATE, &a).rc;
+	}
+	CHECK_EQ(outer[K] >= 0, outer[U] >= 0);
+	if (outer[K] < 0 || outer[U] < 0)
+		goto out;
+	/* slot 0: the template itself; slot 1: a map without the lock (refused), then another
+	 * lock map */
+	for (int s = 0; s < NSIDES; s++) {
+		uint32_t k0 = 0, k1 = 1, v0 = (uint32_t)inner[s], v1 = (uint32_t)plain[s];
+		struct bpf_result r0 = side_elem(s, BPF_MAP_UPDATE_ELEM, outer[s], &k0, &v0, 0);
+		struct bpf_result r1 = side_elem(s, BPF_MAP_UPDATE_ELEM, outer[s], &k1, &v1, 0);
+		int other = lock_map(s, BPF_MAP_TYPE_ARRAY, &btf2[s]);
+
+		CHECK_EQ(r0.rc, 0);
+		CHECK_EQ(r1.rc, -1);
+		CHECK_EQ(r1.err, EINVAL);
+		REQUIRE(other >= 0);
+		v1 = (uint32_t)other;
+		CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, outer[s], &k1, &v1, 0).rc, 0);
+		close(other);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_insn insns[] = {
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+			BPF_LD_MAP_FD(BPF_REG_1, outer[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 18),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 1),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 12),
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4),
+			BPF_EMIT_CALL(BPF_FUNC_spin_lock),
+			BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6, 0),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 1),
+			BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_7, 0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 4),
+			BPF_EMIT_CALL(BPF_FUNC_spin_unlock),
+			BPF_MOV64_REG(BPF_REG_0, BPF_REG_7),
+			BPF_EXIT_INSN(),
+			BPF_MOV64_IMM(BPF_REG_0, 0),
+			BPF_EXIT_INSN(),
+		};
+
+		prog[s] = side_prog_load(s, BPF_PROG_TYPE_SCHED_CLS, insns,
+					 sizeof(insns) / sizeof(insns[0]));
+	}
+	CHECK_EQ(prog[K] >= 0, prog[U] >= 0);
+	for (int i = 1; prog[K] >= 0 && prog[U] >= 0 && i <= 5; i++) {
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
+		}
+		if (!AGREE("test run", r))
+			break;
+		CHECK_EQ(ret[K], (uint32_t)i);
+		CHECK_EQ(ret[U], (uint32_t)i);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		uint32_t k1 = 1;
+		struct v v;
+
+		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, inner[s], &k1, &v, BPF_F_LOCK).rc, 0);
+		CHECK_EQ(v.count, prog[K] >= 0 ? 5u : 0u);
+		CHECK_EQ(v.lock, 0);
+		if (prog[s] >= 0)
+			close(prog[s]);
+	}
+out:
+	for (int s = 0; s < NSIDES; s++) {
+		if (outer[s] >= 0)
+			close(outer[s]);
+		close(inner[s]);
+		close(plain[s]);
+		close(btf[s]);
+	}
+}

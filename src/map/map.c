@@ -75,7 +75,7 @@ static void map_destroy(struct bpf_object *obj)
 	struct btf *btf = map->btf;
 
 	map->ops->free(map);
-	free(meta);
+	map_meta_free(meta);
 	btf_put(btf);
 }
 
@@ -306,7 +306,7 @@ free_map:
 	btf_put(map->btf);
 	ops->free(map);
 close_memfd:
-	free(meta);
+	map_meta_free(meta);
 	sys_close(memfd);
 	return err;
 }

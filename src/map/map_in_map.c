@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf/btf.h"
 #include "map/fd_array.h"
 #include "map/map_in_map.h"
 #include "rcu.h"
@@ -31,9 +32,8 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	*err = -EINVAL; /* one level of nesting only */
 	if (inner->inner_meta)
 		goto out;
-	*err = -ENOTSUPP; /* the kernel's types without map_meta_equal; and (userbpf) values
-			   * with a lock, which inner maps do not support yet */
-	if (inner->ops->no_inner_map || inner->spin_lock_off >= 0)
+	*err = -ENOTSUPP; /* the kernel's types without map_meta_equal */
+	if (inner->ops->no_inner_map)
 		goto out;
 	*err = -ENOMEM;
 	meta = calloc(1, sizeof(*meta));
@@ -48,19 +48,32 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	meta->uvalue_size = inner->uvalue_size;
 	meta->max_entries = inner->max_entries;
 	meta->map_flags = inner->map_flags;
-	meta->spin_lock_off = -1;
+	/* a value with a lock: the template's BTF too, which the verifier asks of a lock */
+	meta->spin_lock_off = inner->spin_lock_off;
+	if (inner->spin_lock_off >= 0 && inner->btf) {
+		obj_get(&inner->btf->obj);
+		meta->btf = inner->btf;
+	}
 	*err = 0;
 out:
 	rcu_read_unlock();
 	return meta;
 }
 
+void map_meta_free(struct bpf_map *meta)
+{
+	if (meta)
+		btf_put(meta->btf);
+	free(meta);
+}
+
 /* The kernel's bpf_map_meta_equal(), with array_map_meta_equal()'s max_entries rule. */
 static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 {
+	/* (the kernel compares the special fields' records: here, the lock's place) */
 	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
 	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
-	    m->spin_lock_off >= 0)
+	    meta->spin_lock_off != m->spin_lock_off)
 		return false;
 	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;

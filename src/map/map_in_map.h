@@ -19,6 +19,8 @@
 /* The template from attr->inner_map_fd, or NULL with *err set (EBADF: no fd; EINVAL: not a map,
  * or a map of maps; ENOTSUPP: a type that cannot be an inner map). */
 struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err);
+/* Frees a template made by map_meta_alloc() (NULL: nothing), with its BTF reference. */
+void map_meta_free(struct bpf_map *meta);
 
 /* The map behind the fd at value (a u32), with a reference, if it matches outer's template; NULL
  * with *err set otherwise.  Inside rcu_read_lock(). */
