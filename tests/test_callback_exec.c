@@ -43,7 +43,40 @@ static const struct interp_env *xdp_env(void)
 	return &env;
 }
 
-/* Prepares insns (cnt), with map's address in each map placeholder, and runs it with r1 = io. */
+/* bpf_loop run by the interpreter itself (interp_env.loop_id: each round a bpf-to-bpf call of
+ * the callback in the same run) or by the helper.  Both environments have the XDP helpers with
+ * bpf_loop's entry counting how often the helper itself runs. */
+static bool inline_loop;
+static unsigned int loop_helper_calls;
+static interp_helper_fn real_loop;
+
+static uint64_t counting_loop(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5)
+{
+	loop_helper_calls++;
+	return real_loop(r1, r2, r3, r4, r5);
+}
+
+static const struct interp_env *loop_env(bool inline_it)
+{
+	static interp_helper_fn fns[BPF_HELPER_ID_MAX];
+	static struct interp_env env[2];
+
+	if (!env[0].helpers) {
+		memcpy(fns, xdp_env()->helpers, sizeof(fns));
+		real_loop = fns[BPF_FUNC_loop];
+		fns[BPF_FUNC_loop] = counting_loop;
+		env[0] = env[1] = *xdp_env();
+		env[0].helpers = env[1].helpers = fns;
+		env[1].loop_id = BPF_FUNC_loop;
+	}
+	return &env[inline_it];
+}
+
+/* How often the bpf_loop helper runs for n bpf_loop calls: never when inlined. */
+#define HELPER_CALLS(n) (inline_loop ? 0 : (n))
+
+/* Prepares insns (cnt), with map's address in each map placeholder, and runs it with r1 = io
+ * (bpf_loop inlined when inline_loop is set). */
 static int run_prog(struct bpf_insn *insns, uint32_t cnt, struct bpf_map *map, void *io,
 		    uint64_t *r0)
 {
@@ -60,9 +93,10 @@ static int run_prog(struct bpf_insn *insns, uint32_t cnt, struct bpf_map *map, v
 			insns[i].imm = (int32_t)(uint32_t)v;
 			insns[i + 1].imm = (int32_t)(uint32_t)(v >> 32);
 		}
-	err = interp_prepare(insns, cnt, xdp_env(), &p);
+	err = interp_prepare(insns, cnt, loop_env(inline_loop), &p);
 	if (err)
 		return err;
+	loop_helper_calls = 0;
 	rcu_read_lock(); /* map ops run in a read section, as in a loaded program's run */
 	err = interp_exec(p, args, r0);
 	rcu_read_unlock();
@@ -71,6 +105,24 @@ static int run_prog(struct bpf_insn *insns, uint32_t cnt, struct bpf_map *map, v
 }
 
 /* ---- bpf_loop ---- */
+
+/* LOOP_TEST(x) { body } is two tests: callback_exec_loop_x runs body with the bpf_loop helper,
+ * callback_exec_inline_loop_x with the interpreter running the loop itself; the results must be
+ * the same. */
+#define LOOP_TEST(name)                                                                           \
+	static void loop_##name(void);                                                            \
+	TEST(callback_exec_loop_##name)                                                           \
+	{                                                                                         \
+		inline_loop = false;                                                              \
+		loop_##name();                                                                    \
+	}                                                                                         \
+	TEST(callback_exec_inline_loop_##name)                                                    \
+	{                                                                                         \
+		inline_loop = true;                                                               \
+		loop_##name();                                                                    \
+		inline_loop = false;                                                              \
+	}                                                                                         \
+	static void loop_##name(void)
 
 struct loop_io {
 	uint64_t nr, flags, stop; /* in: bpf_loop's nr_loops and flags; the i the callback stops at */
@@ -116,9 +168,10 @@ static void run_loop(struct loop_io *io)
 
 	CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, io, &r0), 0);
 	CHECK_EQ(r0, 0);
+	CHECK_EQ(loop_helper_calls, HELPER_CALLS(1));
 }
 
-TEST(callback_exec_loop_sum)
+LOOP_TEST(sum)
 {
 	struct loop_io io = { .nr = 10, .stop = (uint64_t)-1 };
 
@@ -135,7 +188,7 @@ TEST(callback_exec_loop_sum)
 	CHECK_EQ(io.calls, 3);
 }
 
-TEST(callback_exec_loop_early_stop)
+LOOP_TEST(early_stop)
 {
 	struct loop_io io = { .nr = 10, .stop = 3 };
 
@@ -149,9 +202,24 @@ TEST(callback_exec_loop_early_stop)
 	run_loop(&io);
 	CHECK_EQ(io.ret, 6);
 	CHECK_EQ(io.calls, 6);
+
+	/* a stop at the first and at the last round */
+	io = (struct loop_io){ .nr = 7, .stop = 0 };
+	run_loop(&io);
+	CHECK_EQ(io.ret, 1);
+	CHECK_EQ(io.calls, 1);
+	io = (struct loop_io){ .nr = 7, .stop = 6 };
+	run_loop(&io);
+	CHECK_EQ(io.ret, 7);
+	CHECK_EQ(io.sum, 21);
+	CHECK_EQ(io.calls, 7);
+	io = (struct loop_io){ .nr = 1, .stop = (uint64_t)-1 };
+	run_loop(&io);
+	CHECK_EQ(io.ret, 1);
+	CHECK_EQ(io.calls, 1);
 }
 
-TEST(callback_exec_loop_zero_and_errors)
+LOOP_TEST(zero_and_errors)
 {
 	struct loop_io io = { .nr = 0, .stop = (uint64_t)-1 };
 
@@ -168,12 +236,21 @@ TEST(callback_exec_loop_zero_and_errors)
 	run_loop(&io);
 	CHECK_EQ(io.ret, (uint64_t)-E2BIG);
 	CHECK_EQ(io.calls, 0);
+
+	/* the flags are checked before the count; a high half of the count does not help */
+	io = (struct loop_io){ .nr = 0, .flags = 1ull << 40, .stop = (uint64_t)-1 };
+	run_loop(&io);
+	CHECK_EQ(io.ret, (uint64_t)-EINVAL);
+	io = (struct loop_io){ .nr = 0xffffffffull, .stop = 0 };
+	run_loop(&io);
+	CHECK_EQ(io.ret, (uint64_t)-E2BIG);
+	CHECK_EQ(io.calls, 0);
 }
 
 /* The callback calls a bpf-to-bpf function and keeps i on its own stack at the offset where the
  * caller keeps a canary; the function writes its own frame at the same offset.  Frames that
  * overlapped would change the sum or the canary. */
-TEST(callback_exec_loop_subcall_and_stack)
+LOOP_TEST(subcall_and_stack)
 {
 	struct bpf_insn insns[] = {
 		BPF_MOV64_REG(6, 1),
@@ -219,10 +296,11 @@ TEST(callback_exec_loop_subcall_and_stack)
 	CHECK_EQ(io.ret, 5);
 	CHECK_EQ(io.sum, 30);
 	CHECK_EQ(io.canary, 0x5a5a);
+	CHECK_EQ(loop_helper_calls, HELPER_CALLS(1));
 }
 
 /* bpf_loop(3, A) where A runs bpf_loop(4, B) on the same ctx and adds its result. */
-TEST(callback_exec_loop_nested)
+LOOP_TEST(nested)
 {
 	struct bpf_insn insns[] = {
 		BPF_MOV64_REG(6, 1),
@@ -275,6 +353,351 @@ TEST(callback_exec_loop_nested)
 	CHECK_EQ(io.count, 12);
 	CHECK_EQ(io.sum, 18);
 	CHECK_EQ(io.outer, 12);
+	CHECK_EQ(loop_helper_calls, HELPER_CALLS(4));
+}
+
+/* The caller's r6..r10 survive the loop although the callback and a function it calls clobber
+ * r6..r9; every round gets r1 = i and r2 = ctx.  Inlined, the callback's frame is the next one
+ * down from the caller's. */
+LOOP_TEST(caller_regs)
+{
+	struct bpf_insn insns[] = {
+		BPF_STX_MEM(BPF_DW, 10, 1, -16),	/* ctx: io -16, sum -8 */
+		BPF_ST_MEM(BPF_DW, 10, -8, 0),
+		BPF_STX_MEM(BPF_DW, 1, 10, 40),		/* fp_before */
+		BPF_LD_IMM64(6, 0x1111222233334444ull),
+		BPF_LD_IMM64(7, 0x5555666677778888ull),
+		BPF_MOV64_IMM(8, -7),
+		BPF_MOV64_IMM(9, 9),
+		BPF_MOV64_IMM(1, 4),
+		FUNC(2, 16),				/* 10: -> 27 */
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -16),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_LDX_MEM(BPF_DW, 1, 10, -16),
+		BPF_STX_MEM(BPF_DW, 1, 0, 0),
+		BPF_STX_MEM(BPF_DW, 1, 6, 8),
+		BPF_STX_MEM(BPF_DW, 1, 7, 16),
+		BPF_STX_MEM(BPF_DW, 1, 8, 24),
+		BPF_STX_MEM(BPF_DW, 1, 9, 32),
+		BPF_STX_MEM(BPF_DW, 1, 10, 48),		/* fp_after */
+		BPF_LDX_MEM(BPF_DW, 2, 10, -8),
+		BPF_STX_MEM(BPF_DW, 1, 2, 72),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		/* 27: the callback: clobbers r6..r9, checks r2, sum += f(i) */
+		BPF_MOV64_REG(6, 1),
+		BPF_MOV64_REG(7, 2),
+		BPF_MOV64_IMM(8, -1),
+		BPF_MOV64_IMM(9, 0),
+		BPF_LDX_MEM(BPF_DW, 3, 7, 0),		/* io */
+		BPF_STX_MEM(BPF_DW, 3, 10, 56),		/* cb_fp */
+		BPF_LDX_MEM(BPF_DW, 4, 3, 40),
+		BPF_ALU64_IMM(BPF_ADD, 4, -16),
+		BPF_JMP_REG(BPF_JEQ, 4, 7, 3),
+		BPF_LDX_MEM(BPF_DW, 5, 3, 64),		/* bad_ctx++ */
+		BPF_ALU64_IMM(BPF_ADD, 5, 1),
+		BPF_STX_MEM(BPF_DW, 3, 5, 64),
+		BPF_MOV64_REG(1, 6),
+		BPF_CALL_REL(5),			/* 40: -> 46 */
+		BPF_LDX_MEM(BPF_DW, 1, 7, 8),
+		BPF_ALU64_REG(BPF_ADD, 1, 0),
+		BPF_STX_MEM(BPF_DW, 7, 1, 8),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		/* 46: r0 = 10 * r1, clobbering r6..r9 again */
+		BPF_MOV64_REG(0, 1),
+		BPF_ALU64_IMM(BPF_MUL, 0, 10),
+		BPF_MOV64_IMM(6, 0),
+		BPF_MOV64_IMM(7, 0),
+		BPF_MOV64_IMM(8, 0),
+		BPF_MOV64_IMM(9, 0),
+		BPF_EXIT_INSN(),
+	};
+	struct {
+		uint64_t ret, r6, r7, r8, r9, fp_before, fp_after, cb_fp, bad_ctx, sum;
+	} io = { 0 };
+	uint64_t r0 = 99;
+
+	CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, &io, &r0), 0);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(io.ret, 4);
+	CHECK_EQ(io.sum, 60);
+	CHECK_EQ(io.bad_ctx, 0);
+	CHECK_EQ(io.r6, 0x1111222233334444ull);
+	CHECK_EQ(io.r7, 0x5555666677778888ull);
+	CHECK_EQ(io.r8, (uint64_t)-7);
+	CHECK_EQ(io.r9, 9);
+	CHECK(io.fp_before != 0);
+	CHECK_EQ(io.fp_after, io.fp_before);
+	if (inline_loop)
+		CHECK_EQ(io.cb_fp, io.fp_before - INTERP_STACK_SIZE);
+	CHECK_EQ(loop_helper_calls, HELPER_CALLS(1));
+}
+
+/* A callback function also called as a plain bpf-to-bpf function; then the same with its exit
+ * reached by a jump to the main function's exit.  Inlined, the first runs the decoder's callback
+ * exit (L_LOOP_EXIT) both as a call's return and as a round's end, the second a plain exit that
+ * returns to the loop (L_LOOP_NEXT). */
+LOOP_TEST(callback_exits)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_REG(6, 1),
+		BPF_ST_MEM(BPF_DW, 10, -8, 0),		/* ctx: the sum */
+		BPF_MOV64_IMM(1, 10),
+		BPF_MOV64_REG(2, 10),
+		BPF_ALU64_IMM(BPF_ADD, 2, -8),
+		BPF_CALL_REL(13),			/* 5: -> 19 */
+		BPF_STX_MEM(BPF_DW, 6, 0, 16),
+		BPF_MOV64_IMM(1, 4),
+		FUNC(2, 10),				/* 8: -> 19 */
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_STX_MEM(BPF_DW, 6, 0, 0),
+		BPF_LDX_MEM(BPF_DW, 1, 10, -8),
+		BPF_STX_MEM(BPF_DW, 6, 1, 8),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),			/* 18 */
+		/* 19: *ctx += i + 1, r0 = 0 */
+		BPF_LDX_MEM(BPF_DW, 3, 2, 0),
+		BPF_ALU64_REG(BPF_ADD, 3, 1),
+		BPF_ALU64_IMM(BPF_ADD, 3, 1),
+		BPF_STX_MEM(BPF_DW, 2, 3, 0),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),			/* 24 */
+	};
+	struct { uint64_t ret, sum, call_ret; } io;
+	uint64_t r0;
+
+	for (int jump = 0; jump < 2; jump++) {
+		insns[24] = jump ? BPF_JMP_A(-7) : BPF_EXIT_INSN(); /* -> 18 */
+		io = (typeof(io)){ 99, 99, 99 };
+		r0 = 99;
+		CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, &io, &r0), 0);
+		CHECK_EQ(r0, 0);
+		CHECK_EQ(io.call_ret, 0);
+		CHECK_EQ(io.ret, 4);
+		CHECK_EQ(io.sum, 11 + 1 + 2 + 3 + 4);
+		CHECK_EQ(loop_helper_calls, HELPER_CALLS(1));
+	}
+}
+
+/* r2 a callback of another prepared program: the helper runs it, inlined or not. */
+LOOP_TEST(foreign_callback)
+{
+	const struct bpf_insn other[] = {
+		FUNC(1, 3),				/* 0: -> 4 */
+		BPF_MOV64_REG(0, 1),			/* r0 = its descriptor */
+		BPF_EXIT_INSN(),
+		/* 4: *ctx += i + 100 */
+		BPF_LDX_MEM(BPF_DW, 3, 2, 0),
+		BPF_ALU64_REG(BPF_ADD, 3, 1),
+		BPF_ALU64_IMM(BPF_ADD, 3, 100),
+		BPF_STX_MEM(BPF_DW, 2, 3, 0),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+	};
+#define FOREIGN_LOOP                                                                              \
+	BPF_MOV64_REG(6, 1), BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_LDX_MEM(BPF_DW, 1, 6, 8),          \
+	BPF_LDX_MEM(BPF_DW, 2, 6, 0), BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -8),        \
+	BPF_MOV64_IMM(4, 0), BPF_EMIT_CALL(BPF_FUNC_loop), BPF_STX_MEM(BPF_DW, 6, 0, 16),         \
+	BPF_LDX_MEM(BPF_DW, 1, 10, -8), BPF_STX_MEM(BPF_DW, 6, 1, 24) /* 0..10 */
+	/* with callbacks of its own, run by bpf_loop after the other's */
+	struct bpf_insn mixed[] = {
+		FOREIGN_LOOP,
+		BPF_ST_MEM(BPF_DW, 10, -8, 0),
+		BPF_LDX_MEM(BPF_DW, 1, 6, 8),
+		FUNC(2, 10),				/* 13: -> 24 */
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_STX_MEM(BPF_DW, 6, 0, 32),
+		BPF_LDX_MEM(BPF_DW, 1, 10, -8),
+		BPF_STX_MEM(BPF_DW, 6, 1, 40),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		/* 24: *ctx += 2 * i */
+		BPF_LDX_MEM(BPF_DW, 3, 2, 0),
+		BPF_ALU64_REG(BPF_ADD, 3, 1),
+		BPF_ALU64_REG(BPF_ADD, 3, 1),
+		BPF_STX_MEM(BPF_DW, 2, 3, 0),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+	};
+	/* with none */
+	struct bpf_insn only[] = { FOREIGN_LOOP, BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
+#undef FOREIGN_LOOP
+	struct {
+		uint64_t cb, nr, ret, sum, own_ret, own_sum;
+	} io = { 0 };
+	uint64_t args[5] = { 0 }, r0 = 0;
+	struct interp_prog *p;
+
+	REQUIRE_EQ(interp_prepare(other, N_INSNS(other), loop_env(inline_loop), &p), 0);
+	CHECK_EQ(interp_exec(p, args, &io.cb), 0);
+	REQUIRE(io.cb != 0);
+	io.nr = 5;
+	CHECK_EQ(run_prog(mixed, N_INSNS(mixed), NULL, &io, &r0), 0);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(io.ret, 5);
+	CHECK_EQ(io.sum, 510);
+	CHECK_EQ(io.own_ret, 5);
+	CHECK_EQ(io.own_sum, 20);
+	CHECK_EQ(loop_helper_calls, inline_loop ? 1 : 2);
+
+	io.ret = io.sum = 0;
+	io.nr = 3;
+	CHECK_EQ(run_prog(only, N_INSNS(only), NULL, &io, &r0), 0);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(io.ret, 3);
+	CHECK_EQ(io.sum, 303);
+	CHECK_EQ(loop_helper_calls, 1);
+	interp_free(p);
+}
+
+/* bpf_loop(1, cb, io) where cb counts a level in io and, below io.limit levels, runs
+ * bpf_loop(1, cb, io) again; the program returns the count. */
+static int run_loop_levels(uint64_t limit, uint64_t *count, uint64_t *r0)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_REG(6, 1),
+		BPF_MOV64_IMM(1, 1),
+		FUNC(2, 7),				/* 2: -> 10 */
+		BPF_MOV64_REG(3, 6),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_STX_MEM(BPF_DW, 6, 0, 16),
+		BPF_LDX_MEM(BPF_DW, 0, 6, 0),
+		BPF_EXIT_INSN(),
+		/* 10: the callback */
+		BPF_MOV64_REG(6, 2),
+		BPF_LDX_MEM(BPF_DW, 1, 6, 0),
+		BPF_ALU64_IMM(BPF_ADD, 1, 1),
+		BPF_STX_MEM(BPF_DW, 6, 1, 0),
+		BPF_LDX_MEM(BPF_DW, 2, 6, 8),
+		BPF_MOV64_IMM(0, 0),
+		BPF_JMP_REG(BPF_JGE, 1, 2, 6),		/* 16: -> 23 */
+		BPF_MOV64_IMM(1, 1),
+		FUNC(2, -9),				/* 18: -> 10 */
+		BPF_MOV64_REG(3, 6),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_MOV64_IMM(0, 0),			/* 23 */
+		BPF_EXIT_INSN(),
+	};
+	struct { uint64_t count, limit, ret; } io = { 0, limit, 0 };
+	int err = run_prog(insns, N_INSNS(insns), NULL, &io, r0);
+
+	*count = io.count;
+	return err;
+}
+
+/* Inlined, each round's frame counts towards INTERP_MAX_FRAMES as a bpf-to-bpf call's does: the
+ * main frame and 7 callback levels run, an 8th ends the run with -ELOOP.  The helper bounds its
+ * nested runs per thread instead (a too deep callback returns 0). */
+TEST(callback_exec_inline_loop_depth)
+{
+	uint64_t count = 0, r0 = 99;
+
+	inline_loop = true;
+	CHECK_EQ(run_loop_levels(INTERP_MAX_FRAMES - 1, &count, &r0), 0);
+	CHECK_EQ(count, INTERP_MAX_FRAMES - 1);
+	CHECK_EQ(r0, INTERP_MAX_FRAMES - 1);
+	CHECK_EQ(loop_helper_calls, 0);
+	CHECK_EQ(run_loop_levels(INTERP_MAX_FRAMES, &count, &r0), -ELOOP);
+	CHECK_EQ(count, INTERP_MAX_FRAMES - 1);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(run_loop_levels(1000, &count, &r0), -ELOOP);
+	CHECK_EQ(count, INTERP_MAX_FRAMES - 1);
+	CHECK_EQ(loop_helper_calls, 0);
+	inline_loop = false;
+	CHECK_EQ(run_loop_levels(1000, &count, &r0), 0);
+	CHECK_EQ(count, INTERP_MAX_FRAMES);
+	CHECK_EQ(r0, INTERP_MAX_FRAMES);
+	CHECK_EQ(loop_helper_calls, INTERP_MAX_FRAMES + 1); /* the last level's call returns 0 */
+}
+
+/* Inlined, a bpf-to-bpf call in the callback counts too: main calls f, whose loop's callback
+ * calls g: 4 frames deep, fine; a callback that recurses by bpf-to-bpf calls hits the bound. */
+TEST(callback_exec_inline_loop_depth_with_calls)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_REG(6, 1),
+		BPF_CALL_REL(2),			/* 1: -> 4 */
+		BPF_LDX_MEM(BPF_DW, 0, 6, 0),
+		BPF_EXIT_INSN(),
+		/* 4: f: bpf_loop(2, cb, io) */
+		BPF_MOV64_IMM(1, 2),
+		FUNC(2, 6),				/* 5: -> 12 */
+		BPF_MOV64_REG(3, 6),
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_STX_MEM(BPF_DW, 6, 0, 8),
+		BPF_EXIT_INSN(),
+		/* 12: cb: io->count += g(io->depth) */
+		BPF_MOV64_REG(7, 2),
+		BPF_LDX_MEM(BPF_DW, 1, 7, 16),
+		BPF_CALL_REL(5),			/* 14: -> 20 */
+		BPF_LDX_MEM(BPF_DW, 1, 7, 0),
+		BPF_ALU64_REG(BPF_ADD, 1, 0),
+		BPF_STX_MEM(BPF_DW, 7, 1, 0),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		/* 20: g(n): 1 + g(n - 1), g(0) = 1 */
+		BPF_MOV64_IMM(0, 1),
+		BPF_JMP_IMM(BPF_JEQ, 1, 0, 3),		/* 21: -> 25 */
+		BPF_ALU64_IMM(BPF_ADD, 1, -1),
+		BPF_CALL_REL(-4),			/* 23: -> 20 */
+		BPF_ALU64_IMM(BPF_ADD, 0, 1),
+		BPF_EXIT_INSN(),
+	};
+	struct { uint64_t count, ret, depth; } io = { 0, 0, 0 };
+	uint64_t r0 = 99;
+	int err;
+
+	inline_loop = true;
+	/* frames: main, f, cb, g(0) .. g(depth) */
+	io.depth = INTERP_MAX_FRAMES - 4;
+	CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, &io, &r0), 0);
+	CHECK_EQ(io.ret, 2);
+	CHECK_EQ(io.count, 2 * (INTERP_MAX_FRAMES - 3));
+	CHECK_EQ(r0, io.count);
+	io = (typeof(io)){ 0, 0, INTERP_MAX_FRAMES - 3 };
+	err = run_prog(insns, N_INSNS(insns), NULL, &io, &r0);
+	CHECK_EQ(err, -ELOOP);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(io.count, 0);
+	CHECK_EQ(loop_helper_calls, 0);
+	inline_loop = false;
+}
+
+/* Inlined, a callback's run-time error (running off the end) is the program's: the helper's
+ * nested run would have returned 0 and gone on (callback_exec_bounds_and_errors). */
+TEST(callback_exec_inline_loop_run_off)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(1, 3),
+		FUNC(2, 4),				/* 1: -> 6 */
+		BPF_MOV64_IMM(4, 0),
+		BPF_EMIT_CALL(BPF_FUNC_loop),
+		BPF_EXIT_INSN(),
+		/* 6: r0 = 1, then no exit */
+		BPF_MOV64_IMM(0, 1),
+	};
+	uint64_t r0 = 99;
+
+	inline_loop = true;
+	CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, NULL, &r0), -EFAULT);
+	CHECK_EQ(r0, 0);
+	CHECK_EQ(loop_helper_calls, 0);
+	inline_loop = false;
+	CHECK_EQ(run_prog(insns, N_INSNS(insns), NULL, NULL, &r0), 0);
+	CHECK_EQ(r0, 3);
+	CHECK_EQ(loop_helper_calls, 1);
 }
 
 /* Without a verifier: a callback that recurses through bpf_loop stops at the nesting bound, and
@@ -496,6 +919,33 @@ TEST(callback_exec_checked_violations)
 	CHECK_EQ(checked_run(below, N_INSNS(below), &r0, &c), -EACCES);
 	CHECK_EQ(c.v.kind, IV_MEM);
 	CHECK(c.v.write);
+}
+
+/* The checked interpreter ignores loop_id: bpf_loop stays a helper call, whose callback runs
+ * checked as above. */
+TEST(callback_exec_checked_loop_id)
+{
+	const struct bpf_insn insns[] = { CHECKED_LOOP(BPF_ST_MEM(BPF_DW, 10, -8, 7)) };
+	const struct bpf_insn oob[] = { CHECKED_LOOP(BPF_ST_MEM(BPF_DW, 2, 8, 1)) };
+	uint64_t args[5] = { 0 }, r0 = 0;
+	struct interp_checked_prog *p = NULL;
+	struct interp_check c;
+
+	memset(&c, 0, sizeof(c));
+	REQUIRE_EQ(interp_checked_prepare(insns, N_INSNS(insns), loop_env(true), &p), 0);
+	loop_helper_calls = 0;
+	CHECK_EQ(interp_checked_exec(p, args, &r0, &c), 0);
+	CHECK_EQ(r0, 0 + 1 + 2);
+	CHECK_EQ(c.v.kind, IV_NONE);
+	CHECK_EQ(loop_helper_calls, 1);
+	interp_checked_free(p);
+
+	memset(&c, 0, sizeof(c));
+	REQUIRE_EQ(interp_checked_prepare(oob, N_INSNS(oob), loop_env(true), &p), 0);
+	CHECK_EQ(interp_checked_exec(p, args, &r0, &c), -EACCES);
+	CHECK_EQ(c.v.kind, IV_MEM);
+	CHECK_EQ(c.v.insn, 13);
+	interp_checked_free(p);
 }
 
 /* ---- bpf_for_each_map_elem ---- */

@@ -361,6 +361,19 @@ TEST(cli_prog_verify_and_dump)
 #endif
 		CHECK(strstr(out, "bpf_prog1: not JIT-compiled (the interpreter runs it)\n"));
 	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), "--jited", NULL), 1);
+	/* a program with a bpf_loop() the JIT runs inline: its bound check is in the code */
+	CHECK_EQ(cli("prog", "dump", LOADER_OBJ_DIR "/tests/corpus/xdp_loop_callbacks.bpf.o",
+		     "--jited", NULL),
+		 0);
+#ifdef __x86_64__
+	if (!getenv("USERBPF_JIT") || strcmp(getenv("USERBPF_JIT"), "0")) {
+		CHECK(strstr(out, "xdp_loop_callbacks: ") && strstr(out, " bytes of x86-64 code\n"));
+		/* with objdump's listing (not a hex dump): cmp $BPF_MAX_LOOPS, nr */
+		if (strstr(out, ":\t"))
+			CHECK(strstr(out, "81 ff 00 00 80 00    \tcmp    $0x800000,%edi\n"));
+	} else
+#endif
+		CHECK(strstr(out, "xdp_loop_callbacks: not JIT-compiled (the interpreter runs it)\n"));
 	/* a program the verifier rejects can be dumped */
 	CHECK_EQ(cli("prog", "dump", FIXTURE("cli_rejected"), NULL), 0);
 	CHECK(strstr(out, "unchecked:\n"));

@@ -10,6 +10,10 @@
  * Every case runs unblinded and blinded, as written and nested one bpf-to-bpf call deep (the
  * other frame layout), against a value computed here and, once the interpreter resolves
  * callbacks (probed, see interp_has_callbacks()), against the interpreter.
+ *
+ * The jit_loop_inline_* cases name `call 4` as bpf_loop (interp_env.loop_id), which the JIT runs
+ * inline when r2 is a known callback: compared with the same program through the helper, with
+ * constants, with the helper's call count, and with the interpreter either way.
  */
 #include <stdlib.h>
 
@@ -25,8 +29,10 @@
 #define LDFUNC_MARK 0x5eedf0
 #define STR(x) #x
 #define LDFUNC(r, label) "call local " label "\nmov %r" STR(r) ", " STR(0x5eedf0) "\n"
+/* LDFUNC in a printf format */
+#define LDFUNC_FMT(r, label) "call local " label "\nmov %%r" STR(r) ", " STR(0x5eedf0) "\n"
 
-enum { H_LOOP = 1, H_APPLY = 2, H_ALIGNED = 3, H_NR };
+enum { H_LOOP = 1, H_APPLY = 2, H_ALIGNED = 3, H_BPF_LOOP = 4, H_NR };
 
 /* bpf_loop(nr, cb, ctx, flags): cb(i, ctx) for i < nr until it returns nonzero; the number of
  * calls made. */
@@ -48,20 +54,47 @@ static uint64_t h_apply(uint64_t cb, uint64_t a, uint64_t b, uint64_t c, uint64_
 	return exec_callback_call(cb, a, b, c, d, 85);
 }
 
-/* 1 when called with the stack 16-byte aligned as the ABI wants: the compiler places a 16-byte
- * aligned local relative to rsp without realigning. */
-static __attribute__((noinline)) uint64_t h_aligned(uint64_t r1, uint64_t r2, uint64_t r3,
-						    uint64_t r4, uint64_t r5)
-{
-	volatile _Alignas(16) unsigned char buf[16];
+/* 1 when called with the stack 16-byte aligned as the ABI wants (rsp = 8 mod 16 at the entry,
+ * after the return address).  In assembly: a C function cannot observe its own misalignment,
+ * the compiler assumes the ABI's alignment and folds such a test to 1. */
+uint64_t jit_cb_test_aligned(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5);
+__asm__(".text\n"
+	".type jit_cb_test_aligned, @function\n"
+	"jit_cb_test_aligned:\n"
+	"\tmov %rsp, %rax\n"
+	"\tand $15, %eax\n"
+	"\tcmp $8, %eax\n"
+	"\tsete %al\n"
+	"\tmovzbl %al, %eax\n"
+	"\tret\n"
+	".size jit_cb_test_aligned, . - jit_cb_test_aligned\n");
+#define h_aligned jit_cb_test_aligned
 
-	buf[0] = 1;
-	return ((uintptr_t)buf & 15) == 0 && buf[0] == 1;
+/* bpf_loop() exactly (src/exec/helpers.c): the helper that interp_env.loop_id names in the
+ * inline-loop tests.  Counts its own calls: an inlined loop never reaches it. */
+static unsigned int bpf_loop_calls;
+
+static uint64_t h_bpf_loop(uint64_t nr, uint64_t cb, uint64_t ctx, uint64_t flags, uint64_t r5)
+{
+	uint32_t n = (uint32_t)nr;
+
+	bpf_loop_calls++;
+	if (flags)
+		return (uint64_t)-EINVAL;
+	if (n > 1u << 23)
+		return (uint64_t)-E2BIG;
+	for (uint32_t i = 0; i < n; i++)
+		if (exec_callback_call(cb, i, ctx, 0, 0, 0))
+			return (uint64_t)i + 1;
+	return n;
 }
 
 static const interp_helper_fn cb_helpers[H_NR] = {
-    [H_LOOP] = h_loop, [H_APPLY] = h_apply, [H_ALIGNED] = h_aligned};
+    [H_LOOP] = h_loop, [H_APPLY] = h_apply, [H_ALIGNED] = h_aligned, [H_BPF_LOOP] = h_bpf_loop};
 static const struct interp_env cb_env = {.helpers = cb_helpers, .nr_helpers = H_NR};
+/* The same with `call 4` as bpf_loop, which the engines may run themselves. */
+static const struct interp_env loop_env = {
+    .helpers = cb_helpers, .nr_helpers = H_NR, .loop_id = H_BPF_LOOP};
 
 /* LDFUNC's two slots into the LD_IMM64. */
 static void fix_ldfunc(struct bpf_insn *insns, int n)
@@ -264,6 +297,28 @@ TEST(jit_callback_early_stop)
 
 /* The callback keeps values in its own stack (the caller's canary at the same offset survives)
  * and makes a bpf-to-bpf call, which has a frame of its own: sum of i * i + 7. */
+/* A callback that adds i * i + 7 into *ctx, through a bpf-to-bpf call and its own stack (the
+ * ctx pointer spilled, a constant kept in a slot across the call). */
+#define CB_SQUARE_PLUS_7                                                                          \
+	"cb:\n"                                                                                    \
+	"stxdw [%r10-8], %r2\n"                                                                   \
+	"stdw [%r10-16], 7\n"                                                                     \
+	"call local sq\n"                                                                         \
+	"ldxdw %r2, [%r10-8]\n"                                                                   \
+	"ldxdw %r3, [%r10-16]\n"                                                                  \
+	"add %r0, %r3\n"                                                                          \
+	"ldxdw %r3, [%r2+0]\n"                                                                    \
+	"add %r3, %r0\n"                                                                          \
+	"stxdw [%r2+0], %r3\n"                                                                    \
+	"mov %r0, 0\n"                                                                            \
+	"exit\n"                                                                                  \
+	"sq:\n"                                                                                   \
+	"stxdw [%r10-16], %r1\n"                                                                  \
+	"mov %r0, %r1\n"                                                                          \
+	"ldxdw %r1, [%r10-16]\n"                                                                  \
+	"mul %r0, %r1\n"                                                                          \
+	"exit\n"
+
 TEST(jit_callback_local_call_and_stack)
 {
 	static const char src[] = "stdw [%r10-16], 0x1234\n"
@@ -285,24 +340,7 @@ TEST(jit_callback_local_call_and_stack)
 				  "jne %r1, 0x4321, bad\n"
 				  "ldxdw %r0, [%r10-8]\n"
 				  "exit\n"
-				  "cb:\n"
-				  "stxdw [%r10-8], %r2\n"
-				  "stdw [%r10-16], 7\n"
-				  "call local sq\n"
-				  "ldxdw %r2, [%r10-8]\n"
-				  "ldxdw %r3, [%r10-16]\n"
-				  "add %r0, %r3\n"
-				  "ldxdw %r3, [%r2+0]\n"
-				  "add %r3, %r0\n"
-				  "stxdw [%r2+0], %r3\n"
-				  "mov %r0, 0\n"
-				  "exit\n"
-				  "sq:\n"
-				  "stxdw [%r10-16], %r1\n"
-				  "mov %r0, %r1\n"
-				  "ldxdw %r1, [%r10-16]\n"
-				  "mul %r0, %r1\n"
-				  "exit\n";
+				  CB_SQUARE_PLUS_7;
 
 	for (uint64_t n = 0; n <= 20; n += 5) {
 		uint64_t want = 0;
@@ -716,6 +754,526 @@ TEST(jit_callback_blinded_code)
 		jit_free(jp);
 	}
 	free(insns);
+}
+
+/* --- bpf_loop run inline (interp_env.loop_id) ---
+ *
+ * With loop_env, `call 4` is bpf_loop: when r2 at the call is one of the program's callbacks
+ * (an LD_IMM64 in the same basic block) the JIT runs the loop itself, each round a bpf-to-bpf
+ * call of the callback; otherwise it calls h_bpf_loop.  Each case runs inline, through the
+ * helper (cb_env: no loop_id), unblinded and blinded, and in the interpreter with both
+ * environments (which may or may not run the loop itself: the results agree either way). */
+
+/* Whether the interpreter runs bpf_loop itself: a probe's call does not reach the helper. */
+static int interp_inlines_loop(void)
+{
+	static const char src[] = LDFUNC(2, "cb") "mov %r1, 3\n"
+						  "mov %r3, 0\n"
+						  "mov %r4, 0\n"
+						  "call 4\n"
+						  "exit\n"
+						  "cb:\n"
+						  "mov %r0, 0\n"
+						  "exit\n";
+	struct bpf_insn *insns;
+	struct interp_prog *ip;
+	uint64_t args[5] = {0}, r0 = 0;
+	int n = assemble(src, 0, &insns), inl = 0;
+
+	if (n < 0)
+		return 0;
+	if (interp_prepare(insns, (uint32_t)n, &loop_env, &ip) == 0) {
+		bpf_loop_calls = 0;
+		inl = interp_exec(ip, args, &r0) == 0 && r0 == 3 && bpf_loop_calls == 0;
+		interp_free(ip);
+	}
+	free(insns);
+	return inl;
+}
+
+/* A run's outcome: status and r0. */
+struct loop_want {
+	int status;
+	uint64_t r0;
+};
+
+static void check_run(const char *name, const char *how, int nested, uint64_t arg, int status,
+		      uint64_t r0, struct loop_want want)
+{
+	if (status != want.status || r0 != want.r0)
+		test_fail(__FILE__, __LINE__,
+			  "%s%s %s arg 0x%" PRIx64 ": status %d r0 0x%" PRIx64
+			  ", want status %d r0 0x%" PRIx64,
+			  name, nested ? " (nested)" : "", how, arg, status, r0, want.status,
+			  want.r0);
+}
+
+/* Compile src (and, if nest_too, src one local call deep) with and without loop_id, every
+ * blinding option, and run it with r1 = arg: the inline runs must give inl and reach
+ * h_bpf_loop helper_calls times per run, the helper runs helper; the interpreter gives the same
+ * (inl with loop_id if it runs loops itself, else helper). */
+static void check_loop_ex(const char *name, const char *src, int nest_too, uint64_t arg,
+			  struct loop_want inl, struct loop_want helper, unsigned int helper_calls)
+{
+	int has_interp = interp_has_callbacks(), interp_inl = has_interp && interp_inlines_loop();
+
+	note_interp(has_interp);
+	for (int nested = 0; nested <= nest_too; nested++) {
+		struct bpf_insn *insns = NULL;
+		int n = assemble(src, nested, &insns);
+		uint64_t args[5] = {arg, 0, 0, 0, 0};
+
+		if (n < 0)
+			return;
+		for (size_t o = 0; o < sizeof(all_opts) / sizeof(all_opts[0]); o++) {
+			for (int via_helper = 0; via_helper <= 1; via_helper++) {
+				const struct interp_env *env = via_helper ? &cb_env : &loop_env;
+				char how[64];
+				struct jit_prog *jp;
+				int err = jit_compile(insns, (uint32_t)n, env, all_opts[o], &jp);
+
+				snprintf(how, sizeof(how), "jit %s opts %zu",
+					 via_helper ? "helper" : "inline", o);
+				if (err) {
+					test_fail(__FILE__, __LINE__, "%s %s: jit_compile %d", name,
+						  how, err);
+					continue;
+				}
+				for (int rep = 0; rep < 2; rep++) {
+					uint64_t r0 = 0xdead;
+
+					bpf_loop_calls = 0;
+					err = jit_exec(jp, args, &r0);
+					check_run(name, how, nested, arg, err, r0,
+						  via_helper ? helper : inl);
+					if (!via_helper && bpf_loop_calls != helper_calls)
+						test_fail(__FILE__, __LINE__,
+							  "%s %s: %u helper calls, want %u", name,
+							  how, bpf_loop_calls, helper_calls);
+				}
+				jit_free(jp);
+			}
+		}
+		for (int via_helper = 0; has_interp && via_helper <= 1; via_helper++) {
+			struct interp_prog *ip;
+			uint64_t r0 = 0xdead;
+			int err = interp_prepare(insns, (uint32_t)n, via_helper ? &cb_env : &loop_env,
+						 &ip);
+
+			if (err) {
+				test_fail(__FILE__, __LINE__, "%s: interp_prepare %d", name, err);
+				continue;
+			}
+			err = interp_exec(ip, args, &r0);
+			check_run(name, via_helper ? "interp helper" : "interp loop_id", nested, arg,
+				  err, r0, via_helper || !interp_inl ? helper : inl);
+			interp_free(ip);
+		}
+		free(insns);
+	}
+}
+
+/* Same result either way, run as one local call deep too. */
+static void check_loop(const char *name, const char *src, uint64_t arg, uint64_t want,
+		       unsigned int helper_calls)
+{
+	struct loop_want w = {0, want};
+
+	check_loop_ex(name, src, 1, arg, w, w, helper_calls);
+}
+
+/* MAIN_SUM with bpf_loop: r0 = rounds << 32 | sum, -1 if r6 or r7 changed. */
+#define LOOP_SUM                                                                                 \
+	"mov %r6, %r1\n"                                                                         \
+	"mov %r7, 0x77\n"                                                                        \
+	"stxdw [%r10-16], %r1\n"                                                                 \
+	"stdw [%r10-8], 0\n" LDFUNC(2, "cb") "mov %r3, %r10\n"                                   \
+	"add %r3, -8\n"                                                                          \
+	"mov %r4, 0\n"                                                                           \
+	"call 4\n"                                                                               \
+	"jne %r7, 0x77, bad\n"                                                                   \
+	"ldxdw %r1, [%r10-16]\n"                                                                 \
+	"jne %r1, %r6, bad\n"                                                                    \
+	"lsh %r0, 32\n"                                                                          \
+	"ldxdw %r1, [%r10-8]\n"                                                                  \
+	"or %r0, %r1\n"                                                                          \
+	"exit\n"                                                                                 \
+	"bad:\n"                                                                                 \
+	"mov %r0, -1\n"                                                                          \
+	"exit\n"
+
+/* The sum of i into a ctx on the caller's stack; the callback scratches r6..r9 and checks that
+ * its stack is ABI-aligned for a helper (an unaligned round adds 1 << 40).  nr is a u32: the
+ * high half of r1 is ignored. */
+TEST(jit_loop_inline_sum)
+{
+	static const char src[] = LOOP_SUM "cb:\n"
+					   "mov %r6, %r2\n"
+					   "mov %r7, %r1\n"
+					   "mov %r8, 3\n"
+					   "mov %r9, 4\n"
+					   "call 3\n"
+					   "xor %r0, 1\n"
+					   "lsh %r0, 40\n"
+					   "add %r0, %r7\n"
+					   "ldxdw %r3, [%r6+0]\n"
+					   "add %r3, %r0\n"
+					   "stxdw [%r6+0], %r3\n"
+					   "mov %r0, 0\n"
+					   "exit\n";
+	static const uint64_t ns[] = {0, 1, 2, 10, 100, 1000};
+
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++)
+		check_loop("sum", src, ns[k], ns[k] << 32 | ns[k] * (ns[k] - 1) / 2, 0);
+	check_loop("sum", src, 1ull << 32 | 5, 5ull << 32 | 10, 0);
+	check_loop("sum", src, 1ull << 32, 0, 0);
+}
+
+/* The callback returns 1 at i == 5: that round counts, no more run. */
+TEST(jit_loop_inline_early_stop)
+{
+	static const char src[] = LOOP_SUM "cb:\n"
+					   "ldxdw %r3, [%r2+0]\n"
+					   "add %r3, %r1\n"
+					   "stxdw [%r2+0], %r3\n"
+					   "mov %r0, 0\n"
+					   "jne %r1, 5, out\n"
+					   "lsh %r1, 33\n" /* a nonzero r0 whose low half is 0 */
+					   "mov %r0, %r1\n"
+					   "out:\n"
+					   "exit\n";
+
+	check_loop("early_stop", src, 3, 3ull << 32 | 3, 0);
+	check_loop("early_stop", src, 5, 5ull << 32 | 10, 0);
+	check_loop("early_stop", src, 6, 6ull << 32 | 15, 0);
+	check_loop("early_stop", src, 7, 6ull << 32 | 15, 0);
+	check_loop("early_stop", src, 100, 6ull << 32 | 15, 0);
+}
+
+/* flags = r1: nonzero (any of 64 bits) gives -EINVAL without a round; nr 3 otherwise.  r0 =
+ * the result + (sum of i + 1) << 48. */
+TEST(jit_loop_inline_flags)
+{
+	static const char src[] = "mov %r6, %r1\n"
+				  "stdw [%r10-8], 0\n"
+				  "mov %r1, 3\n" LDFUNC(2, "cb") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, %r6\n"
+				  "call 4\n"
+				  "ldxdw %r1, [%r10-8]\n"
+				  "lsh %r1, 48\n"
+				  "add %r0, %r1\n"
+				  "exit\n"
+				  "cb:\n"
+				  "add %r1, 1\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n";
+
+	check_loop("flags", src, 0, 6ull << 48 | 3, 0);
+	check_loop("flags", src, 1, (uint64_t)-EINVAL, 0);
+	check_loop("flags", src, 1ull << 32, (uint64_t)-EINVAL, 0);
+	check_loop("flags", src, UINT64_MAX, (uint64_t)-EINVAL, 0);
+}
+
+/* nr = r1 against BPF_MAX_LOOPS (1 << 23, as a u32), with a callback that stops at once: -E2BIG
+ * above, one round at 1 << 23.  r0 = the result + rounds << 48. */
+TEST(jit_loop_inline_max_loops)
+{
+	static const char src[] = "stdw [%r10-8], 0\n" LDFUNC(2, "cb") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "ldxdw %r1, [%r10-8]\n"
+				  "lsh %r1, 48\n"
+				  "add %r0, %r1\n"
+				  "exit\n"
+				  "cb:\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, 1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 1\n"
+				  "exit\n";
+
+	check_loop("max_loops", src, 1u << 23, 1ull << 48 | 1, 0);
+	check_loop("max_loops", src, 1ull << 32 | 1u << 23, 1ull << 48 | 1, 0);
+	check_loop("max_loops", src, (1u << 23) + 1, (uint64_t)-E2BIG, 0);
+	check_loop("max_loops", src, UINT32_MAX, (uint64_t)-E2BIG, 0);
+	check_loop("max_loops", src, 1ull << 32 | ((1u << 23) + 1), (uint64_t)-E2BIG, 0);
+}
+
+/* The callback keeps values in its own stack frame (the caller's canary at the same offset
+ * survives) and makes a bpf-to-bpf call with a frame of its own: sum of i * i + 7. */
+TEST(jit_loop_inline_local_call_and_stack)
+{
+	static const char src[] = "stdw [%r10-16], 0x1234\n"
+				  "call local f\n"
+				  "ldxdw %r1, [%r10-16]\n"
+				  "jne %r1, 0x1234, bad\n"
+				  "exit\n"
+				  "bad:\n"
+				  "mov %r0, -1\n"
+				  "exit\n"
+				  "f:\n"
+				  "mov %r6, %r1\n"
+				  "stdw [%r10-8], 0\n"
+				  "stdw [%r10-16], 0x4321\n" LDFUNC(2, "cb") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "jne %r0, %r6, bad\n"
+				  "ldxdw %r1, [%r10-16]\n"
+				  "jne %r1, 0x4321, bad\n"
+				  "ldxdw %r0, [%r10-8]\n"
+				  "exit\n"
+				  CB_SQUARE_PLUS_7;
+
+	for (uint64_t n = 0; n <= 20; n += 5) {
+		uint64_t want = 0;
+
+		for (uint64_t i = 0; i < n; i++)
+			want += i * i + 7;
+		check_loop("local_call_and_stack", src, n, want, 0);
+	}
+}
+
+/* A callback that runs bpf_loop with another callback, both inline: sum over i < n of
+ * (0 + ... + i-1) + i. */
+TEST(jit_loop_inline_nested)
+{
+	static const char src[] = "mov %r6, %r1\n"
+				  "stdw [%r10-8], 0\n" LDFUNC(2, "outer") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "jne %r0, %r6, bad\n"
+				  "ldxdw %r0, [%r10-8]\n"
+				  "exit\n"
+				  "bad:\n"
+				  "mov %r0, -1\n"
+				  "exit\n"
+				  "outer:\n"
+				  "stxdw [%r10-8], %r2\n"
+				  "mov %r3, %r2\n" LDFUNC(2, "inner") "mov %r4, 0\n"
+				  "call 4\n"
+				  "ldxdw %r2, [%r10-8]\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r0\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n"
+				  "inner:\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n";
+
+	for (uint64_t n = 0; n <= 12; n += 4) {
+		uint64_t want = 0;
+
+		for (uint64_t i = 0; i < n; i++)
+			want += i * (i - 1) / 2 + i;
+		check_loop("nested", src, n, want, 0);
+	}
+}
+
+/* With 0 to 4 of r6..r9 in use (both parities of the pushes around the loop): the caller's
+ * survive the rounds, which scratch them, and every round's helper call sees an aligned stack.
+ * r0 = the aligned rounds, -1 if a register changed. */
+TEST(jit_loop_inline_callee_saved)
+{
+	for (int k = 0; k <= 4; k++) {
+		char set[160] = "", clobber[160] = "", check[200] = "", src[1024];
+
+		for (int r = 6; r < 6 + k; r++) {
+			snprintf(set + strlen(set), sizeof(set) - strlen(set), "mov %%r%d, 0x%d%d\n",
+				 r, r, r);
+			snprintf(clobber + strlen(clobber), sizeof(clobber) - strlen(clobber),
+				 "mov %%r%d, -1\n", r);
+			snprintf(check + strlen(check), sizeof(check) - strlen(check),
+				 "jne %%r%d, 0x%d%d, bad\n", r, r, r);
+		}
+		snprintf(src, sizeof(src),
+			 "%s"
+			 "stdw [%%r10-8], 0\n" LDFUNC_FMT(2, "cb") "mov %%r3, %%r10\n"
+			 "add %%r3, -8\n"
+			 "mov %%r4, 0\n"
+			 "call 4\n"
+			 "%s"
+			 "call 3\n"
+			 "jne %%r0, 1, bad\n"
+			 "ldxdw %%r0, [%%r10-8]\n"
+			 "exit\n"
+			 "bad:\n"
+			 "mov %%r0, -1\n"
+			 "exit\n"
+			 "cb:\n"
+			 "stxdw [%%r10-8], %%r2\n"
+			 "%s"
+			 "call 3\n"
+			 "ldxdw %%r2, [%%r10-8]\n"
+			 "ldxdw %%r3, [%%r2+0]\n"
+			 "add %%r3, %%r0\n"
+			 "stxdw [%%r2+0], %%r3\n"
+			 "mov %%r0, 0\n"
+			 "exit\n",
+			 set, check, clobber);
+		for (uint64_t n = 1; n <= 9; n += 4)
+			check_loop("callee_saved", src, n, n, 0);
+	}
+}
+
+/* Two inline loops with different callbacks, and a third with the first's again: a += i over
+ * n and 3 more rounds, b += i * i + 1 over n; r0 = a << 32 | b. */
+TEST(jit_loop_inline_two_loops)
+{
+	static const char src[] = "mov %r6, %r1\n"
+				  "stdw [%r10-8], 0\n"
+				  "stdw [%r10-16], 0\n"
+				  "mov %r1, %r6\n" LDFUNC(2, "cba") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "mov %r1, %r6\n" LDFUNC(2, "cbb") "mov %r3, %r10\n"
+				  "add %r3, -16\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "mov %r1, 3\n" LDFUNC(2, "cba") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "ldxdw %r0, [%r10-8]\n"
+				  "lsh %r0, 32\n"
+				  "ldxdw %r1, [%r10-16]\n"
+				  "or %r0, %r1\n"
+				  "exit\n"
+				  "cba:\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n"
+				  "cbb:\n"
+				  "mul %r1, %r1\n"
+				  "add %r1, 1\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n";
+
+	for (uint64_t n = 0; n <= 30; n += 10) {
+		uint64_t a = 3, b = 0;
+
+		for (uint64_t i = 0; i < n; i++) {
+			a += i;
+			b += i * i + 1;
+		}
+		check_loop("two_loops", src, n, a << 32 | b, 0);
+	}
+}
+
+/* Where r2 is not provably a callback the helper runs: r2 set before a jump target, r2 copied
+ * from another register; a third call, with r2 set in its block, runs inline.  Each loop sums
+ * i into the same ctx: r0 = rounds << 32 | sum. */
+TEST(jit_loop_inline_unknown_callback)
+{
+	static const char src[] = "mov %r6, %r1\n"
+				  "stdw [%r10-8], 0\n" LDFUNC(8, "cb") "mov %r1, %r6\n" LDFUNC(2, "cb")
+				  "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "jeq %r6, 0x7fffffff, next\n"
+				  "next:\n"
+				  "call 4\n"
+				  "mov %r7, %r0\n"
+				  "mov %r1, %r6\n"
+				  "mov %r2, %r8\n"
+				  "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "add %r7, %r0\n"
+				  "mov %r1, %r6\n" LDFUNC(2, "cb") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "add %r7, %r0\n"
+				  "ldxdw %r0, [%r10-8]\n"
+				  "lsh %r7, 32\n"
+				  "or %r0, %r7\n"
+				  "exit\n"
+				  "cb:\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, %r1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r0, 0\n"
+				  "exit\n";
+
+	for (uint64_t n = 0; n <= 20; n += 5)
+		check_loop("unknown_callback", src, n, 3 * n << 32 | 3 * (n * (n - 1) / 2), 2);
+}
+
+/* Each round is a frame of the caller's chain (as the verifier counts it): a loop in the
+ * function at depth 6 runs its callback at depth 7, the last frame; at depth 7 a round fails
+ * with -ELOOP, unless there is none.  Through the helper, a callback run has frames of its own.
+ * r0 = rounds. */
+TEST(jit_loop_inline_depth)
+{
+	for (int depth = 6; depth <= 7; depth++) {
+		char src[1024] = "";
+
+		for (int f = 1; f <= depth; f++)
+			snprintf(src + strlen(src), sizeof(src) - strlen(src),
+				 "call local f%d\nexit\nf%d:\n", f, f);
+		snprintf(src + strlen(src), sizeof(src) - strlen(src),
+			 "stdw [%%r10-8], 0\n" LDFUNC_FMT(2, "cb") "mov %%r3, %%r10\n"
+			 "add %%r3, -8\n"
+			 "mov %%r4, 0\n"
+			 "call 4\n"
+			 "exit\n"
+			 "cb:\n"
+			 "stxdw [%%r10-8], %%r1\n"
+			 "mov %%r0, 0\n"
+			 "exit\n");
+		for (uint64_t n = 0; n <= 3; n += 3) {
+			struct loop_want helper = {0, n}, inl = helper;
+
+			if (depth == 7 && n)
+				inl = (struct loop_want){-ELOOP, 0};
+			check_loop_ex(depth == 6 ? "depth 6" : "depth 7", src, 0, n, inl, helper, 0);
+		}
+	}
+}
+
+/* An unverified callback that runs bpf_loop with itself: inline, each level is a frame and the
+ * run ends with -ELOOP (no crash, from either frame layout); through the helper, the callback
+ * runs nest INTERP_MAX_FRAMES deep and the next returns 0 (jit_callback_recursion_bound). */
+TEST(jit_loop_inline_recursion)
+{
+	static const char src[] = "stdw [%r10-8], 0\n"
+				  "mov %r1, 1\n" LDFUNC(2, "cb") "mov %r3, %r10\n"
+				  "add %r3, -8\n"
+				  "mov %r4, 0\n"
+				  "call 4\n"
+				  "ldxdw %r0, [%r10-8]\n"
+				  "exit\n"
+				  "cb:\n"
+				  "ldxdw %r3, [%r2+0]\n"
+				  "add %r3, 1\n"
+				  "stxdw [%r2+0], %r3\n"
+				  "mov %r3, %r2\n"
+				  "mov %r1, 1\n" LDFUNC(2, "cb") "mov %r4, 0\n"
+				  "call 4\n"
+				  "mov %r0, 0\n"
+				  "exit\n";
+	struct loop_want inl = {-ELOOP, 0}, helper = {0, INTERP_MAX_FRAMES};
+
+	for (int rep = 0; rep < 3; rep++)
+		check_loop_ex("recursion", src, 1, 0, inl, helper, 0);
 }
 
 #endif

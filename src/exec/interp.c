@@ -41,12 +41,30 @@
  * parameter of run(), the LD_IMM64 a plain load.  In the checked build the nested run is checked
  * too, inside the check state of the run that called the helper (interp_checked.c).
  *
+ * bpf_loop (interp_env.loop_id).  A nested run costs a helper call, a new 4.5 KiB stack and fresh
+ * registers per round, so `call loop_id` gets its own handler (L_LOOP_CALL), chosen by the
+ * decoder: when r2 is one of this program's callbacks it runs the loop in the same run(), each
+ * round a bpf-to-bpf call of the callback: a frame pushed as CALL_LOCAL pushes one (r6..r10
+ * saved, the next 512-byte stack frame, -ELOOP beyond INTERP_MAX_FRAMES), which also keeps the
+ * loop's state (index, count, ctx, callback entry, the record after the call) and whose return
+ * record is the static loop_ret.  So a plain EXIT that pops it restores r6..r10 and "returns" to
+ * L_LOOP_NEXT, which ends the loop (r0 = rounds run, on at the record after the call) or enters
+ * the callback again with r1 = i, r2 = ctx.  Exits inside callback functions (from a callback's
+ * first instruction to the next function start) get L_LOOP_EXIT instead, which goes on to the
+ * next round without the restore and the extra dispatch, and is a plain EXIT for any other
+ * frame.  Any other r2 (another program's callback) calls the helper.  Nothing else changes:
+ * CALL_LOCAL and EXIT are as they were, and only programs with a loop_id get the new records.
+ * Unlike the helper's nested run, a callback's run-time error ends the whole program.  The
+ * checked build keeps the helper call, whose nested run it checks.
+ *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
- * targets it.  Every target pointer points into the same record array.  Run-time state (registers,
- * frames, stack) is local to one call of run(), which makes running reentrant.
+ * targets it.  Every target pointer points into the same record array (a frame's return record
+ * too, or it is loop_ret).  Run-time state (registers, frames, stack) is local to one call of
+ * run(), which makes running reentrant.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,7 +132,15 @@ struct interp_prog {
 };
 
 /* Labels outside the list. */
-enum { XL_TRAP_END, XL_TRAP_SLOT2, XL_CALL_UNWIND, XL_TAIL_CALL, XL__COUNT };
+enum {
+	XL_TRAP_END,
+	XL_TRAP_SLOT2,
+	XL_CALL_UNWIND,
+	XL_TAIL_CALL,
+	XL_LOOP_CALL, /* `call loop_id` (not in the checked build) */
+	XL_LOOP_EXIT, /* an exit in a callback function, when there is a loop_id */
+	XL__COUNT
+};
 
 struct label_table {
 	const void *const *form; /* indexed by enum insn_id */
@@ -285,9 +311,20 @@ typedef uint64_t atomic64_t __attribute__((aligned(8)));
 /* --- The interpreter loop. --- */
 
 struct frame {
-	const struct dinsn *ret; /* record after the call */
+	const struct dinsn *ret; /* record after the call (a bpf_loop round's: &loop_ret) */
 	uint64_t saved[5];       /* caller's r6..r10 */
+#ifndef INTERP_CHECKED
+	/* A bpf_loop round's frame (L_LOOP_CALL): where the loop's caller goes on, the callback's
+	 * first record, its ctx argument, this round's index and the number of rounds.  Only the
+	 * L_LOOP_* handlers touch these; plain calls leave them stale. */
+	const struct dinsn *lp_next, *lp_entry;
+	uint64_t lp_ctx;
+	uint32_t lp_i, lp_n;
+#endif
 };
+
+/* bpf_loop()'s bound on its rounds (the kernel's BPF_MAX_LOOPS). */
+#define LOOP_MAX_ROUNDS (1u << 23)
 
 /* Runs p from record entry (p->insns, or a callback's first record) with registers R (r1..r5 set
  * by the caller).  Returns 0 or a negative errno and leaves the result in R[0].  Called with
@@ -324,7 +361,15 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		[XL_TRAP_SLOT2] = &&L_TRAP_SLOT2,
 		[XL_CALL_UNWIND] = &&L_CALL_UNWIND,
 		[XL_TAIL_CALL] = &&L_TAIL_CALL,
+#ifndef INTERP_CHECKED
+		[XL_LOOP_CALL] = &&L_LOOP_CALL,
+		[XL_LOOP_EXIT] = &&L_LOOP_EXIT,
+#endif
 	};
+#ifndef INTERP_CHECKED
+	/* What a bpf_loop round's frame returns to: its exit restores r6..r10 and goes here. */
+	static const struct dinsn loop_ret = { .handler = &&L_LOOP_NEXT };
+#endif
 	uint64_t stack[INTERP_MAX_FRAMES * INTERP_STACK_SIZE / 8] __attribute__((aligned(16)));
 	struct frame frames[INTERP_MAX_FRAMES - 1];
 	const struct dinsn *pc;
@@ -347,6 +392,12 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 #endif
 		return 0;
 	}
+#ifdef INTERP_CHECKED
+	/* A privileged program may read stack it never wrote (the kernel's allow_uninit_stack),
+	 * getting whatever is there; the checked runs give it zeroes, so that their results do
+	 * not depend on the C stack's leftovers (and valgrind sees no uninitialised bytes). */
+	memset(stack, 0, sizeof(stack));
+#endif
 	R[10] = stack_top;
 	pc = entry;
 	DISPATCH();
@@ -582,6 +633,100 @@ L_TAIL_CALL:
 			return rc_;
 	}
 	goto L_EXIT;
+#ifndef INTERP_CHECKED
+L_LOOP_CALL:
+	/* `call loop_id`: when r2 is one of this program's callbacks, run bpf_loop() here, each
+	 * round a bpf-to-bpf call of the callback in this run; else the helper. */
+	{
+		const uint64_t off_ = R[2] - (uint64_t)(uintptr_t)p->callbacks;
+		const struct interp_callback *cb_;
+		struct frame *f_;
+		uint32_t n_;
+
+		if (__builtin_expect(off_ >= (uint64_t)p->nr_callbacks * sizeof(*cb_) ||
+				     off_ % sizeof(*cb_), 0)) {
+			R[0] = pc->u.fn(HELPER_ARGS);
+			NEXT;
+		}
+		cb_ = &p->callbacks[off_ / sizeof(*cb_)];
+		n_ = (uint32_t)R[1];
+		if (R[4]) {
+			R[0] = (uint64_t)-EINVAL;
+			NEXT;
+		}
+		if (n_ > LOOP_MAX_ROUNDS) {
+			R[0] = (uint64_t)-E2BIG;
+			NEXT;
+		}
+		if (n_ == 0) {
+			R[0] = 0;
+			NEXT;
+		}
+		if (depth >= INTERP_MAX_FRAMES - 1) {
+			R[0] = 0;
+			return -ELOOP;
+		}
+		f_ = &frames[depth];
+		f_->ret = &loop_ret;
+		memcpy(f_->saved, &R[6], sizeof(f_->saved));
+		f_->lp_next = pc + 1;
+		f_->lp_entry = cb_->entry;
+		f_->lp_ctx = R[3];
+		f_->lp_i = 0;
+		f_->lp_n = n_;
+		depth++;
+		R[10] = stack_top - depth * INTERP_STACK_SIZE;
+		R[1] = 0;
+		R[2] = f_->lp_ctx;
+		JUMP(f_->lp_entry);
+	}
+/* The next round of the loop whose frame f_ is (popped: depth is the loop's caller's): */
+#define LOOP_AGAIN(f_, i_)                                                                         \
+	do {                                                                                       \
+		(f_)->lp_i = (i_);                                                                 \
+		depth++;                                                                           \
+		R[10] = stack_top - depth * INTERP_STACK_SIZE;                                     \
+		R[1] = (i_);                                                                       \
+		R[2] = (f_)->lp_ctx;                                                               \
+		JUMP((f_)->lp_entry);                                                              \
+	} while (0)
+L_LOOP_NEXT:
+	/* A round's exit popped its frame (depth) and restored the caller's r6..r10: stop after a
+	 * nonzero r0 or the last round, else enter the callback again in the same frame. */
+	{
+		struct frame *f_ = &frames[depth];
+		const uint32_t i_ = f_->lp_i + 1;
+
+		if (R[0] || i_ >= f_->lp_n) {
+			R[0] = i_;
+			JUMP(f_->lp_next);
+		}
+		LOOP_AGAIN(f_, i_);
+	}
+L_LOOP_EXIT:
+	/* An exit of a callback function (decoder: after a callback target, before the next function
+	 * start): EXIT, except that at the end of a round it goes straight on to the next one,
+	 * leaving r6..r9 as they are (the callback's, unspecified for the next round too). */
+	{
+		struct frame *f_;
+		uint32_t i_;
+
+		if (depth == 0)
+			return 0;
+		f_ = &frames[--depth];
+		if (f_->ret == &loop_ret) {
+			i_ = f_->lp_i + 1;
+			if (__builtin_expect(!R[0] && i_ < f_->lp_n, 1))
+				LOOP_AGAIN(f_, i_);
+			R[0] = i_;
+			memcpy(&R[6], f_->saved, sizeof(f_->saved));
+			JUMP(f_->lp_next);
+		}
+		memcpy(&R[6], f_->saved, sizeof(f_->saved));
+		JUMP(f_->ret);
+	}
+#undef LOOP_AGAIN
+#endif
 L_TRAP_END:
 L_TRAP_SLOT2:
 	R[0] = 0;
@@ -594,6 +739,9 @@ L_TRAP_SLOT2:
  * out of the inside of a superinstruction (fuse_match()'s no_entry). */
 #define MARK_SLOT2 1
 #define MARK_TARGET 2
+/* A function's first instruction (bpf-to-bpf call target); one that is a callback's too. */
+#define MARK_FUNC 4
+#define MARK_CALLBACK 8
 
 static int check_target(const struct interp_prog *p, const uint8_t *mark, int64_t t)
 {
@@ -740,6 +888,10 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 				if (hid >= env->nr_helpers || !env->helpers[hid])
 					goto fail;
 				d->u.fn = env->helpers[hid];
+#ifndef INTERP_CHECKED
+				if (env->loop_id && hid == env->loop_id)
+					d->handler = labels.extra[XL_LOOP_CALL];
+#endif
 				if (env->unwind_id && hid == env->unwind_id)
 					d->handler = labels.extra[XL_CALL_UNWIND];
 				if (env->tail_call && hid == env->tail_call_id)
@@ -781,7 +933,10 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		if (check_target(p, mark, t))
 			goto fail;
 		mark[t] |= MARK_TARGET;
+		if (desc->kind == INSN_K_CALL)
+			mark[t] |= MARK_FUNC;
 		if (desc->kind == INSN_K_LDDW) {
+			mark[t] |= MARK_FUNC | MARK_CALLBACK;
 			p->insns[i].k = (uintptr_t)callback_at(p, cb_of, (uint32_t)t);
 			continue;
 		}
@@ -790,6 +945,19 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	free(cb_of);
 	cb_of = NULL;
 #ifndef INTERP_CHECKED
+	/* bpf_loop run here (L_LOOP_CALL): the exits of callback functions, from a callback's first
+	 * instruction to the next function's, go on to the next round themselves (L_LOOP_EXIT).
+	 * The split only decides speed: L_LOOP_EXIT is a correct exit anywhere. */
+	if (env->loop_id && p->nr_callbacks) {
+		bool in_cb = false;
+
+		for (uint32_t i = 0; i < cnt; i++) {
+			if (mark[i] & MARK_FUNC)
+				in_cb = mark[i] & MARK_CALLBACK;
+			if (in_cb && p->insns[i].handler == labels.form[INSN_EXIT])
+				p->insns[i].handler = labels.extra[XL_LOOP_EXIT];
+		}
+	}
 	/* Pass 3: superinstructions, now that every target is known.  The checked build keeps one
 	 * record per instruction so that every access is checked on its own.  Without memory for
 	 * the liveness, only BNDL is lost. */

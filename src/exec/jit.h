@@ -5,8 +5,13 @@
  * interp_env: helper table, uBPF unwind helper, LD_ABS/LD_IND callback) and the same errors, and
  * refuses in addition (-EOPNOTSUPP) programs that write r10, which the verifier forbids too.  A
  * compiled program is immutable code in an R+X mapping; any number of threads may run it at once.
- * Each run uses about 4.7 KiB of the caller's stack when the program has bpf-to-bpf calls (eight
- * 512-byte frames), 512 bytes otherwise.
+ * Each run uses about 4.7 KiB of the caller's stack when the program has bpf-to-bpf calls or an
+ * inline bpf_loop (eight 512-byte frames), 512 bytes otherwise.
+ *
+ * bpf_loop (interp_env.loop_id): a call of that helper whose r2 is one of the program's callbacks
+ * by an LD_IMM64 earlier in the same basic block (no jump lands in between, r2 not written since)
+ * runs inline as interp.h describes, each round a bpf-to-bpf call of the callback (a frame of
+ * the caller's chain: -ELOOP past INTERP_MAX_FRAMES); any other call of it calls the helper.
  *
  * Callbacks (exec/callback.h): each distinct target of an LD_IMM64 BPF_PSEUDO_FUNC (checked like
  * a bpf-to-bpf call's: an instruction start inside the program, else -EINVAL) gets a struct

@@ -579,4 +579,27 @@ static inline void patch_rel8(struct x86_buf *b, uint32_t end)
 		b->code[end - 1] = (uint8_t)rel;
 }
 
+/* A forward jcc/jmp rel32 to a place not emitted yet (any distance): returns where to
+ * patch_rel32() later. */
+static inline uint32_t emit_jcc_fwd32(struct x86_buf *b, enum x86_cc cc)
+{
+	emit_jcc_rel32(b, cc, 0);
+	return b->len;
+}
+
+/* Make the rel32 jump that ended at `end` land at the current position. */
+static inline void patch_rel32(struct x86_buf *b, uint32_t end)
+{
+	uint32_t rel = b->len - end;
+
+	if (b->code && end <= b->cap)
+		memcpy(b->code + end - 4, &rel, 4);
+}
+
+/* cmp dword [base + disp], r32 (flags of the memory operand minus reg). */
+static inline void emit_cmp_m32_r32(struct x86_buf *b, int base, int32_t disp, int reg)
+{
+	x86_rm(b, 0, OP_ALU_RM_R(ALU_CMP), reg, base, disp);
+}
+
 #endif /* USERBPF_EXEC_JIT_EMIT_H */

@@ -35,6 +35,18 @@
  * frame(s) and anchor on the native stack below the helper that calls it; its exit at depth 0
  * leaves through the common epilogue, which only depends on the prologue's layout.
  *
+ * Inline bpf_loop (interp_env.loop_id).  A call of the loop helper whose r2 is one of the
+ * program's callbacks by an LD_IMM64 in the same basic block (find_loops(), the search
+ * resolve_calls() makes for r1) is no helper call: emit_inline_loop() checks flags and nr as
+ * the helper does, then runs the rounds as bpf-to-bpf calls of the callback's slot, with the
+ * local call's machinery done once for all of them (depth check against r12, the caller's r6..r9
+ * pushed, rbp moved down a frame).  i, nr and ctx stay on the native stack above the callback's
+ * frames, padded so that rsp at the callback is aligned as after a local call.  A program with
+ * one gets the frames of bpf-to-bpf calls; the rounds count towards INTERP_MAX_FRAMES as the
+ * verifier counts them, so unbounded recursion through the loop ends with -ELOOP (the error
+ * stubs reset rsp from r12, the pushes included).  Other calls of the helper (r2 from elsewhere)
+ * go through the helper and the callback's descriptor as above.
+ *
  * Beyond one instruction at a time: helper calls whose r1 is a map known at compile time are
  * replaced as jit_opts.resolve_call says (resolve_calls()): a direct call of the map's op, or
  * inline array index arithmetic.  (Fusing `mov dst, src; add dst, imm` into one lea was tried
@@ -42,7 +54,8 @@
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
- * flags or scratch registers carry values from one BPF instruction to the next.  Code bytes of a
+ * flags or scratch registers carry values from one BPF instruction to the next (an inline loop
+ * is one instruction: its jumps stay inside it and are fixed in size).  Code bytes of a
  * pass depend only on the previous pass's addresses, the image address and the blinding seed.
  */
 #include <errno.h>
@@ -111,6 +124,13 @@ struct jit_prog {
 	uint32_t ncbs;
 };
 
+/* A call of the bpf_loop helper (interp_env.loop_id) whose callback is known at compile time:
+ * emitted as a native loop of bpf-to-bpf calls of the callback (emit_inline_loop()). */
+struct jit_loop {
+	uint32_t insn;	 /* the call instruction */
+	uint32_t target; /* the callback's first instruction */
+};
+
 struct jit_ctx {
 	const struct bpf_insn *insns;
 	uint32_t cnt;
@@ -146,6 +166,10 @@ struct jit_ctx {
 	uint32_t *cb_targets;
 	uint32_t ncbs;
 	struct jit_callback *cbs;
+	/* bpf_loop calls run inline (find_loops()), ascending by instruction. */
+	struct jit_loop *loops;
+	uint32_t nloops;
+	uint32_t loop_next; /* per pass: the next entry of loops to emit */
 
 	/* Per pass. */
 	struct x86_buf b;
@@ -622,6 +646,70 @@ static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
 		emit_pop(b, c->callee_saved[i]);
 }
 
+/* bpf_loop(nr = r1, callback, ctx = r3, flags = r4) with the callback known (find_loops()): the
+ * helper's checks, then rounds of a bpf-to-bpf call of the callback with r1 = i, r2 = ctx until
+ * one returns nonzero or i reaches nr; r0 = the rounds run.  Like emit_local_call() but once for
+ * all the rounds: depth check, the caller's r6..r9 pushed, rbp moved down a frame.  The loop
+ * state lives on the native stack above the callback's frames: [rsp] i, [rsp + 8 + pad] nr
+ * (u32), [rsp + 16 + pad] ctx, pad making the pushes plus the return address a multiple of 16
+ * so that the callback's rsp is aligned as a local call's is.  r1..r5 end up unspecified, as
+ * after a helper call. */
+static void emit_inline_loop(struct jit_ctx *c, uint32_t target)
+{
+	struct x86_buf *b = &c->b;
+	uint32_t pad = c->ncallee_saved % 2 ? 8 : 0; /* ncallee_saved + 3 pushes + return address */
+	int32_t nr_off = (int32_t)(8 + pad), ctx_off = (int32_t)(16 + pad);
+	uint32_t einval, e2big, none, stop, top;
+	int64_t to, back;
+
+	emit_mov_r64_simm32_fixed(b, X86_RAX, -EINVAL);
+	emit_test_rr(b, 1, X86_RCX, X86_RCX);
+	einval = emit_jcc_fwd32(b, CC_NE);
+	emit_mov_r64_simm32_fixed(b, X86_RAX, -E2BIG);
+	emit_alu_imm32_fixed(b, 0, ALU_CMP, X86_RDI, 1 << 23); /* BPF_MAX_LOOPS */
+	e2big = emit_jcc_fwd32(b, CC_A);
+	emit_alu_rr(b, 0, ALU_XOR, X86_RAX, X86_RAX);
+	emit_test_rr(b, 0, X86_RDI, X86_RDI);
+	none = emit_jcc_fwd32(b, CC_E);
+	/* a round would be frame depth + 1: the same bound as a local call's */
+	emit_lea(b, AUX, X86_RBP, (INTERP_MAX_FRAMES - 1) * INTERP_STACK_SIZE);
+	emit_alu_rr(b, 1, ALU_CMP, AUX, ANCHOR);
+	emit_jump(c, CC_BE, LBL(c, LBL_ELOOP));
+	for (int i = 0; i < c->ncallee_saved; i++)
+		emit_push(b, c->callee_saved[i]);
+	emit_push(b, X86_RDX); /* ctx */
+	emit_push(b, X86_RDI); /* nr: only its low half is read */
+	if (pad)
+		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
+	emit_push(b, X86_RAX); /* i = 0 */
+	emit_alu_imm(b, 1, ALU_SUB, X86_RBP, INTERP_STACK_SIZE);
+	emit_alu_rr(b, 0, ALU_XOR, X86_RDI, X86_RDI);
+	top = b->len; /* rdi = i */
+	emit_load(b, 64, X86_RSI, X86_RSP, ctx_off);
+	to = target_addr(c, target);
+	emit_call_rel32(b, to < 0 ? 0 : (int32_t)(to - (b->len + 5)));
+	emit_load(b, 64, X86_RDI, X86_RSP, 0);
+	emit_alu_imm(b, 0, ALU_ADD, X86_RDI, 1);
+	emit_test_rr(b, 1, X86_RAX, X86_RAX);
+	stop = emit_jcc_fwd8(b, CC_NE); /* this round counts */
+	emit_store(b, 64, X86_RSP, 0, X86_RDI);
+	emit_cmp_m32_r32(b, X86_RSP, nr_off, X86_RDI);
+	back = (int64_t)top - (b->len + 2);
+	if (fits_s8(back))
+		emit_jcc_rel8(b, CC_A, (int8_t)back); /* nr > i + 1: another round */
+	else
+		emit_jcc_rel32(b, CC_A, (int32_t)((int64_t)top - (b->len + 6)));
+	patch_rel8(b, stop);
+	emit_mov_rr(b, 0, X86_RAX, X86_RDI); /* i + 1 rounds */
+	emit_alu_imm(b, 1, ALU_ADD, X86_RBP, INTERP_STACK_SIZE);
+	emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)(24 + pad));
+	for (int i = c->ncallee_saved - 1; i >= 0; i--)
+		emit_pop(b, c->callee_saved[i]);
+	patch_rel32(b, einval);
+	patch_rel32(b, e2big);
+	patch_rel32(b, none);
+}
+
 /* A helper call that jit_opts.resolve_call replaced (see struct jit_call). */
 static void emit_resolved_call(struct jit_ctx *c, const struct jit_call *how)
 {
@@ -687,6 +775,10 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 	case INSN_OP_HELPER:
 		if (env->tail_call && (uint32_t)in->imm == env->tail_call_id) {
 			emit_tail_call(c);
+			break;
+		}
+		if (c->loop_next < c->nloops && c->loops[c->loop_next].insn == c->cur) {
+			emit_inline_loop(c, c->loops[c->loop_next++].target);
 			break;
 		}
 		if (c->call_next < c->ncalls && c->calls[c->call_next].insn == c->cur) {
@@ -1045,6 +1137,7 @@ static void emit_program(struct jit_ctx *c)
 	c->b.err = 0;
 	c->cur = 0;
 	c->call_next = 0;
+	c->loop_next = 0;
 	emit_prologue(c, 0);
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		begin_segment(c, i);
@@ -1257,12 +1350,11 @@ static int scan(struct jit_ctx *c)
 	return 0;
 }
 
-#define RESOLVE_WINDOW 32 /* instructions searched back from a call for r1's LD_IMM64 */
+#define RESOLVE_WINDOW 32 /* instructions searched back from a call for an argument's LD_IMM64 */
 
-/* The constant r1 holds at the helper call in slot i, if an LD_IMM64 of a map (src_reg
- * PSEUDO_MAP_FD or PSEUDO_MAP_IDX) set it in the same basic block: no jump lands in between,
- * nothing in between writes r1. */
-static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
+/* The LD_IMM64 that set reg for the call in slot i, if it is in the same basic block: no jump
+ * lands in between, nothing in between writes reg.  Its slot, or -1. */
+static int64_t ldimm_at(const struct jit_ctx *c, uint32_t i, int reg)
 {
 	const struct insn_desc *descs = insn_descs();
 
@@ -1271,32 +1363,45 @@ static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
 		const struct insn_desc *d;
 
 		if (is_target(c, j + 1))
-			return 0; /* another path reaches j + 1 */
+			return -1; /* another path reaches j + 1 */
 		if (c->ids[j] < 0)
 			continue; /* second slot of an LD_IMM64 */
 		d = &descs[c->ids[j]];
 		switch (d->kind) {
 		case INSN_K_LDDW:
-			if (in->dst_reg != 1)
-				break;
-			if (in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_IDX)
-				return 0;
-			*k = (uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
-			return 1;
+			if (in->dst_reg == reg)
+				return j;
+			break;
 		case INSN_K_CALL:
 		case INSN_K_LDPKT:
 		case INSN_K_JA:
 		case INSN_K_EXIT:
-			return 0; /* r1 clobbered, or j + 1 reached only by a jump */
+			return -1; /* reg clobbered, or j + 1 reached only by a jump */
 		case INSN_K_JCOND:
-			break; /* j + 1 is its fall-through: r1 is what it was at j */
+			break; /* j + 1 is its fall-through: reg is what it was at j */
 		default:
-			if (writes_reg(d, in, 1))
-				return 0;
+			if (writes_reg(d, in, reg))
+				return -1;
 			break;
 		}
 	}
-	return 0;
+	return -1;
+}
+
+/* The constant r1 holds at the helper call in slot i, if an LD_IMM64 of a map (src_reg
+ * PSEUDO_MAP_FD or PSEUDO_MAP_IDX) set it in the same basic block (ldimm_at()). */
+static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
+{
+	int64_t j = ldimm_at(c, i, 1);
+	const struct bpf_insn *in;
+
+	if (j < 0)
+		return 0;
+	in = &c->insns[j];
+	if (in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_IDX)
+		return 0;
+	*k = (uint64_t)(uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
+	return 1;
 }
 
 /* c->target: where jumps and local calls land. */
@@ -1304,6 +1409,8 @@ static int find_targets(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
 
+	if (c->target)
+		return 0; /* done already */
 	c->target = calloc(c->cnt / 8 + 1, 1);
 	if (!c->target)
 		return -ENOMEM;
@@ -1319,11 +1426,72 @@ static int find_targets(struct jit_ctx *c)
 	return 0;
 }
 
-/* Asks opts->resolve_call about every helper call with a known r1; fills c->calls. */
+/* The calls of env->loop_id to run inline (emit_inline_loop()): those whose r2 is one of the
+ * program's callbacks, an LD_IMM64 BPF_PSEUDO_FUNC in the same basic block (ldimm_at()); the
+ * others call the helper.  Each round is a bpf-to-bpf call, so the program gets the frames of
+ * local calls.  Fills c->loops. */
+/* arr (n elements of size elem, room for *cap) with room for one more: arr itself, or a larger
+ * copy (*cap doubled, first when none); NULL without memory (arr is left as it was). */
+static void *grow(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+	uint32_t want = *cap ? 2 * *cap : first;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	p = realloc(arr, (size_t)want * elem);
+	if (p)
+		*cap = want;
+	return p;
+}
+
+static int find_loops(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+	const struct interp_env *env = c->env;
+	uint32_t cap = 0;
+
+	if (!env->loop_id || !c->ncbs || env->loop_id == env->unwind_id ||
+	    (env->tail_call && env->loop_id == env->tail_call_id))
+		return 0;
+	if (find_targets(c))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		const struct insn_desc *d;
+		int64_t j;
+
+		if (c->ids[i] < 0)
+			continue;
+		d = &descs[c->ids[i]];
+		if (d->kind != INSN_K_CALL || d->op != INSN_OP_HELPER ||
+		    (uint32_t)in->imm != env->loop_id)
+			continue;
+		j = ldimm_at(c, i, 2);
+		if (j < 0 || c->insns[j].src_reg != BPF_PSEUDO_FUNC)
+			continue;
+		struct jit_loop *loops = grow(c->loops, c->nloops, &cap, sizeof(*loops), 4);
+
+		if (!loops)
+			return -ENOMEM;
+		c->loops = loops;
+		/* scan() checked the target */
+		c->loops[c->nloops++] =
+		    (struct jit_loop){.insn = i, .target = (uint32_t)(j + 1 + c->insns[j].imm)};
+	}
+	if (c->nloops) {
+		c->local_calls = 1;
+		c->labels |= 1u << LBL_ELOOP | 1u << LBL_ERR_COMMON;
+	}
+	return 0;
+}
+
+/* Asks opts->resolve_call about every helper call with a known r1 (but inline loops); fills
+ * c->calls. */
 static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 {
 	const struct insn_desc *descs = insn_descs();
-	uint32_t cap = 0;
+	uint32_t cap = 0, loop = 0;
 
 	if (!opts->resolve_call || !c->any_call)
 		return 0;
@@ -1340,6 +1508,10 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 		d = &descs[c->ids[i]];
 		if (d->kind != INSN_K_CALL || d->op != INSN_OP_HELPER || !r1_const_at(c, i, &k))
 			continue;
+		while (loop < c->nloops && c->loops[loop].insn < i)
+			loop++;
+		if (loop < c->nloops && c->loops[loop].insn == i)
+			continue; /* runs inline */
 		memset(&how, 0, sizeof(how));
 		if (!opts->resolve_call(opts->resolve_arg,
 					(const void *)c->env->helpers[(uint32_t)in->imm], k, &how))
@@ -1348,15 +1520,11 @@ static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
 		    (how.kind != JIT_CALL_ARRAY || !how.elem_size || how.elem_size > INT32_MAX ||
 		     !how.max_entries))
 			continue; /* nothing this JIT can emit: keep the helper */
-		if (c->ncalls == cap) {
-			struct jit_call *n;
+		struct jit_call *calls = grow(c->calls, c->ncalls, &cap, sizeof(*calls), 8);
 
-			cap = cap ? 2 * cap : 8;
-			n = realloc(c->calls, cap * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			c->calls = n;
-		}
+		if (!calls)
+			return -ENOMEM;
+		c->calls = calls;
 		how.insn = i;
 		c->calls[c->ncalls++] = how;
 	}
@@ -1507,6 +1675,9 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		p->ncbs = c.ncbs;
 		c.cbs = p->cbs;
 	}
+	err = find_loops(&c);
+	if (err)
+		goto free_tmp;
 	err = resolve_calls(&c, &o);
 	if (err)
 		goto free_tmp;
@@ -1574,6 +1745,7 @@ free_image:
 		munmap(image, map_len);
 free_tmp:
 	free(c.target);
+	free(c.loops);
 	free(c.calls);
 	free(c.cb_targets);
 	if (p)
