@@ -54,6 +54,10 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_map_in_map", true },
 	{ "xdp_bloom_seen", true },
 	{ "xdp_loop_callbacks", true },
+	{ "socket_global_mem_null", false },
+	{ "socket_global_mem", true },
+	{ "socket_global_mem_small", false },
+	{ "xdp_global_mem_pkt", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -201,9 +201,39 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 	}
 }
 
-/* GARG_SCALAR for an integer or enum, GARG_CTX for a pointer to the program type's ctx, else 0
- * (a kind we do not model). */
-static u8 garg_kind(const struct verifier_env *env, u32 type_id)
+/* The size of type id as the kernel's btf_resolve_size() finds it: modifiers and typedefs
+ * skipped, arrays multiplied out; 0 when it has none (void, a function, a forward
+ * declaration). */
+static u64 type_size(const struct btf *btf, u32 id, int depth)
+{
+	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
+
+	if (!t || depth > 32)
+		return 0;
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_FLOAT:
+		return t->size;
+	case BTF_KIND_PTR:
+		return 8;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = (const struct btf_array *)(t + 1);
+
+		return a->nelems * type_size(btf, a->type, depth + 1);
+	}
+	default:
+		return 0;
+	}
+}
+
+/* GARG_SCALAR for an integer or enum, GARG_CTX for a pointer to the program type's ctx,
+ * GARG_MEM (its size in *size) for a pointer to anything else with a size, else 0 (a kind we
+ * do not model). */
+static u8 garg_kind(const struct verifier_env *env, u32 type_id, u32 *size)
 {
 	const struct btf *btf = env->btf;
 	const struct btf_type *t = btf_skip_modifiers(btf, type_id, NULL);
@@ -230,12 +260,21 @@ static u8 garg_kind(const struct verifier_env *env, u32 type_id)
 	if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_TYPEDEF) && want &&
 	    !strcmp(btf_str_by_offset(btf, t->name_off), want))
 		return GARG_CTX;
+	if (size) {
+		u64 n = type_size(btf, btf_skip_modifiers(btf, type_id, NULL)->type, 0);
+
+		if (n && n <= UINT32_MAX) {
+			*size = (u32)n;
+			return GARG_MEM;
+		}
+	}
 	return 0;
 }
 
 /* Global functions (BTF_FUNC_GLOBAL linkage) are verified on their own from their prototype
- * (the kernel's global subprogs), where it is one we model: an integer return and integer or
- * ctx-pointer arguments.  Any other global function is walked at each call like a static one. */
+ * (the kernel's global subprogs), where it is one we model: an integer return and integer,
+ * ctx-pointer or sized-memory-pointer arguments.  Any other global function is walked at each
+ * call like a static one. */
 static void find_global_subprogs(struct verifier_env *env)
 {
 	if (!env->btf || env->prog->type == USERBPF_PROG_TYPE_EXT)
@@ -265,7 +304,7 @@ static void find_global_subprogs(struct verifier_env *env)
 		sp->nargs = (u8)n;
 		sp->global = true;
 		for (u32 a = 0; a < n; a++) {
-			sp->arg[a] = garg_kind(env, p[a].type);
+			sp->arg[a] = garg_kind(env, p[a].type, &sp->arg_size[a]);
 			if (!sp->arg[a])
 				sp->global = false;
 		}
@@ -293,7 +332,8 @@ void log_main_args(struct verifier_env *env)
 		const struct btf_type *t = btf_skip_modifiers(env->btf, p[a].type, NULL), *r;
 		u8 k;
 
-		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR || garg_kind(env, p[a].type) == GARG_CTX)
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR ||
+		    garg_kind(env, p[a].type, NULL) == GARG_CTX)
 			continue;
 		r = btf_skip_modifiers(env->btf, t->type, NULL);
 		k = r ? (u8)BTF_INFO_KIND(r->info) : 0;

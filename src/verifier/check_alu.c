@@ -90,8 +90,7 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 		verbose(env, "R%u 32-bit pointer arithmetic prohibited\n", d);
 		return -EACCES;
 	}
-	if (ptr->type == PTR_TO_MAP_VALUE_OR_NULL || ptr->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
-	    ptr->type == PTR_TO_SOCK_COMMON_OR_NULL) {
+	if (reg_may_be_null(ptr)) {
 		verbose(env, "R%u pointer arithmetic on %s prohibited, null-check it first\n", d,
 			reg_type_str(ptr->type));
 		return -EACCES;

@@ -52,7 +52,8 @@ static bool is_mem_ptr(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_STACK || reg->type == PTR_TO_PACKET ||
 	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE ||
-	       reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MAP_KEY;
+	       reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MAP_KEY ||
+	       reg->type == PTR_TO_MEM;
 }
 
 #define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
@@ -739,6 +740,38 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	return 0;
 }
 
+/* A global function's memory argument (the kernel's check_mem_reg()): NULL, or a pointer to
+ * size bytes the function may read and write (a maybe-NULL one checked as if it were not NULL);
+ * the caller's stack bytes must be initialised, and become some unknown data. */
+static int check_mem_arg(struct verifier_env *env, u32 regno, u32 size)
+{
+	struct reg_state *reg = &cur_regs(env)[regno], saved = *reg;
+	int err;
+
+	/* NULL: precise, as a helper's NULL argument */
+	if (reg_is_const(reg) && !reg->s.var_off.value)
+		return mark_precise_reg(env, regno);
+	if (!is_mem_ptr(reg) && !reg_may_be_null(reg)) {
+		verbose(env, "R%u type=%s expected=%s\n", regno, reg_type_str(reg->type), MEM_TYPES);
+		return -EACCES;
+	}
+	if (reg->type == PTR_TO_MEM_OR_NULL)
+		reg->type = PTR_TO_MEM;
+	else if (reg->type == PTR_TO_MAP_VALUE_OR_NULL)
+		reg->type = PTR_TO_MAP_VALUE;
+	else if (reg->type == PTR_TO_RINGBUF_MEM_OR_NULL)
+		reg->type = PTR_TO_RINGBUF_MEM;
+	else if (reg_may_be_null(reg)) {
+		verbose(env, "R%u type=%s expected=%s\n", regno, reg_type_str(reg->type), MEM_TYPES);
+		return -EACCES;
+	}
+	err = check_helper_mem(env, regno, (int)size, true, false, false);
+	if (!err)
+		err = check_helper_mem(env, regno, (int)size, true, true, false);
+	*reg = saved;
+	return err;
+}
+
 /* A call of a global function: its arguments are checked against the prototype, and it is
  * assumed to return some scalar; it is verified on its own after the caller (do_check_globals). */
 static int call_global(struct verifier_env *env, u32 sub)
@@ -749,6 +782,17 @@ static int call_global(struct verifier_env *env, u32 sub)
 	for (u32 a = 0; a < sp->nargs; a++) {
 		const struct reg_state *r = &regs[BPF_REG_1 + a];
 		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;
+
+		if (sp->arg[a] == GARG_MEM) {
+			int err = check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a]);
+
+			if (err) {
+				verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
+					sp->name);
+				return -EINVAL;
+			}
+			continue;
+		}
 
 		if (ok && sp->arg[a] == GARG_CTX && (r->off || !scalar_is_const(&r->s) ||
 						   r->s.var_off.value)) {

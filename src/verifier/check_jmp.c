@@ -46,6 +46,7 @@ static void null_fn(struct reg_state *reg, void *p)
 	/* not NULL: a record keeps its reference (a submit or discard releases it) */
 	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL    ? PTR_TO_MAP_VALUE
 		    : reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ? PTR_TO_RINGBUF_MEM
+		    : reg->type == PTR_TO_MEM_OR_NULL	      ? PTR_TO_MEM
 							      : PTR_TO_SOCK_COMMON;
 	reg->id = 0;
 }

@@ -307,9 +307,9 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		     int value_regno, bool zero_ok)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM ? reg->mem_size
-		       : reg->type == PTR_TO_MAP_KEY	? reg->map->key_size
-							: reg->map->value_size;
+	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MEM ? reg->mem_size
+		       : reg->type == PTR_TO_MAP_KEY ? reg->map->key_size
+						     : reg->map->value_size;
 	s64 smin = reg->s.smin;
 	int err;
 
@@ -801,6 +801,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		}
 		break;
 	case PTR_TO_RINGBUF_MEM:
+	case PTR_TO_MEM:
 		err = check_mem_region(env, regno, off, size, write, value_regno, false);
 		if (!err && !write && value_regno >= 0)
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
@@ -1031,6 +1032,7 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 		err = check_map_access_type(env, reg, reg->off, size, write);
 		return err ? err : check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_RINGBUF_MEM:
+	case PTR_TO_MEM:
 		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
 	case PTR_TO_MAP_KEY:
 		if (write) {

@@ -63,6 +63,8 @@ enum reg_type {
 	PTR_TO_SOCK_COMMON_OR_NULL,	/* __sk_buff.sk, before its NULL check */
 	PTR_TO_FUNC,			/* a callback (LD_IMM64 BPF_PSEUDO_FUNC): subprogno */
 	PTR_TO_MAP_KEY,			/* a map's key, read only (a for_each callback's R2) */
+	PTR_TO_MEM,			/* mem_size bytes (a global function's pointer argument) */
+	PTR_TO_MEM_OR_NULL,		/* the same, before its NULL check */
 };
 
 /* One register.
@@ -100,7 +102,7 @@ struct reg_state {
 	};
 	struct bpf_map *map;
 	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
-	u32 mem_size;		/* RINGBUF_MEM*: bytes it points at */
+	u32 mem_size;		/* RINGBUF_MEM*, MEM*: bytes it points at */
 	struct scalar s;
 };
 
@@ -180,7 +182,9 @@ struct vstate {
 
 enum { REF_PTR = 0, REF_LOCK = 1 };
 
-enum { GARG_SCALAR = 1, GARG_CTX };
+/* A global function's argument kinds: an integer, the program's ctx, a pointer to memory of a
+ * known size (arg_size; maybe NULL, as 6.18 assumes without an __arg_nonnull tag). */
+enum { GARG_SCALAR = 1, GARG_CTX, GARG_MEM };
 
 struct subprog_info {
 	int start;		/* first insn; subprog[cnt].start == len (sentinel) */
@@ -194,6 +198,7 @@ struct subprog_info {
 	bool changes_pkt_data;
 	u8 nargs;
 	u8 arg[5];		/* GARG_*: R1..R5 */
+	u32 arg_size[5];	/* GARG_MEM: bytes */
 	const char *name;	/* global: the BTF name */
 };
 

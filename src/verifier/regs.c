@@ -33,6 +33,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_SOCK_COMMON_OR_NULL] = "sock_common_or_null",
 		[PTR_TO_FUNC] = "func",
 		[PTR_TO_MAP_KEY] = "map_key",
+		[PTR_TO_MEM] = "mem",
+		[PTR_TO_MEM_OR_NULL] = "mem_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -73,7 +75,7 @@ bool reg_is_ptr(const struct reg_state *reg)
 bool reg_may_be_null(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_MAP_VALUE_OR_NULL || reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
-	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL;
+	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_MEM_OR_NULL;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)
@@ -342,7 +344,8 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		sep = ",";
 		pb_unum(&p, (u64)(s64)reg->range); /* the sentinels as the kernel prints them */
 	}
-	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL) {
+	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL || t == PTR_TO_MEM ||
+	    t == PTR_TO_MEM_OR_NULL) {
 		pb(&p, "%ssz=%u", sep, reg->mem_size);
 		sep = ",";
 	}

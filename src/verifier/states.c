@@ -136,6 +136,10 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_MAP_VALUE_OR_NULL:
 	case PTR_TO_SOCK_COMMON_OR_NULL:
 		return check_ids(m, o->id, c->id);
+	case PTR_TO_MEM:
+	case PTR_TO_MEM_OR_NULL:
+		/* the kernel's memcmp up to var_off covers the size */
+		return o->mem_size == c->mem_size && check_ids(m, o->id, c->id);
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_RINGBUF_MEM_OR_NULL:
 		/* the kernel's regs_exact(): the same record, seen the same way */

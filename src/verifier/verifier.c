@@ -69,10 +69,18 @@ static int do_check(struct verifier_env *env, u32 sub)
 		if (env->log.level & BPF_LOG_LEVEL_ANY)
 			verbose(env, "Validating %s() func#%u...\n", sp->name, sub);
 		for (u32 a = 0; a < sp->nargs; a++) {
-			if (sp->arg[a] == GARG_CTX)
-				mark_ptr(&f0->regs[BPF_REG_1 + a], PTR_TO_CTX);
-			else
-				mark_reg_unknown(&f0->regs[BPF_REG_1 + a]);
+			struct reg_state *r = &f0->regs[BPF_REG_1 + a];
+
+			if (sp->arg[a] == GARG_CTX) {
+				mark_ptr(r, PTR_TO_CTX);
+			} else if (sp->arg[a] == GARG_MEM) {
+				/* any memory of the pointee's size, or NULL */
+				mark_ptr(r, PTR_TO_MEM_OR_NULL);
+				r->mem_size = sp->arg_size[a];
+				r->id = ++env->id_gen;
+			} else {
+				mark_reg_unknown(r);
+			}
 		}
 	} else if (env->prog->type == USERBPF_PROG_TYPE_EXT) {
 		struct bpf_map *ctx = &env->ext_ctx;
