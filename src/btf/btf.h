@@ -85,5 +85,7 @@ int btf_find_spin_lock(const struct btf *btf, u32 value_id);
 
 /* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
 const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *res_id);
+/* "STRUCT", "FWD", ...: the kernel's btf_type_str() of a kind ("UNKNOWN" for void). */
+const char *btf_kind_str(u32 kind);
 
 #endif

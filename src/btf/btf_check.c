@@ -70,6 +70,11 @@ static const char *const kind_str[NR_BTF_KINDS] = {
 	"DECL_TAG", "TYPE_TAG", "ENUM64",
 };
 
+const char *btf_kind_str(u32 kind)
+{
+	return kind < NR_BTF_KINDS ? kind_str[kind] : "UNKNOWN";
+}
+
 /* ---- small accessors ---- */
 
 static u32 kind(const struct btf_type *t) { return BTF_INFO_KIND(t->info); }

@@ -254,19 +254,25 @@ static u8 garg_kind(const struct verifier_env *env, u32 type_id, u32 *size)
 		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
 			break;
 	}
-	if (!t)
-		return 0;
+	if (!t) { /* void *: no size */
+		if (size)
+			*size = 0;
+		return size ? GARG_UNSIZED : 0;
+	}
 	want = ctx_type_name(env->prog->type, kind == BTF_KIND_TYPEDEF);
 	if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_TYPEDEF) && want &&
 	    !strcmp(btf_str_by_offset(btf, t->name_off), want))
 		return GARG_CTX;
 	if (size) {
-		u64 n = type_size(btf, btf_skip_modifiers(btf, type_id, NULL)->type, 0);
+		u32 ref = btf_skip_modifiers(btf, type_id, NULL)->type;
+		u64 n = type_size(btf, ref, 0);
 
 		if (n && n <= UINT32_MAX) {
 			*size = (u32)n;
 			return GARG_MEM;
 		}
+		*size = ref;
+		return GARG_UNSIZED;
 	}
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "btf/btf.h"
 #include "exec/helpers.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -779,6 +780,20 @@ static int call_global(struct verifier_env *env, u32 sub)
 	struct subprog_info *sp = &env->subprog[sub];
 	struct reg_state *regs = cur_regs(env);
 
+	/* the prototype first: a pointer to something without a size cannot be an argument */
+	for (u32 a = 0; a < sp->nargs; a++) {
+		const struct btf_type *t;
+		u32 ref;
+
+		if (sp->arg[a] != GARG_UNSIZED)
+			continue;
+		t = btf_skip_modifiers(env->btf, sp->arg_size[a], &ref);
+		verbose(env, "arg#%u reference type('%s %s') size cannot be determined: %d\n", a,
+			btf_kind_str(t ? BTF_INFO_KIND(t->info) : 0),
+			t ? btf_str_by_offset(env->btf, t->name_off) : "", -EINVAL);
+		verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub, sp->name);
+		return -EINVAL;
+	}
 	for (u32 a = 0; a < sp->nargs; a++) {
 		const struct reg_state *r = &regs[BPF_REG_1 + a];
 		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;

@@ -183,8 +183,9 @@ struct vstate {
 enum { REF_PTR = 0, REF_LOCK = 1 };
 
 /* A global function's argument kinds: an integer, the program's ctx, a pointer to memory of a
- * known size (arg_size; maybe NULL, as 6.18 assumes without an __arg_nonnull tag). */
-enum { GARG_SCALAR = 1, GARG_CTX, GARG_MEM };
+ * known size (arg_size; maybe NULL, as 6.18 assumes without an __arg_nonnull tag), a pointer to
+ * something without a size (void *: 6.18 refuses every call). */
+enum { GARG_SCALAR = 1, GARG_CTX, GARG_MEM, GARG_UNSIZED };
 
 struct subprog_info {
 	int start;		/* first insn; subprog[cnt].start == len (sentinel) */
@@ -198,7 +199,8 @@ struct subprog_info {
 	bool changes_pkt_data;
 	u8 nargs;
 	u8 arg[5];		/* GARG_*: R1..R5 */
-	u32 arg_size[5];	/* GARG_MEM: bytes */
+	u32 arg_size[5];	/* GARG_MEM: bytes; GARG_UNSIZED (a pointer to a type without a
+				 * size, which no call may pass): the pointee's type id */
 	const char *name;	/* global: the BTF name */
 };
 
