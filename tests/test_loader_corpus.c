@@ -59,6 +59,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_global_mem_small", false },
 	{ "xdp_global_mem_pkt", true },
 	{ "socket_global_void_ptr", false },
+	{ "socket_global_void_ret", false },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -298,14 +298,19 @@ static void find_global_subprogs(struct verifier_env *env)
 		proto = btf_type_by_id(env->btf, f->type);
 		if (!proto || BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
 			continue;
-		ret = btf_skip_modifiers(env->btf, proto->type, NULL);
-		if (!ret || (BTF_INFO_KIND(ret->info) != BTF_KIND_INT &&
-			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM &&
-			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM64))
-			continue;
 		n = BTF_INFO_VLEN(proto->info);
 		if (n > 5)
 			continue;
+		sp->name = btf_str_by_offset(env->btf, f->name_off);
+		/* one that returns no integer cannot be called (6.18 refuses the call) */
+		ret = btf_skip_modifiers(env->btf, proto->type, NULL);
+		if (!ret || (BTF_INFO_KIND(ret->info) != BTF_KIND_INT &&
+			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM &&
+			     BTF_INFO_KIND(ret->info) != BTF_KIND_ENUM64)) {
+			sp->global = true;
+			sp->bad_ret = true;
+			continue;
+		}
 		p = (const struct btf_param *)(proto + 1);
 		sp->nargs = (u8)n;
 		sp->global = true;
@@ -314,7 +319,6 @@ static void find_global_subprogs(struct verifier_env *env)
 			if (!sp->arg[a])
 				sp->global = false;
 		}
-		sp->name = btf_str_by_offset(env->btf, f->name_off);
 	}
 }
 

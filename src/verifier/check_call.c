@@ -780,7 +780,13 @@ static int call_global(struct verifier_env *env, u32 sub)
 	struct subprog_info *sp = &env->subprog[sub];
 	struct reg_state *regs = cur_regs(env);
 
-	/* the prototype first: a pointer to something without a size cannot be an argument */
+	/* the prototype first: an integer return, no pointer to something without a size */
+	if (sp->bad_ret) {
+		verbose(env, "Global function %s() doesn't return scalar. Only those are supported.\n",
+			sp->name);
+		verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub, sp->name);
+		return -EINVAL;
+	}
 	for (u32 a = 0; a < sp->nargs; a++) {
 		const struct btf_type *t;
 		u32 ref;

@@ -194,6 +194,7 @@ struct subprog_info {
 	 * assuming only its prototype, not walked at each call (the kernel's global subprogs). */
 	bool global;
 	bool called, verified;	/* global: a call was seen; it was verified */
+	bool bad_ret;		/* global, returning no integer: every call is refused */
 	/* It or a function it calls may call a helper that moves the packet
 	 * (bpf_func_proto.changes_pkt_data): a call of it, global, invalidates packet pointers. */
 	bool changes_pkt_data;
