@@ -60,6 +60,8 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_global_mem_pkt", true },
 	{ "socket_global_void_ptr", false },
 	{ "socket_global_void_ret", false },
+	{ "xdp_loop_ipv6_ext", true },
+	{ "tc_foreach_global", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -581,17 +581,27 @@ static bool s_mul(const struct view *v, s64 a, s64 b, s64 *r)
 	return !s_fits(v, *r);
 }
 
-/* x + y: if neither extreme sum wraps, no sum does and sums are monotone in both operands. */
+/* The low bits of a view's width (an unsigned result that wrapped). */
+static u64 view_wrap(const struct view *v, u64 x)
+{
+	return v->bits == 64 ? x : (u32)x;
+}
+
+/* x + y: sums are monotone in both operands, so if both extreme sums wrap, or neither does,
+ * every sum wraps alike and the extremes (wrapped) bound them (6.18); if only the largest wraps
+ * the sums straddle the wrap and nothing is known. */
 static void range_add(struct view *d, const struct view *s)
 {
 	u64 ulo, uhi;
 	s64 slo, shi;
+	bool lo_wraps = u_add(d, d->umin, s->umin, &ulo);
+	bool hi_wraps = u_add(d, d->umax, s->umax, &uhi);
 
-	if (u_add(d, d->umin, s->umin, &ulo) || u_add(d, d->umax, s->umax, &uhi)) {
+	if (!lo_wraps && hi_wraps) {
 		view_unbound_u(d);
 	} else {
-		d->umin = ulo;
-		d->umax = uhi;
+		d->umin = view_wrap(d, ulo);
+		d->umax = view_wrap(d, uhi);
 	}
 	if (s_add(d, d->smin, s->smin, &slo) || s_add(d, d->smax, s->smax, &shi)) {
 		view_unbound_s(d);
@@ -601,18 +611,20 @@ static void range_add(struct view *d, const struct view *s)
 	}
 }
 
-/* x - y: the extremes are min - max and max - min; unsigned wraps iff min_x < max_y is possible. */
+/* x - y: the extremes are min - max and max - min; as for +, the range survives when both
+ * wrap below 0 or neither does (6.18), not when only the smallest does. */
 static void range_sub(struct view *d, const struct view *s)
 {
 	s64 slo, shi;
+	bool lo_wraps = d->umin < s->umax, hi_wraps = d->umax < s->umin;
 
-	if (d->umin < s->umax) {
+	if (lo_wraps && !hi_wraps) {
 		view_unbound_u(d);
 	} else {
 		u64 lo = d->umin - s->umax, hi = d->umax - s->umin;
 
-		d->umin = lo;
-		d->umax = hi;
+		d->umin = view_wrap(d, lo);
+		d->umax = view_wrap(d, hi);
 	}
 	if (s_sub(d, d->smin, s->smax, &slo) || s_sub(d, d->smax, s->smin, &shi)) {
 		view_unbound_s(d);

@@ -447,7 +447,8 @@ static u64 live_mask(struct sl_inst *i, u32 insn, u32 frame)
 
 /* The slots of frame `frame` that an explored state st still needs: read before written by a
  * continuation in its own function (live before its instruction), or, for a caller's frame,
- * after the return to the caller (live before the instruction after the call). */
+ * after the return to the caller (live before the instruction after the call; for a callback,
+ * before the call itself, where it returns). */
 u64 sl_live_slots(struct verifier_env *env, const struct vstate *st, u32 frame)
 {
 	struct sl_inst *inner;
@@ -464,7 +465,10 @@ u64 sl_live_slots(struct verifier_env *env, const struct vstate *st, u32 frame)
 
 		if (!outer)
 			return ~0ull;
-		live |= live_mask(outer, inner->callsites[k] + 1, frame);
+		/* a callback returns to its call, which may run it again */
+		u32 back = inner->callsites[k] + (st->frame[k + 1]->in_callback_fn ? 0 : 1);
+
+		live |= live_mask(outer, back, frame);
 	}
 	return live;
 }

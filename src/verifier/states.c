@@ -189,7 +189,7 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 			cs = &invalid;
 		/* an 8-byte scalar spill in E against 8 bytes of unknown data in C: C's bytes
 		 * read as an unknown scalar, which E's covers when imprecise (or unbounded) */
-		if (!exact && s < c->allocated && full_scalar_spill(os) && all_misc(cs)) {
+		if (mode == NOT_EXACT && s < c->allocated && full_scalar_spill(os) && all_misc(cs)) {
 			struct reg_state unknown;
 
 			mark_reg_unknown(&unknown);
@@ -197,7 +197,8 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 				return false;
 			continue;
 		}
-		if (exact) {
+		/* RANGE_WITHIN too wants the same kinds of bytes (6.18), then contained values */
+		if (mode != NOT_EXACT) {
 			if (memcmp(os->type, cs->type, SLOT_SIZE))
 				return false;
 		} else {
@@ -237,8 +238,10 @@ static int frame_insn_idx(const struct vstate *st, u32 i)
 static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 			 const struct vstate *c, int mode)
 {
-	/* liveness applies to an explored state whose continuations were all walked */
-	bool exact = mode != NOT_EXACT;
+	/* register liveness is the program's (compute_live_registers()), good in every mode but
+	 * the bit-for-bit one; slot liveness only for explored states whose continuations were all
+	 * walked */
+	bool exact = mode == EXACT, walked = mode == NOT_EXACT;
 	struct idmap m;
 
 	if (o->curframe != c->curframe)
@@ -267,7 +270,7 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 				return false;
 		}
 		if (!stacksafe(of, cf, &m, mode,
-			       exact ? ~0ull : sl_live_slots((struct verifier_env *)env, o, i)))
+			       walked ? sl_live_slots((struct verifier_env *)env, o, i) : ~0ull))
 			return false;
 	}
 	return true;
