@@ -536,9 +536,16 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	if (val && aligned && val->type == SCALAR_VALUE) {
 		/* A value that fits the store is linked to its spill (a shared id), so that a
 		 * check on either refines both, as in 6.18. */
-		if (scalar_width(&val->s) <= size * 8)
+		bool fits = scalar_width(&val->s) <= size * 8;
+
+		if (fits)
 			link_scalar(env, val);
 		save_spill(sl, val, size);
+		/* a narrowing spill breaks the link (and its constant offset) */
+		if (!fits) {
+			sl->spilled.id = 0;
+			sl->spilled.delta = 0;
+		}
 		return hist_push(env, spill_flag, NULL, 0);
 	} else if (!val && aligned && BPF_CLASS(insn->code) == BPF_ST) {
 		struct reg_state k;

@@ -292,6 +292,13 @@ static int backtrack_insn(struct verifier_env *env, int idx, int subseq_idx,
 		return 0;
 	default: /* BPF_JMP, BPF_JMP32 */
 		if (op == BPF_CALL) {
+			int callee = is_pseudo_call(in) ? find_subprog(env, idx + in->imm + 1) : -1;
+
+			/* a global function was not walked: like a helper, it sets R0 */
+			if (callee >= 0 && env->subprog[callee].global) {
+				clear_reg(bt, BPF_REG_0);
+				return bt->regs[bt->frame] & ARG_REGS ? FALLBACK : 0;
+			}
 			if (is_pseudo_call(in)) {
 				/* back into the caller: only R1-R5 can still be wanted */
 				if ((bt->regs[bt->frame] & ~ARG_REGS) || bt->stack[bt->frame] ||
