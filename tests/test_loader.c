@@ -719,6 +719,37 @@ static void run_loop_callbacks(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* bpf_strncmp() with .rodata constants: the program keeps a request line that starts with
+ * "GET ", "POST " or "HEAD " whole (its length), else 8 when the packet sorts before "GET ",
+ * 16 after.  The expectations come from C's strncmp(). */
+static void run_strncmp_http(const struct bpf_backend *be)
+{
+	static const char *const pkts[] = { "GET /index.html", "POST /form HTTP", "HEAD / HTTP/1.1",
+					    "GETX something!", "GE", "AAAA this is it",
+					    "ZZZZ this is it", "get lowercase!!", "PUT /x HTTP/1.1" };
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/corpus/socket_strncmp_http.bpf.o", be);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "socket_strncmp_http");
+	REQUIRE(p);
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
+		/* a socket filter's data starts after the 14-byte MAC header; 5 bytes are read */
+		char pkt[64] = { 0 }, *l4 = pkt + 14;
+		size_t n = strlen(pkts[i]) < 5 ? 5 : strlen(pkts[i]);
+		long long want;
+
+		memcpy(l4, pkts[i], strlen(pkts[i]));
+		if (!strncmp(l4, "GET ", 4) || !strncmp(l4, "POST ", 5) || !strncmp(l4, "HEAD ", 5))
+			want = (long long)n;
+		else
+			want = strncmp(l4, "GET ", 4) < 0 ? 8 : 16;
+		CHECK_EQ(test_run(be, p, pkt, 14 + n), want);
+	}
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -738,6 +769,7 @@ BOTH_BACKENDS(legacy_maps)
 BOTH_BACKENDS(multi_prog)
 BOTH_BACKENDS(map_in_map)
 BOTH_BACKENDS(loop_callbacks)
+BOTH_BACKENDS(strncmp_http)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

@@ -63,6 +63,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_loop_ipv6_ext", true },
 	{ "tc_foreach_global", true },
 	{ "socket_loop_global_call", true },
+	{ "socket_strncmp_http", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

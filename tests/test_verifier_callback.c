@@ -1,4 +1,5 @@
-/* Verifier: callbacks (bpf_loop, bpf_for_each_map_elem) against the live kernel.
+/* Verifier: callbacks (bpf_loop, bpf_for_each_map_elem) and constant strings (bpf_strncmp)
+ * against the live kernel.
  *
  * A callback is a static function named by an LD_IMM64 BPF_PSEUDO_FUNC, which needs BTF
  * func_info (the harness's `funcs` cases).  The kernel walks the callback's body from the helper
@@ -188,4 +189,28 @@ static const struct vcase cases[] = {
 TEST(verifier_callbacks)
 {
 	vcase_run_table("callbacks", cases, NCASES(cases));
+}
+
+/* bpf_strncmp(s1, n, s2): s2 must be a NUL-terminated constant of a frozen read-only map. */
+#define STRNCMP(R3SETUP...)                                                                       \
+	BPF_ST_MEM(BPF_DW, 10, -8, 0x41), BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -8),     \
+		BPF_MOV64_IMM(2, 8), R3SETUP, BPF_EMIT_CALL(BPF_FUNC_strncmp), EXIT
+
+static const struct vcase str_cases[] = {
+	{ "strncmp_rodata_unterminated", SOCK, {
+		STRNCMP(BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_RODATA)) }, REJECT, "string is not zero-terminated", EINVAL },
+	{ "strncmp_not_frozen", SOCK, {
+		STRNCMP(BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_ARRAY_RO)) }, REJECT, "R3 does not point to a readonly map'", EACCES },
+	{ "strncmp_writable", SOCK, {
+		STRNCMP(BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_ARRAY1)) }, REJECT, "R3 does not point to a readonly map'", EACCES },
+	{ "strncmp_scalar", SOCK, { STRNCMP(BPF_MOV64_IMM(3, 0)) }, REJECT, "R3 type=scalar expected=map_value", EACCES },
+	{ "strncmp_stack", SOCK, { STRNCMP(BPF_MOV64_REG(3, 10)) }, REJECT, "R3 type=fp expected=map_value", EACCES },
+	{ "strncmp_hash_value", SOCK, {
+		LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JEQ, 0, 0, 7), BPF_MOV64_REG(3, 0),
+		STRNCMP(BPF_MOV64_REG(3, 3)) }, REJECT, "R3 does not point to a readonly map'", EACCES },
+};
+
+TEST(verifier_const_str)
+{
+	vcase_run_table("const strings", str_cases, NCASES(str_cases));
 }

@@ -242,6 +242,21 @@ static u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return (u64)(u32)getgid() << 32 | (u32)getuid();
 }
 
+/* bpf_strncmp(s1, s1_sz, s2): the kernel's strncmp(), whose result is -1, 0 or 1 (s2 is a
+ * NUL-terminated constant, the verifier made sure). */
+static u64 h_strncmp(u64 s1, u64 s1_sz, u64 s2, u64 a4, u64 a5)
+{
+	const unsigned char *a = PTR(s1), *b = PTR(s2);
+
+	for (u64 i = 0; i < s1_sz; i++) {
+		if (a[i] != b[i])
+			return a[i] < b[i] ? (u64)-1 : 1;
+		if (!a[i])
+			break;
+	}
+	return 0;
+}
+
 /* The kernel's strscpy_pad(buf, current->comm, size): NUL-terminated, zero-padded. */
 static u64 h_get_current_comm(u64 buf, u64 size, u64 a3, u64 a4, u64 a5)
 {
@@ -1141,6 +1156,9 @@ static const struct helper helpers[] = {
 						 ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING,
 						      ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE,
 						      ARG_ANYTHING) }, SKB_TYPES },
+	[BPF_FUNC_strncmp] = { { h_strncmp, "bpf_strncmp", false, false, RET_INTEGER,
+				 ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR) },
+			       ALL_TYPES },
 	[BPF_FUNC_csum_diff] = { { h_csum_diff, "bpf_csum_diff", false, true, RET_INTEGER,
 				   ARGS(ARG_PTR_TO_MEM_OR_NULL, ARG_CONST_SIZE_OR_ZERO,
 					ARG_PTR_TO_MEM_OR_NULL, ARG_CONST_SIZE_OR_ZERO,

@@ -31,6 +31,8 @@ enum bpf_arg_type {
 	ARG_PTR_TO_SPIN_LOCK,	/* a map value's struct bpf_spin_lock */
 	ARG_PTR_TO_FUNC,	/* a callback: an LD_IMM64 BPF_PSEUDO_FUNC (src/exec/callback.h) */
 	ARG_PTR_TO_STACK_OR_NULL,	/* a stack pointer or NULL: the callback's ctx */
+	ARG_PTR_TO_CONST_STR,	/* a NUL-terminated string at a constant offset of a frozen
+				 * read-only map (.rodata) */
 };
 
 enum bpf_return_type {

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "btf/btf.h"
@@ -87,6 +88,50 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, boo
 
 	/* the access was checked with the size's bounds */
 	return err ? err : mark_precise_reg(env, regno);
+}
+
+/* A constant string (the kernel's check_reg_const_str()): in a map whose values no one can
+ * change any more (BPF_F_RDONLY_PROG, frozen: .rodata), at a constant offset, NUL-terminated
+ * within the value. */
+static int check_const_str(struct verifier_env *env, u32 regno)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	struct bpf_map *map = reg->map;
+	u32 key = 0;
+	const char *val;
+	s64 off;
+	int err;
+
+	if (reg->type != PTR_TO_MAP_VALUE)
+		return type_err(env, regno, reg, "map_value");
+	if (!(map->map_flags & BPF_F_RDONLY_PROG) || !__atomic_load_n(&map->frozen, __ATOMIC_ACQUIRE)) {
+		verbose(env, "R%u does not point to a readonly map'\n", regno);
+		return -EACCES;
+	}
+	if (!scalar_is_const(&reg->s)) {
+		verbose(env, "R%u is not a constant address'\n", regno);
+		return -EACCES;
+	}
+	if (map->map_type != BPF_MAP_TYPE_ARRAY) {
+		verbose(env, "no direct value access support for this map type\n");
+		return -EACCES;
+	}
+	err = check_mem_region(env, regno, reg->off, (int)map->value_size - reg->off, false, -1,
+			       false);
+	if (err)
+		return err;
+	off = reg->off + (s64)reg->s.var_off.value;
+	/* (an array's direct value address exists for a single element only) */
+	val = map->max_entries == 1 ? map->ops->lookup_ptr(map, &key) : NULL;
+	if (!val || off < 0 || (u64)off >= map->value_size) {
+		verbose(env, "direct value access on string failed\n");
+		return map->max_entries == 1 ? -EINVAL : -ENOTSUPP;
+	}
+	if (!memchr(val + off, 0, map->value_size - (u64)off)) {
+		verbose(env, "string is not zero-terminated\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
@@ -158,6 +203,8 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		if (reg->type != PTR_TO_STACK)
 			return type_err(env, regno, reg, "fp");
 		return 0;
+	case ARG_PTR_TO_CONST_STR:
+		return check_const_str(env, regno);
 	case ARG_PTR_TO_SPIN_LOCK:
 		if (reg->type != PTR_TO_MAP_VALUE)
 			return type_err(env, regno, reg, "map_value, ptr_");
