@@ -24,7 +24,7 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_get_cgroup_classid, BPF_FUNC_get_route_realm, BPF_FUNC_jiffies64,
 	BPF_FUNC_ktime_get_tai_ns, BPF_FUNC_ringbuf_output, BPF_FUNC_ringbuf_query,
 	BPF_FUNC_map_lookup_percpu_elem, BPF_FUNC_loop, BPF_FUNC_for_each_map_elem,
-	BPF_FUNC_strncmp,
+	BPF_FUNC_strncmp, BPF_FUNC_strtol, BPF_FUNC_strtoul,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

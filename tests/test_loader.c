@@ -750,6 +750,61 @@ static void run_strncmp_http(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* bpf_strtol(), base 0, and bpf_strtoul(), base 10, on 24 zero-padded bytes: what each consumed
+ * (or the error) and its result. */
+static void run_strtol_parse(const struct bpf_backend *be)
+{
+	static const struct {
+		const char *in;
+		long long n, v, m;
+		unsigned long long u;
+	} t[] = {
+		{ "12345", 5, 12345, 5, 12345 },
+		{ "  -42xyz", 5, -42, -EINVAL, 0 },
+		{ "\t\n 7", 4, 7, 4, 7 },
+		{ "0x1fZ", 4, 31, 1, 0 },
+		{ "0X", 1, 0, 1, 0 },
+		{ "0777", 4, 511, 4, 777 },
+		{ "089", 1, 0, 3, 89 },
+		{ "abc", -EINVAL, 0, -EINVAL, 0 },
+		{ "", -EINVAL, 0, -EINVAL, 0 },
+		{ "-", -EINVAL, 0, -EINVAL, 0 },
+		{ "+5", -EINVAL, 0, -EINVAL, 0 },
+		{ "99999999999999999999", -ERANGE, 0, -ERANGE, 0 },
+		{ "9223372036854775807", 19, INT64_MAX, 19, INT64_MAX },
+		{ "9223372036854775808", -ERANGE, 0, 19, 9223372036854775808ull },
+		{ "-9223372036854775808", 20, INT64_MIN, -EINVAL, 0 },
+		{ "-9223372036854775809", -ERANGE, 0, -EINVAL, 0 },
+		{ "18446744073709551615", -ERANGE, 0, 20, UINT64_MAX },
+		{ "000000000000000000000042", 24, 34, 24, 42 },
+	};
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	int fd;
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/corpus/socket_strtol_parse.bpf.o", be);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "socket_strtol_parse");
+	REQUIRE(p);
+	fd = map_fd(obj, "parsed");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		/* a socket filter's data starts after the 14-byte MAC header */
+		char pkt[14 + 24] = { 0 };
+		long long got[4] = { 0 };
+		__u32 k = 0;
+
+		memcpy(pkt + 14, t[i].in, strlen(t[i].in));
+		CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 1);
+		CHECK_EQ(lookup(be, fd, &k, got), 0);
+		if (got[0] != t[i].n || got[1] != t[i].v || got[2] != t[i].m ||
+		    (unsigned long long)got[3] != t[i].u)
+			test_fail(__FILE__, __LINE__, "%s: \"%s\": %lld %lld %lld %llu, not %lld %lld "
+				  "%lld %llu", be->name, t[i].in, got[0], got[1], got[2],
+				  (unsigned long long)got[3], t[i].n, t[i].v, t[i].m, t[i].u);
+	}
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -770,6 +825,7 @@ BOTH_BACKENDS(multi_prog)
 BOTH_BACKENDS(map_in_map)
 BOTH_BACKENDS(loop_callbacks)
 BOTH_BACKENDS(strncmp_http)
+BOTH_BACKENDS(strtol_parse)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

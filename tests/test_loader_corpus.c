@@ -64,6 +64,7 @@ static const struct corpus_case corpus[] = {
 	{ "tc_foreach_global", true },
 	{ "socket_loop_global_call", true },
 	{ "socket_strncmp_http", true },
+	{ "socket_strtol_parse", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -214,3 +214,68 @@ TEST(verifier_const_str)
 {
 	vcase_run_table("const strings", str_cases, NCASES(str_cases));
 }
+
+/* bpf_strtol(buf, len, flags, res) / bpf_strtoul(): res points at 8 bytes the helper writes
+ * (uninitialised stack is fine, and is initialised after the call), 8-byte aligned even where the
+ * program's flags allow any alignment. */
+#define STRTOX(FN, R4SETUP...)                                                                    \
+	BPF_ST_MEM(BPF_DW, 10, -8, 0x34333231), BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -8), \
+		 BPF_MOV64_IMM(2, 8), BPF_MOV64_IMM(3, 0), R4SETUP,  \
+		BPF_EMIT_CALL(FN)
+#define STRTOL(R4SETUP...) STRTOX(BPF_FUNC_strtol, R4SETUP)
+#define FP(R, OFF) BPF_MOV64_REG(R, 10), BPF_ALU64_IMM(BPF_ADD, R, OFF)
+
+static const struct vcase strtox_cases[] = {
+	{ "strtol_res_uninit_stack", SOCK, {
+		STRTOL(FP(4, -16)), BPF_LDX_MEM(BPF_DW, 0, 10, -16), EXIT }, ACCEPT },
+	{ "strtoul_res_uninit_stack", SOCK, {
+		STRTOX(BPF_FUNC_strtoul, FP(4, -16)), BPF_LDX_MEM(BPF_DW, 0, 10, -16), EXIT }, ACCEPT },
+	{ "strtol_res_stack_misaligned", SOCK, { STRTOL(FP(4, -20)), EXIT }, REJECT, "misaligned stack access off 0+-20+0 size 8", EACCES },
+	{ "strtol_res_stack_misaligned_any", SOCK, { STRTOL(FP(4, -20)), EXIT }, REJECT, "misaligned stack access off 0+-20+0 size 8", EACCES,
+		.prog_flags = BPF_F_ANY_ALIGNMENT },
+	{ "strtol_res_null", SOCK, { STRTOL(BPF_MOV64_IMM(4, 0)), EXIT }, REJECT, "R4 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_", EACCES },
+	{ "strtol_res_ctx", SOCK, { BPF_MOV64_REG(6, 1), STRTOL(BPF_MOV64_REG(4, 6)), EXIT }, REJECT, "R4 type=ctx expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_", EACCES },
+	{ "strtol_res_buf_same", SOCK, { STRTOL(FP(4, -8)), EXIT }, ACCEPT },
+	{ "strtol_buf_uninit", SOCK, {
+		STRTOL(FP(4, -16), BPF_ALU64_IMM(BPF_ADD, 1, -16)), EXIT }, ACCEPT },
+	{ "strtol_len_zero", SOCK, { STRTOL(FP(4, -16), BPF_MOV64_IMM(2, 0)), EXIT }, REJECT, "R2 invalid zero-sized read: u64=[0,0]", EACCES },
+	{ "strtol_len_unknown", SOCK, { BPF_MOV64_REG(6, 1),
+		STRTOL(FP(4, -16), BPF_LDX_MEM(BPF_W, 2, 6, SKB(len))), EXIT }, REJECT, "R2 invalid zero-sized read: u64=[0,4294967295]", EACCES },
+	{ "strtol_res_map_value", SOCK, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT, BPF_MOV64_REG(7, 0),
+		STRTOL(BPF_MOV64_REG(4, 7), BPF_ALU64_IMM(BPF_ADD, 4, 40)), EXIT }, ACCEPT },
+	{ "strtol_res_map_value_end", SOCK, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT, BPF_MOV64_REG(7, 0),
+		STRTOL(BPF_MOV64_REG(4, 7), BPF_ALU64_IMM(BPF_ADD, 4, 44)), EXIT }, REJECT, "R4 min value is outside of the allowed memory range", EACCES },
+	{ "strtol_res_map_misaligned", SOCK, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT, BPF_MOV64_REG(7, 0),
+		STRTOL(BPF_MOV64_REG(4, 7), BPF_ALU64_IMM(BPF_ADD, 4, 4)), EXIT }, REJECT, "misaligned value access off 0+4+0 size 8", EACCES },
+	{ "strtol_res_map_misaligned_any", SOCK, {
+		LOOKUP(MAP_ARRAY), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT, BPF_MOV64_REG(7, 0),
+		STRTOL(BPF_MOV64_REG(4, 7), BPF_ALU64_IMM(BPF_ADD, 4, 4)), EXIT }, REJECT, "misaligned value access off 0+4+0 size 8", EACCES,
+		.prog_flags = BPF_F_ANY_ALIGNMENT },
+	{ "strtol_res_map_nullable", SOCK, {
+		LOOKUP(MAP_ARRAY), BPF_MOV64_REG(7, 0), STRTOL(BPF_MOV64_REG(4, 7)), EXIT }, REJECT, "R4 type=map_value_or_null expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_", EACCES },
+	{ "strtol_res_rodata", SOCK, {
+		STRTOL(BPF_LD_IMM64_RAW(4, BPF_PSEUDO_MAP_VALUE, MAP_RODATA)), EXIT }, REJECT, "write into map forbidden, value_size=16 off=0 size=8", EACCES },
+	{ "strtol_buf_rodata", SOCK, {
+		STRTOL(FP(4, -16), BPF_LD_IMM64_RAW(1, BPF_PSEUDO_MAP_VALUE, MAP_RODATA)),
+		EXIT }, ACCEPT },
+	{ "strtol_res_pkt", XDP, {
+		BPF_LDX_MEM(BPF_W, 7, 1, XDPM(data)), BPF_LDX_MEM(BPF_W, 8, 1, XDPM(data_end)),
+		BPF_MOV64_REG(9, 7), BPF_ALU64_IMM(BPF_ADD, 9, 16),
+		BPF_JMP_REG(BPF_JLE, 9, 8, 2), R0_0, EXIT,
+		STRTOL(BPF_MOV64_REG(4, 7)), EXIT }, REJECT, "helper access to the packet is not allowed", EACCES },
+	{ "strtol_buf_pkt", XDP, {
+		BPF_LDX_MEM(BPF_W, 7, 1, XDPM(data)), BPF_LDX_MEM(BPF_W, 8, 1, XDPM(data_end)),
+		BPF_MOV64_REG(9, 7), BPF_ALU64_IMM(BPF_ADD, 9, 16),
+		BPF_JMP_REG(BPF_JLE, 9, 8, 2), R0_0, EXIT,
+		STRTOL(FP(4, -16), BPF_MOV64_REG(1, 7)), EXIT }, REJECT, "helper access to the packet is not allowed", EACCES },
+	{ "strtol_flags_unknown", SOCK, { BPF_MOV64_REG(6, 1),
+		STRTOL(FP(4, -16), BPF_LDX_MEM(BPF_W, 3, 6, SKB(mark))), EXIT }, ACCEPT },
+};
+
+TEST(verifier_strtox)
+{
+	vcase_run_table("strtol", strtox_cases, NCASES(strtox_cases));
+}

@@ -242,6 +242,95 @@ static u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return (u64)(u32)getgid() << 32 | (u32)getuid();
 }
 
+/* The kernel's __bpf_strtoull(): leading spaces (Latin-1's, as the kernel's ctype), a '-', then _parse_integer_fixup_radix() and
+ * _parse_integer() on at most 63 bytes: the bytes consumed, or -EINVAL (no digits, a bad base
+ * or flag), -ERANGE (the value overflows 64 bits). */
+static s64 strtox(const char *buf, u64 len, u64 flags, u64 *res, bool *neg)
+{
+	unsigned int base = flags & 0x1f;
+	char str[64];
+	u64 i = 0, n, v = 0, start;
+	bool overflow = false;
+
+	if (!len || (base != 0 && base != 8 && base != 10 && base != 16) || (flags & ~0x1full))
+		return -EINVAL;
+	while (i < len && (isspace((unsigned char)buf[i]) || buf[i] == (char)0xa0))
+		i++;
+	*neg = i < len && buf[i] == '-';
+	if (*neg)
+		i++;
+	if (i == len)
+		return -EINVAL;
+	n = len - i < sizeof(str) - 1 ? len - i : sizeof(str) - 1;
+	memcpy(str, buf + i, n);
+	str[n] = 0;
+	start = 0;
+	if (base == 0) {
+		if (str[0] == '0') {
+			base = (str[1] | 0x20) == 'x' && isxdigit((unsigned char)str[2]) ? 16 : 8;
+		} else {
+			base = 10;
+		}
+	}
+	if (base == 16 && str[0] == '0' && (str[1] | 0x20) == 'x')
+		start = 2;
+	for (n = start; str[n]; n++) {
+		unsigned int c = (unsigned char)str[n], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			overflow = true;
+		v = v * base + d;
+	}
+	if (overflow)
+		return -ERANGE;
+	if (n == start)
+		return -EINVAL;
+	*res = v;
+	return (s64)(i + n);
+}
+
+/* bpf_strtol(buf, len, flags, res) / bpf_strtoul(): the bytes parsed, *res the value (0 on an
+ * error). */
+static u64 h_strtol(u64 buf, u64 len, u64 flags, u64 res, u64 a5)
+{
+	s64 *out = PTR(res), n;
+	u64 v = 0;
+	bool neg;
+
+	*out = 0;
+	n = strtox(PTR(buf), len, flags, &v, &neg);
+	if (n < 0)
+		return (u64)n;
+	if (neg ? (s64)-v > 0 : (s64)v < 0)
+		return (u64)(s64)-ERANGE;
+	*out = neg ? (s64)-v : (s64)v;
+	return (u64)n;
+}
+
+static u64 h_strtoul(u64 buf, u64 len, u64 flags, u64 res, u64 a5)
+{
+	u64 *out = PTR(res), v = 0;
+	s64 n;
+	bool neg;
+
+	*out = 0;
+	n = strtox(PTR(buf), len, flags, &v, &neg);
+	if (n < 0)
+		return (u64)n;
+	if (neg)
+		return (u64)(s64)-EINVAL;
+	*out = v;
+	return (u64)n;
+}
+
 /* bpf_strncmp(s1, s1_sz, s2): the kernel's strncmp(), whose result is -1, 0 or 1 (s2 is a
  * NUL-terminated constant, the verifier made sure). */
 static u64 h_strncmp(u64 s1, u64 s1_sz, u64 s2, u64 a4, u64 a5)
@@ -1156,6 +1245,12 @@ static const struct helper helpers[] = {
 						 ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING,
 						      ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE,
 						      ARG_ANYTHING) }, SKB_TYPES },
+	[BPF_FUNC_strtol] = { { h_strtol, "bpf_strtol", false, false, RET_INTEGER,
+				ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING, ARG_PTR_TO_LONG) },
+			      ALL_TYPES },
+	[BPF_FUNC_strtoul] = { { h_strtoul, "bpf_strtoul", false, false, RET_INTEGER,
+				 ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING, ARG_PTR_TO_LONG) },
+			       ALL_TYPES },
 	[BPF_FUNC_strncmp] = { { h_strncmp, "bpf_strncmp", false, false, RET_INTEGER,
 				 ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR) },
 			       ALL_TYPES },

@@ -33,6 +33,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_STACK_OR_NULL,	/* a stack pointer or NULL: the callback's ctx */
 	ARG_PTR_TO_CONST_STR,	/* a NUL-terminated string at a constant offset of a frozen
 				 * read-only map (.rodata) */
+	ARG_PTR_TO_LONG,	/* 8 aligned bytes the helper writes (may be uninitialised) */
 };
 
 enum bpf_return_type {

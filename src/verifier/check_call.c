@@ -134,6 +134,20 @@ static int check_const_str(struct verifier_env *env, u32 regno)
 	return 0;
 }
 
+/* A memory argument's register: one of the memory pointer types, a packet only for helpers
+ * that may access it. */
+static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_proto *fn, u32 regno,
+			     const struct reg_state *reg)
+{
+	if (!is_mem_ptr(reg))
+		return type_err(env, regno, reg, MEM_TYPES);
+	if (reg_is_pkt(reg) && !fn->pkt_access) {
+		verbose(env, "helper access to the packet is not allowed\n");
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
 		     struct bpf_map **map, int *cb_sub)
 {
@@ -172,12 +186,9 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_MAP_KEY:
 	case ARG_PTR_TO_MAP_VALUE:
 	case ARG_PTR_TO_UNINIT_MAP_VALUE:
-		if (!is_mem_ptr(reg))
-			return type_err(env, regno, reg, MEM_TYPES);
-		if (reg_is_pkt(reg) && !fn->pkt_access) {
-			verbose(env, "helper access to the packet is not allowed\n");
-			return -EACCES;
-		}
+		err = check_mem_ptr_arg(env, fn, regno, reg);
+		if (err)
+			return err;
 		if (!*map) {
 			verbose(env, "invalid map_ptr to access map->%s\n",
 				t == ARG_PTR_TO_MAP_KEY ? "key" : "value");
@@ -217,13 +228,14 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		/* fall through */
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
-		if (!is_mem_ptr(reg))
-			return type_err(env, regno, reg, MEM_TYPES);
-		if (reg_is_pkt(reg) && !fn->pkt_access) {
-			verbose(env, "helper access to the packet is not allowed\n");
-			return -EACCES;
-		}
-		return 0;	/* checked with the size argument */
+		return check_mem_ptr_arg(env, fn, regno, reg); /* the size: with its argument */
+	case ARG_PTR_TO_LONG:
+		/* bpf_strtol()'s result: 8 bytes the helper writes (so may be uninitialised),
+		 * aligned whatever the program's alignment flags (the kernel's MEM_ALIGNED) */
+		err = check_mem_ptr_arg(env, fn, regno, reg);
+		if (!err)
+			err = check_helper_mem(env, regno, 8, false, true, true);
+		return err ? err : check_alignment(env, reg, 0, 8, true);
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
 		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO,

@@ -678,8 +678,8 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
  * checked for an atomic (the kernel's strict_alignment_once) or under BPF_F_STRICT_ALIGNMENT
  * (cancelled by BPF_F_ANY_ALIGNMENT).  Packets are checked as if NET_IP_ALIGN were 2, as the
  * kernel does for every architecture. */
-static int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off,
-			   int size, bool strict_once)
+int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off, int size,
+		    bool strict_once)
 {
 	u32 flags = env->prog->prog_flags;
 	bool strict = strict_once ||

@@ -385,6 +385,8 @@ int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn);
 int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn);
 int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok, bool write,
 		     bool uninit_ok);
+int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 off, int size,
+		    bool strict_once);
 int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno, bool uninit_ok);
 int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
