@@ -24,7 +24,7 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_get_cgroup_classid, BPF_FUNC_get_route_realm, BPF_FUNC_jiffies64,
 	BPF_FUNC_ktime_get_tai_ns, BPF_FUNC_ringbuf_output, BPF_FUNC_ringbuf_query,
 	BPF_FUNC_map_lookup_percpu_elem, BPF_FUNC_loop, BPF_FUNC_for_each_map_elem,
-	BPF_FUNC_strncmp, BPF_FUNC_strtol, BPF_FUNC_strtoul,
+	BPF_FUNC_strncmp, BPF_FUNC_strtol, BPF_FUNC_strtoul, BPF_FUNC_snprintf, BPF_FUNC_trace_vprintk,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -245,6 +245,241 @@ TEST(helpers_trace_fd)
 	close(p[0]);
 	close(p[1]);
 	userbpf_trace_read(buf, sizeof(buf));
+}
+
+/* ---- snprintf ---- */
+
+/* bpf_snprintf(out + 8, size, fmt, data, 8 * nargs) by a socket filter that stores R0 in the
+ * first 8 bytes of an array value: the formats and data of each case on both sides, whose
+ * values (return and text) must be the same. */
+struct snprintf_case {
+	const char *fmt; /* at most 63 bytes */
+	u_int64_t args[13];
+	int nargs;
+	u_int32_t size; /* of the output, at most 128 */
+	u_int16_t str_args; /* bit i: args[i] is the address of "str" (a "%s", "%pks" operand) */
+	u_int16_t ip_args;  /* bit i: args[i] is the address of 16 address bytes */
+	const char *want;   /* userbpf's text, NULL: not checked (the kernel's must be the same) */
+	long long ret;      /* its return, 0: strlen(want) + 1 */
+};
+
+static const struct snprintf_case snprintf_cases[] = {
+	{ "%d %u %x", { (u_int64_t)-5, (u_int64_t)-5, 255 }, 3, 64, 0, 0, "-5 4294967291 ff", 0 },
+	{ "%ld %llu %lx %lld", { (u_int64_t)-5, 1ull << 40, 1ull << 36, 7 }, 4, 64, 0, 0,
+	  "-5 1099511627776 1000000000 7", 0 },
+	{ "[%5d|%-4u|%03x|%0+- 7d|%-08x]", { 42, 7, 10, 3, 0xab }, 5, 64, 0, 0,
+	  "[   42|7   |00a|+3     |ab      ]", 0 },
+	{ "%c%c%%", { 'o', 'k' }, 2, 64, 0, 0, "ok%", 0 },
+	{ "s=%s. k=%pks.", { 0, 0 }, 2, 64, 3, 0, "s=str. k=str.", 0 },
+	{ "bad=%s.", { 1 }, 1, 64, 0, 0, "bad=.", 0 },
+	{ "%pI4 %pi4 %pI6", { 0, 0, 0 }, 3, 128, 0, 7,
+	  "192.168.1.10 192.168.001.010 c0a8:010a:0000:0000:0000:0001:0000:0000", 0 },
+	{ "%pi6", { 0 }, 1, 128, 0, 1, "c0a8010a000000000000000100000000", 0 },
+	{ "%d %d %d", { 1, 2, 3 }, 3, 4, 0, 0, "1 2", 6 }, /* cut to 3 bytes and the NUL */
+	{ "%d %d %d", { 1, 2, 3 }, 3, 0, 0, 0, "", 6 },	   /* nothing written */
+	{ "no args", { 0 }, 0, 64, 0, 0, "no args", 0 },
+	{ "%d", { 1, 2 }, 2, 64, 0, 0, "1", 0 },		/* more data than conversions */
+	{ "%d%d%d%d%d%d%d%d%d%d%d%d", { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, 12, 64, 0, 0,
+	  "123456789101112", 0 },
+	{ "%d%d%d%d%d%d%d%d%d%d%d%d%d", { 1 }, 13, 64, 0, 0, "", -EINVAL }, /* 13 arguments */
+	{ "%5s|%-5s|", { 0, 0 }, 2, 64, 3, 0, "  str|str  |", 0 },
+};
+
+/* The program of case c; out_fd the output map (MAP_SLOT), fmt_fd the format's frozen map. */
+static int snprintf_prog(const struct side *s, const struct snprintf_case *c, int out_fd,
+			 int fmt_fd)
+{
+	struct bpf_insn insns[96];
+	u_int32_t n = 0;
+	const int data = -104, str = -112, ip = -128; /* stack: 13 u64, "str", 16 bytes */
+
+#define EMIT_LD64(reg, v)                                                                          \
+	do {                                                                                       \
+		struct bpf_insn ld_[2] = { BPF_LD_IMM64(reg, v) };                                 \
+                                                                                                   \
+		insns[n++] = ld_[0];                                                               \
+		insns[n++] = ld_[1];                                                               \
+	} while (0)
+	insns[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, str, 0x00727473); /* "str" */
+	insns[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, ip, 0x0a01a8c0);   /* 192.168.1.10, ... */
+	insns[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, ip + 8, 0x01000000);
+	for (int i = 0; i < 13; i++) {
+		if (c->str_args & (1u << i) || c->ip_args & (1u << i)) {
+			insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_10);
+			insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_1,
+						   c->str_args & (1u << i) ? str : ip);
+		} else {
+			EMIT_LD64(BPF_REG_1, c->args[i]);
+		}
+		insns[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, data + 8 * i);
+	}
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4);
+	{
+		struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT) };
+
+		insns[n++] = ld[0];
+		insns[n++] = ld[1];
+	}
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem);
+	insns[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+	insns[n++] = BPF_EXIT_INSN();
+	insns[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_0);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_0);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_2, c->size);
+	{
+		struct bpf_insn ld[2] = { BPF_LD_IMM64_RAW(BPF_REG_3, BPF_PSEUDO_MAP_VALUE, fmt_fd) };
+
+		insns[n++] = ld[0];
+		insns[n++] = ld[1];
+	}
+	insns[n++] = BPF_MOV64_REG(BPF_REG_4, BPF_REG_10);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, data);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_5, 8 * c->nargs);
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_snprintf);
+	insns[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, 0);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_0, 1);
+	insns[n++] = BPF_EXIT_INSN();
+#undef EMIT_LD64
+	return prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, n, out_fd);
+}
+
+/* Runs case c on side s: out receives R0 (8 bytes) and the 128-byte output. */
+static void snprintf_run(const struct side *s, const struct snprintf_case *c, u_int8_t *out)
+{
+	char fmt[64] = { 0 };
+	u_int32_t key = 0, r;
+	union bpf_attr a;
+	int out_fd, fmt_fd, fd;
+
+	out_fd = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8 + 128, 1);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = sizeof(fmt);
+	a.max_entries = 1;
+	a.map_flags = BPF_F_RDONLY_PROG;
+	fmt_fd = s->bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	REQUIRE(out_fd >= 0 && fmt_fd >= 0);
+	memcpy(fmt, c->fmt, strlen(c->fmt));
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)fmt_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)fmt;
+	CHECK_EQ(s->bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)), 0);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)fmt_fd;
+	CHECK_EQ(s->bpf(BPF_MAP_FREEZE, &a, sizeof(a)), 0);
+	fd = snprintf_prog(s, c, out_fd, fmt_fd);
+	if (fd < 0)
+		test_fail(__FILE__, __LINE__, "%s: \"%s\": load: %s", s->name, c->fmt,
+			  strerror(errno));
+	else {
+		CHECK_EQ(run_retval(s, fd, &r), 0);
+		CHECK_EQ(r, 1);
+		close(fd);
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)out_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)out;
+	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	close(out_fd);
+	close(fmt_fd);
+}
+
+TEST(helpers_snprintf)
+{
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+
+	for (size_t i = 0; i < ARRAY_SIZE(snprintf_cases); i++) {
+		const struct snprintf_case *c = &snprintf_cases[i];
+		u_int8_t u[8 + 128] = { 0 }, k[8 + 128] = { 0 };
+		long long ur;
+
+		snprintf_run(&side_user, c, u);
+		memcpy(&ur, u, 8);
+		if (c->want) {
+			CHECK_EQ(ur, c->ret ? c->ret : (long long)strlen(c->want) + 1);
+			if (strcmp((const char *)u + 8, c->want))
+				test_fail(__FILE__, __LINE__, "\"%s\": \"%s\", not \"%s\"", c->fmt,
+					  (const char *)u + 8, c->want);
+		}
+		if (!kernel)
+			continue;
+		snprintf_run(&side_kern, c, k);
+		if (memcmp(u, k, sizeof(u))) {
+			long long kr;
+
+			memcpy(&kr, k, 8);
+			test_fail(__FILE__, __LINE__, "\"%s\": userbpf %lld \"%s\", kernel %lld \"%s\"",
+				  c->fmt, ur, (const char *)u + 8, kr, (const char *)k + 8);
+		}
+	}
+}
+
+/* bpf_trace_vprintk(fmt, fmt_size, data, data_len): "v=%d %s|" with data {7, "str"}, data_len
+ * len; the return value on both sides, userbpf's trace message. */
+static int vprintk_prog(const struct side *s, int len)
+{
+	struct bpf_insn insns[] = {
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -16, 0x64253d76),  /* "v=%d" */
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -12, 0x7c732520),  /* " %s|" */
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -24, 0x00727473), /* "str" */
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -40, 7),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24),
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -32),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
+		BPF_MOV64_IMM(BPF_REG_2, 16),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -40),
+		BPF_MOV64_IMM(BPF_REG_4, len),
+		BPF_EMIT_CALL(BPF_FUNC_trace_vprintk),
+		BPF_EXIT_INSN(),
+	};
+
+	return prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), -1);
+}
+
+TEST(helpers_trace_vprintk)
+{
+	static const struct {
+		int len;
+		int ret; /* the message "v=7 str|" is 8 bytes */
+	} t[] = { { 16, 8 }, { 12, -EINVAL }, { 8, -EINVAL }, { 0, -EINVAL } };
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	char buf[4096];
+
+	userbpf_trace_read(buf, sizeof(buf)); /* drain */
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		int fd = vprintk_prog(&side_user, t[i].len);
+		u_int32_t ur, kr;
+		long n;
+
+		REQUIRE(fd >= 0);
+		CHECK_EQ(run_retval(&side_user, fd, &ur), 0);
+		close(fd);
+		CHECK_EQ((int)ur, t[i].ret);
+		n = userbpf_trace_read(buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = 0;
+		if (t[i].ret > 0)
+			CHECK(strstr(buf, ": bpf_trace_printk: v=7 str|\n") != NULL);
+		else
+			CHECK_EQ(n, 0);
+		if (!kernel)
+			continue;
+		fd = vprintk_prog(&side_kern, t[i].len);
+		REQUIRE(fd >= 0);
+		CHECK_EQ(run_retval(&side_kern, fd, &kr), 0);
+		close(fd);
+		CHECK_EQ((int)kr, t[i].ret);
+	}
 }
 
 /* ---- the others, called directly through the table ---- */

@@ -279,3 +279,68 @@ TEST(verifier_strtox)
 {
 	vcase_run_table("strtol", strtox_cases, NCASES(strtox_cases));
 }
+
+/* bpf_snprintf(str, size, fmt, data, data_len): fmt a constant string whose conversions the
+ * verifier checks against data_len / 8 u64 arguments (at fp-32); str 32 bytes at fp-64. */
+#define SNPRINTF_CALL(SLOT, NARGS, SETUP...)                                                       \
+	BPF_MOV64_REG(6, 1), BPF_ST_MEM(BPF_DW, 10, -32, 65), BPF_ST_MEM(BPF_DW, 10, -24, -2),     \
+		BPF_ST_MEM(BPF_DW, 10, -16, 0x7f000001), BPF_ST_MEM(BPF_DW, 10, -8, 66),           \
+		FP(1, -64), BPF_MOV64_IMM(2, 32),                                                  \
+		BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_FMT), BPF_ALU64_IMM(BPF_ADD, 3, FMT(SLOT)), \
+		FP(4, -32), BPF_MOV64_IMM(5, 8 * (NARGS)), SETUP, BPF_EMIT_CALL(BPF_FUNC_snprintf)
+#define SNPRINTF(SLOT, NARGS, SETUP...) SNPRINTF_CALL(SLOT, NARGS, SETUP), EXIT
+#define NOP BPF_MOV64_IMM(0, 0)
+#define VPRINTK(SETUP...)                                                                          \
+	BPF_ST_MEM(BPF_DW, 10, -32, 7), BPF_ST_MEM(BPF_DW, 10, -40, 0x0a6425), FP(1, -40),         \
+		BPF_MOV64_IMM(2, 4), FP(3, -32), BPF_MOV64_IMM(4, 8), SETUP,                       \
+		BPF_EMIT_CALL(BPF_FUNC_trace_vprintk), EXIT
+
+static const struct vcase snprintf_cases[] = {
+	{ "snprintf_ok", SOCK, { SNPRINTF(0, 2, NOP) }, ACCEPT },
+	{ "snprintf_too_few_args", SOCK, { SNPRINTF(0, 1, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_more_args", SOCK, { SNPRINTF(0, 3, NOP) }, ACCEPT },
+	{ "snprintf_len_unaligned", SOCK, { SNPRINTF(0, 2, BPF_MOV64_IMM(5, 12)) }, REJECT, "15: (85) call bpf_snprintf#165", EINVAL },
+	{ "snprintf_len_var", SOCK, {
+		SNPRINTF(0, 2, BPF_LDX_MEM(BPF_W, 5, 6, SKB(len)), BPF_ALU64_IMM(BPF_AND, 5, 0x18)) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_len_var_noargs", SOCK, {
+		SNPRINTF(6, 0, BPF_LDX_MEM(BPF_W, 5, 6, SKB(len)), BPF_ALU64_IMM(BPF_AND, 5, 0x18)) }, ACCEPT },
+	{ "snprintf_len_too_big", SOCK, { SNPRINTF(0, 2, BPF_MOV64_IMM(5, 40)) }, REJECT, "invalid read from stack R4 off=-32 size=40", EINVAL },
+	{ "snprintf_bad_conv", SOCK, { SNPRINTF(3, 4, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_5_of_4", SOCK, { SNPRINTF(4, 4, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_control_char", SOCK, { SNPRINTF(5, 4, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_no_args_null", SOCK, { SNPRINTF(6, 0, BPF_MOV64_IMM(4, 0)) }, ACCEPT },
+	{ "snprintf_percent_char", SOCK, { SNPRINTF(7, 1, NOP) }, ACCEPT },
+	{ "snprintf_width_flags", SOCK, { SNPRINTF(8, 3, NOP) }, ACCEPT },
+	{ "snprintf_ptrs", SOCK, { SNPRINTF(9, 3, NOP) }, ACCEPT },
+	{ "snprintf_s_alnum", SOCK, { SNPRINTF(10, 4, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_longs", SOCK, { SNPRINTF(11, 3, NOP) }, ACCEPT },
+	{ "snprintf_lll", SOCK, { SNPRINTF(12, 4, NOP) }, REJECT, "Invalid format string", EINVAL },
+	{ "snprintf_pks_pus", SOCK, { SNPRINTF(13, 2, NOP) }, ACCEPT },
+	{ "snprintf_ips", SOCK, { SNPRINTF(2, 2, NOP) }, ACCEPT },
+	{ "snprintf_flags", SOCK, { SNPRINTF(14, 2, NOP) }, ACCEPT },
+	{ "snprintf_mid_string", SOCK, { SNPRINTF(0, 1, BPF_ALU64_IMM(BPF_ADD, 3, 2)) }, ACCEPT },
+	{ "snprintf_fmt_stack", SOCK, { SNPRINTF(0, 2, FP(3, -8)) }, REJECT, "R3 type=fp expected=map_value", EACCES },
+	{ "snprintf_fmt_rodata_bytes", SOCK, {
+		SNPRINTF(0, 2, BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_RODATA)) }, REJECT, "string is not zero-terminated", EINVAL },
+	{ "snprintf_str_null_0", SOCK, { SNPRINTF(0, 2, BPF_MOV64_IMM(1, 0), BPF_MOV64_IMM(2, 0)) }, ACCEPT },
+	{ "snprintf_str_null_8", SOCK, { SNPRINTF(0, 2, BPF_MOV64_IMM(1, 0)) }, REJECT, "R1 type=scalar expected=fp", EACCES },
+	{ "snprintf_str_rodata", SOCK, {
+		SNPRINTF(0, 2, BPF_LD_IMM64_RAW(1, BPF_PSEUDO_MAP_VALUE, MAP_FMT), BPF_MOV64_IMM(2, 8)) }, REJECT, "write into map forbidden, value_size=256 off=0 size=8", EACCES },
+	{ "snprintf_str_too_long", SOCK, { SNPRINTF(0, 2, BPF_MOV64_IMM(2, 80)) }, REJECT, "invalid write to stack R1 off=-64 size=80", EINVAL },
+	{ "snprintf_data_uninit", SOCK, { SNPRINTF(0, 2, FP(4, -128)) }, ACCEPT },
+	{ "snprintf_str_ctx", SOCK, { SNPRINTF(0, 2, BPF_MOV64_REG(1, 6)) }, REJECT, "R1 type=ctx expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_", EACCES },
+	{ "snprintf_nongpl", SOCK, { SNPRINTF(0, 2, NOP) }, REJECT, "cannot call GPL-restricted function from non-GPL compatible program", EINVAL, .license = "MIT" },
+	{ "snprintf_xdp", XDP, { SNPRINTF(0, 2, NOP) }, ACCEPT },
+	{ "snprintf_log2", SOCK, { SNPRINTF_CALL(0, 2, NOP), BPF_LDX_MEM(BPF_DW, 0, 10, -64), EXIT },
+		ACCEPT, .log_level = 2, .full_log = true },
+	{ "trace_vprintk_ok", SOCK, { VPRINTK(NOP) }, ACCEPT },
+	{ "trace_vprintk_len_unaligned", SOCK, { VPRINTK(BPF_MOV64_IMM(4, 12)) }, ACCEPT },
+	{ "trace_vprintk_null", SOCK, { VPRINTK(BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, 0)) }, ACCEPT },
+	{ "trace_vprintk_fmt_empty", SOCK, { VPRINTK(BPF_MOV64_IMM(2, 0)) }, REJECT, "R2 invalid zero-sized read: u64=[0,0]", EACCES },
+	{ "trace_vprintk_nongpl", SOCK, { VPRINTK(NOP) }, REJECT, "cannot call GPL-restricted function from non-GPL compatible program", EINVAL, .license = "MIT" },
+};
+
+TEST(verifier_snprintf)
+{
+	vcase_run_table("snprintf", snprintf_cases, NCASES(snprintf_cases));
+}

@@ -19,12 +19,14 @@
 
 struct map_spec {
 	u32 type, key, value, max, flags;
-	bool rodata;	/* value bytes 1, 2, ..., then BPF_MAP_FREEZE */
+	bool rodata;	/* value bytes 1, 2, ..., (or text) then BPF_MAP_FREEZE */
 	int inner;	/* maps of maps: 1 + the index of the template (an earlier spec) */
 	bool locked;	/* BTF: u32 key, value struct { u32 a; struct bpf_spin_lock l; } */
+	const char *text; /* rodata: the value's bytes */
 };
 
-#define NMAPS 13
+#define NMAPS 14
+_Static_assert(sizeof(FMT_TEXT) == 16 * 16 + 1, "FMT_TEXT: 16 formats of 16 bytes");
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 48, 4 },
@@ -39,6 +41,7 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 4, 0, false, 1 },
 	{ BPF_MAP_TYPE_HASH, 4, 8, 4, 0, false, 0, true },
 	{ BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0, false, 0, true },
+	{ BPF_MAP_TYPE_ARRAY, 4, 16 * 16, 1, BPF_F_RDONLY_PROG, true, 0, false, FMT_TEXT },
 };
 
 /* The BTF of the locked maps: 1 u32, 2 struct bpf_spin_lock, 3 the value struct. */
@@ -125,8 +128,8 @@ static void set_funcs(union bpf_attr *a, const struct vcase *c, const struct bpf
 }
 
 static int kernel_state; /* 0 unknown, 1 works, -1 unavailable */
-static int kmaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
-static int umaps[NMAPS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+static int kmaps[NMAPS] = { [0 ... NMAPS - 1] = -1 };
+static int umaps[NMAPS] = { [0 ... NMAPS - 1] = -1 };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
@@ -136,7 +139,7 @@ static long sys_bpf(int cmd, union bpf_attr *a)
 static int make_map(int i, bool kernel)
 {
 	union bpf_attr a;
-	u8 val[16];
+	u8 val[16 * 16];
 	u32 key = 0;
 	int fd;
 
@@ -163,6 +166,8 @@ static int make_map(int i, bool kernel)
 		return fd;
 	for (u32 b = 0; b < sizeof(val); b++)
 		val[b] = (u8)(b + 1);
+	if (map_specs[i].text)
+		memcpy(val, map_specs[i].text, map_specs[i].value);
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (u32)fd;
 	a.key = (uintptr_t)&key;
@@ -222,7 +227,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ALOCK)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_FMT)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

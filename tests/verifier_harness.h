@@ -41,6 +41,26 @@
 #define MAP_HOM 0x7ff0000b	/* a hash of 4 maps (4-byte keys) shaped like MAP_HASH, empty */
 #define MAP_HLOCK 0x7ff0000c	/* a hash 4/8, BTF value struct { u32 a; struct bpf_spin_lock l; } */
 #define MAP_ALOCK 0x7ff0000d	/* an array of 2 such values */
+#define MAP_FMT 0x7ff0000e	/* .rodata (frozen, read-only to programs) of 16 format strings,
+				 * each in 16 bytes (FMT_TEXT; FMT(i) is the i-th's offset) */
+#define FMT_TEXT                                                                                   \
+	"%d %u\0\0\0\0\0\0\0\0\0\0\0"                                                               \
+	"%s and %llx\0\0\0\0\0"                                                                       \
+	"%pI4 %pi6\0\0\0\0\0\0\0"                                                                     \
+	"%q\0\0\0\0\0\0\0\0\0\0\0\0\0\0"                                                                \
+	"%d%d%d%d%d\0\0\0\0\0\0"                                                                      \
+	"\x01 %d\0\0\0\0\0\0\0\0\0\0\0\0"                                                                 \
+	"no args\0\0\0\0\0\0\0\0\0"                                                                   \
+	"100%% %c\0\0\0\0\0\0\0\0"                                                                    \
+	"%5s|%-3d|%x\0\0\0\0\0"                                                                       \
+	"%px %pK %pB\0\0\0\0\0"                                                                       \
+	"%sx\0\0\0\0\0\0\0\0\0\0\0\0\0"                                                                 \
+	"%ld %lld %lu\0\0\0\0"                                                                        \
+	"%lllx\0\0\0\0\0\0\0\0\0\0\0"                                                                  \
+	"%pks %pus\0\0\0\0\0\0\0"                                                                     \
+	"%0+- 7d|%-08x\0\0\0"                                                                         \
+	"%c%c%c%c%c%c\0\0\0\0"
+#define FMT(i) ((i) * 16)
 
 enum { REJECT = 0, ACCEPT = 1 };
 

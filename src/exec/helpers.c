@@ -423,7 +423,7 @@ static u64 h_probe_read_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 
 /* ---- trace_printk ---- */
 
-#define PRINTK_BUF 512 /* the kernel's MAX_BPRINTF_BUF */
+#define PRINTK_BUF 1024 /* the kernel's MAX_BPRINTF_BUF: trace output is cut to it */
 
 /* Formats one IPv4/IPv6 address as %pI4 / %pi4 / %pI6 / %pi6 do. */
 static int fmt_ip(char *out, size_t n, char form, char ver, const void *ptr)
@@ -447,27 +447,41 @@ static int fmt_ip(char *out, size_t n, char form, char ver, const void *ptr)
 }
 
 /* The kernel's bpf_bprintf_prepare() rules, then formatting: the format must be NUL-terminated
- * within fmt_size, hold no ASCII control characters, and use at most 3 conversions among
+ * within fmt_size, hold no ASCII control characters, and use at most nargs conversions among
  * [flags 0+- ][width](d|i|u|x|X with l/ll, c, s, p, pK, px, ps, pS, pB, pks, pus, pI4, pi4,
- * pI6, pi6); %% is literal.  Returns the formatted length (as vsnprintf, the output truncated
- * to PRINTK_BUF) or -EINVAL. */
-static int bprintf(char *out, const char *fmt, u32 fmt_size, const u64 *args, int nargs)
+ * pI6, pi6); %% is literal.  The arguments the kernel copies out first (numbers, characters,
+ * strings, formatted addresses) share its 512-byte buffer: strings are cut to what is left, and
+ * an argument that finds it full is -ENOSPC.  Writes at most out_size bytes to out (NUL-
+ * terminated when out_size > 0; out may be NULL when out_size is 0) and returns the length the
+ * whole output has (as vsnprintf), or -EINVAL / -ENOSPC with out untouched: the format is
+ * checked in a first pass that writes nothing. */
+#define BPRINTF_BIN_ARGS 512 /* the kernel's MAX_BPRINTF_BIN_ARGS */
+
+static int bprintf_pass(char *out, size_t out_size, const char *fmt, size_t flen, const u64 *args,
+			int nargs)
 {
-	size_t flen, pos = 0;
+	size_t pos = 0, bin = 0; /* bin: bytes of the kernel's argument buffer used */
 	int nspec = 0;
 	long total = 0;
-	const char *end = memchr(fmt, 0, fmt_size);
 
-	if (!end)
-		return -EINVAL;
-	flen = (size_t)(end - fmt);
-	out[0] = 0;
+	if (out_size)
+		out[0] = 0;
 
 #define EMIT(...)                                                                                \
 	do {                                                                                     \
-		int n_ = snprintf(out + pos, PRINTK_BUF - pos, __VA_ARGS__);                     \
+		int n_ = snprintf(pos < out_size ? out + pos : NULL,                             \
+				  pos < out_size ? out_size - pos : 0, __VA_ARGS__);             \
 		total += n_;                                                                     \
-		pos = total < PRINTK_BUF ? (size_t)total : PRINTK_BUF - 1;                       \
+		pos = (size_t)total < out_size ? (size_t)total : out_size ? out_size - 1 : 0;    \
+	} while (0)
+/* n bytes of the argument buffer, 4-byte aligned first for numbers */
+#define BIN_TAKE(n, align)                                                                       \
+	do {                                                                                     \
+		if (align)                                                                       \
+			bin = (bin + 3) & ~(size_t)3;                                            \
+		if (BPRINTF_BIN_ARGS - bin < (size_t)(n))                                        \
+			return -ENOSPC;                                                          \
+		bin += (n);                                                                      \
 	} while (0)
 
 	for (size_t i = 0; i < flen; i++) {
@@ -489,7 +503,8 @@ static int bprintf(char *out, const char *fmt, u32 fmt_size, const u64 *args, in
 		}
 		if (nspec >= nargs)
 			return -EINVAL;
-		arg = args[nspec++];
+		arg = args ? args[nspec] : 0;
+		nspec++;
 		s0 = i++;
 		if (!isascii((unsigned char)fmt[i]))
 			return -EINVAL;
@@ -505,13 +520,19 @@ static int bprintf(char *out, const char *fmt, u32 fmt_size, const u64 *args, in
 
 		if (fmt[i] == 'p') {
 			char n1 = fmt[i + 1], n2 = n1 ? fmt[i + 2] : 0, buf[64];
+			int len;
 
 			if (!n1 || isspace((unsigned char)n1) || ispunct((unsigned char)n1) ||
 			    n1 == 'K' || n1 == 'x' || n1 == 's' || n1 == 'S' || n1 == 'B') {
-				/* a pointer: printed raw (the kernel hashes plain %p) */
+				/* a pointer: printed raw (the kernel hashes plain %p); %pB is
+				 * copied out as the text the kernel formats */
 				if (n1 == 'K' || n1 == 'x' || n1 == 's' || n1 == 'S' || n1 == 'B')
 					i++;
-				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)arg);
+				len = snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)arg);
+				if (n1 == 'B')
+					BIN_TAKE((size_t)len + 1, false);
+				else
+					BIN_TAKE(8, true);
 				memcpy(spec + slen, "s", 2);
 				EMIT(spec, buf);
 				continue;
@@ -523,24 +544,35 @@ static int bprintf(char *out, const char *fmt, u32 fmt_size, const u64 *args, in
 			if ((n1 != 'i' && n1 != 'I') || (n2 != '4' && n2 != '6'))
 				return -EINVAL;
 			i += 2;
-			fmt_ip(buf, sizeof(buf), n1, n2, PTR(arg));
+			if (BPRINTF_BIN_ARGS - bin < (n2 == '4' ? 4u : 16u))
+				return -ENOSPC;
+			len = fmt_ip(buf, sizeof(buf), n1, n2, PTR(arg));
+			BIN_TAKE((size_t)len + 1, false);
 			memcpy(spec + slen, "s", 2);
 			EMIT(spec, buf);
 			continue;
 		}
 		if (fmt[i] == 's') {
-			char str[PRINTK_BUF];
+			char str[BPRINTF_BIN_ARGS];
+			int len;
 fmt_str:
 			if (fmt[i + 1] && !isspace((unsigned char)fmt[i + 1]) &&
 			    !ispunct((unsigned char)fmt[i + 1]))
 				return -EINVAL;
-			if (copy_str_nofault(str, PTR(arg), sizeof(str)) < 0)
+			if (bin == BPRINTF_BIN_ARGS)
+				return -ENOSPC;
+			len = copy_str_nofault(str, PTR(arg), BPRINTF_BIN_ARGS - bin);
+			if (len < 0) {
 				str[0] = 0;
+				len = 1;
+			}
+			bin += (size_t)len;
 			memcpy(spec + slen, "s", 2);
 			EMIT(spec, str);
 			continue;
 		}
 		if (fmt[i] == 'c') {
+			BIN_TAKE(1, false);
 			memcpy(spec + slen, "c", 2);
 			EMIT(spec, (char)arg);
 			continue;
@@ -555,6 +587,7 @@ fmt_str:
 			if (fmt[i] != 'i' && fmt[i] != 'd' && fmt[i] != 'u' && fmt[i] != 'x' &&
 			    fmt[i] != 'X')
 				return -EINVAL;
+			BIN_TAKE(l ? 8 : 4, true);
 			/* %d and %ld: 32 bits and 64 bits (long is 64-bit on the kernels we mirror) */
 			memcpy(spec + slen, "ll", 2);
 			spec[slen + 2] = fmt[i];
@@ -565,20 +598,74 @@ fmt_str:
 				EMIT(spec, l ? (unsigned long long)arg : (unsigned long long)(u32)arg);
 		}
 	}
+#undef BIN_TAKE
 #undef EMIT
 	return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+static int bprintf(char *out, size_t out_size, const char *fmt, u32 fmt_size, const u64 *args,
+		   int nargs)
+{
+	const char *end = memchr(fmt, 0, fmt_size);
+	int err;
+
+	if (!end)
+		return -EINVAL;
+	err = bprintf_pass(NULL, 0, fmt, (size_t)(end - fmt), args, nargs);
+	if (err < 0 || !out_size)
+		return err;
+	return bprintf_pass(out, out_size, fmt, (size_t)(end - fmt), args, nargs);
+}
+
+int bprintf_check(const char *fmt, u32 nargs)
+{
+	int err = bprintf(NULL, 0, fmt, UINT32_MAX, NULL, (int)nargs);
+
+	return err < 0 ? err : 0;
 }
 
 static u64 h_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3)
 {
 	const u64 args[3] = { a1, a2, a3 };
 	char out[PRINTK_BUF];
-	int n = bprintf(out, PTR(fmt), (u32)fmt_size, args, 3);
+	int n = bprintf(out, sizeof(out), PTR(fmt), (u32)fmt_size, args, 3);
 
 	if (n < 0)
 		return (u64)(s64)n;
 	trace_emit(out);
 	return (u64)n;
+}
+
+#define BPRINTF_VARARGS 12 /* the kernel's MAX_BPRINTF_VARARGS */
+
+/* bpf_trace_vprintk(fmt, fmt_size, data, data_len): trace_printk() with data_len / 8 arguments
+ * in an array of u64. */
+static u64 h_trace_vprintk(u64 fmt, u64 fmt_size, u64 data, u64 data_len, u64 a5)
+{
+	char out[PRINTK_BUF];
+	int n;
+
+	if ((u32)data_len % 8 || (u32)data_len > BPRINTF_VARARGS * 8 || ((u32)data_len && !data))
+		return (u64)-EINVAL;
+	n = bprintf(out, sizeof(out), PTR(fmt), (u32)fmt_size, PTR(data), (int)((u32)data_len / 8));
+	if (n < 0)
+		return (u64)(s64)n;
+	trace_emit(out);
+	return (u64)n;
+}
+
+/* bpf_snprintf(str, str_size, fmt, data, data_len): the output's length with its NUL (as if
+ * str_size were unlimited), at most str_size bytes written; fmt is a constant string (the
+ * verifier checked it against data_len / 8 arguments). */
+static u64 h_snprintf(u64 str, u64 str_size, u64 fmt, u64 data, u64 data_len)
+{
+	int n;
+
+	if ((u32)data_len % 8 || (u32)data_len > BPRINTF_VARARGS * 8 || ((u32)data_len && !data))
+		return (u64)-EINVAL;
+	n = bprintf(PTR(str), (u32)str_size, PTR(fmt), UINT32_MAX, PTR(data),
+		    (int)((u32)data_len / 8));
+	return n < 0 ? (u64)(s64)n : (u64)n + 1;
 }
 
 /* ---- packets (socket filters, tc) ---- */
@@ -1251,6 +1338,14 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_strtoul] = { { h_strtoul, "bpf_strtoul", false, false, RET_INTEGER,
 				 ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING, ARG_PTR_TO_LONG) },
 			       ALL_TYPES },
+	[BPF_FUNC_snprintf] = { { h_snprintf, "bpf_snprintf", true, false, RET_INTEGER,
+				  ARGS(ARG_PTR_TO_WRITE_MEM_OR_NULL, ARG_CONST_SIZE_OR_ZERO,
+				       ARG_PTR_TO_CONST_STR, ARG_PTR_TO_MEM_OR_NULL,
+				       ARG_CONST_SIZE_OR_ZERO) }, ALL_TYPES },
+	[BPF_FUNC_trace_vprintk] = { { h_trace_vprintk, "bpf_trace_vprintk", true, false,
+				       RET_INTEGER, ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE,
+							 ARG_PTR_TO_MEM_OR_NULL,
+							 ARG_CONST_SIZE_OR_ZERO) }, ALL_TYPES },
 	[BPF_FUNC_strncmp] = { { h_strncmp, "bpf_strncmp", false, false, RET_INTEGER,
 				 ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR) },
 			       ALL_TYPES },

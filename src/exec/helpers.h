@@ -34,6 +34,8 @@ enum bpf_arg_type {
 	ARG_PTR_TO_CONST_STR,	/* a NUL-terminated string at a constant offset of a frozen
 				 * read-only map (.rodata) */
 	ARG_PTR_TO_LONG,	/* 8 aligned bytes the helper writes (may be uninitialised) */
+	ARG_PTR_TO_WRITE_MEM_OR_NULL,	/* memory the helper writes, or NULL; size (may be 0) in
+					 * the next argument */
 };
 
 enum bpf_return_type {
@@ -64,5 +66,9 @@ struct bpf_func_proto {
 /* The prototype of helper func_id for a program of prog_type, or NULL if that program type may
  * not call it (or userbpf does not have it). */
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type);
+
+/* Whether fmt (NUL-terminated) is a format bpf_snprintf() accepts with nargs arguments: 0 or
+ * -EINVAL (the verifier's check of its constant format). */
+int bprintf_check(const char *fmt, u32 nargs);
 
 #endif

@@ -101,11 +101,18 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 		case ARG_PTR_TO_MEM:
 		case ARG_PTR_TO_MEM_OR_NULL:
 		case ARG_PTR_TO_UNINIT_MEM:
+		case ARG_PTR_TO_WRITE_MEM_OR_NULL:
 			/* the size is the next argument; 0 is checked by its own type */
-			if (size && !interp_check_mem(c, R[reg], size, t == ARG_PTR_TO_UNINIT_MEM))
+			if (size && !interp_check_mem(c, R[reg], size,
+						      t == ARG_PTR_TO_UNINIT_MEM ||
+							      t == ARG_PTR_TO_WRITE_MEM_OR_NULL))
 				return arg_fail(c, reg, "memory outside", R[reg], size);
 			if (!size && fp->arg_type[i + 1] != ARG_CONST_SIZE_OR_ZERO)
 				return arg_fail(c, reg + 1, "zero size", R[reg], 0);
+			break;
+		case ARG_PTR_TO_LONG:
+			if (!interp_check_mem(c, R[reg], 8, true))
+				return arg_fail(c, reg, "memory outside", R[reg], 8);
 			break;
 		case ARG_CONST_SIZE:
 		case ARG_CONST_SIZE_OR_ZERO:

@@ -60,8 +60,12 @@ static bool is_mem_ptr(const struct reg_state *reg)
 
 #define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
 
-static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, bool write)
+/* The size of the memory argument before it, of type mem: a helper that writes it may find it
+ * uninitialised (ARG_PTR_TO_UNINIT_MEM, which the kernel replays as byte stores) or not. */
+static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok,
+			  enum bpf_arg_type mem)
 {
+	bool write = mem == ARG_PTR_TO_UNINIT_MEM || mem == ARG_PTR_TO_WRITE_MEM_OR_NULL;
 	struct reg_state *reg = &cur_regs(env)[regno];
 
 	if (reg->type != SCALAR_VALUE)
@@ -84,7 +88,7 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok, boo
 	/* the kernel replays a helper's write of a constant size byte by byte (which shows the
 	 * slots in the log); a variable size it checks as one range */
 	int err = check_helper_mem(env, regno - 1, (int)reg->s.umax, zero_ok, write,
-				   write && scalar_is_const(&reg->s));
+				   mem == ARG_PTR_TO_UNINIT_MEM && scalar_is_const(&reg->s));
 
 	/* the access was checked with the size's bounds */
 	return err ? err : mark_precise_reg(env, regno);
@@ -221,6 +225,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return type_err(env, regno, reg, "map_value, ptr_");
 		return 0; /* (what it points at: process_spin_lock()) */
 	case ARG_PTR_TO_MEM_OR_NULL:
+	case ARG_PTR_TO_WRITE_MEM_OR_NULL:
 		/* NULL (its size must then be 0, check_helper_mem()): a value the helper acts
 		 * on, so precise, as 6.18 marks every NULL it accepts */
 		if (reg_is_const(reg) && !reg->s.var_off.value)
@@ -238,8 +243,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return err ? err : check_alignment(env, reg, 0, 8, true);
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
-		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO,
-				      fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
+		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO, fn->arg_type[arg - 1]);
 	case ARG_CONST_ALLOC_SIZE_OR_ZERO:
 		if (reg->type != SCALAR_VALUE)
 			return type_err(env, regno, reg, "scalar");
@@ -603,6 +607,30 @@ static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct
 	return 0;
 }
 
+/* bpf_snprintf(str, size, fmt, data, data_len): data is an array of u64, one per conversion
+ * of the constant fmt (the kernel's check_bpf_snprintf_call(), whose size error has no log
+ * line).  check_const_str() has made sure fmt is a NUL-terminated map value. */
+static int check_snprintf_fmt(struct verifier_env *env)
+{
+	const struct reg_state *fmt = &cur_regs(env)[BPF_REG_3];
+	u64 len = cur_regs(env)[BPF_REG_5].s.var_off.value;
+	u32 key = 0;
+	const char *val;
+	int err;
+
+	if (len % 8)
+		return -EINVAL;
+	val = fmt->map->ops->lookup_ptr(fmt->map, &key);
+	if (!val) {
+		verbose(env, "verifier bug\n");
+		return -EFAULT;
+	}
+	err = bprintf_check(val + fmt->off + (s64)fmt->s.var_off.value, (u32)(len / 8));
+	if (err)
+		verbose(env, "Invalid format string\n");
+	return err;
+}
+
 /* bpf_loop(nr_loops, callback, ctx, flags): R4 must be precise while the call could be inlined
  * (the kernel's update_loop_inline_state()), R1 always (its bound ends the rounds); a round is
  * queued while fewer than R1's umax were queued since this frame last called bpf_loop. */
@@ -719,6 +747,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;
+	}
+	if (id == BPF_FUNC_snprintf) {
+		err = check_snprintf_fmt(env);
+		if (err)
+			return err;
 	}
 	/* R2 is the key; read before the call clobbers it (the kernel keeps the key as s64 and
 	 * wants it in [0, max_entries)) */
