@@ -74,13 +74,31 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+/* The test's own directory, made on first use (every run's output files go there: two test
+ * runs at once must not share them). */
+static bool make_tmpdir(void)
+{
+	if (tmpdir[0])
+		return true;
+	strcpy(tmpdir, "/tmp/userbpf-cli-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		tmpdir[0] = '\0';
+		return false;
+	}
+	atexit(cleanup);
+	return true;
+}
+
 /* Runs argv (NULL-terminated) with stdout/stderr to files read into out/err; returns the exit
- * status, or -1 if it did not exit normally. */
+ * status, or -1 if it did not exit normally (or could not be run). */
 static int run_argv(char *const argv[])
 {
 	char opath[160], epath[160];
 	int status;
 	pid_t pid;
+
+	if (!make_tmpdir())
+		return -1;
 
 	snprintf(opath, sizeof(opath), "%s/out", tmpdir);
 	snprintf(epath, sizeof(epath), "%s/err", tmpdir);
@@ -166,14 +184,8 @@ static int setup(void)
 	if (done)
 		return ok;
 	done = 1;
-	if (access(TRAFFICGEN_PATH, X_OK))
+	if (access(TRAFFICGEN_PATH, X_OK) || !make_tmpdir())
 		return 0;
-	strcpy(tmpdir, "/tmp/userbpf-cli-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		tmpdir[0] = '\0';
-		return 0;
-	}
-	atexit(cleanup);
 	snprintf(pcap_path, sizeof(pcap_path), "%s/t.pcap", tmpdir);
 	snprintf(pcapng_path, sizeof(pcapng_path), "%s/t.pcapng", tmpdir);
 	snprintf(frame_path, sizeof(frame_path), "%s/frame.bin", tmpdir);

@@ -805,6 +805,66 @@ static void run_strtol_parse(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* A raw tracepoint (raw_tp/sys_enter) run through BPF_PROG_TEST_RUN with its arguments, after
+ * .rodata's `const volatile` target_tgid was set before load (userbpf_map_set_initial_value()):
+ * syscalls counted by number, and this process's calls counted apart. */
+static void run_raw_tp_syscall_hist(const struct bpf_backend *be)
+{
+	static const __u64 nrs[] = { 1, 2, 1, 1, 60, 2, 1 };
+	static const struct {
+		__u64 nr, count;
+	} want[] = { { 1, 4 }, { 2, 2 }, { 60, 1 } };
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	struct userbpf_map *ro, *hist;
+	__u32 tgid = (__u32)getpid(), zero = 0;
+	__u64 v = 0, nr = 3;
+	size_t size = 0;
+	const __u32 *init;
+
+	REQUIRE(open_obj(LOADER_OBJ_DIR "/tests/corpus/raw_tp_syscall_hist.bpf.o", be, &obj) == 0);
+	ro = userbpf_object_find_map(obj, ".rodata");
+	hist = userbpf_object_find_map(obj, "by_nr");
+	REQUIRE(ro && hist);
+	init = userbpf_map_initial_value(ro, &size);
+	CHECK_EQ(size, sizeof(__u32));
+	CHECK(init && *init == 0);
+	CHECK(userbpf_map_initial_value(hist, NULL) == NULL);
+	CHECK_ERRNO(userbpf_map_set_initial_value(ro, &v, sizeof(v)), EINVAL);
+	CHECK_ERRNO(userbpf_map_set_initial_value(hist, &tgid, sizeof(tgid)), EINVAL);
+	CHECK_EQ(userbpf_map_set_initial_value(ro, &tgid, sizeof(tgid)), 0);
+	init = userbpf_map_initial_value(ro, NULL);
+	CHECK(init && *init == tgid);
+	if (userbpf_object_load(obj)) {
+		test_fail(__FILE__, __LINE__, "load on %s: %s\n%s", be->name, errbuf, logbuf);
+		userbpf_object_close(obj);
+		return;
+	}
+	CHECK_ERRNO(userbpf_map_set_initial_value(ro, &tgid, sizeof(tgid)), EBUSY);
+	p = userbpf_object_find_program(obj, "raw_tp_syscall_hist");
+	REQUIRE(p);
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_RAW_TRACEPOINT);
+	for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+		__u64 args[2] = { 0, nrs[i] };
+		union bpf_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.test.prog_fd = userbpf_program_fd(p);
+		attr.test.ctx_in = PTR_TO_U64(args);
+		attr.test.ctx_size_in = sizeof(args);
+		CHECK_EQ(be->bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr)), 0);
+		CHECK_EQ(attr.test.retval, nrs[i]);
+	}
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK_EQ(lookup(be, userbpf_map_fd(hist), &want[i].nr, &v), 0);
+		CHECK_EQ(v, want[i].count);
+	}
+	CHECK_ERRNO(lookup(be, userbpf_map_fd(hist), &nr, &v), ENOENT);
+	CHECK_EQ(lookup(be, map_fd(obj, "mine"), &zero, &v), 0);
+	CHECK_EQ(v, sizeof(nrs) / sizeof(nrs[0]));
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -826,6 +886,7 @@ BOTH_BACKENDS(map_in_map)
 BOTH_BACKENDS(loop_callbacks)
 BOTH_BACKENDS(strncmp_http)
 BOTH_BACKENDS(strtol_parse)
+BOTH_BACKENDS(raw_tp_syscall_hist)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

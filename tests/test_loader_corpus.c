@@ -65,6 +65,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_loop_global_call", true },
 	{ "socket_strncmp_http", true },
 	{ "socket_strtol_parse", true },
+	{ "raw_tp_syscall_hist", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -15,6 +15,7 @@
 #define SF BPF_PROG_TYPE_SOCKET_FILTER
 #define CLS BPF_PROG_TYPE_SCHED_CLS
 #define XDP BPF_PROG_TYPE_XDP
+#define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
 #define SKB_OFF(f) ((short)offsetof(struct __sk_buff, f))
 #define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
 #define LEN(a) ((u_int32_t)ARRAY_SIZE(a))
@@ -56,6 +57,7 @@ struct run_case {
 	int prog_fd;			/* non-zero: use this fd instead of the program's */
 };
 
+static const u_int64_t rawtp_args[13] = { 1000, 7, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x1234567 };
 static struct __sk_buff skb_ctx_mark = { .mark = 0x11, .priority = 3, .cb = { 1, 2, 3, 4, 5 },
 					 .tstamp = 99, .gso_segs = 2, .gso_size = 1400 };
 static struct __sk_buff skb_ctx_len = { .len = 1 };
@@ -85,6 +87,11 @@ static struct xdp_md xdp_ctx_short_linear = { .data_end = 20 };
 static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 
 #define RET_IMM(v) BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN()
+/* a raw tracepoint's r0 = arg0 + 3 * arg1 */
+#define RAWTP_SUM                                                                                \
+	BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0), BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, 8), \
+		BPF_ALU64_IMM(BPF_MUL, BPF_REG_2, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_2), \
+		BPF_EXIT_INSN()
 #define RET_SKB(f) BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, SKB_OFF(f)), BPF_EXIT_INSN()
 
 /* r0 = map[0] += 1 (array map, 8-byte values) */
@@ -815,6 +822,47 @@ TEST(prog_test_run_vs_kernel)
 		{ "kprobe: no test_run", BPF_PROG_TYPE_KPROBE, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "tracepoint: no test_run", BPF_PROG_TYPE_TRACEPOINT, PROG(RET_IMM(0)), pkt_ip4,
 		  sizeof(pkt_ip4) },
+
+		/* raw tracepoints: the arguments in ctx_in, nothing else in or out */
+		{ "rawtp: args", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 16, .no_data_out = true },
+		{ "rawtp: args, more ctx", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 24,
+		  .no_data_out = true },
+		{ "rawtp: args, all 12", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 96,
+		  .no_data_out = true },
+		{ "rawtp: 13 args (EINVAL)", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 104,
+		  .no_data_out = true },
+		{ "rawtp: ctx shorter than read (EINVAL)", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args,
+		  8, .no_data_out = true },
+		{ "rawtp: ctx not 8-byte sized", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 20,
+		  .no_data_out = true },
+		{ "rawtp: last arg", RAWTP, PROG(BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 88),
+						 BPF_EXIT_INSN()), NULL, 0, 0, rawtp_args, 96,
+		  .no_data_out = true },
+		{ "rawtp: last arg, short ctx (EINVAL)", RAWTP,
+		  PROG(BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, 88), BPF_EXIT_INSN()), NULL, 0, 0,
+		  rawtp_args, 88, .no_data_out = true },
+		{ "rawtp: no ctx", RAWTP, PROG(RET_IMM(5)), NULL, 0, .no_data_out = true },
+		{ "rawtp: data_in (EINVAL)", RAWTP, PROG(RET_IMM(5)), pkt_ip4, sizeof(pkt_ip4),
+		  .no_data_out = true },
+		{ "rawtp: data_out (EINVAL)", RAWTP, PROG(RET_IMM(5)), NULL, 0 },
+		{ "rawtp: ctx_out (EINVAL)", RAWTP, PROG(RET_IMM(5)), NULL, 0, 0, rawtp_args, 16, 16,
+		  .no_data_out = true },
+		{ "rawtp: repeat (EINVAL)", RAWTP, PROG(RET_IMM(5)), NULL, 0, .repeat = 2,
+		  .no_data_out = true },
+		{ "rawtp: batch_size (EINVAL)", RAWTP, PROG(RET_IMM(5)), NULL, 0, .batch_size = 1,
+		  .no_data_out = true },
+		{ "rawtp: cpu without the flag (EINVAL)", RAWTP, PROG(RET_IMM(5)), NULL, 0, .cpu = 1,
+		  .no_data_out = true },
+		{ "rawtp: flags 2", RAWTP, PROG(RET_IMM(5)), NULL, 0, .flags = 2, .no_data_out = true },
+		{ "rawtp: on cpu 0", RAWTP, PROG(BPF_EMIT_CALL(BPF_FUNC_get_smp_processor_id),
+						 BPF_EXIT_INSN()), NULL, 0,
+		  .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0, .no_data_out = true },
+		{ "rawtp: on cpu 1", RAWTP, PROG(BPF_EMIT_CALL(BPF_FUNC_get_smp_processor_id),
+						 BPF_EXIT_INSN()), NULL, 0,
+		  .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 1, .no_data_out = true },
+		{ "rawtp: on cpu 4096 (ENXIO)", RAWTP, PROG(RET_IMM(5)), NULL, 0,
+		  .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 4096, .no_data_out = true },
+		{ "rawtp: map counter", RAWTP, PROG(COUNTER_PROG), NULL, 0, .no_data_out = true },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(run_cases); i++) {

@@ -475,6 +475,27 @@ static const struct vcase cases[] = {
 	  "invalid bpf_context access off=12 size=8", EACCES },
 	{ "ctx_tp_wr", TP, WR(TP, BPF_DW, 8), REJECT, "invalid bpf_context access off=8 size=8",
 	  EACCES },
+	/* raw tracepoints: 12 u64 arguments, read-only */
+	{ "ctx_rawtp_rd_first", RAWTP, RD(RAWTP, BPF_DW, 0), ACCEPT },
+	{ "ctx_rawtp_rd_last", RAWTP, RD(RAWTP, BPF_DW, 88), ACCEPT },
+	{ "ctx_rawtp_rd_beyond", RAWTP, RD(RAWTP, BPF_DW, 96), REJECT, "invalid bpf_context access off=96 size=8", EACCES },
+	{ "ctx_rawtp_rd_neg", RAWTP, RD(RAWTP, BPF_DW, -8), REJECT, "invalid bpf_context access off=-8 size=8", EACCES },
+	{ "ctx_rawtp_rd_w", RAWTP, RD(RAWTP, BPF_W, 4), ACCEPT },
+	{ "ctx_rawtp_rd_w_end", RAWTP, RD(RAWTP, BPF_W, 92), ACCEPT },
+	{ "ctx_rawtp_rd_b", RAWTP, RD(RAWTP, BPF_B, 95), ACCEPT },
+	{ "ctx_rawtp_rd_h_odd", RAWTP, RD(RAWTP, BPF_H, 3), REJECT, "invalid bpf_context access off=3 size=2", EACCES },
+	{ "ctx_rawtp_rd_misaligned", RAWTP, RD(RAWTP, BPF_DW, 4), REJECT, "invalid bpf_context access off=4 size=8", EACCES },
+	{ "ctx_rawtp_wr", RAWTP, WR(RAWTP, BPF_DW, 8), REJECT, "invalid bpf_context access off=8 size=8", EACCES },
+	{ "ctx_rawtp_st", RAWTP, { BPF_ST_MEM(BPF_DW, 1, 0, 1), R0_0, EXIT }, REJECT, "invalid bpf_context access off=0 size=8", EACCES },
+	{ "ctx_rawtp_modified", RAWTP, {
+		BPF_ALU64_IMM(BPF_ADD, 1, 8), BPF_LDX_MEM(BPF_DW, 0, 1, 0), R0_0, EXIT }, REJECT, "dereference of modified ctx ptr R1 off=8 disallowed", EACCES },
+	{ "ctx_rawtp_ret_any", RAWTP, { BPF_MOV64_IMM(0, -7), EXIT }, ACCEPT },
+	{ "ctx_rawtp_helper", RAWTP, {
+		BPF_EMIT_CALL(BPF_FUNC_get_current_pid_tgid), EXIT }, ACCEPT },
+	{ "ctx_rawtp_skb_helper", RAWTP, {
+		BPF_MOV64_IMM(2, 0), BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 4), BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes), EXIT }, REJECT, "program of this type cannot use helper bpf_skb_load_bytes#26", EINVAL },
+	{ "ctx_rawtp_ld_abs", RAWTP, { BPF_MOV64_REG(6, 1), BPF_LD_ABS(BPF_B, 0), EXIT }, REJECT, "BPF_LD_[ABS|IND] instructions not allowed for this program type", EINVAL },
 };
 
 TEST(verifier_ctx)

@@ -125,5 +125,6 @@ void vlog_blank_addrs(char *log);
 #define KPROBE BPF_PROG_TYPE_KPROBE
 #define TP BPF_PROG_TYPE_TRACEPOINT
 #define CLS BPF_PROG_TYPE_SCHED_CLS
+#define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
 
 #endif

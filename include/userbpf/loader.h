@@ -116,6 +116,16 @@ USERBPF_API unsigned int userbpf_map_value_size(const struct userbpf_map *map);
 USERBPF_API unsigned int userbpf_map_max_entries(const struct userbpf_map *map);
 USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map);
 USERBPF_API int userbpf_map_fd(const struct userbpf_map *map);
+/* Global data (.data, .rodata, .bss, ... maps), before userbpf_object_load(): the bytes the map
+ * will start with, as libbpf's bpf_map__set_initial_value() (how `const volatile` settings in
+ * .rodata are given before the verifier sees them as constants).  size must be the value size.
+ * Returns 0, or -1 with errno: EINVAL (not global data, another size, data NULL), EBUSY (the
+ * map exists already). */
+USERBPF_API int userbpf_map_set_initial_value(struct userbpf_map *map, const void *data,
+					      size_t size);
+/* A global data map's initial bytes (NULL for .bss until set: zeroes) and, in *size, their
+ * count; NULL for any other map. */
+USERBPF_API const void *userbpf_map_initial_value(const struct userbpf_map *map, size_t *size);
 
 #ifdef __cplusplus
 }

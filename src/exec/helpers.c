@@ -33,7 +33,9 @@
 
 #define TYPE_BIT(t) (1u << (t))
 #define SKB_TYPES (TYPE_BIT(BPF_PROG_TYPE_SOCKET_FILTER) | TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS))
-#define TRACING_TYPES (TYPE_BIT(BPF_PROG_TYPE_KPROBE) | TYPE_BIT(BPF_PROG_TYPE_TRACEPOINT))
+#define TRACING_TYPES                                                                            \
+	(TYPE_BIT(BPF_PROG_TYPE_KPROBE) | TYPE_BIT(BPF_PROG_TYPE_TRACEPOINT) |                     \
+	 TYPE_BIT(BPF_PROG_TYPE_RAW_TRACEPOINT))
 #define ALL_TYPES (SKB_TYPES | TRACING_TYPES | TYPE_BIT(BPF_PROG_TYPE_XDP))
 
 #define PTR(x) ((void *)(uintptr_t)(x))

@@ -48,6 +48,7 @@ static const struct {
     {"tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0}, {"tp", BPF_PROG_TYPE_TRACEPOINT, 0},
     {"tc", BPF_PROG_TYPE_SCHED_CLS, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0},
     {"action", BPF_PROG_TYPE_SCHED_ACT, 0},
+    {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0}, {"raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, 0},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)
@@ -488,6 +489,7 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 		m->def.value_size = s->size;
 		m->def.max_entries = 1;
 		m->init = s->data;
+		m->global_data = true;
 		/* keyless, the section's DATASEC as the value: libbpf's BTF for global data */
 		if (p->btf)
 			m->def.btf_value_type_id = ld_btf_datasec_id(

@@ -474,6 +474,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	for (size_t i = 0; i < obj->nmaps; i++) {
 		free(obj->maps[i].def.inner);
 		free(obj->maps[i].init_slots);
+		free(obj->maps[i].init_owned);
 	}
 	free(obj->maps);
 	free(obj->relocs);
@@ -606,6 +607,39 @@ USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map)
 USERBPF_API int userbpf_map_fd(const struct userbpf_map *map)
 {
 	return map->fd;
+}
+
+USERBPF_API int userbpf_map_set_initial_value(struct userbpf_map *map, const void *data,
+					      size_t size)
+{
+	u8 *copy;
+
+	if (!map->global_data || size != map->def.value_size || !data) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (map->fd >= 0) {
+		errno = EBUSY;
+		return -1;
+	}
+	copy = malloc(size);
+	if (!copy) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(copy, data, size);
+	free(map->init_owned);
+	map->init = map->init_owned = copy;
+	return 0;
+}
+
+USERBPF_API const void *userbpf_map_initial_value(const struct userbpf_map *map, size_t *size)
+{
+	if (!map->global_data)
+		return NULL;
+	if (size)
+		*size = map->def.value_size;
+	return map->init;
 }
 
 int userbpf_program_reload(struct userbpf_object *obj, const struct userbpf_program *prog,

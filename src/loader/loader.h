@@ -96,6 +96,8 @@ struct userbpf_map {
 	u32 sec;	/* the section defining it */
 	u64 sec_off;	/* where in that section (maps), 0 for global data */
 	const u8 *init; /* global data: initial value (NULL: zeroes, .bss) */
+	bool global_data; /* one of the global data sections' maps */
+	u8 *init_owned;	/* userbpf_map_set_initial_value()'s copy, which init then points at */
 	bool frozen;	/* .rodata: freeze after filling */
 	/* Maps of maps: 1 + the index in maps[] of slot i's initial inner map (0: none), for
 	 * max_entries slots; NULL without initial values. */

@@ -64,6 +64,9 @@ struct bpf_prog {
 	u32 used_map_cnt;
 
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
+	u32 max_ctx_offset;		/* end of the furthest ctx field the program reads or
+					 * writes, from the verifier (a raw tracepoint's test run
+					 * needs that much ctx) */
 	u32 verified_insns;		/* instructions the verifier processed */
 	u8 tag[BPF_TAG_SIZE];		/* the kernel's tag: SHA-256 of the loaded insns (info.c) */
 	u64 load_time;			/* CLOCK_BOOTTIME ns at load */

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,6 +548,62 @@ free_buf:
 	free(buf);
 free_ctx:
 	free(uctx);
+	return err;
+}
+
+/* ---- raw tracepoints ---- */
+
+#define RAW_TP_MAX_ARGS 12u /* MAX_BPF_FUNC_ARGS */
+
+/* Runs fn's program once with ctx on CPU cpu: the thread is pinned there for the run, as the
+ * kernel runs it there with an IPI (-ENXIO: not a CPU this thread can run on). */
+static int run_on_cpu(const struct bpf_prog *prog, void *ctx, u32 cpu, u32 *retval)
+{
+	cpu_set_t old, one;
+	u32 duration;
+	int err = 0;
+
+	if (cpu >= CPU_SETSIZE || cpu >= map_possible_cpus())
+		return -ENXIO;
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return -ENXIO;
+	test_repeat(prog, ctx, 1, retval, &duration);
+	if (sched_setaffinity(0, sizeof(old), &old))
+		err = -errno; /* (the run happened; only the restore failed) */
+	return err;
+}
+
+/* The kernel's bpf_prog_test_run_raw_tp(): the program runs once on the ctx_in arguments (at
+ * least as many bytes as it reads, at most 12 u64s; none: ctx is NULL), on the calling CPU or,
+ * with BPF_F_TEST_RUN_ON_CPU, on attr->test.cpu; only retval comes back. */
+int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 size = attr->test.ctx_size_in, cpu = attr->test.cpu, retval = 0, duration;
+	u64 args[RAW_TP_MAX_ARGS];
+	void *ctx = NULL;
+	int err = 0;
+
+	if (attr->test.data_in || attr->test.data_out || attr->test.ctx_out ||
+	    attr->test.duration || attr->test.repeat || attr->test.batch_size)
+		return -EINVAL;
+	if (size < prog->max_ctx_offset || size > sizeof(args))
+		return -EINVAL;
+	if (!(attr->test.flags & BPF_F_TEST_RUN_ON_CPU) && cpu)
+		return -EINVAL;
+	if (size) {
+		memcpy(args, u64_to_ptr(attr->test.ctx_in), size);
+		ctx = args;
+	}
+	if (!(attr->test.flags & BPF_F_TEST_RUN_ON_CPU) || cpu == map_this_cpu())
+		test_repeat(prog, ctx, 1, &retval, &duration);
+	else
+		err = run_on_cpu(prog, ctx, cpu, &retval);
+	if (!err)
+		uattr->test.retval = retval;
 	return err;
 }
 

@@ -22,6 +22,7 @@
 
 #define PT_REGS_SIZE 168	/* struct pt_regs of x86-64, the kprobe context */
 #define TP_CTX_MAX 8192		/* PERF_MAX_TRACE_SIZE (2048 before 6.x) */
+#define RAW_TP_CTX_MAX (12 * 8)	/* MAX_BPF_FUNC_ARGS u64 arguments */
 
 #define SKB_OFF(f) offsetof(struct __sk_buff, f)
 #define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
@@ -196,6 +197,9 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		if (off < 8 || off >= TP_CTX_MAX || write || off % size)
 			return false;
 		return true;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		/* the tracepoint's arguments, a u64 each (the kernel's bpf_tracing_ctx_access()) */
+		return off >= 0 && off < RAW_TP_CTX_MAX && !write && !(off % size);
 	default:
 		return false;
 	}
@@ -239,6 +243,8 @@ static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 
 	}
 	if (field)
 		env->aux[env->insn_idx].ctx_field = field;
+	if (env->prog->max_ctx_offset < (u32)(off + size))
+		env->prog->max_ctx_offset = (u32)(off + size);
 	if (!write && value_regno >= 0) {
 		struct reg_state *dst = &cur_regs(env)[value_regno];
 

@@ -95,6 +95,7 @@ const char *cli_prog_type_name(unsigned int type)
 	    [BPF_PROG_TYPE_LWT_XMIT] = "lwt_xmit",
 	    [BPF_PROG_TYPE_SOCK_OPS] = "sock_ops",
 	    [BPF_PROG_TYPE_SK_SKB] = "sk_skb",
+	    [BPF_PROG_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
