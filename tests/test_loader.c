@@ -865,6 +865,56 @@ static void run_raw_tp_syscall_hist(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* A cgroup skb egress policy (cgroup_skb/egress) through BPF_PROG_TEST_RUN: its verdicts for
+ * UDP to a blocked port (0), other UDP (1), TCP above the .rodata size limit set before load
+ * (3: congestion notification) and below it (1), and the bytes it counted per protocol. */
+static void run_cgroup_skb_policy(const struct bpf_backend *be)
+{
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	struct userbpf_map *ro;
+	unsigned char pkt[64];
+	__u32 limit = 40, proto;
+	__u16 port = 53;
+	__u8 one = 1;
+	__u64 bytes;
+	size_t l4;
+
+	REQUIRE(open_obj(LOADER_OBJ_DIR "/tests/corpus/cgroup_skb_egress_policy.bpf.o", be, &obj) ==
+		0);
+	ro = userbpf_object_find_map(obj, ".rodata");
+	REQUIRE(ro);
+	CHECK_EQ(userbpf_map_set_initial_value(ro, &limit, sizeof(limit)), 0);
+	if (userbpf_object_load(obj)) {
+		test_fail(__FILE__, __LINE__, "load on %s: %s\n%s", be->name, errbuf, logbuf);
+		userbpf_object_close(obj);
+		return;
+	}
+	p = userbpf_object_find_program(obj, "cgroup_skb_egress_policy");
+	REQUIRE(p);
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_CGROUP_SKB);
+	CHECK_EQ(userbpf_program_expected_attach_type(p), BPF_CGROUP_INET_EGRESS);
+	CHECK_EQ(update(be, map_fd(obj, "blocked_udp_ports"), &port, &one), 0);
+
+	build_ipv4(pkt, IPPROTO_UDP, 5, &l4);
+	set_ports(pkt + l4, 4000, 53);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 0);
+	set_ports(pkt + l4, 4000, 123);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 1);
+	build_ipv4(pkt, IPPROTO_TCP, 5, &l4);
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 3); /* skb->len 50 > 40 */
+	CHECK_EQ(test_run(be, p, pkt, 14 + 36), 1);
+	pkt[12] = 0x86, pkt[13] = 0xdd; /* not IPv4: passes, uncounted */
+	CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), 1);
+	proto = IPPROTO_UDP;
+	CHECK_EQ(lookup(be, map_fd(obj, "bytes_by_proto"), &proto, &bytes), 0);
+	CHECK_EQ(bytes, 2 * 50);
+	proto = IPPROTO_TCP;
+	CHECK_EQ(lookup(be, map_fd(obj, "bytes_by_proto"), &proto, &bytes), 0);
+	CHECK_EQ(bytes, 50 + 36);
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -887,6 +937,7 @@ BOTH_BACKENDS(loop_callbacks)
 BOTH_BACKENDS(strncmp_http)
 BOTH_BACKENDS(strtol_parse)
 BOTH_BACKENDS(raw_tp_syscall_hist)
+BOTH_BACKENDS(cgroup_skb_policy)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

@@ -66,6 +66,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_strncmp_http", true },
 	{ "socket_strtol_parse", true },
 	{ "raw_tp_syscall_hist", true },
+	{ "cgroup_skb_egress_policy", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

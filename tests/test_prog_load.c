@@ -75,6 +75,14 @@ EDIT(e_eat_cls, a->prog_type = BPF_PROG_TYPE_SCHED_CLS; a->expected_attach_type 
 EDIT(e_eat_kprobe_multi, a->prog_type = BPF_PROG_TYPE_KPROBE; a->expected_attach_type = 42)
 EDIT(e_eat_kprobe_other, a->prog_type = BPF_PROG_TYPE_KPROBE; a->expected_attach_type = 1)
 EDIT(e_eat_tp, a->prog_type = BPF_PROG_TYPE_TRACEPOINT; a->expected_attach_type = 1)
+EDIT(e_eat_cgskb_in, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB;
+     a->expected_attach_type = BPF_CGROUP_INET_INGRESS)
+EDIT(e_eat_cgskb_eg, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB;
+     a->expected_attach_type = BPF_CGROUP_INET_EGRESS)
+EDIT(e_eat_cgskb_xdp, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB; a->expected_attach_type = BPF_XDP)
+EDIT(e_eat_cgskb_sock, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB;
+     a->expected_attach_type = BPF_CGROUP_INET_SOCK_CREATE)
+EDIT(e_eat_rawtp, a->prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT; a->expected_attach_type = 5)
 EDIT(e_attach_prog_fd_bad, a->attach_prog_fd = 9999)
 EDIT(e_attach_prog_fd_stdin, a->attach_prog_fd = 0; a->attach_btf_id = 1)
 EDIT(e_attach_btf_id, a->attach_btf_id = 1)
@@ -143,6 +151,11 @@ static const struct load_case load_cases[] = {
 	{ "XDP, attach type 1000", e_eat_xdp_huge },
 	{ "SCHED_CLS, attach type XDP", e_eat_cls },
 	{ "KPROBE, attach type 42 (kprobe_multi)", e_eat_kprobe_multi },
+	{ "CGROUP_SKB, attach type INET_INGRESS", e_eat_cgskb_in },
+	{ "CGROUP_SKB, attach type INET_EGRESS", e_eat_cgskb_eg },
+	{ "CGROUP_SKB, attach type XDP", e_eat_cgskb_xdp },
+	{ "CGROUP_SKB, attach type INET_SOCK_CREATE", e_eat_cgskb_sock },
+	{ "RAW_TRACEPOINT, attach type 5", e_eat_rawtp },
 	{ "KPROBE, attach type 1", e_eat_kprobe_other },
 	{ "TRACEPOINT, attach type 1", e_eat_tp },
 	{ "attach_prog_fd not open", e_attach_prog_fd_bad },
@@ -238,7 +251,7 @@ TEST(prog_load_tail)
 /* Program types the kernel has and userbpf does not are refused as unknown types. */
 TEST(prog_load_unsupported_types)
 {
-	static const u_int32_t types[] = { BPF_PROG_TYPE_SCHED_ACT, BPF_PROG_TYPE_CGROUP_SKB,
+	static const u_int32_t types[] = { BPF_PROG_TYPE_SCHED_ACT, BPF_PROG_TYPE_LWT_IN,
 					   BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL };
 	union bpf_attr a;
 

@@ -16,6 +16,7 @@
 #define CLS BPF_PROG_TYPE_SCHED_CLS
 #define XDP BPF_PROG_TYPE_XDP
 #define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
+#define CGSKB BPF_PROG_TYPE_CGROUP_SKB
 #define SKB_OFF(f) ((short)offsetof(struct __sk_buff, f))
 #define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
 #define LEN(a) ((u_int32_t)ARRAY_SIZE(a))
@@ -31,6 +32,11 @@ static u_int8_t pkt_ip4[] = {
 };
 static u_int8_t pkt_ip6[14 + 40 + 8] = {
 	0x33, 0x33, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 8, 17, 64,
+};
+static u_int8_t pkt_ip6_addr[14 + 40 + 8] = {
+	0x33, 0x33, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 8, 17, 64,
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,		/* src fe80::1 */
+	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34,	/* dst 2001:db8::1234 */
 };
 static u_int8_t pkt_bcast[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08,
 				  0x06 };
@@ -87,6 +93,21 @@ static struct xdp_md xdp_ctx_short_linear = { .data_end = 20 };
 static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 
 #define RET_IMM(v) BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN()
+/* A cgroup skb program's verdict is 0 or 1: what it computes into r6 goes to map[0] (the
+ * instructions X, with the ctx in r1), then it returns 1. */
+#define CGSKB_REC(X...)                                                                          \
+	X, BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),           \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),       \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),  \
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),                                    \
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0), BPF_MOV64_IMM(BPF_REG_0, 1),       \
+		BPF_EXIT_INSN()
+#define R6_SKB(f) BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(f))
+/* r6 = data_end - data */
+#define CGSKB_PKT_LEN                                                                            \
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, SKB_OFF(data)),                                 \
+		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(data_end)),                    \
+		BPF_ALU64_REG(BPF_SUB, BPF_REG_6, BPF_REG_2)
 /* a raw tracepoint's r0 = arg0 + 3 * arg1 */
 #define RAWTP_SUM                                                                                \
 	BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0), BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, 8), \
@@ -822,6 +843,61 @@ TEST(prog_test_run_vs_kernel)
 		{ "kprobe: no test_run", BPF_PROG_TYPE_KPROBE, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "tracepoint: no test_run", BPF_PROG_TYPE_TRACEPOINT, PROG(RET_IMM(0)), pkt_ip4,
 		  sizeof(pkt_ip4) },
+
+		/* cgroup skb: the socket filter's skb, the packet readable, the socket's fields */
+		{ "cgskb: len", CGSKB, PROG(CGSKB_REC(R6_SKB(len))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: protocol", CGSKB, PROG(CGSKB_REC(R6_SKB(protocol))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: data_end - data", CGSKB, PROG(CGSKB_REC(CGSKB_PKT_LEN)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: data_end - data v6", CGSKB, PROG(CGSKB_REC(CGSKB_PKT_LEN)), pkt_ip6, sizeof(pkt_ip6) },
+		{ "cgskb: family", CGSKB, PROG(CGSKB_REC(R6_SKB(family))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: family v6", CGSKB, PROG(CGSKB_REC(R6_SKB(family))), pkt_ip6, sizeof(pkt_ip6) },
+		{ "cgskb: family other", CGSKB, PROG(CGSKB_REC(R6_SKB(family))), pkt_bcast, sizeof(pkt_bcast) },
+		{ "cgskb: remote_ip4", CGSKB, PROG(CGSKB_REC(R6_SKB(remote_ip4))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: local_ip4", CGSKB, PROG(CGSKB_REC(R6_SKB(local_ip4))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: remote_ip6[3]", CGSKB,
+		  PROG(CGSKB_REC(R6_SKB(remote_ip6[3]))),
+		  pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cgskb: local_ip6[0]", CGSKB,
+		  PROG(CGSKB_REC(R6_SKB(local_ip6[0]))),
+		  pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cgskb: local_ip6[3]", CGSKB,
+		  PROG(CGSKB_REC(R6_SKB(local_ip6[3]))),
+		  pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cgskb: remote_port", CGSKB, PROG(CGSKB_REC(R6_SKB(remote_port))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: local_port", CGSKB, PROG(CGSKB_REC(R6_SKB(local_port))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: ifindex", CGSKB, PROG(CGSKB_REC(R6_SKB(ifindex))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: pkt_type", CGSKB, PROG(CGSKB_REC(R6_SKB(pkt_type))), pkt_ip6, sizeof(pkt_ip6) },
+		{ "cgskb: mark from ctx", CGSKB, PROG(CGSKB_REC(R6_SKB(mark))), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "cgskb: write mark, priority, tstamp", CGSKB,
+		  PROG(BPF_ST_MEM(BPF_W, BPF_REG_1, SKB_OFF(mark), 5),
+		       BPF_ST_MEM(BPF_W, BPF_REG_1, SKB_OFF(priority), 6),
+		       BPF_ST_MEM(BPF_DW, BPF_REG_1, SKB_OFF(tstamp), 7), RET_IMM(1)),
+		  pkt_ip4, sizeof(pkt_ip4), 0, &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "cgskb: ctx_in with len (EINVAL)", CGSKB, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_len, sizeof(skb_ctx_len) },
+		{ "cgskb: skb_load_bytes", CGSKB,
+		  PROG(CGSKB_REC(BPF_MOV64_REG(BPF_REG_7, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, 12),
+				 BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+				 BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -16), BPF_MOV64_IMM(BPF_REG_4, 4),
+				 BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes),
+				 BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_10, -16),
+				 BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 32),
+				 BPF_ALU64_REG(BPF_OR, BPF_REG_6, BPF_REG_0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: return 0", CGSKB, PROG(RET_IMM(0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: sk family", CGSKB,
+		  PROG(CGSKB_REC(BPF_MOV64_IMM(BPF_REG_6, 9),
+				 BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, SKB_OFF(sk)),
+				 BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 1),
+				 BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_2,
+					     offsetof(struct bpf_sock, family)))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cgskb: repeat 100", CGSKB,
+		  PROG(CGSKB_REC(R6_SKB(len))),
+		  pkt_ip4, sizeof(pkt_ip4), .repeat = 100 },
+		{ "cgskb: flags unknown", CGSKB, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .flags = 1 },
+		{ "cgskb: data 13 bytes", CGSKB, PROG(RET_IMM(1)), pkt_ip4, 13 },
 
 		/* raw tracepoints: the arguments in ctx_in, nothing else in or out */
 		{ "rawtp: args", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 16, .no_data_out = true },

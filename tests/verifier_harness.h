@@ -126,5 +126,6 @@ void vlog_blank_addrs(char *log);
 #define TP BPF_PROG_TYPE_TRACEPOINT
 #define CLS BPF_PROG_TYPE_SCHED_CLS
 #define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
+#define CGSKB BPF_PROG_TYPE_CGROUP_SKB
 
 #endif

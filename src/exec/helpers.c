@@ -1384,6 +1384,10 @@ static const struct helper tc_redirect_helper = {
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
+	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
+	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB)
+		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_redirect_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)

@@ -49,6 +49,9 @@ static const struct {
     {"tc", BPF_PROG_TYPE_SCHED_CLS, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0},
     {"action", BPF_PROG_TYPE_SCHED_ACT, 0},
     {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0}, {"raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, 0},
+    {"cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS},
+    {"cgroup_skb/egress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS},
+    {"cgroup/skb", BPF_PROG_TYPE_CGROUP_SKB, 0},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)

@@ -195,6 +195,12 @@ static int check_attach(const union bpf_attr *attr)
 		return -EINVAL;
 	if (attr->attach_prog_fd || attr->attach_btf_id)
 		return -EINVAL;
+	/* the kernel's bpf_prog_load_check_attach(): a cgroup skb program is for ingress or
+	 * egress (0 is ingress) */
+	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SKB &&
+	    attr->expected_attach_type != BPF_CGROUP_INET_INGRESS &&
+	    attr->expected_attach_type != BPF_CGROUP_INET_EGRESS)
+		return -EINVAL;
 	return 0;
 }
 

@@ -320,6 +320,14 @@ void run_skb_set_sock(struct run_skb *skb, u16 proto_be)
 		memcpy(sk->dst_ip6, skb->net + offsetof(struct ip6_hdr, ip6_dst), 16);
 	}
 	skb->ctx.uapi.sk = sk;
+	/* __sk_buff's own copies of the socket's fields (which cgroup skb programs read) */
+	skb->ctx.uapi.family = sk->family;
+	skb->ctx.uapi.remote_ip4 = sk->dst_ip4;
+	skb->ctx.uapi.local_ip4 = sk->src_ip4;
+	memcpy(skb->ctx.uapi.remote_ip6, sk->dst_ip6, sizeof(sk->dst_ip6));
+	memcpy(skb->ctx.uapi.local_ip6, sk->src_ip6, sizeof(sk->src_ip6));
+	skb->ctx.uapi.remote_port = (u32)sk->dst_port << 16; /* network order, in the high half */
+	skb->ctx.uapi.local_port = sk->src_port;
 }
 
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)

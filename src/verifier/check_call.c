@@ -992,6 +992,37 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 	verbose(env, " should have been in [%d, %d]\n", minval, maxval);
 }
 
+/* The main program's return value where its type limits it (the kernel's check_return_code()):
+ * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
+ * congestion notification).  A value that decides the verdict is precise. */
+static int check_return_range(struct verifier_env *env)
+{
+	const struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
+	int lo = 0, hi = 1, err;
+
+	switch (env->prog->type) {
+	case BPF_PROG_TYPE_CGROUP_SKB:
+		if (env->prog->expected_attach_type == BPF_CGROUP_INET_EGRESS)
+			hi = 3;
+		break;
+	default:
+		return 0;
+	}
+	if (r0->type != SCALAR_VALUE) {
+		verbose(env, "At program exit the register R0 is not a known value (%s)\n",
+			reg_type_str(r0->type));
+		return -EINVAL;
+	}
+	err = mark_precise_reg(env, BPF_REG_0);
+	if (err)
+		return err;
+	if (r0->s.smin < lo || r0->s.smax > hi) {
+		verbose_invalid_scalar(env, r0, lo, hi, "At program exit", "R0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Returns 0 and sets *path_done when the path ended (main program exit), else continues at
  * *insn_idx in the caller. */
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
@@ -1013,6 +1044,11 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
 				reg_type_str(cur_regs(env)[BPF_REG_0].type));
 			return -EINVAL;
+		}
+		if (!st->frame[0]->subprogno) {
+			err = check_return_range(env);
+			if (err)
+				return err;
 		}
 		*path_done = true;
 		return 0;

@@ -169,6 +169,27 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			return size == 1;
 		}
 		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_CGROUP_SKB:
+		/* the kernel's cg_skb_is_valid_access() for a loader with CAP_BPF: packet data
+		 * (read only: mem_access()) and the socket's fields readable; mark,
+		 * priority, cb[] and tstamp writable */
+		if (IN(off, SKB_OFF(tc_classid), SKB_END(tc_classid)) ||
+		    IN(off, SKB_OFF(data_meta), SKB_END(data_meta)) ||
+		    IN(off, SKB_OFF(wire_len), SKB_END(wire_len)))
+			return false;
+		if (write && !IN(off, SKB_OFF(mark), SKB_END(mark)) &&
+		    !IN(off, SKB_OFF(priority), SKB_END(priority)) &&
+		    !IN(off, SKB_OFF(cb[0]), SKB_END(cb[4])) &&
+		    !IN(off, SKB_OFF(tstamp), SKB_END(tstamp)))
+			return false;
+		if (IN(off, SKB_OFF(data), SKB_END(data))) {
+			*ptr_type = PTR_TO_PACKET;
+			*field = 1;
+		} else if (IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
+			*ptr_type = PTR_TO_PACKET_END;
+			*field = 2;
+		}
+		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_XDP:
 		if (IN(off, offsetof(struct xdp_md, egress_ifindex),
 		       offsetof(struct xdp_md, egress_ifindex) + 4) &&
@@ -840,6 +861,13 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
+		/* cgroup skb programs read packets only (the kernel's
+		 * may_access_direct_pkt_data()) */
+		if (write && reg->type == PTR_TO_PACKET &&
+		    env->prog->type == BPF_PROG_TYPE_CGROUP_SKB) {
+			verbose(env, "cannot write into packet\n");
+			return -EACCES;
+		}
 		err = check_packet(env, regno, off, size, false);
 		if (!err && !write && value_regno >= 0)
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
