@@ -704,10 +704,10 @@ static void mutate(struct gen *g)
 unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type)
 {
 	static const uint32_t types[] = { BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_SCHED_CLS,
-					  BPF_PROG_TYPE_XDP };
+					  BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_CGROUP_SKB };
 	struct gen g = { .s = s, .in = insns };
 
-	g.type = types[gen_rand(s) % 3];
+	g.type = types[gen_rand(s) % 4];
 	*type = g.type;
 	if (chance(&g, 95))
 		emit(&g, BPF_MOV64_REG(6, 1));
@@ -716,7 +716,10 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 			emit(&g, BPF_MOV64_IMM(r, interesting(&g)));
 	for (int k = 0, n = 1 + (int)rnd(&g, 8); k < n; k++)
 		snippet(&g);
-	emit(&g, chance(&g, 70) ? BPF_MOV64_IMM(0, (int32_t)rnd(&g, 4)) : BPF_MOV64_REG(0, sreg(&g)));
+	/* (a cgroup skb program's verdict is 0 or 1: mostly one of those) */
+	emit(&g, chance(&g, 70) ? BPF_MOV64_IMM(0, (int32_t)rnd(&g, g.type ==
+								BPF_PROG_TYPE_CGROUP_SKB ? 2 : 4))
+				: BPF_MOV64_REG(0, sreg(&g)));
 	emit(&g, BPF_EXIT_INSN());
 	if (g.ncb) {
 		unsigned int start = g.n;

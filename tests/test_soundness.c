@@ -98,6 +98,62 @@ TEST(soundness_checked_mode_flags_violations)
 	CHECK_EQ(c.v.insn, 1);
 }
 
+/* A read-only region (a cgroup skb program's packet, a BPF_F_RDONLY_PROG map's values): loads
+ * pass, a store or an atomic into it is a violation; the same region writable takes both. */
+static int run_region(const struct bpf_insn *insns, unsigned int cnt, void *buf, bool ro,
+		      struct interp_check *c)
+{
+	struct interp_checked_prog *p;
+	uint64_t args[5] = { (uintptr_t)buf }, r0;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (interp_checked_prepare(insns, cnt, NULL, &p))
+		return -999;
+	if (ro)
+		interp_check_add_ro(c, (uintptr_t)buf, 16, "packet");
+	else
+		interp_check_add(c, (uintptr_t)buf, 16, "packet");
+	err = interp_checked_exec(p, args, &r0, c);
+	interp_checked_free(p);
+	return err;
+}
+
+TEST(soundness_checked_mode_readonly)
+{
+	uint64_t buf[2] = { 0 };
+	struct interp_check c;
+	const struct bpf_insn rd[] = {
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 8),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn st[] = {
+		BPF_ST_MEM(BPF_B, BPF_REG_1, 15, 1),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn atomic[] = {
+		BPF_MOV64_IMM(BPF_REG_2, 1),
+		BPF_ATOMIC_OP(BPF_DW, BPF_ADD, BPF_REG_1, BPF_REG_2, 0),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
+
+	CHECK_EQ(run_region(rd, 2, buf, true, &c), 0);
+	CHECK_EQ(run_region(st, 3, buf, true, &c), -EACCES);
+	CHECK_EQ(c.v.kind, IV_MEM);
+	CHECK_EQ(c.v.insn, 0);
+	CHECK(c.v.write);
+	CHECK(strstr(c.v.msg, "read-only packet") != NULL);
+	CHECK_EQ(buf[1], 0); /* stopped before the store */
+	CHECK_EQ(run_region(atomic, 4, buf, true, &c), -EACCES);
+	CHECK_EQ(c.v.insn, 1);
+	CHECK_EQ(run_region(st, 3, buf, false, &c), 0);
+	CHECK_EQ(buf[1], 1ull << 56);
+	CHECK_EQ(run_region(atomic, 4, buf, false, &c), 0);
+	CHECK_EQ(buf[0], 1);
+}
+
 /* Loaded programs: packet and map value bounds, as prog_check_run() sets them up. */
 TEST(soundness_checked_mode_regions)
 {

@@ -27,12 +27,23 @@ struct chk_state {
 #define REGS_CALLEE_SAVED 0x7c0u	/* r6..r10 */
 #define BIT(n) (1u << (n))
 
-bool interp_check_add(struct interp_check *c, uint64_t start, uint64_t len, const char *what)
+static bool add_region(struct interp_check *c, uint64_t start, uint64_t len, const char *what,
+		       bool readonly)
 {
 	if (c->nregions >= INTERP_CHECK_MAX_REGIONS)
 		return false;
-	c->regions[c->nregions++] = (struct interp_region){ start, len, what };
+	c->regions[c->nregions++] = (struct interp_region){ start, len, what, readonly };
 	return true;
+}
+
+bool interp_check_add(struct interp_check *c, uint64_t start, uint64_t len, const char *what)
+{
+	return add_region(c, start, len, what, false);
+}
+
+bool interp_check_add_ro(struct interp_check *c, uint64_t start, uint64_t len, const char *what)
+{
+	return add_region(c, start, len, what, true);
 }
 
 /* Whether [addr, end) lies in one of the frames [top - (d + 1) * 512, top - d * 512), d <= depth. */
@@ -60,8 +71,19 @@ bool interp_check_mem(struct interp_check *c, uint64_t addr, uint64_t size, bool
 		for (unsigned int i = 0; i < c->nregions; i++) {
 			const struct interp_region *r = &c->regions[i];
 
-			if (addr >= r->start && end <= r->start + r->len)
+			if (addr < r->start || end > r->start + r->len)
+				continue;
+			if (!write || !r->readonly)
 				return true;
+			c->v.kind = IV_MEM;
+			c->v.insn = c->insn;
+			c->v.addr = addr;
+			c->v.size = (uint32_t)size;
+			c->v.write = true;
+			snprintf(c->v.msg, sizeof(c->v.msg),
+				 "write of %llu bytes at 0x%llx into a read-only %s",
+				 (unsigned long long)size, (unsigned long long)addr, r->what);
+			return false;
 		}
 	}
 	c->v.kind = IV_MEM;

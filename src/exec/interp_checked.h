@@ -36,6 +36,7 @@ struct interp_region {
 	uint64_t start;
 	uint64_t len;
 	const char *what;	/* "ctx", "packet", "map value": for reports */
+	bool readonly;		/* a store (or a helper's write) into it is a violation */
 };
 
 /* Why a run stopped. */
@@ -114,7 +115,9 @@ int interp_checked_exec(const struct interp_checked_prog *p, const uint64_t args
  * (IV_MEM) and returns false if not. */
 bool interp_check_mem(struct interp_check *c, uint64_t addr, uint64_t size, bool write);
 
-/* Adds a region; false when the table is full. */
+/* Adds a region; false when the table is full.  _ro: one the program may only read (a cgroup
+ * skb program's packet, a BPF_F_RDONLY_PROG map's values, a socket). */
 bool interp_check_add(struct interp_check *c, uint64_t start, uint64_t len, const char *what);
+bool interp_check_add_ro(struct interp_check *c, uint64_t start, uint64_t len, const char *what);
 
 #endif /* USERBPF_EXEC_INTERP_CHECKED_H */

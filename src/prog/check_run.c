@@ -147,6 +147,15 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 	return 0;
 }
 
+/* A map's value at v: read-only to programs with BPF_F_RDONLY_PROG. */
+static void add_map_value(struct interp_check *c, const struct bpf_map *map, u64 v)
+{
+	if (map->map_flags & BPF_F_RDONLY_PROG)
+		interp_check_add_ro(c, v, map->value_size, "map value");
+	else
+		interp_check_add(c, v, map->value_size, "map value");
+}
+
 static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 {
 	struct check_priv *cp = c->priv;
@@ -160,11 +169,11 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 	for (unsigned int i = 0; i < c->nregions; i++)
 		if (c->regions[i].start == r0)
 			return;
-	interp_check_add(c, r0, cp->lookup_map->value_size, "map value");
+	add_map_value(c, cp->lookup_map, r0);
 }
 
 /* A bpf_for_each_map_elem() callback gets the element's key and value: readable (and the value
- * writable) for the callback's run. */
+ * writable, unless the map is read-only to programs) for the callback's run. */
 static void callback_pre(struct interp_check *c, int helper, const u64 *R)
 {
 	struct check_priv *cp = c->priv;
@@ -172,8 +181,11 @@ static void callback_pre(struct interp_check *c, int helper, const u64 *R)
 
 	if (helper != BPF_FUNC_for_each_map_elem || !map)
 		return;
-	interp_check_add(c, R[2], map->key_size, "callback key");
-	interp_check_add(c, R[3], map->value_size, "callback value");
+	interp_check_add_ro(c, R[2], map->key_size, "callback key");
+	if (map->map_flags & BPF_F_RDONLY_PROG)
+		interp_check_add_ro(c, R[3], map->value_size, "callback value");
+	else
+		interp_check_add(c, R[3], map->value_size, "callback value");
 }
 
 static void callback_post(struct interp_check *c, int helper, const u64 *R)
@@ -211,7 +223,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	int err;
 
 	if (prog->type != BPF_PROG_TYPE_SOCKET_FILTER && prog->type != BPF_PROG_TYPE_SCHED_CLS &&
-	    prog->type != BPF_PROG_TYPE_XDP)
+	    prog->type != BPF_PROG_TYPE_CGROUP_SKB && prog->type != BPF_PROG_TYPE_XDP)
 		return -EOPNOTSUPP;
 	prepare_env(prog, fns, &env);
 	err = interp_checked_prepare(prog->insns, prog->len, &env, &ip);
@@ -248,9 +260,13 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		run_skb_set_sock(&skb, skb.ctx.uapi.protocol);
 		cp.ctx = (uintptr_t)&skb.ctx;
 		interp_check_add(c, cp.ctx, sizeof(skb.ctx), "ctx");
-		interp_check_add(c, (uintptr_t)&skb.sock, sizeof(skb.sock), "socket");
+		interp_check_add_ro(c, (uintptr_t)&skb.sock, sizeof(skb.sock), "socket");
 	}
-	interp_check_add(c, (uintptr_t)data, len, "packet");
+	/* (cgroup skb programs may only read their packet) */
+	if (prog->type == BPF_PROG_TYPE_CGROUP_SKB)
+		interp_check_add_ro(c, (uintptr_t)data, len, "packet");
+	else
+		interp_check_add(c, (uintptr_t)data, len, "packet");
 	for (u32 i = 0; i < prog->used_map_cnt; i++) {
 		struct bpf_map *m = prog->used_maps[i];
 		u32 zero = 0;
@@ -262,7 +278,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		v = m->ops->lookup_ptr(m, &zero);
 		rcu_read_unlock();
 		if (v)
-			interp_check_add(c, (uintptr_t)v, m->value_size, "map value");
+			add_map_value(c, m, (uintptr_t)v);
 	}
 	c->helper_pre = helper_pre;
 	c->helper_post = helper_post;
