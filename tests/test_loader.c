@@ -915,6 +915,51 @@ static void run_cgroup_skb_policy(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* A tc action (section "action"): its verdicts and the marks it sets, read back from ctx_out. */
+static void run_tc_action_mark(const struct bpf_backend *be)
+{
+	static const struct {
+		unsigned char proto;
+		size_t len;
+		__u32 mark, verdict;
+	} t[] = {
+		{ IPPROTO_TCP, 64, 6 | 443 << 8, 3 /* TC_ACT_PIPE */ },
+		{ IPPROTO_UDP, 64, 17, 0 /* TC_ACT_OK */ },
+		{ IPPROTO_TCP, 14 + 20 + 10, 6, 2 /* TC_ACT_SHOT: the TCP header is cut */ },
+	};
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/corpus/tc_action_mark.bpf.o", be);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "tc_action_mark");
+	REQUIRE(p);
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_SCHED_ACT);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct __sk_buff ctx = { 0 };
+		unsigned char pkt[64], out[64];
+		union bpf_attr attr;
+		size_t l4;
+
+		build_ipv4(pkt, t[i].proto, 5, &l4);
+		set_ports(pkt + l4, 1234, 443);
+		memset(&attr, 0, sizeof(attr));
+		attr.test.prog_fd = userbpf_program_fd(p);
+		attr.test.data_in = PTR_TO_U64(pkt);
+		attr.test.data_size_in = (__u32)t[i].len;
+		attr.test.data_out = PTR_TO_U64(out);
+		attr.test.data_size_out = sizeof(out);
+		attr.test.ctx_in = PTR_TO_U64(&ctx);
+		attr.test.ctx_size_in = sizeof(ctx);
+		attr.test.ctx_out = PTR_TO_U64(&ctx);
+		attr.test.ctx_size_out = sizeof(ctx);
+		CHECK_EQ(be->bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr)), 0);
+		CHECK_EQ(attr.test.retval, t[i].verdict);
+		CHECK_EQ(ctx.mark, t[i].mark);
+	}
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -938,6 +983,7 @@ BOTH_BACKENDS(strncmp_http)
 BOTH_BACKENDS(strtol_parse)
 BOTH_BACKENDS(raw_tp_syscall_hist)
 BOTH_BACKENDS(cgroup_skb_policy)
+BOTH_BACKENDS(tc_action_mark)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

@@ -67,6 +67,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_strtol_parse", true },
 	{ "raw_tp_syscall_hist", true },
 	{ "cgroup_skb_egress_policy", true },
+	{ "tc_action_mark", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

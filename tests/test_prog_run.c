@@ -17,6 +17,7 @@
 #define XDP BPF_PROG_TYPE_XDP
 #define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
 #define CGSKB BPF_PROG_TYPE_CGROUP_SKB
+#define ACT BPF_PROG_TYPE_SCHED_ACT
 #define SKB_OFF(f) ((short)offsetof(struct __sk_buff, f))
 #define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
 #define LEN(a) ((u_int32_t)ARRAY_SIZE(a))
@@ -898,6 +899,16 @@ TEST(prog_test_run_vs_kernel)
 		  pkt_ip4, sizeof(pkt_ip4), .repeat = 100 },
 		{ "cgskb: flags unknown", CGSKB, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .flags = 1 },
 		{ "cgskb: data 13 bytes", CGSKB, PROG(RET_IMM(1)), pkt_ip4, 13 },
+
+		/* tc actions: the classifiers' test runs */
+		{ "act: len", ACT, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "act: direct write", ACT, PROG(DIRECT_PROG(SKB_OFF(data), SKB_OFF(data_end))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "act: LD_ABS W 16", ACT,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_LD_ABS(BPF_W, 16), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "act: mark from ctx", ACT, PROG(RET_SKB(mark)), pkt_ip4, sizeof(pkt_ip4), 0, &skb_ctx_mark,
+		  sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
 
 		/* raw tracepoints: the arguments in ctx_in, nothing else in or out */
 		{ "rawtp: args", RAWTP, PROG(RAWTP_SUM), NULL, 0, 0, rawtp_args, 16, .no_data_out = true },

@@ -127,5 +127,6 @@ void vlog_blank_addrs(char *log);
 #define CLS BPF_PROG_TYPE_SCHED_CLS
 #define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
 #define CGSKB BPF_PROG_TYPE_CGROUP_SKB
+#define ACT BPF_PROG_TYPE_SCHED_ACT
 
 #endif

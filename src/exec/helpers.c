@@ -1388,6 +1388,9 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB)
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	/* tc actions have the classifiers' (tc_cls_act_func_proto()) */
+	if (prog_type == BPF_PROG_TYPE_SCHED_ACT)
+		prog_type = BPF_PROG_TYPE_SCHED_CLS;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_redirect_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)

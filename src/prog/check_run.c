@@ -204,7 +204,7 @@ static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct 
 	memset(env, 0, sizeof(*env));
 	env->helpers = fns;
 	env->nr_helpers = helper_fns(prog->type, fns, NR_HELPERS);
-	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog->type == BPF_PROG_TYPE_SCHED_CLS)
+	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog_type_is_tc(prog->type))
 		env->load_pkt = run_skb_load_pkt;
 }
 
@@ -222,7 +222,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	u8 *buf, *data;
 	int err;
 
-	if (prog->type != BPF_PROG_TYPE_SOCKET_FILTER && prog->type != BPF_PROG_TYPE_SCHED_CLS &&
+	if (prog->type != BPF_PROG_TYPE_SOCKET_FILTER && !prog_type_is_tc(prog->type) &&
 	    prog->type != BPF_PROG_TYPE_CGROUP_SKB && prog->type != BPF_PROG_TYPE_XDP)
 		return -EOPNOTSUPP;
 	prepare_env(prog, fns, &env);

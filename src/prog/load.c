@@ -130,8 +130,7 @@ int prog_prepare(struct bpf_prog *prog)
 		env.helpers = helper_table[prog->type];
 		env.nr_helpers = helper_table_len[prog->type];
 		/* LD_ABS/LD_IND exist for the skb types only; the verifier refuses them elsewhere */
-		if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER ||
-		    prog->type == BPF_PROG_TYPE_SCHED_CLS)
+		if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog_type_is_tc(prog->type))
 			env.load_pkt = run_skb_load_pkt;
 		env.tail_call_id = BPF_FUNC_tail_call;
 		env.loop_id = BPF_FUNC_loop;

@@ -100,6 +100,12 @@ struct bpf_prog {
 int prog_calc_tag(struct bpf_prog *prog);
 int prog_get_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
+/* tc programs: classifiers and actions, which the kernel treats alike (tc_cls_act). */
+static inline bool prog_type_is_tc(u32 type)
+{
+	return type == BPF_PROG_TYPE_SCHED_CLS || type == BPF_PROG_TYPE_SCHED_ACT;
+}
+
 static inline struct bpf_prog *prog_of(struct bpf_object *obj)
 {
 	return container_of(obj, struct bpf_prog, obj);

@@ -333,7 +333,7 @@ void run_skb_set_sock(struct run_skb *skb, u16 proto_be)
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	const u8 *data_in = u64_to_ptr(attr->test.data_in);
-	bool is_l2 = prog->type == BPF_PROG_TYPE_SCHED_CLS;
+	bool is_l2 = prog_type_is_tc(prog->type);
 	u32 size = attr->test.data_size_in, retval = 0, duration = 0, wire_len = 0, out_len;
 	struct __sk_buff *uctx;
 	struct run_skb skb;

@@ -145,6 +145,7 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			return false;
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
 		if (write && !IN(off, SKB_OFF(mark), SKB_END(mark)) &&
 		    !IN(off, SKB_OFF(tc_index), SKB_END(tc_index)) &&
 		    !IN(off, SKB_OFF(priority), SKB_END(priority)) &&
@@ -1021,7 +1022,7 @@ int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
 	u32 type = env->prog->type;
 	int err;
 
-	if (type != BPF_PROG_TYPE_SOCKET_FILTER && type != BPF_PROG_TYPE_SCHED_CLS) {
+	if (type != BPF_PROG_TYPE_SOCKET_FILTER && !prog_type_is_tc(type)) {
 		verbose(env, "BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
 		return -EINVAL;
 	}
