@@ -960,6 +960,29 @@ static void run_tc_action_mark(const struct bpf_backend *be)
 	userbpf_object_close(obj);
 }
 
+/* A program array's initial programs (`.values = { [1] = &drop_it, [3] = &tx_it }`), set by
+ * the loader once the programs are loaded: the dispatcher reaches them by tail call. */
+static void run_prog_array_values(const struct bpf_backend *be)
+{
+	static const struct {
+		unsigned char slot;
+		long long verdict;
+	} t[] = { { 1, XDP_DROP }, { 3, XDP_TX }, { 0, XDP_PASS }, { 2, XDP_PASS }, { 9, XDP_PASS } };
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	unsigned char pkt[64] = { 0 };
+
+	obj = load_obj(LOADER_OBJ_DIR "/tests/fixtures/prog_array_values.bpf.o", be);
+	REQUIRE(obj);
+	p = userbpf_object_find_program(obj, "dispatch");
+	REQUIRE(p);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		pkt[0] = t[i].slot;
+		CHECK_EQ(test_run(be, p, pkt, sizeof(pkt)), t[i].verdict);
+	}
+	userbpf_object_close(obj);
+}
+
 /* The same runs on both backends: the kernel pins the results userbpf must reproduce. */
 #define BOTH_BACKENDS(name)                                                                        \
 	TEST(loader_kernel_##name)                                                                 \
@@ -984,6 +1007,7 @@ BOTH_BACKENDS(strtol_parse)
 BOTH_BACKENDS(raw_tp_syscall_hist)
 BOTH_BACKENDS(cgroup_skb_policy)
 BOTH_BACKENDS(tc_action_mark)
+BOTH_BACKENDS(prog_array_values)
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

@@ -440,9 +440,9 @@ static const struct fixture {
     {"map_in_map_nested", "tests/fixtures/map_in_map_nested", NULL, -EINVAL,
      "mem: section '.maps': map 'outer': an inner map cannot have values (one level of maps "
      "of maps)"},
-    {"prog_array_values", "tests/fixtures/prog_array_values", NULL, -EOPNOTSUPP,
-     "mem: section '.maps': map 'jumps': initial programs of a program array are not "
-     "supported"},
+    {"func_values_not_prog_array", "tests/fixtures/func_values_not_prog_array", NULL, -EINVAL,
+     "mem: section '.maps': map 'not_jumps': __array(values) of functions is for program "
+     "arrays"},
     {"map_pinning", "tests/fixtures/map_pinning", NULL, -EOPNOTSUPP,
      "mem: section '.maps': map 'pinned': pinning is not supported"},
     {"map_not_struct", "tests/fixtures/map_not_struct", NULL, -EINVAL,

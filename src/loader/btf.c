@@ -266,11 +266,13 @@ static int map_values(const struct btf *btf, const char *map, const struct btf_m
 	id = skip_mods(btf, ptr.type);
 	if (id > 0)
 		btf_type_at(btf, id, &st);
-	if (id > 0 && BTF_INFO_KIND(st.info) == BTF_KIND_FUNC_PROTO)
-		return ld_err(obj, -EOPNOTSUPP,
-			      "section '.maps': map '%s': initial programs of a program "
-			      "array are not supported",
-			      map);
+	if (id > 0 && BTF_INFO_KIND(st.info) == BTF_KIND_FUNC_PROTO) {
+		/* a program array's initial programs (checked against its type at the end) */
+		def->prog_values = true;
+		def->value_size = 4;
+		def->values_off = m->offset / 8;
+		return 0;
+	}
 	if (id <= 0 || BTF_INFO_KIND(st.info) != BTF_KIND_STRUCT)
 		return ld_err(obj, -EINVAL,
 			      "section '.maps': map '%s': field 'values' does not point "
@@ -408,6 +410,11 @@ static int map_struct(const struct btf *btf, const char *map, u32 id, struct ld_
 		return ld_err(btf->obj, -EINVAL,
 			      "section '.maps': map '%s'%s has no __uint(type, ...)", map,
 			      inner ? ": the inner map" : "");
+	if (def->prog_values && def->type != BPF_MAP_TYPE_PROG_ARRAY)
+		return ld_err(btf->obj, -EINVAL,
+			      "section '.maps': map '%s': __array(values) of functions is "
+			      "for program arrays",
+			      map);
 	if (!inner && !def->inner && (def->type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
 				      def->type == BPF_MAP_TYPE_HASH_OF_MAPS))
 		return ld_err(btf->obj, -EINVAL,

@@ -666,9 +666,23 @@ static int map_holding(const struct userbpf_object *obj, size_t sec, u64 off)
 	return best;
 }
 
-/* Step 3c: the initial inner maps of maps of maps, `.values = { [i] = &inner }`: clang leaves
- * them as 8-byte absolute relocations in .rel.maps against the inner maps' symbols, at slot i
- * of the outer definition's values array (libbpf's convention). */
+/* The program whose function starts at (sec, byte offset off), or -1 (a static subprogram is
+ * not a program). */
+static int prog_at(const struct userbpf_object *obj, u64 sec, u64 off)
+{
+	for (size_t i = 0; i < obj->nfuncs; i++) {
+		const struct ld_func *f = &obj->funcs[i];
+
+		if (f->sec == sec && (u64)f->off * sizeof(struct bpf_insn) == off)
+			return f->prog;
+	}
+	return -1;
+}
+
+/* Step 3c: the initial values of maps of maps and program arrays, `.values = { [i] = &x }`:
+ * clang leaves them as 8-byte absolute relocations in .rel.maps against the inner maps' (or
+ * the programs' functions') symbols, at slot i of the outer definition's values array
+ * (libbpf's convention). */
 static int parse_map_relocs(struct userbpf_object *obj, const struct parse *p)
 {
 	for (size_t i = 1; i < obj->nsecs; i++) {
@@ -702,16 +716,21 @@ static int parse_map_relocs(struct userbpf_object *obj, const struct parse *p)
 					      rs->name, j, (u32)ELF64_R_TYPE(rel.r_info), symi);
 			read_sym(obj, p, symi, &sym);
 			mi = map_holding(obj, msec, rel.r_offset);
-			ti = sym.st_shndx == msec ? map_at(obj, msec, sym.st_value) : -1;
+			if (mi >= 0 && obj->maps[mi].def.prog_values)
+				ti = prog_at(obj, sym.st_shndx, sym.st_value);
+			else
+				ti = sym.st_shndx == msec ? map_at(obj, msec, sym.st_value) : -1;
 			if (mi < 0 || ti < 0)
 				return ld_err(obj, -EINVAL,
 					      "section '%s': relocation %zu at %llu against '%s': "
-					      "not a map of maps' value set to a map",
+					      "not a map of maps' value set to a map, nor a "
+					      "program array's set to a program",
 					      rs->name, j, (unsigned long long)rel.r_offset,
 					      sym_name(obj, p, &sym));
 			m = &obj->maps[mi];
 			at = rel.r_offset - m->sec_off;
-			if (!m->def.inner || at < m->def.values_off || (at - m->def.values_off) % 8)
+			if ((!m->def.inner && !m->def.prog_values) || at < m->def.values_off ||
+			    (at - m->def.values_off) % 8)
 				return ld_err(obj, -EINVAL,
 					      "section '.maps': map '%s': a map reference at "
 					      "offset %llu is not one of its values",

@@ -255,25 +255,30 @@ static int inner_template(struct userbpf_object *obj, const struct userbpf_map *
 	return fd;
 }
 
-/* A map of maps' initial inner maps (all maps exist by now). */
-static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *m)
+/* A map of maps' initial inner maps (all maps exist by now), or with progs a program array's
+ * initial programs (all programs are loaded by now). */
+static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *m, bool progs)
 {
-	for (u32 i = 0; m->init_slots && i < m->def.max_entries; i++) {
+	for (u32 i = 0; m->init_slots && m->def.prog_values == progs && i < m->def.max_entries;
+	     i++) {
 		union bpf_attr attr;
 		u32 fd;
 		int err;
 
 		if (!m->init_slots[i])
 			continue;
-		fd = (u32)obj->maps[m->init_slots[i] - 1].fd;
+		fd = progs ? (u32)obj->progs[m->init_slots[i] - 1].fd
+			   : (u32)obj->maps[m->init_slots[i] - 1].fd;
 		memset(&attr, 0, sizeof(attr));
 		attr.map_fd = (u32)m->fd;
 		attr.key = (u64)(uintptr_t)&i;
 		attr.value = (u64)(uintptr_t)&fd;
 		err = backend(obj, BPF_MAP_UPDATE_ELEM, &attr);
 		if (err < 0)
-			return ld_err(obj, err, "map '%s': setting value %u to map '%s' failed: %s",
-				      m->name, i, obj->maps[m->init_slots[i] - 1].name,
+			return ld_err(obj, err, "map '%s': setting value %u to %s '%s' failed: %s",
+				      m->name, i, progs ? "program" : "map",
+				      progs ? obj->progs[m->init_slots[i] - 1].name
+					    : obj->maps[m->init_slots[i] - 1].name,
 				      strerror(-err));
 	}
 	return 0;
@@ -449,9 +454,11 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_create(obj, &obj->maps[i]);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
-		err = map_fill_slots(obj, &obj->maps[i]);
+		err = map_fill_slots(obj, &obj->maps[i], false);
 	for (size_t i = 0; i < obj->nprogs && !err; i++)
 		err = prog_load(obj, &obj->progs[i]);
+	for (size_t i = 0; i < obj->nmaps && !err; i++)
+		err = map_fill_slots(obj, &obj->maps[i], true);
 	if (err) {
 		close_fds(obj);
 		return err;

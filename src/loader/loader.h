@@ -84,6 +84,9 @@ struct ld_map_def {
 	 * initial inner maps are relocations into it). */
 	struct ld_map_def *inner;
 	u32 values_off;
+	/* A program array's __array(values, int (void *)): its initial values are programs
+	 * (relocations against their functions), set once every program is loaded. */
+	bool prog_values;
 	/* BTF type ids of the key and value (__type(), or a data section's DATASEC), passed to
 	 * BPF_MAP_CREATE with the object's BTF as libbpf does; 0: none. */
 	u32 btf_key_type_id;
@@ -100,7 +103,8 @@ struct userbpf_map {
 	u8 *init_owned;	/* userbpf_map_set_initial_value()'s copy, which init then points at */
 	bool frozen;	/* .rodata: freeze after filling */
 	/* Maps of maps: 1 + the index in maps[] of slot i's initial inner map (0: none), for
-	 * max_entries slots; NULL without initial values. */
+	 * max_entries slots; program arrays (def.prog_values): 1 + the index in progs[]; NULL
+	 * without initial values. */
 	u32 *init_slots;
 	int fd;		/* -1 until created */
 };
