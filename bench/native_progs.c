@@ -64,6 +64,31 @@ uint64_t native_loop(const uint8_t *pkt, size_t len)
 	return x;
 }
 
+/* bpf_loop(100, round, &x, 0) in C: the helper's loop calls the callback through a pointer
+ * (which the compiler cannot inline: it is read from a volatile), x lives behind ctx. */
+static long loop_round(uint64_t i, void *ctx)
+{
+	uint64_t *x = ctx;
+
+	*x = *x * 31 + i;
+	*x ^= *x >> 7;
+	return 0;
+}
+
+static long (*volatile native_loop_round)(uint64_t i, void *ctx) = loop_round;
+
+uint64_t native_loop_cb(const uint8_t *pkt, size_t len)
+{
+	long (*round)(uint64_t, void *) = native_loop_round;
+	uint32_t n = native_loop_iters;
+	uint64_t x = 1;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (round(i, &x))
+			break;
+	return x;
+}
+
 struct native_elem {
 	struct native_elem *next;
 	uint32_t key;
