@@ -25,6 +25,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_ktime_get_tai_ns, BPF_FUNC_ringbuf_output, BPF_FUNC_ringbuf_query,
 	BPF_FUNC_map_lookup_percpu_elem, BPF_FUNC_loop, BPF_FUNC_for_each_map_elem,
 	BPF_FUNC_strncmp, BPF_FUNC_strtol, BPF_FUNC_strtoul, BPF_FUNC_snprintf, BPF_FUNC_trace_vprintk,
+	BPF_FUNC_skb_change_tail, BPF_FUNC_skb_change_head, BPF_FUNC_skb_vlan_push,
+	BPF_FUNC_skb_vlan_pop, BPF_FUNC_set_hash, BPF_FUNC_set_hash_invalid, BPF_FUNC_skb_change_type,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

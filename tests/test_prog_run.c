@@ -39,6 +39,16 @@ static u_int8_t pkt_ip6_addr[14 + 40 + 8] = {
 	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,		/* src fe80::1 */
 	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34,	/* dst 2001:db8::1234 */
 };
+/* 802.1Q (VLAN 100) in the payload, then IPv4; and 802.1ad (VLAN 7) over 802.1Q (VLAN 100) */
+static u_int8_t pkt_vlan[64] = {
+	0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0x00, 0x64, 0x08, 0x00,
+	0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+};
+static u_int8_t pkt_qinq[68] = {
+	0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x88, 0xa8, 0x00, 0x07, 0x81, 0x00, 0x00, 0x64,
+	0x08, 0x00, 0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+};
+static u_int8_t pkt_vlan_short[17] = { 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0, 1, 8 };
 static u_int8_t pkt_bcast[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08,
 				  0x06 };
 static u_int8_t pkt_other[60] = { 2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
@@ -104,6 +114,46 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0), BPF_MOV64_IMM(BPF_REG_0, 1),       \
 		BPF_EXIT_INSN()
 #define R6_SKB(f) BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(f))
+/* tc: r6 = ctx; the instructions X (a helper call); r0 = (the call's r0 & 0xffff) << 16 |
+ * skb->len (so an error or the new length both show in retval) */
+#define CALL_THEN_LEN(X...)                                                                      \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), X, BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),              \
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_7, 0xffff), BPF_ALU64_IMM(BPF_LSH, BPF_REG_7, 16), \
+		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_6, SKB_OFF(len)),                          \
+		BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), BPF_EXIT_INSN()
+/* tc: r6 = ctx; X (helper calls); r0 = the last call's r0 << 8 | skb->f */
+#define CALL_THEN_FIELD(f, X...)                                                                 \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), X,                                                  \
+		BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6, SKB_OFF(f)),                            \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 8), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), \
+		BPF_EXIT_INSN()
+#define CHANGE_TAIL(n, fl)                                                                       \
+	BPF_MOV64_IMM(BPF_REG_2, n), BPF_MOV64_IMM(BPF_REG_3, fl),                               \
+		BPF_EMIT_CALL(BPF_FUNC_skb_change_tail)
+#define CHANGE_HEAD(n, fl)                                                                       \
+	BPF_MOV64_IMM(BPF_REG_2, n), BPF_MOV64_IMM(BPF_REG_3, fl),                               \
+		BPF_EMIT_CALL(BPF_FUNC_skb_change_head)
+#define VLAN_PUSH(proto_be, tci)                                                                 \
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_IMM(BPF_REG_2, proto_be),                 \
+		BPF_MOV64_IMM(BPF_REG_3, tci), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_push)
+#define VLAN_POP BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_pop)
+/* r0 = vlan_present << 28 | (vlan_proto & 0xffff) << 12 | (vlan_tci & 0xfff), after X (ctx in
+ * r6); the protocol goes to map[0] */
+#define VLAN_STATE(X...)                                                                         \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), X, BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6,         \
+							      SKB_OFF(vlan_present)),           \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_7, 28),                                           \
+		BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_6, SKB_OFF(vlan_proto)),                   \
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_8, 0xffff), BPF_ALU64_IMM(BPF_LSH, BPF_REG_8, 12), \
+		BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_8),                                     \
+		BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_6, SKB_OFF(vlan_tci)),                     \
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_8, 0xfff), BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_8), \
+		BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_6, SKB_OFF(protocol)),                     \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),      \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),       \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),  \
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_8, 0), BPF_MOV64_REG(BPF_REG_0, BPF_REG_7), \
+		BPF_EXIT_INSN()
 /* r6 = data_end - data */
 #define CGSKB_PKT_LEN                                                                            \
 	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, SKB_OFF(data)),                                 \
@@ -899,6 +949,99 @@ TEST(prog_test_run_vs_kernel)
 		  pkt_ip4, sizeof(pkt_ip4), .repeat = 100 },
 		{ "cgskb: flags unknown", CGSKB, PROG(RET_IMM(1)), pkt_ip4, sizeof(pkt_ip4), .flags = 1 },
 		{ "cgskb: data 13 bytes", CGSKB, PROG(RET_IMM(1)), pkt_ip4, 13 },
+
+		/* tc: packet size and metadata helpers */
+		{ "cls: change_tail grow", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(100, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_tail grow far", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(3000, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_tail cut", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(30, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_tail to the network header", CLS,
+		  PROG(CALL_THEN_LEN(CHANGE_TAIL(14, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_tail into the mac header", CLS,
+		  PROG(CALL_THEN_LEN(CHANGE_TAIL(13, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_tail flags", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(60, 1))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_tail max", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(16064, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_tail max + 1", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(16065, 0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_tail grow, csum complete", CLS,
+		  PROG(CALL_THEN_LEN(CHANGE_TAIL(100, 0))), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: change_tail cut, csum complete", CLS, PROG(CALL_THEN_LEN(CHANGE_TAIL(30, 0))),
+		  pkt_ip4, sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: change_tail x3", CLS, PROG(CALL_THEN_LEN(BPF_LDX_MEM(BPF_W, BPF_REG_2,
+									      BPF_REG_1,
+									      SKB_OFF(len)),
+							      BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 8),
+							      BPF_MOV64_IMM(BPF_REG_3, 0),
+							      BPF_EMIT_CALL(
+								      BPF_FUNC_skb_change_tail))),
+		  pkt_ip4, sizeof(pkt_ip4), .repeat = 3 },
+		{ "cls: change_head 10", CLS, PROG(CALL_THEN_LEN(CHANGE_HEAD(10, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_head 200", CLS, PROG(CALL_THEN_LEN(CHANGE_HEAD(200, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_head flags", CLS, PROG(CALL_THEN_LEN(CHANGE_HEAD(10, 2))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: change_head too far", CLS, PROG(CALL_THEN_LEN(CHANGE_HEAD(16064, 0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_head, csum complete", CLS, PROG(CALL_THEN_LEN(CHANGE_HEAD(8, 0))),
+		  pkt_ip4, sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: change_head then protocol", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), CHANGE_HEAD(4, 0),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_6, SKB_OFF(protocol)), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: vlan push", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: vlan push 802.1ad", CLS, PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x45))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: vlan push odd proto", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x3412, 0xabc))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: vlan push twice", CLS,
+		  PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x11), VLAN_PUSH(0x0081, 0x22))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: vlan push twice, csum complete", CLS,
+		  PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x11), VLAN_PUSH(0x0081, 0x22))), pkt_ip4,
+		  sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: vlan push, pop", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123), VLAN_POP)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: vlan pop untagged", CLS, PROG(VLAN_STATE(VLAN_POP)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: vlan pop payload tag", CLS, PROG(VLAN_STATE(VLAN_POP)), pkt_vlan,
+		  sizeof(pkt_vlan) },
+		{ "cls: vlan pop payload tag, csum complete", CLS, PROG(VLAN_STATE(VLAN_POP)), pkt_vlan,
+		  sizeof(pkt_vlan), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: vlan pop q-in-q", CLS, PROG(VLAN_STATE(VLAN_POP)), pkt_qinq, sizeof(pkt_qinq) },
+		{ "cls: vlan pop q-in-q twice", CLS, PROG(VLAN_STATE(VLAN_POP, VLAN_POP)), pkt_qinq,
+		  sizeof(pkt_qinq) },
+		{ "cls: vlan pop short", CLS, PROG(VLAN_STATE(VLAN_POP)), pkt_vlan_short,
+		  sizeof(pkt_vlan_short) },
+		{ "cls: vlan push onto a payload tag", CLS,
+		  PROG(VLAN_STATE(VLAN_PUSH(0x0081, 5), VLAN_PUSH(0x0081, 6))), pkt_vlan,
+		  sizeof(pkt_vlan) },
+		{ "cls: set_hash", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, 0x1234),
+		       BPF_EMIT_CALL(BPF_FUNC_set_hash),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_6, SKB_OFF(hash)), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_hash_invalid", CLS,
+		  PROG(CALL_THEN_FIELD(hash, BPF_MOV64_IMM(BPF_REG_2, 0x1234),
+				       BPF_EMIT_CALL(BPF_FUNC_set_hash),
+				       BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+				       BPF_EMIT_CALL(BPF_FUNC_set_hash_invalid))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_type otherhost", CLS,
+		  PROG(CALL_THEN_FIELD(pkt_type, BPF_MOV64_IMM(BPF_REG_2, 3),
+				       BPF_EMIT_CALL(BPF_FUNC_skb_change_type))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_type 4", CLS,
+		  PROG(CALL_THEN_FIELD(pkt_type, BPF_MOV64_IMM(BPF_REG_2, 4),
+				       BPF_EMIT_CALL(BPF_FUNC_skb_change_type))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "act: change_head 6", ACT, PROG(CALL_THEN_LEN(CHANGE_HEAD(6, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
 
 		/* tc actions: the classifiers' test runs */
 		{ "act: len", ACT, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },

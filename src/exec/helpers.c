@@ -13,6 +13,9 @@
  * what the kernel's helpers return.  They run inside the read section the runner holds.
  */
 #include <ctype.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/pkt_cls.h>
 #include <errno.h>
 #include <sched.h>
@@ -743,6 +746,220 @@ static u64 h_skb_pull_data(u64 ctx, u64 len, u64 a3, u64 a4, u64 a5)
 	return (u32)len <= skb->ctx.uapi.len ? 0 : (u64)-ENOMEM;
 }
 
+/* ---- packet size and metadata (tc) ---- */
+
+#define SKB_MAX_LEN 16064u	/* the kernel's BPF_SKB_MAX_LEN (SKB_MAX_ALLOC, 4 KiB pages) */
+#define VLAN_HLEN 4u
+
+/* At least head bytes of headroom before ctx.data and tail bytes of tailroom after the packet:
+ * the buffer is moved to a larger one (every pointer into it with it) when a test run owns it,
+ * as the kernel's skb_cow()/pskb_expand_head() would; -ENOMEM when it cannot grow. */
+static int skb_room(struct run_skb *skb, u32 head, u32 tail)
+{
+	size_t hr = (size_t)(skb->ctx.data - skb->head), tr = (size_t)(skb->end - skb->tail);
+	size_t more_h = hr < head ? round_up(head - hr, 64) : 0;
+	size_t more_t = tr < tail ? round_up(tail - tr, 64) : 0;
+	size_t size = (size_t)(skb->end - skb->head);
+	ptrdiff_t d;
+	u8 *nb;
+
+	if (!more_h && !more_t)
+		return 0;
+	if (!skb->can_grow)
+		return -ENOMEM;
+	nb = calloc(1, more_h + size + more_t);
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + more_h, skb->head, size);
+	d = (nb + more_h) - skb->head;
+	free(skb->head);
+	skb->head = nb;
+	skb->end = nb + more_h + size + more_t;
+	skb->tail += d;
+	skb->mac += d;
+	skb->net += d;
+	skb->ctx.data += d;
+	skb->ctx.data_end += d;
+	skb->ctx.data_meta += d;
+	return 0;
+}
+
+/* The packet's new extent after a helper moved its start or end (bpf_compute_data_pointers()). */
+static void skb_set_data(struct run_skb *skb, u8 *data, u8 *tail)
+{
+	skb->ctx.data = skb->ctx.data_meta = data;
+	skb->ctx.data_end = skb->tail = tail;
+	skb->ctx.uapi.len = (u32)(tail - data);
+}
+
+/* bpf_skb_change_tail(skb, new_len, flags): grows the packet with zeroes or cuts it, not below
+ * the network header; the checksum is no longer CHECKSUM_COMPLETE (but a test run with
+ * BPF_F_TEST_SKB_CHECKSUM_COMPLETE still compares the stale sum, as the kernel's does). */
+static u64 h_skb_change_tail(u64 ctx, u64 new_len, u64 flags, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u32 len = skb->ctx.uapi.len, n = (u32)new_len;
+	u32 min = skb->net > skb->ctx.data ? (u32)(skb->net - skb->ctx.data) : 0;
+	int err;
+
+	if (flags || n > SKB_MAX_LEN || n < min)
+		return (u64)-EINVAL;
+	if (n > len) {
+		err = skb_room(skb, 0, n - len);
+		if (err)
+			return (u64)(s64)err;
+		memset(skb->tail, 0, n - len);
+	}
+	if (n != len)
+		skb->csum_complete = false;
+	skb_set_data(skb, skb->ctx.data, skb->ctx.data + n);
+	return 0;
+}
+
+/* bpf_skb_change_head(skb, head_room, flags): head_room zero bytes pushed in front, which
+ * become the mac header (the network header stays where it was). */
+static u64 h_skb_change_head(u64 ctx, u64 head_room, u64 flags, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u32 len = skb->ctx.uapi.len, room = (u32)head_room, n = len + room;
+	int err;
+
+	if (flags || n > SKB_MAX_LEN || n < len)
+		return (u64)-EINVAL;
+	err = skb_room(skb, room, 0);
+	if (err)
+		return (u64)(s64)err;
+	memset(skb->ctx.data - room, 0, room);
+	skb->mac = skb->ctx.data - room;
+	skb_set_data(skb, skb->ctx.data - room, skb->tail);
+	return 0;
+}
+
+static bool eth_type_vlan(u16 proto_be)
+{
+	return proto_be == htons(ETH_P_8021Q) || proto_be == htons(ETH_P_8021AD);
+}
+
+/* The kernel's __skb_vlan_pop(): the VLAN header after the MAC addresses leaves the payload;
+ * *tci its TCI, skb->protocol what it encapsulated. */
+static int skb_vlan_pop_payload(struct run_skb *skb, u16 *tci)
+{
+	u8 *d = skb->ctx.data;
+	u16 proto, raw;
+
+	if (d != skb->mac)
+		return -EINVAL;
+	if (skb->ctx.uapi.len < ETH_HLEN + VLAN_HLEN)
+		return -ENOMEM;
+	if (skb->csum_complete) /* the kernel's skb_postpull_rcsum() of the 4 bytes */
+		skb->csum = csum_fold16(skb->csum +
+					(u16)~csum_fold16(csum_add_bytes(0, d + 2 * ETH_ALEN,
+									 VLAN_HLEN, true)));
+	*tci = (u16)(d[14] << 8 | d[15]);
+	memcpy(&proto, d + 16, 2);
+	if (ntohs(proto) >= ETH_P_802_3_MIN) {
+		skb->ctx.uapi.protocol = proto;
+	} else {
+		memcpy(&raw, d + 18, 2);
+		skb->ctx.uapi.protocol = htons(raw == 0xffff ? ETH_P_802_3 : ETH_P_802_2);
+	}
+	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
+	skb->mac = d + VLAN_HLEN;
+	if (skb->net < skb->mac + ETH_HLEN)
+		skb->net = skb->mac + ETH_HLEN;
+	skb_set_data(skb, d + VLAN_HLEN, skb->tail);
+	return 0;
+}
+
+/* bpf_skb_vlan_push(skb, proto, tci): the tag goes to the skb's metadata (vlan_present,
+ * vlan_tci, vlan_proto); one already there moves into the payload first. */
+static u64 h_skb_vlan_push(u64 ctx, u64 proto, u64 tci, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 p = (u16)proto;
+
+	if (!eth_type_vlan(p))
+		p = htons(ETH_P_8021Q);
+	if (skb->ctx.uapi.vlan_present) {
+		u16 old_proto = (u16)skb->ctx.uapi.vlan_proto, old_tci = htons(
+			(u16)skb->ctx.uapi.vlan_tci);
+		u8 *d;
+
+		if (skb->ctx.data != skb->mac)
+			return (u64)-EINVAL;
+		if (skb_room(skb, VLAN_HLEN, 0))
+			return (u64)-ENOMEM;
+		d = skb->ctx.data - VLAN_HLEN;
+		memmove(d, d + VLAN_HLEN, 2 * ETH_ALEN);
+		memcpy(d + 12, &old_proto, 2);
+		memcpy(d + 14, &old_tci, 2);
+		skb->mac = d;
+		skb->ctx.uapi.protocol = old_proto;
+		if (skb->csum_complete) /* skb_postpush_rcsum() */
+			skb->csum = csum_add_bytes(skb->csum, d + 2 * ETH_ALEN, VLAN_HLEN, true);
+		skb_set_data(skb, d, skb->tail);
+	}
+	skb->ctx.uapi.vlan_present = 1;
+	skb->ctx.uapi.vlan_tci = (u16)tci;
+	skb->ctx.uapi.vlan_proto = p;
+	return 0;
+}
+
+/* bpf_skb_vlan_pop(skb): the metadata's tag goes, else the payload's first; then a tag left in
+ * the payload moves to the metadata (the kernel's skb_vlan_pop()). */
+static u64 h_skb_vlan_pop(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 tci, proto;
+	int err;
+
+	if (skb->ctx.uapi.vlan_present) {
+		skb->ctx.uapi.vlan_present = 0;
+		skb->ctx.uapi.vlan_tci = 0;
+		skb->ctx.uapi.vlan_proto = 0;
+	} else {
+		if (!eth_type_vlan((u16)skb->ctx.uapi.protocol))
+			return 0;
+		err = skb_vlan_pop_payload(skb, &tci);
+		if (err)
+			return (u64)(s64)err;
+	}
+	proto = (u16)skb->ctx.uapi.protocol;
+	if (!eth_type_vlan(proto))
+		return 0;
+	err = skb_vlan_pop_payload(skb, &tci);
+	if (err)
+		return (u64)(s64)err;
+	skb->ctx.uapi.vlan_present = 1;
+	skb->ctx.uapi.vlan_tci = tci;
+	skb->ctx.uapi.vlan_proto = proto;
+	return 0;
+}
+
+/* bpf_set_hash(skb, hash), bpf_set_hash_invalid(skb): skb->hash, as a software L4 hash. */
+static u64 h_set_hash(u64 ctx, u64 hash, u64 a3, u64 a4, u64 a5)
+{
+	run_skb_of(PTR(ctx))->ctx.uapi.hash = (u32)hash;
+	return 0;
+}
+
+static u64 h_set_hash_invalid(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	run_skb_of(PTR(ctx))->ctx.uapi.hash = 0;
+	return 0;
+}
+
+/* bpf_skb_change_type(skb, type): between host, broadcast, multicast and other host only. */
+static u64 h_skb_change_type(u64 ctx, u64 type, u64 a3, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+
+	if (skb->ctx.uapi.pkt_type > PACKET_OTHERHOST || (u32)type > PACKET_OTHERHOST)
+		return (u64)-EINVAL;
+	skb->ctx.uapi.pkt_type = (u32)type;
+	return 0;
+}
+
 /* The socket helpers on an skb.  A test run's skb belongs to a dummy socket, as the kernel's
  * (uid 0, whoever runs it); its cookie is drawn when first asked, from a process-wide counter
  * (the kernel's is system-wide, so only "nonzero, stable within a run" is portable). */
@@ -1191,6 +1408,30 @@ static const struct helper helpers[] = {
 				       RET_INTEGER,
 				       ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_UNINIT_MAP_VALUE) },
 				     ALL_TYPES },
+	[BPF_FUNC_skb_change_tail] = { { h_skb_change_tail, "bpf_skb_change_tail", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+					 .changes_pkt_data = true },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_change_head] = { { h_skb_change_head, "bpf_skb_change_head", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+					 .changes_pkt_data = true },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
+				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+				       .changes_pkt_data = true },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_vlan_pop] = { { h_skb_vlan_pop, "bpf_skb_vlan_pop", false, false,
+				      RET_INTEGER, ARGS(ARG_PTR_TO_CTX), .changes_pkt_data = true },
+				    TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_set_hash] = { { h_set_hash, "bpf_set_hash", false, false, RET_INTEGER,
+				  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
+				TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_set_hash_invalid] = { { h_set_hash_invalid, "bpf_set_hash_invalid", false, false,
+					  RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_change_type] = { { h_skb_change_type, "bpf_skb_change_type", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_pull_data] = { { h_skb_pull_data, "bpf_skb_pull_data", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING),
 				       .changes_pkt_data = true },

@@ -250,6 +250,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	} else {
 		memset(&skb, 0, sizeof(skb));
 		skb.head = buf;
+		skb.end = buf + HEADROOM + len + 1;
 		skb.mac = data;
 		skb.net = len >= 14 ? data + 14 : data;
 		skb.tail = data + len;

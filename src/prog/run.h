@@ -7,9 +7,11 @@
  * checksum state.  Helpers that take the ctx (skb_load_bytes, skb_store_bytes) and the
  * interpreter's LD_ABS/LD_IND callback recover the run_skb with container_of.
  *
- * Invariants of a run_skb: head <= mac <= net, mac <= ctx.data <= ctx.data_end <= tail,
- * ctx.uapi.len == ctx.data_end - ctx.data; the packet never moves during a run (no helper of
- * userbpf grows or shrinks it).
+ * Invariants of a run_skb: head <= mac <= net, head <= ctx.data <= ctx.data_end == tail <= end,
+ * ctx.uapi.len == ctx.data_end - ctx.data.  Helpers that grow or shrink the packet
+ * (skb_change_head/tail, skb_vlan_push/pop) move these pointers, and may move the whole buffer
+ * (a new head, when can_grow) as the kernel reallocates an skb; the verifier has made the
+ * program forget its packet pointers across such calls, as the kernel's does.
  */
 #ifndef USERBPF_PROG_RUN_H
 #define USERBPF_PROG_RUN_H
@@ -26,11 +28,15 @@ struct bpf_prog;
 struct run_skb {
 	struct skb_ctx ctx;	/* must stay first: r1 */
 	u8 *head;		/* first byte of the buffer (headroom included) */
+	u8 *end;		/* one past the buffer's last byte (tailroom included) */
+	bool can_grow;		/* the buffer is malloc'ed and may be reallocated (a test run's) */
 	u8 *tail;		/* one past the last packet byte */
 	u8 *mac;		/* mac (Ethernet) header */
 	u8 *net;		/* network header, mac + ETH_HLEN */
-	bool csum_complete;	/* csum covers [net, tail) (BPF_F_TEST_SKB_CHECKSUM_COMPLETE) */
-	u32 csum;		/* ones' complement sum, unfolded, valid if csum_complete */
+	bool csum_complete;	/* csum covers [net, tail) (the kernel's CHECKSUM_COMPLETE) */
+	bool csum_check;	/* BPF_F_TEST_SKB_CHECKSUM_COMPLETE: the run ends by comparing csum
+				 * with the sum of [net, tail), whatever csum_complete became */
+	u32 csum;		/* ones' complement sum, unfolded */
 	u64 sock_cookie;	/* the dummy socket's cookie once asked for (0: not yet) */
 	struct bpf_sock sock;	/* the dummy socket __sk_buff.sk points at (run_skb_set_sock) */
 };

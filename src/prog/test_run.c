@@ -335,6 +335,7 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	const u8 *data_in = u64_to_ptr(attr->test.data_in);
 	bool is_l2 = prog_type_is_tc(prog->type);
 	u32 size = attr->test.data_size_in, retval = 0, duration = 0, wire_len = 0, out_len;
+	size_t buf_size;
 	struct __sk_buff *uctx;
 	struct run_skb skb;
 	u16 proto;
@@ -349,7 +350,8 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	/* the packet must fit one page beside headroom and skb_shared_info */
 	if (size > TEST_PAGE_SIZE - SKB_HEADROOM - SKB_TAILROOM)
 		return -EINVAL;
-	buf = calloc(1, SKB_HEADROOM + round_up(size, 64) + SKB_TAILROOM);
+	buf_size = SKB_HEADROOM + round_up(size, 64) + SKB_TAILROOM;
+	buf = calloc(1, buf_size);
 	if (!buf)
 		return -ENOMEM;
 	err = -EFAULT;
@@ -362,6 +364,8 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 
 	memset(&skb, 0, sizeof(skb));
 	skb.head = buf;
+	skb.end = buf + buf_size;
+	skb.can_grow = true;
 	skb.mac = buf + SKB_HEADROOM;
 	skb.net = skb.mac + ETH_HLEN;
 	skb.tail = skb.mac + size;
@@ -400,15 +404,16 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	}
 	skb.ctx.uapi.wire_len = wire_len;
 	if (attr->test.flags & BPF_F_TEST_SKB_CHECKSUM_COMPLETE) {
-		skb.csum_complete = true;
+		skb.csum_complete = skb.csum_check = true;
 		skb.csum = csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true);
 	}
 
 	test_repeat(prog, &skb.ctx, attr->test.repeat, &retval, &duration);
+	buf = skb.head; /* a helper may have reallocated it */
 
 	if (!is_l2) /* the kernel pushes the pulled Ethernet header back, zeroed */
 		memset(skb.mac, 0, ETH_HLEN);
-	if (skb.csum_complete &&
+	if (skb.csum_check &&
 	    csum_fold16(skb.csum) !=
 		    csum_fold16(csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true))) {
 		err = -EBADMSG;
@@ -425,8 +430,10 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		uctx->gso_segs = skb.ctx.uapi.gso_segs;
 		uctx->hwtstamp = skb.ctx.uapi.hwtstamp;
 	}
-	out_len = (u32)(skb.tail - skb.mac);
-	err = test_finish(attr, uattr, skb.mac, out_len, 0, retval, duration);
+	/* from skb->data as the kernel copies it: tc's data, the others' pushed mac header */
+	out_len = (u32)(skb.tail - (is_l2 ? skb.ctx.data : skb.mac));
+	err = test_finish(attr, uattr, is_l2 ? skb.ctx.data : skb.mac, out_len, 0, retval,
+			  duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct __sk_buff));
 free_ctx:
