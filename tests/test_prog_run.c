@@ -49,6 +49,11 @@ static u_int8_t pkt_qinq[68] = {
 	0x08, 0x00, 0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
 };
 static u_int8_t pkt_vlan_short[17] = { 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0, 1, 8 };
+static u_int8_t pkt_ip4_big[120] = {
+	0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+	0x45, 0, 0, 106, 0, 1, 0, 0, 64, 4, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,	/* IPIP */
+	0x45, 0, 0, 86, 0, 2, 0, 0, 64, 17, 0, 0, 10, 1, 0, 1, 10, 1, 0, 2,
+};
 static u_int8_t pkt_bcast[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08,
 				  0x06 };
 static u_int8_t pkt_other[60] = { 2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
@@ -136,6 +141,10 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 #define VLAN_PUSH(proto_be, tci)                                                                 \
 	BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_IMM(BPF_REG_2, proto_be),                 \
 		BPF_MOV64_IMM(BPF_REG_3, tci), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_push)
+#define ADJ_ROOM(diff, mode, fl)                                                                 \
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_IMM(BPF_REG_2, diff),                     \
+		BPF_MOV64_IMM(BPF_REG_3, mode), BPF_LD_IMM64(BPF_REG_4, fl),                     \
+		BPF_EMIT_CALL(BPF_FUNC_skb_adjust_room)
 #define VLAN_POP BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_pop)
 /* r0 = vlan_present << 28 | (vlan_proto & 0xffff) << 12 | (vlan_tci & 0xfff), after X (ctx in
  * r6); the protocol goes to map[0] */
@@ -994,6 +1003,98 @@ TEST(prog_test_run_vs_kernel)
 		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), CHANGE_HEAD(4, 0),
 		       BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_6, SKB_OFF(protocol)), BPF_EXIT_INSN()),
 		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room mac +8", CLS, PROG(CALL_THEN_LEN(ADJ_ROOM(8, BPF_ADJ_ROOM_MAC, 0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room net +12", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(12, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room net -8", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-8, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room mac -20 (decap)", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-20, BPF_ADJ_ROOM_MAC, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room mac -24 (too much)", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-24, BPF_ADJ_ROOM_MAC, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room net -24 (too much)", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-24, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room v6 net +8", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(8, BPF_ADJ_ROOM_NET, 0))), pkt_ip6_addr,
+		  sizeof(pkt_ip6_addr) },
+		{ "cls: adjust_room v6 mac -8", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-8, BPF_ADJ_ROOM_MAC, 0))), pkt_ip6_addr,
+		  sizeof(pkt_ip6_addr) },
+		{ "cls: adjust_room not IP", CLS, PROG(CALL_THEN_LEN(ADJ_ROOM(8, BPF_ADJ_ROOM_MAC, 0))),
+		  pkt_bcast, sizeof(pkt_bcast) },
+		{ "cls: adjust_room mode 2", CLS, PROG(CALL_THEN_LEN(ADJ_ROOM(8, 2, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: adjust_room 0x1000", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(0x1000, BPF_ADJ_ROOM_MAC, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room 0xfff", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(0xfff, BPF_ADJ_ROOM_MAC, 0))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room 0", CLS, PROG(CALL_THEN_LEN(ADJ_ROOM(0, BPF_ADJ_ROOM_MAC, 0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room unknown flag", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(8, BPF_ADJ_ROOM_MAC, 1 << 9))), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap ipip", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(20, BPF_ADJ_ROOM_MAC, BPF_F_ADJ_ROOM_ENCAP_L3_IPV4))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap 6in4 protocol", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		       ADJ_ROOM(40, BPF_ADJ_ROOM_MAC, BPF_F_ADJ_ROOM_ENCAP_L3_IPV6),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6, SKB_OFF(protocol)),
+		       BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 16), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap gre", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(24, BPF_ADJ_ROOM_MAC,
+					      BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 |
+						      BPF_F_ADJ_ROOM_ENCAP_L4_GRE))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap v4 and v6", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(24, BPF_ADJ_ROOM_MAC,
+					      BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 |
+						      BPF_F_ADJ_ROOM_ENCAP_L3_IPV6))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap gre and udp", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(36, BPF_ADJ_ROOM_MAC,
+					      BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 |
+						      BPF_F_ADJ_ROOM_ENCAP_L4_GRE |
+						      BPF_F_ADJ_ROOM_ENCAP_L4_UDP))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap l2 eth 10", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(40, BPF_ADJ_ROOM_MAC,
+					      BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 |
+						      BPF_F_ADJ_ROOM_ENCAP_L2_ETH | (10ull << 56)))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap l2 longer than the room", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(20, BPF_ADJ_ROOM_MAC,
+					      BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 | (30ull << 56)))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap twice", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(20, BPF_ADJ_ROOM_MAC, BPF_F_ADJ_ROOM_ENCAP_L3_IPV4),
+				     ADJ_ROOM(20, BPF_ADJ_ROOM_MAC, BPF_F_ADJ_ROOM_ENCAP_L3_IPV4))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room encap then change_tail", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(20, BPF_ADJ_ROOM_MAC, BPF_F_ADJ_ROOM_ENCAP_L3_IPV4),
+				     BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), CHANGE_TAIL(90, 0))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room shrink with encap flag", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-8, BPF_ADJ_ROOM_NET, BPF_F_ADJ_ROOM_ENCAP_L3_IPV4))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: adjust_room decap 4 to 6", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		       ADJ_ROOM(-20, BPF_ADJ_ROOM_MAC, 1ull << 8),
+		       BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6, SKB_OFF(protocol)),
+		       BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 16), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4_big, sizeof(pkt_ip4_big) },
+		{ "cls: adjust_room decap both", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-20, BPF_ADJ_ROOM_MAC, 3ull << 7))), pkt_ip4_big,
+		  sizeof(pkt_ip4_big) },
+		{ "cls: adjust_room csum complete", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(-8, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: adjust_room grow, csum complete", CLS,
+		  PROG(CALL_THEN_LEN(ADJ_ROOM(16, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
 		{ "cls: vlan push", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123))), pkt_ip4,
 		  sizeof(pkt_ip4) },
 		{ "cls: vlan push 802.1ad", CLS, PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x45))), pkt_ip4,

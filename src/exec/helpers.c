@@ -804,6 +804,8 @@ static u64 h_skb_change_tail(u64 ctx, u64 new_len, u64 flags, u64 a4, u64 a5)
 
 	if (flags || n > SKB_MAX_LEN || n < min)
 		return (u64)-EINVAL;
+	if (skb->encapsulation)
+		return (u64)-ENOTSUPP;
 	if (n > len) {
 		err = skb_room(skb, 0, n - len);
 		if (err)
@@ -832,6 +834,112 @@ static u64 h_skb_change_head(u64 ctx, u64 head_room, u64 flags, u64 a4, u64 a5)
 	memset(skb->ctx.data - room, 0, room);
 	skb->mac = skb->ctx.data - room;
 	skb_set_data(skb, skb->ctx.data - room, skb->tail);
+	return 0;
+}
+
+/* 6.18's flags of bpf_skb_adjust_room() that our uapi header may lack */
+#define ADJ_ROOM_DECAP_L3_IPV4 (1ull << 7)
+#define ADJ_ROOM_DECAP_L3_IPV6 (1ull << 8)
+#define ADJ_ROOM_DECAP_L3_MASK (ADJ_ROOM_DECAP_L3_IPV4 | ADJ_ROOM_DECAP_L3_IPV6)
+#define ADJ_ROOM_ENCAP_L3_MASK (BPF_F_ADJ_ROOM_ENCAP_L3_IPV4 | BPF_F_ADJ_ROOM_ENCAP_L3_IPV6)
+#define ADJ_ROOM_MASK                                                                            \
+	(BPF_F_ADJ_ROOM_FIXED_GSO | ADJ_ROOM_ENCAP_L3_MASK | BPF_F_ADJ_ROOM_ENCAP_L4_GRE |         \
+	 BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2_ETH |                              \
+	 BPF_F_ADJ_ROOM_ENCAP_L2(BPF_ADJ_ROOM_ENCAP_L2_MASK) | ADJ_ROOM_DECAP_L3_MASK)
+
+/* The encapsulation a growing bpf_skb_adjust_room() asks for, checked as the kernel's
+ * bpf_skb_net_grow() does before it moves anything: 0, or the error. */
+static int adjust_room_encap_check(const struct run_skb *skb, u32 diff, u64 flags)
+{
+	u8 inner_mac_len = (u8)(flags >> BPF_ADJ_ROOM_ENCAP_L2_SHIFT);
+
+	if ((flags & ADJ_ROOM_ENCAP_L3_MASK) == ADJ_ROOM_ENCAP_L3_MASK)
+		return -EINVAL;
+	if ((flags & BPF_F_ADJ_ROOM_ENCAP_L4_GRE) && (flags & BPF_F_ADJ_ROOM_ENCAP_L4_UDP))
+		return -EINVAL;
+	if ((flags & BPF_F_ADJ_ROOM_ENCAP_L2_ETH) && inner_mac_len < ETH_HLEN)
+		return -EINVAL;
+	if (skb->encapsulation)
+		return -EALREADY;
+	if (inner_mac_len > diff)
+		return -EINVAL;
+	return 0;
+}
+
+/* bpf_skb_adjust_room(skb, len_diff, mode, flags): len_diff zero bytes inserted (or bytes
+ * removed) after the mac header (BPF_ADJ_ROOM_MAC) or after the IPv4/IPv6 header
+ * (BPF_ADJ_ROOM_NET), the headers before them moved along; with the encapsulation flags the
+ * skb becomes an encapsulation (and its protocol the outer one's), with the decapsulation
+ * flags (shrinking) the protocol becomes the inner one's. */
+static u64 h_skb_adjust_room(u64 ctx, u64 len_diff, u64 mode, u64 flags, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	s32 diff = (s32)len_diff;
+	u32 abs_diff = diff < 0 ? -(u32)diff : (u32)diff;
+	u16 proto = (u16)skb->ctx.uapi.protocol;
+	u32 base = proto == htons(ETH_P_IP) ? 20 : 40, off, len_cur;
+	u8 *d = skb->ctx.data;
+	bool shrink = diff < 0;
+	int err;
+
+	if (flags & ~(ADJ_ROOM_MASK | BPF_F_ADJ_ROOM_NO_CSUM_RESET))
+		return (u64)-EINVAL;
+	if (abs_diff > 0xfff)
+		return (u64)-EFAULT;
+	if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6))
+		return (u64)-ENOTSUPP;
+	off = (u32)(skb->net - skb->mac);
+	if ((u32)mode == BPF_ADJ_ROOM_NET)
+		off += base;
+	else if ((u32)mode != BPF_ADJ_ROOM_MAC)
+		return (u64)-ENOTSUPP;
+	len_cur = skb->ctx.uapi.len - (u32)(skb->net - d);
+	if (shrink ? abs_diff >= len_cur || len_cur - abs_diff < base
+		   : skb->ctx.uapi.len + abs_diff > SKB_MAX_LEN)
+		return (u64)-ENOTSUPP;
+	if (shrink) {
+		if (flags & ~(BPF_F_ADJ_ROOM_FIXED_GSO | ADJ_ROOM_DECAP_L3_MASK |
+			      BPF_F_ADJ_ROOM_NO_CSUM_RESET))
+			return (u64)-EINVAL;
+		if ((flags & ADJ_ROOM_DECAP_L3_MASK) == ADJ_ROOM_DECAP_L3_MASK)
+			return (u64)-EINVAL;
+		if (off + abs_diff > skb->ctx.uapi.len)
+			return (u64)-ENOMEM;
+		if (skb->csum_complete) /* skb_postpull_rcsum() of the removed bytes */
+			skb->csum = csum_fold16(skb->csum +
+						(u16)~csum_fold16(csum_add_bytes(0, d + off, abs_diff,
+										 true)));
+		memmove(d + abs_diff, d, off);
+		skb->mac += abs_diff;
+		skb->net += abs_diff;
+		skb_set_data(skb, d + abs_diff, skb->tail);
+		if (proto == htons(ETH_P_IP) && (flags & ADJ_ROOM_DECAP_L3_IPV6))
+			skb->ctx.uapi.protocol = htons(ETH_P_IPV6);
+		else if (proto == htons(ETH_P_IPV6) && (flags & ADJ_ROOM_DECAP_L3_IPV4))
+			skb->ctx.uapi.protocol = htons(ETH_P_IP);
+		return 0;
+	}
+	if (flags & ADJ_ROOM_ENCAP_L3_MASK) {
+		err = adjust_room_encap_check(skb, abs_diff, flags);
+		if (err)
+			return (u64)(s64)err;
+	}
+	err = skb_room(skb, abs_diff, 0);
+	if (err)
+		return (u64)(s64)err;
+	d = skb->ctx.data - abs_diff;
+	memmove(d, d + abs_diff, off);
+	memset(d + off, 0, abs_diff); /* (zeroes: a COMPLETE checksum stays right) */
+	skb->mac -= abs_diff;
+	skb->net -= abs_diff;
+	skb_set_data(skb, d, skb->tail);
+	if (flags & ADJ_ROOM_ENCAP_L3_MASK) {
+		skb->encapsulation = true;
+		if (proto == htons(ETH_P_IP) && (flags & BPF_F_ADJ_ROOM_ENCAP_L3_IPV6))
+			skb->ctx.uapi.protocol = htons(ETH_P_IPV6);
+		else if (proto == htons(ETH_P_IPV6) && (flags & BPF_F_ADJ_ROOM_ENCAP_L3_IPV4))
+			skb->ctx.uapi.protocol = htons(ETH_P_IP);
+	}
 	return 0;
 }
 
@@ -1414,6 +1522,11 @@ static const struct helper helpers[] = {
 				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_change_head] = { { h_skb_change_head, "bpf_skb_change_head", false, false,
 					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+					 .changes_pkt_data = true },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_adjust_room] = { { h_skb_adjust_room, "bpf_skb_adjust_room", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING,
+							   ARG_ANYTHING),
 					 .changes_pkt_data = true },
 				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
