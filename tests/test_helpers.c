@@ -27,7 +27,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_strncmp, BPF_FUNC_strtol, BPF_FUNC_strtoul, BPF_FUNC_snprintf, BPF_FUNC_trace_vprintk,
 	BPF_FUNC_skb_change_tail, BPF_FUNC_skb_change_head, BPF_FUNC_skb_vlan_push,
 	BPF_FUNC_skb_vlan_pop, BPF_FUNC_set_hash, BPF_FUNC_set_hash_invalid, BPF_FUNC_skb_change_type,
-	BPF_FUNC_skb_adjust_room,
+	BPF_FUNC_skb_adjust_room, BPF_FUNC_skb_change_proto, BPF_FUNC_csum_level, BPF_FUNC_redirect_neigh,
+	BPF_FUNC_redirect_peer,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

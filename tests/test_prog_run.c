@@ -145,6 +145,28 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 	BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_IMM(BPF_REG_2, diff),                     \
 		BPF_MOV64_IMM(BPF_REG_3, mode), BPF_LD_IMM64(BPF_REG_4, fl),                     \
 		BPF_EMIT_CALL(BPF_FUNC_skb_adjust_room)
+/* bpf_csum_level(ctx in r6, L); r0 its result */
+#define CSUM_LEVEL(L)                                                                            \
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_IMM(BPF_REG_2, L),                        \
+		BPF_EMIT_CALL(BPF_FUNC_csum_level)
+#define CSUM_LEVELS_1(L) CSUM_LEVEL(L)
+#define CSUM_LEVELS(...) BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), CSUM_LEVELS_N(__VA_ARGS__), BPF_EXIT_INSN()
+#define CSUM_LEVELS_N(...) CSUM_LEVELS_SEL(__VA_ARGS__, CL6, CL5, CL4, CL3, CL2, CL1)(__VA_ARGS__)
+#define CSUM_LEVELS_SEL(a, b, c, d, e, f, N, ...) N
+#define CL1(a) CSUM_LEVEL(a)
+#define CL2(a, ...) CSUM_LEVEL(a), CL1(__VA_ARGS__)
+#define CL3(a, ...) CSUM_LEVEL(a), CL2(__VA_ARGS__)
+#define CL4(a, ...) CSUM_LEVEL(a), CL3(__VA_ARGS__)
+#define CL5(a, ...) CSUM_LEVEL(a), CL4(__VA_ARGS__)
+#define CL6(a, ...) CSUM_LEVEL(a), CL5(__VA_ARGS__)
+/* bpf_redirect_neigh(1, params on the stack or NULL, plen, flags) */
+#define REDIRECT_NEIGH(plen, fl)                                                                 \
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, 0),           \
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -24, 0), BPF_MOV64_IMM(BPF_REG_1, 1),              \
+		BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, plen),                     \
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 2), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),     \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -24), BPF_MOV64_IMM(BPF_REG_4, fl),            \
+		BPF_EMIT_CALL(BPF_FUNC_redirect_neigh), BPF_EXIT_INSN()
 #define VLAN_POP BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_pop)
 /* r0 = vlan_present << 28 | (vlan_proto & 0xffff) << 12 | (vlan_tci & 0xfff), after X (ctx in
  * r6); the protocol goes to map[0] */
@@ -1095,6 +1117,80 @@ TEST(prog_test_run_vs_kernel)
 		{ "cls: adjust_room grow, csum complete", CLS,
 		  PROG(CALL_THEN_LEN(ADJ_ROOM(16, BPF_ADJ_ROOM_NET, 0))), pkt_ip4, sizeof(pkt_ip4),
 		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: change_proto 4 to 6", CLS,
+		  PROG(CALL_THEN_LEN(BPF_MOV64_IMM(BPF_REG_2, 0xdd86), BPF_MOV64_IMM(BPF_REG_3, 0),
+				     BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_proto 6 to 4", CLS,
+		  PROG(CALL_THEN_LEN(BPF_MOV64_IMM(BPF_REG_2, 0x0008), BPF_MOV64_IMM(BPF_REG_3, 0),
+				     BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cls: change_proto 6 to 4, csum complete", CLS,
+		  PROG(CALL_THEN_LEN(BPF_MOV64_IMM(BPF_REG_2, 0x0008), BPF_MOV64_IMM(BPF_REG_3, 0),
+				     BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip6_addr, sizeof(pkt_ip6_addr), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: change_proto 4 to 4", CLS,
+		  PROG(CALL_THEN_LEN(BPF_MOV64_IMM(BPF_REG_2, 0x0008), BPF_MOV64_IMM(BPF_REG_3, 0),
+				     BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_proto flags", CLS,
+		  PROG(CALL_THEN_LEN(BPF_MOV64_IMM(BPF_REG_2, 0xdd86), BPF_MOV64_IMM(BPF_REG_3, 1),
+				     BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: change_proto clears the hash", CLS,
+		  PROG(CALL_THEN_FIELD(hash, BPF_MOV64_IMM(BPF_REG_2, 77),
+				       BPF_EMIT_CALL(BPF_FUNC_set_hash),
+				       BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+				       BPF_MOV64_IMM(BPF_REG_2, 0xdd86), BPF_MOV64_IMM(BPF_REG_3, 0),
+				       BPF_EMIT_CALL(BPF_FUNC_skb_change_proto))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level query", CLS, PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_QUERY)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: csum_level inc, query", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_QUERY)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level inc x5, query", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_INC,
+				   BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_QUERY)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level inc x2, dec, query", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_DEC,
+				   BPF_CSUM_LEVEL_QUERY)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level inc, dec, query", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_DEC, BPF_CSUM_LEVEL_QUERY)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level inc, reset, query", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_RESET, BPF_CSUM_LEVEL_QUERY)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level 9", CLS, PROG(CSUM_LEVELS(9)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level inc, query, csum complete", CLS,
+		  PROG(CSUM_LEVELS(BPF_CSUM_LEVEL_INC, BPF_CSUM_LEVEL_QUERY)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: csum_level after adjust_room", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), CSUM_LEVEL(BPF_CSUM_LEVEL_INC),
+		       ADJ_ROOM(4, BPF_ADJ_ROOM_NET, 0), CSUM_LEVEL(BPF_CSUM_LEVEL_QUERY),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_level after adjust_room, no reset", CLS,
+		  PROG(BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), CSUM_LEVEL(BPF_CSUM_LEVEL_INC),
+		       ADJ_ROOM(4, BPF_ADJ_ROOM_NET, BPF_F_ADJ_ROOM_NO_CSUM_RESET),
+		       CSUM_LEVEL(BPF_CSUM_LEVEL_QUERY), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: redirect_neigh", CLS, PROG(REDIRECT_NEIGH(0, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: redirect_neigh params", CLS, PROG(REDIRECT_NEIGH(20, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: redirect_neigh short params", CLS, PROG(REDIRECT_NEIGH(8, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: redirect_neigh flags", CLS, PROG(REDIRECT_NEIGH(0, 1)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: redirect_peer", CLS,
+		  PROG(BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 0),
+		       BPF_EMIT_CALL(BPF_FUNC_redirect_peer), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: redirect_peer flags", CLS,
+		  PROG(BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 4),
+		       BPF_EMIT_CALL(BPF_FUNC_redirect_peer), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
 		{ "cls: vlan push", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123))), pkt_ip4,
 		  sizeof(pkt_ip4) },
 		{ "cls: vlan push 802.1ad", CLS, PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x45))), pkt_ip4,

@@ -917,7 +917,7 @@ static u64 h_skb_adjust_room(u64 ctx, u64 len_diff, u64 mode, u64 flags, u64 a5)
 			skb->ctx.uapi.protocol = htons(ETH_P_IPV6);
 		else if (proto == htons(ETH_P_IPV6) && (flags & ADJ_ROOM_DECAP_L3_IPV4))
 			skb->ctx.uapi.protocol = htons(ETH_P_IP);
-		return 0;
+		goto done;
 	}
 	if (flags & ADJ_ROOM_ENCAP_L3_MASK) {
 		err = adjust_room_encap_check(skb, abs_diff, flags);
@@ -940,7 +940,88 @@ static u64 h_skb_adjust_room(u64 ctx, u64 len_diff, u64 mode, u64 flags, u64 a5)
 		else if (proto == htons(ETH_P_IPV6) && (flags & BPF_F_ADJ_ROOM_ENCAP_L3_IPV4))
 			skb->ctx.uapi.protocol = htons(ETH_P_IP);
 	}
+done:
+	if (!(flags & BPF_F_ADJ_ROOM_NO_CSUM_RESET)) /* __skb_reset_checksum_unnecessary() */
+		skb->csum_unnecessary = false, skb->csum_level = 0;
 	return 0;
+}
+
+/* bpf_skb_change_proto(skb, proto, flags): IPv4 to IPv6 makes 20 bytes of room after the mac
+ * header, IPv6 to IPv4 removes 20 there (the program writes the new header); the hash is
+ * cleared. */
+static u64 h_skb_change_proto(u64 ctx, u64 proto, u64 flags, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 from = (u16)skb->ctx.uapi.protocol, to = (u16)proto;
+	u32 off = (u32)(skb->net - skb->mac), diff = 20;
+	u8 *d = skb->ctx.data;
+	int err;
+
+	if (flags)
+		return (u64)-EINVAL;
+	if (from == htons(ETH_P_IP) && to == htons(ETH_P_IPV6)) {
+		err = skb_room(skb, diff, 0);
+		if (err)
+			return (u64)(s64)err;
+		d = skb->ctx.data - diff;
+		memmove(d, d + diff, off);
+		memset(d + off, 0, diff);
+		skb->mac -= diff;
+		skb->net -= diff;
+	} else if (from == htons(ETH_P_IPV6) && to == htons(ETH_P_IP)) {
+		if (off + diff > skb->ctx.uapi.len)
+			return (u64)-ENOMEM;
+		if (skb->csum_complete)
+			skb->csum = csum_fold16(skb->csum +
+						(u16)~csum_fold16(csum_add_bytes(0, d + off, diff,
+										 true)));
+		memmove(d + diff, d, off);
+		d += diff;
+		skb->mac += diff;
+		skb->net += diff;
+	} else {
+		return (u64)-ENOTSUPP;
+	}
+	skb_set_data(skb, d, skb->tail);
+	skb->ctx.uapi.protocol = to;
+	skb->ctx.uapi.hash = 0;
+	return 0;
+}
+
+/* bpf_csum_level(skb, level): the CHECKSUM_UNNECESSARY depth, as the kernel's
+ * __skb_{incr,decr,reset}_checksum_unnecessary() change it; QUERY reads it (-EACCES when the
+ * checksum is not "unnecessary"). */
+static u64 h_csum_level(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+
+	switch (level) {
+	case BPF_CSUM_LEVEL_INC:
+		if (skb->csum_unnecessary) {
+			if (skb->csum_level < 3) /* SKB_MAX_CSUM_LEVEL */
+				skb->csum_level++;
+		} else if (!skb->csum_complete) {
+			skb->csum_unnecessary = true;
+			skb->csum_level = 0;
+		}
+		return 0;
+	case BPF_CSUM_LEVEL_DEC:
+		if (skb->csum_unnecessary) {
+			if (!skb->csum_level)
+				skb->csum_unnecessary = false;
+			else
+				skb->csum_level--;
+		}
+		return 0;
+	case BPF_CSUM_LEVEL_RESET:
+		skb->csum_unnecessary = false;
+		skb->csum_level = 0;
+		return 0;
+	case BPF_CSUM_LEVEL_QUERY:
+		return skb->csum_unnecessary ? skb->csum_level : (u64)-EACCES;
+	default:
+		return (u64)-EINVAL;
+	}
 }
 
 static bool eth_type_vlan(u16 proto_be)
@@ -1271,6 +1352,22 @@ static u64 h_redirect(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
 	return flags & ~(u64)BPF_F_INGRESS ? TC_ACT_SHOT : TC_ACT_REDIRECT;
 }
 
+/* bpf_redirect_neigh(ifindex, params, plen, flags), bpf_redirect_peer(ifindex, flags): tc's
+ * redirects through the neighbour subsystem or into a peer device's namespace: a test run
+ * returns TC_ACT_REDIRECT and sends nothing, as the kernel's; a short params or any flag is
+ * TC_ACT_SHOT. */
+static u64 h_redirect_neigh(u64 ifindex, u64 params, u64 plen, u64 flags, u64 a5)
+{
+	return ((s32)plen && (s32)plen < (s32)sizeof(struct bpf_redir_neigh)) || flags
+		       ? TC_ACT_SHOT
+		       : TC_ACT_REDIRECT;
+}
+
+static u64 h_redirect_peer(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	return flags ? TC_ACT_SHOT : TC_ACT_REDIRECT;
+}
+
 /* bpf_redirect(ifindex, flags) for XDP: XDP_REDIRECT, or XDP_ABORTED for any flag. */
 static u64 h_xdp_redirect(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
 {
@@ -1529,6 +1626,20 @@ static const struct helper helpers[] = {
 							   ARG_ANYTHING),
 					 .changes_pkt_data = true },
 				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_change_proto] = { { h_skb_change_proto, "bpf_skb_change_proto", false, false,
+					  RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+					  .changes_pkt_data = true },
+					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_csum_level] = { { h_csum_level, "bpf_csum_level", false, false, RET_INTEGER,
+				    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
+				  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_redirect_neigh] = { { h_redirect_neigh, "bpf_redirect_neigh", false, false,
+					RET_INTEGER, ARGS(ARG_ANYTHING, ARG_PTR_TO_MEM_OR_NULL,
+							  ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING) },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_redirect_peer] = { { h_redirect_peer, "bpf_redirect_peer", false, false,
+				       RET_INTEGER, ARGS(ARG_ANYTHING, ARG_ANYTHING) },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
 				       .changes_pkt_data = true },

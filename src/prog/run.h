@@ -35,6 +35,8 @@ struct run_skb {
 	u8 *net;		/* network header, mac + ETH_HLEN */
 	bool encapsulation;	/* bpf_skb_adjust_room() added an encapsulation header */
 	bool csum_complete;	/* csum covers [net, tail) (the kernel's CHECKSUM_COMPLETE) */
+	bool csum_unnecessary;	/* CHECKSUM_UNNECESSARY (bpf_csum_level()), csum_level deep */
+	u8 csum_level;
 	bool csum_check;	/* BPF_F_TEST_SKB_CHECKSUM_COMPLETE: the run ends by comparing csum
 				 * with the sum of [net, tail), whatever csum_complete became */
 	u32 csum;		/* ones' complement sum, unfolded */
