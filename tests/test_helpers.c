@@ -28,7 +28,7 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_skb_change_tail, BPF_FUNC_skb_change_head, BPF_FUNC_skb_vlan_push,
 	BPF_FUNC_skb_vlan_pop, BPF_FUNC_set_hash, BPF_FUNC_set_hash_invalid, BPF_FUNC_skb_change_type,
 	BPF_FUNC_skb_adjust_room, BPF_FUNC_skb_change_proto, BPF_FUNC_csum_level, BPF_FUNC_redirect_neigh,
-	BPF_FUNC_redirect_peer,
+	BPF_FUNC_redirect_peer, BPF_FUNC_check_mtu, BPF_FUNC_skb_set_tstamp,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,

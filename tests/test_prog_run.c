@@ -167,6 +167,28 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 2), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),     \
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -24), BPF_MOV64_IMM(BPF_REG_4, fl),            \
 		BPF_EMIT_CALL(BPF_FUNC_redirect_neigh), BPF_EXIT_INSN()
+/* bpf_check_mtu(ctx, ifindex, &mtu (= in), diff, flags): map[0] = mtu after, r0 the result */
+#define CHECK_MTU(ifindex, in, diff, fl)                                                         \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_ST_MEM(BPF_W, BPF_REG_10, -8, in),              \
+		BPF_MOV64_IMM(BPF_REG_2, ifindex), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),         \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8), BPF_MOV64_IMM(BPF_REG_4, diff),           \
+		BPF_MOV64_IMM(BPF_REG_5, fl), BPF_EMIT_CALL(BPF_FUNC_check_mtu),                 \
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0), BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_10, -8), \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),      \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),       \
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),  \
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_8, 0), BPF_MOV64_REG(BPF_REG_0, BPF_REG_7), \
+		BPF_EXIT_INSN()
+/* bpf_skb_set_tstamp(ctx, ts, type): r0 = result << 16 | tstamp_type << 8 | (tstamp & 0xff) */
+#define SET_TSTAMP(ts, type)                                                                     \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_2, ts),                       \
+		BPF_MOV64_IMM(BPF_REG_3, type), BPF_EMIT_CALL(BPF_FUNC_skb_set_tstamp),          \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 16),                                           \
+		BPF_LDX_MEM(BPF_B, BPF_REG_7, BPF_REG_6, SKB_OFF(tstamp_type)),                  \
+		BPF_ALU64_IMM(BPF_LSH, BPF_REG_7, 8), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), \
+		BPF_LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_6, SKB_OFF(tstamp)),                      \
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_7, 0xff), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), \
+		BPF_EXIT_INSN()
 #define VLAN_POP BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_pop)
 /* r0 = vlan_present << 28 | (vlan_proto & 0xffff) << 12 | (vlan_tci & 0xfff), after X (ctx in
  * r6); the protocol goes to map[0] */
@@ -1191,6 +1213,40 @@ TEST(prog_test_run_vs_kernel)
 		  PROG(BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 4),
 		       BPF_EMIT_CALL(BPF_FUNC_redirect_peer), BPF_EXIT_INSN()),
 		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: check_mtu", CLS, PROG(CHECK_MTU(0, 0, 0, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: check_mtu lo", CLS, PROG(CHECK_MTU(1, 0, 0, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: check_mtu no device", CLS, PROG(CHECK_MTU(99999, 0, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu L3 length", CLS, PROG(CHECK_MTU(0, 1500, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu L3 length at the MTU", CLS, PROG(CHECK_MTU(0, 65536, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu L3 length beyond", CLS, PROG(CHECK_MTU(0, 65537, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu len_diff beyond", CLS, PROG(CHECK_MTU(0, 0, 65536, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu len_diff negative", CLS, PROG(CHECK_MTU(0, 0, -100, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu segs", CLS, PROG(CHECK_MTU(0, 0, 0, BPF_MTU_CHK_SEGS)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: check_mtu segs with a diff", CLS, PROG(CHECK_MTU(0, 0, 4, BPF_MTU_CHK_SEGS)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: check_mtu flags", CLS, PROG(CHECK_MTU(0, 0, 0, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: check_mtu", XDP, PROG(CHECK_MTU(0, 0, 0, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "xdp: check_mtu L3 beyond", XDP, PROG(CHECK_MTU(0, 70000, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: check_mtu no device", XDP, PROG(CHECK_MTU(99999, 0, 0, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "xdp: check_mtu flags", XDP, PROG(CHECK_MTU(0, 0, 0, 1)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp mono", CLS, PROG(SET_TSTAMP(100, 1)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp mono 0", CLS, PROG(SET_TSTAMP(0, 1)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp realtime 0", CLS, PROG(SET_TSTAMP(0, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp realtime 5", CLS, PROG(SET_TSTAMP(5, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp tai", CLS, PROG(SET_TSTAMP(7, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp tai 0", CLS, PROG(SET_TSTAMP(0, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp type 3", CLS, PROG(SET_TSTAMP(7, 3)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: set_tstamp not IP", CLS, PROG(SET_TSTAMP(7, 1)), pkt_bcast, sizeof(pkt_bcast) },
+		{ "cls: set_tstamp v6", CLS, PROG(SET_TSTAMP(9, 1)), pkt_ip6_addr, sizeof(pkt_ip6_addr) },
 		{ "cls: vlan push", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123))), pkt_ip4,
 		  sizeof(pkt_ip4) },
 		{ "cls: vlan push 802.1ad", CLS, PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x45))), pkt_ip4,

@@ -225,6 +225,11 @@ TEST(verifier_const_str)
 #define STRTOL(R4SETUP...) STRTOX(BPF_FUNC_strtol, R4SETUP)
 #define FP(R, OFF) BPF_MOV64_REG(R, 10), BPF_ALU64_IMM(BPF_ADD, R, OFF)
 
+/* bpf_check_mtu(ctx, 0, R3SETUP, 0, 0): the mtu argument is 4 written, aligned bytes */
+#define MTU_CALL(R3SETUP...)                                                                       \
+	BPF_MOV64_IMM(2, 0), R3SETUP, BPF_MOV64_IMM(4, 0), BPF_MOV64_IMM(5, 0),                    \
+		BPF_EMIT_CALL(BPF_FUNC_check_mtu)
+
 static const struct vcase strtox_cases[] = {
 	{ "strtol_res_uninit_stack", SOCK, {
 		STRTOL(FP(4, -16)), BPF_LDX_MEM(BPF_DW, 0, 10, -16), EXIT }, ACCEPT },
@@ -271,6 +276,14 @@ static const struct vcase strtox_cases[] = {
 		BPF_MOV64_REG(9, 7), BPF_ALU64_IMM(BPF_ADD, 9, 16),
 		BPF_JMP_REG(BPF_JLE, 9, 8, 2), R0_0, EXIT,
 		STRTOL(FP(4, -16), BPF_MOV64_REG(1, 7)), EXIT }, REJECT, "helper access to the packet is not allowed", EACCES },
+	{ "check_mtu_uninit", CLS, { MTU_CALL(FP(3, -8)), EXIT }, ACCEPT },
+	{ "check_mtu_misaligned", CLS, { MTU_CALL(FP(3, -6)), EXIT }, REJECT, "misaligned stack access off 0+-6+0 size 4", EACCES },
+	{ "check_mtu_misaligned_any", CLS, { MTU_CALL(FP(3, -6)), EXIT }, REJECT, "misaligned stack access off 0+-6+0 size 4", EACCES,
+		.prog_flags = BPF_F_ANY_ALIGNMENT },
+	{ "check_mtu_rodata", CLS, {
+		MTU_CALL(BPF_LD_IMM64_RAW(3, BPF_PSEUDO_MAP_VALUE, MAP_RODATA)), EXIT }, REJECT, "write into map forbidden, value_size=16 off=0 size=4", EACCES },
+	{ "check_mtu_null", CLS, { MTU_CALL(BPF_MOV64_IMM(3, 0)), EXIT }, REJECT, "R3 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_", EACCES },
+	{ "check_mtu_nongpl", CLS, { MTU_CALL(FP(3, -8)), EXIT }, REJECT, "cannot call GPL-restricted function from non-GPL compatible program", EINVAL, .license = "MIT" },
 	{ "strtol_flags_unknown", SOCK, { BPF_MOV64_REG(6, 1),
 		STRTOL(FP(4, -16), BPF_LDX_MEM(BPF_W, 3, 6, SKB(mark))), EXIT }, ACCEPT },
 };

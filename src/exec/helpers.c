@@ -14,6 +14,11 @@
  */
 #include <ctype.h>
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/pkt_cls.h>
@@ -1352,6 +1357,108 @@ static u64 h_redirect(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
 	return flags & ~(u64)BPF_F_INGRESS ? TC_ACT_SHOT : TC_ACT_REDIRECT;
 }
 
+/* A device's MTU and link-layer header length, read from the host (the devices a test run's
+ * packet may name are the host's, as the kernel's are): 0, or -ENODEV. */
+static int dev_mtu(u32 ifindex, u32 *mtu, u32 *hh_len)
+{
+	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE], buf[16] = { 0 };
+	struct ifreq ifr;
+	int fd, ok;
+	FILE *f;
+
+	if (!if_indextoname(ifindex, name))
+		return -ENODEV;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name) - 1);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ok = fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return -ENODEV;
+	*mtu = (u32)ifr.ifr_mtu;
+	/* Ethernet and loopback devices have the Ethernet header; the others (tunnels) none */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/type", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	*hh_len = atoi(buf) == ARPHRD_ETHER || atoi(buf) == ARPHRD_LOOPBACK ? ETH_HLEN : 0;
+	return 0;
+}
+
+/* bpf_check_mtu(ctx, ifindex, mtu_len, len_diff, flags): whether the packet (or *mtu_len, an
+ * L3 length, when nonzero) plus len_diff fits the device's MTU (ifindex 0: the packet's own
+ * device); *mtu_len gets the MTU (0 on an error). */
+static u64 check_mtu(u32 dev_ifindex, u32 ifindex, u32 *mtu_len, s32 len_diff, u32 len)
+{
+	u32 mtu = 0, hh = 0;
+	s64 n;
+
+	if (dev_mtu(ifindex ? ifindex : dev_ifindex, &mtu, &hh)) {
+		*mtu_len = 0;
+		return (u64)-ENODEV;
+	}
+	n = (*mtu_len ? (s64)*mtu_len + hh : (s64)len) + len_diff;
+	*mtu_len = mtu;
+	return (s32)n <= (s32)(mtu + hh) ? BPF_MTU_CHK_RET_SUCCESS : BPF_MTU_CHK_RET_FRAG_NEEDED;
+}
+
+static u64 h_skb_check_mtu(u64 ctx, u64 ifindex, u64 mtu_len, u64 len_diff, u64 flags)
+{
+	const struct run_skb *skb = run_skb_of(PTR(ctx));
+	u32 *mtu = PTR(mtu_len);
+
+	if ((flags & ~(u64)BPF_MTU_CHK_SEGS) ||
+	    ((flags & BPF_MTU_CHK_SEGS) && ((s32)len_diff || *mtu))) {
+		*mtu = 0;
+		return (u64)-EINVAL;
+	}
+	/* (not GSO: BPF_MTU_CHK_SEGS changes nothing) */
+	return check_mtu(skb->ctx.uapi.ifindex, (u32)ifindex, mtu, (s32)len_diff,
+			 skb->ctx.uapi.len);
+}
+
+static u64 h_xdp_check_mtu(u64 ctx, u64 ifindex, u64 mtu_len, u64 len_diff, u64 flags)
+{
+	const struct xdp_ctx *xdp = PTR(ctx);
+	u32 *mtu = PTR(mtu_len);
+
+	if (flags) {
+		*mtu = 0;
+		return (u64)-EINVAL;
+	}
+	return check_mtu(xdp->uapi.ingress_ifindex, (u32)ifindex, mtu, (s32)len_diff,
+			 (u32)(xdp->data_end - xdp->data));
+}
+
+/* bpf_skb_set_tstamp(skb, tstamp, type): the delivery time and its clock (IPv4 and IPv6
+ * packets only); a monotonic or TAI time must be nonzero. */
+static u64 h_skb_set_tstamp(u64 ctx, u64 tstamp, u64 type, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 proto = (u16)skb->ctx.uapi.protocol;
+
+	if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6))
+		return (u64)-EOPNOTSUPP;
+	switch ((u32)type) {
+	case 0: /* BPF_SKB_CLOCK_REALTIME */
+		break;
+	case 1: /* BPF_SKB_CLOCK_MONOTONIC */
+	case 2: /* BPF_SKB_CLOCK_TAI */
+		if (!tstamp)
+			return (u64)-EINVAL;
+		break;
+	default:
+		return (u64)-EINVAL;
+	}
+	skb->ctx.uapi.tstamp = tstamp;
+	skb->ctx.uapi.tstamp_type = (u8)type;
+	return 0;
+}
+
 /* bpf_redirect_neigh(ifindex, params, plen, flags), bpf_redirect_peer(ifindex, flags): tc's
  * redirects through the neighbour subsystem or into a peer device's namespace: a test run
  * returns TC_ACT_REDIRECT and sends nothing, as the kernel's; a short params or any flag is
@@ -1640,6 +1747,13 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_redirect_peer] = { { h_redirect_peer, "bpf_redirect_peer", false, false,
 				       RET_INTEGER, ARGS(ARG_ANYTHING, ARG_ANYTHING) },
 				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_check_mtu] = { { h_skb_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
+				   ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING,
+					ARG_ANYTHING) },
+				 TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_set_tstamp] = { { h_skb_set_tstamp, "bpf_skb_set_tstamp", false, false,
+					RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
 				       .changes_pkt_data = true },
@@ -1843,6 +1957,10 @@ static const struct helper xdp_redirect_helper = {
 static const struct helper tc_classid_helper = {
 	{ h_zero, "bpf_get_cgroup_classid", false, false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
 	TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
+static const struct helper xdp_check_mtu_helper = {
+	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING, ARG_ANYTHING) },
+	TYPE_BIT(BPF_PROG_TYPE_XDP) };
 static const struct helper tc_redirect_helper = {
 	{ h_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
@@ -1858,6 +1976,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		prog_type = BPF_PROG_TYPE_SCHED_CLS;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_redirect_helper.proto;
+	if (func_id == BPF_FUNC_check_mtu && prog_type == BPF_PROG_TYPE_XDP)
+		return &xdp_check_mtu_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)
 		return &tc_redirect_helper.proto;
 	if (func_id == BPF_FUNC_get_cgroup_classid && prog_type == BPF_PROG_TYPE_SCHED_CLS)

@@ -34,6 +34,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_CONST_STR,	/* a NUL-terminated string at a constant offset of a frozen
 				 * read-only map (.rodata) */
 	ARG_PTR_TO_LONG,	/* 8 aligned bytes the helper writes (may be uninitialised) */
+	ARG_PTR_TO_INT,		/* the same, 4 bytes (bpf_check_mtu()'s, which it also reads) */
 	ARG_PTR_TO_WRITE_MEM_OR_NULL,	/* memory the helper writes, or NULL; size (may be 0) in
 					 * the next argument */
 };

@@ -111,8 +111,10 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 				return arg_fail(c, reg + 1, "zero size", R[reg], 0);
 			break;
 		case ARG_PTR_TO_LONG:
-			if (!interp_check_mem(c, R[reg], 8, true))
-				return arg_fail(c, reg, "memory outside", R[reg], 8);
+		case ARG_PTR_TO_INT:
+			size = t == ARG_PTR_TO_LONG ? 8 : 4;
+			if (!interp_check_mem(c, R[reg], size, true))
+				return arg_fail(c, reg, "memory outside", R[reg], size);
 			break;
 		case ARG_CONST_SIZE:
 		case ARG_CONST_SIZE_OR_ZERO:

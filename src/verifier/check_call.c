@@ -235,12 +235,17 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_UNINIT_MEM:
 		return check_mem_ptr_arg(env, fn, regno, reg); /* the size: with its argument */
 	case ARG_PTR_TO_LONG:
-		/* bpf_strtol()'s result: 8 bytes the helper writes (so may be uninitialised),
-		 * aligned whatever the program's alignment flags (the kernel's MEM_ALIGNED) */
+	case ARG_PTR_TO_INT: {
+		/* bpf_strtol()'s result, bpf_check_mtu()'s mtu: 8 or 4 bytes the helper writes
+		 * (so may be uninitialised: the kernel's MEM_UNINIT), aligned whatever the
+		 * program's alignment flags (MEM_ALIGNED) */
+		int size = t == ARG_PTR_TO_LONG ? 8 : 4;
+
 		err = check_mem_ptr_arg(env, fn, regno, reg);
 		if (!err)
-			err = check_helper_mem(env, regno, 8, false, true, true);
-		return err ? err : check_alignment(env, reg, 0, 8, true);
+			err = check_helper_mem(env, regno, size, false, true, true);
+		return err ? err : check_alignment(env, reg, 0, size, true);
+	}
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
 		return check_size_arg(env, regno, t == ARG_CONST_SIZE_OR_ZERO, fn->arg_type[arg - 1]);
