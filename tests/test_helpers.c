@@ -2,7 +2,9 @@
  * helper, which are GPL-only), bpf_trace_printk() return values against the kernel and its
  * output in the trace stream, and the user-space semantics of the others.
  */
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "exec/helpers.h"
@@ -29,6 +31,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_skb_vlan_pop, BPF_FUNC_set_hash, BPF_FUNC_set_hash_invalid, BPF_FUNC_skb_change_type,
 	BPF_FUNC_skb_adjust_room, BPF_FUNC_skb_change_proto, BPF_FUNC_csum_level, BPF_FUNC_redirect_neigh,
 	BPF_FUNC_redirect_peer, BPF_FUNC_check_mtu, BPF_FUNC_skb_set_tstamp,
+	BPF_FUNC_get_current_cgroup_id, BPF_FUNC_get_current_ancestor_cgroup_id, BPF_FUNC_skb_cgroup_id,
+	BPF_FUNC_skb_ancestor_cgroup_id, BPF_FUNC_get_netns_cookie,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -485,6 +489,168 @@ TEST(helpers_trace_vprintk)
 		close(fd);
 		CHECK_EQ((int)kr, t[i].ret);
 	}
+}
+
+/* ---- cgroups and network namespaces ---- */
+
+#define NS_SLOTS 8
+
+/* A program of type storing, in the 8 u64 of a one-element array's value: 0
+ * get_current_cgroup_id, 1..3 get_current_ancestor_cgroup_id(0..2), 4 get_netns_cookie(ctx),
+ * 5 get_netns_cookie(NULL), and for tc 6 skb_cgroup_id, 7 skb_ancestor_cgroup_id(1). */
+static int ns_prog(const struct side *s, u_int32_t type, int map)
+{
+	struct bpf_insn insns[64];
+	u_int32_t n = 0;
+	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT) };
+
+	insns[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4);
+	insns[n++] = ld[0];
+	insns[n++] = ld[1];
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem);
+	insns[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1);
+	insns[n++] = BPF_EXIT_INSN();
+	insns[n++] = BPF_MOV64_REG(BPF_REG_8, BPF_REG_0);
+#define NS_STORE(slot) (insns[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_8, BPF_REG_0, 8 * (slot)))
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_get_current_cgroup_id);
+	NS_STORE(0);
+	for (int level = 0; level < 3; level++) {
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_1, level);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_get_current_ancestor_cgroup_id);
+		NS_STORE(1 + level);
+	}
+	insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_get_netns_cookie);
+	NS_STORE(4);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_1, 0);
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_get_netns_cookie);
+	NS_STORE(5);
+	if (type == BPF_PROG_TYPE_SCHED_CLS) {
+		insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_cgroup_id);
+		NS_STORE(6);
+		insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_2, 1);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_ancestor_cgroup_id);
+		NS_STORE(7);
+	}
+#undef NS_STORE
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+	insns[n++] = BPF_EXIT_INSN();
+	return prog_load_on(s, type, insns, n, map);
+}
+
+/* Runs ns_prog() of type on side s; out gets the 8 slots. */
+static void ns_run(const struct side *s, u_int32_t type, u_int64_t *out)
+{
+	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8 * NS_SLOTS, 1), fd;
+	u_int32_t r, k = 0;
+	union bpf_attr a;
+
+	REQUIRE(map >= 0);
+	fd = ns_prog(s, type, map);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(run_retval(s, fd, &r), 0);
+	close(fd);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)map;
+	a.key = (uintptr_t)&k;
+	a.value = (uintptr_t)out;
+	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	close(map);
+}
+
+/* Both sides from the current cgroup, for a socket filter and a tc program. */
+static void ns_compare(const char *where, bool kernel)
+{
+	static const u_int32_t types[] = { BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_SCHED_CLS };
+
+	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+		u_int64_t u[NS_SLOTS] = { 0 }, k[NS_SLOTS] = { 0 };
+
+		ns_run(&side_user, types[t], u);
+		CHECK(u[0] != 0);
+		CHECK_EQ(u[1], 1); /* the root */
+		CHECK(u[4] != 0);
+		if (!kernel)
+			continue;
+		ns_run(&side_kern, types[t], k);
+		for (int i = 0; i < NS_SLOTS; i++)
+			if (u[i] != k[i])
+				test_fail(__FILE__, __LINE__, "%s, type %u, slot %d: userbpf %llu, "
+					  "kernel %llu", where, types[t], i, (unsigned long long)u[i],
+					  (unsigned long long)k[i]);
+	}
+}
+
+/* The cgroup2 mount point, or "" (mountinfo's fifth field where the type is cgroup2). */
+static void cgroup2_mount(char *mnt, size_t size)
+{
+	char line[2048], m[1024];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	mnt[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (dash && !strncmp(dash + 3, "cgroup2 ", 8) &&
+		    sscanf(line, "%*s %*s %*s %*s %1023s", m) == 1) {
+			snprintf(mnt, size, "%s", m);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The cgroup helpers and the netns cookie against the kernel's: in our cgroup, then (where
+ * cgroup2 is mounted and we may) two levels down, in a cgroup made for the test. */
+TEST(helpers_cgroup_netns_vs_kernel)
+{
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	char mnt[1024], a[1200], b[1300], procs[1400], pid[32];
+	u_int64_t u[NS_SLOTS] = { 0 };
+	struct stat st;
+
+	ns_compare("our cgroup", kernel);
+	cgroup2_mount(mnt, sizeof(mnt));
+	snprintf(a, sizeof(a), "%s/userbpf-test-%d", mnt, (int)getpid());
+	snprintf(b, sizeof(b), "%s/b", a);
+	if (!mnt[0] || mkdir(a, 0755)) {
+		printf("  (no writable cgroup2 mount: the nested cgroup part is skipped)\n");
+		return;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", b);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (mkdir(b, 0755) || write_str(procs, pid)) {
+		printf("  (cannot move into a test cgroup: the nested cgroup part is skipped)\n");
+		rmdir(b);
+		rmdir(a);
+		return;
+	}
+	ns_compare("a nested cgroup", kernel);
+	ns_run(&side_user, BPF_PROG_TYPE_SCHED_CLS, u);
+	CHECK(stat(b, &st) == 0 && u[0] == (u_int64_t)st.st_ino);
+	CHECK(stat(a, &st) == 0 && u[6] != 0);
+	/* back to the root (where ns_compare() found us: its ancestor check) */
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", mnt);
+	CHECK_EQ(write_str(procs, pid), 0);
+	CHECK_EQ(rmdir(b), 0);
+	CHECK_EQ(rmdir(a), 0);
 }
 
 /* ---- the others, called directly through the table ---- */

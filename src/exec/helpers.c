@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/pkt_cls.h>
@@ -1154,6 +1155,128 @@ static u64 h_skb_change_type(u64 ctx, u64 type, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* ---- cgroups and network namespaces ---- */
+
+/* The calling thread's cgroup (v2) id, or its ancestor's at level (-1: the cgroup itself; 0 is
+ * the root, whose id is 1): the kernel's id is the cgroup directory's inode number in the
+ * cgroup2 file system, which /proc/thread-self/cgroup and the cgroup2 mount lead to.  0 when the
+ * level is deeper than the cgroup, or when no cgroup2 mount shows the cgroup (only the root's id
+ * is known then). */
+static u64 current_cgroup_id(int level)
+{
+	char line[4096], path[4096 + 256], mnt[1024] = "", root[1024] = "";
+	const char *rel;
+	struct stat st;
+	FILE *f;
+	int depth = 0, n;
+	size_t len;
+
+	f = fopen("/proc/thread-self/cgroup", "re");
+	if (!f)
+		return 0;
+	line[0] = 0;
+	while (fgets(line, sizeof(line), f) && strncmp(line, "0::", 3))
+		line[0] = 0;
+	fclose(f);
+	if (strncmp(line, "0::/", 4))
+		return 0;
+	len = strcspn(line + 3, "\n");
+	line[3 + len] = 0;
+	rel = line + 3; /* "/a/b" */
+	/* the ancestor at level: the path's first level components */
+	for (const char *p = rel + 1; *p; p++)
+		if (*p == '/')
+			depth++;
+	if (rel[1])
+		depth++;
+	if (level > depth)
+		return 0;
+	if (level >= 0) {
+		char *p = line + 3;
+
+		for (n = 0; n < level && p; n++)
+			p = strchr(p + 1, '/');
+		if (level == 0)
+			line[4] = 0; /* "/" */
+		else if (p)
+			*p = 0; /* "/a/b/c" at level 2: "/a/b" */
+	}
+	if (!strcmp(rel, "/"))
+		return 1;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (fgets(path, sizeof(path), f)) {
+		char r[1024], m[1024], *dash = strstr(path, " - ");
+
+		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) ||
+		    sscanf(path, "%*s %*s %*s %1023s %1023s", r, m) != 2)
+			continue;
+		strcpy(root, r);
+		strcpy(mnt, m);
+		break;
+	}
+	fclose(f);
+	if (!mnt[0])
+		return 0;
+	/* the mount shows the hierarchy from its root (a cgroup namespace's, say) */
+	len = strcmp(root, "/") ? strlen(root) : 0;
+	if (len && (strncmp(rel, root, len) || (rel[len] && rel[len] != '/')))
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", mnt, rel + len);
+	return stat(path, &st) ? 0 : (u64)st.st_ino;
+}
+
+static u64 h_get_current_cgroup_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return current_cgroup_id(-1);
+}
+
+static u64 h_get_current_ancestor_cgroup_id(u64 level, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return level > INT32_MAX ? 0 : current_cgroup_id((int)level);
+}
+
+/* bpf_skb_cgroup_id(skb), bpf_skb_ancestor_cgroup_id(skb, level): the cgroup of the packet's
+ * socket, which for a test run's dummy socket is the cgroup of whoever runs it. */
+static u64 h_skb_cgroup_id(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return current_cgroup_id(-1);
+}
+
+static u64 h_skb_ancestor_cgroup_id(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)
+{
+	return level > INT32_MAX ? 0 : current_cgroup_id((int)level);
+}
+
+/* bpf_get_netns_cookie(ctx or NULL): the cookie of the packet's socket's network namespace
+ * (the runner's, for a test run's dummy socket), which SO_NETNS_COOKIE tells user space; NULL
+ * asks for the initial namespace's, known only when we run in it (else 0). */
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+/* Whether we run in the initial network namespace (whose /proc inode is PROC_NET_INIT_INO). */
+static bool in_init_netns(void)
+{
+	struct stat st;
+
+	return !stat("/proc/self/ns/net", &st) && st.st_ino == 0xeffffff9u;
+}
+
+static u64 h_get_netns_cookie(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	u64 cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(fd);
+	return ctx || in_init_netns() ? cookie : 0;
+}
+
 /* The socket helpers on an skb.  A test run's skb belongs to a dummy socket, as the kernel's
  * (uid 0, whoever runs it); its cookie is drawn when first asked, from a process-wide counter
  * (the kernel's is system-wide, so only "nonzero, stable within a run" is portable). */
@@ -1754,6 +1877,23 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_skb_set_tstamp] = { { h_skb_set_tstamp, "bpf_skb_set_tstamp", false, false,
 					RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) },
 				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_current_cgroup_id] = { { h_get_current_cgroup_id,
+					       "bpf_get_current_cgroup_id", false, false,
+					       RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	[BPF_FUNC_get_current_ancestor_cgroup_id] = { { h_get_current_ancestor_cgroup_id,
+							"bpf_get_current_ancestor_cgroup_id", false,
+							false, RET_INTEGER, ARGS(ARG_ANYTHING) },
+						      ALL_TYPES },
+	[BPF_FUNC_skb_cgroup_id] = { { h_skb_cgroup_id, "bpf_skb_cgroup_id", false, false,
+				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_ancestor_cgroup_id] = { { h_skb_ancestor_cgroup_id,
+						"bpf_skb_ancestor_cgroup_id", false, false,
+						RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
+					      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_netns_cookie] = { { h_get_netns_cookie, "bpf_get_netns_cookie", false,
+					  false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX_OR_NULL) },
+					SKB_TYPES },
 	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
 				       .changes_pkt_data = true },
@@ -1969,8 +2109,11 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
-	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB)
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {
+		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id)
+			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	}
 	/* tc actions have the classifiers' (tc_cls_act_func_proto()) */
 	if (prog_type == BPF_PROG_TYPE_SCHED_ACT)
 		prog_type = BPF_PROG_TYPE_SCHED_CLS;

@@ -25,6 +25,7 @@ enum bpf_arg_type {
 	ARG_CONST_SIZE,		/* a known-bounded size > 0 for the previous argument */
 	ARG_CONST_SIZE_OR_ZERO,	/* the same, 0 allowed */
 	ARG_PTR_TO_CTX,		/* the program's context, unmodified */
+	ARG_PTR_TO_CTX_OR_NULL,	/* the same, or NULL (a known zero) */
 	ARG_ANYTHING,		/* any initialised value */
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size R0 will point at */
 	ARG_PTR_TO_RINGBUF_MEM_RELEASE,	/* a reserved ring buffer record, released */

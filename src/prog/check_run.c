@@ -121,6 +121,10 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			if (R[reg] > (1u << 29))
 				return arg_fail(c, reg, "size out of range", 0, R[reg]);
 			break;
+		case ARG_PTR_TO_CTX_OR_NULL:
+			if (!R[reg])
+				break;
+			/* fall through */
 		case ARG_PTR_TO_CTX:
 			if (R[reg] != cp->ctx)
 				return arg_fail(c, reg, "not the context", R[reg], 0);

@@ -174,6 +174,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return type_err(env, regno, reg, "map_ptr");
 		*map = reg->map;
 		return 0;
+	case ARG_PTR_TO_CTX_OR_NULL:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno);
+		/* fall through */
 	case ARG_PTR_TO_CTX:
 		/* the ext type's ctx is the application's memory, described as a map value */
 		if (reg->type == PTR_TO_MAP_VALUE && reg->map == &env->ext_ctx && !reg->off &&
