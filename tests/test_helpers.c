@@ -32,7 +32,9 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_skb_adjust_room, BPF_FUNC_skb_change_proto, BPF_FUNC_csum_level, BPF_FUNC_redirect_neigh,
 	BPF_FUNC_redirect_peer, BPF_FUNC_check_mtu, BPF_FUNC_skb_set_tstamp,
 	BPF_FUNC_get_current_cgroup_id, BPF_FUNC_get_current_ancestor_cgroup_id, BPF_FUNC_skb_cgroup_id,
-	BPF_FUNC_skb_ancestor_cgroup_id, BPF_FUNC_get_netns_cookie,
+	BPF_FUNC_skb_ancestor_cgroup_id, BPF_FUNC_get_netns_cookie, BPF_FUNC_skb_cgroup_classid,
+	BPF_FUNC_skb_ecn_set_ce, BPF_FUNC_clone_redirect, BPF_FUNC_skb_get_xfrm_state,
+	BPF_FUNC_get_ns_current_pid_tgid,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -651,6 +653,74 @@ TEST(helpers_cgroup_netns_vs_kernel)
 	CHECK_EQ(write_str(procs, pid), 0);
 	CHECK_EQ(rmdir(b), 0);
 	CHECK_EQ(rmdir(a), 0);
+}
+
+/* bpf_get_ns_current_pid_tgid() with our pid namespace's (dev, ino), another ino, and a wrong
+ * size: the result and the pid and tgid it wrote, on both sides. */
+static void pidns_run(const struct side *s, u_int64_t dev, u_int64_t ino, int size,
+		      u_int32_t *ret, u_int64_t *pid_tgid)
+{
+	struct bpf_insn insns[] = {
+		BPF_LD_IMM64(BPF_REG_1, dev),
+		BPF_LD_IMM64(BPF_REG_2, ino),
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),
+		BPF_MOV64_IMM(BPF_REG_4, size),
+		BPF_EMIT_CALL(BPF_FUNC_get_ns_current_pid_tgid),
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -12, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -12),
+		BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -8),
+		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_6),
+		BPF_EXIT_INSN(),
+	};
+	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8, 1), fd;
+	u_int32_t k = 0;
+	union bpf_attr a;
+
+	REQUIRE(map >= 0);
+	fd = prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), map);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(run_retval(s, fd, ret), 0);
+	close(fd);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)map;
+	a.key = (uintptr_t)&k;
+	a.value = (uintptr_t)pid_tgid;
+	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	close(map);
+}
+
+TEST(helpers_ns_current_pid_tgid)
+{
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	struct stat st;
+	static const struct {
+		int ino_delta, size;
+	} t[] = { { 0, 8 }, { 1, 8 }, { 0, 4 } };
+
+	REQUIRE(stat("/proc/self/ns/pid", &st) == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		u_int32_t ur, kr;
+		u_int64_t u = 0, k = 0;
+
+		pidns_run(&side_user, st.st_dev, st.st_ino + t[i].ino_delta, t[i].size, &ur, &u);
+		if (!i) {
+			CHECK_EQ(ur, 0);
+			CHECK_EQ(u, (u_int64_t)getpid() << 32 | (u_int32_t)gettid());
+		}
+		if (!kernel)
+			continue;
+		pidns_run(&side_kern, st.st_dev, st.st_ino + t[i].ino_delta, t[i].size, &kr, &k);
+		CHECK_EQ(ur, kr);
+		CHECK_EQ(u, k);
+	}
 }
 
 /* ---- the others, called directly through the table ---- */

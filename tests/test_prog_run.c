@@ -54,6 +54,17 @@ static u_int8_t pkt_ip4_big[120] = {
 	0x45, 0, 0, 106, 0, 1, 0, 0, 64, 4, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,	/* IPIP */
 	0x45, 0, 0, 86, 0, 2, 0, 0, 64, 17, 0, 0, 10, 1, 0, 1, 10, 1, 0, 2,
 };
+/* pkt_ip4 with the ECN bits ECT(0), ECT(1), CE; IPv6 with ECT(0) */
+#define IP4_TOS(tos)                                                                             \
+	{ 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, tos, 0, 44, 0, 1, 0, 0, 64, 17,     \
+	  0x12, 0x34, 10, 0, 0, 1, 10, 0, 0, 2, 0x30, 0x39, 0x00, 0x35, 0, 24, 0, 0 }
+static u_int8_t pkt_ip4_ect0[58] = IP4_TOS(0x02);
+static u_int8_t pkt_ip4_ect1[58] = IP4_TOS(0xb9);
+static u_int8_t pkt_ip4_ce[58] = IP4_TOS(0x03);
+static u_int8_t pkt_ip6_ect0[14 + 40 + 8] = {
+	0x33, 0x33, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x6a, 0x2f, 0xff, 0xee, 0, 8, 17, 64,
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+};
 static u_int8_t pkt_bcast[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08,
 				  0x06 };
 static u_int8_t pkt_other[60] = { 2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
@@ -189,6 +200,11 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 		BPF_LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_6, SKB_OFF(tstamp)),                      \
 		BPF_ALU64_IMM(BPF_AND, BPF_REG_7, 0xff), BPF_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_7), \
 		BPF_EXIT_INSN()
+/* r0 = bpf_skb_ecn_set_ce(ctx) (0 or 1) */
+#define ECN_CE BPF_EMIT_CALL(BPF_FUNC_skb_ecn_set_ce), BPF_EXIT_INSN()
+#define CLONE_REDIRECT(ifindex, fl)                                                              \
+	BPF_MOV64_IMM(BPF_REG_2, ifindex), BPF_MOV64_IMM(BPF_REG_3, fl),                         \
+		BPF_EMIT_CALL(BPF_FUNC_clone_redirect), BPF_EXIT_INSN()
 #define VLAN_POP BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_EMIT_CALL(BPF_FUNC_skb_vlan_pop)
 /* r0 = vlan_present << 28 | (vlan_proto & 0xffff) << 12 | (vlan_tci & 0xfff), after X (ctx in
  * r6); the protocol goes to map[0] */
@@ -1247,6 +1263,40 @@ TEST(prog_test_run_vs_kernel)
 		{ "cls: set_tstamp type 3", CLS, PROG(SET_TSTAMP(7, 3)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "cls: set_tstamp not IP", CLS, PROG(SET_TSTAMP(7, 1)), pkt_bcast, sizeof(pkt_bcast) },
 		{ "cls: set_tstamp v6", CLS, PROG(SET_TSTAMP(9, 1)), pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cls: ecn_set_ce not ECT", CLS, PROG(ECN_CE), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: ecn_set_ce ECT(0)", CLS, PROG(ECN_CE), pkt_ip4_ect0, sizeof(pkt_ip4_ect0) },
+		{ "cls: ecn_set_ce ECT(1)", CLS, PROG(ECN_CE), pkt_ip4_ect1, sizeof(pkt_ip4_ect1) },
+		{ "cls: ecn_set_ce CE", CLS, PROG(ECN_CE), pkt_ip4_ce, sizeof(pkt_ip4_ce) },
+		{ "cls: ecn_set_ce v6 ECT(0)", CLS, PROG(ECN_CE), pkt_ip6_ect0, sizeof(pkt_ip6_ect0) },
+		{ "cls: ecn_set_ce v6 ECT(0), csum complete", CLS, PROG(ECN_CE), pkt_ip6_ect0,
+		  sizeof(pkt_ip6_ect0), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: ecn_set_ce v6 not ECT", CLS, PROG(ECN_CE), pkt_ip6_addr, sizeof(pkt_ip6_addr) },
+		{ "cls: ecn_set_ce not IP", CLS, PROG(ECN_CE), pkt_bcast, sizeof(pkt_bcast) },
+		{ "cgskb: ecn_set_ce ECT(0)", CGSKB,
+		  PROG(BPF_EMIT_CALL(BPF_FUNC_skb_ecn_set_ce), BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 1),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4_ect0, sizeof(pkt_ip4_ect0) },
+		{ "cls: clone_redirect lo", CLS, PROG(CLONE_REDIRECT(1, 0)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: clone_redirect lo ingress", CLS, PROG(CLONE_REDIRECT(1, BPF_F_INGRESS)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: clone_redirect no device", CLS, PROG(CLONE_REDIRECT(99999, 0)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: clone_redirect flags", CLS, PROG(CLONE_REDIRECT(1, 2)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: skb_get_xfrm_state", CLS,
+		  PROG(BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, -1),
+		       BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		       BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -16), BPF_MOV64_IMM(BPF_REG_4, 16),
+		       BPF_MOV64_IMM(BPF_REG_5, 0), BPF_EMIT_CALL(BPF_FUNC_skb_get_xfrm_state),
+		       BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -8), BPF_ALU64_REG(BPF_OR, BPF_REG_0,
+										      BPF_REG_1),
+		       BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: skb_cgroup_classid", CLS,
+		  PROG(BPF_EMIT_CALL(BPF_FUNC_skb_cgroup_classid), BPF_EXIT_INSN()), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "cls: get_cgroup_classid", CLS,
+		  PROG(BPF_EMIT_CALL(BPF_FUNC_get_cgroup_classid), BPF_EXIT_INSN()), pkt_ip4,
+		  sizeof(pkt_ip4) },
 		{ "cls: vlan push", CLS, PROG(VLAN_STATE(VLAN_PUSH(0x0081, 0x123))), pkt_ip4,
 		  sizeof(pkt_ip4) },
 		{ "cls: vlan push 802.1ad", CLS, PROG(VLAN_STATE(VLAN_PUSH(0xa888, 0x45))), pkt_ip4,

@@ -1295,9 +1295,150 @@ static u64 h_get_socket_uid(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-/* No net_cls cgroup (v2 hosts) and no route: classid and realm 0. */
+/* No route: realm 0. */
 static u64 h_zero(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
+	return 0;
+}
+
+/* The calling thread's net_cls class id: its cgroup v1 net_cls controller's net_cls.classid
+ * (the kernel's task_get_classid(), which a test run's dummy socket also takes); 0 where no
+ * net_cls hierarchy is mounted (cgroup v2 hosts). */
+static u32 net_cls_classid(void)
+{
+	char line[4096], path[4096 + 1100], mnt[1024] = "", cg[4096] = "";
+	unsigned long id = 0;
+	FILE *f = fopen("/proc/thread-self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *p;
+
+		if (!ctl || !(p = strchr(ctl + 1, ':')))
+			continue;
+		*p = 0;
+		/* "N:net_cls,net_prio:/path" */
+		for (char *tok = strtok(ctl + 1, ","); tok; tok = strtok(NULL, ","))
+			if (!strcmp(tok, "net_cls"))
+				snprintf(cg, sizeof(cg), "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+	}
+	if (f)
+		fclose(f);
+	if (!cg[0])
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && fgets(path, sizeof(path), f)) {
+		char m[1024], opts[1024], *dash = strstr(path, " - ");
+
+		if (dash && sscanf(dash + 3, "cgroup %*s %1023s", opts) == 1 &&
+		    (strstr(opts, ",net_cls") || !strncmp(opts, "net_cls", 7)) &&
+		    sscanf(path, "%*s %*s %*s %*s %1023s", m) == 1) {
+			strcpy(mnt, m);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!mnt[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s%s/net_cls.classid", mnt, cg);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%lu", &id) != 1)
+			id = 0;
+		fclose(f);
+	}
+	return (u32)id;
+}
+
+static u64 h_cgroup_classid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return net_cls_classid();
+}
+
+/* bpf_skb_ecn_set_ce(skb): an ECN-capable IPv4 or IPv6 packet is marked Congestion
+ * Experienced (the IPv4 checksum and a COMPLETE checksum follow): 1, or 1 if it already was;
+ * 0 for a packet that is not ECN-capable or not IP. */
+static u64 h_skb_ecn_set_ce(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 proto = (u16)skb->ctx.uapi.protocol;
+	u8 *ip = skb->net;
+
+	if (proto == htons(ETH_P_IP) && ip + 20 <= skb->tail) {
+		u32 ecn = (u32)(ip[1] + 1) & 3;
+		u16 check, add;
+
+		if (!(ecn & 2))
+			return !ecn;
+		/* the kernel's csum16_add() of htons(0xfffb) + htons(ecn), on the raw field */
+		memcpy(&check, ip + 10, 2);
+		add = (u16)(htons(0xfffb) + htons((u16)ecn));
+		check = (u16)(check + add);
+		check = (u16)(check + (check < add));
+		memcpy(ip + 10, &check, 2);
+		ip[1] |= 3;
+		return 1;
+	}
+	if (proto == htons(ETH_P_IPV6) && ip + 40 <= skb->tail) {
+		u8 before[4];
+
+		if (!(((ip[0] << 4 | ip[1] >> 4) & 0xff) & 3))
+			return 0;
+		memcpy(before, ip, 4);
+		ip[1] |= 3 << 4;
+		if (skb->csum_complete)
+			skb->csum = csum_fold16(skb->csum +
+						(u16)~csum_fold16(csum_add_bytes(0, before, 4, true)) +
+						csum_fold16(csum_add_bytes(0, ip, 4, true)));
+		return 1;
+	}
+	return 0;
+}
+
+/* bpf_clone_redirect(skb, ifindex, flags): a copy of the packet to a device's egress (or, with
+ * BPF_F_INGRESS, ingress).  A test run sends nothing: the device must exist (-EINVAL) and be up
+ * (-ENETDOWN), as the kernel checks before sending. */
+static u64 h_clone_redirect(u64 ctx, u64 ifindex, u64 flags, u64 a4, u64 a5)
+{
+	char name[IF_NAMESIZE];
+	struct ifreq ifr;
+	int fd, up;
+
+	if (flags & ~(u64)BPF_F_INGRESS)
+		return (u64)-EINVAL;
+	if (!if_indextoname((u32)ifindex, name))
+		return (u64)-EINVAL;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name) - 1);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	up = fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_UP);
+	if (fd >= 0)
+		close(fd);
+	return up ? 0 : (u64)-ENETDOWN;
+}
+
+/* bpf_skb_get_xfrm_state(skb, index, to, size, flags): a test run's packet has no IPsec
+ * state: -EINVAL, to zeroed. */
+static u64 h_skb_get_xfrm_state(u64 ctx, u64 index, u64 to, u64 size, u64 flags)
+{
+	memset(PTR(to), 0, (u32)size);
+	return (u64)-EINVAL;
+}
+
+/* bpf_get_ns_current_pid_tgid(dev, ino, nsdata, size): our pid and tgid as the pid namespace
+ * named by the (device, inode) of its /proc/self/ns/pid sees them, when that is ours. */
+static u64 h_get_ns_current_pid_tgid(u64 dev, u64 ino, u64 nsdata, u64 size, u64 a5)
+{
+	struct bpf_pidns_info *out = PTR(nsdata);
+	struct stat st;
+
+	if ((u32)size != sizeof(*out) || (u64)(u32)dev != dev ||
+	    stat("/proc/self/ns/pid", &st) || st.st_ino != ino || (u64)st.st_dev != dev) {
+		memset(out, 0, (u32)size);
+		return (u64)-EINVAL;
+	}
+	out->pid = (u32)gettid();
+	out->tgid = (u32)getpid();
 	return 0;
 }
 
@@ -1894,6 +2035,27 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_netns_cookie] = { { h_get_netns_cookie, "bpf_get_netns_cookie", false,
 					  false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX_OR_NULL) },
 					SKB_TYPES },
+	[BPF_FUNC_skb_cgroup_classid] = { { h_cgroup_classid, "bpf_skb_cgroup_classid", false,
+					    false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+					  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_ecn_set_ce] = { { h_skb_ecn_set_ce, "bpf_skb_ecn_set_ce", false, false,
+					RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_clone_redirect] = { { h_clone_redirect, "bpf_clone_redirect", false, false,
+					RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
+					.changes_pkt_data = true },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skb_get_xfrm_state] = { { h_skb_get_xfrm_state, "bpf_skb_get_xfrm_state", false,
+					    false, RET_INTEGER,
+					    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+						 ARG_CONST_SIZE, ARG_ANYTHING) },
+					  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_ns_current_pid_tgid] = { { h_get_ns_current_pid_tgid,
+						 "bpf_get_ns_current_pid_tgid", false, false,
+						 RET_INTEGER, ARGS(ARG_ANYTHING, ARG_ANYTHING,
+								   ARG_PTR_TO_UNINIT_MEM,
+								   ARG_CONST_SIZE) },
+					       ALL_TYPES },
 	[BPF_FUNC_skb_vlan_push] = { { h_skb_vlan_push, "bpf_skb_vlan_push", false, false,
 				       RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING),
 				       .changes_pkt_data = true },
@@ -1919,8 +2081,8 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_socket_uid] = { { h_get_socket_uid, "bpf_get_socket_uid", false, false,
 					RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, SKB_TYPES },
 	/* (tc: the skb's; the other types: the current task's, without arguments) */
-	[BPF_FUNC_get_cgroup_classid] = { { h_zero, "bpf_get_cgroup_classid", false, false,
-					    RET_INTEGER, ARGS(0) },
+	[BPF_FUNC_get_cgroup_classid] = { { h_cgroup_classid, "bpf_get_cgroup_classid", false,
+					    false, RET_INTEGER, ARGS(0) },
 					  ALL_TYPES & ~TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_get_route_realm] = { { h_zero, "bpf_get_route_realm", false, false,
 					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
@@ -2095,7 +2257,8 @@ static const struct helper xdp_redirect_helper = {
 	{ h_xdp_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_XDP) };
 static const struct helper tc_classid_helper = {
-	{ h_zero, "bpf_get_cgroup_classid", false, false, RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+	{ h_cgroup_classid, "bpf_get_cgroup_classid", false, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX) },
 	TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
 static const struct helper xdp_check_mtu_helper = {
 	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
@@ -2110,7 +2273,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {
-		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id)
+		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id ||
+		    func_id == BPF_FUNC_skb_ecn_set_ce)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}
