@@ -34,7 +34,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_get_current_cgroup_id, BPF_FUNC_get_current_ancestor_cgroup_id, BPF_FUNC_skb_cgroup_id,
 	BPF_FUNC_skb_ancestor_cgroup_id, BPF_FUNC_get_netns_cookie, BPF_FUNC_skb_cgroup_classid,
 	BPF_FUNC_skb_ecn_set_ce, BPF_FUNC_clone_redirect, BPF_FUNC_skb_get_xfrm_state,
-	BPF_FUNC_get_ns_current_pid_tgid,
+	BPF_FUNC_get_ns_current_pid_tgid, BPF_FUNC_skb_set_tunnel_key, BPF_FUNC_skb_get_tunnel_key,
+	BPF_FUNC_skb_set_tunnel_opt, BPF_FUNC_skb_get_tunnel_opt,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -258,6 +259,42 @@ TEST(helpers_trace_fd)
 	userbpf_trace_read(buf, sizeof(buf));
 }
 
+/* Runs the program fd (which must have loaded) once on side s, reads the value of key 0 of its
+ * map into value, and closes both. */
+static void run_read_map0(const struct side *s, int fd, int map, u_int32_t *ret, void *value)
+{
+	u_int32_t k = 0;
+	union bpf_attr a;
+
+	REQUIRE(fd >= 0);
+	CHECK_EQ(run_retval(s, fd, ret), 0);
+	close(fd);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (u_int32_t)map;
+	a.key = (uintptr_t)&k;
+	a.value = (uintptr_t)value;
+	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	close(map);
+}
+
+/* Emits at insns[n]: r8 = the value of key 0 of the map (MAP_SLOT), the key at fp + key_off;
+ * exit with r0 = 0 if there is none.  Returns the new n. */
+static u_int32_t emit_map0_to_r8(struct bpf_insn *insns, u_int32_t n, int key_off)
+{
+	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT) };
+
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, (int16_t)key_off, 0);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
+	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off);
+	insns[n++] = ld[0];
+	insns[n++] = ld[1];
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem);
+	insns[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1);
+	insns[n++] = BPF_EXIT_INSN();
+	insns[n++] = BPF_MOV64_REG(BPF_REG_8, BPF_REG_0);
+	return n;
+}
+
 /* ---- snprintf ---- */
 
 /* bpf_snprintf(out + 8, size, fmt, data, 8 * nargs) by a socket filter that stores R0 in the
@@ -388,17 +425,8 @@ static void snprintf_run(const struct side *s, const struct snprintf_case *c, u_
 	if (fd < 0)
 		test_fail(__FILE__, __LINE__, "%s: \"%s\": load: %s", s->name, c->fmt,
 			  strerror(errno));
-	else {
-		CHECK_EQ(run_retval(s, fd, &r), 0);
-		CHECK_EQ(r, 1);
-		close(fd);
-	}
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (u_int32_t)out_fd;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)out;
-	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
-	close(out_fd);
+	run_read_map0(s, fd, out_fd, &r, out);
+	CHECK_EQ(r, 1);
 	close(fmt_fd);
 }
 
@@ -504,18 +532,9 @@ static int ns_prog(const struct side *s, u_int32_t type, int map)
 {
 	struct bpf_insn insns[64];
 	u_int32_t n = 0;
-	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, MAP_SLOT) };
 
 	insns[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
-	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0);
-	insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
-	insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4);
-	insns[n++] = ld[0];
-	insns[n++] = ld[1];
-	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem);
-	insns[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1);
-	insns[n++] = BPF_EXIT_INSN();
-	insns[n++] = BPF_MOV64_REG(BPF_REG_8, BPF_REG_0);
+	n = emit_map0_to_r8(insns, n, -4);
 #define NS_STORE(slot) (insns[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_8, BPF_REG_0, 8 * (slot)))
 	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_get_current_cgroup_id);
 	NS_STORE(0);
@@ -548,21 +567,11 @@ static int ns_prog(const struct side *s, u_int32_t type, int map)
 /* Runs ns_prog() of type on side s; out gets the 8 slots. */
 static void ns_run(const struct side *s, u_int32_t type, u_int64_t *out)
 {
-	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8 * NS_SLOTS, 1), fd;
-	u_int32_t r, k = 0;
-	union bpf_attr a;
+	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8 * NS_SLOTS, 1);
+	u_int32_t r;
 
 	REQUIRE(map >= 0);
-	fd = ns_prog(s, type, map);
-	REQUIRE(fd >= 0);
-	CHECK_EQ(run_retval(s, fd, &r), 0);
-	close(fd);
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (u_int32_t)map;
-	a.key = (uintptr_t)&k;
-	a.value = (uintptr_t)out;
-	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
-	close(map);
+	run_read_map0(s, ns_prog(s, type, map), map, &r, out);
 }
 
 /* Both sides from the current cgroup, for a socket filter and a tc program. */
@@ -680,21 +689,11 @@ static void pidns_run(const struct side *s, u_int64_t dev, u_int64_t ino, int si
 		BPF_MOV64_REG(BPF_REG_0, BPF_REG_6),
 		BPF_EXIT_INSN(),
 	};
-	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8, 1), fd;
-	u_int32_t k = 0;
-	union bpf_attr a;
+	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 
 	REQUIRE(map >= 0);
-	fd = prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), map);
-	REQUIRE(fd >= 0);
-	CHECK_EQ(run_retval(s, fd, ret), 0);
-	close(fd);
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (u_int32_t)map;
-	a.key = (uintptr_t)&k;
-	a.value = (uintptr_t)pid_tgid;
-	CHECK_EQ(s->bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
-	close(map);
+	run_read_map0(s, prog_load_on(s, BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), map),
+		      map, ret, pid_tgid);
 }
 
 TEST(helpers_ns_current_pid_tgid)
@@ -720,6 +719,151 @@ TEST(helpers_ns_current_pid_tgid)
 		pidns_run(&side_kern, st.st_dev, st.st_ino + t[i].ino_delta, t[i].size, &kr, &k);
 		CHECK_EQ(ur, kr);
 		CHECK_EQ(u, k);
+	}
+}
+
+/* ---- tunnel metadata (tc) ---- */
+
+/* A tc program: bpf_skb_set_tunnel_key() of a key on the stack (unless set_size is 0), then
+ * optionally bpf_skb_set_tunnel_opt() of opt_len bytes, bpf_skb_get_tunnel_key() into a map
+ * value's first 48 bytes and bpf_skb_get_tunnel_opt() into its last 16 (get_opt_size > 0);
+ * r0 = set's result << 24 | opt set's << 16 | get's & 0xff << 8 | get opt's & 0xff. */
+struct tun_case {
+	const char *name;
+	u_int32_t set_size, set_flags, get_size, get_flags;
+	bool ipv6;
+	u_int32_t label, opt_len, get_opt_size;
+};
+
+static int tun_prog(const struct side *s, const struct tun_case *c, int map)
+{
+	struct bpf_insn insns[96];
+	u_int32_t n = 0;
+
+	insns[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	for (int off = -64; off < 0; off += 8)
+		insns[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, off, 0);
+	/* the key at fp-48: id, remote, tos, ttl, label, local; options at fp-64 */
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -48, 0x12345678);
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -44, 0x0a000001);
+	if (c->ipv6)
+		insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -32, 0x01020304);
+	insns[n++] = BPF_ST_MEM(BPF_B, BPF_REG_10, -28, 0x2c);
+	insns[n++] = BPF_ST_MEM(BPF_B, BPF_REG_10, -27, 61);
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -24, (int32_t)c->label);
+	insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -20, 0x0a000002);
+	if (c->ipv6)
+		insns[n++] = BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0x05060708);
+	insns[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, -64, 0x11223344);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_7, 0);
+	if (c->set_size) {
+		insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
+		insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -48);
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_3, c->set_size);
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_4, c->set_flags);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_set_tunnel_key);
+		insns[n++] = BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xff);
+		insns[n++] = BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 24);
+		insns[n++] = BPF_MOV64_REG(BPF_REG_7, BPF_REG_0);
+	}
+	if (c->opt_len) {
+		insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
+		insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64);
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_3, c->opt_len);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_set_tunnel_opt);
+		insns[n++] = BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xff);
+		insns[n++] = BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 16);
+		insns[n++] = BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_0);
+	}
+	n = emit_map0_to_r8(insns, n, -68);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+	insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_8);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_3, c->get_size);
+	insns[n++] = BPF_MOV64_IMM(BPF_REG_4, c->get_flags);
+	insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_get_tunnel_key);
+	insns[n++] = BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xff);
+	insns[n++] = BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 8);
+	insns[n++] = BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_0);
+	if (c->get_opt_size) {
+		insns[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_6);
+		insns[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_8);
+		insns[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 48);
+		insns[n++] = BPF_MOV64_IMM(BPF_REG_3, c->get_opt_size);
+		insns[n++] = BPF_EMIT_CALL(BPF_FUNC_skb_get_tunnel_opt);
+		insns[n++] = BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xff);
+		insns[n++] = BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_0);
+	}
+	insns[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_7);
+	insns[n++] = BPF_EXIT_INSN();
+	return prog_load_on(s, BPF_PROG_TYPE_SCHED_CLS, insns, n, map);
+}
+
+static void tun_run(const struct side *s, const struct tun_case *c, u_int32_t *ret,
+		    u_int8_t value[64])
+{
+	int map = map_create_on(s, BPF_MAP_TYPE_ARRAY, 4, 64, 1);
+
+	REQUIRE(map >= 0);
+	run_read_map0(s, tun_prog(s, c, map), map, ret, value);
+}
+
+TEST(helpers_tunnel_key_vs_kernel)
+{
+	const u_int32_t key = sizeof(struct bpf_tunnel_key), v6 = BPF_F_TUNINFO_IPV6,
+			fl = BPF_F_TUNINFO_FLAGS;
+	const struct tun_case t[] = {
+		/* name, set size and flags, get size and flags, IPv6, label, options, get buffer */
+		{ "v4", key, 0, key, 0, false, 0, 0, 0 },
+		{ "v4, flags", key, 0, key, fl, false, 0, 0, 0 },
+		{ "v4, set flags", key, BPF_F_DONT_FRAGMENT | BPF_F_SEQ_NUMBER | BPF_F_ZERO_CSUM_TX,
+		  key, fl, false, 0, 0, 0 },
+		{ "no key set", 0, 0, key, 0, false, 0, 0, 0 },
+		{ "v4 set, v6 get", key, 0, key, v6, false, 0, 0, 0 },
+		{ "v6", key, v6, key, v6 | fl, true, 0x123456, 0, 0 },
+		{ "v6 set, v4 get", key, v6, key, 0, true, 0, 0, 0 },
+		{ "v4 with a label", key, 0, key, 0, false, 5, 0, 0 },
+		{ "v4 set, get 8 bytes", key, 0, 8, 0, false, 0, 0, 0 },
+		{ "v4 set, get 24 bytes", key, 0, 24, 0, false, 0, 0, 0 },
+		{ "v6 set, get 8 bytes", key, v6, 8, v6, true, 0, 0, 0 },
+		{ "get 30 bytes", key, 0, 30, 0, false, 0, 0, 0 },
+		{ "set 28 bytes", 28, 0, key, 0, false, 0, 0, 0 },
+		{ "set 30 bytes", 30, 0, key, 0, false, 0, 0, 0 },
+		{ "set unknown flag", key, 1 << 5, key, 0, false, 0, 0, 0 },
+		{ "get unknown flag", key, 0, key, 1 << 6, false, 0, 0, 0 },
+		{ "options", key, 0, key, fl, false, 0, 8, 16 },
+		{ "options, small buffer", key, 0, key, 0, false, 0, 8, 4 },
+		{ "no options", key, 0, key, 0, false, 0, 0, 16 },
+		{ "options without a key", 0, 0, key, 0, false, 0, 8, 16 },
+		{ "options of 6 bytes", key, 0, key, 0, false, 0, 6, 16 },
+		{ "options, the key without flags", key, 0, key, 0, false, 0, 8, 16 },
+		{ "options set, not read", key, 0, key, fl, false, 0, 8, 0 },
+		{ "options of 4 bytes", key, 0, key, 0, false, 0, 4, 16 },
+	};
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		u_int8_t u[64], k[64];
+		u_int32_t ur, kr;
+
+		tun_run(&side_user, &t[i], &ur, u);
+		if (i == 0) { /* set then get: the remote address comes back as the local one */
+			struct bpf_tunnel_key got;
+
+			memcpy(&got, u, sizeof(got));
+			CHECK_EQ(ur, 0);
+			CHECK_EQ(got.tunnel_id, 0x12345678);
+			CHECK_EQ(got.remote_ipv4, 0x0a000002);
+			CHECK_EQ(got.local_ipv4, 0x0a000001);
+			CHECK_EQ(got.tunnel_ttl, 61);
+		}
+		if (!kernel)
+			continue;
+		tun_run(&side_kern, &t[i], &kr, k);
+		if (ur != kr || memcmp(u, k, sizeof(u)))
+			test_fail(__FILE__, __LINE__, "%s: userbpf %#x, kernel %#x%s", t[i].name, ur, kr,
+				  memcmp(u, k, sizeof(u)) ? " (and the bytes differ)" : "");
 	}
 }
 

@@ -84,7 +84,7 @@ static inline int prog_load_on(const struct side *s, u_int32_t type, const struc
 			       u_int32_t cnt, int map_fd)
 {
 	struct bpf_insn *copy = malloc(cnt * sizeof(*copy));
-	static char log[4096];
+	static char log[65536];
 	union bpf_attr a;
 	int fd, err;
 

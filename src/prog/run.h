@@ -41,6 +41,17 @@ struct run_skb {
 				 * with the sum of [net, tail), whatever csum_complete became */
 	u32 csum;		/* ones' complement sum, unfolded */
 	u64 sock_cookie;	/* the dummy socket's cookie once asked for (0: not yet) */
+	/* Tunnel metadata set by bpf_skb_set_tunnel_key/opt (the kernel's ip_tunnel_info, in
+	 * its byte orders: tun_id as a value, addresses and label as on the wire) */
+	struct {
+		bool set, ipv6;
+		u16 flags;		/* TUNNEL_* as in the kernel's legacy __be16, host order */
+		u8 tos, ttl;
+		u64 id;
+		u32 src[4], dst[4], label;
+		u8 opts[255];
+		u32 opts_len;
+	} tun;
 	struct bpf_sock sock;	/* the dummy socket __sk_buff.sk points at (run_skb_set_sock) */
 };
 
