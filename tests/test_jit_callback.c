@@ -237,6 +237,17 @@ static void check_prog(const char *name, const char *src, int nest_too, uint64_t
 	}
 }
 
+/* The end of the main programs below: r0 = rounds << 32 | the sum at fp-8, -1 if a check
+ * jumped to bad. */
+#define RESULT_TAIL                                                                              \
+	"lsh %r0, 32\n"                                                                          \
+	"ldxdw %r1, [%r10-8]\n"                                                                  \
+	"or %r0, %r1\n"                                                                          \
+	"exit\n"                                                                                 \
+	"bad:\n"                                                                                 \
+	"mov %r0, -1\n"                                                                          \
+	"exit\n"
+
 /* loop(n, cb, &sum) with sum on the caller's stack; r0 = count << 32 | sum.  The callback
  * scratches r6..r9, which the caller must find unchanged (n kept in r6 and on the stack, 0x77 in
  * r7); -1 if not. */
@@ -251,13 +262,7 @@ static void check_prog(const char *name, const char *src, int nest_too, uint64_t
 	"jne %r7, 0x77, bad\n"                                                                   \
 	"ldxdw %r1, [%r10-16]\n"                                                                 \
 	"jne %r1, %r6, bad\n"                                                                    \
-	"lsh %r0, 32\n"                                                                          \
-	"ldxdw %r1, [%r10-8]\n"                                                                  \
-	"or %r0, %r1\n"                                                                          \
-	"exit\n"                                                                                 \
-	"bad:\n"                                                                                 \
-	"mov %r0, -1\n"                                                                          \
-	"exit\n"
+	RESULT_TAIL
 
 TEST(jit_callback_sum)
 {
@@ -894,13 +899,7 @@ static void check_loop(const char *name, const char *src, uint64_t arg, uint64_t
 	"jne %r7, 0x77, bad\n"                                                                   \
 	"ldxdw %r1, [%r10-16]\n"                                                                 \
 	"jne %r1, %r6, bad\n"                                                                    \
-	"lsh %r0, 32\n"                                                                          \
-	"ldxdw %r1, [%r10-8]\n"                                                                  \
-	"or %r0, %r1\n"                                                                          \
-	"exit\n"                                                                                 \
-	"bad:\n"                                                                                 \
-	"mov %r0, -1\n"                                                                          \
-	"exit\n"
+	RESULT_TAIL
 
 /* The sum of i into a ctx on the caller's stack; the callback scratches r6..r9 and checks that
  * its stack is ABI-aligned for a helper (an unaligned round adds 1 << 40).  nr is a u32: the
@@ -927,6 +926,53 @@ TEST(jit_loop_inline_sum)
 		check_loop("sum", src, ns[k], ns[k] << 32 | ns[k] * (ns[k] - 1) / 2, 0);
 	check_loop("sum", src, 1ull << 32 | 5, 5ull << 32 | 10, 0);
 	check_loop("sum", src, 1ull << 32, 0, 0);
+}
+
+/* The loop keeps i, nr and ctx in registers of r6..r9 that the callback does not write (here
+ * r8, r7, r6: it writes r9), else on the stack (here it writes r6 and r7: one spare); either
+ * way the caller's r6..r9 survive the call and the sums are the same. */
+TEST(jit_loop_inline_state_regs)
+{
+#define MAIN_R6_R9                                                                               \
+	"mov %r6, 6\n"                                                                           \
+	"mov %r7, 7\n"                                                                           \
+	"mov %r8, 8\n"                                                                           \
+	"mov %r9, 9\n"                                                                           \
+	"stdw [%r10-8], 0\n" LDFUNC(2, "cb") "mov %r3, %r10\n"                                   \
+	"add %r3, -8\n"                                                                          \
+	"mov %r4, 0\n"                                                                           \
+	"call 4\n"                                                                               \
+	"jne %r6, 6, bad\n"                                                                      \
+	"jne %r7, 7, bad\n"                                                                      \
+	"jne %r8, 8, bad\n"                                                                      \
+	"jne %r9, 9, bad\n"                                                                      \
+	RESULT_TAIL
+	static const char writes_r9[] = "mov %r1, %r1\n" MAIN_R6_R9 "cb:\n"
+							     "mov %r9, %r1\n"
+							     "add %r9, 1\n"
+							     "ldxdw %r3, [%r2+0]\n"
+							     "add %r3, %r9\n"
+							     "stxdw [%r2+0], %r3\n"
+							     "mov %r0, 0\n"
+							     "exit\n";
+	static const char writes_r6_r7[] = "mov %r1, %r1\n" MAIN_R6_R9 "cb:\n"
+								"mov %r6, %r1\n"
+								"mov %r7, %r2\n"
+								"add %r6, 1\n"
+								"ldxdw %r3, [%r7+0]\n"
+								"add %r3, %r6\n"
+								"stxdw [%r7+0], %r3\n"
+								"mov %r0, 0\n"
+								"exit\n";
+#undef MAIN_R6_R9
+	static const uint64_t ns[] = {0, 1, 2, 50};
+
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		uint64_t want = ns[k] << 32 | ns[k] * (ns[k] + 1) / 2;
+
+		check_loop("state in registers", writes_r9, ns[k], want, 0);
+		check_loop("state on the stack", writes_r6_r7, ns[k], want, 0);
+	}
 }
 
 /* The callback returns 1 at i == 5: that round counts, no more run. */

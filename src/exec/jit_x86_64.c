@@ -59,6 +59,7 @@
  * pass depend only on the previous pass's addresses, the image address and the blinding seed.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,10 @@ struct jit_prog {
 struct jit_loop {
 	uint32_t insn;	 /* the call instruction */
 	uint32_t target; /* the callback's first instruction */
+	/* BPF registers among r6..r9 that hold the loop's i, nr and ctx across the rounds
+	 * (callback_spare_regs()), or 0 when the callback may write all but two of them: the
+	 * state then lives on the native stack. */
+	uint8_t st[3];
 };
 
 struct jit_ctx {
@@ -650,17 +655,39 @@ static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
  * helper's checks, then rounds of a bpf-to-bpf call of the callback with r1 = i, r2 = ctx until
  * one returns nonzero or i reaches nr; r0 = the rounds run.  Like emit_local_call() but once for
  * all the rounds: depth check, the caller's r6..r9 pushed, rbp moved down a frame.  The loop
- * state lives on the native stack above the callback's frames: [rsp] i, [rsp + 8 + pad] nr
- * (u32), [rsp + 16 + pad] ctx, pad making the pushes plus the return address a multiple of 16
- * so that the callback's rsp is aligned as a local call's is.  r1..r5 end up unspecified, as
- * after a helper call. */
-static void emit_inline_loop(struct jit_ctx *c, uint32_t target)
+ * state (i, nr, ctx) lives in the x86 registers of three of r6..r9 that the callback never
+ * writes (l->st; any of them the program does not use is pushed too, being the C caller's),
+ * else on the native stack above the callback's frames: [rsp] i, [rsp + 8 + pad] nr (u32),
+ * [rsp + 16 + pad] ctx.  pad makes the pushes plus the return address a multiple of 16 so that
+ * the callback's rsp is aligned as a local call's is.  r1..r5 end up unspecified, as after a
+ * helper call. */
+static void emit_inline_loop(struct jit_ctx *c, const struct jit_loop *l)
 {
 	struct x86_buf *b = &c->b;
-	uint32_t pad = c->ncallee_saved % 2 ? 8 : 0; /* ncallee_saved + 3 pushes + return address */
-	int32_t nr_off = (int32_t)(8 + pad), ctx_off = (int32_t)(16 + pad);
+	/* the state in registers (l->st: i, nr, ctx), else on the stack */
+	int si = l->st[0] ? R(l->st[0]) : -1, sn = si < 0 ? -1 : R(l->st[1]),
+	    sc = si < 0 ? -1 : R(l->st[2]);
+	int extra[3], nextra = 0, npush;
+	uint32_t pad;
+	int32_t nr_off, ctx_off;
 	uint32_t einval, e2big, none, stop, top;
 	int64_t to, back;
+
+	/* a state register the program does not use is the C caller's: saved too */
+	for (int k = 0; si >= 0 && k < 3; k++) {
+		int r = k == 0 ? si : k == 1 ? sn : sc;
+		bool pushed = false;
+
+		for (int i = 0; i < c->ncallee_saved; i++)
+			pushed |= c->callee_saved[i] == r;
+		if (!pushed)
+			extra[nextra++] = r;
+	}
+	/* pushes + return address: a multiple of 16 at the callback, as after a local call */
+	npush = c->ncallee_saved + (si >= 0 ? nextra : 3);
+	pad = npush % 2 ? 0 : 8;
+	nr_off = (int32_t)(8 + pad);
+	ctx_off = (int32_t)(16 + pad);
 
 	emit_mov_r64_simm32_fixed(b, X86_RAX, -EINVAL);
 	emit_test_rr(b, 1, X86_RCX, X86_RCX);
@@ -677,32 +704,62 @@ static void emit_inline_loop(struct jit_ctx *c, uint32_t target)
 	emit_jump(c, CC_BE, LBL(c, LBL_ELOOP));
 	for (int i = 0; i < c->ncallee_saved; i++)
 		emit_push(b, c->callee_saved[i]);
-	emit_push(b, X86_RDX); /* ctx */
-	emit_push(b, X86_RDI); /* nr: only its low half is read */
-	if (pad)
-		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
-	emit_push(b, X86_RAX); /* i = 0 */
+	if (si >= 0) {
+		for (int i = 0; i < nextra; i++)
+			emit_push(b, extra[i]);
+		if (pad)
+			emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
+		emit_mov_rr(b, 1, sc, X86_RDX);
+		emit_mov_rr(b, 0, sn, X86_RDI);
+		emit_alu_rr(b, 0, ALU_XOR, si, si);
+	} else {
+		emit_push(b, X86_RDX); /* ctx */
+		emit_push(b, X86_RDI); /* nr: only its low half is read */
+		if (pad)
+			emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
+		emit_push(b, X86_RAX); /* i = 0 */
+	}
 	emit_alu_imm(b, 1, ALU_SUB, X86_RBP, INTERP_STACK_SIZE);
-	emit_alu_rr(b, 0, ALU_XOR, X86_RDI, X86_RDI);
-	top = b->len; /* rdi = i */
-	emit_load(b, 64, X86_RSI, X86_RSP, ctx_off);
-	to = target_addr(c, target);
+	if (si < 0)
+		emit_alu_rr(b, 0, ALU_XOR, X86_RDI, X86_RDI);
+	top = b->len; /* rdi = i (stack state) */
+	if (si >= 0) {
+		emit_mov_rr(b, 0, X86_RDI, si);
+		emit_mov_rr(b, 1, X86_RSI, sc);
+	} else {
+		emit_load(b, 64, X86_RSI, X86_RSP, ctx_off);
+	}
+	to = target_addr(c, l->target);
 	emit_call_rel32(b, to < 0 ? 0 : (int32_t)(to - (b->len + 5)));
-	emit_load(b, 64, X86_RDI, X86_RSP, 0);
-	emit_alu_imm(b, 0, ALU_ADD, X86_RDI, 1);
-	emit_test_rr(b, 1, X86_RAX, X86_RAX);
-	stop = emit_jcc_fwd8(b, CC_NE); /* this round counts */
-	emit_store(b, 64, X86_RSP, 0, X86_RDI);
-	emit_cmp_m32_r32(b, X86_RSP, nr_off, X86_RDI);
+	if (si >= 0) {
+		emit_alu_imm(b, 0, ALU_ADD, si, 1);
+		emit_test_rr(b, 1, X86_RAX, X86_RAX);
+		stop = emit_jcc_fwd8(b, CC_NE); /* this round counts */
+		emit_alu_rr(b, 0, ALU_CMP, sn, si);
+	} else {
+		emit_load(b, 64, X86_RDI, X86_RSP, 0);
+		emit_alu_imm(b, 0, ALU_ADD, X86_RDI, 1);
+		emit_test_rr(b, 1, X86_RAX, X86_RAX);
+		stop = emit_jcc_fwd8(b, CC_NE); /* this round counts */
+		emit_store(b, 64, X86_RSP, 0, X86_RDI);
+		emit_cmp_m32_r32(b, X86_RSP, nr_off, X86_RDI);
+	}
 	back = (int64_t)top - (b->len + 2);
 	if (fits_s8(back))
 		emit_jcc_rel8(b, CC_A, (int8_t)back); /* nr > i + 1: another round */
 	else
 		emit_jcc_rel32(b, CC_A, (int32_t)((int64_t)top - (b->len + 6)));
 	patch_rel8(b, stop);
-	emit_mov_rr(b, 0, X86_RAX, X86_RDI); /* i + 1 rounds */
+	emit_mov_rr(b, 0, X86_RAX, si >= 0 ? si : X86_RDI); /* i + 1 rounds */
 	emit_alu_imm(b, 1, ALU_ADD, X86_RBP, INTERP_STACK_SIZE);
-	emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)(24 + pad));
+	if (si >= 0) {
+		if (pad)
+			emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)pad);
+		for (int i = nextra - 1; i >= 0; i--)
+			emit_pop(b, extra[i]);
+	} else {
+		emit_alu_imm(b, 1, ALU_ADD, X86_RSP, (int32_t)(24 + pad));
+	}
 	for (int i = c->ncallee_saved - 1; i >= 0; i--)
 		emit_pop(b, c->callee_saved[i]);
 	patch_rel32(b, einval);
@@ -778,7 +835,7 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 			break;
 		}
 		if (c->loop_next < c->nloops && c->loops[c->loop_next].insn == c->cur) {
-			emit_inline_loop(c, c->loops[c->loop_next++].target);
+			emit_inline_loop(c, &c->loops[c->loop_next++]);
 			break;
 		}
 		if (c->call_next < c->ncalls && c->calls[c->call_next].insn == c->cur) {
@@ -1445,6 +1502,47 @@ static void *grow(void *arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t fi
 	return p;
 }
 
+/* The BPF registers among r6..r9 that a callback never writes: its instructions run from
+ * target to the next function's start, and it makes no bpf-to-bpf call (nor callx, kfunc call
+ * or nested bpf_loop), so nothing else runs as BPF code within a round; helpers keep their
+ * x86 registers (rbx, r13..r15) as the C ABI says.  Bit n: rn is spare. */
+static unsigned callback_spare_regs(const struct jit_ctx *c, uint32_t target)
+{
+	uint32_t end = c->cnt;
+	unsigned written = 0;
+
+	for (uint32_t k = 0; k < c->ncbs; k++)
+		if (c->cb_targets[k] > target && c->cb_targets[k] < end)
+			end = c->cb_targets[k];
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+
+		if (c->ids[i] >= 0 && in->code == (BPF_JMP | BPF_CALL) &&
+		    in->src_reg == BPF_PSEUDO_CALL) {
+			int64_t t = (int64_t)i + 1 + in->imm;
+
+			if (t > target && t < end)
+				end = (uint32_t)t;
+		}
+	}
+	for (uint32_t i = target; i < end; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		uint8_t cls = BPF_CLASS(in->code);
+
+		if (c->ids[i] < 0)
+			continue;
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && BPF_OP(in->code) == BPF_CALL &&
+		    (in->src_reg || BPF_SRC(in->code) == BPF_X ||
+		     (uint32_t)in->imm == c->env->loop_id))
+			return 0;
+		if (cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD)
+			written |= 1u << in->dst_reg;
+		if (cls == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC && (in->imm & BPF_FETCH))
+			written |= 1u << in->src_reg;
+	}
+	return ~written & 0x3c0u;
+}
+
 static int find_loops(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -1476,8 +1574,17 @@ static int find_loops(struct jit_ctx *c)
 			return -ENOMEM;
 		c->loops = loops;
 		/* scan() checked the target */
-		c->loops[c->nloops++] =
-		    (struct jit_loop){.insn = i, .target = (uint32_t)(j + 1 + c->insns[j].imm)};
+		struct jit_loop *l = &c->loops[c->nloops++];
+		unsigned spare;
+		int n = 0;
+
+		*l = (struct jit_loop){ .insn = i, .target = (uint32_t)(j + 1 + c->insns[j].imm) };
+		spare = callback_spare_regs(c, l->target);
+		for (int r = 9; r >= 6 && n < 3; r--)
+			if (spare & (1u << r))
+				l->st[n++] = (uint8_t)r;
+		if (n < 3)
+			l->st[0] = 0;
 	}
 	if (c->nloops) {
 		c->local_calls = 1;
