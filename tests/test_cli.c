@@ -241,6 +241,25 @@ static uint32_t expect_xdp(const struct frame *f, uint16_t blocked)
 	return (uint16_t)(d[l4 + 2] << 8 | d[l4 + 3]) == blocked ? 1 : 2;
 }
 
+/* The verdict of tests/corpus/cgroup_skb_egress_policy on f: 0 (drop) for UDP to port blocked,
+ * 3 (pass, congestion) for TCP above 1400 bytes of network packet, 1 (pass) otherwise. */
+static uint32_t expect_cgroup(const struct frame *f, uint16_t blocked)
+{
+	const unsigned char *d = f->data;
+	unsigned int ihl;
+
+	if (f->len < 34 || d[12] != 0x08 || d[13] != 0x00)
+		return 1;
+	ihl = d[14] & 15;
+	if (d[23] == 17)
+		return f->len >= 14 + ihl * 4 + 8 &&
+				       (uint16_t)(d[14 + ihl * 4 + 2] << 8 | d[14 + ihl * 4 + 3]) ==
+					       blocked
+			       ? 0
+			       : 1;
+	return d[23] == 6 && f->len - 14 > 1400 ? 3 : 1;
+}
+
 /* Checks the "  KEY (name)   VALUE" lines of a text map dump against want[] (all-zero omitted). */
 static void check_dump_lines(const char *text, const uint64_t want[256])
 {
@@ -580,6 +599,28 @@ TEST(cli_prog_run_xdp_set_and_verdicts)
 	CHECK(strstr(err, "no such key"));
 	CHECK_EQ(cli("map", "list", EXAMPLE("xdp_portfilter"), NULL), 0);
 	CHECK(strstr(out, "map blocked_ports: hash, key 2 B, value 1 B, max_entries 1024\n"));
+}
+
+/* A cgroup skb program runs on each frame's network packet; its verdicts are named. */
+TEST(cli_prog_run_cgroup_skb)
+{
+	unsigned int n[4] = {0};
+	char want[64];
+
+	REQUIRE_SETUP();
+	for (unsigned int i = 0; i < nframes; i++)
+		n[expect_cgroup(&frames[i], 53)]++;
+	CHECK_EQ(cli("prog", "run", LOADER_OBJ_DIR "/tests/corpus/cgroup_skb_egress_policy.bpf.o",
+		     "--pcap", pcap_path, "--set", "blocked_udp_ports:53=1", NULL),
+		 0);
+	for (uint32_t v = 0; v < 4; v++) {
+		static const char *const names[] = {"drop", "pass", "drop, congestion",
+						    "pass, congestion"};
+
+		snprintf(want, sizeof(want), "%u (%s)", v, names[v]);
+		CHECK_EQ(entry(out, want), n[v] ? (long long)n[v] : -1); /* (none: no line) */
+	}
+	CHECK(n[0] && n[1] && n[3]);
 }
 
 TEST(cli_error_exit_codes)

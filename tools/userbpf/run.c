@@ -3,6 +3,8 @@
  *
  * Program types and what they see:
  *  - XDP and tc (sched_cls/sched_act): the frame as it is, from the Ethernet header.
+ *  - cgroup skb: the frame's network packet (the test run pulls the Ethernet header), as a
+ *    cgroup's ingress or egress hook sees it.
  *  - socket filters: the frame as on a packet socket (AF_PACKET, SOCK_RAW), from the Ethernet
  *    header with skb->len the frame's length, which is where a socket filter such as the kernel's
  *    sockex1 expects LD_ABS offsets to start.  BPF_PROG_TEST_RUN pulls an Ethernet header for
@@ -113,6 +115,12 @@ static const char *retval_name(unsigned int type, uint32_t rv)
 		return rv < 8 ? tc[rv] : rv == UINT32_MAX ? "TC_ACT_UNSPEC" : "unknown";
 	case BPF_PROG_TYPE_SOCKET_FILTER:
 		return rv ? "accept" : "drop";
+	case BPF_PROG_TYPE_CGROUP_SKB: {
+		static const char *const cg[] = {"drop", "pass", "drop, congestion",
+						 "pass, congestion"};
+
+		return rv < 4 ? cg[rv] : "unknown";
+	}
 	}
 	return NULL;
 }
@@ -268,6 +276,7 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 	case BPF_PROG_TYPE_XDP:
 	case BPF_PROG_TYPE_SCHED_CLS:
 	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_CGROUP_SKB:
 		break;
 	default:
 		cli_err("program '%s': type %s does not run on packets", userbpf_program_name(prog),
