@@ -46,7 +46,9 @@
 struct idmap {
 	u32 old[ID_MAP_SIZE], cur[ID_MAP_SIZE];
 	u32 cnt;
-	u32 tmp_gen;		/* fresh ids for unlinked scalars, above any real one */
+	u32 tmp_gen;		/* fresh ids for unlinked scalars: above every id given so far and
+				 * below ID_ADD_CONST, so that they meet neither a real id nor a
+				 * linked scalar's (the kernel starts them at env->id_gen) */
 };
 
 static bool check_ids(struct idmap *m, u32 old, u32 cur)
@@ -247,7 +249,7 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 	if (o->curframe != c->curframe)
 		return false;
 	m.cnt = 0;
-	m.tmp_gen = 0x80000000u;
+	m.tmp_gen = env->id_gen;
 	/* the same references held (the kernel's refsafe()) */
 	if (o->nrefs != c->nrefs || o->active_locks != c->active_locks)
 		return false;
