@@ -190,42 +190,29 @@ static const struct vcase cases[] = {
  * caller has a scalar linked to another (r8 = r0 + 65536, then with r0 overwritten): the rounds
  * converge at once, as the kernel's do (the comparison's fresh ids for unlinked scalars had
  * collided with linked scalars' ids, so that the same state never matched). */
+/* r8 = r0 + 65536 (linked), then X, then for_each with a callback that writes constants */
+#define LINKED_PROG(X)                                                                             \
+	BPF_MOV64_REG(6, 1), BPF_MOV64_IMM(7, 8), BPF_MOV64_IMM(8, -1696710291),                   \
+		BPF_MOV64_IMM(9, 255), BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),                    \
+		BPF_MOV64_REG(8, 0), BPF_ALU64_IMM(BPF_ADD, 8, 65536), X,                          \
+		BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_ST_MEM(BPF_DW, 10, -16, 0),                     \
+		BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 14), BPF_MOV64_REG(3, 10),                    \
+		BPF_ALU64_IMM(BPF_ADD, 3, -16), BPF_MOV64_IMM(4, 0), FOREACH, BPF_MOV64_REG(9, 0), \
+		BPF_LDX_MEM(BPF_W, 2, 6, 0), BPF_LDX_MEM(BPF_W, 3, 6, 4), BPF_MOV64_REG(4, 2),     \
+		BPF_ALU64_IMM(BPF_ADD, 4, 21), BPF_JMP_REG(BPF_JGT, 4, 3, 1),                      \
+		BPF_LDX_MEM(BPF_H, 7, 2, 19), BPF_MOV64_REG(0, 8), EXIT,                           \
+		/* the callback */                                                                 \
+		BPF_MOV64_REG(6, 4), BPF_MOV64_IMM(8, -161282592), BPF_MOV64_IMM(9, -978091185),   \
+		BPF_LDX_MEM(BPF_W, 7, 2, 0), BPF_ATOMIC_OP(BPF_W, BPF_ADD | BPF_FETCH, 3, 7, 8),   \
+		BPF_JMP_REG(BPF_JNE, 9, 8, 9), BPF_MOV64_IMM(9, 0), BPF_MOV64_IMM(9, 0),           \
+		BPF_MOV64_IMM(9, 0), BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 11, -2), \
+		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 18, -5),                     \
+		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 8, -8), R0_0, EXIT
+
 static const struct vcase linked_cases[] = {
-	{ "foreach_caller_linked_scalars", XDP, {
-		BPF_MOV64_REG(6, 1), BPF_MOV64_IMM(7, 8), BPF_MOV64_IMM(8, -1696710291),
-		BPF_MOV64_IMM(9, 255), BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_MOV64_REG(8, 0),
-		BPF_ALU64_IMM(BPF_ADD, 8, 65536), BPF_ST_MEM(BPF_DW, 10, -8, 0),
-		BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 14),
-		BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -16), BPF_MOV64_IMM(4, 0), FOREACH,
-		BPF_MOV64_REG(9, 0), BPF_LDX_MEM(BPF_W, 2, 6, 0), BPF_LDX_MEM(BPF_W, 3, 6, 4),
-		BPF_MOV64_REG(4, 2), BPF_ALU64_IMM(BPF_ADD, 4, 21), BPF_JMP_REG(BPF_JGT, 4, 3, 1),
-		BPF_LDX_MEM(BPF_H, 7, 2, 19), BPF_MOV64_REG(0, 8), EXIT,
-		/* the callback */
-		BPF_MOV64_REG(6, 4), BPF_MOV64_IMM(8, -161282592), BPF_MOV64_IMM(9, -978091185),
-		BPF_LDX_MEM(BPF_W, 7, 2, 0),
-		BPF_ATOMIC_OP(BPF_W, BPF_ADD | BPF_FETCH, 3, 7, 8),
-		BPF_JMP_REG(BPF_JNE, 9, 8, 9), BPF_MOV64_IMM(9, 0), BPF_MOV64_IMM(9, 0),
-		BPF_MOV64_IMM(9, 0), BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 11, -2),
-		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 18, -5),
-		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 8, -8), R0_0, EXIT },
+	{ "foreach_caller_linked_scalars", XDP, { LINKED_PROG(BPF_MOV64_IMM(9, 255)) },
 	  ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
-	{ "foreach_caller_linked_scalar_alone", XDP, {
-		BPF_MOV64_REG(6, 1), BPF_MOV64_IMM(7, 8), BPF_MOV64_IMM(8, -1696710291),
-		BPF_MOV64_IMM(9, 255), BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_MOV64_REG(8, 0), BPF_MOV64_IMM(0, 0),
-		BPF_ALU64_IMM(BPF_ADD, 8, 65536), BPF_ST_MEM(BPF_DW, 10, -8, 0),
-		BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LD_MAP_FD(1, MAP_ARRAY), FUNC(2, 14),
-		BPF_MOV64_REG(3, 10), BPF_ALU64_IMM(BPF_ADD, 3, -16), BPF_MOV64_IMM(4, 0), FOREACH,
-		BPF_MOV64_REG(9, 0), BPF_LDX_MEM(BPF_W, 2, 6, 0), BPF_LDX_MEM(BPF_W, 3, 6, 4),
-		BPF_MOV64_REG(4, 2), BPF_ALU64_IMM(BPF_ADD, 4, 21), BPF_JMP_REG(BPF_JGT, 4, 3, 1),
-		BPF_LDX_MEM(BPF_H, 7, 2, 19), BPF_MOV64_REG(0, 8), EXIT,
-		/* the callback */
-		BPF_MOV64_REG(6, 4), BPF_MOV64_IMM(8, -161282592), BPF_MOV64_IMM(9, -978091185),
-		BPF_LDX_MEM(BPF_W, 7, 2, 0),
-		BPF_ATOMIC_OP(BPF_W, BPF_ADD | BPF_FETCH, 3, 7, 8),
-		BPF_JMP_REG(BPF_JNE, 9, 8, 9), BPF_MOV64_IMM(9, 0), BPF_MOV64_IMM(9, 0),
-		BPF_MOV64_IMM(9, 0), BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 11, -2),
-		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 18, -5),
-		BPF_ALU64_IMM(BPF_ADD, 9, 1), BPF_JMP_IMM(BPF_JLT, 9, 8, -8), R0_0, EXIT },
+	{ "foreach_caller_linked_scalar_alone", XDP, { LINKED_PROG(BPF_MOV64_IMM(0, 0)) },
 	  ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
 };
 
