@@ -251,7 +251,7 @@ TEST(prog_load_tail)
 /* Program types the kernel has and userbpf does not are refused as unknown types. */
 TEST(prog_load_unsupported_types)
 {
-	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_OUT, BPF_PROG_TYPE_LWT_IN,
+	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL, BPF_PROG_TYPE_SK_SKB,
 					   BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL };
 	union bpf_attr a;
 

@@ -18,6 +18,9 @@
 #define RAWTP BPF_PROG_TYPE_RAW_TRACEPOINT
 #define CGSKB BPF_PROG_TYPE_CGROUP_SKB
 #define ACT BPF_PROG_TYPE_SCHED_ACT
+#define LWTIN BPF_PROG_TYPE_LWT_IN
+#define LWTOUT BPF_PROG_TYPE_LWT_OUT
+#define LWTX BPF_PROG_TYPE_LWT_XMIT
 #define SKB_OFF(f) ((short)offsetof(struct __sk_buff, f))
 #define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
 #define LEN(a) ((u_int32_t)ARRAY_SIZE(a))
@@ -1345,6 +1348,28 @@ TEST(prog_test_run_vs_kernel)
 		  pkt_ip4, sizeof(pkt_ip4) },
 		{ "act: change_head 6", ACT, PROG(CALL_THEN_LEN(CHANGE_HEAD(6, 0))), pkt_ip4,
 		  sizeof(pkt_ip4) },
+
+		/* LWT: the packet from its network header */
+		{ "lwt_in: len", LWTIN, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },
+		{ "lwt_in: protocol", LWTIN, PROG(RET_SKB(protocol)), pkt_ip6, sizeof(pkt_ip6) },
+		{ "lwt_in: data_end - data", LWTIN,
+		  PROG(CGSKB_PKT_LEN, BPF_MOV64_REG(BPF_REG_0, BPF_REG_6), BPF_EXIT_INSN()), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "lwt_out: mark from ctx", LWTOUT, PROG(RET_SKB(mark)), pkt_ip4, sizeof(pkt_ip4), 0,
+		  &skb_ctx_mark, sizeof(skb_ctx_mark), sizeof(skb_ctx_mark) },
+		{ "lwt_out: skb_load_bytes", LWTOUT, PROG(LOAD_BYTES_PROG(12, 4)), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "lwt_out: data 13 bytes", LWTOUT, PROG(RET_IMM(1)), pkt_ip4, 13 },
+		{ "lwt_xmit: direct write", LWTX, PROG(DIRECT_PROG(SKB_OFF(data), SKB_OFF(data_end))),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "lwt_xmit: change_tail", LWTX, PROG(CALL_THEN_LEN(CHANGE_TAIL(70, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "lwt_xmit: change_head", LWTX, PROG(CALL_THEN_LEN(CHANGE_HEAD(8, 0))), pkt_ip4,
+		  sizeof(pkt_ip4) },
+		{ "lwt_xmit: redirect", LWTX,
+		  PROG(BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 0),
+		       BPF_EMIT_CALL(BPF_FUNC_redirect), BPF_EXIT_INSN()),
+		  pkt_ip4, sizeof(pkt_ip4) },
 
 		/* tc actions: the classifiers' test runs */
 		{ "act: len", ACT, PROG(RET_SKB(len)), pkt_ip4, sizeof(pkt_ip4) },

@@ -757,10 +757,8 @@ static u64 h_skb_pull_data(u64 ctx, u64 len, u64 a3, u64 a4, u64 a5)
 #define SKB_MAX_LEN 16064u	/* the kernel's BPF_SKB_MAX_LEN (SKB_MAX_ALLOC, 4 KiB pages) */
 #define VLAN_HLEN 4u
 
-/* At least head bytes of headroom before ctx.data and tail bytes of tailroom after the packet:
- * the buffer is moved to a larger one (every pointer into it with it) when a test run owns it,
- * as the kernel's skb_cow()/pskb_expand_head() would; -ENOMEM when it cannot grow. */
-static int skb_room(struct run_skb *skb, u32 head, u32 tail)
+/* (prog/run.h) */
+int run_skb_room(struct run_skb *skb, u32 head, u32 tail)
 {
 	size_t hr = (size_t)(skb->ctx.data - skb->head), tr = (size_t)(skb->end - skb->tail);
 	size_t more_h = hr < head ? round_up(head - hr, 64) : 0;
@@ -813,7 +811,7 @@ static u64 h_skb_change_tail(u64 ctx, u64 new_len, u64 flags, u64 a4, u64 a5)
 	if (skb->encapsulation)
 		return (u64)-ENOTSUPP;
 	if (n > len) {
-		err = skb_room(skb, 0, n - len);
+		err = run_skb_room(skb, 0, n - len);
 		if (err)
 			return (u64)(s64)err;
 		memset(skb->tail, 0, n - len);
@@ -834,7 +832,7 @@ static u64 h_skb_change_head(u64 ctx, u64 head_room, u64 flags, u64 a4, u64 a5)
 
 	if (flags || n > SKB_MAX_LEN || n < len)
 		return (u64)-EINVAL;
-	err = skb_room(skb, room, 0);
+	err = run_skb_room(skb, room, 0);
 	if (err)
 		return (u64)(s64)err;
 	memset(skb->ctx.data - room, 0, room);
@@ -930,7 +928,7 @@ static u64 h_skb_adjust_room(u64 ctx, u64 len_diff, u64 mode, u64 flags, u64 a5)
 		if (err)
 			return (u64)(s64)err;
 	}
-	err = skb_room(skb, abs_diff, 0);
+	err = run_skb_room(skb, abs_diff, 0);
 	if (err)
 		return (u64)(s64)err;
 	d = skb->ctx.data - abs_diff;
@@ -966,7 +964,7 @@ static u64 h_skb_change_proto(u64 ctx, u64 proto, u64 flags, u64 a4, u64 a5)
 	if (flags)
 		return (u64)-EINVAL;
 	if (from == htons(ETH_P_IP) && to == htons(ETH_P_IPV6)) {
-		err = skb_room(skb, diff, 0);
+		err = run_skb_room(skb, diff, 0);
 		if (err)
 			return (u64)(s64)err;
 		d = skb->ctx.data - diff;
@@ -1082,7 +1080,7 @@ static u64 h_skb_vlan_push(u64 ctx, u64 proto, u64 tci, u64 a4, u64 a5)
 
 		if (skb->ctx.data != skb->mac)
 			return (u64)-EINVAL;
-		if (skb_room(skb, VLAN_HLEN, 0))
+		if (run_skb_room(skb, VLAN_HLEN, 0))
 			return (u64)-ENOMEM;
 		d = skb->ctx.data - VLAN_HLEN;
 		memmove(d, d + VLAN_HLEN, 2 * ETH_ALEN);
@@ -2426,8 +2424,50 @@ static const struct helper tc_redirect_helper = {
 	{ h_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
 
+/* LWT programs (the kernel's lwt_out_func_proto(), lwt_in_... and lwt_xmit_...): the base
+ * helpers of a socket filter without its socket ones, some skb ones, and for transmit programs
+ * most of tc's packet and tunnel helpers. */
+static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
+{
+	bool xmit = prog_type == BPF_PROG_TYPE_LWT_XMIT;
+
+	switch (func_id) {
+	case BPF_FUNC_skb_load_bytes:
+	case BPF_FUNC_skb_pull_data:
+	case BPF_FUNC_csum_diff:
+	case BPF_FUNC_get_route_realm:
+		return &helpers[func_id].proto;
+	case BPF_FUNC_get_cgroup_classid:
+		return &tc_classid_helper.proto;
+	case BPF_FUNC_skb_load_bytes_relative:
+	case BPF_FUNC_get_socket_cookie:
+	case BPF_FUNC_get_socket_uid:
+	case BPF_FUNC_get_netns_cookie:
+		return NULL;
+	case BPF_FUNC_redirect:
+		return xmit ? &tc_redirect_helper.proto : NULL;
+	case BPF_FUNC_skb_get_tunnel_key:
+	case BPF_FUNC_skb_set_tunnel_key:
+	case BPF_FUNC_skb_get_tunnel_opt:
+	case BPF_FUNC_skb_set_tunnel_opt:
+	case BPF_FUNC_clone_redirect:
+	case BPF_FUNC_skb_change_tail:
+	case BPF_FUNC_skb_change_head:
+	case BPF_FUNC_skb_store_bytes:
+	case BPF_FUNC_csum_level:
+	case BPF_FUNC_l3_csum_replace:
+	case BPF_FUNC_l4_csum_replace:
+	case BPF_FUNC_set_hash_invalid:
+		return xmit ? &helpers[func_id].proto : NULL;
+	default:
+		return bpf_helper_proto(func_id, BPF_PROG_TYPE_SOCKET_FILTER);
+	}
+}
+
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
+	if (prog_type_is_lwt(prog_type))
+		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {

@@ -52,6 +52,8 @@ static const struct {
     {"cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS},
     {"cgroup_skb/egress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS},
     {"cgroup/skb", BPF_PROG_TYPE_CGROUP_SKB, 0},
+    {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
+    {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)

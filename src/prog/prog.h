@@ -106,6 +106,13 @@ static inline bool prog_type_is_tc(u32 type)
 	return type == BPF_PROG_TYPE_SCHED_CLS || type == BPF_PROG_TYPE_SCHED_ACT;
 }
 
+/* Lightweight tunnel programs: on the way in, out, or to transmit. */
+static inline bool prog_type_is_lwt(u32 type)
+{
+	return type == BPF_PROG_TYPE_LWT_IN || type == BPF_PROG_TYPE_LWT_OUT ||
+	       type == BPF_PROG_TYPE_LWT_XMIT;
+}
+
 static inline struct bpf_prog *prog_of(struct bpf_object *obj)
 {
 	return container_of(obj, struct bpf_prog, obj);

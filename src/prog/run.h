@@ -65,6 +65,11 @@ static inline struct run_skb *run_skb_of(const void *ctx)
 	return container_of((struct skb_ctx *)ctx, struct run_skb, ctx);
 }
 
+/* At least head bytes of headroom before ctx.data and tail bytes of tailroom after the packet:
+ * the buffer is moved to a larger one (every pointer into it with it) when can_grow, as the
+ * kernel's skb_cow()/pskb_expand_head() would; 0 or -ENOMEM (src/exec/helpers.c). */
+int run_skb_room(struct run_skb *skb, u32 head, u32 tail);
+
 /* Ones' complement sum of len bytes at p added to sum, with p's first byte taken as the high
  * byte of a 16-bit word when even is true (the kernel's csum_partial at an even offset). */
 u32 csum_add_bytes(u32 sum, const u8 *p, u32 len, bool even);

@@ -336,6 +336,7 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	bool is_l2 = prog_type_is_tc(prog->type);
 	u32 size = attr->test.data_size_in, retval = 0, duration = 0, wire_len = 0, out_len;
 	size_t buf_size;
+	u8 *out;
 	struct __sk_buff *uctx;
 	struct run_skb skb;
 	u16 proto;
@@ -411,8 +412,15 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	test_repeat(prog, &skb.ctx, attr->test.repeat, &retval, &duration);
 	buf = skb.head; /* a helper may have reallocated it */
 
-	if (!is_l2) /* the kernel pushes the pulled Ethernet header back, zeroed */
-		memset(skb.mac, 0, ETH_HLEN);
+	/* the kernel pushes an Ethernet header's worth of zeroes in front of what the program
+	 * left (the pulled header, or before bytes bpf_skb_change_head() added) */
+	if (!is_l2) {
+		err = run_skb_room(&skb, ETH_HLEN, 0);
+		buf = skb.head;
+		if (err)
+			goto free_ctx;
+		memset(skb.ctx.data - ETH_HLEN, 0, ETH_HLEN);
+	}
 	if (skb.csum_check &&
 	    csum_fold16(skb.csum) !=
 		    csum_fold16(csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true))) {
@@ -431,9 +439,9 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		uctx->hwtstamp = skb.ctx.uapi.hwtstamp;
 	}
 	/* from skb->data as the kernel copies it: tc's data, the others' pushed mac header */
-	out_len = (u32)(skb.tail - (is_l2 ? skb.ctx.data : skb.mac));
-	err = test_finish(attr, uattr, is_l2 ? skb.ctx.data : skb.mac, out_len, 0, retval,
-			  duration);
+	out = is_l2 ? skb.ctx.data : skb.ctx.data - ETH_HLEN;
+	out_len = (u32)(skb.tail - out);
+	err = test_finish(attr, uattr, out, out_len, 0, retval, duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct __sk_buff));
 free_ctx:

@@ -191,6 +191,9 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 	case BPF_PROG_TYPE_SCHED_CLS:
 	case BPF_PROG_TYPE_SCHED_ACT:
 	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
 		return typedef_name ? NULL : "__sk_buff";
 	case BPF_PROG_TYPE_XDP:
 		return typedef_name ? NULL : "xdp_md";

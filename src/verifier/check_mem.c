@@ -123,6 +123,25 @@ static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32
 	return 0;
 }
 
+/* __sk_buff's data and data_end (and data_meta, with meta) load packet pointers: the type the
+ * load gives and the field the JIT and interpreter convert; whether off is one of them. */
+static bool skb_pkt_field(int off, bool meta, u8 *ptr_type, u8 *field)
+{
+	if (IN(off, SKB_OFF(data), SKB_END(data))) {
+		*ptr_type = PTR_TO_PACKET;
+		*field = 1;
+	} else if (IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
+		*ptr_type = PTR_TO_PACKET_END;
+		*field = 2;
+	} else if (meta && IN(off, SKB_OFF(data_meta), SKB_END(data_meta))) {
+		*ptr_type = PTR_TO_PACKET_META;
+		*field = 3;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u8 *ptr_type,
 		      u8 *field)
 {
@@ -154,21 +173,32 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		    !IN(off, SKB_OFF(tstamp), SKB_END(tstamp)) &&
 		    !IN(off, SKB_OFF(queue_mapping), SKB_END(queue_mapping)))
 			return false;
-		if (IN(off, SKB_OFF(data), SKB_END(data))) {
-			*ptr_type = PTR_TO_PACKET;
-			*field = 1;
-		} else if (IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
-			*ptr_type = PTR_TO_PACKET_END;
-			*field = 2;
-		} else if (IN(off, SKB_OFF(data_meta), SKB_END(data_meta))) {
-			*ptr_type = PTR_TO_PACKET_META;
-			*field = 3;
+		if (skb_pkt_field(off, true, ptr_type, field)) {
+			/* (a packet pointer) */
 		} else if (IN(off, SKB_OFF(family), SKB_END(local_port))) {
 			return false;
 		} else if (off == SKB_OFF(tstamp_type)) {
 			/* tc may read the u8 (its writes were refused above) */
 			return size == 1;
 		}
+		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
+		/* the kernel's lwt_is_valid_access(): no socket fields, no timestamps; mark,
+		 * priority and cb[] writable */
+		if (IN(off, SKB_OFF(tc_classid), SKB_END(tc_classid)) ||
+		    IN(off, SKB_OFF(family), SKB_END(local_port)) ||
+		    IN(off, SKB_OFF(data_meta), SKB_END(data_meta)) ||
+		    IN(off, SKB_OFF(tstamp), SKB_END(tstamp)) ||
+		    IN(off, SKB_OFF(wire_len), SKB_END(wire_len)) ||
+		    IN(off, SKB_OFF(hwtstamp), SKB_END(hwtstamp)))
+			return false;
+		if (write && !IN(off, SKB_OFF(mark), SKB_END(mark)) &&
+		    !IN(off, SKB_OFF(priority), SKB_END(priority)) &&
+		    !IN(off, SKB_OFF(cb[0]), SKB_END(cb[4])))
+			return false;
+		skb_pkt_field(off, false, ptr_type, field);
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SKB:
 		/* the kernel's cg_skb_is_valid_access() for a loader with CAP_BPF: packet data
@@ -183,13 +213,7 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		    !IN(off, SKB_OFF(cb[0]), SKB_END(cb[4])) &&
 		    !IN(off, SKB_OFF(tstamp), SKB_END(tstamp)))
 			return false;
-		if (IN(off, SKB_OFF(data), SKB_END(data))) {
-			*ptr_type = PTR_TO_PACKET;
-			*field = 1;
-		} else if (IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
-			*ptr_type = PTR_TO_PACKET_END;
-			*field = 2;
-		}
+		skb_pkt_field(off, false, ptr_type, field);
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_XDP:
 		if (IN(off, offsetof(struct xdp_md, egress_ifindex),
@@ -862,10 +886,12 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
-		/* cgroup skb programs read packets only (the kernel's
+		/* cgroup skb and LWT in/out programs read packets only (the kernel's
 		 * may_access_direct_pkt_data()) */
 		if (write && reg->type == PTR_TO_PACKET &&
-		    env->prog->type == BPF_PROG_TYPE_CGROUP_SKB) {
+		    (env->prog->type == BPF_PROG_TYPE_CGROUP_SKB ||
+		     env->prog->type == BPF_PROG_TYPE_LWT_IN ||
+		     env->prog->type == BPF_PROG_TYPE_LWT_OUT)) {
 			verbose(env, "cannot write into packet\n");
 			return -EACCES;
 		}

@@ -3,8 +3,8 @@
  *
  * Program types and what they see:
  *  - XDP and tc (sched_cls/sched_act): the frame as it is, from the Ethernet header.
- *  - cgroup skb: the frame's network packet (the test run pulls the Ethernet header), as a
- *    cgroup's ingress or egress hook sees it.
+ *  - cgroup skb and LWT (lwt_in/out/xmit): the frame's network packet (the test run pulls the
+ *    Ethernet header), as a cgroup's hooks and a route's tunnel see it.
  *  - socket filters: the frame as on a packet socket (AF_PACKET, SOCK_RAW), from the Ethernet
  *    header with skb->len the frame's length, which is where a socket filter such as the kernel's
  *    sockex1 expects LD_ABS offsets to start.  BPF_PROG_TEST_RUN pulls an Ethernet header for
@@ -115,6 +115,12 @@ static const char *retval_name(unsigned int type, uint32_t rv)
 		return rv < 8 ? tc[rv] : rv == UINT32_MAX ? "TC_ACT_UNSPEC" : "unknown";
 	case BPF_PROG_TYPE_SOCKET_FILTER:
 		return rv ? "accept" : "drop";
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
+		return rv == BPF_OK ? "BPF_OK" : rv == BPF_DROP ? "BPF_DROP" :
+		       rv == BPF_REDIRECT ? "BPF_REDIRECT" : rv == BPF_LWT_REROUTE ? "BPF_LWT_REROUTE" :
+		       "unknown";
 	case BPF_PROG_TYPE_CGROUP_SKB: {
 		static const char *const cg[] = {"drop", "pass", "drop, congestion",
 						 "pass, congestion"};
@@ -277,6 +283,9 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 	case BPF_PROG_TYPE_SCHED_CLS:
 	case BPF_PROG_TYPE_SCHED_ACT:
 	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
 		break;
 	default:
 		cli_err("program '%s': type %s does not run on packets", userbpf_program_name(prog),
