@@ -3,6 +3,7 @@
  * output in the trace stream, and the user-space semantics of the others.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -35,7 +36,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_skb_ancestor_cgroup_id, BPF_FUNC_get_netns_cookie, BPF_FUNC_skb_cgroup_classid,
 	BPF_FUNC_skb_ecn_set_ce, BPF_FUNC_clone_redirect, BPF_FUNC_skb_get_xfrm_state,
 	BPF_FUNC_get_ns_current_pid_tgid, BPF_FUNC_skb_set_tunnel_key, BPF_FUNC_skb_get_tunnel_key,
-	BPF_FUNC_skb_set_tunnel_opt, BPF_FUNC_skb_get_tunnel_opt,
+	BPF_FUNC_skb_set_tunnel_opt, BPF_FUNC_skb_get_tunnel_opt, BPF_FUNC_get_hash_recalc,
+	BPF_FUNC_send_signal, BPF_FUNC_send_signal_thread,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -866,6 +868,95 @@ TEST(helpers_tunnel_key_vs_kernel)
 			test_fail(__FILE__, __LINE__, "%s: userbpf %#x, kernel %#x%s", t[i].name, ur, kr,
 				  memcmp(u, k, sizeof(u)) ? " (and the bytes differ)" : "");
 	}
+}
+
+/* bpf_get_hash_recalc(): nonzero and stable within a run, and bpf_set_hash()'s value once set
+ * (its values themselves are each kernel's own: only these properties are compared). */
+TEST(helpers_get_hash_recalc)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_EMIT_CALL(BPF_FUNC_get_hash_recalc),
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_EMIT_CALL(BPF_FUNC_get_hash_recalc),
+		BPF_MOV64_IMM(BPF_REG_8, 0),
+		BPF_JMP_REG(BPF_JNE, BPF_REG_0, BPF_REG_7, 2),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+		BPF_MOV64_IMM(BPF_REG_8, 1),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_MOV64_IMM(BPF_REG_2, 77),
+		BPF_EMIT_CALL(BPF_FUNC_set_hash),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_EMIT_CALL(BPF_FUNC_get_hash_recalc),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 77, 1),
+		BPF_ALU64_IMM(BPF_OR, BPF_REG_8, 2),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_8),
+		BPF_EXIT_INSN(),
+	};
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	const struct side *sides[] = { &side_user, &side_kern };
+
+	for (int i = 0; i < (kernel ? 2 : 1); i++) {
+		int fd = prog_load_on(sides[i], BPF_PROG_TYPE_SCHED_CLS, insns, ARRAY_SIZE(insns), -1);
+		u_int32_t r;
+
+		REQUIRE(fd >= 0);
+		CHECK_EQ(run_retval(sides[i], fd, &r), 0);
+		CHECK_EQ(r, 3);
+		close(fd);
+	}
+}
+
+/* bpf_send_signal() and bpf_send_signal_thread(): the signal reaches us (the runner), 0; an
+ * invalid number is -EINVAL. */
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	usr1_seen++;
+}
+
+TEST(helpers_send_signal)
+{
+	bool kernel = kernel_bpf_available() && !under_valgrind();
+	const struct side *sides[] = { &side_user, &side_kern };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	REQUIRE(sigaction(SIGUSR1, &sa, &old) == 0);
+	for (int i = 0; i < (kernel ? 2 : 1); i++) {
+		static const struct {
+			int helper, sig, ret, seen;
+		} t[] = {
+			{ BPF_FUNC_send_signal, SIGUSR1, 0, 1 },
+			{ BPF_FUNC_send_signal_thread, SIGUSR1, 0, 1 },
+			{ BPF_FUNC_send_signal, 0, 0, 0 },
+			{ BPF_FUNC_send_signal, 65, -EINVAL, 0 },
+		};
+
+		for (size_t k = 0; k < ARRAY_SIZE(t); k++) {
+			struct bpf_insn insns[] = {
+				BPF_MOV64_IMM(BPF_REG_1, t[k].sig),
+				BPF_EMIT_CALL(t[k].helper),
+				BPF_EXIT_INSN(),
+			};
+			int fd = prog_load_on(sides[i], BPF_PROG_TYPE_SOCKET_FILTER, insns,
+					      ARRAY_SIZE(insns), -1);
+			u_int32_t r;
+
+			REQUIRE(fd >= 0);
+			usr1_seen = 0;
+			CHECK_EQ(run_retval(sides[i], fd, &r), 0);
+			close(fd);
+			CHECK_EQ((int)r, t[k].ret);
+			for (int wait = 0; wait < 1000 && usr1_seen < t[k].seen; wait++)
+				usleep(1000); /* (the kernel's may come a little later) */
+			CHECK_EQ(usr1_seen, t[k].seen);
+		}
+	}
+	sigaction(SIGUSR1, &old, NULL);
 }
 
 /* ---- the others, called directly through the table ---- */

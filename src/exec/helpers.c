@@ -25,6 +25,7 @@
 #include <linux/pkt_cls.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -36,6 +37,7 @@
 #include "exec/callback.h"
 #include "exec/helpers.h"
 #include "exec/trace.h"
+#include "map/jhash.h"
 #include "map/map.h"
 #include "map/ringbuf.h"
 #include "prog/run.h"
@@ -1129,6 +1131,42 @@ static u64 h_skb_vlan_pop(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* bpf_get_hash_recalc(skb): the packet's flow hash, computed once (then kept in skb->hash, where
+ * bpf_set_hash() may have put one): a jhash of the IPv4/IPv6 addresses, protocol and ports
+ * under a random seed, never 0, as the kernel's flow dissector hash is.  Its values are not
+ * the kernel's, whose seed is its own: only its properties are (stable for a flow, nonzero). */
+static u64 h_get_hash_recalc(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	static u32 seed;
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 proto = (u16)skb->ctx.uapi.protocol;
+	const u8 *ip = skb->net;
+	u32 keys[10] = { 0 }, h, s = __atomic_load_n(&seed, __ATOMIC_RELAXED);
+	size_t l4 = 0;
+
+	if (skb->ctx.uapi.hash)
+		return skb->ctx.uapi.hash;
+	while (!s) {
+		if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+			s = (u32)clock_ns(CLOCK_MONOTONIC) | 1;
+		__atomic_store_n(&seed, s, __ATOMIC_RELAXED);
+	}
+	if (proto == htons(ETH_P_IP) && ip + 20 <= skb->tail) {
+		memcpy(keys, ip + 12, 8);
+		keys[8] = ip[9];
+		l4 = (size_t)(ip[0] & 15) * 4;
+	} else if (proto == htons(ETH_P_IPV6) && ip + 40 <= skb->tail) {
+		memcpy(keys, ip + 8, 32);
+		keys[8] = ip[6];
+		l4 = 40;
+	}
+	if (l4 && (keys[8] == IPPROTO_TCP || keys[8] == IPPROTO_UDP) && ip + l4 + 4 <= skb->tail)
+		memcpy(&keys[9], ip + l4, 4);
+	h = jhash(keys, sizeof(keys), s);
+	skb->ctx.uapi.hash = h ? h : 1;
+	return skb->ctx.uapi.hash;
+}
+
 /* bpf_set_hash(skb, hash), bpf_set_hash_invalid(skb): skb->hash, as a software L4 hash. */
 static u64 h_set_hash(u64 ctx, u64 hash, u64 a3, u64 a4, u64 a5)
 {
@@ -1560,6 +1598,22 @@ static u64 h_skb_get_tunnel_opt(u64 ctx, u64 to, u64 size, u64 a4, u64 a5)
 	memcpy(out, skb->tun.opts, skb->tun.opts_len);
 	memset(out + skb->tun.opts_len, 0, n - skb->tun.opts_len);
 	return skb->tun.opts_len;
+}
+
+/* bpf_send_signal(sig), bpf_send_signal_thread(sig): sig to the current process (or thread),
+ * which for a test run is whoever runs it; -EINVAL for no signal number. */
+static u64 h_send_signal(u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((u32)sig > 64)
+		return (u64)-EINVAL;
+	return kill(getpid(), (int)sig) ? (u64)(s64)-errno : 0;
+}
+
+static u64 h_send_signal_thread(u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((u32)sig > 64)
+		return (u64)-EINVAL;
+	return tgkill(getpid(), gettid(), (int)sig) ? (u64)(s64)-errno : 0;
 }
 
 /* bpf_get_ns_current_pid_tgid(dev, ino, nsdata, size): our pid and tgid as the pid namespace
@@ -2187,6 +2241,10 @@ static const struct helper helpers[] = {
 					    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
 						 ARG_CONST_SIZE, ARG_ANYTHING) },
 					  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_send_signal] = { { h_send_signal, "bpf_send_signal", false, false, RET_INTEGER,
+				     ARGS(ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_send_signal_thread] = { { h_send_signal_thread, "bpf_send_signal_thread", false,
+					    false, RET_INTEGER, ARGS(ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_get_ns_current_pid_tgid] = { { h_get_ns_current_pid_tgid,
 						 "bpf_get_ns_current_pid_tgid", false, false,
 						 RET_INTEGER, ARGS(ARG_ANYTHING, ARG_ANYTHING,
@@ -2219,6 +2277,9 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_skb_vlan_pop] = { { h_skb_vlan_pop, "bpf_skb_vlan_pop", false, false,
 				      RET_INTEGER, ARGS(ARG_PTR_TO_CTX), .changes_pkt_data = true },
 				    TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_hash_recalc] = { { h_get_hash_recalc, "bpf_get_hash_recalc", false, false,
+					 RET_INTEGER, ARGS(ARG_PTR_TO_CTX) },
+				       TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_set_hash] = { { h_set_hash, "bpf_set_hash", false, false, RET_INTEGER,
 				  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
 				TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
@@ -2436,6 +2497,7 @@ static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
 	case BPF_FUNC_skb_pull_data:
 	case BPF_FUNC_csum_diff:
 	case BPF_FUNC_get_route_realm:
+	case BPF_FUNC_get_hash_recalc:
 		return &helpers[func_id].proto;
 	case BPF_FUNC_get_cgroup_classid:
 		return &tc_classid_helper.proto;
