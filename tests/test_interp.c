@@ -558,6 +558,60 @@ static const struct fuse_case fuse_cases[] = {
 	{ "zx jump to the rsh: not fused", "lddw %r1, 0x123456789abcdef0\nja l\nlsh %r1, 32\nl:\n"
 	  "rsh %r1, 32\nmov %r0, %r1\nexit", 3, 0, 0x12345678 },
 
+	/* MULADD: mul64 rX, K; add64 rX, rY.  SHX: mov64 rT, rX; lsh/rsh64 rT, K; xor/add64 rX, rT,
+	 * folding rT into r0 afterwards (a fused record must still write it). */
+#define MA_X 0x123456789abcdefull
+#define MA_PRE "lddw %r0, 0x123456789abcdef\nmov %r1, 7\n"
+	{ "muladd", MA_PRE "mul %r0, 31\nadd %r0, %r1\nexit", 3, 2, MA_X * 31 + 7 },
+	{ "muladd negative k", MA_PRE "mul %r0, -3\nadd %r0, %r1\nexit", 3, 2,
+	  MA_X * (uint64_t)-3 + 7 },
+	{ "muladd y == x: not fused", MA_PRE "mul %r0, 31\nadd %r0, %r0\nexit", 3, 0, MA_X * 62 },
+	{ "muladd add32: not fused", MA_PRE "mul %r0, 31\nadd32 %r0, %r1\nexit", 3, 0,
+	  (uint32_t)(MA_X * 31 + 7) },
+	{ "muladd mul32: not fused", MA_PRE "mul32 %r0, 31\nadd %r0, %r1\nexit", 3, 0,
+	  (uint64_t)(uint32_t)(MA_X * 31) + 7 },
+	{ "muladd into another register: not fused", MA_PRE "mul %r0, 31\nadd %r1, %r0\n"
+	  "add %r0, %r1\nexit", 3, 0, MA_X * 62 + 7 },
+	{ "muladd mul by a register: not fused", MA_PRE "mul %r0, %r1\nadd %r0, %r1\nexit", 3, 0,
+	  MA_X * 7 + 7 },
+	{ "muladd jump to the add: not fused", MA_PRE "ja l\nmul %r0, 31\nl:\nadd %r0, %r1\nexit",
+	  4, 0, MA_X + 7 },
+#define SH_X 0xfedcba9876543210ull
+#define SH_PRE "lddw %r0, 0xfedcba9876543210\nmov %r3, 5\n"
+#define SH_OUT "add %r0, %r3\nexit"
+	{ "shx rsh xor", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nxor %r0, %r3\n" SH_OUT, 3, 3,
+	  (SH_X ^ (SH_X >> 7)) + (SH_X >> 7) },
+	{ "shx rsh add", SH_PRE "mov %r3, %r0\nrsh %r3, 6\nadd %r0, %r3\n" SH_OUT, 3, 3,
+	  SH_X + 2 * (SH_X >> 6) },
+	{ "shx lsh xor", SH_PRE "mov %r3, %r0\nlsh %r3, 13\nxor %r0, %r3\n" SH_OUT, 3, 3,
+	  (SH_X ^ (SH_X << 13)) + (SH_X << 13) },
+	{ "shx lsh add", SH_PRE "mov %r3, %r0\nlsh %r3, 10\nadd %r0, %r3\n" SH_OUT, 3, 3,
+	  SH_X + 2 * (SH_X << 10) },
+	{ "shx shift 0", SH_PRE "mov %r3, %r0\nrsh %r3, 0\nxor %r0, %r3\n" SH_OUT, 3, 3, SH_X },
+	{ "shx shift 63", SH_PRE "mov %r3, %r0\nlsh %r3, 63\nadd %r0, %r3\n" SH_OUT, 3, 3,
+	  SH_X + 2 * (SH_X << 63) },
+	{ "shx t == x: not fused", SH_PRE "mov %r0, %r0\nrsh %r0, 7\nxor %r0, %r0\n" SH_OUT, 3, 0,
+	  5 },
+	{ "shx arsh: not fused", SH_PRE "mov %r3, %r0\narsh %r3, 7\nxor %r0, %r3\n" SH_OUT, 3, 0,
+	  (SH_X ^ (uint64_t)((int64_t)SH_X >> 7)) + (uint64_t)((int64_t)SH_X >> 7) },
+	{ "shx or: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nor %r0, %r3\n" SH_OUT, 3, 0,
+	  (SH_X | (SH_X >> 7)) + (SH_X >> 7) },
+	{ "shx xor32: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nxor32 %r0, %r3\n" SH_OUT, 3, 0,
+	  (uint64_t)(uint32_t)(SH_X ^ (SH_X >> 7)) + (SH_X >> 7) },
+	{ "shx into the copy: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\n"
+	  "xor %r3, %r0\n" SH_OUT, 3, 0, SH_X + ((SH_X >> 7) ^ SH_X) },
+	{ "shx shift of another register: not fused", SH_PRE "mov %r3, %r0\nrsh %r4, 7\n"
+	  "xor %r0, %r3\n" SH_OUT, 3, 0, 0 + SH_X },
+	{ "shx jump to the shift: not fused", SH_PRE "mov %r3, %r0\nja l\nrsh %r3, 7\nl:\n"
+	  "xor %r0, %r3\n" SH_OUT, 3, 0, 0 + SH_X },
+	/* loop100 of bench/: MULADD, SHX and AJ, and the same program unfused. */
+#define HASH_LOOP                                                                                  \
+	"mov %r0, 1\nmov %r1, 0\nl:\nmul %r0, 31\nadd %r0, %r1\nmov %r2, %r0\nrsh %r2, 7\n"       \
+	"xor %r0, %r2\nadd %r1, 1\njlt %r1, 100, l\nexit"
+	{ "hash loop: muladd", HASH_LOOP, 2, 2, 0xaa2393eec0a48728ull },
+	{ "hash loop: shx", HASH_LOOP, 4, 3, 0xaa2393eec0a48728ull },
+	{ "hash loop: aj", HASH_LOOP, 7, 2, 0xaa2393eec0a48728ull },
+
 	/* BNDL: BND then LDA, where rX and rA are dead.  r2 points at the bytes 01 02 03 04, r3 is
 	 * 8 bytes further.  BNDL_OUT packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2), so with it
 	 * rX and rA are live and only BND fuses; BNDL_DEAD_OUT reads r0 only (taken: r0 + 1000). */

@@ -7,7 +7,8 @@
  *    PKT_MIN is proven safe; the stack slots fp-64..fp-8 are initialised, then the scalar
  *    registers r0..r5, r9 from the packet or immediates;
  *  - body: blocks of random 64/32-bit ALU (immediate shifts in range, register shift amounts
- *    masked first, divisions by anything), sign-extending moves, byte swaps, packet loads and
+ *    masked first, divisions by anything), multiply-add and shift-mix sequences, sign-extending
+ *    moves, byte swaps, packet loads and
  *    stores (plain and sign-extending), aligned stack loads and stores inside the initialised
  *    slots, forward conditional jumps over whole blocks (no loops, so it terminates), and map
  *    blocks: lookup (NULL-checked, the value read, changed and written back), update, delete on
@@ -158,6 +159,32 @@ static void gen_alu(struct gen *g)
 		emit(g, BPF_RAW_INSN(cls | op | BPF_K, dst, 0, off, imm));
 	}
 	g->init |= 1u << dst;
+}
+
+/* The interpreter's mixing superinstructions (exec/interp_fuse.h): mul64 rX, K; add64 rX, rY and
+ * mov64 rT, rX; lsh/rsh64 rT, K; xor/add64 rX, rT, with registers that may coincide (which
+ * must not be fused) and with 32-bit or other ops in place of theirs now and then. */
+static void gen_mix(struct gen *g)
+{
+	int x = pick(g, g->init), y = pick(g, g->init);
+	int cls = rnd_below(g, 5) ? BPF_ALU64 : BPF_ALU;
+
+	if (rnd_below(g, 2)) {
+		emit(g, BPF_RAW_INSN(cls | BPF_MUL | BPF_K, x, 0, 0, rnd_imm(g)));
+		emit(g, BPF_RAW_INSN(BPF_ALU64 | (rnd_below(g, 4) ? BPF_ADD : BPF_SUB) | BPF_X, x, y,
+				     0, 0));
+	} else {
+		static const int shifts[] = { BPF_LSH, BPF_RSH, BPF_ARSH };
+		static const int ops[] = { BPF_XOR, BPF_ADD, BPF_OR };
+		int t = rnd_below(g, 5) ? pick(g, SCALARS) : x;
+
+		emit(g, BPF_MOV64_REG(t, x));
+		emit(g, BPF_RAW_INSN(BPF_ALU64 | shifts[rnd_below(g, 5) ? rnd_below(g, 2) : 2] | BPF_K,
+				     t, 0, 0, (int32_t)rnd_below(g, 64)));
+		emit(g, BPF_RAW_INSN(cls | ops[rnd_below(g, 5) ? rnd_below(g, 2) : 2] | BPF_X, x, t, 0,
+				     0));
+		g->init |= 1u << t;
+	}
 }
 
 static void gen_movsx_endian(struct gen *g)
@@ -317,8 +344,10 @@ static int gen_prog(struct gen *g)
 
 		g->init &= g->join[b];
 		g->block_start[b] = g->n;
-		if (k < 35)
+		if (k < 30)
 			gen_alu(g);
+		else if (k < 36)
+			gen_mix(g);
 		else if (k < 45)
 			gen_movsx_endian(g);
 		else if (k < 70)

@@ -609,6 +609,25 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	DST = (uint32_t)SRC;                                                                       \
 	pc += 3;                                                                                   \
 	DISPATCH();
+/* Y != X and T != X (the matcher's), so loading the other register first changes nothing; X is
+ * then read and written once, not twice: in a hash loop X is the loop-carried value. */
+#define FUSED_MULADD(op, op2, bits)                                                                \
+	{                                                                                          \
+		const uint64_t y_ = SRC;                                                           \
+                                                                                                   \
+		DST = ALU64_MUL(DST, pc->k) + y_;                                                  \
+	}                                                                                          \
+	pc += 2;                                                                                   \
+	DISPATCH();
+#define FUSED_SHX(op, op2, bits)                                                                   \
+	{                                                                                          \
+		const uint64_t x_ = DST, t_ = ALU64_##op(x_, O_IMM);                               \
+                                                                                                   \
+		SRC = t_;                                                                          \
+		DST = ALU64_##op2(x_, t_);                                                         \
+	}                                                                                          \
+	pc += 3;                                                                                   \
+	DISPATCH();
 #define X_FBODY_(name, kind, op, op2, bits)                                                        \
 	L_F_##name : FUSED_##kind(op, op2, bits)
 	FUSE_LIST(X_FBODY_)
@@ -981,7 +1000,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		d->off = f.off;
 		d->aux = f.aux;
 		d->k = f.k;
-		if (f.id >= FUSE_BNDLJGT8_ADD) /* kb overlays k, which BNDL does not use */
+		if (fuse_is_bndl(f.id)) /* kb overlays k, which BNDL does not use */
 			memcpy(d->kb, f.kb, sizeof(f.kb));
 	}
 	free(live_out);

@@ -17,6 +17,9 @@
 #define ADD64_K (BPF_ALU64 | BPF_ADD | BPF_K)
 #define LSH64_K (BPF_ALU64 | BPF_LSH | BPF_K)
 #define RSH64_K (BPF_ALU64 | BPF_RSH | BPF_K)
+#define MUL64_K (BPF_ALU64 | BPF_MUL | BPF_K)
+#define ADD64_X (BPF_ALU64 | BPF_ADD | BPF_X)
+#define XOR64_X (BPF_ALU64 | BPF_XOR | BPF_X)
 
 /* Index of a conditional jump op in FUSE_AJ_OPS_ order, or -1 (JA, CALL, EXIT, ...). */
 static int jcc_index(uint8_t op)
@@ -205,6 +208,48 @@ static uint32_t match_aj2(const struct bpf_insn *in, struct fuse *f)
 	return 3;
 }
 
+/* MULADD: mul64 rX, K; add64 rX, rY with Y != X (else the add would read the product). */
+static uint32_t match_muladd(const struct bpf_insn *in, struct fuse *f)
+{
+	uint8_t x = in[0].dst_reg;
+
+	if (in[0].code != MUL64_K || in[1].code != ADD64_X || in[1].dst_reg != x ||
+	    in[1].src_reg == x)
+		return 0;
+	f->id = FUSE_MULADD;
+	f->dst = x;
+	f->src = in[1].src_reg;
+	f->k = (uint64_t)(int64_t)in[0].imm;
+	return 2;
+}
+
+/* SHX: mov64 rT, rX; lsh64/rsh64 rT, K; xor64/add64 rX, rT with T != X.  (The decoder refused
+ * shift immediates outside [0, 64).) */
+static uint32_t match_shx(const struct bpf_insn *in, struct fuse *f)
+{
+	uint8_t t = in[0].dst_reg, x = in[0].src_reg;
+	int id;
+
+	if (in[0].code != MOV64_X || in[0].off || t == x || in[1].dst_reg != t ||
+	    in[2].dst_reg != x || in[2].src_reg != t)
+		return 0;
+	if (in[1].code == LSH64_K)
+		id = FUSE_SHX_LSH_XOR;
+	else if (in[1].code == RSH64_K)
+		id = FUSE_SHX_RSH_XOR;
+	else
+		return 0;
+	if (in[2].code == ADD64_X)
+		id += FUSE_SHX_LSH_ADD - FUSE_SHX_LSH_XOR;
+	else if (in[2].code != XOR64_X)
+		return 0;
+	f->id = (enum fuse_id)id;
+	f->dst = x;
+	f->src = t;
+	f->aux = in[1].imm;
+	return 3;
+}
+
 /* Registers insn may read (a superset) and surely writes (a subset), as masks: erring that way
  * can only make more registers live.  So calls and LD_ABS/LD_IND write only r0 here, although the
  * verifier treats r1..r5 as clobbered; a bpf-to-bpf call reads everything, and an exit reads r0
@@ -356,6 +401,9 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_aj2(&insns[i], f)))
 		goto found;
 	*f = (struct fuse){0};
+	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_shx(&insns[i], f)))
+		goto found;
+	*f = (struct fuse){0};
 	/* MZX: a move (not a sign-extending one) then ZX of its destination */
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && insns[i].code == MOV64_X &&
 	    !insns[i].off && match_zx(&insns[i + 1], f) && f->dst == insns[i].dst_reg) {
@@ -368,7 +416,7 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	if (i + 1 >= cnt || no_entry[i + 1])
 		return 0;
 	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)) ||
-	    (n = match_zx(&insns[i], f)))
+	    (n = match_zx(&insns[i], f)) || (n = match_muladd(&insns[i], f)))
 		goto found;
 	return 0;
 found:

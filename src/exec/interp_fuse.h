@@ -16,6 +16,9 @@
  *         rX and rA dead afterwards
  *   ZX    lsh64 rX, 32; rsh64 rX, 32                 zero-extend the low half (clang's u32 casts
  *   MZX   mov64 rX, rY; ZX                           without alu32), of rX or of a copy of rY
+ *   MULADD  mul64 rX, K; add64 rX, rY (Y != X)       multiply-accumulate: hash and LCG steps
+ *   SHX   mov64 rT, rX; sh64 rT, K; op64 rX, rT      xorshift and shift-add mixing steps (sh: lsh
+ *         (T != X)                                   rsh; op: xor add), x ^= x >> K
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -32,8 +35,9 @@
 #include <stdint.h>
 #include <linux/bpf.h>
 
-/* X(name, kind, op, op2, bits): op the jump (BND, AJ, AJ2, BNDL) or ALU (LDA) operation, op2
- * BNDL's ALU operation, bits the load width of LDA and BNDL (64 otherwise). */
+/* X(name, kind, op, op2, bits): op the jump (BND, AJ, AJ2, BNDL), ALU (LDA) or shift (SHX)
+ * operation, op2 BNDL's and SHX's ALU operation, bits the load width of LDA and BNDL (64
+ * otherwise). */
 #define FUSE_ALU_OPS_(X, k, cc, w)                                                                 \
 	X(k##cc##w##_ADD, k, cc, ADD, w)                                                           \
 	X(k##cc##w##_SUB, k, cc, SUB, w)                                                           \
@@ -75,7 +79,12 @@
 	FUSE_LDA_(X, BNDL, JLT)                                                                    \
 	FUSE_LDA_(X, BNDL, JLE)                                                                    \
 	X(ZX, ZX, NONE, NONE, 64)                                                                  \
-	X(MZX, MZX, NONE, NONE, 64)
+	X(MZX, MZX, NONE, NONE, 64)                                                                \
+	X(MULADD, MULADD, NONE, NONE, 64)                                                          \
+	X(SHX_LSH_XOR, SHX, LSH, XOR, 64)                                                          \
+	X(SHX_LSH_ADD, SHX, LSH, ADD, 64)                                                          \
+	X(SHX_RSH_XOR, SHX, RSH, XOR, 64)                                                          \
+	X(SHX_RSH_ADD, SHX, RSH, ADD, 64)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -93,17 +102,24 @@ struct fuse {
 	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
 			  /* (ZX: dst X; MZX: dst X, src Y) */
+			  /* MULADD: dst X, src Y, k K; SHX: dst X, src T, aux K */
 	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
+
+/* Whether an idiom is a BNDL (its record holds kb over k). */
+static inline int fuse_is_bndl(enum fuse_id id)
+{
+	return id >= FUSE_BNDLJGT8_ADD && id < FUSE_ZX;
+}
 
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
-	if (id == FUSE_ZX)
+	if (id == FUSE_ZX || id == FUSE_MULADD)
 		return 2;
-	if (id == FUSE_MZX)
+	if (id == FUSE_MZX || id >= FUSE_SHX_LSH_XOR)
 		return 3;
-	if (id >= FUSE_BNDLJGT8_ADD)
+	if (fuse_is_bndl(id))
 		return 5;
 	if (id < FUSE_LDA8_ADD || id >= FUSE_AJ2_JEQ_K)
 		return 3;
@@ -113,7 +129,7 @@ static inline uint32_t fuse_len(enum fuse_id id)
 /* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
 static inline uint32_t fuse_jump(enum fuse_id id)
 {
-	if (id == FUSE_ZX || id == FUSE_MZX)
+	if (id >= FUSE_ZX)
 		return 0;
 	if (id >= FUSE_LDA8_ADD && id < FUSE_AJ_JEQ_K)
 		return 0;
