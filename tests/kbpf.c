@@ -313,3 +313,20 @@ bool walks_agree_at(const char *file, int line, const char *what, const int fd[N
 	}
 	return true;
 }
+
+void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_t type,
+			   const struct bpf_insn *insns, uint32_t n, const int map[NSIDES],
+			   int map_insn)
+{
+	struct bpf_insn side[NSIDES][32];
+
+	if (n > 32) {
+		test_fail(file, line, "%s: %u instructions, at most 32", what, n);
+		return;
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		memcpy(side[s], insns, n * sizeof(*insns));
+		side[s][map_insn].imm = map[s];
+	}
+	verdicts_agree_at(file, line, what, type, side[K], side[U], n);
+}

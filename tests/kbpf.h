@@ -97,6 +97,13 @@ void verdicts_agree_at(const char *file, int line, const char *what, uint32_t ty
 #define VERDICTS_AGREE(what, type, k_insns, u_insns, cnt)                                        \
 	verdicts_agree_at(__FILE__, __LINE__, what, type, k_insns, u_insns, cnt)
 
+/* VERDICTS_AGREE of the n (at most 32) insns, whose instruction map_insn loads map[s] on side s. */
+void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_t type,
+			   const struct bpf_insn *insns, uint32_t n, const int map[NSIDES],
+			   int map_insn);
+#define VERDICTS_AGREE_MAP(what, type, insns, n, map, map_insn)                                  \
+	verdicts_agree_map_at(__FILE__, __LINE__, what, type, insns, n, map, map_insn)
+
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);
 

@@ -220,19 +220,6 @@ TEST(diff_devmap_redirect)
 	}
 }
 
-/* The verdicts (and error lines) agree for insns whose instruction map_insn loads a map: map. */
-static void verdicts_agree(const char *name, uint32_t type, const struct bpf_insn *insns,
-			   uint32_t n, const int map[NSIDES], int map_insn)
-{
-	struct bpf_insn side[NSIDES][16];
-
-	for (int s = 0; s < NSIDES; s++) {
-		memcpy(side[s], insns, n * sizeof(*insns));
-		side[s][map_insn].imm = map[s];
-	}
-	VERDICTS_AGREE(name, type, side[K], side[U], n);
-}
-
 TEST(diff_devmap_verifier)
 {
 	int dm[NSIDES], hm[NSIDES];
@@ -253,9 +240,9 @@ TEST(diff_devmap_verifier)
 			BPF_EXIT_INSN(),
 		};
 
-		verdicts_agree("devmap value write", BPF_PROG_TYPE_XDP, p, 10, dm, 1);
+		VERDICTS_AGREE_MAP("devmap value write", BPF_PROG_TYPE_XDP, p, 10, dm, 1);
 		p[6] = BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, 0);
-		verdicts_agree("devmap value read", BPF_PROG_TYPE_XDP, p, 10, dm, 1);
+		VERDICTS_AGREE_MAP("devmap value read", BPF_PROG_TYPE_XDP, p, 10, dm, 1);
 	}
 	{ /* no update from programs; redirect_map only on device maps, only from XDP */
 		struct bpf_insn upd[] = {
@@ -271,10 +258,10 @@ TEST(diff_devmap_verifier)
 			BPF_EXIT_INSN(),
 		};
 
-		verdicts_agree("devmap update", BPF_PROG_TYPE_XDP, upd, 10, dm, 1);
-		verdicts_agree("redirect_map on a hash", BPF_PROG_TYPE_XDP, red, 6, hm, 0);
-		verdicts_agree("redirect_map from tc", BPF_PROG_TYPE_SCHED_CLS, red, 6, dm, 0);
-		verdicts_agree("redirect_map", BPF_PROG_TYPE_XDP, red, 6, dm, 0);
+		VERDICTS_AGREE_MAP("devmap update", BPF_PROG_TYPE_XDP, upd, 10, dm, 1);
+		VERDICTS_AGREE_MAP("redirect_map on a hash", BPF_PROG_TYPE_XDP, red, 6, hm, 0);
+		VERDICTS_AGREE_MAP("redirect_map from tc", BPF_PROG_TYPE_SCHED_CLS, red, 6, dm, 0);
+		VERDICTS_AGREE_MAP("redirect_map", BPF_PROG_TYPE_XDP, red, 6, dm, 0);
 	}
 	for (int s = 0; s < NSIDES; s++) {
 		close(dm[s]);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "exec/helpers.h"
+#include "test_cgroup.h"
 #include "test_prog.h"
 
 static const u_int32_t helper_ids[] = {
@@ -37,7 +38,8 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_skb_ecn_set_ce, BPF_FUNC_clone_redirect, BPF_FUNC_skb_get_xfrm_state,
 	BPF_FUNC_get_ns_current_pid_tgid, BPF_FUNC_skb_set_tunnel_key, BPF_FUNC_skb_get_tunnel_key,
 	BPF_FUNC_skb_set_tunnel_opt, BPF_FUNC_skb_get_tunnel_opt, BPF_FUNC_get_hash_recalc,
-	BPF_FUNC_send_signal, BPF_FUNC_send_signal_thread,
+	BPF_FUNC_send_signal, BPF_FUNC_send_signal_thread, BPF_FUNC_skb_under_cgroup,
+	BPF_FUNC_current_task_under_cgroup,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -598,37 +600,6 @@ static void ns_compare(const char *where, bool kernel)
 					  "kernel %llu", where, types[t], i, (unsigned long long)u[i],
 					  (unsigned long long)k[i]);
 	}
-}
-
-/* The cgroup2 mount point, or "" (mountinfo's fifth field where the type is cgroup2). */
-static void cgroup2_mount(char *mnt, size_t size)
-{
-	char line[2048], m[1024];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	mnt[0] = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *dash = strstr(line, " - ");
-
-		if (dash && !strncmp(dash + 3, "cgroup2 ", 8) &&
-		    sscanf(line, "%*s %*s %*s %*s %1023s", m) == 1) {
-			snprintf(mnt, size, "%s", m);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /* The cgroup helpers and the netns cookie against the kernel's: in our cgroup, then (where

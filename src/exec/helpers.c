@@ -37,6 +37,7 @@
 #include "exec/callback.h"
 #include "exec/helpers.h"
 #include "exec/trace.h"
+#include "map/cgroup_array.h"
 #include "map/jhash.h"
 #include "map/map.h"
 #include "map/ringbuf.h"
@@ -1263,6 +1264,30 @@ static u64 current_cgroup_id(int level)
 	return stat(path, &st) ? 0 : (u64)st.st_ino;
 }
 
+/* bpf_current_task_under_cgroup(map, idx), bpf_skb_under_cgroup(skb, map, idx): 1 when the
+ * calling thread's cgroup (which a test run's dummy socket belongs to) is the cgroup array's
+ * cgroup at idx or below it, else 0; E2BIG, EAGAIN (cgroup_array.h).  A cgroup is under C
+ * exactly when its ancestor at C's level is C. */
+static u64 under_cgroup(u64 map, u64 idx)
+{
+	u64 id;
+	int level, err = cgroup_array_get(PTR(map), (u32)idx, &id, &level);
+
+	if (err)
+		return (u64)(s64)err;
+	return current_cgroup_id(level) == id;
+}
+
+static u64 h_current_task_under_cgroup(u64 map, u64 idx, u64 a3, u64 a4, u64 a5)
+{
+	return under_cgroup(map, idx);
+}
+
+static u64 h_skb_under_cgroup(u64 ctx, u64 map, u64 idx, u64 a4, u64 a5)
+{
+	return under_cgroup(map, idx);
+}
+
 static u64 h_get_current_cgroup_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return current_cgroup_id(-1);
@@ -2241,6 +2266,15 @@ static const struct helper helpers[] = {
 					    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
 						 ARG_CONST_SIZE, ARG_ANYTHING) },
 					  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_current_task_under_cgroup] = { { h_current_task_under_cgroup,
+						   "bpf_current_task_under_cgroup", false, false,
+						   RET_INTEGER,
+						   ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+						 ALL_TYPES },
+	[BPF_FUNC_skb_under_cgroup] = { { h_skb_under_cgroup, "bpf_skb_under_cgroup", false,
+					  false, RET_INTEGER,
+					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_send_signal] = { { h_send_signal, "bpf_send_signal", false, false, RET_INTEGER,
 				     ARGS(ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_send_signal_thread] = { { h_send_signal_thread, "bpf_send_signal_thread", false,
@@ -2498,6 +2532,7 @@ static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
 	case BPF_FUNC_csum_diff:
 	case BPF_FUNC_get_route_realm:
 	case BPF_FUNC_get_hash_recalc:
+	case BPF_FUNC_skb_under_cgroup:
 		return &helpers[func_id].proto;
 	case BPF_FUNC_get_cgroup_classid:
 		return &tc_classid_helper.proto;

@@ -1,8 +1,29 @@
 /* Fd arrays: the slot operations program arrays and arrays of maps share (see fd_array.h). */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "map/fd_array.h"
+
+#define FD_ARRAY_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
+
+int fd_array_alloc_check(const union bpf_attr *attr)
+{
+	if (attr->value_size != 4 || (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)))
+		return -EINVAL;
+	if (!attr->max_entries || attr->key_size != 4 ||
+	    (attr->map_flags & ~FD_ARRAY_CREATE_FLAG_MASK))
+		return -EINVAL;
+	return 0;
+}
+
+void *fd_array_alloc(size_t header, u32 max_entries, size_t slot_size)
+{
+	if ((u64)max_entries * slot_size > SIZE_MAX - header)
+		return NULL;
+	return calloc(1, header + (size_t)max_entries * slot_size);
+}
 
 static u32 key_index(const void *key)
 {

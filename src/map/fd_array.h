@@ -13,6 +13,14 @@
 
 #include "map/map.h"
 
+/* The kernel's fd_array_map_alloc_check(): 4-byte values (fds) and keys, at least one entry,
+ * no flags but NUMA_NODE, RDONLY and WRONLY (EINVAL). */
+int fd_array_alloc_check(const union bpf_attr *attr);
+
+/* A zeroed map struct of header bytes followed by max_entries slots of slot_size bytes, or NULL
+ * (also when the size does not fit in a size_t, as on i386). */
+void *fd_array_alloc(size_t header, u32 max_entries, size_t slot_size);
+
 /* The object in slot index, or NULL (empty, or beyond max_entries).  Inside a read section. */
 static inline struct bpf_object *fd_array_get(const struct bpf_map *map,
 					      struct bpf_object *const *slots, u32 index)

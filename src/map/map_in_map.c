@@ -17,8 +17,6 @@
 #include "map/map_in_map.h"
 #include "rcu.h"
 
-#define ARRAY_OF_MAPS_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
-
 struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 {
 	struct bpf_object *obj;
@@ -110,26 +108,12 @@ static inline struct map_array *marray_of(struct bpf_map *map)
 	return container_of(map, struct map_array, map);
 }
 
-/* The kernel's fd_array_map_alloc_check() then array_map_alloc_check(). */
-static int marray_alloc_check(const union bpf_attr *attr)
-{
-	if (attr->value_size != 4 || (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)))
-		return -EINVAL;
-	if (!attr->max_entries || attr->key_size != 4 ||
-	    (attr->map_flags & ~ARRAY_OF_MAPS_FLAG_MASK))
-		return -EINVAL;
-	return 0;
-}
-
 static int marray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct map_array *a;
 
 	(void)memfd;
-	/* size_t: on i386 the product may not fit */
-	if ((u64)attr->max_entries * sizeof(a->slots[0]) > SIZE_MAX - sizeof(*a))
-		return -ENOMEM;
-	a = calloc(1, sizeof(*a) + (size_t)attr->max_entries * sizeof(a->slots[0]));
+	a = fd_array_alloc(sizeof(*a), attr->max_entries, sizeof(a->slots[0]));
 	if (!a)
 		return -ENOMEM;
 	*out = &a->map;
@@ -177,7 +161,7 @@ static int marray_delete(struct bpf_map *map, const void *key)
 }
 
 const struct bpf_map_ops array_of_maps_map_ops = {
-	.alloc_check = marray_alloc_check,
+	.alloc_check = fd_array_alloc_check,
 	.alloc = marray_alloc,
 	.free = marray_free,
 	.lookup = marray_lookup,

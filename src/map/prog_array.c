@@ -22,9 +22,6 @@
 #include "map/prog_array.h"
 #include "prog/prog.h"
 
-#define PROG_ARRAY_CREATE_FLAG_MASK                                                              \
-	(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
-
 struct prog_array {
 	struct bpf_map map;
 	spinlock_t owner_lock;	/* guards the owner fields */
@@ -39,26 +36,13 @@ static inline struct prog_array *parray_of(struct bpf_map *map)
 	return container_of(map, struct prog_array, map);
 }
 
-static int parray_alloc_check(const union bpf_attr *attr)
-{
-	if (attr->value_size != 4 || (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)))
-		return -EINVAL;
-	if (!attr->max_entries || attr->key_size != 4 ||
-	    (attr->map_flags & ~PROG_ARRAY_CREATE_FLAG_MASK))
-		return -EINVAL;
-	return 0;
-}
-
 static void parray_release_uref(struct bpf_object *obj);
 
 static int parray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct prog_array *a;
 
-	/* size_t: on i386 the product may not fit */
-	if ((u64)attr->max_entries * sizeof(a->slots[0]) > SIZE_MAX - sizeof(*a))
-		return -ENOMEM;
-	a = calloc(1, sizeof(*a) + (size_t)attr->max_entries * sizeof(a->slots[0]));
+	a = fd_array_alloc(sizeof(*a), attr->max_entries, sizeof(a->slots[0]));
 	if (!a)
 		return -ENOMEM;
 	a->map.obj.release_uref = parray_release_uref;
@@ -143,7 +127,7 @@ static void *parray_lookup_ptr(struct bpf_map *map, const void *key)
 }
 
 const struct bpf_map_ops prog_array_map_ops = {
-	.alloc_check = parray_alloc_check,
+	.alloc_check = fd_array_alloc_check,
 	.alloc = parray_alloc,
 	.free = parray_free,
 	.lookup = parray_lookup,

@@ -734,13 +734,15 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			return err;
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
-	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with redirect_map (and lookups), and those
+	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
+	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, and those
 	 * helpers with them (the kernel's check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
 	bool devmap = map && (map->map_type == BPF_MAP_TYPE_DEVMAP ||
 			      map->map_type == BPF_MAP_TYPE_DEVMAP_HASH);
+	bool cgroup_fn = id == BPF_FUNC_skb_under_cgroup || id == BPF_FUNC_current_task_under_cgroup;
 
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
@@ -752,6 +754,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    devmap != (id == BPF_FUNC_redirect_map ||
 			       (devmap && id == BPF_FUNC_map_lookup_elem)) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||
+		    (map->map_type == BPF_MAP_TYPE_CGROUP_ARRAY) != cgroup_fn ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
