@@ -576,8 +576,17 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
 			BRANCH();                                                                  \
 	}
+/* AJ takes its target from the record, not BRANCH()'s guess: measured on this machine (AMD Zen
+ * 3), loops closing with AJ ran 25-40% faster so (bench loop100, bpf_loop100), while the csum
+ * loop, closing with AJ2, gains from the guess. */
 #define FUSED_AJ(op, operand)                                                                      \
-	AJ_STEP(op, operand)                                                                       \
+	{                                                                                          \
+		uint64_t val_ = DST + pc->k;                                                       \
+                                                                                                   \
+		DST = val_;                                                                        \
+		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
+			JUMP(pc->u.target);                                                        \
+	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
