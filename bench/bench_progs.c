@@ -6,6 +6,7 @@
  *   ret0      return XDP_PASS
  *   parse     Ethernet / IPv4 (variable IHL) / TCP header parse, XDP_DROP for port 80
  *   csum      ones' complement sum over a 1500-byte packet, a bounds check per word
+ *   csum-cc   the same sum as clang compiles it from C (csum-cc3: with -mcpu=v3)
  *   loop      100 iterations of x = x * 31 + i; x ^= x >> 7
  *   bpf_loop  the same loop as bpf_loop(100, callback, &x, 0)
  *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
@@ -138,6 +139,51 @@ static const struct bpf_insn p_csum[] = {
 	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
 	BPF_ALU64_IMM(BPF_XOR, BPF_REG_0, 0xffff),
 	BPF_EXIT_INSN(),
+};
+
+/* native_csum()'s loop as clang 14 -O2 -target bpf compiles it (the same C as in that function,
+ * with ctx->data / data_end and a break on the bounds check): what a program built from C runs,
+ * rather than the hand-written loop above.  Default CPU (v1: a u32 counter compared after a
+ * shift pair) and -mcpu=v3 (alu32 and jmp32). */
+#define CSUM_CC_HEAD(to_fold) /* through sum += *(u16 *)r5; i += 2 */                             \
+	BPF_MOV64_IMM(BPF_REG_2, 0),                                                             \
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, XDP_OFF(data_end)),                             \
+	BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_1, XDP_OFF(data)),                                 \
+	BPF_MOV64_IMM(BPF_REG_1, 0),                                                             \
+	/* loop: r5 = data + i; bounds check; sum += *(u16 *)r5 */                               \
+	BPF_MOV64_REG(BPF_REG_5, BPF_REG_4),                                                     \
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_5, BPF_REG_2),                                            \
+	BPF_MOV64_REG(BPF_REG_0, BPF_REG_5),                                                     \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 2),                                                    \
+	BPF_JMP_REG(BPF_JGT, BPF_REG_0, BPF_REG_3, to_fold),                                     \
+	BPF_LDX_MEM(BPF_H, BPF_REG_5, BPF_REG_5, 0),                                             \
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_5),                                            \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 2)
+#define CSUM_CC_FOLD                                                                              \
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_1),                                                     \
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_2, 16),                                                   \
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_1, 0xffff),                                               \
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2),                                            \
+	BPF_MOV64_REG(BPF_REG_0, BPF_REG_1),                                                     \
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_0, 16),                                                   \
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),                                            \
+	BPF_ALU64_IMM(BPF_XOR, BPF_REG_0, -1),                                                   \
+	BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff),                                               \
+	BPF_EXIT_INSN()
+
+static const struct bpf_insn p_csum_cc[] = {
+	CSUM_CC_HEAD(7),					/* to_fold: over 7 */
+	BPF_MOV64_REG(BPF_REG_5, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_LSH, BPF_REG_5, 32),
+	BPF_ALU64_IMM(BPF_RSH, BPF_REG_5, 32),
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_5, 1500, -12),		/* to loop */
+	CSUM_CC_FOLD,
+};
+
+static const struct bpf_insn p_csum_cc3[] = {
+	CSUM_CC_HEAD(4),					/* to_fold: over 4 */
+	BPF_JMP32_IMM(BPF_JNE, BPF_REG_2, 1500, -9),		/* to loop */
+	CSUM_CC_FOLD,
 };
 
 static const struct bpf_insn p_loop[] = {
@@ -570,6 +616,10 @@ BENCH(progs)
 		{ "parse", p_parse, N(p_parse), e_parse, N(e_parse), 54, 64, false,
 		  native_parse_tcp, NULL, NULL },
 		{ "csum1500", p_csum, N(p_csum), NULL, 0, 0, 1500, false, native_csum, NULL, NULL },
+		{ "csum1500-cc", p_csum_cc, N(p_csum_cc), NULL, 0, 0, 1500, false, native_csum, NULL,
+		  NULL },
+		{ "csum1500-cc3", p_csum_cc3, N(p_csum_cc3), NULL, 0, 0, 1500, false, native_csum,
+		  NULL, NULL },
 		{ "loop100", p_loop, N(p_loop), p_loop, N(p_loop), 0, 64, false, native_loop, NULL, NULL },
 		{ "bpf_loop100", p_loop_cb, N(p_loop_cb), NULL, 0, 0, 64, false, native_loop,
 		  "native-cb", native_loop_cb },

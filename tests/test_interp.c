@@ -442,25 +442,25 @@ static const struct fuse_case fuse_cases[] = {
 	  3, 3, 1008 },
 	{ "bnd z == y", BND_PRE "mov %r5, %r2\nadd %r5, 1\njgt %r5, %r2, out\n" BND_OUT, 2, 3,
 	  1101 },
-	{ "bnd signed jump not fused",
+	{ "bnd signed jump: movk only",
 	  "mov %r2, -100\nmov %r3, 5\nmov %r5, %r2\nadd %r5, 10\njsgt %r5, %r3, out\n" BND_OUT, 2,
-	  0, (uint64_t)-90 },
+	  2, (uint64_t)-90 },
 	{ "bnd mov32 not fused", BND_PRE "mov32 %r5, %r2\nadd %r5, 30\njgt %r5, %r3, out\n" BND_OUT,
 	  2, 0, 1130 },
 	{ "bnd add32 not fused",
 	  "lddw %r2, 0x1fffffffe\nmov %r3, 120\nmov %r5, %r2\nadd32 %r5, 3\njgt %r5, %r3, out\n"
 	  BND_OUT, 3, 0, 1 },
-	{ "bnd jgt32 not fused",
+	{ "bnd jgt32: movk only",
 	  "lddw %r2, 0x100000000\nmov %r3, 120\nmov %r5, %r2\nadd %r5, 3\njgt32 %r5, %r3, out\n"
-	  BND_OUT, 3, 0, 0x100000003 },
+	  BND_OUT, 3, 2, 0x100000003 },
 	{ "bnd other register not fused",
 	  BND_PRE "mov %r5, %r2\nadd %r4, 30\njgt %r5, %r3, out\n" BND_OUT, 2, 0, 100 },
 	{ "bnd jump to the add not fused",
 	  BND_PRE "mov %r5, 1\nja mid\nmov %r5, %r2\nmid:\nadd %r5, 10\njgt %r5, %r3, out\n"
 	  BND_OUT, 4, 0, 11 },
-	{ "bnd jump to the jcc not fused",
+	{ "bnd jump to the jcc: movk only",
 	  BND_PRE "mov %r5, 200\nja mid\nmov %r5, %r2\nadd %r5, 10\nmid:\njgt %r5, %r3, out\n"
-	  BND_OUT, 4, 0, 1200 },
+	  BND_OUT, 4, 2, 1200 },
 	{ "bnd jump to the mov still fused",
 	  BND_PRE "ja mid\nmov %r0, 9\nexit\nmid:\nmov %r5, %r2\nadd %r5, 10\njgt %r5, %r3, out\n"
 	  BND_OUT, 5, 3, 110 },
@@ -511,8 +511,8 @@ static const struct fuse_case fuse_cases[] = {
 	{ "aj falls off the end", "mov %r1, 5\nl:\nadd %r1, 1\njeq %r1, 0, l", 1, 2, FAULTS },
 	{ "aj add32 not fused", "mov32 %r1, -1\nadd32 %r1, 1\njeq %r1, 0, t\nmov %r0, 1\nexit\nt:\n"
 	  "mov %r0, 2\nexit", 1, 0, 2 },
-	{ "aj jeq32 not fused", "mov32 %r1, -1\nadd %r1, 1\njeq32 %r1, 0, t\nmov %r0, %r1\nexit\n"
-	  "t:\nmov %r0, 2\nexit", 1, 0, 2 },
+	{ "aj32 jeq taken on the low half", "mov32 %r1, -1\nadd %r1, 1\njeq32 %r1, 0, t\nmov %r0, %r1\nexit\n"
+	  "t:\nmov %r0, 2\nexit", 1, 2, 2 },
 	{ "aj jeq64 after 32-bit wrap", "mov32 %r1, -1\nadd %r1, 1\njeq %r1, 0, t\nmov %r0, %r1\n"
 	  "exit\nt:\nmov %r0, 2\nexit", 1, 2, 0x100000000ULL },
 	{ "aj other register not fused", "mov %r1, 0\nmov %r2, 0\nl:\nadd %r2, 1\njlt %r1, 3, x\n"
@@ -590,16 +590,16 @@ static const struct fuse_case fuse_cases[] = {
 	{ "shx shift 0", SH_PRE "mov %r3, %r0\nrsh %r3, 0\nxor %r0, %r3\n" SH_OUT, 3, 3, SH_X },
 	{ "shx shift 63", SH_PRE "mov %r3, %r0\nlsh %r3, 63\nadd %r0, %r3\n" SH_OUT, 3, 3,
 	  SH_X + 2 * (SH_X << 63) },
-	{ "shx t == x: not fused", SH_PRE "mov %r0, %r0\nrsh %r0, 7\nxor %r0, %r0\n" SH_OUT, 3, 0,
+	{ "shx t == x: movk only", SH_PRE "mov %r0, %r0\nrsh %r0, 7\nxor %r0, %r0\n" SH_OUT, 3, 2,
 	  5 },
-	{ "shx arsh: not fused", SH_PRE "mov %r3, %r0\narsh %r3, 7\nxor %r0, %r3\n" SH_OUT, 3, 0,
+	{ "shx arsh: movk only", SH_PRE "mov %r3, %r0\narsh %r3, 7\nxor %r0, %r3\n" SH_OUT, 3, 2,
 	  (SH_X ^ (uint64_t)((int64_t)SH_X >> 7)) + (uint64_t)((int64_t)SH_X >> 7) },
-	{ "shx or: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nor %r0, %r3\n" SH_OUT, 3, 0,
+	{ "shx or: movk only", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nor %r0, %r3\n" SH_OUT, 3, 2,
 	  (SH_X | (SH_X >> 7)) + (SH_X >> 7) },
-	{ "shx xor32: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nxor32 %r0, %r3\n" SH_OUT, 3, 0,
+	{ "shx xor32: movk only", SH_PRE "mov %r3, %r0\nrsh %r3, 7\nxor32 %r0, %r3\n" SH_OUT, 3, 2,
 	  (uint64_t)(uint32_t)(SH_X ^ (SH_X >> 7)) + (SH_X >> 7) },
-	{ "shx into the copy: not fused", SH_PRE "mov %r3, %r0\nrsh %r3, 7\n"
-	  "xor %r3, %r0\n" SH_OUT, 3, 0, SH_X + ((SH_X >> 7) ^ SH_X) },
+	{ "shx into the copy: movk only", SH_PRE "mov %r3, %r0\nrsh %r3, 7\n"
+	  "xor %r3, %r0\n" SH_OUT, 3, 2, SH_X + ((SH_X >> 7) ^ SH_X) },
 	{ "shx shift of another register: not fused", SH_PRE "mov %r3, %r0\nrsh %r4, 7\n"
 	  "xor %r0, %r3\n" SH_OUT, 3, 0, 0 + SH_X },
 	{ "shx jump to the shift: not fused", SH_PRE "mov %r3, %r0\nja l\nrsh %r3, 7\nl:\n"
@@ -611,6 +611,93 @@ static const struct fuse_case fuse_cases[] = {
 	{ "hash loop: muladd", HASH_LOOP, 2, 2, 0xaa2393eec0a48728ull },
 	{ "hash loop: shx", HASH_LOOP, 4, 3, 0xaa2393eec0a48728ull },
 	{ "hash loop: aj", HASH_LOOP, 7, 2, 0xaa2393eec0a48728ull },
+
+	/* MOVK, MOVX: mov64 rX, rY; op64 rX, K / rZ.  r1 = V, r2 = 5; MV_OUT xors rY back in, so
+	 * that a clobbered Y shows. */
+#define MV_V 0xfedcba9876543210ull
+#define MV_PRE "lddw %r1, 0xfedcba9876543210\nmov %r2, 5\n"
+#define MV_OUT "xor %r0, %r1\nexit"
+	{ "movk add", MV_PRE "mov %r0, %r1\nadd %r0, -16\n" MV_OUT, 3, 2, (MV_V - 16) ^ MV_V },
+	{ "movk sub", MV_PRE "mov %r0, %r1\nsub %r0, 7\n" MV_OUT, 3, 2, (MV_V - 7) ^ MV_V },
+	{ "movk and", MV_PRE "mov %r0, %r1\nand %r0, 0xff0\n" MV_OUT, 3, 2, (MV_V & 0xff0) ^ MV_V },
+	{ "movk or, imm sign-extended", MV_PRE "mov %r0, %r1\nor %r0, -256\n" MV_OUT, 3, 2,
+	  (MV_V | 0xffffffffffffff00ull) ^ MV_V },
+	{ "movk xor", MV_PRE "mov %r0, %r1\nxor %r0, 0x7fffffff\n" MV_OUT, 3, 2, 0x7fffffff },
+	{ "movk lsh 63", MV_PRE "mov %r0, %r1\nlsh %r0, 63\n" MV_OUT, 3, 2, (MV_V << 63) ^ MV_V },
+	{ "movk rsh 4", MV_PRE "mov %r0, %r1\nrsh %r0, 4\n" MV_OUT, 3, 2, (MV_V >> 4) ^ MV_V },
+	{ "movk arsh 60", MV_PRE "mov %r0, %r1\narsh %r0, 60\n" MV_OUT, 3, 2,
+	  (uint64_t)((int64_t)MV_V >> 60) ^ MV_V },
+	{ "movk mul", MV_PRE "mov %r0, %r1\nmul %r0, -3\n" MV_OUT, 3, 2,
+	  (MV_V * (uint64_t)-3) ^ MV_V },
+	{ "movk y == x", MV_PRE "mov %r1, %r1\nadd %r1, 1\nmov %r0, 0\n" MV_OUT, 3, 2, MV_V + 1 },
+	{ "movx add", MV_PRE "mov %r0, %r1\nadd %r0, %r2\n" MV_OUT, 3, 2, (MV_V + 5) ^ MV_V },
+	{ "movx sub, z == y", MV_PRE "mov %r0, %r1\nsub %r0, %r1\n" MV_OUT, 3, 2, MV_V },
+	{ "movx and", MV_PRE "mov %r0, %r1\nand %r0, %r2\n" MV_OUT, 3, 2, (MV_V & 5) ^ MV_V },
+	{ "movx or", MV_PRE "mov %r0, %r2\nor %r0, %r1\n" MV_OUT, 3, 2, 5 },
+	{ "movx xor", MV_PRE "mov %r0, %r1\nxor %r0, %r2\n" MV_OUT, 3, 2, 5 },
+	{ "movx lsh by 67 (masked)", "lddw %r1, 0xfedcba9876543210\nmov %r2, 67\nmov %r0, %r1\n"
+	  "lsh %r0, %r2\n" MV_OUT, 3, 2, (MV_V << 3) ^ MV_V },
+	{ "movx rsh", MV_PRE "mov %r0, %r1\nrsh %r0, %r2\n" MV_OUT, 3, 2, (MV_V >> 5) ^ MV_V },
+	{ "movx arsh", MV_PRE "mov %r0, %r1\narsh %r0, %r2\n" MV_OUT, 3, 2,
+	  (uint64_t)((int64_t)MV_V >> 5) ^ MV_V },
+	{ "movx mul", MV_PRE "mov %r0, %r1\nmul %r0, %r2\n" MV_OUT, 3, 2, (MV_V * 5) ^ MV_V },
+	{ "movx z == x: not fused", MV_PRE "mov %r0, %r1\nadd %r0, %r0\n" MV_OUT, 3, 0,
+	  (2 * MV_V) ^ MV_V },
+	{ "movk add32: not fused", MV_PRE "mov %r0, %r1\nadd32 %r0, 1\n" MV_OUT, 3, 0,
+	  (uint64_t)(uint32_t)(MV_V + 1) ^ MV_V },
+	{ "movk after mov32: not fused", MV_PRE "mov32 %r0, %r1\nadd %r0, 1\n" MV_OUT, 3, 0,
+	  ((MV_V & 0xffffffff) + 1) ^ MV_V },
+	{ "movk div: not fused", MV_PRE "mov %r0, %r1\ndiv %r0, 3\n" MV_OUT, 3, 0,
+	  (MV_V / 3) ^ MV_V },
+	{ "movk neg: not fused", MV_PRE "mov %r0, %r1\nneg %r0\n" MV_OUT, 3, 0, (0 - MV_V) ^ MV_V },
+	{ "movk on another register: not fused", MV_PRE "mov %r0, %r1\nadd %r2, 1\n" MV_OUT, 3, 0,
+	  0 },
+	{ "movk jump to the op: not fused", MV_PRE "mov %r0, %r2\nja l\nmov %r0, %r1\nl:\n"
+	  "add %r0, 1\n" MV_OUT, 5, 0, 6 ^ MV_V },
+
+	/* MZXJ: mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32; jCC64 rX, imm / rZ.  MZ_OUT: r5 on the
+	 * fallthrough, r5 + 1000 taken. */
+#define MZ_OUT "mov %r0, %r5\nexit\nt:\nmov %r0, %r5\nadd %r0, 1000\nexit"
+#define MZ_BODY(jcc) "mov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\n" jcc "\n" MZ_OUT
+	{ "mzxj jeq taken", "lddw %r1, 0x1234567800000005\n" MZ_BODY("jeq %r5, 5, t"), 2, 4, 1005 },
+	{ "mzxj jne not taken", "lddw %r1, 0x1234567800000005\n" MZ_BODY("jne %r5, 5, t"), 2, 4,
+	  5 },
+	{ "mzxj jgt, imm sign-extended to 64 bits", "lddw %r1, 0xffffffff\n"
+	  MZ_BODY("jgt %r5, -2, t"), 2, 4, 0xffffffff },
+	{ "mzxj jsgt", "lddw %r1, 0x80000000ffffffff\n" MZ_BODY("jsgt %r5, 0, t"), 2, 4,
+	  0xffffffffull + 1000 },
+	{ "mzxj jset", "lddw %r1, 0xff00000010\n" MZ_BODY("jset %r5, 0x30, t"), 2, 4, 0x10 + 1000 },
+	{ "mzxj jlt register", "lddw %r1, 0x1234567800000005\nmov %r6, 6\n"
+	  MZ_BODY("jlt %r5, %r6, t"), 3, 4, 1005 },
+	{ "mzxj z == x", "lddw %r1, 0x1234567800000005\n" MZ_BODY("jge %r5, %r5, t"), 2, 4, 1005 },
+	{ "mzxj z == y", "lddw %r1, 0x100000005\n" MZ_BODY("jeq %r5, %r1, t"), 2, 4, 5 },
+	{ "mzxj y == x", "lddw %r5, 0x1234567800000005\nmov %r5, %r5\nlsh %r5, 32\nrsh %r5, 32\n"
+	  "jsle %r5, 4, t\n" MZ_OUT, 2, 4, 5 },
+	{ "mzxj jmp32: mzx only", "lddw %r1, 0x1234567800000005\n" MZ_BODY("jeq32 %r5, 5, t"), 2,
+	  3, 1005 },
+	{ "mzxj jump on another register: mzx only", "lddw %r1, 0x1234567800000005\n"
+	  MZ_BODY("jeq %r1, 5, t"), 2, 3, 5 },
+	{ "mzxj jump to the jcc: mzx only", "lddw %r1, 0x1234567800000005\nmov %r5, 9\nja j\n"
+	  "mov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\nj:\njeq %r5, 5, t\n" MZ_OUT, 4, 3, 9 },
+
+	/* AJ32: add64 rX, K; jCC32 wX, imm / wZ.  AJ_OUT as MZ_OUT on r1. */
+#define AJ_OUT "mov %r0, %r1\nexit\nt:\nmov %r0, %r1\nadd %r0, 1000\nexit"
+	{ "aj32 jne loop", "mov %r0, 0\nlddw %r1, 0x100000000\nl:\nadd %r0, 1\nadd %r1, 1\n"
+	  "jne32 %r1, 3, l\nadd %r0, %r1\nexit", 4, 2, 0x100000006ull },
+	{ "aj32 jslt on the low half", "mov32 %r1, 0x7fffffff\nadd %r1, 1\njslt32 %r1, 0, t\n"
+	  AJ_OUT, 1, 2, 0x80000000ull + 1000 },
+	{ "aj32 jgt, imm truncated", "mov %r1, 0\nadd %r1, -1\njgt32 %r1, -2, t\n" AJ_OUT, 1, 2,
+	  (uint64_t)-1 + 1000 },
+	{ "aj32 jeq register", "mov %r2, 0x10\nlddw %r1, 0x50000000f\nadd %r1, 1\n"
+	  "jeq32 %r1, %r2, t\n" AJ_OUT, 3, 2, 0x500000010ull + 1000 },
+	{ "aj32 z == x", "lddw %r1, 0x50000000f\nadd %r1, 1\njle32 %r1, %r1, t\n" AJ_OUT, 2, 2,
+	  0x500000010ull + 1000 },
+	{ "aj32 jne not taken", "lddw %r1, 0x50000000f\nadd %r1, 1\njne32 %r1, 0x10, t\n" AJ_OUT, 2,
+	  2, 0x500000010ull },
+	{ "aj32 add32: not fused", "lddw %r1, 0x50000000f\nadd32 %r1, 1\njeq32 %r1, 0x10, t\n"
+	  AJ_OUT, 2, 0, 0x10 + 1000 },
+	{ "aj32 jump to the jcc: not fused", "mov %r1, 7\nja j\nadd %r1, 1\nj:\njeq32 %r1, 8, t\n"
+	  AJ_OUT, 2, 0, 7 },
 
 	/* BNDL: BND then LDA, where rX and rA are dead.  r2 points at the bytes 01 02 03 04, r3 is
 	 * 8 bytes further.  BNDL_OUT packs r0, r6 and r5 - r2 (taken: 1000 + r5 - r2), so with it

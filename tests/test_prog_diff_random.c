@@ -161,15 +161,34 @@ static void gen_alu(struct gen *g)
 	g->init |= 1u << dst;
 }
 
-/* The interpreter's mixing superinstructions (exec/interp_fuse.h): mul64 rX, K; add64 rX, rY and
- * mov64 rT, rX; lsh/rsh64 rT, K; xor/add64 rX, rT, with registers that may coincide (which
- * must not be fused) and with 32-bit or other ops in place of theirs now and then. */
+/* The interpreter's mixing superinstructions (exec/interp_fuse.h): mul64 rX, K; add64 rX, rY,
+ * mov64 rT, rX; lsh/rsh64 rT, K; xor/add64 rX, rT and mov64 rT, rX; op64 rT, K / rY, with
+ * registers that may coincide (which must not be fused) and with 32-bit or other ops in place
+ * of theirs now and then. */
 static void gen_mix(struct gen *g)
 {
 	int x = pick(g, g->init), y = pick(g, g->init);
 	int cls = rnd_below(g, 5) ? BPF_ALU64 : BPF_ALU;
+	int kind = (int)rnd_below(g, 3);
 
-	if (rnd_below(g, 2)) {
+	if (kind == 2) {
+		static const int ops[] = { BPF_ADD, BPF_SUB, BPF_AND, BPF_OR, BPF_XOR, BPF_LSH,
+					   BPF_RSH, BPF_ARSH, BPF_MUL, BPF_DIV };
+		int op = ops[rnd_below(g, ARRAY_SIZE(ops))], t = pick(g, SCALARS);
+		bool shift = op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH;
+
+		emit(g, BPF_MOV64_REG(t, x));
+		if (rnd_below(g, 2)) {
+			emit(g, BPF_RAW_INSN(cls | op | BPF_X, t, rnd_below(g, 5) ? y : t, 0, 0));
+		} else {
+			int32_t imm = shift ? (int32_t)rnd_below(g, cls == BPF_ALU ? 32 : 64)
+					    : rnd_imm(g);
+
+			emit(g, BPF_RAW_INSN(cls | op | BPF_K, t, 0, 0,
+					     op == BPF_DIV && imm == 0 ? 3 : imm));
+		}
+		g->init |= 1u << t;
+	} else if (kind == 1) {
 		emit(g, BPF_RAW_INSN(cls | BPF_MUL | BPF_K, x, 0, 0, rnd_imm(g)));
 		emit(g, BPF_RAW_INSN(BPF_ALU64 | (rnd_below(g, 4) ? BPF_ADD : BPF_SUB) | BPF_X, x, y,
 				     0, 0));
@@ -251,6 +270,27 @@ static void gen_branch(struct gen *g, int block, int nblocks)
 
 	if (target > nblocks)
 		target = nblocks;
+	/* now and then the interpreter's counter idioms: add64 rX, K before the jump on rX (AJ,
+	 * AJ32), or a zero-extended copy (MZXJ) */
+	switch (rnd_below(g, 6)) {
+	case 0:
+		if (!(SCALARS & (1u << dst)))
+			break;
+		emit(g, BPF_ALU64_IMM(BPF_ADD, dst, rnd_below(g, 2) ? 1 : rnd_imm(g)));
+		break;
+	case 1: {
+		int t = pick(g, SCALARS);
+
+		emit(g, BPF_MOV64_REG(t, dst));
+		emit(g, BPF_ALU64_IMM(BPF_LSH, t, 32));
+		emit(g, BPF_ALU64_IMM(BPF_RSH, t, 32));
+		g->init |= 1u << t;
+		dst = t;
+		break;
+	}
+	default:
+		break;
+	}
 	if (rnd_below(g, 2))
 		emit(g, BPF_RAW_INSN(cls | op | BPF_X, dst, pick(g, g->init), 0, 0));
 	else

@@ -52,8 +52,8 @@ static int jcc_index(uint8_t op)
 	}
 }
 
-/* Index of an ALU op in FUSE_LDA_OPS_ order, or -1. */
-static int lda_op_index(uint8_t op)
+/* Index of an ALU op in FUSE_MOV_OPS_ order, or -1. */
+static int mov_op_index(uint8_t op)
 {
 	switch (op) {
 	case BPF_ADD:
@@ -66,9 +66,26 @@ static int lda_op_index(uint8_t op)
 		return 3;
 	case BPF_XOR:
 		return 4;
+	case BPF_LSH:
+		return 5;
+	case BPF_RSH:
+		return 6;
+	case BPF_ARSH:
+		return 7;
+	case BPF_MUL:
+		return 8;
 	default:
 		return -1;
 	}
+}
+
+/* Index of an ALU op in FUSE_LDA_OPS_ order (add sub and or xor: FUSE_MOV_OPS_'s first five), or
+ * -1. */
+static int lda_op_index(uint8_t op)
+{
+	int i = mov_op_index(op);
+
+	return i < 5 ? i : -1;
 }
 
 /* BND's unsigned orderings, and their mirror images for `jCC rZ, rX`. */
@@ -161,11 +178,12 @@ static uint32_t match_lda(const struct bpf_insn *in, struct fuse *f)
 	return 2;
 }
 
-static uint32_t match_aj(const struct bpf_insn *in, struct fuse *f)
+/* AJ (cls BPF_JMP) or AJ32 (BPF_JMP32): add64 rX, K; jCC rX, imm / rZ. */
+static uint32_t match_aj(const struct bpf_insn *in, uint8_t cls, struct fuse *f)
 {
 	int cc;
 
-	if (in[0].code != ADD64_K || BPF_CLASS(in[1].code) != BPF_JMP ||
+	if (in[0].code != ADD64_K || BPF_CLASS(in[1].code) != cls ||
 	    in[1].dst_reg != in[0].dst_reg)
 		return 0;
 	cc = jcc_index(BPF_OP(in[1].code));
@@ -174,12 +192,39 @@ static uint32_t match_aj(const struct bpf_insn *in, struct fuse *f)
 	f->dst = in[0].dst_reg;
 	f->k = (uint64_t)(int64_t)in[0].imm;
 	if (BPF_SRC(in[1].code) == BPF_X) {
-		f->id = (enum fuse_id)(FUSE_AJ_JEQ_R + cc);
+		f->id = (enum fuse_id)((cls == BPF_JMP ? FUSE_AJ_JEQ_R : FUSE_AJ32_JEQ_R) + cc);
 		f->src = in[1].src_reg;
 	} else {
-		f->id = (enum fuse_id)(FUSE_AJ_JEQ_K + cc);
+		f->id = (enum fuse_id)((cls == BPF_JMP ? FUSE_AJ_JEQ_K : FUSE_AJ32_JEQ_K) + cc);
 		f->aux = in[1].imm;
 	}
+	return 2;
+}
+
+/* MOVK / MOVX: mov64 rX, rY; op64 rX, K / rZ.  Z == X is left alone: the op would read Y's copy,
+ * not Z's value. */
+static uint32_t match_movop(const struct bpf_insn *in, struct fuse *f)
+{
+	uint8_t x = in[0].dst_reg;
+	int op;
+
+	if (in[0].code != MOV64_X || in[0].off || BPF_CLASS(in[1].code) != BPF_ALU64 ||
+	    in[1].dst_reg != x)
+		return 0;
+	op = mov_op_index(BPF_OP(in[1].code));
+	if (op < 0)
+		return 0;
+	if (BPF_SRC(in[1].code) == BPF_X) {
+		if (in[1].src_reg == x)
+			return 0;
+		f->id = (enum fuse_id)(FUSE_MOVX_ADD + op);
+		f->aux = in[1].src_reg;
+	} else {
+		f->id = (enum fuse_id)(FUSE_MOVK_ADD + op);
+		f->aux = in[1].imm;
+	}
+	f->dst = x;
+	f->src = in[0].src_reg;
 	return 2;
 }
 
@@ -197,7 +242,7 @@ static uint32_t match_zx(const struct bpf_insn *in, struct fuse *f)
 /* AJ2: add64 rW, K1 in front of an AJ. */
 static uint32_t match_aj2(const struct bpf_insn *in, struct fuse *f)
 {
-	if (in[0].code != ADD64_K || in[0].imm != (int16_t)in[0].imm || !match_aj(&in[1], f))
+	if (in[0].code != ADD64_K || in[0].imm != (int16_t)in[0].imm || !match_aj(&in[1], BPF_JMP, f))
 		return 0;
 	f->id = (enum fuse_id)(f->id - FUSE_AJ_JEQ_K + FUSE_AJ2_JEQ_K);
 	f->off = (int16_t)in[0].imm;
@@ -404,19 +449,33 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_shx(&insns[i], f)))
 		goto found;
 	*f = (struct fuse){0};
-	/* MZX: a move (not a sign-extending one) then ZX of its destination */
+	/* MZX: a move (not a sign-extending one) then ZX of its destination; MZXJ: then a jump
+	 * on it */
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && insns[i].code == MOV64_X &&
 	    !insns[i].off && match_zx(&insns[i + 1], f) && f->dst == insns[i].dst_reg) {
-		f->id = FUSE_MZX;
+		const struct bpf_insn *j = &insns[i + 3];
+		int cc;
+
 		f->src = insns[i].src_reg;
-		n = 3;
+		if (i + 3 < cnt && !no_entry[i + 3] && BPF_CLASS(j->code) == BPF_JMP &&
+		    j->dst_reg == f->dst && (cc = jcc_index(BPF_OP(j->code))) >= 0) {
+			bool reg = BPF_SRC(j->code) == BPF_X;
+
+			f->id = (enum fuse_id)((reg ? FUSE_MZXJ_JEQ_R : FUSE_MZXJ_JEQ_K) + cc);
+			f->aux = reg ? j->src_reg : j->imm;
+			n = 4;
+		} else {
+			f->id = FUSE_MZX;
+			n = 3;
+		}
 		goto found;
 	}
 	*f = (struct fuse){0};
 	if (i + 1 >= cnt || no_entry[i + 1])
 		return 0;
-	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], f)) ||
-	    (n = match_zx(&insns[i], f)) || (n = match_muladd(&insns[i], f)))
+	if ((n = match_lda(&insns[i], f)) || (n = match_aj(&insns[i], BPF_JMP, f)) ||
+	    (n = match_aj(&insns[i], BPF_JMP32, f)) || (n = match_zx(&insns[i], f)) ||
+	    (n = match_muladd(&insns[i], f)) || (n = match_movop(&insns[i], f)))
 		goto found;
 	return 0;
 found:

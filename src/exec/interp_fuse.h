@@ -19,6 +19,12 @@
  *   MULADD  mul64 rX, K; add64 rX, rY (Y != X)       multiply-accumulate: hash and LCG steps
  *   SHX   mov64 rT, rX; sh64 rT, K; op64 rX, rT      xorshift and shift-add mixing steps (sh: lsh
  *         (T != X)                                   rsh; op: xor add), x ^= x >> K
+ *   MOVK  mov64 rX, rY; op64 rX, K                   the three-operand ALU op that clang spells
+ *   MOVX  mov64 rX, rY; op64 rX, rZ (Z != X)         as two (pointer = base + offset, a shifted
+ *                                                    copy); op: add sub and or xor lsh rsh arsh
+ *                                                    mul
+ *   MZXJ  MZX; jCC64 rX, imm / rZ                    clang's u32 loop counter test without alu32
+ *   AJ32  add64 rX, K; jCC32 wX, imm / wZ            the same with jmp32 (clang -mcpu=v3)
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -62,8 +68,20 @@
 	X(f##_JSLT_##s, f##s, JSLT, NONE, 64)                                                      \
 	X(f##_JSLE_##s, f##s, JSLE, NONE, 64)
 
+#define FUSE_MOV_OPS_(X, f)                                                                        \
+	X(f##_ADD, f, ADD, NONE, 64)                                                               \
+	X(f##_SUB, f, SUB, NONE, 64)                                                               \
+	X(f##_AND, f, AND, NONE, 64)                                                               \
+	X(f##_OR, f, OR, NONE, 64)                                                                 \
+	X(f##_XOR, f, XOR, NONE, 64)                                                               \
+	X(f##_LSH, f, LSH, NONE, 64)                                                               \
+	X(f##_RSH, f, RSH, NONE, 64)                                                               \
+	X(f##_ARSH, f, ARSH, NONE, 64)                                                             \
+	X(f##_MUL, f, MUL, NONE, 64)
+
 /* Each family's entries are in the order the matcher computes ids in: BND and BNDL by jump op
- * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ by jcc_index(). */
+ * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ, MZXJ and AJ32 by
+ * jcc_index(), MOVK and MOVX by mov_op_index(). */
 #define FUSE_LIST(X)                                                                               \
 	X(BND_JGT, BND, JGT, NONE, 64)                                                             \
 	X(BND_JGE, BND, JGE, NONE, 64)                                                             \
@@ -84,7 +102,13 @@
 	X(SHX_LSH_XOR, SHX, LSH, XOR, 64)                                                          \
 	X(SHX_LSH_ADD, SHX, LSH, ADD, 64)                                                          \
 	X(SHX_RSH_XOR, SHX, RSH, XOR, 64)                                                          \
-	X(SHX_RSH_ADD, SHX, RSH, ADD, 64)
+	X(SHX_RSH_ADD, SHX, RSH, ADD, 64)                                                          \
+	FUSE_MOV_OPS_(X, MOVK)                                                                     \
+	FUSE_MOV_OPS_(X, MOVX)                                                                     \
+	FUSE_AJ_OPS_(X, MZXJ, K)                                                                   \
+	FUSE_AJ_OPS_(X, MZXJ, R)                                                                   \
+	FUSE_AJ_OPS_(X, AJ32, K)                                                                   \
+	FUSE_AJ_OPS_(X, AJ32, R)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -103,6 +127,9 @@ struct fuse {
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
 			  /* (ZX: dst X; MZX: dst X, src Y) */
 			  /* MULADD: dst X, src Y, k K; SHX: dst X, src T, aux K */
+			  /* MOVK: dst X, src Y, aux K; MOVX: dst X, src Y, aux Z */
+			  /* MZXJ: dst X, src Y, aux the compared imm (K) or Z (R) */
+			  /* AJ32: as AJ */
 	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
 
@@ -115,6 +142,8 @@ static inline int fuse_is_bndl(enum fuse_id id)
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
+	if (id >= FUSE_MOVK_ADD) /* MOVK, MOVX; MZXJ; AJ32 */
+		return id < FUSE_MZXJ_JEQ_K ? 2 : id < FUSE_AJ32_JEQ_K ? 4 : 2;
 	if (id == FUSE_ZX || id == FUSE_MULADD)
 		return 2;
 	if (id == FUSE_MZX || id >= FUSE_SHX_LSH_XOR)
@@ -129,6 +158,8 @@ static inline uint32_t fuse_len(enum fuse_id id)
 /* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
 static inline uint32_t fuse_jump(enum fuse_id id)
 {
+	if (id >= FUSE_MOVK_ADD)
+		return id < FUSE_MZXJ_JEQ_K ? 0 : id < FUSE_AJ32_JEQ_K ? 3 : 1;
 	if (id >= FUSE_ZX)
 		return 0;
 	if (id >= FUSE_LDA8_ADD && id < FUSE_AJ_JEQ_K)
