@@ -29,8 +29,8 @@
  * relies on both.  LDDW occupies two slots (insn_slots()); the second slot has code 0 and only
  * imm set.
  */
-#ifndef USERBPF_INSN_H
-#define USERBPF_INSN_H
+#ifndef USERBPF_SRC_INSN_H
+#define USERBPF_SRC_INSN_H
 
 #include <stdint.h>
 #include <linux/bpf.h>
@@ -500,4 +500,4 @@ static inline int insn_slots(int id)
 	return insn_descs()[id].kind == INSN_K_LDDW ? 2 : 1;
 }
 
-#endif /* USERBPF_INSN_H */
+#endif /* USERBPF_SRC_INSN_H */

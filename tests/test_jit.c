@@ -8,6 +8,8 @@
  */
 #include <stdlib.h>
 
+#include <userbpf/insn.h>
+
 #include "test.h"
 #include "conformance_asm.h"
 #include "insn.h"
@@ -315,10 +317,11 @@ TEST(jit_code_shape)
 	const uint8_t *code;
 	size_t len;
 
-	/* A leaf without stack: mov rax, rdi; add rax, 5; xor edx, edx; ret. */
+	/* A leaf without stack: lea rax, [rdi + 5] (the move and the add); xor edx, edx; ret. */
 	REQUIRE_EQ(jit_asm("mov %r0, %r1\nadd %r0, 5\nexit", 0, &p, "leaf"), 0);
 	code = jit_code(p, &len);
-	CHECK_EQ(len, 3 + 4 + 2 + 1);
+	CHECK_EQ(len, 4 + 2 + 1);
+	CHECK_EQ(code[1], 0x8d);
 	CHECK_EQ(code[len - 1], 0xc3);
 	jit_free(p);
 	/* Known non-zero divisor: no test/jcc; a power of two is a shift. */
@@ -344,10 +347,77 @@ TEST(jit_code_shape)
 			 0);
 		CHECK_EQ(r0, 31);
 	}
+	/* No lea when the add is a jump target (the move is skipped on one path), nor for K under
+	 * blinding; a register sum is lea too. */
+	CHECK_EQ(code_len("jeq %r1, 0, l\nmov %r0, %r1\nl:\nadd %r0, 5\nexit", 0),
+		 code_len("jeq %r1, 0, l\nmov %r0, %r1\nadd %r0, 5\nl:\nexit", 0) + 3);
+	CHECK(code_len("mov %r0, %r1\nadd %r0, 5\nexit", 1) > 4 + 2 + 1 + 10);
+	CHECK_EQ(code_len("mov %r0, %r1\nadd %r0, %r2\nexit", 0), 4 + 2 + 1);
 	/* Short jumps where they fit: a 3-instruction loop body jumps back with rel8. */
 	CHECK(code_len("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0) <= 20);
 	/* Blinding makes code longer but changes no result (see jit_semantics). */
 	CHECK(code_len("mov %r0, 0x12345678\nexit", 1) > code_len("mov %r0, 0x12345678\nexit", 0));
+}
+
+/* mov64 rX, rY; add64 rX, K / rZ, which the JIT emits as one lea (emit_mov_add()): every X, Y,
+ * Z (Y == r10 included, whose value is an address: the program stores and loads through X
+ * instead), against the interpreter, blinded and not.  Each register starts distinct; the
+ * result folds all of r0..r9. */
+static int mov_add_prog(struct bpf_insn *p, int x, int y, int z, int32_t k)
+{
+	int n = 0;
+
+	for (int r = 0; r <= 9; r++)
+		p[n++] = (struct bpf_insn)BPF_MOV64_IMM(r, (r + 1) * 0x1011 - (r == 9 ? 0x40000 : 0));
+	p[n++] = (struct bpf_insn)BPF_MOV64_REG(x, y);
+	p[n++] = z < 0 ? (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, x, k)
+		       : (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, x, z);
+	if (y == BPF_REG_10) { /* x = fp + k: a stack slot */
+		p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, x, 0, 0x5a5a);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, x, x, 0);
+	}
+	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
+	}
+	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return n;
+}
+
+TEST(jit_mov_add_pairs)
+{
+	static const int32_t ks[] = { 0, -8, 0x7fffffff, -0x80000000 };
+	struct bpf_insn prog[64];
+	int cases = 0;
+
+	for (int blind = 0; blind <= 1; blind++)
+	for (int x = 0; x <= 9; x++)
+	for (int y = 0; y <= 10; y++)
+	for (int z = -4; z <= 9; z++) {
+		uint64_t args[5] = { 0 }, ir0 = 0, jr0 = 1;
+		struct interp_prog *ip;
+		struct jit_prog *jp;
+		int32_t k = z < 0 ? ks[-z - 1] : 0;
+		int n, ie, je;
+
+		if (y == BPF_REG_10 && (z >= 0 || k != -8))
+			continue; /* only fp - 8 is a slot */
+		n = mov_add_prog(prog, x, y, z < 0 ? -1 : z, k);
+		REQUIRE_EQ(interp_prepare(prog, (uint32_t)n, &interp_case_env, &ip), 0);
+		REQUIRE_EQ(jit_compile(prog, (uint32_t)n, &interp_case_env,
+				       blind ? &blind_opts : NULL, &jp), 0);
+		ie = interp_exec(ip, args, &ir0);
+		je = jit_exec(jp, args, &jr0);
+		if (ie || je || ir0 != jr0)
+			test_fail(__FILE__, __LINE__,
+				  "mov r%d, r%d; add r%d, %s%d (blind %d): interp %d 0x%" PRIx64
+				  ", jit %d 0x%" PRIx64, x, y, x, z < 0 ? "" : "r", z < 0 ? k : z,
+				  blind, ie, ir0, je, jr0);
+		interp_free(ip);
+		jit_free(jp);
+		cases++;
+	}
+	CHECK_EQ(cases, 2 * 10 * (10 * 14 + 1));
 }
 
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */

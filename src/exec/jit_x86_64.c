@@ -1186,6 +1186,32 @@ static int is_target(const struct jit_ctx *c, uint32_t i)
 	return (c->target[i / 8] >> (i % 8)) & 1;
 }
 
+/* mov64 rX, rY; add64 rX, K / rZ, the second not a jump target: one lea rX, [rY + K / rZ].
+ * clang spells pointer arithmetic so (base + offset, the stack address of a helper's
+ * argument), and a loop over a packet has one or two such pairs per round.  Not for K under
+ * blinding, which would leave K in the clear.  Returns whether it emitted the pair. */
+static int emit_mov_add(struct jit_ctx *c, uint32_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	int x, y;
+
+	if (i + 1 >= c->cnt || is_target(c, i + 1) || in[0].code != (BPF_ALU64 | BPF_MOV | BPF_X) ||
+	    in[0].off || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
+		return 0;
+	x = R(in[0].dst_reg);
+	y = R(in[0].src_reg);
+	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && !c->blind) {
+		emit_lea(&c->b, x, y, in[1].imm);
+		return 1;
+	}
+	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_X)) { /* rX + rX is rY + rY after the move */
+		emit_lea_indexed(&c->b, 1, x, y, in[1].src_reg == in[0].dst_reg ? y : R(in[1].src_reg),
+				 0);
+		return 1;
+	}
+	return 0;
+}
+
 static void emit_program(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -1198,8 +1224,13 @@ static void emit_program(struct jit_ctx *c)
 	emit_prologue(c, 0);
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		begin_segment(c, i);
-		if (c->ids[i] >= 0)
-			emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
+		if (c->ids[i] < 0)
+			continue;
+		if (emit_mov_add(c, i)) {
+			begin_segment(c, ++i); /* empty: nothing jumps there */
+			continue;
+		}
+		emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
 	}
 	begin_segment(c, c->cnt);
 	if (c->labels & (1u << LBL_EFAULT))
@@ -1786,6 +1817,9 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	if (err)
 		goto free_tmp;
 	err = resolve_calls(&c, &o);
+	if (err)
+		goto free_tmp;
+	err = find_targets(&c); /* (emit_mov_add() asks) */
 	if (err)
 		goto free_tmp;
 	plan_frame(&c);
