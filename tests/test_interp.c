@@ -216,6 +216,16 @@ const struct sem_case interp_sem_cases[] = {
 	{ "ldindb negative",
 	  "mov %r6, %r1\nmov %r2, -1\nmov %r0, 5\nldindb %r2, 0\nmov %r0, 7\nexit", PKT, 0 },
 	{ "r1 on entry", "mov %r0, %r1\nexit", 0x1234, 0x1234 },
+	/* Jumps into the sequences the interpreter and the JIT fuse (interp_fuse.h, the JIT's
+	 * emit_fused()): the instructions after the landing point run on their own. */
+	{ "jump to the rsh of a zero-extended copy", "lddw %r0, 0xabc00000007\nja l\n"
+	  "mov %r0, %r1\nlsh %r0, 32\nl:\nrsh %r0, 32\nexit", 0x100000005, 0xabc },
+	{ "jump to the lsh of a zero-extended copy", "lddw %r0, 0xabc00000007\nja l\n"
+	  "mov %r0, %r1\nl:\nlsh %r0, 32\nrsh %r0, 32\nexit", 0x100000005, 7 },
+	{ "jump to the add of a copy", "mov %r0, 10\nja l\nmov %r0, %r1\nl:\nadd %r0, 5\nexit",
+	  100, 15 },
+	{ "jump to the add of a copy, register", "mov %r0, 10\nmov %r2, 3\nja l\nmov %r0, %r1\n"
+	  "l:\nadd %r0, %r2\nexit", 100, 13 },
 };
 const size_t interp_n_sem_cases = sizeof(interp_sem_cases) / sizeof(interp_sem_cases[0]);
 

@@ -353,28 +353,53 @@ TEST(jit_code_shape)
 		 code_len("jeq %r1, 0, l\nmov %r0, %r1\nadd %r0, 5\nl:\nexit", 0) + 3);
 	CHECK(code_len("mov %r0, %r1\nadd %r0, 5\nexit", 1) > 4 + 2 + 1 + 10);
 	CHECK_EQ(code_len("mov %r0, %r1\nadd %r0, %r2\nexit", 0), 4 + 2 + 1);
+	/* A zero-extended copy is one 32-bit move (mov eax, edi), the shifts alone too; not with
+	 * a jump to the second shift. */
+	CHECK_EQ(code_len("mov %r0, %r1\nlsh %r0, 32\nrsh %r0, 32\nexit", 0), 2 + 2 + 1);
+	CHECK_EQ(code_len("mov %r0, %r1\nlsh %r0, 32\nrsh %r0, 32\nexit", 1), 2 + 2 + 1);
+	CHECK_EQ(code_len("mov %r0, %r1\nja l\nl:\nlsh %r0, 32\nrsh %r0, 32\nexit", 0),
+		 code_len("mov %r0, %r1\nja l\nl:\nexit", 0) + 2);
+	CHECK(code_len("mov %r0, %r1\nlsh %r0, 32\njeq %r1, 0, l\nl:\nrsh %r0, 32\nexit", 0) >
+	      code_len("mov %r0, %r1\nlsh %r0, 32\nrsh %r0, 32\njeq %r1, 0, l\nl:\nexit", 0) + 4);
 	/* Short jumps where they fit: a 3-instruction loop body jumps back with rel8. */
 	CHECK(code_len("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0) <= 20);
 	/* Blinding makes code longer but changes no result (see jit_semantics). */
 	CHECK(code_len("mov %r0, 0x12345678\nexit", 1) > code_len("mov %r0, 0x12345678\nexit", 0));
 }
 
-/* mov64 rX, rY; add64 rX, K / rZ, which the JIT emits as one lea (emit_mov_add()): every X, Y,
- * Z (Y == r10 included, whose value is an address: the program stores and loads through X
- * instead), against the interpreter, blinded and not.  Each register starts distinct; the
- * result folds all of r0..r9. */
-static int mov_add_prog(struct bpf_insn *p, int x, int y, int z, int32_t k)
+/* The sequences the JIT emits as one instruction (emit_fused()): mov64 rX, rY; add64 rX, K / rZ
+ * (lea), mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32 and the shifts alone (mov eX, eY), for every
+ * X, Y (r10 included, whose value is an address: the program stores and loads through X
+ * instead) and Z, against the interpreter, blinded and not.  Each register starts distinct,
+ * with high bits set; the result folds all of r0..r9. */
+enum pair_form { PAIR_ADD_K, PAIR_ADD_X, PAIR_MZX, PAIR_ZX };
+
+static int pair_prog(struct bpf_insn *p, enum pair_form form, int x, int y, int z, int32_t k)
 {
 	int n = 0;
 
-	for (int r = 0; r <= 9; r++)
-		p[n++] = (struct bpf_insn)BPF_MOV64_IMM(r, (r + 1) * 0x1011 - (r == 9 ? 0x40000 : 0));
-	p[n++] = (struct bpf_insn)BPF_MOV64_REG(x, y);
-	p[n++] = z < 0 ? (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, x, k)
-		       : (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, x, z);
-	if (y == BPF_REG_10) { /* x = fp + k: a stack slot */
-		p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, x, 0, 0x5a5a);
-		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, x, x, 0);
+	for (int r = 0; r <= 9; r++) {
+		uint64_t v = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(r + 1);
+
+		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = r,
+					    .imm = (int32_t)v };
+		p[n++] = (struct bpf_insn){ .imm = (int32_t)(v >> 32) };
+	}
+	if (form != PAIR_ZX)
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(x, y);
+	if (form == PAIR_ADD_K)
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, x, k);
+	else if (form == PAIR_ADD_X)
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, x, z);
+	if (form == PAIR_MZX || form == PAIR_ZX) {
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_LSH, x, 32);
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_RSH, x, 32);
+	}
+	if (y == BPF_REG_10) { /* x = fp + k: a stack slot; (u32)fp: nothing to read */
+		if (form == PAIR_ADD_K)
+			p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, x, 0, 0x5a5a);
+		p[n++] = form == PAIR_ADD_K ? (struct bpf_insn)BPF_LDX_MEM(BPF_DW, x, x, 0)
+					    : (struct bpf_insn)BPF_MOV64_IMM(x, 7);
 	}
 	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
 		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
@@ -384,25 +409,27 @@ static int mov_add_prog(struct bpf_insn *p, int x, int y, int z, int32_t k)
 	return n;
 }
 
-TEST(jit_mov_add_pairs)
+TEST(jit_fused_pairs)
 {
-	static const int32_t ks[] = { 0, -8, 0x7fffffff, -0x80000000 };
+	static const int32_t ks[] = { 0, -8, 0x7fffffff, -0x7fffffff - 1 };
 	struct bpf_insn prog[64];
 	int cases = 0;
 
 	for (int blind = 0; blind <= 1; blind++)
+	for (int form = PAIR_ADD_K; form <= PAIR_ZX; form++)
 	for (int x = 0; x <= 9; x++)
 	for (int y = 0; y <= 10; y++)
-	for (int z = -4; z <= 9; z++) {
+	for (int v = 0; v < (form == PAIR_ADD_K ? 4 : form == PAIR_ADD_X ? 10 : 1); v++) {
 		uint64_t args[5] = { 0 }, ir0 = 0, jr0 = 1;
 		struct interp_prog *ip;
 		struct jit_prog *jp;
-		int32_t k = z < 0 ? ks[-z - 1] : 0;
+		int32_t k = form == PAIR_ADD_K ? ks[v] : 0;
 		int n, ie, je;
 
-		if (y == BPF_REG_10 && (z >= 0 || k != -8))
-			continue; /* only fp - 8 is a slot */
-		n = mov_add_prog(prog, x, y, z < 0 ? -1 : z, k);
+		if ((form == PAIR_ZX && y != x) || (y == BPF_REG_10 && form == PAIR_ADD_K && k != -8) ||
+		    (y == BPF_REG_10 && form == PAIR_ADD_X))
+			continue; /* ZX has no Y; only fp - 8 is a slot */
+		n = pair_prog(prog, (enum pair_form)form, x, y, v, k);
 		REQUIRE_EQ(interp_prepare(prog, (uint32_t)n, &interp_case_env, &ip), 0);
 		REQUIRE_EQ(jit_compile(prog, (uint32_t)n, &interp_case_env,
 				       blind ? &blind_opts : NULL, &jp), 0);
@@ -410,14 +437,14 @@ TEST(jit_mov_add_pairs)
 		je = jit_exec(jp, args, &jr0);
 		if (ie || je || ir0 != jr0)
 			test_fail(__FILE__, __LINE__,
-				  "mov r%d, r%d; add r%d, %s%d (blind %d): interp %d 0x%" PRIx64
-				  ", jit %d 0x%" PRIx64, x, y, x, z < 0 ? "" : "r", z < 0 ? k : z,
-				  blind, ie, ir0, je, jr0);
+				  "form %d x r%d y r%d z r%d k %d (blind %d): interp %d 0x%" PRIx64
+				  ", jit %d 0x%" PRIx64, form, x, y, v, k, blind, ie, ir0, je, jr0);
 		interp_free(ip);
 		jit_free(jp);
 		cases++;
 	}
-	CHECK_EQ(cases, 2 * 10 * (10 * 14 + 1));
+	/* add K: 10 x 10 x 4 + 10 (fp - 8); add rZ: 10 x 10 x 10; MZX: 10 x 11; ZX: 10 */
+	CHECK_EQ(cases, 2 * (410 + 1000 + 110 + 10));
 }
 
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */

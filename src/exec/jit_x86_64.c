@@ -1186,28 +1186,42 @@ static int is_target(const struct jit_ctx *c, uint32_t i)
 	return (c->target[i / 8] >> (i % 8)) & 1;
 }
 
-/* mov64 rX, rY; add64 rX, K / rZ, the second not a jump target: one lea rX, [rY + K / rZ].
- * clang spells pointer arithmetic so (base + offset, the stack address of a helper's
- * argument), and a loop over a packet has one or two such pairs per round.  Not for K under
- * blinding, which would leave K in the clear.  Returns whether it emitted the pair. */
-static int emit_mov_add(struct jit_ctx *c, uint32_t i)
+/* Two or three instructions as one, where no jump lands after the first (returns how many it
+ * emitted, 0 for none):
+ *   mov64 rX, rY; add64 rX, K / rZ    lea rX, [rY + K / rZ]
+ *   mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32    mov eX, eY (a 32-bit move zero-extends)
+ *   lsh64 rX, 32; rsh64 rX, 32                  mov eX, eX
+ * clang spells pointer arithmetic (base + offset, the stack address of a helper's argument) as
+ * the first and, without alu32, u32 casts as the others; a loop over a packet has two or three
+ * of them per round.  Not lea for K under blinding, which would leave K in the clear. */
+static uint32_t emit_fused(struct jit_ctx *c, uint32_t i)
 {
 	const struct bpf_insn *in = &c->insns[i];
-	int x, y;
+	uint32_t left = c->cnt - i;
+	int mov = in[0].code == (BPF_ALU64 | BPF_MOV | BPF_X) && !in[0].off;
+	const struct bpf_insn *zx = &in[mov];
+	int x = R(in[0].dst_reg), y = R(in[0].src_reg);
 
-	if (i + 1 >= c->cnt || is_target(c, i + 1) || in[0].code != (BPF_ALU64 | BPF_MOV | BPF_X) ||
-	    in[0].off || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
+	if (left < 2 || is_target(c, i + 1))
 		return 0;
-	x = R(in[0].dst_reg);
-	y = R(in[0].src_reg);
+	/* ZX (at in[mov]): lsh64 rX, 32; rsh64 rX, 32 */
+	if (left >= (uint32_t)mov + 2 && (!mov || !is_target(c, i + 2)) &&
+	    zx[0].code == (BPF_ALU64 | BPF_LSH | BPF_K) && zx[0].imm == 32 &&
+	    zx[1].code == (BPF_ALU64 | BPF_RSH | BPF_K) && zx[1].imm == 32 &&
+	    zx[0].dst_reg == in[0].dst_reg && zx[1].dst_reg == in[0].dst_reg) {
+		emit_mov_rr(&c->b, 0, x, mov ? y : x);
+		return (uint32_t)mov + 2;
+	}
+	if (!mov || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
+		return 0;
 	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && !c->blind) {
 		emit_lea(&c->b, x, y, in[1].imm);
-		return 1;
+		return 2;
 	}
 	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_X)) { /* rX + rX is rY + rY after the move */
 		emit_lea_indexed(&c->b, 1, x, y, in[1].src_reg == in[0].dst_reg ? y : R(in[1].src_reg),
 				 0);
-		return 1;
+		return 2;
 	}
 	return 0;
 }
@@ -1222,12 +1236,14 @@ static void emit_program(struct jit_ctx *c)
 	c->call_next = 0;
 	c->loop_next = 0;
 	emit_prologue(c, 0);
-	for (uint32_t i = 0; i < c->cnt; i++) {
+	for (uint32_t i = 0, n; i < c->cnt; i++) {
 		begin_segment(c, i);
 		if (c->ids[i] < 0)
 			continue;
-		if (emit_mov_add(c, i)) {
-			begin_segment(c, ++i); /* empty: nothing jumps there */
+		n = emit_fused(c, i);
+		if (n) {
+			while (--n) /* empty: nothing jumps there */
+				begin_segment(c, ++i);
 			continue;
 		}
 		emit_insn(c, &descs[c->ids[i]], &c->insns[i]);
@@ -1819,7 +1835,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = resolve_calls(&c, &o);
 	if (err)
 		goto free_tmp;
-	err = find_targets(&c); /* (emit_mov_add() asks) */
+	err = find_targets(&c); /* (emit_fused() asks) */
 	if (err)
 		goto free_tmp;
 	plan_frame(&c);
