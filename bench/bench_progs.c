@@ -6,7 +6,7 @@
  *   ret0      return XDP_PASS
  *   parse     Ethernet / IPv4 (variable IHL) / TCP header parse, XDP_DROP for port 80
  *   csum      ones' complement sum over a 1500-byte packet, a bounds check per word
- *   csum-cc   the same sum as clang compiles it from C (csum-cc3: with -mcpu=v3)
+ *   cc-csum   the same sum as clang compiles it from C (cc3-csum: with -mcpu=v3)
  *   loop      100 iterations of x = x * 31 + i; x ^= x >> 7
  *   bpf_loop  the same loop as bpf_loop(100, callback, &x, 0)
  *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
@@ -616,9 +616,9 @@ BENCH(progs)
 		{ "parse", p_parse, N(p_parse), e_parse, N(e_parse), 54, 64, false,
 		  native_parse_tcp, NULL, NULL },
 		{ "csum1500", p_csum, N(p_csum), NULL, 0, 0, 1500, false, native_csum, NULL, NULL },
-		{ "csum1500-cc", p_csum_cc, N(p_csum_cc), NULL, 0, 0, 1500, false, native_csum, NULL,
+		{ "cc-csum1500", p_csum_cc, N(p_csum_cc), NULL, 0, 0, 1500, false, native_csum, NULL,
 		  NULL },
-		{ "csum1500-cc3", p_csum_cc3, N(p_csum_cc3), NULL, 0, 0, 1500, false, native_csum,
+		{ "cc3-csum1500", p_csum_cc3, N(p_csum_cc3), NULL, 0, 0, 1500, false, native_csum,
 		  NULL, NULL },
 		{ "loop100", p_loop, N(p_loop), p_loop, N(p_loop), 0, 64, false, native_loop, NULL, NULL },
 		{ "bpf_loop100", p_loop_cb, N(p_loop_cb), NULL, 0, 0, 64, false, native_loop,

@@ -648,8 +648,8 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	pc += 2;                                                                                   \
 	DISPATCH();
 /* Z is read after X is written (Z == X compares the new value).  MZXJ and AJ32 keep BRANCH()'s
- * guess: clang's csum loops (bench's csum1500-cc, -cc3), which close with them, ran 5-15% faster
- * so than with AJ's JUMP (alternated runs on this machine). */
+ * guess: clang's csum loops (bench's cc-csum1500, cc3-csum1500), which close with them, ran
+ * 5-15% faster so than with AJ's JUMP (alternated runs on this machine). */
 #define FUSED_MZXJ(op, operand)                                                                    \
 	{                                                                                          \
 		const uint64_t val_ = (uint32_t)SRC;                                               \
