@@ -834,6 +834,20 @@ TEST(scalar_precision_examples)
 	k = scalar_const(10);
 	CHECK(scalar_refine_branch(&s, &k, BPF_JLT, true, true));
 	CHECK(s.u32_max == 9 && s.umax == 0xffffffff00000009ULL);
+	/* a signed range across zero and an unsigned one across 2^63 that meets only its
+	 * negative piece: r = -(u32 x); if r > 42 (the kernel's log: smax -1, umin and the high
+	 * half of var_off from smin) */
+	s = scalar_srange(-0xffffffffLL, 0);
+	k = scalar_const(42);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JGT, false, true));
+	CHECK(s.smin == -0xffffffffLL && s.smax == -1 && s.umin == 0xffffffff00000001ULL &&
+	      s.umax == ~0ULL && s.u32_min == 1);
+	CHECK(s.var_off.value == 0xffffffff00000000ULL && s.var_off.mask == 0xffffffff);
+	/* the mirror image: [-5, 100] and u <= 2^63 + 10 meet in [0, 100] only */
+	s = scalar_srange(-5, 100);
+	k = scalar_const(0x800000000000000aULL);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JLE, false, true));
+	CHECK(s.smin == 0 && s.smax == 100 && s.umin == 0 && s.umax == 100);
 	/* unknown shifts */
 	s = scalar_urange(0, 5);
 	k = scalar_urange(1, 2);

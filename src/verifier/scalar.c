@@ -188,7 +188,10 @@ static void deduce32(struct scalar *s)
 	}
 }
 
-/* Step 2 for the whole register: the same argument with 64-bit ranges. */
+/* Step 2 for the whole register: the same argument with 64-bit ranges, and one more case (as
+ * 6.18, for 64 bits only): the signed range crosses zero, so in unsigned order it is two pieces,
+ * [0, smax] and [smin, U64_MAX]; an unsigned range that crosses 2^63 but lies wholly above the
+ * first piece, or wholly below the second, meets only the other one. */
 static void deduce64(struct scalar *s)
 {
 	if (s->smin >= 0 || s->smax < 0) {
@@ -207,6 +210,12 @@ static void deduce64(struct scalar *s)
 		s->umin = umax64(s->umin, (u64)s->smin);
 		s->smin = (s64)s->umin;
 		s->smax = (s64)s->umax;
+	} else if ((u64)s->smax < s->umin) { /* only the negative piece */
+		s->umin = umax64(s->umin, (u64)s->smin);
+		s->smax = (s64)s->umax;
+	} else if (s->umax < (u64)s->smin) { /* only the non-negative piece */
+		s->umax = umin64(s->umax, (u64)s->smax);
+		s->smin = (s64)s->umin;
 	}
 }
 
