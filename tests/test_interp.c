@@ -690,6 +690,32 @@ static const struct fuse_case fuse_cases[] = {
 	{ "mzxj jump to the jcc: mzx only", "lddw %r1, 0x1234567800000005\nmov %r5, 9\nja j\n"
 	  "mov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\nj:\njeq %r5, 5, t\n" MZ_OUT, 4, 3, 9 },
 
+	/* AMZXJ: add64 rW, K; then MZXJ copying W.  Taken: r5 (X) + 1000; the fallthrough adds
+	 * W's high half to r5 first, to show W's write. */
+#define AMZ_OUT "rsh %r1, 32\nadd %r5, %r1\n" MZ_OUT
+#define AMZ_BODY(k, jcc) "add %r1, " k "\nmov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\n" jcc "\n" AMZ_OUT
+	{ "amzxj jne taken", "lddw %r1, 0x1234567800000005\n" AMZ_BODY("2", "jne %r5, 1500, t"), 2,
+	  5, 7 + 1000 },
+	{ "amzxj jne not taken", "lddw %r1, 0x12345678000005da\n" AMZ_BODY("2", "jne %r5, 1500, t"),
+	  2, 5, 1500 + 0x12345678 },
+	{ "amzxj carry into the high half", "lddw %r1, 0x1ffffffff\n" AMZ_BODY("1", "jeq %r5, 0, t"),
+	  2, 5, 0 + 1000 },
+	{ "amzxj negative k, imm sign-extended", "mov %r1, 0\n"
+	  AMZ_BODY("-1", "jgt %r5, 0xfffffff0, t"), 1, 5, 0xffffffffull + 0xffffffffull },
+	{ "amzxj register", "lddw %r1, 0x900000009\nmov %r6, 10\n" AMZ_BODY("1", "jge %r5, %r6, t"),
+	  3, 5, 10 + 1000 },
+	{ "amzxj z == w", "lddw %r1, 0x900000009\n" AMZ_BODY("1", "jlt %r5, %r1, t"), 2, 5,
+	  10 + 1000 },
+	{ "amzxj x == w", "lddw %r5, 0x9fffffffe\nadd %r5, 3\nmov %r5, %r5\nlsh %r5, 32\n"
+	  "rsh %r5, 32\njeq %r5, 1, t\n" MZ_OUT, 2, 5, 1 + 1000 },
+	{ "amzxj loop", "mov %r0, 0\nlddw %r1, 0x700000000\nl:\nadd %r0, 3\nadd %r1, 2\n"
+	  "mov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\njne %r5, 10, l\nadd %r0, %r1\nexit", 4, 5,
+	  15 + 0x70000000aull },
+	{ "amzxj add on another register: mzxj only", "lddw %r1, 0x1234567800000005\n"
+	  "add %r2, 2\nmov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\njeq %r5, 5, t\n" MZ_OUT, 2, 0, 1005 },
+	{ "amzxj jump to the mov: mzxj only", "lddw %r1, 0x1234567800000005\nja l\nadd %r1, 2\nl:\n"
+	  "mov %r5, %r1\nlsh %r5, 32\nrsh %r5, 32\njeq %r5, 5, t\n" MZ_OUT, 3, 0, 1005 },
+
 	/* AJ32: add64 rX, K; jCC32 wX, imm / wZ.  AJ_OUT as MZ_OUT on r1. */
 #define AJ_OUT "mov %r0, %r1\nexit\nt:\nmov %r0, %r1\nadd %r0, 1000\nexit"
 	{ "aj32 jne loop", "mov %r0, 0\nlddw %r1, 0x100000000\nl:\nadd %r0, 1\nadd %r1, 1\n"

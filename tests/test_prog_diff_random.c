@@ -271,16 +271,19 @@ static void gen_branch(struct gen *g, int block, int nblocks)
 	if (target > nblocks)
 		target = nblocks;
 	/* now and then the interpreter's counter idioms: add64 rX, K before the jump on rX (AJ,
-	 * AJ32), or a zero-extended copy (MZXJ) */
-	switch (rnd_below(g, 6)) {
+	 * AJ32), or a zero-extended copy (MZXJ), after such an add of its source or not (AMZXJ) */
+	switch (rnd_below(g, 7)) {
 	case 0:
 		if (!(SCALARS & (1u << dst)))
 			break;
 		emit(g, BPF_ALU64_IMM(BPF_ADD, dst, rnd_below(g, 2) ? 1 : rnd_imm(g)));
 		break;
-	case 1: {
+	case 1:
+	case 2: {
 		int t = pick(g, SCALARS);
 
+		if (rnd_below(g, 2) && (SCALARS & (1u << dst))) /* counter step first (AMZXJ) */
+			emit(g, BPF_ALU64_IMM(BPF_ADD, dst, rnd_below(g, 2) ? 2 : rnd_imm(g)));
 		emit(g, BPF_MOV64_REG(t, dst));
 		emit(g, BPF_ALU64_IMM(BPF_LSH, t, 32));
 		emit(g, BPF_ALU64_IMM(BPF_RSH, t, 32));

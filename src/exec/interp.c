@@ -674,6 +674,20 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	DISPATCH();
 #define FUSED_AJ32K(op, op2, bits) FUSED_AJ32(op, O_IMM)
 #define FUSED_AJ32R(op, op2, bits) FUSED_AJ32(op, SRC)
+/* W is written before X (X == W ends with X's value), Z read after both. */
+#define FUSED_AMZXJ(op, operand)                                                                   \
+	{                                                                                          \
+		const uint64_t w_ = SRC + pc->k, val_ = (uint32_t)w_;                              \
+                                                                                                   \
+		SRC = w_;                                                                          \
+		DST = val_;                                                                        \
+		if (CMP64_##op(val_, operand))                                                     \
+			BRANCH();                                                                  \
+	}                                                                                          \
+	pc += 5;                                                                                   \
+	DISPATCH();
+#define FUSED_AMZXJK(op, op2, bits) FUSED_AMZXJ(op, O_IMM)
+#define FUSED_AMZXJR(op, op2, bits) FUSED_AMZXJ(op, R[O_AUX])
 #define X_FBODY_(name, kind, op, op2, bits)                                                        \
 	L_F_##name : FUSED_##kind(op, op2, bits)
 	FUSE_LIST(X_FBODY_)

@@ -420,6 +420,16 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 
 	*f = (struct fuse){0};
 	/* Longest first; each matcher reads only as far as its length. */
+	/* AMZXJ: add64 rW, K, then an MZXJ copying W (by the MZX matcher below, at i + 1) */
+	if (i + 4 < cnt && insns[i].code == ADD64_K && !no_entry[i + 1] &&
+	    insns[i + 1].code == MOV64_X && insns[i + 1].src_reg == insns[i].dst_reg &&
+	    fuse_match(insns, cnt, i + 1, no_entry, live_out, f) == 4 && f->id >= FUSE_MZXJ_JEQ_K &&
+	    f->id < FUSE_AJ32_JEQ_K) {
+		f->id = (enum fuse_id)(f->id - FUSE_MZXJ_JEQ_K + FUSE_AMZXJ_JEQ_K);
+		f->k = (uint64_t)(int64_t)insns[i].imm;
+		n = 5;
+		goto found;
+	}
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && match_bnd(&insns[i], f)) {
 		struct fuse l;
 

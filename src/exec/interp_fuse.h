@@ -25,6 +25,8 @@
  *                                                    mul
  *   MZXJ  MZX; jCC64 rX, imm / rZ                    clang's u32 loop counter test without alu32
  *   AJ32  add64 rX, K; jCC32 wX, imm / wZ            the same with jmp32 (clang -mcpu=v3)
+ *   AMZXJ add64 rW, K; MZXJ with Y == W              a u32 counter's step and test without
+ *                                                    alu32: i += K; if ((u32)i != N)
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -80,8 +82,8 @@
 	X(f##_MUL, f, MUL, NONE, 64)
 
 /* Each family's entries are in the order the matcher computes ids in: BND and BNDL by jump op
- * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ, MZXJ and AJ32 by
- * jcc_index(), MOVK and MOVX by mov_op_index(). */
+ * (gt ge lt le), LDA and BNDL by width then ALU op (add sub and or xor), AJ, MZXJ, AJ32 and
+ * AMZXJ by jcc_index(), MOVK and MOVX by mov_op_index(). */
 #define FUSE_LIST(X)                                                                               \
 	X(BND_JGT, BND, JGT, NONE, 64)                                                             \
 	X(BND_JGE, BND, JGE, NONE, 64)                                                             \
@@ -108,7 +110,9 @@
 	FUSE_AJ_OPS_(X, MZXJ, K)                                                                   \
 	FUSE_AJ_OPS_(X, MZXJ, R)                                                                   \
 	FUSE_AJ_OPS_(X, AJ32, K)                                                                   \
-	FUSE_AJ_OPS_(X, AJ32, R)
+	FUSE_AJ_OPS_(X, AJ32, R)                                                                   \
+	FUSE_AJ_OPS_(X, AMZXJ, K)                                                                  \
+	FUSE_AJ_OPS_(X, AMZXJ, R)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -130,6 +134,7 @@ struct fuse {
 			  /* MOVK: dst X, src Y, aux K; MOVX: dst X, src Y, aux Z */
 			  /* MZXJ: dst X, src Y, aux the compared imm (K) or Z (R) */
 			  /* AJ32: as AJ */
+			  /* AMZXJ: dst X, src W, k K, aux as MZXJ's */
 	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
 
@@ -142,6 +147,8 @@ static inline int fuse_is_bndl(enum fuse_id id)
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
+	if (id >= FUSE_AMZXJ_JEQ_K)
+		return 5;
 	if (id >= FUSE_MOVK_ADD) /* MOVK, MOVX; MZXJ; AJ32 */
 		return id < FUSE_MZXJ_JEQ_K ? 2 : id < FUSE_AJ32_JEQ_K ? 4 : 2;
 	if (id == FUSE_ZX || id == FUSE_MULADD)
@@ -158,6 +165,8 @@ static inline uint32_t fuse_len(enum fuse_id id)
 /* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
 static inline uint32_t fuse_jump(enum fuse_id id)
 {
+	if (id >= FUSE_AMZXJ_JEQ_K)
+		return 4;
 	if (id >= FUSE_MOVK_ADD)
 		return id < FUSE_MZXJ_JEQ_K ? 0 : id < FUSE_AJ32_JEQ_K ? 3 : 1;
 	if (id >= FUSE_ZX)
