@@ -430,6 +430,7 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 		n = 5;
 		goto found;
 	}
+	*f = (struct fuse){0};
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && match_bnd(&insns[i], f)) {
 		struct fuse l;
 
