@@ -567,34 +567,28 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
-/* add then compare-and-branch, the step AJ and AJ2 share */
-#define AJ_STEP(op, operand)                                                                       \
+/* add then compare (bits wide) and take: the step AJ, AJ2 and AJ32 share */
+#define AJ_STEP(op, operand, bits, take)                                                           \
 	{                                                                                          \
 		uint64_t val_ = DST + pc->k;                                                       \
                                                                                                    \
 		DST = val_;                                                                        \
-		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
-			BRANCH();                                                                  \
+		if (__builtin_expect(CMP##bits##_##op(val_, operand), 1))                          \
+			take;                                                                      \
 	}
 /* AJ takes its target from the record, not BRANCH()'s guess: measured on this machine (AMD Zen
  * 3), bench's loop100 (closing with AJ) ran 25-40% faster so, while the csum loop (closing with
  * AJ2) gains from the guess.  (bpf_loop100, without an AJ, got faster too: the handlers' code
  * layout plays a part in such figures.) */
 #define FUSED_AJ(op, operand)                                                                      \
-	{                                                                                          \
-		uint64_t val_ = DST + pc->k;                                                       \
-                                                                                                   \
-		DST = val_;                                                                        \
-		if (__builtin_expect(CMP64_##op(val_, operand), 1))                                \
-			JUMP(pc->u.target);                                                        \
-	}                                                                                          \
+	AJ_STEP(op, operand, 64, JUMP(pc->u.target))                                               \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
 #define FUSED_AJR(op, op2, bits) FUSED_AJ(op, SRC)
 #define FUSED_AJ2(op, w, operand)                                                                  \
 	R[w] += (uint64_t)(int64_t)O_OFF;                                                          \
-	AJ_STEP(op, operand)                                                                       \
+	AJ_STEP(op, operand, 64, BRANCH())                                                         \
 	pc += 3;                                                                                   \
 	DISPATCH();
 #define FUSED_AJ2K(op, op2, bits) FUSED_AJ2(op, O_SRC, O_IMM)
@@ -647,43 +641,34 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	DST = ALU64_##op(SRC, R[O_AUX]);                                                           \
 	pc += 2;                                                                                   \
 	DISPATCH();
-/* Z is read after X is written (Z == X compares the new value).  MZXJ and AJ32 keep BRANCH()'s
- * guess: clang's csum loops (bench's cc-csum1500, cc3-csum1500), which close with them, ran
- * 5-15% faster so than with AJ's JUMP (alternated runs on this machine). */
-#define FUSED_MZXJ(op, operand)                                                                    \
+/* X = (u32)Y, then compare X and branch: the step MZXJ and AMZXJ share.  Z is read after X is
+ * written (Z == X compares the new value).  MZXJ, AJ32 and AMZXJ keep BRANCH()'s guess: clang's
+ * csum loops (bench's cc-csum1500, cc3-csum1500), which close with them, ran 5-15% faster so
+ * than with AJ's JUMP (alternated runs on this machine). */
+#define ZXJ_STEP(op, operand)                                                                      \
 	{                                                                                          \
 		const uint64_t val_ = (uint32_t)SRC;                                               \
                                                                                                    \
 		DST = val_;                                                                        \
 		if (CMP64_##op(val_, operand))                                                     \
 			BRANCH();                                                                  \
-	}                                                                                          \
+	}
+#define FUSED_MZXJ(op, operand)                                                                    \
+	ZXJ_STEP(op, operand)                                                                      \
 	pc += 4;                                                                                   \
 	DISPATCH();
 #define FUSED_MZXJK(op, op2, bits) FUSED_MZXJ(op, O_IMM)
 #define FUSED_MZXJR(op, op2, bits) FUSED_MZXJ(op, R[O_AUX])
 #define FUSED_AJ32(op, operand)                                                                    \
-	{                                                                                          \
-		uint64_t val_ = DST + pc->k;                                                       \
-                                                                                                   \
-		DST = val_;                                                                        \
-		if (__builtin_expect(CMP32_##op(val_, operand), 1))                                \
-			BRANCH();                                                                  \
-	}                                                                                          \
+	AJ_STEP(op, operand, 32, BRANCH())                                                         \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJ32K(op, op2, bits) FUSED_AJ32(op, O_IMM)
 #define FUSED_AJ32R(op, op2, bits) FUSED_AJ32(op, SRC)
 /* W is written before X (X == W ends with X's value), Z read after both. */
 #define FUSED_AMZXJ(op, operand)                                                                   \
-	{                                                                                          \
-		const uint64_t w_ = SRC + pc->k, val_ = (uint32_t)w_;                              \
-                                                                                                   \
-		SRC = w_;                                                                          \
-		DST = val_;                                                                        \
-		if (CMP64_##op(val_, operand))                                                     \
-			BRANCH();                                                                  \
-	}                                                                                          \
+	SRC += pc->k;                                                                              \
+	ZXJ_STEP(op, operand)                                                                      \
 	pc += 5;                                                                                   \
 	DISPATCH();
 #define FUSED_AMZXJK(op, op2, bits) FUSED_AMZXJ(op, O_IMM)

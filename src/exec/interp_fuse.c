@@ -239,6 +239,31 @@ static uint32_t match_zx(const struct bpf_insn *in, struct fuse *f)
 	return 2;
 }
 
+/* MZX: a move (not a sign-extending one) then ZX of its destination; MZXJ: then a jump on it.
+ * Reads insns[i..] as far as no_entry allows. */
+static uint32_t match_mzx(const struct bpf_insn *insns, uint32_t cnt, uint32_t i,
+			  const uint8_t *no_entry, struct fuse *f)
+{
+	const struct bpf_insn *j;
+	int cc;
+
+	if (i + 2 >= cnt || no_entry[i + 1] || no_entry[i + 2] || insns[i].code != MOV64_X ||
+	    insns[i].off || !match_zx(&insns[i + 1], f) || f->dst != insns[i].dst_reg)
+		return 0;
+	f->src = insns[i].src_reg;
+	j = &insns[i + 3]; /* at most one past the end: read only if i + 3 < cnt */
+	if (i + 3 < cnt && !no_entry[i + 3] && BPF_CLASS(j->code) == BPF_JMP &&
+	    j->dst_reg == f->dst && (cc = jcc_index(BPF_OP(j->code))) >= 0) {
+		bool reg = BPF_SRC(j->code) == BPF_X;
+
+		f->id = (enum fuse_id)((reg ? FUSE_MZXJ_JEQ_R : FUSE_MZXJ_JEQ_K) + cc);
+		f->aux = reg ? j->src_reg : j->imm;
+		return 4;
+	}
+	f->id = FUSE_MZX;
+	return 3;
+}
+
 /* AJ2: add64 rW, K1 in front of an AJ. */
 static uint32_t match_aj2(const struct bpf_insn *in, struct fuse *f)
 {
@@ -420,11 +445,9 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 
 	*f = (struct fuse){0};
 	/* Longest first; each matcher reads only as far as its length. */
-	/* AMZXJ: add64 rW, K, then an MZXJ copying W (by the MZX matcher below, at i + 1) */
-	if (i + 4 < cnt && insns[i].code == ADD64_K && !no_entry[i + 1] &&
-	    insns[i + 1].code == MOV64_X && insns[i + 1].src_reg == insns[i].dst_reg &&
-	    fuse_match(insns, cnt, i + 1, no_entry, live_out, f) == 4 && f->id >= FUSE_MZXJ_JEQ_K &&
-	    f->id < FUSE_AJ32_JEQ_K) {
+	/* AMZXJ: add64 rW, K, then an MZXJ copying W */
+	if (i + 1 < cnt && insns[i].code == ADD64_K && !no_entry[i + 1] &&
+	    match_mzx(insns, cnt, i + 1, no_entry, f) == 4 && f->src == insns[i].dst_reg) {
 		f->id = (enum fuse_id)(f->id - FUSE_MZXJ_JEQ_K + FUSE_AMZXJ_JEQ_K);
 		f->k = (uint64_t)(int64_t)insns[i].imm;
 		n = 5;
@@ -460,27 +483,8 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && (n = match_shx(&insns[i], f)))
 		goto found;
 	*f = (struct fuse){0};
-	/* MZX: a move (not a sign-extending one) then ZX of its destination; MZXJ: then a jump
-	 * on it */
-	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && insns[i].code == MOV64_X &&
-	    !insns[i].off && match_zx(&insns[i + 1], f) && f->dst == insns[i].dst_reg) {
-		const struct bpf_insn *j = &insns[i + 3];
-		int cc;
-
-		f->src = insns[i].src_reg;
-		if (i + 3 < cnt && !no_entry[i + 3] && BPF_CLASS(j->code) == BPF_JMP &&
-		    j->dst_reg == f->dst && (cc = jcc_index(BPF_OP(j->code))) >= 0) {
-			bool reg = BPF_SRC(j->code) == BPF_X;
-
-			f->id = (enum fuse_id)((reg ? FUSE_MZXJ_JEQ_R : FUSE_MZXJ_JEQ_K) + cc);
-			f->aux = reg ? j->src_reg : j->imm;
-			n = 4;
-		} else {
-			f->id = FUSE_MZX;
-			n = 3;
-		}
+	if ((n = match_mzx(insns, cnt, i, no_entry, f)))
 		goto found;
-	}
 	*f = (struct fuse){0};
 	if (i + 1 >= cnt || no_entry[i + 1])
 		return 0;
