@@ -828,11 +828,18 @@ static uint64_t callback_call(const struct exec_callback *cb, uint64_t r1, uint6
 			      uint64_t r3, uint64_t r4, uint64_t r5)
 {
 	const struct interp_callback *c = (const struct interp_callback *)cb;
-	uint64_t R[11] = { 0, r1, r2, r3, r4, r5 };
+	uint64_t R[11]; /* set element by element, as in interp_exec() (r10 by run()) */
 	int err;
 
 	if (callback_depth >= INTERP_MAX_FRAMES)
 		return 0;
+	R[0] = 0;
+	R[1] = r1;
+	R[2] = r2;
+	R[3] = r3;
+	R[4] = r4;
+	R[5] = r5;
+	R[6] = R[7] = R[8] = R[9] = 0;
 	callback_depth++;
 #ifdef INTERP_CHECKED
 	err = chk_callback_run(c->p, c->entry, R);
@@ -1064,10 +1071,14 @@ fail:
 #ifndef INTERP_CHECKED
 int interp_exec(const struct interp_prog *p, const uint64_t args[5], uint64_t *r0)
 {
-	uint64_t R[11] = { 0 };
+	/* Element by element: "= { 0 }" becomes a rep stos, whose start-up alone cost a short
+	 * program's run as much as its instructions (r10 is set by run()). */
+	uint64_t R[11];
 	int err;
 
+	R[0] = 0;
 	memcpy(&R[1], args, 5 * sizeof(R[0]));
+	R[6] = R[7] = R[8] = R[9] = 0;
 	err = run(p, p->insns, R, NULL);
 	*r0 = err ? 0 : R[0];
 	return err;
