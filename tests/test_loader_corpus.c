@@ -93,6 +93,26 @@ static int load(const char *name, userbpf_bpf_fn backend, char *log, unsigned in
 }
 
 /* The first line where the logs differ, for the message (u: userbpf's, k: the kernel's). */
+/* TEST_VERBOSE: both level-2 logs to $TMPDIR/<name>.{kernel,userbpf}.log, for diff(1). */
+static void dump_logs(const char *name, const char *klog, const char *ulog)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *logs[2] = { klog, ulog }, *who[2] = { "kernel", "userbpf" };
+	char path[512];
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s.%s.log", dir, name, who[i]);
+		f = fopen(path, "w");
+		if (!f)
+			continue;
+		fputs(logs[i], f);
+		fclose(f);
+		fprintf(stderr, "  wrote %s\n", path);
+	}
+}
+
 static void first_diff(const char *u, const char *k, char *out, size_t n)
 {
 	const char *u0 = u;
@@ -171,6 +191,8 @@ TEST(verifier_corpus)
 			continue;
 		}
 		first_diff(ulog, klog, where, sizeof(where));
+		if (getenv("TEST_VERBOSE"))
+			dump_logs(c->name, klog, ulog);
 		if (!c->known2)
 			test_fail(__FILE__, __LINE__, "%s: level-2 logs differ: %s", c->name, where);
 		else if (same)

@@ -226,6 +226,34 @@ TEST(verifier_callbacks)
 	vcase_run_table("callbacks", cases, NCASES(cases));
 }
 
+/* What the kernel's log shows of a callback call as a loop (6.18.y), pinned here so that it is
+ * checked where the kernel's bpf() is not available too: the call is SCC 1 in the liveness
+ * section; the round that returns to it equal to the state kept there is a back edge (counted in
+ * peak_states: the kept state and the back edge); the marks are propagated again when the loop is
+ * left. */
+TEST(verifier_callback_scc)
+{
+	const struct vcase *c = NULL;
+	static const char *const want[] = {
+		"  1   5: .1234..... (85) call bpf_loop#181\n",
+		"SCC enter (1)\n5: R4=0\n",
+		"SCC backedge (1)\n\nfrom 9 to 5: safe\nSCC exit (1)\nframe 0: propagating r1,r3,r4\n",
+		"total_states 1 peak_states 2 ",
+	};
+	const char *log;
+	int ret;
+
+	for (size_t i = 0; i < NCASES(cases); i++)
+		if (!strcmp(cases[i].name, "loop_basic_log2"))
+			c = &cases[i];
+	REQUIRE(c);
+	log = vcase_userbpf_log(c, &ret);
+	REQUIRE(ret >= 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(log, want[i]))
+			test_fail(__FILE__, __LINE__, "no \"%s\" in the log:\n%s", want[i], log);
+}
+
 /* bpf_strncmp(s1, n, s2): s2 must be a NUL-terminated constant of a frozen read-only map. */
 #define STRNCMP(R3SETUP...)                                                                       \
 	BPF_ST_MEM(BPF_DW, 10, -8, 0x41), BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -8),     \

@@ -427,6 +427,16 @@ static void first_diff(const char *a, const char *b, char *out, size_t size)
 		 (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
 }
 
+const char *vcase_userbpf_log(const struct vcase *c, int *ret)
+{
+	static char log[LOG_SIZE];
+	struct outcome o = { .log = log };
+
+	run_userbpf(c, c->insns, (u32)prog_len(c), &o);
+	*ret = o.ret;
+	return log;
+}
+
 void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struct vstats *st)
 {
 	static char ulog[LOG_SIZE], klog[LOG_SIZE];
@@ -488,6 +498,8 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 		first_diff(klog, ulog, d, sizeof(d));
 		test_fail(__FILE__, __LINE__, "%s: log level %u differs: %s", c->name,
 			  log_level_of(c), d);
+		if (getenv("TEST_VERBOSE"))
+			fprintf(stderr, "--- kernel log\n%s--- userbpf log\n%s---\n", klog, ulog);
 	}
 	if (c->stats) {
 		const char *kp = strstr(klog, "processed "), *up = strstr(ulog, "processed ");

@@ -106,6 +106,9 @@ void vcase_run(const struct vcase *c, struct vstats *st);
 /* Runs a table and prints "<topic>: N cases, N agree with the kernel". */
 void vcase_run_table(const char *topic, const struct vcase *t, int n);
 
+/* userbpf's log of a case (at its log level), without the kernel; *ret is bpf_check()'s. */
+const char *vcase_userbpf_log(const struct vcase *c, int *ret);
+
 /* Replaces what differs between two runs of one program in a log by "0x?": map addresses. */
 void vlog_blank_addrs(char *log);
 

@@ -18,8 +18,8 @@
  * insn_successors() (calls do not enter their callee).  Tarjan's algorithm, iterative (an explicit
  * DFS stack of (insn, next successor) pairs, O(len) memory), with roots in insn order and
  * successors fall-through first, so components complete in the kernel's order; only components
- * that are loops (two or more insns, or one insn jumping to itself) get a number, from 1 in
- * completion order.  The log shows the number in the liveness section (liveness.c).
+ * that are loops (two or more insns, one insn jumping to itself, or a helper call that runs a
+ * callback, which repeats it) get a number, from 1 in completion order.  The log shows the number in the liveness section (liveness.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -434,6 +434,8 @@ int compute_scc(struct verifier_env *env)
 			for (int j = 0; j < cnt; j++)
 				self |= succ[j] == w;
 			self |= comp[ncomp - 1] != w;	/* more than one insn */
+			/* a helper call that runs a callback: a loop of its own (6.18.y) */
+			self |= env->aux[w].calls_callback;
 			for (;;) {
 				u32 t = comp[--ncomp];
 

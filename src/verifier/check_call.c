@@ -820,8 +820,15 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 				regs[BPF_REG_0].id = ++env->id_gen;
 			break;
 		}
-		mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
-		regs[BPF_REG_0].map = map;
+		if (map->inner_meta) {
+			/* a map of maps: maybe an inner map, known by its template (6.18.y; before,
+			 * a map value turned into the map at the NULL check) */
+			mark_ptr(&regs[BPF_REG_0], CONST_PTR_TO_MAP_OR_NULL);
+			regs[BPF_REG_0].map = map->inner_meta;
+		} else {
+			mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
+			regs[BPF_REG_0].map = map;
+		}
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	case RET_PTR_TO_RINGBUF_MEM_OR_NULL: {

@@ -30,16 +30,13 @@ static void null_fn(struct reg_state *reg, void *p)
 		reg->ref_obj_id = 0;
 		return;
 	}
-	/* not NULL: a map of maps' value is an inner map, known by its template (the kernel's
-	 * mark_ptr_or_null_reg()) */
 	/* a value with a lock keeps its id: the lock is known by it (process_spin_lock()) */
 	if (reg->type == PTR_TO_MAP_VALUE_OR_NULL && reg->map->spin_lock_off >= 0) {
 		reg->type = PTR_TO_MAP_VALUE;
 		return;
 	}
-	if (reg->type == PTR_TO_MAP_VALUE_OR_NULL && reg->map->inner_meta) {
+	if (reg->type == CONST_PTR_TO_MAP_OR_NULL) {
 		reg->type = CONST_PTR_TO_MAP;
-		reg->map = reg->map->inner_meta;
 		reg->id = 0;
 		return;
 	}
@@ -344,18 +341,20 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		if (!live_taken) {
 			/* the taken side is impossible: drop the pushed state */
 			env->stack_size--;
-			update_branch_counts(env, other);
+			err = update_branch_counts(env, other);
 			state_free(other);
+			if (err)
+				return err;
 		}
 		if (!live_fall) {
 			/* only the taken side: continue with it */
 			if (live_taken) {
-				update_branch_counts(env, env->cur);
+				err = update_branch_counts(env, env->cur);
 				state_free(env->cur);
 				env->cur = other;
 				env->stack_size--;
 				*insn_idx += insn->off;
-				return 0;
+				return err;
 			}
 			/* neither (a contradiction on a dead path): end it */
 			return 1;

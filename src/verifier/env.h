@@ -65,6 +65,8 @@ enum reg_type {
 	PTR_TO_MAP_KEY,			/* a map's key, read only (a for_each callback's R2) */
 	PTR_TO_MEM,			/* mem_size bytes (a global function's pointer argument) */
 	PTR_TO_MEM_OR_NULL,		/* the same, before its NULL check */
+	CONST_PTR_TO_MAP_OR_NULL,	/* a map of maps' lookup result: an inner map (map: the
+					 * template), before its NULL check */
 };
 
 /* One register.
@@ -178,6 +180,8 @@ struct vstate {
 	u8 ref_type[MAX_ACQUIRED_REFS];		/* REF_PTR or REF_LOCK */
 	u32 active_locks;			/* REF_LOCK entries (0 or 1) */
 	u32 callback_unroll_depth;		/* callback rounds pushed on this path */
+	const struct vstate *equal_state;	/* a back edge's copy: the explored state it
+						 * was found equal to (states.c) */
 };
 
 enum { REF_PTR = 0, REF_LOCK = 1 };
@@ -272,6 +276,7 @@ struct verifier_env {
 	u32 total_states, peak_states, max_states_per_insn;
 	u32 explored_states_size; /* explored states in the buckets */
 	u32 free_list_size;	/* evicted ones still walked below (count in peak_states) */
+	u32 num_backedges;	/* loop back edges kept until their loop is left (states.c) */
 	struct vstate **explored; /* len buckets of explored states (states.c) */
 	u32 id_gen;
 	bool hist_this_insn;	/* cur->hist's last entry is the current insn's */
@@ -427,7 +432,9 @@ int hist_push(struct verifier_env *env, u16 flags, const u16 *linked, u8 nlinked
 int hist_push_jmp(struct verifier_env *env);
 int mark_precise_reg(struct verifier_env *env, u32 regno);
 int mark_precise_slot(struct verifier_env *env, u32 frameno, u32 spi);
-int propagate_precision(struct verifier_env *env, const struct vstate *old);
+int propagate_precision(struct verifier_env *env, const struct vstate *old,
+			const struct vstate *cur, bool *changed);
+void mark_all_precise(struct verifier_env *env, const struct vstate *from);
 void clear_precise(struct vstate *st);
 int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n);
 
@@ -439,7 +446,7 @@ int is_state_visited(struct verifier_env *env, int insn_idx);
 void widen_imprecise_scalars(struct verifier_env *env, int callsite);
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
 int pop_stack(struct verifier_env *env, bool pop_log);
-void update_branch_counts(struct verifier_env *env, struct vstate *st);
+int update_branch_counts(struct verifier_env *env, struct vstate *st);
 /* stack_live.c: 6.18's stack liveness pass for the level-2 log (no-ops below level 2) */
 struct stack_live;
 int sl_init(struct verifier_env *env);

@@ -356,16 +356,15 @@ static int backtrack_insn(struct verifier_env *env, int idx, int subseq_idx,
 	}
 }
 
-/* The kernel's mark_all_scalars_precise(): every scalar of every parent state of the current
- * one. */
-static void mark_all_precise(struct verifier_env *env)
+/* The kernel's mark_all_scalars_precise(): every scalar of every parent state of from. */
+void mark_all_precise(struct verifier_env *env, const struct vstate *from)
 {
 	if (env->log.level & 2)
 		verbose(env, "mark_precise: frame%u: falling back to forcing all scalars precise\n",
-			env->cur->curframe);
+			from->curframe);
 	/* explored states are frozen but for precision marks: a state marked all precise
 	 * before had all its ancestors marked too, the walk can stop there */
-	for (struct vstate *st = env->cur->parent; st && !st->all_precise; st = st->parent) {
+	for (struct vstate *st = from->parent; st && !st->all_precise; st = st->parent) {
 		st->all_precise = true;
 		for (u32 i = 0; i <= st->curframe; i++) {
 			struct func_state *f = st->frame[i];
@@ -416,10 +415,13 @@ static int prev_insn(const struct verifier_env *env, const struct vstate *st, in
 	return i - 1;
 }
 
-static int backtrack(struct verifier_env *env, struct bt *bt)
+/* Walks back from insn last_idx of state from (the current one, or a kept copy: a loop's back
+ * edge); *changed (if given) is set when a parent state got a new mark. */
+static int backtrack_from(struct verifier_env *env, const struct vstate *from, int last_idx,
+			  struct bt *bt, bool *changed)
 {
-	struct vstate *st = env->cur;
-	int first_idx = st->first_insn_idx, last_idx = env->insn_idx, subseq_idx = -1;
+	const struct vstate *st = from;
+	int first_idx = st->first_insn_idx, subseq_idx = -1;
 	bool skip_first = true, l2 = env->log.level & 2;
 
 	if (bt_empty(bt))
@@ -467,10 +469,13 @@ static int backtrack(struct verifier_env *env, struct bt *bt)
 
 				if (!(bt->regs[fr] & (1u << r)))
 					continue;
-				if (reg->type != SCALAR_VALUE || reg->precise)
+				if (reg->type != SCALAR_VALUE || reg->precise) {
 					bt->regs[fr] &= (u16)~(1u << r);
-				else
+				} else {
 					reg->precise = 1;
+					if (changed)
+						*changed = true;
+				}
 			}
 			for (int s = 0; s < 64; s++) {
 				struct reg_state *reg;
@@ -481,10 +486,13 @@ static int backtrack(struct verifier_env *env, struct bt *bt)
 					goto fallback;
 				reg = &f->stack[s].spilled;
 				if (f->stack[s].type[SLOT_SIZE - 1] != STACK_SPILL ||
-				    reg->type != SCALAR_VALUE || reg->precise)
+				    reg->type != SCALAR_VALUE || reg->precise) {
 					bt->stack[fr] &= ~(1ull << s);
-				else
+				} else {
 					reg->precise = 1;
+					if (changed)
+						*changed = true;
+				}
 			}
 			if (l2) {
 				char r[64], s[400];
@@ -507,8 +515,13 @@ static int backtrack(struct verifier_env *env, struct bt *bt)
 fallback:
 	/* something the walk could not explain (e.g. a value from the stack through a path it
 	 * does not follow): the big hammer */
-	mark_all_precise(env);
+	mark_all_precise(env, from);
 	return 0;
+}
+
+static int backtrack(struct verifier_env *env, struct bt *bt)
+{
+	return backtrack_from(env, env->cur, env->insn_idx, bt, NULL);
 }
 
 int mark_precise_reg(struct verifier_env *env, u32 regno)
@@ -535,13 +548,14 @@ int mark_precise_slot(struct verifier_env *env, u32 frameno, u32 spi)
 	return backtrack(env, &bt);
 }
 
-int propagate_precision(struct verifier_env *env, const struct vstate *old)
+int propagate_precision(struct verifier_env *env, const struct vstate *old,
+			const struct vstate *cur, bool *changed)
 {
 	struct bt bt;
 	bool l2 = env->log.level & 2;
 
 	memset(&bt, 0, sizeof(bt));
-	bt.frame = (int)env->cur->curframe;
+	bt.frame = (int)cur->curframe;
 	for (int fr = (int)old->curframe; fr >= 0; fr--) {
 		const struct func_state *f = old->frame[fr];
 		u16 live = env->aux[frame_insn(old, old->insn_idx, (u32)fr)].live_regs;
@@ -576,5 +590,6 @@ int propagate_precision(struct verifier_env *env, const struct vstate *old)
 		if (!first && l2)
 			verbose(env, "\n");
 	}
-	return backtrack(env, &bt);
+	return backtrack_from(env, cur, cur == env->cur ? env->insn_idx : cur->insn_idx, &bt,
+			      changed);
 }

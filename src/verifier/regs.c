@@ -35,6 +35,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_MAP_KEY] = "map_key",
 		[PTR_TO_MEM] = "mem",
 		[PTR_TO_MEM_OR_NULL] = "mem_or_null",
+		[CONST_PTR_TO_MAP_OR_NULL] = "map_ptr_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -75,7 +76,8 @@ bool reg_is_ptr(const struct reg_state *reg)
 bool reg_may_be_null(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_MAP_VALUE_OR_NULL || reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
-	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_MEM_OR_NULL;
+	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_MEM_OR_NULL ||
+	       reg->type == CONST_PTR_TO_MAP_OR_NULL;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)
@@ -325,8 +327,8 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		pb(&p, "%sref_obj_id=%u", sep, reg->ref_obj_id);
 		sep = ",";
 	}
-	if ((t == CONST_PTR_TO_MAP || t == PTR_TO_MAP_VALUE || t == PTR_TO_MAP_VALUE_OR_NULL ||
-	     t == PTR_TO_MAP_KEY) && reg->map) {
+	if ((t == CONST_PTR_TO_MAP || t == CONST_PTR_TO_MAP_OR_NULL || t == PTR_TO_MAP_VALUE ||
+	     t == PTR_TO_MAP_VALUE_OR_NULL || t == PTR_TO_MAP_KEY) && reg->map) {
 		if (reg->map->name[0]) {
 			pb(&p, "%smap=%s", sep, reg->map->name);
 			sep = ",";

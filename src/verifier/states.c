@@ -29,9 +29,14 @@
  * call that runs a callback always keeps a state; when a callback round returns there while that
  * state is still being walked, the round ends if the state contains it with every scalar's range
  * (RANGE_WITHIN: imprecise ones too, as precision marks are not complete yet), and the states
- * kept there are evicted only after 64 misses per hit instead of 3.  Not modelled:
- * the force-checkpoint insns userbpf does not accept (may_goto, iterators) and SCC back-edges
- * (counted in peak_states).
+ * kept there are evicted only after 64 misses per hit instead of 3.
+ *
+ * Loops (6.18.y): such a call is a loop of its own (compute_scc()).  A prune inside a loop whose
+ * explored state may still gain precision marks (its loop visit has back edges pending) compares
+ * by RANGE_WITHIN and keeps a copy of the current state as a back edge; when the path that
+ * entered the loop ends, the marks of the states the back edges equalled are backtracked along
+ * their paths until nothing changes (propagate_backedges()).  Back edges count in peak_states.
+ * Not modelled: the force-checkpoint insns userbpf does not accept (may_goto, iterators).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -136,6 +141,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		return false;
 	switch (o->type) {
 	case PTR_TO_MAP_VALUE_OR_NULL:
+	case CONST_PTR_TO_MAP_OR_NULL:
 	case PTR_TO_SOCK_COMMON_OR_NULL:
 		return check_ids(m, o->id, c->id);
 	case PTR_TO_MEM:
@@ -191,7 +197,7 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 			cs = &invalid;
 		/* an 8-byte scalar spill in E against 8 bytes of unknown data in C: C's bytes
 		 * read as an unknown scalar, which E's covers when imprecise (or unbounded) */
-		if (mode == NOT_EXACT && s < c->allocated && full_scalar_spill(os) && all_misc(cs)) {
+		if (!exact && s < c->allocated && full_scalar_spill(os) && all_misc(cs)) {
 			struct reg_state unknown;
 
 			mark_reg_unknown(&unknown);
@@ -199,8 +205,9 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 				return false;
 			continue;
 		}
-		/* RANGE_WITHIN too wants the same kinds of bytes (6.18), then contained values */
-		if (mode != NOT_EXACT) {
+		/* RANGE_WITHIN takes E's unknown bytes as NOT_EXACT does (6.18.y: a loop's state
+		 * that accepted any bytes there accepts C's), then wants contained values */
+		if (exact) {
 			if (memcmp(os->type, cs->type, SLOT_SIZE))
 				return false;
 		} else {
@@ -322,11 +329,21 @@ void widen_imprecise_scalars(struct verifier_env *env, int callsite)
 	}
 }
 
+static void update_peak_states(struct verifier_env *env)
+{
+	u32 cur = env->explored_states_size + env->free_list_size + env->num_backedges;
+
+	if (env->peak_states < cur)
+		env->peak_states = cur;
+}
+
+static bool incomplete_marks(struct verifier_env *env, const struct vstate *st);
+
 /* An evicted state is kept (on the kernel's "free list") while paths below it are still walked,
  * and freed once its last one ends. */
 static void maybe_free_evicted(struct verifier_env *env, struct vstate *sl)
 {
-	if (!sl->evicted || sl->branches)
+	if (!sl->evicted || sl->branches || incomplete_marks(env, sl))
 		return;
 	env->all_states[sl->all_idx] = NULL;
 	state_free(sl);
@@ -341,6 +358,12 @@ struct scc_visit {
 	u32 callsites[MAX_CALL_FRAMES];
 	u32 scc;
 	const struct vstate *entry;
+	/* Back edges found inside the loop on this visit, newest first (linked by ->next):
+	 * copies of the current state at each prune against a state whose marks may still be
+	 * incomplete.  When the loop is left, the marks of the states they equalled are
+	 * backtracked along their paths until nothing changes (propagate_backedges()). */
+	struct vstate *backedges;
+	u32 num_backedges;
 };
 
 static bool scc_chain(const struct verifier_env *env, const struct vstate *st, struct scc_visit *v)
@@ -405,33 +428,121 @@ static int scc_maybe_enter(struct verifier_env *env, const struct vstate *st)
 	return 0;
 }
 
-/* A state whose last path ended: if it entered its loop, the loop is left. */
-static void scc_maybe_exit(struct verifier_env *env, const struct vstate *st)
+static void free_backedges(struct scc_visit *v)
+{
+	while (v->backedges) {
+		struct vstate *b = v->backedges;
+
+		v->backedges = b->next;
+		state_free(b);
+	}
+}
+
+/* The kernel's MAX_BACKEDGE_ITERS: past it, every scalar on the back edges' paths is made
+ * precise instead. */
+#define MAX_BACKEDGE_ITERS 64
+
+/* Marks of each back edge's equal state backtracked along the back edge's path, repeated until
+ * a round adds none (a mark found late in one state reaches the states that equalled it). */
+static int propagate_backedges(struct verifier_env *env, struct scc_visit *v)
+{
+	bool changed;
+	int i = 0;
+
+	do {
+		if (i++ > MAX_BACKEDGE_ITERS) {
+			if (env->log.level & 2)
+				verbose(env, "propagate_backedges: too many iterations\n");
+			for (struct vstate *b = v->backedges; b; b = b->next)
+				mark_all_precise(env, b);
+			break;
+		}
+		changed = false;
+		for (struct vstate *b = v->backedges; b; b = b->next) {
+			int err = propagate_precision(env, b->equal_state, b, &changed);
+
+			if (err)
+				return err;
+		}
+	} while (changed);
+	free_backedges(v);
+	return 0;
+}
+
+/* A state whose last path ended: if it entered its loop, the loop is left, and the marks its
+ * back edges still owe are propagated. */
+static int scc_maybe_exit(struct verifier_env *env, const struct vstate *st)
 {
 	struct scc_visit key, *v;
 
 	if (!scc_chain(env, st, &key) || !(v = scc_find(env, &key)) || v->entry != st)
-		return;
+		return 0;
 	scc_log(env, "exit", v);
 	v->entry = NULL;
+	env->num_backedges -= v->num_backedges;
+	v->num_backedges = 0;
+	update_peak_states(env);
+	return propagate_backedges(env, v);
 }
 
-void update_branch_counts(struct verifier_env *env, struct vstate *st)
+/* Whether st's loop visit has back edges pending: then st's precision marks may still grow,
+ * so it is compared by range containment and kept until the loop is left (the kernel's
+ * incomplete_read_marks()). */
+static bool incomplete_marks(struct verifier_env *env, const struct vstate *st)
+{
+	struct scc_visit key, *v;
+
+	return scc_chain(env, st, &key) && (v = scc_find(env, &key)) && v->backedges;
+}
+
+/* A copy of the current state, pruned at insn_idx against sl inside a loop, kept as a back edge
+ * of sl's loop visit. */
+static int add_backedge(struct verifier_env *env, const struct vstate *sl, int insn_idx)
+{
+	struct scc_visit key, *v;
+	struct vstate *b;
+
+	if (!scc_chain(env, sl, &key) || !(v = scc_find(env, &key))) {
+		verbose(env, "verifier bug: back edge at insn %d outside a loop\n", insn_idx);
+		return -EFAULT;
+	}
+	b = state_new();
+	if (!b || state_copy(b, env->cur)) {
+		state_free(b);
+		return -ENOMEM;
+	}
+	b->parent = env->cur->parent;
+	b->insn_idx = insn_idx;
+	b->equal_state = sl;
+	scc_log(env, "backedge", v);
+	b->next = v->backedges;
+	v->backedges = b;
+	v->num_backedges++;
+	env->num_backedges++;
+	update_peak_states(env);
+	return 0;
+}
+
+int update_branch_counts(struct verifier_env *env, struct vstate *st)
 {
 	bool explored = false;	/* the first state is the walked one, not a checkpoint */
 
 	while (st) {
 		struct vstate *parent;
+		int err;
 
 		if (st->branches == 0 || --st->branches)
 			break;
-		scc_maybe_exit(env, st);
+		err = scc_maybe_exit(env, st);
+		if (err)
+			return err;
 		parent = st->parent;
 		if (explored)
 			maybe_free_evicted(env, st);
 		st = parent;
 		explored = true;
 	}
+	return 0;
 }
 
 /* The kernel's bucket of explored states: (insn ^ callsite) % prog len, so that states of
@@ -463,14 +574,6 @@ static bool states_maybe_looping(const struct vstate *o, const struct vstate *c)
 	return true;
 }
 
-static void update_peak_states(struct verifier_env *env)
-{
-	u32 cur = env->explored_states_size + env->free_list_size;
-
-	if (env->peak_states < cur)
-		env->peak_states = cur;
-}
-
 /* Linux 6.18's is_state_visited().  Returns 1 when an explored state covers the current one
  * (prune), 0 to go on, a negative errno on an infinite loop or no memory.
  *
@@ -485,7 +588,7 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 	/* a long history is costly to walk: the kernel checkpoints after 40 entries */
 	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40 ||
 		     env->aux[insn_idx].calls_callback;
-	bool add = force;
+	bool add = force, loop = false;
 	u32 cnt = 0;
 
 	if (env->jmps_processed - env->prev_jmps_processed >= 2 &&
@@ -503,8 +606,10 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 		if (sl->branches) {
 			/* a callback's round that brings nothing new ends the rounds */
 			if (env->aux[insn_idx].calls_callback) {
-				if (states_equal(env, sl, cur, RANGE_WITHIN))
+				if (states_equal(env, sl, cur, RANGE_WITHIN)) {
+					loop = true;	/* the call is a loop (compute_scc()) */
 					goto hit;
+				}
 				goto skip_inf_loop_check;
 			}
 			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, EXACT) &&
@@ -524,7 +629,9 @@ skip_inf_loop_check:
 				add = false;
 			goto miss;
 		}
-		if (states_equal(env, sl, cur, NOT_EXACT)) {
+		/* sl's marks may still grow while its loop has back edges pending: contain */
+		loop = incomplete_marks(env, sl);
+		if (states_equal(env, sl, cur, loop ? RANGE_WITHIN : NOT_EXACT)) {
 			int err;
 hit:
 
@@ -532,7 +639,10 @@ hit:
 			/* what made sl safe must be precise on this path too */
 			err = hist_push_jmp(env);
 			if (!err)
-				err = propagate_precision(env, sl);
+				err = propagate_precision(env, sl, cur, NULL);
+			/* and what sl learns later, once its loop is left */
+			if (!err && loop)
+				err = add_backedge(env, sl, insn_idx);
 			if (err)
 				return err;
 			return 1;
@@ -645,6 +755,9 @@ void free_explored(struct verifier_env *env)
 {
 	for (u32 i = 0; i < env->all_cnt; i++)
 		state_free(env->all_states[i]);
+	for (u32 i = 0; i < env->scc_visit_cnt; i++)
+		free_backedges(&env->scc_visits[i]);
+	env->num_backedges = 0;
 	free(env->scc_visits);
 	env->scc_visits = NULL;
 	env->scc_visit_cnt = env->scc_visit_cap = 0;

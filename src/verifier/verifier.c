@@ -273,8 +273,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 		continue;
 process_exit:
 		mark_all_scratched(env);
-		update_branch_counts(env, env->cur);
-		err = sl_update(env);
+		err = update_branch_counts(env, env->cur);
+		if (!err)
+			err = sl_update(env);
 		if (err)
 			return err;
 		err = pop_stack(env, pop_log);
