@@ -8,6 +8,21 @@
 #define ATOMIC(sz, op, dst, src, off) BPF_ATOMIC_OP(sz, op, dst, src, off)
 #define ST8 BPF_ST_MEM(BPF_DW, 10, -8, 0)
 
+/* A pointer in r2 compared with 0: the fall-through returns 0, the taken side reads the never
+ * written r9, so the verdict says whether the verifier walked the taken side.  6.18 decides
+ * == and != against 0 (either operand order, not in jmp32) only for the pointers it knows are not
+ * NULL: map pointers, map values after their NULL check, map keys, sockets, memory; not ctx or
+ * stack pointers. */
+#define PTR_CMP0(SETUP, JMP)                                                                     \
+	{ SETUP, R0_0, BPF_MOV64_IMM(3, 0), JMP, EXIT, BPF_MOV64_REG(0, 9), EXIT }
+#define TAKEN_WALKED REJECT, "R9 !read_ok", EACCES
+#define R2_CTX BPF_MOV64_REG(2, 1)
+#define R2_FP BPF_MOV64_REG(2, 10)
+#define R2_MAP BPF_LD_MAP_FD(2, MAP_ARRAY)
+#define R2_VALN LOOKUP(MAP_HASH), BPF_MOV64_REG(2, 0)
+#define R2_VAL                                                                                   \
+	LOOKUP(MAP_HASH), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), R0_0, EXIT, BPF_MOV64_REG(2, 0)
+
 static const struct vcase cases[] = {
 	{ "jmp_all_ops_imm", SOCK, { BPF_LDX_MEM(BPF_W, 1, 1, 0), R0_0,
 	  BPF_JMP_IMM(BPF_JEQ, 1, 1, 0), BPF_JMP_IMM(BPF_JNE, 1, 1, 0),
@@ -191,6 +206,73 @@ static const struct vcase cases[] = {
 	  "R0 min value is outside of the allowed memory range", EACCES },
 	{ "atomic_uninit_src", SOCK, { ST8, R0_0, ATOMIC(BPF_DW, BPF_ADD, 10, 3, -8), EXIT },
 	  REJECT, "R3 !read_ok", EACCES },
+	{ "ptr_cmp0_ctx_jeq_k", SOCK, PTR_CMP0(R2_CTX, BPF_JMP_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_jne_k", SOCK, PTR_CMP0(R2_CTX, BPF_JMP_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_zero_jeq_ptr", SOCK, PTR_CMP0(R2_CTX, BPF_JMP_REG(BPF_JEQ, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_zero_jne_ptr", SOCK, PTR_CMP0(R2_CTX, BPF_JMP_REG(BPF_JNE, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_jeq_x", SOCK, PTR_CMP0(R2_CTX, BPF_JMP_REG(BPF_JEQ, 2, 3, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_jeq32_k", SOCK, PTR_CMP0(R2_CTX, BPF_JMP32_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_ctx_jne32_k", SOCK, PTR_CMP0(R2_CTX, BPF_JMP32_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_fp_jeq_k", SOCK, PTR_CMP0(R2_FP, BPF_JMP_IMM(BPF_JEQ, 2, 0, 1)), TAKEN_WALKED },
+	{ "ptr_cmp0_fp_jne_k", SOCK, PTR_CMP0(R2_FP, BPF_JMP_IMM(BPF_JNE, 2, 0, 1)), TAKEN_WALKED },
+	{ "ptr_cmp0_fp_zero_jeq_ptr", SOCK, PTR_CMP0(R2_FP, BPF_JMP_REG(BPF_JEQ, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_fp_zero_jne_ptr", SOCK, PTR_CMP0(R2_FP, BPF_JMP_REG(BPF_JNE, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_fp_jeq_x", SOCK, PTR_CMP0(R2_FP, BPF_JMP_REG(BPF_JEQ, 2, 3, 1)), TAKEN_WALKED },
+	{ "ptr_cmp0_fp_jeq32_k", SOCK, PTR_CMP0(R2_FP, BPF_JMP32_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_fp_jne32_k", SOCK, PTR_CMP0(R2_FP, BPF_JMP32_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_ptr_jeq_k", SOCK, PTR_CMP0(R2_MAP, BPF_JMP_IMM(BPF_JEQ, 2, 0, 1)), ACCEPT },
+	{ "ptr_cmp0_map_ptr_jne_k", SOCK, PTR_CMP0(R2_MAP, BPF_JMP_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_ptr_zero_jeq_ptr", SOCK, PTR_CMP0(R2_MAP, BPF_JMP_REG(BPF_JEQ, 3, 2, 1)),
+	  ACCEPT },
+	{ "ptr_cmp0_map_ptr_zero_jne_ptr", SOCK, PTR_CMP0(R2_MAP, BPF_JMP_REG(BPF_JNE, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_ptr_jeq_x", SOCK, PTR_CMP0(R2_MAP, BPF_JMP_REG(BPF_JEQ, 2, 3, 1)), ACCEPT },
+	{ "ptr_cmp0_map_ptr_jeq32_k", SOCK, PTR_CMP0(R2_MAP, BPF_JMP32_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_ptr_jne32_k", SOCK, PTR_CMP0(R2_MAP, BPF_JMP32_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_jeq_k", SOCK, PTR_CMP0(R2_VALN, BPF_JMP_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_jne_k", SOCK, PTR_CMP0(R2_VALN, BPF_JMP_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_zero_jeq_ptr", SOCK, PTR_CMP0(R2_VALN, BPF_JMP_REG(BPF_JEQ, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_zero_jne_ptr", SOCK, PTR_CMP0(R2_VALN, BPF_JMP_REG(BPF_JNE, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_jeq_x", SOCK, PTR_CMP0(R2_VALN, BPF_JMP_REG(BPF_JEQ, 2, 3, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_jeq32_k", SOCK, PTR_CMP0(R2_VALN, BPF_JMP32_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_maybe_null_jne32_k", SOCK, PTR_CMP0(R2_VALN, BPF_JMP32_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_value_jeq_k", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_IMM(BPF_JEQ, 2, 0, 1)),
+	  ACCEPT },
+	{ "ptr_cmp0_map_value_jne_k", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_IMM(BPF_JNE, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_value_zero_jeq_ptr", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_REG(BPF_JEQ, 3, 2, 1)),
+	  ACCEPT },
+	{ "ptr_cmp0_map_value_zero_jne_ptr", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_REG(BPF_JNE, 3, 2, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_value_jeq_x", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_REG(BPF_JEQ, 2, 3, 1)),
+	  ACCEPT },
+	{ "ptr_cmp0_map_value_jeq32_k", SOCK, PTR_CMP0(R2_VAL, BPF_JMP32_IMM(BPF_JEQ, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_value_jgt_k", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_IMM(BPF_JGT, 2, 0, 1)),
+	  TAKEN_WALKED },
+	{ "ptr_cmp0_map_value_jeq_k1", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_IMM(BPF_JEQ, 2, 1, 1)),
+	  TAKEN_WALKED },
 	{ "atomic_scalar_base", SOCK, { R0_0, ATOMIC(BPF_DW, BPF_ADD, 0, 0, 0), EXIT }, REJECT,
 	  "R0 invalid mem access 'scalar'", EACCES },
 };

@@ -222,13 +222,35 @@ static bool is_pkt_any(const struct reg_state *r)
 	       r->type == PTR_TO_PACKET_END;
 }
 
-/* The kernel's is_branch_taken() for a pointer against 0: a non-NULL pointer is never 0. */
+/* The kernel's reg_not_null(): the pointers it knows are never NULL (not ctx, stack or packet
+ * pointers, which it does not rule on). */
+static bool ptr_not_null(const struct reg_state *r)
+{
+	switch (r->type) {
+	case CONST_PTR_TO_MAP:
+	case PTR_TO_MAP_VALUE:
+	case PTR_TO_MAP_KEY:
+	case PTR_TO_SOCK_COMMON:
+	case PTR_TO_MEM:
+	case PTR_TO_RINGBUF_MEM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The kernel's is_branch_taken() for a pointer against a constant (either side; a non-constant
+ * source is swapped with the destination, the comparison mirrored): a not-NULL pointer is never
+ * 0, which decides == and !=. */
 static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state *src, u8 op)
 {
-	if (!reg_is_const(src) || src->s.var_off.value != 0)
-		return -1;
-	if (reg_may_be_null(dst) || dst->type == PTR_TO_PACKET_END ||
-	    dst->type == PTR_TO_PACKET || dst->type == PTR_TO_PACKET_META)
+	if (!reg_is_const(src)) {
+		const struct reg_state *t = dst;
+
+		dst = src;
+		src = t;	/* == and != are their own mirror: op stays */
+	}
+	if (!reg_is_const(src) || src->s.var_off.value != 0 || !ptr_not_null(dst))
 		return -1;
 	if (op == BPF_JEQ)
 		return 0;
@@ -275,10 +297,10 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 
 	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE)
 		pred = scalar_branch_taken(&dst->s, &src->s, op, jmp32);
-	else if (dst->type != SCALAR_VALUE && src->type == SCALAR_VALUE && !jmp32)
-		pred = ptr_branch_taken(dst, src, op);
 	else if (is_pkt_any(dst) && is_pkt_any(src) && !jmp32)
 		pred = pkt_branch_taken(dst, src, op);
+	else if (!jmp32)
+		pred = ptr_branch_taken(dst, src, op);
 	if (pred >= 0) {
 		/* the scalars' bounds decided the branch: they must be precise */
 		err = mark_precise_reg(env, insn->dst_reg);
