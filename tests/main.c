@@ -1,4 +1,5 @@
-/* Test runner: runs every registered test (or those whose name contains an argument) and prints
+/* Test runner: runs every registered test (or those whose name contains an argument, less those
+ * whose name contains an argument's text after a '-') and prints
  * "N passed, N failed, N skipped".  Exit status is 1 when any test failed. */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,14 +45,22 @@ int test_failed_now(void)
 	return cur_failed;
 }
 
+/* Arguments: NAME runs the tests whose name contains it (all, without any); -NAME leaves out
+ * those whose name contains NAME. */
 static int selected(const char *name, int argc, char **argv)
 {
-	if (argc < 2)
-		return 1;
-	for (int i = 1; i < argc; i++)
-		if (strstr(name, argv[i]))
-			return 1;
-	return 0;
+	int any = 0, hit = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (strstr(name, argv[i] + 1))
+				return 0;
+			continue;
+		}
+		any = 1;
+		hit |= strstr(name, argv[i]) != NULL;
+	}
+	return !any || hit;
 }
 
 int main(int argc, char **argv)
