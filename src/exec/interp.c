@@ -822,24 +822,29 @@ static __thread unsigned int callback_depth __attribute__((tls_model("initial-ex
 static int chk_callback_run(const struct interp_prog *p, const struct dinsn *entry, uint64_t *R);
 #endif
 
+/* A run's r0..r9: r1..r5 the arguments, the others 0 (r10 is run()'s).  Element by element:
+ * "R[11] = { 0 }" becomes a rep stos, whose start-up alone cost a short program's run as much
+ * as its instructions. */
+static inline void regs_init(uint64_t *R, const uint64_t args[5])
+{
+	R[0] = 0;
+	memcpy(&R[1], args, 5 * sizeof(R[0]));
+	R[6] = R[7] = R[8] = R[9] = 0;
+}
+
 /* exec_callback.call: a run entered at the callback's record, r0 its result (0 after a run-time
  * error, or when nested deeper than INTERP_MAX_FRAMES, which only an unverified program does). */
 static uint64_t callback_call(const struct exec_callback *cb, uint64_t r1, uint64_t r2,
 			      uint64_t r3, uint64_t r4, uint64_t r5)
 {
 	const struct interp_callback *c = (const struct interp_callback *)cb;
-	uint64_t R[11]; /* set element by element, as in interp_exec() (r10 by run()) */
+	const uint64_t args[5] = { r1, r2, r3, r4, r5 };
+	uint64_t R[11];
 	int err;
 
 	if (callback_depth >= INTERP_MAX_FRAMES)
 		return 0;
-	R[0] = 0;
-	R[1] = r1;
-	R[2] = r2;
-	R[3] = r3;
-	R[4] = r4;
-	R[5] = r5;
-	R[6] = R[7] = R[8] = R[9] = 0;
+	regs_init(R, args);
 	callback_depth++;
 #ifdef INTERP_CHECKED
 	err = chk_callback_run(c->p, c->entry, R);
@@ -1071,14 +1076,10 @@ fail:
 #ifndef INTERP_CHECKED
 int interp_exec(const struct interp_prog *p, const uint64_t args[5], uint64_t *r0)
 {
-	/* Element by element: "= { 0 }" becomes a rep stos, whose start-up alone cost a short
-	 * program's run as much as its instructions (r10 is set by run()). */
 	uint64_t R[11];
 	int err;
 
-	R[0] = 0;
-	memcpy(&R[1], args, 5 * sizeof(R[0]));
-	R[6] = R[7] = R[8] = R[9] = 0;
+	regs_init(R, args);
 	err = run(p, p->insns, R, NULL);
 	*r0 = err ? 0 : R[0];
 	return err;

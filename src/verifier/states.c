@@ -393,6 +393,14 @@ static struct scc_visit *scc_find(struct verifier_env *env, const struct scc_vis
 	return NULL;
 }
 
+/* The visit of the loop st is in (on its call chain), if the path entered it. */
+static struct scc_visit *scc_visit_of(struct verifier_env *env, const struct vstate *st)
+{
+	struct scc_visit key;
+
+	return scc_chain(env, st, &key) ? scc_find(env, &key) : NULL;
+}
+
 static void scc_log(struct verifier_env *env, const char *what, const struct scc_visit *v)
 {
 	if (!(env->log.level & 2))
@@ -473,9 +481,9 @@ static int propagate_backedges(struct verifier_env *env, struct scc_visit *v)
  * back edges still owe are propagated. */
 static int scc_maybe_exit(struct verifier_env *env, const struct vstate *st)
 {
-	struct scc_visit key, *v;
+	struct scc_visit *v = scc_visit_of(env, st);
 
-	if (!scc_chain(env, st, &key) || !(v = scc_find(env, &key)) || v->entry != st)
+	if (!v || v->entry != st)
 		return 0;
 	scc_log(env, "exit", v);
 	v->entry = NULL;
@@ -490,19 +498,24 @@ static int scc_maybe_exit(struct verifier_env *env, const struct vstate *st)
  * incomplete_read_marks()). */
 static bool incomplete_marks(struct verifier_env *env, const struct vstate *st)
 {
-	struct scc_visit key, *v;
+	struct scc_visit *v;
 
-	return scc_chain(env, st, &key) && (v = scc_find(env, &key)) && v->backedges;
+	/* no back edge pending anywhere (every program without a callback or loop back edge):
+	 * no chain to compute for each explored state compared */
+	if (!env->num_backedges)
+		return false;
+	v = scc_visit_of(env, st);
+	return v && v->backedges;
 }
 
 /* A copy of the current state, pruned at insn_idx against sl inside a loop, kept as a back edge
  * of sl's loop visit. */
 static int add_backedge(struct verifier_env *env, const struct vstate *sl, int insn_idx)
 {
-	struct scc_visit key, *v;
+	struct scc_visit *v = scc_visit_of(env, sl);
 	struct vstate *b;
 
-	if (!scc_chain(env, sl, &key) || !(v = scc_find(env, &key))) {
+	if (!v) {
 		verbose(env, "verifier bug: back edge at insn %d outside a loop\n", insn_idx);
 		return -EFAULT;
 	}
