@@ -760,6 +760,8 @@ static const struct fuse_case fuse_cases[] = {
 	  "ldxh %r5, [%r2+0]", "xor %r0, %r5") BNDL_DEAD_OUT, 6, 5, 100 ^ 0x0201 },
 	{ "bndl dead, w and", BNDL_PRE "mov %r0, -1\n" BNDL_BODY("8", "jgt %r5, %r3, out",
 	  "ldxw %r6, [%r2+0]", "and %r0, %r6") BNDL_DEAD_OUT, 7, 5, 0x04030201 },
+	{ "bndl z == x: bnd only", BNDL_PRE "mov %r5, 1\n" BNDL_BODY("2", "jgt %r5, %r5, out",
+	  "ldxh %r6, [%r2+0]", "add %r0, %r6") BNDL_DEAD_OUT, 7, 3, 100 + 0x0201 },
 	{ "bndl x read on the taken path: bnd only", BNDL_PRE BNDL_BODY("9", "jgt %r5, %r3, out",
 	  "ldxh %r6, [%r2+0]", "add %r0, %r6") "exit\nout:\nmov %r0, %r5\nsub %r0, %r2\nexit", 6, 3,
 	  9 },
@@ -811,6 +813,49 @@ static const struct fuse_case fuse_cases[] = {
 	  BNDL_OUT, 8, 3, 0x265020102ULL },
 	{ "bndl add32: bnd only", BNDL_PRE "mov %r5, %r2\nadd %r5, 2\njgt %r5, %r3, out\n"
 	  "ldxh %r6, [%r2+0]\nadd32 %r0, %r6\n" BNDL_OUT, 6, 3, 0x265020102ULL },
+	/* XBNDL: mov64 rY, rB; add64 rY, rI; then BNDL on Y, where Y is dead on both edges.
+	 * XBNDL_PRE adds the index r4 = 1 to BNDL_PRE, so a u16 read gets the bytes 02 03. */
+#define XBNDL_PRE BNDL_PRE "mov %r4, 1\n"
+#define XBNDL_BODY(k, jcc, ld, alu) "mov %r5, %r2\nadd %r5, %r4\nmov %r1, %r5\nadd %r1, " k "\n" \
+	jcc "\n" ld "\n" alu "\n"
+	{ "xbndl not taken", XBNDL_PRE XBNDL_BODY("2", "jgt %r1, %r3, out", "ldxh %r5, [%r5+0]",
+	  "add %r0, %r5") BNDL_DEAD_OUT, 7, 7, 100 + 0x0302 },
+	{ "xbndl taken", XBNDL_PRE XBNDL_BODY("8", "jgt %r1, %r3, out", "ldxh %r5, [%r5+0]",
+	  "add %r0, %r5") BNDL_DEAD_OUT, 7, 7, 100 + 1000 },
+	{ "xbndl at the edge", XBNDL_PRE XBNDL_BODY("7", "jgt %r1, %r3, out",
+	  "ldxb %r6, [%r5+2]", "add %r0, %r6") BNDL_DEAD_OUT, 7, 7, 100 + 0x04 },
+	{ "xbndl at the edge, jge", XBNDL_PRE XBNDL_BODY("7", "jge %r1, %r3, out",
+	  "ldxb %r6, [%r5+2]", "or %r0, %r6") BNDL_DEAD_OUT, 7, 7, 100 + 1000 },
+	{ "xbndl mirrored jlt, taken", XBNDL_PRE XBNDL_BODY("8", "jlt %r3, %r1, out",
+	  "ldxb %r6, [%r5+0]", "sub %r0, %r6") BNDL_DEAD_OUT, 7, 7, 100 + 1000 },
+	{ "xbndl jle, word at offset -1", XBNDL_PRE XBNDL_BODY("3", "jle %r3, %r1, out",
+	  "ldxw %r6, [%r5-1]", "xor %r0, %r6") BNDL_DEAD_OUT, 7, 7, 100 ^ 0x04030201 },
+	{ "xbndl b == y", XBNDL_PRE "mov %r5, %r2\nmov %r5, %r5\nadd %r5, %r4\nmov %r1, %r5\n"
+	  "add %r1, 2\njgt %r1, %r3, out\nldxh %r5, [%r5+0]\nadd %r0, %r5\n" BNDL_DEAD_OUT, 8, 7,
+	  100 + 0x0302 },
+	{ "xbndl y read on the taken path: movx only", XBNDL_PRE XBNDL_BODY("8",
+	  "jgt %r1, %r3, out", "ldxh %r5, [%r5+0]", "add %r0, %r5")
+	  "exit\nout:\nsub %r5, %r2\nmov %r0, %r5\nexit", 7, 2, 1 },
+	{ "xbndl y read after: movx only", XBNDL_PRE XBNDL_BODY("2", "jgt %r1, %r3, out",
+	  "ldxh %r6, [%r5+0]", "add %r0, %r6") "add %r0, %r5\nsub %r0, %r2\n" BNDL_DEAD_OUT, 7, 2,
+	  100 + 0x0302 + 1 },
+	{ "xbndl compared with y: movx only", XBNDL_PRE XBNDL_BODY("2", "jgt %r1, %r5, out",
+	  "ldxh %r5, [%r5+0]", "add %r0, %r5") BNDL_DEAD_OUT, 7, 2, 100 + 1000 },
+	{ "xbndl accumulated into y: movx only", XBNDL_PRE XBNDL_BODY("2", "jgt %r1, %r3, out",
+	  "ldxh %r6, [%r5+0]", "add %r5, %r6") "mov %r0, 7\n" BNDL_DEAD_OUT, 7, 2, 7 },
+	{ "xbndl index is y: not fused", XBNDL_PRE "mov %r5, %r2\nadd %r5, %r5\nmov %r5, %r2\n"
+	  "add %r5, %r4\n" "mov %r1, %r5\nadd %r1, 2\njgt %r1, %r3, out\nldxh %r5, [%r5+0]\n"
+	  "add %r0, %r5\n" BNDL_DEAD_OUT, 7, 0, 100 + 0x0302 },
+	{ "xbndl jump to the bnd: movx only", "mov %r6, 0\njeq %r6, 1, mid\n" XBNDL_PRE
+	  "mov %r5, %r2\nadd %r5, %r4\nmid:\nmov %r1, %r5\nadd %r1, 2\njgt %r1, %r3, out\n"
+	  "ldxh %r5, [%r5+0]\nadd %r0, %r5\n" BNDL_DEAD_OUT, 9, 2, 100 + 0x0302 },
+	{ "xbndl x live after: movx only", XBNDL_PRE XBNDL_BODY("2", "jgt %r1, %r3, out",
+	  "ldxh %r5, [%r5+0]", "add %r0, %r5") "add %r0, %r1\nsub %r0, %r2\n" BNDL_DEAD_OUT, 7, 2,
+	  100 + 0x0302 + 3 },
+	{ "xbndl loop", BNDL_PRE "mov %r3, %r2\nadd %r3, 4\nmov %r6, 0\nmov %r0, 0\nl:\n"
+	  "mov %r5, %r2\nadd %r5, %r6\nmov %r1, %r5\nadd %r1, 1\njgt %r1, %r3, out\n"
+	  "ldxb %r5, [%r5+0]\nadd %r0, %r5\nadd %r6, 1\njne %r6, 10, l\nexit\nout:\n"
+	  "add %r0, 1000\nexit", 10, 7, 1 + 2 + 3 + 4 + 1000 },
 };
 
 TEST(interp_fusion)

@@ -593,17 +593,25 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	DISPATCH();
 #define FUSED_AJ2K(op, op2, bits) FUSED_AJ2(op, O_SRC, O_IMM)
 #define FUSED_AJ2R(op, op2, bits) FUSED_AJ2(op, O_AUX, SRC)
-#define FUSED_BNDL(op, op2, bits)                                                                  \
+/* bounds check of y + K against Z, then C OP= the load at y + off: BNDL and XBNDL */
+#define BNDL_STEP(op, op2, bits, y)                                                                \
 	{                                                                                          \
-		const uint64_t y_ = SRC;                                                           \
+		const uint64_t y_ = (y);                                                           \
 		uint64_t val_ = y_ + O_IMM;                                                        \
                                                                                                    \
 		if (__builtin_expect(CMP64_##op(val_, R[pc->kb[0]]), 0))                           \
 			BRANCH();                                                                  \
 		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
 		R[pc->kb[2]] = ALU64_##op2(R[pc->kb[2]], val_);                                    \
-	}                                                                                          \
+	}
+#define FUSED_BNDL(op, op2, bits)                                                                  \
+	BNDL_STEP(op, op2, bits, SRC)                                                              \
 	pc += 5;                                                                                   \
+	DISPATCH();
+/* Y = B + I is not stored (the matcher proved it dead). */
+#define FUSED_XBNDL(op, op2, bits)                                                                 \
+	BNDL_STEP(op, op2, bits, DST + SRC)                                                        \
+	pc += 7;                                                                                   \
 	DISPATCH();
 #define FUSED_ZX(op, op2, bits)                                                                    \
 	DST = (uint32_t)DST;                                                                       \

@@ -438,6 +438,22 @@ static bool dead_after(const uint16_t *live_out, uint32_t i, uint8_t reg)
 	return live_out && !(live_out[i] & (1u << reg));
 }
 
+/* Whether reg is dead where the conditional jump insns[j] lands. */
+static bool dead_at_target(const struct bpf_insn *insns, uint32_t cnt, const uint16_t *live_out,
+			   uint32_t j, uint8_t reg)
+{
+	int64_t fall, t;
+	uint16_t use, def;
+
+	if (!live_out)
+		return false;
+	insn_succ(insns, j, &fall, &t);
+	if (t < 0 || t >= cnt) /* the end: the trap reads nothing */
+		return true;
+	insn_use_def(&insns[t], &use, &def);
+	return !((use | (live_out[t] & ~def)) & (1u << reg));
+}
+
 uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, const uint8_t *no_entry,
 		    const uint16_t *live_out, struct fuse *f)
 {
@@ -454,13 +470,31 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 		goto found;
 	}
 	*f = (struct fuse){0};
+	/* XBNDL: mov64 rY, rB; add64 rY, rI; then a BNDL on Y, with Y dead after it on both
+	 * edges of its jump and neither compared with nor accumulated into (it is not stored). */
+	if (i + 6 < cnt && insns[i].code == MOV64_X && !insns[i].off &&
+	    insns[i + 1].code == ADD64_X && insns[i + 1].dst_reg == insns[i].dst_reg &&
+	    insns[i + 1].src_reg != insns[i].dst_reg && !no_entry[i + 1] && !no_entry[i + 2] &&
+	    fuse_match(insns, cnt, i + 2, no_entry, live_out, f) == 5 && fuse_is_bndl(f->id) &&
+	    f->src == insns[i].dst_reg && f->kb[0] != f->src && f->kb[2] != f->src &&
+	    dead_after(live_out, i + 6, f->src) &&
+	    dead_at_target(insns, cnt, live_out, i + 4, f->src)) {
+		f->id = (enum fuse_id)(f->id - FUSE_BNDLJGT8_ADD + FUSE_XBNDLJGT8_ADD);
+		f->dst = insns[i].src_reg;
+		f->src = insns[i + 1].src_reg;
+		n = 7;
+		goto found;
+	}
+	*f = (struct fuse){0};
 	if (i + 2 < cnt && !no_entry[i + 1] && !no_entry[i + 2] && match_bnd(&insns[i], f)) {
 		struct fuse l;
 
 		/* BNDL writes neither X nor A: both must be dead after their last use (X after
-		 * the jump, on both edges; A after the ALU op, which must not be A's own). */
+		 * the jump, on both edges; A after the ALU op, which must not be A's own), and
+		 * the jump must not compare X with itself (it would read the stale X). */
 		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
 		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src &&
+		    (uint8_t)f->off != f->dst &&
 		    l.dst != (uint8_t)l.aux && dead_after(live_out, i + 2, f->dst) &&
 		    dead_after(live_out, i + 4, l.dst)) {
 			/* BNDL: X, Y and K as BND; LDA's offset; Z, A, C in kb. */

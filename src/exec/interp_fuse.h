@@ -27,6 +27,9 @@
  *   AJ32  add64 rX, K; jCC32 wX, imm / wZ            the same with jmp32 (clang -mcpu=v3)
  *   AMZXJ add64 rW, K; MZXJ with Y == W              a u32 counter's step and test without
  *                                                    alu32: i += K; if ((u32)i != N)
+ *   XBNDL mov64 rY, rB; add64 rY, rI; BNDL           clang's indexed packet read: p = data + i,
+ *         (I != Y), with rY dead afterwards          bounds check, read, accumulate
+ *         (also where the jump lands), Z != Y, C != Y
  *
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
@@ -36,6 +39,8 @@
  * check and the load, and two of the loop's few stores.  No instruction after the first of an idiom may be a
  * jump target or a second LD_IMM64 slot.  The records of those later instructions stay as
  * decoded, so entering a sequence anywhere but at its start still runs the plain forms.
+ * XBNDL, a BNDL after the two instructions that compute its Y, also skips Y's store; the matcher
+ * checks that nothing reads Y afterwards on either edge of the jump.
  */
 #ifndef USERBPF_EXEC_INTERP_FUSE_H
 #define USERBPF_EXEC_INTERP_FUSE_H
@@ -112,7 +117,11 @@
 	FUSE_AJ_OPS_(X, AJ32, K)                                                                   \
 	FUSE_AJ_OPS_(X, AJ32, R)                                                                   \
 	FUSE_AJ_OPS_(X, AMZXJ, K)                                                                  \
-	FUSE_AJ_OPS_(X, AMZXJ, R)
+	FUSE_AJ_OPS_(X, AMZXJ, R)                                                                  \
+	FUSE_LDA_(X, XBNDL, JGT)                                                                   \
+	FUSE_LDA_(X, XBNDL, JGE)                                                                   \
+	FUSE_LDA_(X, XBNDL, JLT)                                                                   \
+	FUSE_LDA_(X, XBNDL, JLE)
 
 enum fuse_id {
 #define FUSE_ENUM_(name, ...) FUSE_##name,
@@ -125,7 +134,7 @@ enum fuse_id {
 struct fuse {
 	enum fuse_id id;
 	uint8_t dst, src; /* BND, BNDL: X, Y; LDA: A, B; AJ: X, (R form) Z; AJ2_K: X, W;
-			   * AJ2_R: X, Z */
+			   * AJ2_R: X, Z; XBNDL: B, I (kb, off, aux as BNDL's) */
 	int16_t off;      /* BND: Z; LDA, BNDL: the load offset; AJ2: K1 */
 	int32_t aux;      /* BND, BNDL: K; LDA: C; AJ_K, AJ2_K: the compared imm; AJ2_R: W */
 	uint64_t k;       /* AJ, AJ2: K sign-extended */
@@ -138,15 +147,17 @@ struct fuse {
 	uint8_t kb[3];    /* BNDL: Z, A (not written), C (in the record, the first bytes of k) */
 };
 
-/* Whether an idiom is a BNDL (its record holds kb over k). */
+/* Whether an idiom is a BNDL or an XBNDL (its record holds kb over k). */
 static inline int fuse_is_bndl(enum fuse_id id)
 {
-	return id >= FUSE_BNDLJGT8_ADD && id < FUSE_ZX;
+	return (id >= FUSE_BNDLJGT8_ADD && id < FUSE_ZX) || id >= FUSE_XBNDLJGT8_ADD;
 }
 
 /* Number of instructions an idiom covers. */
 static inline uint32_t fuse_len(enum fuse_id id)
 {
+	if (id >= FUSE_XBNDLJGT8_ADD)
+		return 7;
 	if (id >= FUSE_AMZXJ_JEQ_K)
 		return 5;
 	if (id >= FUSE_MOVK_ADD) /* MOVK, MOVX; MZXJ; AJ32 */
@@ -165,6 +176,8 @@ static inline uint32_t fuse_len(enum fuse_id id)
 /* Position of the idiom's conditional jump, whose target the fused record takes (0: none). */
 static inline uint32_t fuse_jump(enum fuse_id id)
 {
+	if (id >= FUSE_XBNDLJGT8_ADD)
+		return 4;
 	if (id >= FUSE_AMZXJ_JEQ_K)
 		return 4;
 	if (id >= FUSE_MOVK_ADD)
