@@ -6,7 +6,12 @@
  * unconditional jumps (JMP, JMP32, gotol) forward only, so every program terminates; loads,
  * stores, sign-extending loads and atomics on the stack at in-bounds offsets (atomics naturally
  * aligned); helper calls (r1..r5 reloaded afterwards, as the verifier would demand) and
- * bpf-to-bpf calls to a generated function that initialises and uses its own stack.
+ * bpf-to-bpf calls to a generated function that initialises and uses its own stack.  A quarter
+ * of the ALU share goes to idioms: the sequences the interpreter fuses into superinstructions
+ * (interp_fuse.h) and the JIT pattern-matches, with registers drawn so that they often alias,
+ * including bounds-checked reads through stack pointers whose registers are then overwritten or
+ * turned back into offsets (so no address reaches the output); other jumps enter those only at
+ * their start, and r1..r5 are reloaded after every call, as the verifier demands.
  *
  * Layout of a program: save r1 (the output buffer) at [r10-8]; fill the stack below -88 with
  * random words; set r0..r9; the random body; then a tail that stores r0..r9 at [r10-16..-88]
@@ -15,6 +20,7 @@
  * the seed, which reproduces alone with USERBPF_JIT_DIFF_SEED=<seed> USERBPF_JIT_DIFF_N=1.
  * K is 3000 (300 under valgrind), or $USERBPF_JIT_DIFF_N.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "test.h"
@@ -57,6 +63,9 @@ struct gen {
 	int jump_slot[MAX_SLOTS], jump_to_insn[MAX_SLOTS], njumps;
 	int insn_slot[MAX_SLOTS]; /* slot of the k-th instruction */
 	int ninsns;
+	/* Bounds-read idioms (instruction indexes [lo, hi)): only their own jump may land inside,
+	 * for the rest they are entered at lo (their registers hold stack addresses). */
+	int span_lo[MAX_SLOTS], span_hi[MAX_SLOTS], nspans;
 };
 
 static uint64_t rnd(struct gen *g)
@@ -223,6 +232,225 @@ static void gen_jump(struct gen *g, int limit)
 	put(g, in);
 }
 
+/* ---- idioms: the instruction sequences the interpreter fuses (interp_fuse.h) and the JIT
+ * pattern-matches, with registers drawn from a few so that they often alias ---- */
+
+static struct bpf_insn alu64(uint8_t op, int dst, int src_or_neg1, int32_t imm)
+{
+	struct bpf_insn in = {.code = (uint8_t)(BPF_ALU64 | op | BPF_K), .dst_reg = (uint8_t)dst,
+			      .imm = imm};
+
+	if (src_or_neg1 >= 0) {
+		in.code = (uint8_t)(BPF_ALU64 | op | BPF_X);
+		in.src_reg = (uint8_t)src_or_neg1;
+		in.imm = 0;
+	}
+	return in;
+}
+
+/* A register of r0..r9; half the time one of the n already chosen (aliasing). */
+static int idiom_reg(struct gen *g, const int *chosen, int n)
+{
+	return n && below(g, 2) ? chosen[below(g, (uint32_t)n)] : (int)below(g, 10);
+}
+
+/* A conditional jump on x (against imm or z) to `to` (an instruction index), or to the next
+ * instruction when `to` is not ahead (an idiom may run past the body's planned end). */
+static void put_jcc(struct gen *g, uint8_t cls, uint8_t op, int x, int z, int32_t imm, int to)
+{
+	if (to <= g->ninsns)
+		to = g->ninsns + 1;
+	struct bpf_insn in = {.code = (uint8_t)(cls | op | (z >= 0 ? BPF_X : BPF_K)),
+			      .dst_reg = (uint8_t)x,
+			      .src_reg = (uint8_t)(z >= 0 ? z : 0),
+			      .imm = z >= 0 ? 0 : imm};
+
+	g->jump_slot[g->njumps] = g->n;
+	g->jump_to_insn[g->njumps++] = to;
+	put(g, in);
+}
+
+static uint8_t any_jcc(struct gen *g)
+{
+	static const uint8_t ops[] = {BPF_JEQ, BPF_JGT,	 BPF_JGE, BPF_JSET, BPF_JNE,  BPF_JSGT,
+				      BPF_JSGE, BPF_JLT, BPF_JLE, BPF_JSLT, BPF_JSLE};
+
+	return ops[below(g, sizeof(ops))];
+}
+
+static uint8_t unsigned_jcc(struct gen *g)
+{
+	static const uint8_t ops[] = {BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE};
+
+	return ops[below(g, sizeof(ops))];
+}
+
+static uint8_t lda_op(struct gen *g)
+{
+	static const uint8_t ops[] = {BPF_ADD, BPF_SUB, BPF_AND, BPF_OR, BPF_XOR};
+
+	return ops[below(g, sizeof(ops))];
+}
+
+/* A bounds check and read on the stack: [mov rB, r10; add rB, -S; mov rI, i;] mov rY, r10 +
+ * ... (or rB + rI); mov rZ, r10; add rZ, -S2; mov rX, rY; add rX, K; jCC rX, rZ over the next
+ * two; ldx rA, [rY + off]; alu64 rC OP= rA; then each pointer-derived register (B, Y, Z, X)
+ * is overwritten, or turned into its offset from r10 (then it is live: no fusion), so that no
+ * stack address reaches the output. */
+static void gen_bounds_read(struct gen *g, int bottom, int top)
+{
+	static const uint8_t sizes[] = {BPF_B, BPF_H, BPF_W, BPF_DW};
+	uint8_t size = sizes[below(g, 4)];
+	int bytes = size == BPF_B ? 1 : size == BPF_H ? 2 : size == BPF_W ? 4 : 8;
+	int chosen[8], n = 0, x, y, z, a, c, b = -1, ptrs[4], np = 0;
+	int16_t off = (int16_t)((int)below(g, 17) - 8);
+	int at = bottom + (int)below(g, (uint32_t)(top - bottom - bytes + 1)); /* Y + off */
+	bool indexed = below(g, 2);
+	int lo = g->ninsns;
+
+	y = chosen[n++] = (int)below(g, 10);
+	if (indexed) {
+		int i, idx = (int)below(g, 9);
+
+		do
+			b = idiom_reg(g, chosen, n);
+		while (b == y && below(g, 4));
+		chosen[n++] = b;
+		do
+			i = idiom_reg(g, chosen, n);
+		while (i == y || i == b);
+		chosen[n++] = i;
+		put(g, alu64(BPF_MOV, b, 10, 0));
+		put(g, alu64(BPF_ADD, b, -1, at - off - idx));
+		put(g, alu64(BPF_MOV, i, -1, idx));
+		put(g, alu64(BPF_MOV, y, b, 0));
+		put(g, alu64(BPF_ADD, y, i, 0));
+		ptrs[np++] = b;
+	} else {
+		put(g, alu64(BPF_MOV, y, 10, 0));
+		put(g, alu64(BPF_ADD, y, -1, at - off));
+	}
+	ptrs[np++] = y;
+	z = idiom_reg(g, chosen, n);
+	if (z != y) {
+		put(g, alu64(BPF_MOV, z, 10, 0));
+		put(g, alu64(BPF_ADD, z, -1, bottom + (int)below(g, (uint32_t)(top - bottom))));
+		ptrs[np++] = z;
+	}
+	chosen[n++] = z;
+	do
+		x = idiom_reg(g, chosen, n);
+	while (x == y);
+	chosen[n++] = x;
+	ptrs[np++] = x;
+	a = idiom_reg(g, chosen, n);
+	c = idiom_reg(g, chosen, n);
+	put(g, alu64(BPF_MOV, x, y, 0));
+	put(g, alu64(BPF_ADD, x, -1, (int32_t)below(g, 24) - 8));
+	if (below(g, 4)) /* `jCC rX, rZ`, or mirrored */
+		put_jcc(g, BPF_JMP, unsigned_jcc(g), x, z, 0, g->ninsns + 3);
+	else
+		put_jcc(g, BPF_JMP, unsigned_jcc(g), z, x, 0, g->ninsns + 3);
+	put(g, (struct bpf_insn){.code = (uint8_t)(BPF_LDX | BPF_MEM | size),
+				 .dst_reg = (uint8_t)a,
+				 .src_reg = (uint8_t)y,
+				 .off = off});
+	put(g, alu64(lda_op(g), c, a, 0));
+	for (int k = 0; k < np; k++) /* each once: a second `sub rP, r10` would leak r10 */
+		for (int l = k + 1; l < np; l++)
+			if (ptrs[l] == ptrs[k])
+				ptrs[l--] = ptrs[--np];
+	for (int k = 0; k < np; k++)
+		if (below(g, 4))
+			put(g, alu64(BPF_MOV, ptrs[k], -1, edge_imm(g)));
+		else
+			put(g, alu64(BPF_SUB, ptrs[k], 10, 0));
+	for (int k = 0; k < np; k++) /* (C or A may be one of them, now a pointer again) */
+		if (ptrs[k] == a || ptrs[k] == c)
+			put(g, alu64(BPF_MOV, ptrs[k], -1, 0));
+	g->span_lo[g->nspans] = lo;
+	g->span_hi[g->nspans++] = g->ninsns;
+}
+
+/* One of the fused idioms on scalars; jumps forward to at most `limit`. */
+static void gen_idiom(struct gen *g, int limit, int bottom, int top)
+{
+	int chosen[4], n = 0, x, y, z, w;
+	int to = g->ninsns + 1 + (int)below(g, 10);
+
+	x = chosen[n++] = (int)below(g, 10);
+	y = idiom_reg(g, chosen, n);
+	chosen[n++] = y;
+	z = idiom_reg(g, chosen, n);
+	chosen[n++] = z;
+	w = idiom_reg(g, chosen, n);
+	switch (below(g, 9)) {
+	case 0: /* BND: mov rX, rY; add rX, K; jCC rX, rZ */
+		put(g, alu64(BPF_MOV, x, y, 0));
+		put(g, alu64(BPF_ADD, x, -1, edge_imm(g)));
+		to += 2;
+		put_jcc(g, BPF_JMP, unsigned_jcc(g), x, z, 0, to > limit ? limit : to);
+		return;
+	case 1: /* LDA on the stack */
+		put(g, (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_H,
+					 .dst_reg = (uint8_t)x,
+					 .src_reg = 10,
+					 .off = stack_off(g, 16, 0, bottom, top)});
+		put(g, alu64(lda_op(g), y, x, 0));
+		return;
+	case 2: /* AJ, AJ2, AJ32: [add rW, K1;] add rX, K; jCC{,32} rX, imm / rZ */
+		if (below(g, 2)) {
+			put(g, alu64(BPF_ADD, w, -1, (int32_t)below(g, 64) - 32));
+			to++;
+		}
+		put(g, alu64(BPF_ADD, x, -1, edge_imm(g)));
+		to++;
+		put_jcc(g, below(g, 3) ? BPF_JMP : BPF_JMP32, any_jcc(g), x, below(g, 2) ? z : -1,
+			edge_imm(g), to > limit ? limit : to);
+		return;
+	case 3: /* ZX, MZX, MZXJ, AMZXJ */
+		if (below(g, 3) == 0) {
+			put(g, alu64(BPF_ADD, y, -1, edge_imm(g)));
+			to++;
+		}
+		if (below(g, 2)) {
+			put(g, alu64(BPF_MOV, x, y, 0));
+			to++;
+		}
+		put(g, alu64(BPF_LSH, x, -1, 32));
+		put(g, alu64(BPF_RSH, x, -1, 32));
+		to += 2;
+		if (below(g, 2))
+			put_jcc(g, BPF_JMP, any_jcc(g), x, below(g, 2) ? z : -1, edge_imm(g),
+				to > limit ? limit : to);
+		return;
+	case 4: /* MULADD */
+		put(g, alu64(BPF_MUL, x, -1, edge_imm(g)));
+		put(g, alu64(BPF_ADD, x, y, 0));
+		return;
+	case 5: /* SHX: mov rT, rX; lsh/rsh rT, K; xor/add rX, rT */
+		put(g, alu64(BPF_MOV, y, x, 0));
+		put(g, alu64(below(g, 2) ? BPF_LSH : BPF_RSH, y, -1, (int32_t)below(g, 64)));
+		put(g, alu64(below(g, 2) ? BPF_XOR : BPF_ADD, x, y, 0));
+		return;
+	case 6: /* MOVK, MOVX */
+	{
+		static const uint8_t ops[] = {BPF_ADD, BPF_SUB, BPF_AND, BPF_OR, BPF_XOR,
+					      BPF_LSH, BPF_RSH, BPF_ARSH, BPF_MUL};
+		uint8_t op = ops[below(g, sizeof(ops))];
+		bool shift = op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH;
+
+		put(g, alu64(BPF_MOV, x, y, 0));
+		put(g, alu64(op, x, below(g, 2) ? z : -1, shift ? (int32_t)below(g, 64)
+								: edge_imm(g)));
+		return;
+	}
+	default: /* BNDL, XBNDL */
+		gen_bounds_read(g, bottom, top);
+		return;
+	}
+}
+
 static void gen_reload_args(struct gen *g)
 {
 	for (int r = 1; r <= 5; r++)
@@ -240,7 +468,9 @@ static void gen_body(struct gen *g, int nbody, int bottom, int top, int sub_insn
 	while (g->ninsns < end && g->n < MAX_SLOTS - 200) {
 		uint32_t what = below(g, 100);
 
-		if (what < 45)
+		if (what < 45 && below(g, 4) == 0)
+			gen_idiom(g, end, bottom, top);
+		else if (what < 45)
 			gen_alu(g);
 		else if (what < 63)
 			gen_jump(g, end);
@@ -256,6 +486,9 @@ static void gen_body(struct gen *g, int nbody, int bottom, int top, int sub_insn
 			g->jump_to_insn[g->njumps++] = sub_insn; /* resolved like a jump */
 			put(g, (struct bpf_insn){.code = BPF_JMP | BPF_CALL,
 						 .src_reg = BPF_PSEUDO_CALL});
+			/* as after a helper: the verifier lets nothing read the callee's
+			 * r1..r5, and the interpreter's liveness relies on it */
+			gen_reload_args(g);
 		}
 	}
 	/* The body may end short (slot budget): jumps aimed past it land on what follows. */
@@ -335,6 +568,11 @@ static void gen_program(struct gen *g, uint64_t seed)
 		struct bpf_insn *in = &g->p[g->jump_slot[j]];
 		int t = g->jump_to_insn[j], rel;
 
+		for (int k = 0; k < g->nspans; k++)
+			if (t > g->span_lo[k] && t < g->span_hi[k] &&
+			    g->jump_slot[j] < g->insn_slot[g->span_lo[k]])
+				t = g->span_lo[k];
+
 		if (t >= g->ninsns)
 			t = g->ninsns - 1;
 		rel = g->insn_slot[t] - g->jump_slot[j] - 1;
@@ -403,6 +641,14 @@ static int diff_one(uint64_t seed, int verbose)
 				  ", first stack difference at byte %d (reproduce: "
 				  "USERBPF_JIT_DIFF_SEED=%" PRIu64 " USERBPF_JIT_DIFF_N=1)",
 				  seed, blind ? " (blinded)" : "", ie, ir0, je, jr0, at, seed);
+			if (at >= 0) {
+				uint64_t iw, jw;
+
+				memcpy(&iw, want + (at & ~7), 8);
+				memcpy(&jw, out + (at & ~7), 8);
+				fprintf(stderr, "  word at byte %d: interp 0x%" PRIx64 ", jit 0x%" PRIx64
+					"\n", at & ~7, iw, jw);
+			}
 			bad = 1;
 		}
 	}
