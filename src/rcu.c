@@ -10,6 +10,7 @@
 #include "rcu.h"
 
 u64 rcu_epoch = 1;
+bool rcu_multi_thread;
 __thread struct rcu_slot *rcu_my_slot __attribute__((tls_model("initial-exec")));
 bool rcu_use_membarrier;
 
@@ -45,6 +46,30 @@ static void slot_key_init(void)
 	pthread_key_create(&slot_key, slot_release);
 }
 
+/* Called by a thread that has just taken slot mine: if another thread is registered, no thread
+ * may skip locks any more (rcu.h); waits for the windows still open.  The fence orders taking
+ * our slot before looking at the others', so of two threads registering at once at least one
+ * sees the other.  A window's store of `skipping` and load of the flag are ordered by the
+ * membarrier(): a window that began before it is seen open here; one after it sees the flag. */
+static void end_lock_skipping(struct rcu_slot *mine)
+{
+	bool other = false;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rcu_multi_thread, __ATOMIC_RELAXED))
+		return;
+	for (struct rcu_slot *o = __atomic_load_n(&slots_head, __ATOMIC_ACQUIRE); o; o = o->next)
+		other |= o != mine && __atomic_load_n(&o->in_use, __ATOMIC_ACQUIRE);
+	if (!other)
+		return;
+	__atomic_store_n(&rcu_multi_thread, true, __ATOMIC_SEQ_CST);
+	if (!rcu_use_membarrier || membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (struct rcu_slot *o = __atomic_load_n(&slots_head, __ATOMIC_ACQUIRE); o; o = o->next)
+		while (__atomic_load_n(&o->skipping, __ATOMIC_ACQUIRE))
+			sched_yield();
+}
+
 struct rcu_slot *rcu_register_thread(void)
 {
 	struct rcu_slot *s;
@@ -62,6 +87,7 @@ struct rcu_slot *rcu_register_thread(void)
 	if (!s)
 		abort(); /* 64 bytes once per thread; nothing sensible to return from a read lock */
 	s->epoch = 0;
+	s->skipping = 0;
 	s->in_use = 1;
 	s->next = __atomic_load_n(&slots_head, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&slots_head, &s->next, s, true, __ATOMIC_RELEASE,
@@ -70,6 +96,7 @@ struct rcu_slot *rcu_register_thread(void)
 found:
 	rcu_my_slot = s;
 	pthread_setspecific(slot_key, s);
+	end_lock_skipping(s);
 	return s;
 }
 

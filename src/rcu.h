@@ -15,6 +15,7 @@
 struct rcu_slot {
 	u64 epoch;		/* 0: outside a read section; else the epoch it entered in */
 	int in_use;		/* owned by a live thread */
+	int skipping;		/* inside rcu_skip_begin() .. rcu_skip_end() */
 	struct rcu_slot *next;	/* registry list; slots are never freed, only reused */
 } __attribute__((aligned(64))); /* one cache line each: readers never share a line */
 
@@ -26,6 +27,45 @@ extern __thread struct rcu_slot *rcu_my_slot __attribute__((tls_model("initial-e
 extern bool rcu_use_membarrier;
 
 struct rcu_slot *rcu_register_thread(void);
+
+/* Lock elision while one thread uses userbpf (glibc's SINGLE_THREAD_P, for userbpf's threads).
+ *
+ * rcu_multi_thread is set, for good, when a second thread registers.  Until then the one thread
+ * may skip a lock in a short window, rcu_skip_begin() .. rcu_skip_end(), that takes nothing and
+ * does not block.  A thread that registers sets the flag, issues the membarrier() that makes the
+ * windows' own ordering a compiler barrier, and waits for any window still open; every thread
+ * that takes such a lock must therefore be registered first (rcu_thread_slot()).  Without
+ * membarrier() there is no skipping: the window would need a full fence, as dear as the lock. */
+extern bool rcu_multi_thread;
+
+/* The calling thread's slot, registering the thread first if needed. */
+static inline struct rcu_slot *rcu_thread_slot(void)
+{
+	struct rcu_slot *s = rcu_my_slot;
+
+	return likely(s) ? s : rcu_register_thread();
+}
+
+/* Opens a window if the caller (slot s) is the only registered thread; else returns false and
+ * the caller takes the lock. */
+static inline bool rcu_skip_begin(struct rcu_slot *s)
+{
+	if (unlikely(!rcu_use_membarrier))
+		return false;
+	__atomic_store_n(&s->skipping, 1, __ATOMIC_RELAXED);
+	/* Store, then load: a registering thread's membarrier() orders them for us (see
+	 * rcu_register_thread()). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (likely(!__atomic_load_n(&rcu_multi_thread, __ATOMIC_RELAXED)))
+		return true;
+	__atomic_store_n(&s->skipping, 0, __ATOMIC_RELAXED);
+	return false;
+}
+
+static inline void rcu_skip_end(struct rcu_slot *s)
+{
+	__atomic_store_n(&s->skipping, 0, __ATOMIC_RELEASE);
+}
 
 static inline void rcu_read_lock(void)
 {

@@ -10,7 +10,10 @@
  * what they need, and retry if the counter moved.  So a reader never sees a torn value of any size.
  * Element memory is never returned to the allocator while the map lives (deleted elements go to a
  * free list and are reused), so a reader racing with a delete reads stale memory at worst, never
- * freed memory; the counter check then discards what it read.
+ * freed memory; the counter check then discards what it read.  The one exception to the lock: an
+ * update of a present key skips it while its thread is the only one that ever entered userbpf
+ * (rcu_skip_begin(), rcu.h); the lock is a third of that call's time, and a second thread waits,
+ * when it registers, for the skipping to end before it can take any bucket lock.
  *
  * Memory: with preallocation (the default) the elements are one block of max_entries reserved at
  * create and handed out in order (pages are touched only when used); with BPF_F_NO_PREALLOC each
@@ -48,6 +51,7 @@
 #include "map/jhash.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
+#include "rcu.h"
 
 #define HTAB_CREATE_FLAG_MASK                                                                    \
 	(BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | \
@@ -150,6 +154,14 @@ static inline __attribute__((always_inline)) u32 htab_hash(struct bpf_htab *h, c
 static inline struct bucket *htab_bucket(struct bpf_htab *h, u32 hash)
 {
 	return &h->buckets[hash & (h->n_buckets - 1)];
+}
+
+/* Writers lock a bucket as registered threads: htab_update() skips the lock while its thread
+ * is alone (rcu.h), and a thread's registration is what ends that. */
+static inline void bucket_lock(struct bucket *b)
+{
+	rcu_thread_slot();
+	spin_lock(&b->lock);
 }
 
 #define PCPU_MIN_UNIT_SIZE 32768u /* the kernel's bound on one CPU's copy of a value */
@@ -464,7 +476,7 @@ static int lru_evict(struct bpf_htab *h)
 			continue;
 		}
 		b = htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED));
-		spin_lock(&b->lock);
+		bucket_lock(b);
 		/* (atomics: programs' lookups set ref without the lock) */
 		gone = __atomic_load_n(&e->live, __ATOMIC_RELAXED) &&
 		       !__atomic_load_n(&e->ref, __ATOMIC_RELAXED) &&
@@ -511,7 +523,7 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 	}
 retry:
 	err = 0;
-	spin_lock(&b->lock);
+	bucket_lock(b);
 	e = chain_find(h, b, hash, key, &link);
 	if (e && flags == BPF_NOEXIST) {
 		err = -EEXIST;
@@ -576,8 +588,14 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 		u32 hash = htab_hash(h, key);
 		struct bucket *b = htab_bucket(h, hash);
 		struct htab_elem *e, **link;
+		struct rcu_slot *me = rcu_thread_slot();
+		/* alone: no other thread is in userbpf, none can come in before the window
+		 * closes, so the bucket's lock (an atomic exchange: a third of this call) can
+		 * be left alone */
+		bool alone = rcu_skip_begin(me);
 
-		spin_lock(&b->lock);
+		if (!alone)
+			spin_lock(&b->lock);
 		e = chain_find(h, b, hash, key, &link);
 		if (e) {
 			seq_write_begin(&b->seq);
@@ -588,10 +606,13 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 				__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
 			}
 			seq_write_end(&b->seq);
-			spin_unlock(&b->lock);
-			return 0;
 		}
-		spin_unlock(&b->lock);
+		if (alone)
+			rcu_skip_end(me);
+		else
+			spin_unlock(&b->lock);
+		if (e)
+			return 0;
 	}
 	return htab_update_common(map, key, value, flags, -1, NULL);
 }
@@ -609,7 +630,7 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value, u64 fla
 	struct bucket *b = htab_bucket(h, hash);
 	struct htab_elem *e, **link;
 
-	spin_lock(&b->lock);
+	bucket_lock(b);
 	e = chain_find(h, b, hash, key, &link);
 	if (!e) {
 		spin_unlock(&b->lock);
@@ -623,8 +644,10 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value, u64 fla
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
 	__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
-	spin_unlock(&b->lock);
+	/* Freed before the unlock, as the kernel does: a full map must take the key back at
+	 * once, not fail (E2BIG) for whoever inserts it next while its slot is still counted. */
 	elem_free(h, e);
+	spin_unlock(&b->lock);
 	return 0;
 }
 
@@ -796,7 +819,7 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 		struct htab_elem *e, *dead = NULL;
 		u32 cnt = 0;
 
-		spin_lock(&b->lock);
+		bucket_lock(b);
 		for (e = b->head; e; e = e->next)
 			cnt++;
 		if (cnt > max - total) {

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "userbpf.h"
@@ -896,13 +897,9 @@ static void *pr_runner_main(void *arg)
 	return NULL;
 }
 
-static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, uint64_t seed)
+/* The race's program on map fd: ctx says what to do with which key (struct pr_ctx). */
+static int pr_load(int fd, struct userbpf_prog **prog)
 {
-	struct pr_state s = { .runs_per_thread = ops / 2 / nrunners, .seed = seed };
-	struct pr_thread ts[MAX_THREADS];
-	uint64_t rng = seed ^ 0xfeed;
-	/* often full: E2BIG paths, or (LRU) evictions racing with lookups */
-	int fd = map_create(type, 4, 8, PR_KEYS / 2);
 	/* The key and the value go through the stack: map helpers take no ctx pointers. */
 	struct bpf_insn insns[] = {
 		BPF_LDX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, offsetof(struct pr_ctx, key)),
@@ -933,6 +930,17 @@ static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, ui
 	};
 	struct userbpf_prog_load_opts o = { .sz = sizeof(o), .ctx_size = sizeof(struct pr_ctx),
 					    .map_helpers = true };
+
+	return userbpf_prog_load_ext(insns, sizeof(insns) / sizeof(insns[0]), &o, prog);
+}
+
+static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, uint64_t seed)
+{
+	struct pr_state s = { .runs_per_thread = ops / 2 / nrunners, .seed = seed };
+	struct pr_thread ts[MAX_THREADS];
+	uint64_t rng = seed ^ 0xfeed;
+	/* often full: E2BIG paths, or (LRU) evictions racing with lookups */
+	int fd = map_create(type, 4, 8, PR_KEYS / 2);
 	unsigned int t;
 	int err;
 
@@ -940,7 +948,7 @@ static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, ui
 		violation("prog race: map create: %s", ename(errno));
 		return;
 	}
-	err = userbpf_prog_load_ext(insns, sizeof(insns) / sizeof(insns[0]), &o, &s.prog);
+	err = pr_load(fd, &s.prog);
 	if (err) {
 		violation("prog race: load: %s", ename(-err));
 		close(fd);
@@ -976,6 +984,81 @@ static void run_prog_race(uint32_t type, unsigned int nrunners, uint64_t ops, ui
 	for (t = 0; t < nrunners; t++)
 		pthread_join(ts[t].th, NULL);
 	userbpf_prog_free(s.prog);
+}
+
+/* Lock handover: a hash map update skips the bucket lock while its thread is the only one in
+ * userbpf (rcu.h).  In a fresh process (a child forked before this program starts any thread)
+ * the main thread keeps updating present keys through a program, so on that path, and halfway
+ * starts a thread that updates, deletes and reinserts the same keys: its registration must end
+ * the skipping before it takes its first lock.  Checked: the flag's states, every helper result
+ * and value, and at the end a walk of the map (it ends, with valid keys and values). */
+extern bool rcu_multi_thread; /* src/rcu.h */
+
+static int handover_child(uint64_t seed, uint64_t runs)
+{
+	struct pr_state s = { .runs_per_thread = runs, .seed = seed };
+	struct pr_thread other = { .s = &s, .tid = 1 };
+	int fd = map_create(BPF_MAP_TYPE_HASH, 4, 8, PR_KEYS), err, n = 0;
+	uint64_t rng = seed, v, *found;
+	uint32_t key, next;
+
+	if (fd < 0 || (err = pr_load(fd, &s.prog))) {
+		violation("handover: set-up failed");
+		return 1;
+	}
+	for (key = 0; key < PR_KEYS; key++) {
+		v = pr_value(key);
+		if (m_update(fd, &key, &v, BPF_ANY))
+			violation("handover: insert of key %u failed", key);
+	}
+	if (rcu_multi_thread)
+		violation("handover: a fresh process is already multi-threaded");
+	for (uint64_t i = 0; i < 2 * runs; i++) {
+		uint64_t x = rnd(&rng), r0;
+		struct pr_ctx c = { .key = x % PR_KEYS, .op = (x >> 8) % 4 ? 1 : 0,
+				    .val = pr_value((uint32_t)(x >> 16)) };
+
+		if (i == runs / 2)
+			pthread_create(&other.th, NULL, pr_runner_main, &other);
+		r0 = userbpf_prog_run(s.prog, &c);
+		if (c.op == 0 && r0 != PR_ABSENT && !pr_value_ok(r0))
+			violation("handover: lookup of key %u read %#" PRIx64, c.key, r0);
+		if (c.op == 1 && r0 != 0)
+			violation("handover: update of key %u returned %d", c.key, (int)r0);
+	}
+	pthread_join(other.th, NULL);
+	if (!rcu_multi_thread)
+		violation("handover: a second thread ran, yet the process is single-threaded");
+	found = calloc(PR_KEYS, sizeof(*found));
+	for (int e = m_next(fd, NULL, &next); !e && found; e = m_next(fd, &key, &next)) {
+		key = next;
+		if (key >= PR_KEYS || found[key]++ || ++n > PR_KEYS) {
+			violation("handover: the walk gave key %u (%d keys)", key, n);
+			break;
+		}
+		if (m_lookup(fd, &key, &v) || !pr_value_ok(v))
+			violation("handover: key %u holds %#" PRIx64, key, v);
+	}
+	free(found);
+	userbpf_prog_free(s.prog);
+	close(fd);
+	return atomic_load(&violations) != 0;
+}
+
+static void run_handover(unsigned int rounds, uint64_t runs, uint64_t seed)
+{
+	for (unsigned int r = 0; r < rounds; r++) {
+		int status = 0;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(handover_child(seed + r, runs));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			violation("handover: round %u failed (status %#x)", r, status);
+			return;
+		}
+	}
 }
 
 /* Maps of maps: programs look an inner map up through the outer one and read its one value,
@@ -1160,6 +1243,16 @@ int main(int argc, char **argv)
 	printf("stress: %" PRIu64 " operations, %u threads, seed %" PRIu64 "\n", ops, nthreads,
 	       seed);
 
+	{ /* first: forks only while this process has no thread of its own */
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		unsigned int rounds = 20;
+		uint64_t runs = ops / 20 / rounds;
+
+		run_handover(rounds, runs, seed);
+		phase_end("handover", before, rounds * runs * 3, t0);
+		total += rounds * runs * 3;
+	}
 	for (unsigned int i = 0; i < sizeof(wls) / sizeof(wls[0]); i++) {
 		int before = atomic_load(&violations);
 		double t0 = now_sec();
