@@ -121,6 +121,14 @@ static const struct vcase cases[] = {
 	  BPF_ALU32_REG(BPF_LSH, 8, 9), BPF_ALU32_REG(BPF_DIV, 8, 9),
 	  BPF_JMP_IMM(BPF_JSGT, 8, -1, 1), BPF_LDX_MEM(BPF_B, 0, 8, 0), R0_0, EXIT }, REJECT,
 	  "R8 invalid mem access 'scalar'", EACCES, .full_log = true, .log_level = 2 },
+	/* a 32-bit shift by a register is tracked only if the whole 64-bit register is below 32
+	 * (the kernel checks umax, not the low half's): w3 >>= w2 with r2 = 1 << 40 (low half 0)
+	 * leaves r3 unknown, w4 <<= w5 with r5 = 0 keeps r4 = 7 (found by a soundness run) */
+	{ "alu32_shift_amount_high_bits", SOCK, { BPF_MOV64_IMM(2, 1),
+	  BPF_ALU64_IMM(BPF_LSH, 2, 40), BPF_MOV64_IMM(3, 7), BPF_ALU32_REG(BPF_RSH, 3, 2),
+	  BPF_MOV64_IMM(4, 7), BPF_MOV64_IMM(5, 0), BPF_ALU32_REG(BPF_LSH, 4, 5),
+	  BPF_MOV64_IMM(6, 7), BPF_ALU64_REG(BPF_ARSH, 6, 5), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
 	/* the kernel's LSH drops signed bounds (except <<32) and shifts the unsigned ones only
 	 * while max <= 2^(63-k); what the tnum knows comes back */
 	{ "alu_lsh_bounds_log", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0),

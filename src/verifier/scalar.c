@@ -905,8 +905,10 @@ bool scalar_alu(struct scalar *dst, const struct scalar *src_in, u8 op, s16 off,
 	if (op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) {
 		struct tnum amt = alu32 ? tnum_subreg(src.var_off) : src.var_off;
 
-		/* Only shifts by a known, in-range amount are tracked (as in the kernel). */
-		if (!tnum_is_const(amt) || amt.value >= width)
+		/* Only shifts by a known, in-range amount are tracked (as in the kernel).  The
+		 * kernel bounds the whole register, also for a 32-bit shift: a source whose low
+		 * half is a small constant but whose high half is not zero leaves dst unknown. */
+		if (!tnum_is_const(amt) || amt.value >= width || src.umax >= width)
 			set_unknown(dst, alu32);
 		else
 			alu_shift(dst, op, (unsigned int)amt.value, alu32);
