@@ -6,6 +6,7 @@
  *
  * On other architectures jit_compile() must answer -EOPNOTSUPP and everything else is skipped.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <userbpf/insn.h>
@@ -367,6 +368,37 @@ TEST(jit_code_shape)
 	CHECK(code_len("mov %r0, 0x12345678\nexit", 1) > code_len("mov %r0, 0x12345678\nexit", 0));
 }
 
+/* Runs prog (no arguments) on the interpreter and the JIT (blinded or not); whether both exit
+ * normally with the same r0.  what says which case, in the failure message. */
+static bool interp_jit_agree(const struct bpf_insn *prog, int n, int blind, const char *what)
+{
+	uint64_t args[5] = { 0 }, ir0 = 0, jr0 = 1;
+	struct interp_prog *ip;
+	struct jit_prog *jp;
+	int ie, je;
+
+	if (interp_prepare(prog, (uint32_t)n, &interp_case_env, &ip)) {
+		test_fail(__FILE__, __LINE__, "%s: the interpreter refused it", what);
+		return false;
+	}
+	if (jit_compile(prog, (uint32_t)n, &interp_case_env, blind ? &blind_opts : NULL, &jp)) {
+		test_fail(__FILE__, __LINE__, "%s: the JIT refused it", what);
+		interp_free(ip);
+		return false;
+	}
+	ie = interp_exec(ip, args, &ir0);
+	je = jit_exec(jp, args, &jr0);
+	interp_free(ip);
+	jit_free(jp);
+	if (ie || je || ir0 != jr0) {
+		test_fail(__FILE__, __LINE__,
+			  "%s (blind %d): interp %d 0x%" PRIx64 ", jit %d 0x%" PRIx64, what, blind,
+			  ie, ir0, je, jr0);
+		return false;
+	}
+	return true;
+}
+
 /* The sequences the JIT emits as one instruction (emit_fused()): mov64 rX, rY; add64 rX, K / rZ
  * (lea), mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32 and the shifts alone (mov eX, eY), for every
  * X, Y (r10 included, whose value is an address: the program stores and loads through X
@@ -420,31 +452,129 @@ TEST(jit_fused_pairs)
 	for (int x = 0; x <= 9; x++)
 	for (int y = 0; y <= 10; y++)
 	for (int v = 0; v < (form == PAIR_ADD_K ? 4 : form == PAIR_ADD_X ? 10 : 1); v++) {
-		uint64_t args[5] = { 0 }, ir0 = 0, jr0 = 1;
-		struct interp_prog *ip;
-		struct jit_prog *jp;
 		int32_t k = form == PAIR_ADD_K ? ks[v] : 0;
-		int n, ie, je;
+		char what[80];
+		int n;
 
 		if ((form == PAIR_ZX && y != x) || (y == BPF_REG_10 && form == PAIR_ADD_K && k != -8) ||
 		    (y == BPF_REG_10 && form == PAIR_ADD_X))
 			continue; /* ZX has no Y; only fp - 8 is a slot */
 		n = pair_prog(prog, (enum pair_form)form, x, y, v, k);
-		REQUIRE_EQ(interp_prepare(prog, (uint32_t)n, &interp_case_env, &ip), 0);
-		REQUIRE_EQ(jit_compile(prog, (uint32_t)n, &interp_case_env,
-				       blind ? &blind_opts : NULL, &jp), 0);
-		ie = interp_exec(ip, args, &ir0);
-		je = jit_exec(jp, args, &jr0);
-		if (ie || je || ir0 != jr0)
-			test_fail(__FILE__, __LINE__,
-				  "form %d x r%d y r%d z r%d k %d (blind %d): interp %d 0x%" PRIx64
-				  ", jit %d 0x%" PRIx64, form, x, y, v, k, blind, ie, ir0, je, jr0);
-		interp_free(ip);
-		jit_free(jp);
+		snprintf(what, sizeof(what), "form %d x r%d y r%d z r%d k %d", form, x, y, v, k);
+		interp_jit_agree(prog, n, blind, what);
 		cases++;
 	}
 	/* add K: 10 x 10 x 4 + 10 (fp - 8); add rZ: 10 x 10 x 10; MZX: 10 x 11; ZX: 10 */
 	CHECK_EQ(cases, 2 * (410 + 1000 + 110 + 10));
+}
+
+/* add64 rB, K where rA = rB + K is still there (computed by mov64 rA, rB; add64 rA, K and
+ * neither register written since) is a copy of rA (emit_known_sum()): 3 bytes where the add is 4.
+ * Not after a write of rA or rB, nor where a jump lands between. */
+TEST(jit_known_sum_shape)
+{
+#define SUM_PROG(mid, k)                                                                           \
+	"mov %r2, %r1\nadd %r2, 4\n" mid "add %r1, " k "\nmov %r0, %r1\ne:\nexit"
+	CHECK_EQ(code_len(SUM_PROG("", "4"), 0) + 1, code_len(SUM_PROG("", "5"), 0));
+	CHECK_EQ(code_len(SUM_PROG("mov %r3, 1\n", "4"), 0) + 1,
+		 code_len(SUM_PROG("mov %r3, 1\n", "5"), 0));
+	CHECK_EQ(code_len(SUM_PROG("jgt %r2, %r3, e\nstxdw [%r10-8], %r2\n", "4"), 0) + 1,
+		 code_len(SUM_PROG("jgt %r2, %r3, e\nstxdw [%r10-8], %r2\n", "5"), 0));
+	/* blinded: no lea, so nothing known */
+	CHECK_EQ(code_len(SUM_PROG("", "4"), 1), code_len(SUM_PROG("", "5"), 1));
+	CHECK_EQ(code_len(SUM_PROG("mov %r2, 0\n", "4"), 0),
+		 code_len(SUM_PROG("mov %r2, 0\n", "5"), 0));
+	CHECK_EQ(code_len(SUM_PROG("neg %r1\n", "4"), 0), code_len(SUM_PROG("neg %r1\n", "5"), 0));
+	CHECK_EQ(code_len(SUM_PROG("jeq %r3, 0, l\nl:\n", "4"), 0),
+		 code_len(SUM_PROG("jeq %r3, 0, l\nl:\n", "5"), 0));
+#undef SUM_PROG
+}
+
+/* The same against the interpreter: rA = rB + K, then something in between, then rB += K2, for
+ * every A != B of r0..r9 (r10 is never added to), K2 == K or not, blinded and not.  The result
+ * folds all of r0..r9. */
+enum sum_mid { MID_NONE, MID_OTHER, MID_WRITE_A, MID_WRITE_B, MID_LOAD_A, MID_LOAD_B, MID_STORE,
+	       MID_JUMP_IN, MID_COND, MID__COUNT };
+
+static int sum_prog(struct bpf_insn *p, int a, int b, enum sum_mid mid, int32_t k, int32_t k2)
+{
+	int n = 0, o = (a + 1) % 10 == b ? (a + 2) % 10 : (a + 1) % 10; /* neither a nor b */
+
+	for (int r = 0; r <= 9; r++) {
+		uint64_t v = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(r + 3);
+
+		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = r,
+					    .imm = (int32_t)v };
+		p[n++] = (struct bpf_insn){ .imm = (int32_t)(v >> 32) };
+	}
+	p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, BPF_REG_10, o, -8);
+	p[n++] = (struct bpf_insn)BPF_MOV64_REG(a, b);
+	p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, a, k);
+	switch (mid) {
+	case MID_NONE:
+		break;
+	case MID_OTHER:
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, o, 3);
+		break;
+	case MID_WRITE_A:
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, a, 1);
+		break;
+	case MID_WRITE_B:
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_XOR, b, o);
+		break;
+	case MID_LOAD_A:
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_W, a, BPF_REG_10, -8);
+		break;
+	case MID_LOAD_B:
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_W, b, BPF_REG_10, -8);
+		break;
+	case MID_STORE:
+		p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, BPF_REG_10, a, -16);
+		break;
+	case MID_JUMP_IN: /* over the mov and add: a keeps its start value on the path taken */
+		p[n - 2] = (struct bpf_insn)BPF_JMP_IMM(BPF_JA, 0, 0, 2);
+		p[n - 1] = (struct bpf_insn)BPF_MOV64_REG(a, b);
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, a, k);
+		break;
+	case MID_COND: /* not taken, then taken to the add */
+		p[n++] = (struct bpf_insn)BPF_JMP_REG(BPF_JGT, a, a, 1);
+		p[n++] = (struct bpf_insn)BPF_JMP_REG(BPF_JEQ, a, a, 0);
+		break;
+	default:
+		break;
+	}
+	p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, b, k2);
+	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
+	}
+	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return n;
+}
+
+TEST(jit_known_sums)
+{
+	static const int32_t ks[] = { 0, 4, -8, 0x7fffffff, -0x7fffffff - 1 };
+	struct bpf_insn prog[64];
+	int cases = 0;
+
+	for (int blind = 0; blind <= 1; blind++)
+	for (int mid = MID_NONE; mid < MID__COUNT; mid++)
+	for (int a = 0; a <= 9; a++)
+	for (int b = 0; b <= 9; b++)
+	for (int v = 0; v < 10; v++) {
+		int32_t k = ks[v / 2], k2 = v % 2 ? (int32_t)((uint32_t)k + 1) : k;
+		char what[80];
+		int n;
+
+		if (a == b)
+			continue;
+		n = sum_prog(prog, a, b, (enum sum_mid)mid, k, k2);
+		snprintf(what, sizeof(what), "mid %d a r%d b r%d k %d k2 %d", mid, a, b, k, k2);
+		interp_jit_agree(prog, n, blind, what);
+		cases++;
+	}
+	CHECK_EQ(cases, 2 * MID__COUNT * 90 * 10);
 }
 
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */

@@ -385,12 +385,33 @@ static void gen_idiom(struct gen *g, int limit, int bottom, int top)
 	chosen[n++] = z;
 	w = idiom_reg(g, chosen, n);
 	switch (below(g, 9)) {
-	case 0: /* BND: mov rX, rY; add rX, K; jCC rX, rZ */
+	case 0: /* BND: mov rX, rY; add rX, K; jCC rX, rZ; then often rY += K, which the JIT makes
+		 * a copy of rX where nothing wrote rX or rY in between (emit_known_sum()) */
+	{
+		int32_t k = edge_imm(g);
+
 		put(g, alu64(BPF_MOV, x, y, 0));
-		put(g, alu64(BPF_ADD, x, -1, edge_imm(g)));
+		put(g, alu64(BPF_ADD, x, -1, k));
 		to += 2;
 		put_jcc(g, BPF_JMP, unsigned_jcc(g), x, z, 0, to > limit ? limit : to);
+		if (below(g, 2))
+			return;
+		switch (below(g, 4)) {
+		case 0:
+			put(g, alu64(BPF_ADD, x, -1, 1));
+			break;
+		case 1:
+			put(g, alu64(BPF_XOR, y, z, 0));
+			break;
+		case 2:
+			put(g, alu64(BPF_MUL, z, -1, 3));
+			break;
+		default:
+			break;
+		}
+		put(g, alu64(BPF_ADD, y, -1, below(g, 4) ? k : (int32_t)((uint32_t)k + 1)));
 		return;
+	}
 	case 1: /* LDA on the stack */
 		put(g, (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_H,
 					 .dst_reg = (uint8_t)x,
