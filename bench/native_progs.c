@@ -143,7 +143,11 @@ uint64_t native_hash(const uint8_t *pkt, size_t len)
 	key &= 1023;
 	e = native_lookup(key);
 	v = e ? e->value + 1 : 1;
-	e = native_lookup(key); /* the update looks the key up again, as the helper does */
+	/* The update looks the key up again, as the helper does; but gcc -O2 sees that nothing
+	 * changed in between and merges both lookups into one, and the update into an add to the
+	 * element's value in place: one load-add-store per run, where the program does two
+	 * lookups and copies the value to its stack and back. */
+	e = native_lookup(key);
 	if (e)
 		e->value = v;
 	return 2;
