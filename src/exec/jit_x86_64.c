@@ -1333,8 +1333,8 @@ static void emit_program(struct jit_ctx *c)
 		n = emit_fused(c, i);
 		if (n) {
 			forget_reg(c, in->dst_reg); /* the only register a fused form writes */
-			if (n == 2 && in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && !c->blind) {
-				c->sum_base[in->dst_reg] = (int8_t)in->src_reg; /* the lea */
+			if (n == 2 && in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K)) { /* X = Y + K */
+				c->sum_base[in->dst_reg] = (int8_t)in->src_reg;
 				c->sum_k[in->dst_reg] = in[1].imm;
 			}
 			while (--n) /* empty: nothing jumps there */
