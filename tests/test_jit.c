@@ -399,6 +399,22 @@ static bool interp_jit_agree(const struct bpf_insn *prog, int n, int blind, cons
 	return true;
 }
 
+/* LD_IMM64s giving r0..r9 distinct values with high bits set (salt picks them); returns the
+ * slots written. */
+static int put_reg_values(struct bpf_insn *p, int salt)
+{
+	int n = 0;
+
+	for (int r = 0; r <= 9; r++) {
+		uint64_t v = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(r + salt);
+
+		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = r,
+					    .imm = (int32_t)v };
+		p[n++] = (struct bpf_insn){ .imm = (int32_t)(v >> 32) };
+	}
+	return n;
+}
+
 /* The sequences the JIT emits as one instruction (emit_fused()): mov64 rX, rY; add64 rX, K / rZ
  * (lea), mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32 and the shifts alone (mov eX, eY), for every
  * X, Y (r10 included, whose value is an address: the program stores and loads through X
@@ -408,15 +424,8 @@ enum pair_form { PAIR_ADD_K, PAIR_ADD_X, PAIR_MZX, PAIR_ZX };
 
 static int pair_prog(struct bpf_insn *p, enum pair_form form, int x, int y, int z, int32_t k)
 {
-	int n = 0;
+	int n = put_reg_values(p, 1);
 
-	for (int r = 0; r <= 9; r++) {
-		uint64_t v = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(r + 1);
-
-		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = r,
-					    .imm = (int32_t)v };
-		p[n++] = (struct bpf_insn){ .imm = (int32_t)(v >> 32) };
-	}
 	if (form != PAIR_ZX)
 		p[n++] = (struct bpf_insn)BPF_MOV64_REG(x, y);
 	if (form == PAIR_ADD_K)
@@ -498,15 +507,9 @@ enum sum_mid { MID_NONE, MID_OTHER, MID_WRITE_A, MID_WRITE_B, MID_LOAD_A, MID_LO
 
 static int sum_prog(struct bpf_insn *p, int a, int b, enum sum_mid mid, int32_t k, int32_t k2)
 {
-	int n = 0, o = (a + 1) % 10 == b ? (a + 2) % 10 : (a + 1) % 10; /* neither a nor b */
+	int o = (a + 1) % 10 == b ? (a + 2) % 10 : (a + 1) % 10; /* neither a nor b */
+	int n = put_reg_values(p, 3);
 
-	for (int r = 0; r <= 9; r++) {
-		uint64_t v = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(r + 3);
-
-		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = r,
-					    .imm = (int32_t)v };
-		p[n++] = (struct bpf_insn){ .imm = (int32_t)(v >> 32) };
-	}
 	p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, BPF_REG_10, o, -8);
 	p[n++] = (struct bpf_insn)BPF_MOV64_REG(a, b);
 	p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, a, k);
@@ -575,6 +578,188 @@ TEST(jit_known_sums)
 		cases++;
 	}
 	CHECK_EQ(cases, 2 * MID__COUNT * 90 * 10);
+}
+
+/* Whether the JIT's code for src (not blinded) contains the bytes pat. */
+static bool code_has(const char *src, const uint8_t *pat, size_t n)
+{
+	struct jit_prog *p;
+	const uint8_t *code;
+	size_t len;
+	bool found = false;
+
+	if (jit_asm(src, 0, &p, src))
+		return false;
+	code = jit_code(p, &len);
+	for (size_t i = 0; i + n <= len && !found; i++)
+		found = !memcmp(code + i, pat, n);
+	jit_free(p);
+	return found;
+}
+
+/* mov64 rX, rB; add64 rX, rI whose rX is only an address is folded into the addresses
+ * (fold_address()): r2 = r10 + r1 then ldxdw r3, [r2 - 8] is mov rdx, [rbp + rdi - 8], and
+ * r4 = r2 - 8 is lea rcx, [rbp + rdi - 8].  Not where rX is read as a value, rB or rI change
+ * while rX is live, a jump lands between, or a jump goes where rX is live. */
+TEST(jit_address_fold_shape)
+{
+	static const uint8_t load[] = { 0x48, 0x8b, 0x54, 0x3d, 0xf8 }; /* mov rdx,[rbp+rdi-8] */
+	static const uint8_t lea[] = { 0x48, 0x8d, 0x4c, 0x3d, 0xf8 };	 /* lea rcx,[rbp+rdi-8] */
+#define FOLD(mid, after) "mov %r2, %r10\nadd %r2, %r1\n" mid "ldxdw %r3, [%r2-8]\n" after \
+	"mov %r0, %r3\nexit\ne:\nmov %r0, %r2\nexit"
+	CHECK(code_has(FOLD("", ""), load, sizeof(load)));
+	CHECK(code_has(FOLD("jeq %r1, 1, f\n", "f:\nmov %r2, 0\n"), load, sizeof(load)));
+	CHECK(code_has(FOLD("mov %r4, %r2\nadd %r4, -8\nstdw [%r2-16], 1\n", ""), lea,
+		       sizeof(lea)));
+	CHECK(code_has(FOLD("mov %r4, %r2\nadd %r4, -8\nstdw [%r2-16], 1\n", ""), load,
+		       sizeof(load)));
+	CHECK(!code_has(FOLD("", "add %r3, %r2\n"), load, sizeof(load)));
+	CHECK(!code_has(FOLD("mov %r1, 0\n", ""), load, sizeof(load)));
+	CHECK(!code_has(FOLD("jeq %r1, 0, l\nl:\n", ""), load, sizeof(load)));
+	CHECK(!code_has(FOLD("jeq %r1, 1, e\n", ""), load, sizeof(load)));
+	CHECK(!code_has(FOLD("stxdw [%r2-16], %r2\n", ""), load, sizeof(load)));
+	CHECK(!code_has(FOLD("call 1\n", ""), load, sizeof(load)));
+#undef FOLD
+}
+
+/* The same against the interpreter: rA = rB + rI (an address in the stack: rB the frame pointer
+ * or a copy of it, rI = -16), something in between, then rA = *(u64 *)rA; reads on two paths of
+ * conditional jumps after.  Every distinct A, B, I of r0..r9 (B also r10), B + I and I + B,
+ * blinded and not.  Where the JIT wrongly folded, it would read or write elsewhere in the
+ * stack, or through a register that holds no address. */
+enum fold_mid { FM_NONE, FM_OTHER, FM_LEA_K, FM_WRITE_B, FM_WRITE_I, FM_LOAD_VIA, FM_STORE_VIA,
+		FM_STORE_A, FM_VALUE, FM_JUMP_IN, FM_COND_DEAD, FM_COND_LIVE, FM_WRITE_A,
+		FM_LOAD_INTO_B, FM_STORE_A_VIA_A, FM_LDDW, FM_NESTED, FM__COUNT };
+
+static int fold_prog(struct bpf_insn *p, int a, int b, int i, int o, int swap, enum fold_mid mid)
+{
+	int n = put_reg_values(p, 5);
+
+	for (int k = 1; k <= 6; k++)
+		p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, -8 * k, 1000 * k + 7);
+	if (b != BPF_REG_10)
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(b, BPF_REG_10);
+	p[n++] = (struct bpf_insn)BPF_MOV64_IMM(i, -16);
+	p[n++] = (struct bpf_insn)BPF_MOV64_REG(a, swap ? i : b);
+	p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, a, swap ? b : i);
+	switch (mid) {
+	case FM_NONE:
+	case FM_COND_DEAD:
+	case FM_COND_LIVE:
+		break;
+	case FM_OTHER:
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, o, 3);
+		break;
+	case FM_LEA_K:
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(o, a);
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, o, 8);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, o, 0);
+		break;
+	case FM_WRITE_B: /* (rB is r10: the same as FM_OTHER) */
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, b == BPF_REG_10 ? o : b, -8);
+		break;
+	case FM_WRITE_I:
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, i, -8);
+		break;
+	case FM_LOAD_VIA:
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_W, o, a, 8);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_B, o, a, 9); /* (sign-extending below) */
+		p[n++] = (struct bpf_insn){ .code = BPF_LDX | BPF_MEMSX | BPF_H, .dst_reg = o,
+					    .src_reg = (uint8_t)a, .off = -6 };
+		break;
+	case FM_STORE_VIA:
+		p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_W, a, 8, 77);
+		p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_H, a, o, -8);
+		break;
+	case FM_STORE_A: /* the address itself, loaded back and dereferenced */
+		p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, BPF_REG_10, a, -56);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, BPF_REG_10, -56);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, o, 8);
+		break;
+	case FM_VALUE: /* rO = rA - fp: -16 */
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(o, a);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_SUB, o, BPF_REG_10);
+		break;
+	case FM_JUMP_IN: /* a jump to the next instruction: a target with rA live */
+		p[n++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JEQ, i, 0, 0);
+		break;
+	case FM_WRITE_A: /* rA written without being read: fp - 24 */
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(a, BPF_REG_10);
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, a, -24);
+		break;
+	case FM_LOAD_INTO_B:
+		if (b != BPF_REG_10)
+			p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, b, a, 8);
+		break;
+	case FM_STORE_A_VIA_A:
+		p[n++] = (struct bpf_insn)BPF_STX_MEM(BPF_DW, a, a, 8); /* at fp - 8 */
+		p[n++] = (struct bpf_insn)BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 5);
+		break;
+	case FM_LDDW:
+		p[n++] = (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = o,
+					    .imm = 0x1234 };
+		p[n++] = (struct bpf_insn){ .imm = 0x5678 };
+		break;
+	case FM_NESTED: /* another foldable pair, through rA's value */
+		p[n++] = (struct bpf_insn)BPF_MOV64_REG(o, b);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, o, i);
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, o, 8);
+		break;
+	default:
+		break;
+	}
+	/* taken (rI is -16, or -24 after FM_WRITE_I): to where rA is dead, or read */
+	if (mid == FM_COND_DEAD)
+		p[n++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JSLT, i, 0, 2);
+	if (mid == FM_COND_LIVE)
+		p[n++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JSLT, i, 0, 4);
+	p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, a, a, 0);
+	p[n++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JA, 0, 0, 3);
+	p[n++] = (struct bpf_insn)BPF_MOV64_IMM(a, 9);
+	p[n++] = (struct bpf_insn)BPF_JMP_IMM(BPF_JA, 0, 0, 1);
+	p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, a, a, 8);
+	if (b != BPF_REG_10) /* no address in the result: the stacks differ */
+		p[n++] = (struct bpf_insn)BPF_MOV64_IMM(b, 0);
+	for (int k = 1; k <= 6; k++) { /* the stack too */
+		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, BPF_REG_10, -8 * k);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_XOR, a, o);
+	}
+	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
+	}
+	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return n;
+}
+
+TEST(jit_address_folds)
+{
+	struct bpf_insn prog[128];
+	int cases = 0;
+
+	for (int blind = 0; blind <= 1; blind++)
+	for (int mid = FM_NONE; mid < FM__COUNT; mid++)
+	for (int a = 0; a <= 9; a++)
+	for (int b = 0; b <= 10; b++)
+	for (int swap = 0; swap <= 1; swap++) {
+		int i = (a + b + 1) % 10, o;
+		char what[80];
+		int n;
+
+		if (b == a)
+			continue;
+		while (i == a || i == b)
+			i = (i + 1) % 10;
+		o = (i + 1) % 10;
+		while (o == a || o == b || o == i)
+			o = (o + 1) % 10;
+		n = fold_prog(prog, a, b, i, o, swap, (enum fold_mid)mid);
+		snprintf(what, sizeof(what), "mid %d a r%d b r%d i r%d o r%d swap %d", mid, a, b, i,
+			 o, swap);
+		interp_jit_agree(prog, n, blind, what);
+		cases++;
+	}
+	CHECK_EQ(cases, 2 * FM__COUNT * 100 * 2);
 }
 
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */

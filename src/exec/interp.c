@@ -83,6 +83,7 @@
 #include "exec/callback.h"
 #include "exec/interp.h"
 #include "exec/interp_fuse.h"
+#include "exec/liveness.h"
 
 struct dinsn {
 	/* Label in run() that executes this record. */
@@ -1046,7 +1047,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 	 * record per instruction so that every access is checked on its own.  Without memory for
 	 * the liveness, only BNDL is lost. */
 	live_out = malloc(cnt * sizeof(*live_out));
-	if (live_out && fuse_liveness(insns, cnt, live_out)) {
+	if (live_out && exec_liveness(insns, cnt, live_out)) {
 		free(live_out);
 		live_out = NULL;
 	}

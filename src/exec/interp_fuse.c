@@ -5,13 +5,11 @@
  * discriminated ones: MOV64_X with off != 0 is MOVSX, and no discriminated ALU form is matched
  * otherwise (SDIV/SMOD have their own codes' off 1, and DIV/MOD are not in the lists).
  */
-#include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "insn.h"
 #include "exec/interp_fuse.h"
+#include "exec/liveness.h"
 
 #define MOV64_X (BPF_ALU64 | BPF_MOV | BPF_X)
 #define ADD64_K (BPF_ALU64 | BPF_ADD | BPF_K)
@@ -320,140 +318,6 @@ static uint32_t match_shx(const struct bpf_insn *in, struct fuse *f)
 	return 3;
 }
 
-/* Registers insn may read (a superset) and surely writes (a subset), as masks: erring that way
- * can only make more registers live.  So calls and LD_ABS/LD_IND write only r0 here, although the
- * verifier treats r1..r5 as clobbered; a bpf-to-bpf call reads everything, and an exit reads r0
- * (a callee's r6..r9 are the caller's, restored by the interpreter).  r10 is never written. */
-static void insn_use_def(const struct bpf_insn *in, uint16_t *use, uint16_t *def)
-{
-	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-	uint16_t d = (uint16_t)(1u << in->dst_reg), s = (uint16_t)(1u << in->src_reg);
-
-	*use = 0;
-	*def = 0;
-	switch (cls) {
-	case BPF_ALU:
-	case BPF_ALU64:
-		*def = d;
-		if (op != BPF_MOV) /* (MOVSX is a MOV) */
-			*use |= d;
-		if (BPF_SRC(in->code) == BPF_X && op != BPF_NEG && op != BPF_END)
-			*use |= s;
-		return;
-	case BPF_LDX:
-		*use = s;
-		*def = d;
-		return;
-	case BPF_ST:
-		*use = d;
-		return;
-	case BPF_STX: /* the fetching atomics write src or r0: not claimed */
-		*use = d | s | (BPF_MODE(in->code) == BPF_ATOMIC ? 1 : 0);
-		return;
-	case BPF_LD:
-		if (BPF_MODE(in->code) == BPF_IMM) {
-			*def = d;
-			return;
-		}
-		*use = 1u << BPF_REG_6 | (BPF_MODE(in->code) == BPF_IND ? s : 0);
-		*def = 1;
-		return;
-	default: /* BPF_JMP, BPF_JMP32 */
-		if (op == BPF_CALL) {
-			*use = in->src_reg == BPF_PSEUDO_CALL ? 0x7ff : 0x3e;
-			*def = in->src_reg == BPF_PSEUDO_CALL ? 0 : 1;
-		} else if (op == BPF_EXIT) {
-			*use = 1;
-		} else if (op != BPF_JA) {
-			*use = d | (BPF_SRC(in->code) == BPF_X ? s : 0);
-		}
-		return;
-	}
-}
-
-/* Successors of insn i: fallthrough (or -1) and jump target (or -1). */
-static void insn_succ(const struct bpf_insn *insns, uint32_t i, int64_t *fall, int64_t *jump)
-{
-	const struct bpf_insn *in = &insns[i];
-	uint8_t cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
-
-	*fall = (int64_t)i + 1;
-	*jump = -1;
-	if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
-		*fall = (int64_t)i + 2;
-	if (cls != BPF_JMP && cls != BPF_JMP32)
-		return;
-	if (op == BPF_EXIT) {
-		*fall = -1;
-	} else if (op == BPF_JA) {
-		*fall = -1;
-		*jump = (int64_t)i + 1 + (cls == BPF_JMP32 ? in->imm : in->off);
-	} else if (op != BPF_CALL) {
-		*jump = (int64_t)i + 1 + in->off;
-	}
-}
-
-#define LIVE_MAX_PASSES 64
-
-int fuse_liveness(const struct bpf_insn *insns, uint32_t cnt, uint16_t *live_out)
-{
-	uint16_t *live_in = calloc(cnt ? cnt : 1, sizeof(*live_in));
-	bool changed = true;
-
-	if (!live_in)
-		return -ENOMEM;
-	memset(live_out, 0, cnt * sizeof(*live_out));
-	/* Backward passes until nothing changes; a program whose loops need more passes than the
-	 * bound has every register live everywhere (nothing is then fused on its account). */
-	for (int pass = 0; changed && pass < LIVE_MAX_PASSES; pass++) {
-		changed = false;
-		for (uint32_t i = cnt; i-- > 0;) {
-			int64_t fall, jump;
-			uint16_t use, def, out = 0, in;
-
-			/* (a second LD_IMM64 slot is nobody's successor: what it gets is unused) */
-			insn_succ(insns, i, &fall, &jump);
-			/* out-of-range successors were refused by the decoder; end is the trap */
-			if (fall >= 0 && fall < cnt)
-				out |= live_in[fall];
-			if (jump >= 0 && jump < cnt)
-				out |= live_in[jump];
-			insn_use_def(&insns[i], &use, &def);
-			in = (uint16_t)(use | (out & ~def));
-			if (out != live_out[i] || in != live_in[i]) {
-				live_out[i] = out;
-				live_in[i] = in;
-				changed = true;
-			}
-		}
-	}
-	if (changed)
-		memset(live_out, 0xff, cnt * sizeof(*live_out));
-	free(live_in);
-	return 0;
-}
-
-static bool dead_after(const uint16_t *live_out, uint32_t i, uint8_t reg)
-{
-	return live_out && !(live_out[i] & (1u << reg));
-}
-
-/* Whether reg is dead where the conditional jump insns[j] lands. */
-static bool dead_at_target(const struct bpf_insn *insns, uint32_t cnt, const uint16_t *live_out,
-			   uint32_t j, uint8_t reg)
-{
-	int64_t fall, t;
-	uint16_t use, def;
-
-	if (!live_out)
-		return false;
-	insn_succ(insns, j, &fall, &t);
-	if (t < 0 || t >= cnt) /* the end: the trap reads nothing */
-		return true;
-	insn_use_def(&insns[t], &use, &def);
-	return !((use | (live_out[t] & ~def)) & (1u << reg));
-}
-
 uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, const uint8_t *no_entry,
 		    const uint16_t *live_out, struct fuse *f)
 {
@@ -477,8 +341,8 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 	    insns[i + 1].src_reg != insns[i].dst_reg && !no_entry[i + 1] && !no_entry[i + 2] &&
 	    fuse_match(insns, cnt, i + 2, no_entry, live_out, f) == 5 && fuse_is_bndl(f->id) &&
 	    f->src == insns[i].dst_reg && f->kb[0] != f->src && f->kb[2] != f->src &&
-	    dead_after(live_out, i + 6, f->src) &&
-	    dead_at_target(insns, cnt, live_out, i + 4, f->src)) {
+	    exec_dead_after(live_out, i + 6, f->src) &&
+	    exec_dead_at_target(insns, cnt, live_out, i + 4, f->src)) {
 		f->id = (enum fuse_id)(f->id - FUSE_BNDLJGT8_ADD + FUSE_XBNDLJGT8_ADD);
 		f->dst = insns[i].src_reg;
 		f->src = insns[i + 1].src_reg;
@@ -495,8 +359,8 @@ uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i, cons
 		if (i + 4 < cnt && !no_entry[i + 3] && !no_entry[i + 4] &&
 		    match_lda(&insns[i + 3], &l) && l.src == f->src && f->dst != f->src &&
 		    (uint8_t)f->off != f->dst &&
-		    l.dst != (uint8_t)l.aux && dead_after(live_out, i + 2, f->dst) &&
-		    dead_after(live_out, i + 4, l.dst)) {
+		    l.dst != (uint8_t)l.aux && exec_dead_after(live_out, i + 2, f->dst) &&
+		    exec_dead_after(live_out, i + 4, l.dst)) {
 			/* BNDL: X, Y and K as BND; LDA's offset; Z, A, C in kb. */
 			f->id = (enum fuse_id)(FUSE_BNDLJGT8_ADD + (f->id - FUSE_BND_JGT) * 20 +
 					       (l.id - FUSE_LDA8_ADD));

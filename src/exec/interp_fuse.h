@@ -34,7 +34,7 @@
  * Semantics are exactly those of the original sequence: every register the sequence writes is
  * written (the intermediate rX of BND, rA of LDA), in the same order, so aliasing registers
  * (Z == X, C == A, ...) behave as unfused.  The one exception is BNDL, which is chosen only where
- * a liveness analysis (fuse_liveness()) shows that nothing reads rX after the jump or rA after the
+ * a liveness analysis (exec/liveness.h) shows that nothing reads rX after the jump or rA after the
  * ALU op, and then skips both stores: in a packet loop they are the scratch registers of the
  * check and the load, and two of the loop's few stores.  No instruction after the first of an idiom may be a
  * jump target or a second LD_IMM64 slot.  The records of those later instructions stay as
@@ -189,15 +189,9 @@ static inline uint32_t fuse_jump(enum fuse_id id)
 	return id >= FUSE_AJ_JEQ_K && id < FUSE_AJ2_JEQ_K ? 1 : 2;
 }
 
-/* Register liveness for BNDL: live_out[i] gets the registers (bit r) that some path from
- * instruction i's end may read before writing them; every bit when the analysis gives up.  The
- * instructions must have passed the decoder's checks (jump targets in range).  Returns 0 or
- * -ENOMEM. */
-int fuse_liveness(const struct bpf_insn *insns, uint32_t cnt, uint16_t *live_out);
-
 /* Whether insns[i..] starts an idiom; fills *f and returns its length, else returns 0.
  * no_entry[j] nonzero: instruction j must not be inside an idiom (a jump target or a second
- * LD_IMM64 slot).  live_out: fuse_liveness()'s result, or NULL (then no BNDL).  The instructions
+ * LD_IMM64 slot).  live_out: exec_liveness()'s result, or NULL (then no BNDL).  The instructions
  * must have passed the decoder's checks. */
 uint32_t fuse_match(const struct bpf_insn *insns, uint32_t cnt, uint32_t i,
 		    const uint8_t *no_entry, const uint16_t *live_out, struct fuse *f);

@@ -212,29 +212,41 @@ static inline void x86_rr(struct x86_buf *b, unsigned int flags, uint16_t opc, i
 	emit_u8(b, modrm(MODRM_DIRECT, reg, rm));
 }
 
-/* ModRM, SIB and displacement of [base + disp]. */
-static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int32_t disp)
+/* ModRM, SIB and displacement of [base + index + disp]; index -1 for none (rsp cannot be one). */
+static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int index, int32_t disp)
 {
 	int mod = disp == 0 && (base & 7) != X86_RBP ? MODRM_DISP0
 		  : fits_s8(disp)		     ? MODRM_DISP8
 						     : MODRM_DISP32;
 
-	emit_u8(b, modrm(mod, reg, base));
-	if ((base & 7) == X86_RSP)
-		emit_u8(b, SIB_NONE);
+	if (index >= 0) {
+		emit_u8(b, modrm(mod, reg, X86_RSP)); /* rm = 100: a SIB follows */
+		emit_u8(b, (uint8_t)((index & 7) << 3 | (base & 7)));
+	} else {
+		emit_u8(b, modrm(mod, reg, base));
+		if ((base & 7) == X86_RSP)
+			emit_u8(b, SIB_NONE);
+	}
 	if (mod == MODRM_DISP8)
 		emit_u8(b, (uint8_t)disp);
 	else if (mod == MODRM_DISP32)
 		emit_u32(b, (uint32_t)disp);
 }
 
+/* "opc [base + index + disp], reg" (or the reverse direction, per opcode); index -1 for none. */
+static inline void x86_rmi(struct x86_buf *b, unsigned int flags, uint16_t opc, int reg, int base,
+			   int index, int32_t disp)
+{
+	emit_prefixes(b, flags, reg, index, base);
+	emit_opcode(b, opc);
+	emit_mem_operand(b, reg, base, index, disp);
+}
+
 /* "opc [base + disp], reg" (or the reverse direction, per opcode). */
 static inline void x86_rm(struct x86_buf *b, unsigned int flags, uint16_t opc, int reg, int base,
 			  int32_t disp)
 {
-	emit_prefixes(b, flags, reg, -1, base);
-	emit_opcode(b, opc);
-	emit_mem_operand(b, reg, base, disp);
+	x86_rmi(b, flags, opc, reg, base, -1, disp);
 }
 
 static inline unsigned int wflag(int is64)
@@ -321,6 +333,12 @@ static inline void emit_lea_indexed(struct x86_buf *b, int is64, int dst, int ba
 	}
 }
 
+/* lea dst, [base + index + disp] (64 bits). */
+static inline void emit_lea_idx_disp(struct x86_buf *b, int dst, int base, int index, int32_t disp)
+{
+	x86_rmi(b, XF_W, OP_LEA, dst, base, index, disp);
+}
+
 /* dst = *(u64 *)(base + index * 8) */
 static inline void emit_load64_indexed8(struct x86_buf *b, int dst, int base, int index)
 {
@@ -332,46 +350,71 @@ static inline void emit_load64_indexed8(struct x86_buf *b, int dst, int base, in
 
 /* --- Memory --- */
 
-/* Zero-extending load of bits (8..64) from [base + disp]. */
-static inline void emit_load(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
+/* Zero-extending load of bits (8..64) from [base + index + disp] (index -1: none). */
+static inline void emit_load_idx(struct x86_buf *b, int bits, int dst, int base, int index,
+				 int32_t disp)
 {
 	if (bits == 8)
-		x86_rm(b, 0, OP_MOVZX_R_RM8, dst, base, disp);
+		x86_rmi(b, 0, OP_MOVZX_R_RM8, dst, base, index, disp);
 	else if (bits == 16)
-		x86_rm(b, 0, OP_MOVZX_R_RM16, dst, base, disp);
+		x86_rmi(b, 0, OP_MOVZX_R_RM16, dst, base, index, disp);
 	else
-		x86_rm(b, wflag(bits == 64), OP_MOV_R_RM, dst, base, disp);
+		x86_rmi(b, wflag(bits == 64), OP_MOV_R_RM, dst, base, index, disp);
 }
 
-/* Sign-extending load of bits (8, 16, 32) from [base + disp] into a 64-bit register. */
-static inline void emit_load_sx(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
+static inline void emit_load(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
+{
+	emit_load_idx(b, bits, dst, base, -1, disp);
+}
+
+/* Sign-extending load of bits (8, 16, 32) from [base + index + disp] into a 64-bit register. */
+static inline void emit_load_sx_idx(struct x86_buf *b, int bits, int dst, int base, int index,
+				    int32_t disp)
 {
 	uint16_t opc = bits == 8 ? OP_MOVSX_R_RM8 : bits == 16 ? OP_MOVSX_R_RM16 : OP_MOVSXD;
 
-	x86_rm(b, XF_W, opc, dst, base, disp);
+	x86_rmi(b, XF_W, opc, dst, base, index, disp);
+}
+
+static inline void emit_load_sx(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
+{
+	emit_load_sx_idx(b, bits, dst, base, -1, disp);
+}
+
+static inline void emit_store_idx(struct x86_buf *b, int bits, int base, int index, int32_t disp,
+				  int src)
+{
+	if (bits == 8)
+		x86_rmi(b, XF_BYTE, OP_MOV_RM8_R8, src, base, index, disp);
+	else
+		x86_rmi(b, bits == 16 ? XF_16 : wflag(bits == 64), OP_MOV_RM_R, src, base, index,
+			disp);
 }
 
 static inline void emit_store(struct x86_buf *b, int bits, int base, int32_t disp, int src)
 {
-	if (bits == 8)
-		x86_rm(b, XF_BYTE, OP_MOV_RM8_R8, src, base, disp);
-	else
-		x86_rm(b, bits == 16 ? XF_16 : wflag(bits == 64), OP_MOV_RM_R, src, base, disp);
+	emit_store_idx(b, bits, base, -1, disp, src);
 }
 
 /* Store of an immediate; the 64-bit form stores imm sign-extended. */
-static inline void emit_store_imm(struct x86_buf *b, int bits, int base, int32_t disp, int32_t imm)
+static inline void emit_store_imm_idx(struct x86_buf *b, int bits, int base, int index,
+				      int32_t disp, int32_t imm)
 {
 	if (bits == 8) {
-		x86_rm(b, 0, OP_MOV_RM8_IMM8, MOV_IMM_EXT, base, disp);
+		x86_rmi(b, 0, OP_MOV_RM8_IMM8, MOV_IMM_EXT, base, index, disp);
 		emit_u8(b, (uint8_t)imm);
 	} else if (bits == 16) {
-		x86_rm(b, XF_16, OP_MOV_RM_IMM32, MOV_IMM_EXT, base, disp);
+		x86_rmi(b, XF_16, OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, disp);
 		emit_u16(b, (uint16_t)imm);
 	} else {
-		x86_rm(b, wflag(bits == 64), OP_MOV_RM_IMM32, MOV_IMM_EXT, base, disp);
+		x86_rmi(b, wflag(bits == 64), OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, disp);
 		emit_u32(b, (uint32_t)imm);
 	}
+}
+
+static inline void emit_store_imm(struct x86_buf *b, int bits, int base, int32_t disp, int32_t imm)
+{
+	emit_store_imm_idx(b, bits, base, -1, disp, imm);
 }
 
 /* --- Arithmetic --- */

@@ -50,8 +50,9 @@
  * Beyond one instruction at a time: helper calls whose r1 is a map known at compile time are
  * replaced as jit_opts.resolve_call says (resolve_calls()): a direct call of the map's op, or
  * inline array index arithmetic.  Two or three instructions may be one x86 instruction
- * (emit_fused()), and an add of a sum another register already holds is a copy of it
- * (emit_known_sum()).
+ * (emit_fused()), an add of a sum another register already holds is a copy of it
+ * (emit_known_sum()), and a sum `p = data + i` that is only ever used as an address is never
+ * computed: the loads, stores and leas that use p address [data + i + off] (fold_address()).
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
@@ -67,6 +68,7 @@
 #include "insn.h"
 #include "exec/callback.h"
 #include "exec/jit.h"
+#include "exec/liveness.h"
 
 #ifdef __x86_64__
 
@@ -186,9 +188,14 @@ struct jit_ctx {
 	int pad;	/* slots may not shrink */
 	uint32_t cur;	/* slot being emitted */
 	/* Sums known to be in registers (note_sums()): BPF register r holds sum_base[r] + sum_k[r]
-	 * (64-bit), sum_base[r] < 0 where nothing is known. */
+	 * (64-bit), sum_base[r] < 0 where nothing is known.  Where sum_index[r] >= 0, r's value is
+	 * sum_base[r] + sum_index[r] (sum_k[r] 0) but r was never written (fold_address()): every
+	 * read of r until it is dead uses the two registers instead. */
 	int8_t sum_base[MAX_BPF_REG];
+	int8_t sum_index[MAX_BPF_REG];
 	int32_t sum_k[MAX_BPF_REG];
+	/* exec_liveness()'s result, or NULL (then no sum is folded into addresses). */
+	uint16_t *live_out;
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
@@ -1000,6 +1007,18 @@ static void emit_atomic(struct jit_ctx *c, const struct insn_desc *d, const stru
 	}
 }
 
+/* The x86 base and index (-1: none) of an address in BPF register r: r itself, or the two
+ * registers of a sum folded into addresses (fold_address()). */
+static int addr_base(const struct jit_ctx *c, int r)
+{
+	return c->sum_index[r] >= 0 ? R(c->sum_base[r]) : R(r);
+}
+
+static int addr_index(const struct jit_ctx *c, int r)
+{
+	return c->sum_index[r] >= 0 ? R(c->sum_index[r]) : -1;
+}
+
 static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	struct x86_buf *b = &c->b;
@@ -1039,21 +1058,26 @@ static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct
 		emit_ldpkt(c, d, in);
 		break;
 	case INSN_K_LDX:
-		emit_load(b, d->bits, dst, R(in->src_reg), in->off);
+		emit_load_idx(b, d->bits, dst, addr_base(c, in->src_reg), addr_index(c, in->src_reg),
+			      in->off);
 		break;
 	case INSN_K_LDXSX:
-		emit_load_sx(b, d->bits, dst, R(in->src_reg), in->off);
+		emit_load_sx_idx(b, d->bits, dst, addr_base(c, in->src_reg),
+				 addr_index(c, in->src_reg), in->off);
 		break;
 	case INSN_K_ST:
 		if (c->blind) {
 			emit_blinded_imm(c, d->bits == 64, AUX_BLIND, in->imm);
-			emit_store(b, d->bits, dst, in->off, AUX_BLIND);
+			emit_store_idx(b, d->bits, addr_base(c, in->dst_reg),
+				       addr_index(c, in->dst_reg), in->off, AUX_BLIND);
 		} else {
-			emit_store_imm(b, d->bits, dst, in->off, in->imm);
+			emit_store_imm_idx(b, d->bits, addr_base(c, in->dst_reg),
+					   addr_index(c, in->dst_reg), in->off, in->imm);
 		}
 		break;
 	case INSN_K_STX:
-		emit_store(b, d->bits, dst, in->off, R(in->src_reg));
+		emit_store_idx(b, d->bits, addr_base(c, in->dst_reg), addr_index(c, in->dst_reg),
+			       in->off, R(in->src_reg));
 		break;
 	case INSN_K_ATOMIC:
 		emit_atomic(c, d, in);
@@ -1220,7 +1244,11 @@ static uint32_t emit_fused(struct jit_ctx *c, uint32_t i)
 	if (!mov || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
 		return 0;
 	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && !c->blind) {
-		emit_lea(&c->b, x, y, in[1].imm);
+		if (c->sum_index[in[0].src_reg] >= 0) /* rY was folded: rY + K is [rB + rI + K] */
+			emit_lea_idx_disp(&c->b, x, R(c->sum_base[in[0].src_reg]),
+					  R(c->sum_index[in[0].src_reg]), in[1].imm);
+		else
+			emit_lea(&c->b, x, y, in[1].imm);
 		return 2;
 	}
 	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_X)) { /* rX + rX is rY + rY after the move */
@@ -1241,22 +1269,26 @@ static uint32_t emit_fused(struct jit_ctx *c, uint32_t i)
 static void forget_sums(struct jit_ctx *c)
 {
 	memset(c->sum_base, -1, sizeof(c->sum_base));
+	memset(c->sum_index, -1, sizeof(c->sum_index));
 }
 
 /* BPF register r is written: what held r's value or was computed from it is stale. */
 static void forget_reg(struct jit_ctx *c, int r)
 {
 	c->sum_base[r] = -1;
+	c->sum_index[r] = -1;
 	for (int a = 0; a < MAX_BPF_REG; a++)
-		if (c->sum_base[a] == r)
+		if (c->sum_base[a] == r || c->sum_index[a] == r) {
 			c->sum_base[a] = -1;
+			c->sum_index[a] = -1;
+		}
 }
 
 /* The register holding dst + k, or -1. */
 static int find_sum(const struct jit_ctx *c, int dst, int32_t k)
 {
 	for (int a = 0; a < MAX_BPF_REG; a++)
-		if (a != dst && c->sum_base[a] == dst && c->sum_k[a] == k)
+		if (a != dst && c->sum_base[a] == dst && c->sum_index[a] < 0 && c->sum_k[a] == k)
 			return a;
 	return -1;
 }
@@ -1311,6 +1343,116 @@ static int emit_known_sum(struct jit_ctx *c, const struct bpf_insn *in)
 	return 1;
 }
 
+/* --- Sums used only as addresses ---
+ * eBPF has no indexed addressing, so clang spells a read of data[i] as `mov64 rX, rB; add64 rX,
+ * rI; ...; ldxh rX, [rX + 0]`, often with the bounds check's rX + 2 computed in between.  Where
+ * every read of rX while it is live is an address (a load's or store's base, or the rY of a
+ * fused `mov64 rZ, rY; add64 rZ, K`), the sum need not exist: those address [rB + rI + off]
+ * and the pair emits nothing.  x86's address unit adds for free, so a clang-built checksum loop
+ * gets the instructions gcc makes of the same C (bench cc3-csum1500: one ALU op fewer a round).
+ *
+ * fold_scan() decides by looking ahead through straight-line code from the pair's end, with
+ * exec_liveness()'s answers at the edges: it succeeds when rX is written, or dead, before
+ * anything reads it otherwise, while rB and rI keep their values, every conditional jump on
+ * the way landing where rX is dead.  It stops at jump targets, calls, exits, atomics and after
+ * FOLD_SCAN_MAX instructions; rX must then be dead.  Each emitting pass decides the same. */
+#define FOLD_SCAN_MAX 64
+
+/* Whether emit_fused() makes insns[j..j+1] a `lea rZ, [rY + K]` (mov64 rZ, rY; add64 rZ, K). */
+static int fuses_lea_k(const struct jit_ctx *c, uint32_t j)
+{
+	const struct bpf_insn *in = &c->insns[j];
+
+	return j + 1 < c->cnt && !is_target(c, j + 1) && !c->blind &&
+	       in[0].code == (BPF_ALU64 | BPF_MOV | BPF_X) && !in[0].off &&
+	       in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && in[1].dst_reg == in[0].dst_reg &&
+	       in[0].src_reg != in[0].dst_reg;
+}
+
+static int fold_scan(const struct jit_ctx *c, uint32_t j, int x, int base, int index)
+{
+	const struct insn_desc *descs = insn_descs();
+	uint16_t xm = (uint16_t)(1u << x), sum = (uint16_t)(1u << base | 1u << index);
+	uint32_t last = j - 1; /* the last instruction looked at */
+
+	for (int steps = 0; steps < FOLD_SCAN_MAX && j < c->cnt; steps++) {
+		const struct bpf_insn *in = &c->insns[j];
+		const struct insn_desc *d;
+		uint16_t use, def, addr = 0; /* addr: registers read as an address only */
+		uint32_t n = 1;
+
+		if (c->ids[j] < 0 || is_target(c, j))
+			break;
+		d = &descs[c->ids[j]];
+		if (fuses_lea_k(c, j)) {
+			use = addr = (uint16_t)(1u << in->src_reg);
+			def = (uint16_t)(1u << in->dst_reg);
+			n = 2;
+		} else {
+			switch (d->kind) {
+			case INSN_K_LDX:
+			case INSN_K_LDXSX:
+				addr = (uint16_t)(1u << in->src_reg);
+				break;
+			case INSN_K_ST:
+				addr = (uint16_t)(1u << in->dst_reg);
+				break;
+			case INSN_K_STX: /* the value stored is read as a value */
+				addr = in->src_reg == x ? 0 : (uint16_t)(1u << in->dst_reg);
+				break;
+			case INSN_K_LDDW:
+				n = 2;
+				break;
+			case INSN_K_ALU:
+			case INSN_K_NEG:
+			case INSN_K_MOVSX:
+			case INSN_K_END:
+			case INSN_K_JCOND:
+				break;
+			default:
+				goto stop;
+			}
+			exec_insn_use_def(in, &use, &def);
+		}
+		if (use & xm & ~addr)
+			return 0;
+		if (d->kind == INSN_K_JCOND &&
+		    !exec_dead_at_target(c->insns, c->cnt, c->live_out, j, (uint8_t)x))
+			return 0;
+		if (def & xm)
+			return 1;
+		last = d->kind == INSN_K_LDDW ? j : j + n - 1;
+		if (!(c->live_out[last] & xm))
+			return 1;
+		if (def & sum)
+			return 0;
+		j += n;
+	}
+stop:
+	return !(c->live_out[last] & xm);
+}
+
+/* mov64 rX, rB; add64 rX, rI at slot i whose sum is only ever an address: emits nothing,
+ * notes the sum and returns 2; else 0. */
+static uint32_t fold_address(struct jit_ctx *c, uint32_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	int x = in[0].dst_reg, base = in[0].src_reg, index;
+
+	if (!c->live_out || i + 1 >= c->cnt || is_target(c, i + 1) ||
+	    in[0].code != (BPF_ALU64 | BPF_MOV | BPF_X) || in[0].off ||
+	    in[1].code != (BPF_ALU64 | BPF_ADD | BPF_X) || in[1].dst_reg != x || base == x)
+		return 0;
+	index = in[1].src_reg == x ? base : in[1].src_reg; /* rX + rX is rB + rB after the move */
+	if (!fold_scan(c, i + 2, x, base, index))
+		return 0;
+	forget_reg(c, x);
+	c->sum_base[x] = (int8_t)base;
+	c->sum_index[x] = (int8_t)index;
+	c->sum_k[x] = 0;
+	return 2;
+}
+
 static void emit_program(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -1330,6 +1472,11 @@ static void emit_program(struct jit_ctx *c)
 			continue;
 		if (is_target(c, i))
 			forget_sums(c);
+		n = fold_address(c, i);
+		if (n) {
+			begin_segment(c, ++i); /* empty: nothing jumps there */
+			continue;
+		}
 		n = emit_fused(c, i);
 		if (n) {
 			forget_reg(c, in->dst_reg); /* the only register a fused form writes */
@@ -1930,6 +2077,12 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = find_targets(&c); /* (emit_fused() asks) */
 	if (err)
 		goto free_tmp;
+	/* Without memory for it, no sum is folded into addresses. */
+	c.live_out = malloc(cnt * sizeof(*c.live_out));
+	if (c.live_out && exec_liveness(insns, cnt, c.live_out)) {
+		free(c.live_out);
+		c.live_out = NULL;
+	}
 	plan_frame(&c);
 
 	for (pass = 0;; pass++) {
@@ -1993,6 +2146,7 @@ free_image:
 	if (image != MAP_FAILED)
 		munmap(image, map_len);
 free_tmp:
+	free(c.live_out);
 	free(c.target);
 	free(c.loops);
 	free(c.calls);
