@@ -198,6 +198,10 @@ const struct sem_case interp_sem_cases[] = {
 	{ "unwind on 0", "mov %r1, 0\ncall 5\nmov %r0, 2\nexit", 0, 0 },
 	{ "unwind passes non-0", "mov %r1, 4\ncall 5\nmov %r0, 2\nexit", 0, 2 },
 	{ "callx", "mov %r1, 42\nmov %r3, 2\ncall %r3\nexit", 0, 42 },
+	/* the helper's number is a sum read by nothing else: the JIT must compute it (liveness
+	 * counts callx's register as read) */
+	{ "callx of a sum", "mov %r1, 42\nmov %r4, 1\nmov %r5, 1\nmov %r7, %r4\nadd %r7, %r5\n"
+	  "call %r7\nexit", 0, 42 },
 	/* bpf-to-bpf calls: 8 frames at most, a stack per frame, r6..r9 preserved. */
 	{ "call depth 8 frames",
 	  "mov %r1, 6\ncall local f\nexit\nf:\njeq %r1, 0, done\nsub %r1, 1\n"

@@ -600,7 +600,7 @@ static bool code_has(const char *src, const uint8_t *pat, size_t n)
 /* mov64 rX, rB; add64 rX, rI whose rX is only an address is folded into the addresses
  * (fold_address()): r2 = r10 + r1 then ldxdw r3, [r2 - 8] is mov rdx, [rbp + rdi - 8], and
  * r4 = r2 - 8 is lea rcx, [rbp + rdi - 8].  Not where rX is read as a value, rB or rI change
- * while rX is live, a jump lands between, or a jump goes where rX is live. */
+ * while rX is live, a jump lands between, a jump goes where rX is live, or a callx reads it. */
 TEST(jit_address_fold_shape)
 {
 	static const uint8_t load[] = { 0x48, 0x8b, 0x54, 0x3d, 0xf8 }; /* mov rdx,[rbp+rdi-8] */
@@ -619,6 +619,11 @@ TEST(jit_address_fold_shape)
 	CHECK(!code_has(FOLD("jeq %r1, 1, e\n", ""), load, sizeof(load)));
 	CHECK(!code_has(FOLD("stxdw [%r2-16], %r2\n", ""), load, sizeof(load)));
 	CHECK(!code_has(FOLD("call 1\n", ""), load, sizeof(load)));
+	/* callx reads its register (r0: no helper argument) */
+	CHECK(code_has("mov %r0, %r10\nadd %r0, %r1\nldxdw %r3, [%r0-8]\ncall 1\nexit", load,
+		       sizeof(load)));
+	CHECK(!code_has("mov %r0, %r10\nadd %r0, %r1\nldxdw %r3, [%r0-8]\ncall %r0\nexit", load,
+			sizeof(load)));
 #undef FOLD
 }
 

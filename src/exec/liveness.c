@@ -52,6 +52,8 @@ void exec_insn_use_def(const struct bpf_insn *in, uint16_t *use, uint16_t *def)
 	default: /* BPF_JMP, BPF_JMP32 */
 		if (op == BPF_CALL) {
 			*use = in->src_reg == BPF_PSEUDO_CALL ? 0x7ff : 0x3e;
+			if (BPF_SRC(in->code) == BPF_X) /* callx: the helper's number in dst */
+				*use |= d;
 			*def = in->src_reg == BPF_PSEUDO_CALL ? 0 : 1;
 		} else if (op == BPF_EXIT) {
 			*use = 1;
