@@ -212,8 +212,10 @@ static inline void x86_rr(struct x86_buf *b, unsigned int flags, uint16_t opc, i
 	emit_u8(b, modrm(MODRM_DIRECT, reg, rm));
 }
 
-/* ModRM, SIB and displacement of [base + index + disp]; index -1 for none (rsp cannot be one). */
-static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int index, int32_t disp)
+/* ModRM, SIB and displacement of [base + (index << scale) + disp]; index -1 for none (rsp
+ * cannot be one). */
+static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int index, int scale,
+				    int32_t disp)
 {
 	int mod = disp == 0 && (base & 7) != X86_RBP ? MODRM_DISP0
 		  : fits_s8(disp)		     ? MODRM_DISP8
@@ -221,7 +223,7 @@ static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int in
 
 	if (index >= 0) {
 		emit_u8(b, modrm(mod, reg, X86_RSP)); /* rm = 100: a SIB follows */
-		emit_u8(b, (uint8_t)((index & 7) << 3 | (base & 7)));
+		emit_u8(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)));
 	} else {
 		emit_u8(b, modrm(mod, reg, base));
 		if ((base & 7) == X86_RSP)
@@ -233,20 +235,21 @@ static inline void emit_mem_operand(struct x86_buf *b, int reg, int base, int in
 		emit_u32(b, (uint32_t)disp);
 }
 
-/* "opc [base + index + disp], reg" (or the reverse direction, per opcode); index -1 for none. */
+/* "opc [base + (index << scale) + disp], reg" (or the reverse direction, per opcode); index -1
+ * for none. */
 static inline void x86_rmi(struct x86_buf *b, unsigned int flags, uint16_t opc, int reg, int base,
-			   int index, int32_t disp)
+			   int index, int scale, int32_t disp)
 {
 	emit_prefixes(b, flags, reg, index, base);
 	emit_opcode(b, opc);
-	emit_mem_operand(b, reg, base, index, disp);
+	emit_mem_operand(b, reg, base, index, scale, disp);
 }
 
 /* "opc [base + disp], reg" (or the reverse direction, per opcode). */
 static inline void x86_rm(struct x86_buf *b, unsigned int flags, uint16_t opc, int reg, int base,
 			  int32_t disp)
 {
-	x86_rmi(b, flags, opc, reg, base, -1, disp);
+	x86_rmi(b, flags, opc, reg, base, -1, 0, disp);
 }
 
 static inline unsigned int wflag(int is64)
@@ -321,31 +324,19 @@ static inline void emit_lea(struct x86_buf *b, int dst, int base, int32_t disp)
 static inline void emit_lea_indexed(struct x86_buf *b, int is64, int dst, int base, int index,
 				    int scale)
 {
-	emit_prefixes(b, wflag(is64), dst, index, base);
-	emit_opcode(b, OP_LEA);
-	if ((base & 7) == X86_RBP) { /* rbp/r13 as a SIB base need a displacement */
-		emit_u8(b, modrm(MODRM_DISP8, dst, X86_RSP));
-		emit_u8(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)));
-		emit_u8(b, 0);
-	} else {
-		emit_u8(b, modrm(MODRM_DISP0, dst, X86_RSP));
-		emit_u8(b, (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)));
-	}
+	x86_rmi(b, wflag(is64), OP_LEA, dst, base, index, scale, 0);
 }
 
 /* lea dst, [base + index + disp] (64 bits). */
 static inline void emit_lea_idx_disp(struct x86_buf *b, int dst, int base, int index, int32_t disp)
 {
-	x86_rmi(b, XF_W, OP_LEA, dst, base, index, disp);
+	x86_rmi(b, XF_W, OP_LEA, dst, base, index, 0, disp);
 }
 
 /* dst = *(u64 *)(base + index * 8) */
 static inline void emit_load64_indexed8(struct x86_buf *b, int dst, int base, int index)
 {
-	emit_prefixes(b, XF_W, dst, index, base);
-	emit_opcode(b, OP_MOV_R_RM);
-	emit_u8(b, modrm(MODRM_DISP0, dst, X86_RSP)); /* rm = 100: a SIB follows */
-	emit_u8(b, (uint8_t)(3 << 6 | (index & 7) << 3 | (base & 7)));
+	x86_rmi(b, XF_W, OP_MOV_R_RM, dst, base, index, 3, 0);
 }
 
 /* --- Memory --- */
@@ -355,11 +346,11 @@ static inline void emit_load_idx(struct x86_buf *b, int bits, int dst, int base,
 				 int32_t disp)
 {
 	if (bits == 8)
-		x86_rmi(b, 0, OP_MOVZX_R_RM8, dst, base, index, disp);
+		x86_rmi(b, 0, OP_MOVZX_R_RM8, dst, base, index, 0, disp);
 	else if (bits == 16)
-		x86_rmi(b, 0, OP_MOVZX_R_RM16, dst, base, index, disp);
+		x86_rmi(b, 0, OP_MOVZX_R_RM16, dst, base, index, 0, disp);
 	else
-		x86_rmi(b, wflag(bits == 64), OP_MOV_R_RM, dst, base, index, disp);
+		x86_rmi(b, wflag(bits == 64), OP_MOV_R_RM, dst, base, index, 0, disp);
 }
 
 static inline void emit_load(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
@@ -373,7 +364,7 @@ static inline void emit_load_sx_idx(struct x86_buf *b, int bits, int dst, int ba
 {
 	uint16_t opc = bits == 8 ? OP_MOVSX_R_RM8 : bits == 16 ? OP_MOVSX_R_RM16 : OP_MOVSXD;
 
-	x86_rmi(b, XF_W, opc, dst, base, index, disp);
+	x86_rmi(b, XF_W, opc, dst, base, index, 0, disp);
 }
 
 static inline void emit_load_sx(struct x86_buf *b, int bits, int dst, int base, int32_t disp)
@@ -385,9 +376,9 @@ static inline void emit_store_idx(struct x86_buf *b, int bits, int base, int ind
 				  int src)
 {
 	if (bits == 8)
-		x86_rmi(b, XF_BYTE, OP_MOV_RM8_R8, src, base, index, disp);
+		x86_rmi(b, XF_BYTE, OP_MOV_RM8_R8, src, base, index, 0, disp);
 	else
-		x86_rmi(b, bits == 16 ? XF_16 : wflag(bits == 64), OP_MOV_RM_R, src, base, index,
+		x86_rmi(b, bits == 16 ? XF_16 : wflag(bits == 64), OP_MOV_RM_R, src, base, index, 0,
 			disp);
 }
 
@@ -401,13 +392,13 @@ static inline void emit_store_imm_idx(struct x86_buf *b, int bits, int base, int
 				      int32_t disp, int32_t imm)
 {
 	if (bits == 8) {
-		x86_rmi(b, 0, OP_MOV_RM8_IMM8, MOV_IMM_EXT, base, index, disp);
+		x86_rmi(b, 0, OP_MOV_RM8_IMM8, MOV_IMM_EXT, base, index, 0, disp);
 		emit_u8(b, (uint8_t)imm);
 	} else if (bits == 16) {
-		x86_rmi(b, XF_16, OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, disp);
+		x86_rmi(b, XF_16, OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, 0, disp);
 		emit_u16(b, (uint16_t)imm);
 	} else {
-		x86_rmi(b, wflag(bits == 64), OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, disp);
+		x86_rmi(b, wflag(bits == 64), OP_MOV_RM_IMM32, MOV_IMM_EXT, base, index, 0, disp);
 		emit_u32(b, (uint32_t)imm);
 	}
 }

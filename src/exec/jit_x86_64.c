@@ -1215,6 +1215,18 @@ static int is_target(const struct jit_ctx *c, uint32_t i)
 	return (c->target[i / 8] >> (i % 8)) & 1;
 }
 
+/* Whether insns[j..j+1] are mov64 rZ, rY; add64 rZ, K that emit_fused() makes one `lea rZ,
+ * [rY + K]` (fold_scan() must see the same pairs). */
+static int fuses_lea_k(const struct jit_ctx *c, uint32_t j)
+{
+	const struct bpf_insn *in = &c->insns[j];
+
+	return j + 1 < c->cnt && !is_target(c, j + 1) && !c->blind &&
+	       in[0].code == (BPF_ALU64 | BPF_MOV | BPF_X) && !in[0].off &&
+	       in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && in[1].dst_reg == in[0].dst_reg &&
+	       in[0].src_reg != in[0].dst_reg;
+}
+
 /* Two or three instructions as one, where no jump lands after the first (returns how many it
  * emitted, 0 for none):
  *   mov64 rX, rY; add64 rX, K / rZ    lea rX, [rY + K / rZ]
@@ -1241,9 +1253,7 @@ static uint32_t emit_fused(struct jit_ctx *c, uint32_t i)
 		emit_mov_rr(&c->b, 0, x, mov ? y : x);
 		return (uint32_t)mov + 2;
 	}
-	if (!mov || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
-		return 0;
-	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && !c->blind) {
+	if (fuses_lea_k(c, i)) {
 		if (c->sum_index[in[0].src_reg] >= 0) /* rY was folded: rY + K is [rB + rI + K] */
 			emit_lea_idx_disp(&c->b, x, R(c->sum_base[in[0].src_reg]),
 					  R(c->sum_index[in[0].src_reg]), in[1].imm);
@@ -1251,6 +1261,8 @@ static uint32_t emit_fused(struct jit_ctx *c, uint32_t i)
 			emit_lea(&c->b, x, y, in[1].imm);
 		return 2;
 	}
+	if (!mov || in[1].dst_reg != in[0].dst_reg || in[0].src_reg == in[0].dst_reg)
+		return 0;
 	if (in[1].code == (BPF_ALU64 | BPF_ADD | BPF_X)) { /* rX + rX is rY + rY after the move */
 		emit_lea_indexed(&c->b, 1, x, y, in[1].src_reg == in[0].dst_reg ? y : R(in[1].src_reg),
 				 0);
@@ -1357,17 +1369,6 @@ static int emit_known_sum(struct jit_ctx *c, const struct bpf_insn *in)
  * the way landing where rX is dead.  It stops at jump targets, calls, exits, atomics and after
  * FOLD_SCAN_MAX instructions; rX must then be dead.  Each emitting pass decides the same. */
 #define FOLD_SCAN_MAX 64
-
-/* Whether emit_fused() makes insns[j..j+1] a `lea rZ, [rY + K]` (mov64 rZ, rY; add64 rZ, K). */
-static int fuses_lea_k(const struct jit_ctx *c, uint32_t j)
-{
-	const struct bpf_insn *in = &c->insns[j];
-
-	return j + 1 < c->cnt && !is_target(c, j + 1) && !c->blind &&
-	       in[0].code == (BPF_ALU64 | BPF_MOV | BPF_X) && !in[0].off &&
-	       in[1].code == (BPF_ALU64 | BPF_ADD | BPF_K) && in[1].dst_reg == in[0].dst_reg &&
-	       in[0].src_reg != in[0].dst_reg;
-}
 
 static int fold_scan(const struct jit_ctx *c, uint32_t j, int x, int base, int index)
 {
