@@ -767,6 +767,72 @@ TEST(jit_address_folds)
 	CHECK_EQ(cases, 2 * FM__COUNT * 100 * 2);
 }
 
+/* r2 = 0, r3 = 100, fill 2-byte instructions (mov32 r0, 0: xor eax, eax), then the loop
+ * `l: body; r3 -= 1; if r3 != 0 goto l`, then r0 = r2.  JIT-compiled into *p; the index of the
+ * loop's first instruction, or -1. */
+static int loop_prog(const char *body, int fill, struct jit_prog **p)
+{
+	char src[2048];
+	int len = snprintf(src, sizeof(src), "mov %%r2, 0\nmov %%r3, 100\n");
+
+	for (int i = 0; i < fill; i++)
+		len += snprintf(src + len, sizeof(src) - len, "mov32 %%r0, 0\n");
+	snprintf(src + len, sizeof(src) - len,
+		 "l:\n%ssub %%r3, 1\njne %%r3, 0, l\nmov %%r0, %%r2\nexit", body);
+	return jit_asm(src, 0, p, "loop") ? -1 : 2 + fill;
+}
+
+/* A small loop starts a 64-byte line when it would otherwise straddle two (align_loop_head()),
+ * and keeps its place where it lies in one line already, or where it cannot fit in one (its
+ * place is then the natural one, which the same code before the loop gives).  The padding runs
+ * on entry without changing the result.  The fill moves the natural place through every even
+ * offset of a line. */
+TEST(jit_loop_alignment)
+{
+	char big[1024] = "";
+	uint64_t small_r0 = 0;
+	int moved = 0, kept = 0;
+
+	for (uint64_t r3 = 100; r3; r3--)
+		small_r0 = (small_r0 + r3) ^ 7;
+	for (int i = 0; i < 12; i++) /* 12 x 7 bytes: no line holds it */
+		strcat(big, "add %r2, 0x12345\n");
+	for (int fill = 0; fill <= 40; fill++) {
+		struct jit_prog *ps, *pb;
+		int hs = loop_prog("add %r2, %r3\nxor %r2, 7\n", fill, &ps);
+		int hb = loop_prog(big, fill, &pb);
+		int64_t natural, head, end;
+		uint64_t r0;
+
+		if (hs < 0 || hb < 0) {
+			CHECK(0);
+			jit_free(hs < 0 ? NULL : ps);
+			jit_free(hb < 0 ? NULL : pb);
+			continue;
+		}
+		natural = jit_insn_offset(pb, (uint32_t)hb);
+		CHECK(jit_insn_offset(pb, (uint32_t)hb + 14) - natural > 64);
+		head = jit_insn_offset(ps, (uint32_t)hs);
+		end = jit_insn_offset(ps, (uint32_t)hs + 4); /* after the jne */
+		CHECK(end - head <= 64);
+		if (natural % 64 + (end - head) > 64) {
+			CHECK_EQ(head, (natural + 63) / 64 * 64);
+			moved++;
+		} else {
+			CHECK_EQ(head, natural);
+			kept++;
+		}
+		CHECK_EQ(head / 64, (end - 1) / 64);
+		CHECK_EQ(jit_exec(ps, (uint64_t[5]){0}, &r0), 0);
+		CHECK_EQ(r0, small_r0);
+		CHECK_EQ(jit_exec(pb, (uint64_t[5]){0}, &r0), 0);
+		CHECK_EQ(r0, 100ull * 12 * 0x12345);
+		jit_free(ps);
+		jit_free(pb);
+	}
+	CHECK(moved > 0 && kept > 0);
+}
+
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */
 TEST(jit_blinding_hides_constants)
 {

@@ -111,6 +111,11 @@ jit_entry_fn jit_entry(const struct jit_prog *p);
 /* The machine code (for a disassembly dump) and its length in bytes. */
 const void *jit_code(const struct jit_prog *p, size_t *len);
 
+/* Where the code of instruction i starts in jit_code() (i == the instruction count: where the
+ * code after the last one starts); -1 for i beyond.  Instructions that another one's code covers
+ * (fused, folded) start where the next one does. */
+int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i);
+
 /* Frees p and unmaps its code; NULL is a no-op. */
 void jit_free(struct jit_prog *p);
 

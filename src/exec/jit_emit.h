@@ -565,6 +565,30 @@ static inline void emit_nop(struct x86_buf *b)
 	emit_u8(b, OP_NOP);
 }
 
+/* n bytes of NOPs in as few instructions as the recommended multi-byte forms allow (nopw and
+ * nopl with a zero displacement, up to 9 bytes each): padding that runs decodes quickly. */
+static inline void emit_nops(struct x86_buf *b, uint32_t n)
+{
+	static const uint8_t nops[9][9] = {
+		{0x90},
+		{0x66, 0x90},
+		{0x0f, 0x1f, 0x00},
+		{0x0f, 0x1f, 0x40, 0x00},
+		{0x0f, 0x1f, 0x44, 0x00, 0x00},
+		{0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+		{0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+		{0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+		{0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	};
+
+	while (n) {
+		uint32_t k = n < 9 ? n : 9;
+
+		emit_bytes(b, nops[k - 1], k);
+		n -= k;
+	}
+}
+
 static inline void emit_call_reg(struct x86_buf *b, int reg)
 {
 	x86_rr(b, 0, OP_GRP5, GRP5_CALL, reg);
