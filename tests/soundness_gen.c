@@ -887,7 +887,7 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 		log[0] = 0;
 		a.log_buf = (uintptr_t)log;
 		a.log_size = size;
-		a.log_level = 1;
+		a.log_level = getenv("SOUND_LOG2") ? 2 : 1;
 	}
 	return call(BPF_PROG_LOAD, &a, sizeof(a));
 }

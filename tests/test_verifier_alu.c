@@ -140,6 +140,30 @@ static const struct vcase cases[] = {
 	  BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 6), BPF_ALU64_IMM(BPF_LSH, 2, 3),
 	  BPF_ALU32_IMM(BPF_LSH, 2, 28), R0_0, EXIT }, ACCEPT, .full_log = true,
 	  .log_level = 2 },
+	/* 6.18's bounds sync replaces the 64-bit ranges with the s32 range where that is
+	 * non-negative and the value lies in [S32_MIN, S32_MAX], after deducing them from the
+	 * 64-bit ranges in the same round: r1 = -len <= 5 is [0, 5] there, though the 64-bit
+	 * ranges alone say 0, so the store at fp-8 + r1 may be misaligned (found by a soundness
+	 * run) */
+	{ "alu_sync_s32_assign", SOCK, { BPF_LDX_MEM(BPF_W, 8, 1, 0),
+	  BPF_ALU64_IMM(BPF_NEG, 8, 0), BPF_MOV64_REG(1, 8), BPF_JMP_IMM(BPF_JLE, 1, 5, 1),
+	  BPF_MOV64_IMM(1, 0), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8),
+	  BPF_ALU64_REG(BPF_ADD, 2, 1), BPF_STX_MEM(BPF_H, 2, 8, 0), R0_0, EXIT }, REJECT,
+	  "misaligned stack access off (0x0; 0x7)+-8+0 size 2", EACCES, .full_log = true,
+	  .log_level = 2 },
+	/* a 64-bit sign extension whose 64-bit ranges say nothing takes the s32 range when that
+	 * fits the narrow type (6.18): (s16)((len << 56) | (len & 7)) is [0, 7] and
+	 * (s8)((len << 56) + (len & 15) - 5) is [-5, 10], so both index the stack; (s32) keeps the
+	 * low half's unsigned range */
+	{ "alu_movsx_from_s32", SOCK, { BPF_LDX_MEM(BPF_W, 8, 1, 0), BPF_ALU64_IMM(BPF_LSH, 8, 56),
+	  BPF_LDX_MEM(BPF_W, 9, 1, 0), BPF_ALU64_IMM(BPF_AND, 9, 7), BPF_MOV64_REG(6, 8),
+	  BPF_ALU64_REG(BPF_OR, 8, 9), BPF_MOVSX64_REG(7, 8, 16), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -8), BPF_ALU64_REG(BPF_ADD, 2, 7), BPF_ST_MEM(BPF_B, 2, 0, 0),
+	  BPF_LDX_MEM(BPF_W, 9, 1, 0), BPF_ALU64_IMM(BPF_AND, 9, 15), BPF_ALU64_IMM(BPF_ADD, 9, -5),
+	  BPF_ALU64_REG(BPF_ADD, 6, 9), BPF_MOVSX64_REG(7, 6, 8), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 2, -16), BPF_ALU64_REG(BPF_ADD, 2, 7), BPF_ST_MEM(BPF_B, 2, 0, 0),
+	  BPF_LDX_MEM(BPF_W, 8, 1, 0), BPF_ALU64_IMM(BPF_LSH, 8, 24), BPF_ALU64_IMM(BPF_OR, 8, 7),
+	  BPF_MOVSX64_REG(7, 8, 32), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	{ "alu_ptr_large_const", SOCK,
 	  { BPF_MOV64_REG(0, 10), BPF_LD_IMM64(2, 1ULL << 40), BPF_ALU64_REG(BPF_ADD, 0, 2), R0_0,
 	    EXIT }, REJECT, "math between fp pointer and 1099511627776 is not allowed", EINVAL },

@@ -41,6 +41,16 @@ static const struct vcase cases[] = {
 	  BPF_LDX_MEM(BPF_W, 0, 10, -8), EXIT }, ACCEPT },
 	{ "stk_spill_b_fill_b", SOCK, { BPF_MOV64_IMM(2, 5), BPF_STX_MEM(BPF_B, 10, 2, -1),
 	  BPF_LDX_MEM(BPF_B, 0, 10, -1), EXIT }, ACCEPT },
+	/* a sign-extending fill of part of a spilled scalar: the spill's state, extended as
+	 * 6.18 extends it (its s32 range, here 0, fits every narrow type), so fp-8 + r7 is
+	 * aligned (found by a soundness run) */
+	{ "stk_spill_fill_sx_narrow", SOCK, { BPF_LDX_MEM(BPF_W, 8, 1, 0),
+	  BPF_ALU64_IMM(BPF_LSH, 8, 56), BPF_STX_MEM(BPF_DW, 10, 8, -56),
+	  BPF_LDX_MEMSX(BPF_H, 7, 10, -56), BPF_LDX_MEMSX(BPF_B, 6, 10, -56),
+	  BPF_ALU64_REG(BPF_ADD, 7, 6), BPF_LDX_MEMSX(BPF_W, 6, 10, -56),
+	  BPF_ALU64_REG(BPF_ADD, 7, 6), BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8),
+	  BPF_ALU64_REG(BPF_ADD, 2, 7), BPF_ST_MEM(BPF_H, 2, 0, 0), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
 	{ "stk_spill_ptr_fill_deref", SOCK, { BPF_STX_MEM(BPF_DW, 10, 1, -16),
 	  BPF_LDX_MEM(BPF_DW, 6, 10, -16), BPF_LDX_MEM(BPF_W, 0, 6, 0), EXIT }, ACCEPT },
 	{ "stk_ptr_partial_overwrite", SOCK, { BPF_STX_MEM(BPF_DW, 10, 1, -8),

@@ -14,9 +14,11 @@
  *      half lies in it;
  *   4. var_off from the unsigned ranges (tnum_range of each, intersected);
  *   5. step 1 again, since a narrower tnum can tighten the ranges.
+ * Steps 2 and 3 run as three rounds of 64 -> 32, 32-bit, 64-bit, 32 -> 64, the kernel's order.
  * Each step only intersects a view with a superset of the values, so sync is sound, and it never
- * widens a view.  The ALU and branch rules are those of the Linux verifier (6.1), generalised
- * where noted; each function says why its result holds every concrete result.
+ * widens a view, with one exception copied from the kernel (end of deduce64_from32()), where
+ * the order decides the result.  The ALU and branch rules are those of the Linux verifier (6.1),
+ * generalised where noted; each function says why its result holds every concrete result.
  *
  * Differences from 6.1 (all sound, all more precise; later kernels made most of the same moves):
  *   - sync also deduces 32-bit ranges from 64-bit ones and back (step 3); 6.1 links the two
@@ -263,13 +265,16 @@ static u64 lower_to_subrange(u64 max, u32 lo32, u32 hi32, bool first_block)
 	return max;
 }
 
-static void deduce_mixed(struct scalar *s)
+/* Step 3a for both orders: unsigned, then signed (blocks by arithmetic >> 32). */
+static void deduce32_from64(struct scalar *s)
 {
-	/* 64 -> 32: unsigned order, then signed order (blocks by arithmetic >> 32). */
 	deduce32_from_block(s, s->umin, s->umax);
 	deduce32_from_block(s, (u64)s->smin, (u64)s->smax);
+}
 
-	/* 32 -> 64 */
+/* Step 3b, 32 -> 64. */
+static void deduce64_from32(struct scalar *s)
+{
 	if (s->u32_min <= s->u32_max) {
 		s->umin = raise_to_subrange(s->umin, s->u32_min, s->u32_max,
 					    (s->umin & HI32) == HI32);
@@ -278,6 +283,19 @@ static void deduce_mixed(struct scalar *s)
 						 ((u64)s->smin & HI32) == 0x7fffffff00000000ULL);
 		s->smax = (s64)lower_to_subrange((u64)s->smax, s->u32_min, s->u32_max,
 						 ((u64)s->smax & HI32) == 0x8000000000000000ULL);
+	}
+
+	/* Later kernels' case for sign-extending loads: a value in [S32_MIN, S32_MAX] whose low
+	 * half is a non-negative s32 has its upper half 0 (all ones would put it below S32_MIN),
+	 * so it is that low half.  The kernel assigns the s32 range to the 64-bit ranges instead of
+	 * intersecting, which drops a tighter 64-bit range (6.18 keeps [0, 5] for a value whose
+	 * 64-bit ranges say 0); done alike, since verdicts depend on it. */
+	if (s->s32_min >= 0 && s->smin >= SCALAR_S32_MIN && s->smax <= SCALAR_S32_MAX) {
+		s->smin = s->s32_min;
+		s->smax = s->s32_max;
+		s->umin = (u64)s->s32_min;
+		s->umax = (u64)s->s32_max;
+		s->var_off = tnum_intersect(s->var_off, tnum_range(s->umin, s->umax));
 	}
 }
 
@@ -291,14 +309,18 @@ static void tnum_from_bounds(struct scalar *s)
 	s->var_off = tnum_with_subreg(t64, t32);
 }
 
+/* Steps 2 and 3 in the kernel's order (64 -> 32, 32-bit, 64-bit, 32 -> 64), three rounds as
+ * there: with the assignment at the end of deduce64_from32(), which can widen, the order
+ * decides the result. */
 void scalar_sync_bounds(struct scalar *s)
 {
 	bounds_from_tnum(s);
-	deduce32(s);
-	deduce64(s);
-	deduce_mixed(s);
-	deduce32(s);
-	deduce64(s);
+	for (int round = 0; round < 3; round++) {
+		deduce32_from64(s);
+		deduce32(s);
+		deduce64(s);
+		deduce64_from32(s);
+	}
 	tnum_from_bounds(s);
 	bounds_from_tnum(s);
 }
@@ -424,6 +446,21 @@ void scalar_sext(struct scalar *s, int size)
 		return;
 	}
 	if (!sext_range((u64)s->smin, (u64)s->smax, bits, &lo, &hi)) {
+		s64 top = (s64)(((u64)1 << (bits - 1)) - 1);
+
+		/* As 6.18: where the low half's signed range fits the narrow type, the extension
+		 * leaves the low half as it is and copies its sign up, so the value is
+		 * (s64)(s32)low: the s32 range, and the 32-bit views stay.  (The kernel starts
+		 * var_off over, and so does this.) */
+		if (s->s32_min >= -top - 1 && s->s32_max <= top) {
+			s->smin = s->s32_min;
+			s->smax = s->s32_max;
+			s->umin = 0;
+			s->umax = U64_MAX_;
+			s->var_off = tnum_unknown();
+			scalar_sync_bounds(s);
+			return;
+		}
 		sext_default(s, bits, false);
 		return;
 	}
