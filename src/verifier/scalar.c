@@ -43,6 +43,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "verifier/scalar.h"
 
@@ -311,15 +312,20 @@ static void tnum_from_bounds(struct scalar *s)
 
 /* Steps 2 and 3 in the kernel's order (64 -> 32, 32-bit, 64-bit, 32 -> 64), three rounds as
  * there: with the assignment at the end of deduce64_from32(), which can widen, the order
- * decides the result. */
+ * decides the result.  A round is a function of the state, so one that changes nothing ends
+ * the rounds early with the same result. */
 void scalar_sync_bounds(struct scalar *s)
 {
 	bounds_from_tnum(s);
 	for (int round = 0; round < 3; round++) {
+		struct scalar before = *s;
+
 		deduce32_from64(s);
 		deduce32(s);
 		deduce64(s);
 		deduce64_from32(s);
+		if (!memcmp(&before, s, sizeof(before)))
+			break;
 	}
 	tnum_from_bounds(s);
 	bounds_from_tnum(s);
