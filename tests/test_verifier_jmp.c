@@ -274,14 +274,14 @@ static const struct vcase cases[] = {
 	{ "ptr_cmp0_map_value_jeq_k1", SOCK, PTR_CMP0(R2_VAL, BPF_JMP_IMM(BPF_JEQ, 2, 1, 1)),
 	  TAKEN_WALKED },
 	/* r8 = -(u32 x): s64 [-(2^32-1), 0], no 32-bit bounds; `if r8 <= 42` taken: 0 is the only
-	 * value, but 6.18.44 keeps [0, 42] there (it drops smax), so the stack read is refused */
+	 * value, but 6.18.44 keeps [0, 42] there, so the stack read is refused: its bounds sync
+	 * derives s32 [0, 42] from the u64 range before the 64-bit ranges narrow to 0, then
+	 * replaces those with the s32 range (scalar.c, deduce64_from32()) */
 	{ "neg_u32_jle_taken_precision", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0), R0_0,
 	  BPF_LDX_MEM(BPF_W, 8, 1, SKB(protocol)), BPF_ALU64_IMM(BPF_NEG, 8, 0),
 	  BPF_JMP_IMM(BPF_JLE, 8, 42, 1), EXIT, BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8),
 	  BPF_ALU64_REG(BPF_ADD, 2, 8), BPF_LDX_MEM(BPF_B, 0, 2, 0), EXIT }, REJECT,
-	  "invalid variable-offset read from stack R2 var_off=(0x0; 0x3f) off=-8 size=1", EINVAL,
-	  .known = "6.18.44 loses smax on the taken side of u<= K when s64 crosses 0 without 32-bit "
-	  "bounds (userbpf keeps the sound, tighter {0} and accepts); rule not found in its source" },
+	  "invalid variable-offset read from stack R2 var_off=(0x0; 0x3f) off=-8 size=1", EINVAL },
 	{ "atomic_scalar_base", SOCK, { R0_0, ATOMIC(BPF_DW, BPF_ADD, 0, 0, 0), EXIT }, REJECT,
 	  "R0 invalid mem access 'scalar'", EACCES },
 };
