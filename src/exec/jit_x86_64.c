@@ -211,13 +211,13 @@ struct jit_ctx {
 
 /* --- Addresses and jumps --- */
 
-/* Loop heads are aligned to this: the op cache's line (Zen), and twice the decoders' window. */
+/* Loop heads are aligned to this: a cache line, and the line of Zen's op cache. */
 #define LOOP_LINE 64u
 
 /* Before loop head k: NOPs (run once, on entering the loop) that move the head to the start of
  * the next 64-byte line when the loop, up to the end of its last backward jump, would fit in one
  * line but straddles two where it is.  A small loop across a line boundary costs each round a
- * second fetch: a 30-byte packet loop ran 8-10% slower so on this machine (AMD Zen 3); gcc and
+ * second fetch: a 30-byte packet loop ran 5-10% slower so on this machine (AMD Zen 3); gcc and
  * clang align loop heads for the same reason.  The image starts a page, so offsets in it are as
  * good as addresses.  Pass 0 reserves the most that can be needed, so no later pass outgrows
  * it; later passes size the loop from the previous pass. */
