@@ -415,6 +415,18 @@ static int put_reg_values(struct bpf_insn *p, int salt)
 	return n;
 }
 
+/* At p[n]: r0 = r0 * 31 + r for r1..r9, then exit, so that the result depends on every
+ * register; returns the new count. */
+static int put_mix_exit(struct bpf_insn *p, int n)
+{
+	for (int r = 1; r <= 9; r++) {
+		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
+		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
+	}
+	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
+	return n;
+}
+
 /* The sequences the JIT emits as one instruction (emit_fused()): mov64 rX, rY; add64 rX, K / rZ
  * (lea), mov64 rX, rY; lsh64 rX, 32; rsh64 rX, 32 and the shifts alone (mov eX, eY), for every
  * X, Y (r10 included, whose value is an address: the program stores and loads through X
@@ -442,12 +454,7 @@ static int pair_prog(struct bpf_insn *p, enum pair_form form, int x, int y, int 
 		p[n++] = form == PAIR_ADD_K ? (struct bpf_insn)BPF_LDX_MEM(BPF_DW, x, x, 0)
 					    : (struct bpf_insn)BPF_MOV64_IMM(x, 7);
 	}
-	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
-		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
-		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
-	}
-	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
-	return n;
+	return put_mix_exit(p, n);
 }
 
 TEST(jit_fused_pairs)
@@ -547,12 +554,7 @@ static int sum_prog(struct bpf_insn *p, int a, int b, enum sum_mid mid, int32_t 
 		break;
 	}
 	p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_ADD, b, k2);
-	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
-		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
-		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
-	}
-	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
-	return n;
+	return put_mix_exit(p, n);
 }
 
 TEST(jit_known_sums)
@@ -729,12 +731,7 @@ static int fold_prog(struct bpf_insn *p, int a, int b, int i, int o, int swap, e
 		p[n++] = (struct bpf_insn)BPF_LDX_MEM(BPF_DW, o, BPF_REG_10, -8 * k);
 		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_XOR, a, o);
 	}
-	for (int r = 1; r <= 9; r++) { /* r0 = r0 * 31 + r */
-		p[n++] = (struct bpf_insn)BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 31);
-		p[n++] = (struct bpf_insn)BPF_ALU64_REG(BPF_ADD, BPF_REG_0, r);
-	}
-	p[n++] = (struct bpf_insn)BPF_EXIT_INSN();
-	return n;
+	return put_mix_exit(p, n);
 }
 
 TEST(jit_address_folds)

@@ -168,10 +168,9 @@ struct jit_ctx {
 	uint64_t seed;
 	const uint8_t *regs; /* BPF register -> x86 register: bpf2x86 or bpf2x86_leaf */
 	uint8_t needs_aux;   /* some instruction uses AUX, AUX_SAVE or AUX_BLIND */
-	uint8_t *target;     /* bit per slot: some jump or local call lands there (only
-			      * computed for resolve_calls()) */
+	uint8_t *target;     /* bit per slot: some jump or local call lands there */
 	uint32_t *loop_end;  /* per slot: 1 + the last slot whose jump goes back to it (a loop
-			      * head), else 0 (find_loop_heads()); NULL: no alignment */
+			      * head), else 0; NULL: no alignment (both find_targets()) */
 	/* Helper calls replaced at compile time, by instruction index (scan()). */
 	struct jit_call *calls;
 	uint32_t ncalls;
@@ -1781,7 +1780,9 @@ static int r1_const_at(const struct jit_ctx *c, uint32_t i, uint64_t *k)
 	return 1;
 }
 
-/* c->target: where jumps and local calls land. */
+/* c->target: where jumps and local calls land; c->loop_end: for each slot that a jump at or
+ * after it targets (a loop head), 1 + the last such jump's slot (calls are not loops: a local
+ * call's target is a function's entry). */
 static int find_targets(struct jit_ctx *c)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -1789,29 +1790,9 @@ static int find_targets(struct jit_ctx *c)
 	if (c->target)
 		return 0; /* done already */
 	c->target = calloc(c->cnt / 8 + 1, 1);
-	if (!c->target)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < c->cnt; i++) {
-		int64_t t;
-
-		if (c->ids[i] < 0)
-			continue;
-		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
-		if (t >= 0) /* scan() checked 0 <= t < cnt */
-			c->target[t / 8] |= (uint8_t)(1u << (t % 8));
-	}
-	return 0;
-}
-
-/* c->loop_end: for each slot that a jump at or after it targets (a loop head), 1 + the last such
- * jump's slot.  Calls are not loops (a local call's target is a function's entry). */
-static int find_loop_heads(struct jit_ctx *c)
-{
-	const struct insn_desc *descs = insn_descs();
-
 	c->loop_end = calloc(c->cnt, sizeof(*c->loop_end));
-	if (!c->loop_end)
-		return -ENOMEM;
+	if (!c->target || !c->loop_end)
+		return -ENOMEM; /* (both freed with the context) */
 	for (uint32_t i = 0; i < c->cnt; i++) {
 		const struct insn_desc *d;
 		int64_t t;
@@ -1819,10 +1800,12 @@ static int find_loop_heads(struct jit_ctx *c)
 		if (c->ids[i] < 0)
 			continue;
 		d = &descs[c->ids[i]];
-		if (d->kind != INSN_K_JA && d->kind != INSN_K_JCOND)
-			continue;
 		t = branch_target(d, &c->insns[i], i);
-		if (t >= 0 && t <= i) /* scan() checked t < cnt */
+		if (t < 0)
+			continue;
+		/* scan() checked 0 <= t < cnt */
+		c->target[t / 8] |= (uint8_t)(1u << (t % 8));
+		if (t <= i && (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND))
 			c->loop_end[t] = i + 1;
 	}
 	return 0;
@@ -2133,10 +2116,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = resolve_calls(&c, &o);
 	if (err)
 		goto free_tmp;
-	err = find_targets(&c); /* (emit_fused() asks) */
-	if (err)
-		goto free_tmp;
-	err = find_loop_heads(&c);
+	err = find_targets(&c); /* (emit_fused() and align_loop_head() ask) */
 	if (err)
 		goto free_tmp;
 	/* Without memory for it, no sum is folded into addresses. */
