@@ -49,6 +49,18 @@ USERBPF_API const char *userbpf_version(void);
  * reads and writes it, is round_up(value_size, 8) bytes for each, CPU 0 first.  Never fails. */
 USERBPF_API int userbpf_num_possible_cpus(void);
 
+/* perf_event_open(2) for what bpf_perf_event_output() writes to: a software BPF output event
+ * (attr.type PERF_TYPE_SOFTWARE, attr.config PERF_COUNT_SW_BPF_OUTPUT, sample_type
+ * PERF_SAMPLE_RAW or 0) per CPU (pid -1, cpu N), per thread of this process (pid 0 or its tid,
+ * cpu -1) or both.  Returns an fd for a BPF_MAP_TYPE_PERF_EVENT_ARRAY slot, or -1 with errno
+ * (EINVAL, E2BIG for attr.size as the kernel; EOPNOTSUPP for any other kind of event, sample
+ * field, group or process).  Use it as the kernel's: mmap() a metadata page and 2^n data pages
+ * (struct perf_event_mmap_page, data_head / data_tail), read the records;
+ * ioctl(PERF_EVENT_IOC_ENABLE / _DISABLE / _ID) work on it. */
+struct perf_event_attr;
+USERBPF_API int userbpf_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
+					int group_fd, unsigned long flags);
+
 /* The trace stream (what bpf_trace_printk() writes; the kernel's trace_pipe): one line per event,
  * "<comm>-<tid> [cpu] sec.usec: bpf_trace_printk: <message>".  Lines are kept in a 64 KiB buffer
  * (the oldest bytes are dropped when it is full).

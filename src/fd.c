@@ -30,6 +30,15 @@ int sys_close(int fd)
 	return (int)syscall(SYS_close, fd);
 }
 
+void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, u64 off)
+{
+#ifdef __i386__
+	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
+#else
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
+
 struct bpf_object **fd_slot(int fd, bool create)
 {
 	struct bpf_object **chunk;

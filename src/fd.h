@@ -33,6 +33,7 @@ enum obj_kind {
 	OBJ_MAP = 1,
 	OBJ_PROG = 2,
 	OBJ_BTF = 3,
+	OBJ_PERF_EVENT = 4, /* a BPF output event (perf_event.h) */
 };
 
 /* Access an fd grants, from BPF_F_RDONLY / BPF_F_WRONLY at creation (the kernel's FMODE_*). */
@@ -137,5 +138,7 @@ unsigned obj_live_count(void);
 
 /* Raw kernel calls that bypass the wrappers (for the wrappers and for our own cleanup). */
 int sys_close(int fd);
+/* mmap(2) itself (on i386 mmap2: off must be page-aligned); MAP_FAILED with errno. */
+void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, u64 off);
 
 #endif

@@ -1,4 +1,4 @@
-/* close(), dup(), dup2(), dup3(), close_range(), closefrom() and mmap() wrappers.
+/* close(), dup(), dup2(), dup3(), close_range(), closefrom(), mmap() and ioctl() wrappers.
  *
  * userbpf's objects are real fds, and the kernel releases a map when its last fd is closed.  To
  * know that without a syscall on every bpf() call, these wrappers interpose the libc functions of
@@ -10,6 +10,7 @@
  * kernel has already handed to another file.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -19,6 +20,7 @@
 #include <userbpf.h>
 
 #include "fd_table.h"
+#include "perf_event.h"
 #include "rcu.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -211,10 +213,10 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 		p = MAP_FAILED;
 		errno = EINVAL;
 	} else {
-		p = (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
+		p = sys_mmap(addr, len, prot, flags, fd, off);
 	}
 #else
-	p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	p = sys_mmap(addr, len, prot, flags, fd, off);
 #endif
 	if (rfd >= 0) {
 		int e = errno;
@@ -245,3 +247,30 @@ USERBPF_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 	return mmap_checked(addr, len, prot, flags, fd, (u64)off);
 }
 #endif
+
+/* ioctl() on a perf event of ours (perf_event.c: enable, disable, id); any other goes through. */
+USERBPF_API int ioctl(int fd, unsigned long req, ...)
+{
+	struct bpf_object **slot = fd_slot(fd, false), *obj;
+	int ret = 1;
+	void *arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (slot) {
+		rcu_read_lock();
+		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (obj && obj != SLOT_CLOSING && obj->kind == OBJ_PERF_EVENT)
+			ret = perf_event_ioctl(obj, req, arg);
+		rcu_read_unlock();
+	}
+	if (ret == 1)
+		return (int)syscall(SYS_ioctl, fd, req, arg);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}

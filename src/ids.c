@@ -71,6 +71,8 @@ int obj_get_fd_by_id(enum obj_kind kind, union bpf_attr *attr)
 		break;
 	case OBJ_PROG:
 		break;
+	case OBJ_PERF_EVENT: /* (no bpf() command names them) */
+		return -EINVAL;
 	}
 	obj = obj_get_by_id(kind, attr->map_id); /* (prog_id, btf_id: the same u32) */
 	if (!obj)

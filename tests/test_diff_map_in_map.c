@@ -71,6 +71,7 @@ TEST(diff_map_in_map_create)
 		{ BPF_MAP_TYPE_DEVMAP, 4, 4, 4, 0 },
 		{ BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0 },
 		{ BPF_MAP_TYPE_CGROUP_ARRAY, 4, 4, 4, 0 },
+		{ BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0 },
 	};
 	static const struct map_spec shapes[] = {
 		{ 0, 4, 4, 4, 0 },

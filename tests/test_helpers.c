@@ -39,7 +39,7 @@ static const u_int32_t helper_ids[] = {
 	BPF_FUNC_get_ns_current_pid_tgid, BPF_FUNC_skb_set_tunnel_key, BPF_FUNC_skb_get_tunnel_key,
 	BPF_FUNC_skb_set_tunnel_opt, BPF_FUNC_skb_get_tunnel_opt, BPF_FUNC_get_hash_recalc,
 	BPF_FUNC_send_signal, BPF_FUNC_send_signal_thread, BPF_FUNC_skb_under_cgroup,
-	BPF_FUNC_current_task_under_cgroup,
+	BPF_FUNC_current_task_under_cgroup, BPF_FUNC_perf_event_output,
 };
 static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_SCHED_CLS,
@@ -103,7 +103,7 @@ TEST(helpers_table_vs_kernel)
 		printf("helpers_table_vs_kernel: %d (type, helper) pairs\n", cases);
 	CHECK(bpf_helper_proto(BPF_FUNC_map_lookup_elem, 1000) == NULL);
 	CHECK(bpf_helper_proto(100000, BPF_PROG_TYPE_XDP) == NULL);
-	CHECK(bpf_helper_proto(BPF_FUNC_perf_event_output, BPF_PROG_TYPE_XDP) == NULL);
+	CHECK(bpf_helper_proto(BPF_FUNC_perf_event_read, BPF_PROG_TYPE_KPROBE) == NULL);
 	CHECK(!strcmp(bpf_helper_proto(BPF_FUNC_trace_printk, BPF_PROG_TYPE_XDP)->name,
 		      "bpf_trace_printk"));
 }

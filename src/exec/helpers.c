@@ -40,6 +40,7 @@
 #include "map/cgroup_array.h"
 #include "map/jhash.h"
 #include "map/map.h"
+#include "map/perf_event_array.h"
 #include "map/ringbuf.h"
 #include "prog/run.h"
 
@@ -2126,6 +2127,46 @@ static u64 h_ringbuf_query(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
 	return ringbuf_query(PTR(map), flags);
 }
 
+/* ---- perf event output (src/map/perf_event_array.h) ---- */
+
+/* bpf_perf_event_output(ctx, map, flags, data, size) of tracing programs: flags is the slot. */
+static u64 h_perf_event_output(u64 ctx, u64 map, u64 flags, u64 data, u64 size)
+{
+	if (flags & ~(u64)BPF_F_INDEX_MASK)
+		return (u64)-EINVAL;
+	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(data), (u32)size, NULL, 0);
+}
+
+/* The skb and XDP forms: the upper bits of flags (BPF_F_CTXLEN_MASK) ask for that many bytes of
+ * the packet after data, from its start (the kernel's bpf_skb_event_output(),
+ * bpf_xdp_event_output()). */
+static u64 h_skb_event_output(u64 ctx, u64 map, u64 flags, u64 meta, u64 meta_size)
+{
+	const struct skb_ctx *c = PTR(ctx);
+	u64 n = (flags & BPF_F_CTXLEN_MASK) >> 32;
+
+	if (flags & ~(u64)(BPF_F_CTXLEN_MASK | BPF_F_INDEX_MASK))
+		return (u64)-EINVAL;
+	if (n > (u64)(c->data_end - c->data))
+		return (u64)-EFAULT;
+	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(meta), (u32)meta_size,
+						 c->data, (u32)n);
+}
+
+static u64 h_xdp_event_output(u64 ctx, u64 map, u64 flags, u64 meta, u64 meta_size)
+{
+	const struct xdp_ctx *x = PTR(ctx);
+	u64 n = (flags & BPF_F_CTXLEN_MASK) >> 32;
+
+	if (flags & ~(u64)(BPF_F_CTXLEN_MASK | BPF_F_INDEX_MASK))
+		return (u64)-EINVAL;
+	if (n > (u64)(x->data_end - x->data) + x->frags_size)
+		return (u64)-EFAULT;
+	/* (the frags follow the linear part in memory here) */
+	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(meta), (u32)meta_size,
+						 x->data, (u32)n);
+}
+
 /* ---- callbacks (src/exec/callback.h) ---- */
 
 #define BPF_MAX_LOOPS (1u << 23) /* the kernel's bound on bpf_loop()'s iterations */
@@ -2342,6 +2383,12 @@ static const struct helper helpers[] = {
 				   ARGS(0) }, ALL_TYPES },
 	[BPF_FUNC_ktime_get_tai_ns] = { { h_ktime_get_tai_ns, "bpf_ktime_get_tai_ns", false,
 					  false, RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	/* tracing programs' form; skb and XDP programs get theirs from bpf_helper_proto() */
+	[BPF_FUNC_perf_event_output] = { { h_perf_event_output, "bpf_perf_event_output", true,
+					   false, RET_INTEGER,
+					   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING,
+						ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO) },
+					 TRACING_TYPES },
 	[BPF_FUNC_ringbuf_output] = { { h_ringbuf_output, "bpf_ringbuf_output", false, false,
 					RET_INTEGER,
 					ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM,
@@ -2519,6 +2566,17 @@ static const struct helper tc_redirect_helper = {
 	{ h_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
 
+static const struct helper skb_event_output_helper = {
+	{ h_skb_event_output, "bpf_perf_event_output", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM,
+	       ARG_CONST_SIZE_OR_ZERO) },
+	SKB_TYPES };
+static const struct helper xdp_event_output_helper = {
+	{ h_xdp_event_output, "bpf_perf_event_output", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM,
+	       ARG_CONST_SIZE_OR_ZERO) },
+	TYPE_BIT(BPF_PROG_TYPE_XDP) };
+
 /* LWT programs (the kernel's lwt_out_func_proto(), lwt_in_... and lwt_xmit_...): the base
  * helpers of a socket filter without its socket ones, some skb ones, and for transmit programs
  * most of tc's packet and tunnel helpers. */
@@ -2578,6 +2636,11 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		prog_type = BPF_PROG_TYPE_SCHED_CLS;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_redirect_helper.proto;
+	if (func_id == BPF_FUNC_perf_event_output && prog_type == BPF_PROG_TYPE_XDP)
+		return &xdp_event_output_helper.proto;
+	if (func_id == BPF_FUNC_perf_event_output &&
+	    (prog_type == BPF_PROG_TYPE_SOCKET_FILTER || prog_type == BPF_PROG_TYPE_SCHED_CLS))
+		return &skb_event_output_helper.proto;
 	if (func_id == BPF_FUNC_check_mtu && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_check_mtu_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)

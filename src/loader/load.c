@@ -295,6 +295,9 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 		if (inner < 0)
 			return inner;
 	}
+	/* a perf event array without a size gets a slot per CPU, as libbpf gives it */
+	if (m->def.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && !m->def.max_entries)
+		m->def.max_entries = (u32)userbpf_num_possible_cpus();
 	memset(&attr, 0, sizeof(attr));
 	attr.inner_map_fd = inner >= 0 ? (u32)inner : 0;
 	attr.map_type = m->def.type;

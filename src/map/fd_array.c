@@ -6,7 +6,8 @@
 
 #include "map/fd_array.h"
 
-#define FD_ARRAY_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
+#define FD_ARRAY_CREATE_FLAG_MASK \
+	(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_PRESERVE_ELEMS)
 
 int fd_array_alloc_check(const union bpf_attr *attr)
 {
@@ -14,6 +15,10 @@ int fd_array_alloc_check(const union bpf_attr *attr)
 		return -EINVAL;
 	if (!attr->max_entries || attr->key_size != 4 ||
 	    (attr->map_flags & ~FD_ARRAY_CREATE_FLAG_MASK))
+		return -EINVAL;
+	/* (a flag only perf event arrays take) */
+	if ((attr->map_flags & BPF_F_PRESERVE_ELEMS) &&
+	    attr->map_type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 		return -EINVAL;
 	return 0;
 }

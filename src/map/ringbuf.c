@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "map/map.h"
@@ -63,15 +62,6 @@ static inline u8 *data(struct ringbuf *rb)
 	return rb->base + RINGBUF_POS_PAGES * rb->page;
 }
 
-static void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd, u64 off)
-{
-#ifdef __i386__
-	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
-#else
-	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-#endif
-}
-
 /* Maps [off, off + len) of the layout consumer, producer, data, data (page units) from fd at
  * at (MAP_FIXED over a reservation), the second data copy from the same file pages. */
 static int map_layout(struct ringbuf *rb, u8 *at, size_t len, int prot, int fd, u64 off)
@@ -83,14 +73,14 @@ static int map_layout(struct ringbuf *rb, u8 *at, size_t len, int prot, int fd, 
 	if (first < file_pages) {
 		u64 k = file_pages - first < n ? file_pages - first : n;
 
-		if (raw_mmap(at, k * rb->page, prot, MAP_SHARED | MAP_FIXED, fd, first * rb->page) ==
+		if (sys_mmap(at, k * rb->page, prot, MAP_SHARED | MAP_FIXED, fd, first * rb->page) ==
 		    MAP_FAILED)
 			return -errno;
 		at += k * rb->page;
 		first += k;
 		n -= k;
 	}
-	if (n && raw_mmap(at, n * rb->page, prot, MAP_SHARED | MAP_FIXED, fd,
+	if (n && sys_mmap(at, n * rb->page, prot, MAP_SHARED | MAP_FIXED, fd,
 			  (first - file_pages + RINGBUF_POS_PAGES) * rb->page) == MAP_FAILED)
 		return -errno;
 	return 0;
@@ -201,7 +191,7 @@ static void *ringbuf_mmap_map(struct bpf_map *map, void *addr, size_t len, int p
 {
 	struct ringbuf *rb = rb_of(map);
 	size_t span = (len + rb->page - 1) / rb->page * rb->page;
-	u8 *at = raw_mmap(addr, span, PROT_NONE,
+	u8 *at = sys_mmap(addr, span, PROT_NONE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | (flags & MAP_FIXED), -1, 0);
 	int err;
 

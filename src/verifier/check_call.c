@@ -138,17 +138,13 @@ static int check_const_str(struct verifier_env *env, u32 regno)
 	return 0;
 }
 
-/* A memory argument's register: one of the memory pointer types, a packet only for helpers
- * that may access it. */
+/* A memory argument's register: one of the memory pointer types (a packet only for helpers
+ * that may access it, which check_arg() saw to). */
 static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_proto *fn, u32 regno,
 			     const struct reg_state *reg)
 {
 	if (!is_mem_ptr(reg))
 		return type_err(env, regno, reg, MEM_TYPES);
-	if (reg_is_pkt(reg) && !fn->pkt_access) {
-		verbose(env, "helper access to the packet is not allowed\n");
-		return -EACCES;
-	}
 	return 0;
 }
 
@@ -166,9 +162,14 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	err = check_reg_arg_read(env, regno);
 	if (err)
 		return err;
-	switch (t) {
-	case ARG_ANYTHING:
+	if (t == ARG_ANYTHING)
 		return 0;
+	/* before the argument's type is looked at, for every kind of argument (as 6.18) */
+	if (reg_is_pkt(reg) && !fn->pkt_access) {
+		verbose(env, "helper access to the packet is not allowed\n");
+		return -EACCES;
+	}
+	switch (t) {
 	case ARG_CONST_MAP_PTR:
 		if (reg->type != CONST_PTR_TO_MAP)
 			return type_err(env, regno, reg, "map_ptr");
@@ -735,8 +736,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
-	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, and those
-	 * helpers with them (the kernel's check_map_func_compatibility()) */
+	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, perf event
+	 * arrays with perf_event_output, and those helpers with them (the kernel's
+	 * check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
@@ -755,6 +757,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			       (devmap && id == BPF_FUNC_map_lookup_elem)) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||
 		    (map->map_type == BPF_MAP_TYPE_CGROUP_ARRAY) != cgroup_fn ||
+		    (map->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) !=
+			    (id == BPF_FUNC_perf_event_output) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
