@@ -57,22 +57,24 @@ TEST(diff_perf_event_array_create)
 	}
 }
 
-/* Pins the thread to the CPU it runs on; returns it and the old mask in *old. */
-static int pin_here(cpu_set_t *old)
+static cpu_set_t unpinned; /* the thread's mask before pin_here() */
+
+/* Pins the thread to the CPU it runs on, and returns it. */
+static int pin_here(void)
 {
 	cpu_set_t set;
 	int cpu = sched_getcpu();
 
-	sched_getaffinity(0, sizeof(*old), old);
+	sched_getaffinity(0, sizeof(unpinned), &unpinned);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	return cpu;
 }
 
-static void unpin(const cpu_set_t *old)
+static void unpin(void)
 {
-	sched_setaffinity(0, sizeof(*old), old);
+	sched_setaffinity(0, sizeof(unpinned), &unpinned);
 }
 
 /* Both sides' perf events, or a skip when the kernel makes none (no perf events for us). */
@@ -80,9 +82,11 @@ static void unpin(const cpu_set_t *old)
 	do {                                                                                       \
 		for (int s_ = 0; s_ < NSIDES; s_++) {                                              \
 			if (perf_ring_open_mapped(s_, &(ev)[s_], cpu, pages, prot)) {              \
-				if (s_ == K)                                                       \
+				if (s_ == K) {                                                     \
+					unpin();                                                   \
 					SKIP("the kernel's perf_event_open(2) says %s",            \
 					     strerror(errno));                                     \
+				}                                                                  \
 				REQUIRE(!"userbpf's event and mapping");                           \
 			}                                                                          \
 		}                                                                                  \
@@ -118,18 +122,17 @@ TEST(diff_perf_event_array_commands)
 {
 	int map[NSIDES], other[NSIDES], ev[NSIDES], inh[NSIDES], file, same[NSIDES];
 	int closed[NSIDES] = { 1000, 1000 }, minus[NSIDES] = { -1, -1 };
-	cpu_set_t old;
 	int cpu;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	cpu = pin_here(&old);
+	cpu = pin_here();
 	for (int s = 0; s < NSIDES; s++) {
 		map[s] = side_map_create(s, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, PEA_ENTRIES, 0).rc;
 		other[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
 		ev[s] = perf_ring_open(s, cpu, false, false);
 		inh[s] = perf_ring_open(s, -1, false, true);
 		if (s == K && (ev[s] < 0 || inh[s] < 0)) {
-			unpin(&old);
+			unpin();
 			SKIP("the kernel's perf_event_open(2) says %s", strerror(errno));
 		}
 		REQUIRE(map[s] >= 0 && other[s] >= 0 && ev[s] >= 0 && inh[s] >= 0);
@@ -177,7 +180,7 @@ TEST(diff_perf_event_array_commands)
 	elem_agrees(BPF_MAP_DELETE_ELEM, map, 1, "delete");
 	elem_agrees(BPF_MAP_DELETE_ELEM, map, 1, "delete again");
 	elem_agrees(BPF_MAP_DELETE_ELEM, map, PEA_ENTRIES, "delete beyond");
-	unpin(&old);
+	unpin();
 	close(file);
 	for (int s = 0; s < NSIDES; s++) {
 		close(map[s]);
@@ -351,13 +354,12 @@ TEST(diff_perf_event_output_records)
 					  BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_RAW_TRACEPOINT };
 	struct perf_ring ev[NSIDES];
 	int map[NSIDES];
-	cpu_set_t old;
 	int cpu, records = 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	cpu = pin_here(&old);
+	cpu = pin_here();
 	if (cpu >= PEA_ENTRIES) {
-		unpin(&old);
+		unpin();
 		SKIP("running on CPU %d, beyond the test's array", cpu);
 	}
 	OPEN_BOTH(ev, cpu, 4, PROT_READ | PROT_WRITE);
@@ -414,7 +416,7 @@ TEST(diff_perf_event_output_records)
 		}
 	}
 	CHECK(records > 100);
-	unpin(&old);
+	unpin();
 	for (int s = 0; s < NSIDES; s++) {
 		close(map[s]);
 		perf_ring_close(&ev[s]);
@@ -455,11 +457,10 @@ TEST(diff_perf_event_output_full_ring)
 {
 	struct perf_ring ev[NSIDES];
 	int map[NSIDES];
-	cpu_set_t old;
 	int cpu;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	cpu = pin_here(&old);
+	cpu = pin_here();
 	for (int overwrite = 0; overwrite < 2; overwrite++) {
 		OPEN_BOTH(ev, cpu, 1, overwrite ? PROT_READ : PROT_READ | PROT_WRITE);
 		for (int s = 0; s < NSIDES; s++) {
@@ -498,7 +499,7 @@ TEST(diff_perf_event_output_full_ring)
 			perf_ring_close(&ev[s]);
 		}
 	}
-	unpin(&old);
+	unpin();
 }
 
 /* An event's state: disabled, enabled and disabled again with ioctl(); unmapped; another CPU's;
@@ -508,18 +509,17 @@ TEST(diff_perf_event_output_states)
 	int map[NSIDES], ev[NSIDES], prog[NSIDES], other[NSIDES];
 	struct bpf_insn insns[32];
 	uint32_t ret;
-	cpu_set_t old;
 	int cpu;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	cpu = pin_here(&old);
+	cpu = pin_here();
 	for (int s = 0; s < NSIDES; s++) {
 		uint32_t k = 0, v;
 
 		ev[s] = perf_ring_open(s, cpu, true, false);
 		other[s] = perf_ring_open(s, (cpu + 1) % userbpf_num_possible_cpus(), false, false);
 		if (s == K && (ev[s] < 0 || other[s] < 0)) {
-			unpin(&old);
+			unpin();
 			SKIP("the kernel's perf_event_open(2) says %s", strerror(errno));
 		}
 		REQUIRE(ev[s] >= 0 && other[s] >= 0);
@@ -567,5 +567,5 @@ TEST(diff_perf_event_output_states)
 	CHECK_EQ((int)ret, -ENOENT);
 	for (int s = 0; s < NSIDES; s++)
 		close(prog[s]);
-	unpin(&old);
+	unpin();
 }
