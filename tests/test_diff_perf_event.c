@@ -199,19 +199,9 @@ TEST(diff_perf_event_output_verifier)
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8), BPF_MOV64_IMM(BPF_REG_5, 8),
 		BPF_EMIT_CALL(BPF_FUNC_perf_event_output), BPF_EXIT_INSN(),
 	};
-	/* size from a register the verifier knows nothing of; then data beyond the stack */
-	struct bpf_insn unknown_size[] = {
-		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), BPF_LD_MAP_FD(BPF_REG_2, 0),
-		BPF_MOV64_IMM(BPF_REG_3, 0), BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8), BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_1, 0),
-		BPF_EMIT_CALL(BPF_FUNC_perf_event_output), BPF_EXIT_INSN(),
-	};
-	struct bpf_insn too_big[] = {
-		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0), BPF_LD_MAP_FD(BPF_REG_2, 0),
-		BPF_MOV64_IMM(BPF_REG_3, 0), BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8), BPF_MOV64_IMM(BPF_REG_5, 16),
-		BPF_EMIT_CALL(BPF_FUNC_perf_event_output), BPF_EXIT_INSN(),
-	};
+	/* the same with the size from a register the verifier knows nothing of, and with data
+	 * beyond the stack (insn 6 sets the size) */
+	struct bpf_insn unknown_size[9], too_big[9];
 	struct bpf_insn lookup[] = {
 		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), BPF_LD_MAP_FD(BPF_REG_1, 0),
 		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
@@ -226,6 +216,10 @@ TEST(diff_perf_event_output_verifier)
 	};
 
 	SKIP_WITHOUT_KERNEL_BPF();
+	memcpy(unknown_size, out, sizeof(out));
+	unknown_size[6] = BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_1, 0);
+	memcpy(too_big, out, sizeof(out));
+	too_big[6] = BPF_MOV64_IMM(BPF_REG_5, 16);
 	for (int s = 0; s < NSIDES; s++) {
 		pea[s] = side_map_create(s, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0).rc;
 		arr[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 4, 0).rc;

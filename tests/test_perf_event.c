@@ -119,6 +119,44 @@ TEST(perf_event_mmap_rules)
 	close(fd);
 }
 
+static int load_output(uint32_t type, int map, uint64_t flags, uint32_t size)
+{
+	struct bpf_insn insns[32];
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = perf_output_prog(insns, map, flags, size);
+	a.license = (uintptr_t)"GPL";
+	return bpf(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static int make_array(int event_fd, uint32_t flags)
+{
+	union bpf_attr a;
+	uint32_t key = 0, val = (uint32_t)event_fd;
+	int map;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	a.key_size = a.value_size = 4;
+	a.max_entries = 1;
+	a.map_flags = flags;
+	map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	if (map < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)map;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&val;
+	if (bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a))) {
+		close(map);
+		return -1;
+	}
+	return map;
+}
+
 /* A socket filter's record from each engine: the header, the raw size with its padding, the
  * data, then the packet's bytes from its network header. */
 TEST(perf_event_output_record_bytes)
@@ -129,34 +167,15 @@ TEST(perf_event_output_record_bytes)
 		pkt[i] = (uint8_t)(0x80 + i);
 	for (int jit = 0; jit < 2; jit++) {
 		struct perf_ring r;
-		struct bpf_insn insns[32];
-		uint32_t key, val, n;
 		union bpf_attr a;
 		int map, prog;
 		uint8_t rec[64];
 
 		userbpf_set_jit(jit);
 		REQUIRE(perf_ring_open_mapped(U, &r, -1, 1, PROT_READ | PROT_WRITE) == 0);
-		memset(&a, 0, sizeof(a));
-		a.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-		a.key_size = a.value_size = 4;
-		a.max_entries = 1;
-		map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
+		map = make_array(r.fd, 0);
 		REQUIRE(map >= 0);
-		key = 0;
-		val = (uint32_t)r.fd;
-		memset(&a, 0, sizeof(a));
-		a.map_fd = (uint32_t)map;
-		a.key = (uintptr_t)&key;
-		a.value = (uintptr_t)&val;
-		REQUIRE(bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) == 0);
-		n = perf_output_prog(insns, map, 7ull << 32, 5);
-		memset(&a, 0, sizeof(a));
-		a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-		a.insns = (uintptr_t)insns;
-		a.insn_cnt = n;
-		a.license = (uintptr_t)"GPL";
-		prog = bpf(BPF_PROG_LOAD, &a, sizeof(a));
+		prog = load_output(BPF_PROG_TYPE_SOCKET_FILTER, map, 7ull << 32, 5);
 		REQUIRE(prog >= 0);
 		memset(&a, 0, sizeof(a));
 		a.test.prog_fd = (uint32_t)prog;
@@ -202,44 +221,6 @@ static void *run_in_thread(void *arg)
 	return NULL;
 }
 
-static int load_output(int map, uint64_t flags, uint32_t size)
-{
-	struct bpf_insn insns[32];
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_XDP;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = perf_output_prog(insns, map, flags, size);
-	a.license = (uintptr_t)"GPL";
-	return bpf(BPF_PROG_LOAD, &a, sizeof(a));
-}
-
-static int make_array(int event_fd, uint32_t flags)
-{
-	union bpf_attr a;
-	uint32_t key = 0, val = (uint32_t)event_fd;
-	int map;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-	a.key_size = a.value_size = 4;
-	a.max_entries = 1;
-	a.map_flags = flags;
-	map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
-	if (map < 0)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)map;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)&val;
-	if (bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a))) {
-		close(map);
-		return -1;
-	}
-	return map;
-}
-
 /* A thread's event takes records from that thread only; a ring that fills loses records and
  * says how many in front of the next one; ioctl() ids, enable and disable. */
 TEST(perf_event_thread_lost_ioctl)
@@ -254,7 +235,7 @@ TEST(perf_event_thread_lost_ioctl)
 
 	REQUIRE(perf_ring_open_mapped(U, &r, -1, 1, PROT_READ | PROT_WRITE) == 0);
 	map = make_array(r.fd, 0);
-	prog = load_output(map, 0, 40); /* 56-byte records */
+	prog = load_output(BPF_PROG_TYPE_XDP, map, 0, 40); /* 56-byte records */
 	REQUIRE(map >= 0 && prog >= 0);
 	t.prog = prog;
 	REQUIRE(pthread_create(&th, NULL, run_in_thread, &t) == 0);
@@ -331,7 +312,7 @@ TEST(perf_event_array_preserve_elems)
 
 		REQUIRE(perf_ring_open_mapped(U, &r, -1, 1, PROT_READ | PROT_WRITE) == 0);
 		map = make_array(r.fd, preserve ? BPF_F_PRESERVE_ELEMS : 0);
-		prog = load_output(map, 0, 8);
+		prog = load_output(BPF_PROG_TYPE_XDP, map, 0, 8);
 		REQUIRE(map >= 0 && prog >= 0);
 		close(r.fd);
 		r.fd = -1;

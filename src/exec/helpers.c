@@ -2138,33 +2138,36 @@ static u64 h_perf_event_output(u64 ctx, u64 map, u64 flags, u64 data, u64 size)
 }
 
 /* The skb and XDP forms: the upper bits of flags (BPF_F_CTXLEN_MASK) ask for that many bytes of
- * the packet after data, from its start (the kernel's bpf_skb_event_output(),
- * bpf_xdp_event_output()). */
+ * the packet, from its start, after data (the kernel's bpf_skb_event_output(),
+ * bpf_xdp_event_output()); avail is how many it has. */
+static u64 pkt_event_output(u64 map, u64 flags, u64 meta, u64 meta_size, const u8 *pkt,
+			    u64 avail)
+{
+	u64 n = (flags & BPF_F_CTXLEN_MASK) >> 32;
+
+	if (flags & ~(u64)(BPF_F_CTXLEN_MASK | BPF_F_INDEX_MASK))
+		return (u64)-EINVAL;
+	if (n > avail)
+		return (u64)-EFAULT;
+	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(meta), (u32)meta_size, pkt,
+						 (u32)n);
+}
+
 static u64 h_skb_event_output(u64 ctx, u64 map, u64 flags, u64 meta, u64 meta_size)
 {
 	const struct skb_ctx *c = PTR(ctx);
-	u64 n = (flags & BPF_F_CTXLEN_MASK) >> 32;
 
-	if (flags & ~(u64)(BPF_F_CTXLEN_MASK | BPF_F_INDEX_MASK))
-		return (u64)-EINVAL;
-	if (n > (u64)(c->data_end - c->data))
-		return (u64)-EFAULT;
-	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(meta), (u32)meta_size,
-						 c->data, (u32)n);
+	return pkt_event_output(map, flags, meta, meta_size, c->data,
+				(u64)(c->data_end - c->data));
 }
 
+/* (the frags follow the linear part in memory here) */
 static u64 h_xdp_event_output(u64 ctx, u64 map, u64 flags, u64 meta, u64 meta_size)
 {
 	const struct xdp_ctx *x = PTR(ctx);
-	u64 n = (flags & BPF_F_CTXLEN_MASK) >> 32;
 
-	if (flags & ~(u64)(BPF_F_CTXLEN_MASK | BPF_F_INDEX_MASK))
-		return (u64)-EINVAL;
-	if (n > (u64)(x->data_end - x->data) + x->frags_size)
-		return (u64)-EFAULT;
-	/* (the frags follow the linear part in memory here) */
-	return (u64)(s64)perf_event_array_output(PTR(map), flags, PTR(meta), (u32)meta_size,
-						 x->data, (u32)n);
+	return pkt_event_output(map, flags, meta, meta_size, x->data,
+				(u64)(x->data_end - x->data) + x->frags_size);
 }
 
 /* ---- callbacks (src/exec/callback.h) ---- */
