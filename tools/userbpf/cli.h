@@ -1,7 +1,8 @@
 /* The userbpf CLI's shared declarations: exit codes, global options, the object helper (obj.c),
- * the packet runner (run.c), packet sources (pktsrc.c), map printing (map.c) and the JSON writer
- * (json.c).  Each command group lives in its own file and is entered through a do_*() function
- * taking the arguments after its group word (argv[0] is the command, e.g. "run").
+ * the packet runner (run.c), packet sources (pktsrc.c), map printing (map.c), perf event rings
+ * (perf.c) and the JSON writer (json.c).  Each command group lives in its own file and is
+ * entered through a do_*() function taking the arguments after its group word (argv[0] is the
+ * command, e.g. "run").
  *
  * Conventions: commands return an exit code (enum cli_exit), print results on stdout (text, or
  * one JSON document with --json) and diagnostics on stderr prefixed "userbpf: ".  Maps and
@@ -76,6 +77,7 @@ struct run_opts {
 	const char *pcap, *data, *iface;
 	unsigned long count;  /* --count: live capture stops after this many (0: until ^C) */
 	unsigned int repeat;  /* BPF_PROG_TEST_RUN repeat per packet */
+	unsigned int perf_pages; /* --perf-pages: data pages per perf ring (0: the default) */
 	bool verdicts;	      /* one line per packet */
 	bool progress;	      /* force the progress line */
 	bool trace;	      /* bpf_trace_printk lines to stderr */
@@ -93,6 +95,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_TRACE,
 	OPT_SET,
+	OPT_PERF_PAGES,
 	OPT_RUN_LAST /* commands number their own options from here */
 };
 /* clang-format off */
@@ -101,7 +104,7 @@ enum {
 	{ "iface", 1, NULL, OPT_IFACE }, { "count", 1, NULL, OPT_COUNT },                          \
 	{ "repeat", 1, NULL, OPT_REPEAT }, { "verdicts", 0, NULL, OPT_VERDICTS },                  \
 	{ "progress", 0, NULL, OPT_PROGRESS }, { "trace", 0, NULL, OPT_TRACE },                    \
-	{ "set", 1, NULL, OPT_SET }
+	{ "set", 1, NULL, OPT_SET }, { "perf-pages", 1, NULL, OPT_PERF_PAGES }
 /* clang-format on */
 #define RUN_OPTIONS_HELP                                                                           \
 	"Input (one of):\n"                                                                        \
@@ -115,6 +118,7 @@ enum {
 	"  --progress           progress line on stderr (default: only when stderr is a tty)\n"    \
 	"  --trace              bpf_trace_printk() lines to stderr\n"                              \
 	"  --set MAP:KEY=VALUE  update a map after loading, before the run (repeatable)\n"         \
+	"  --perf-pages N       data pages of each CPU's ring for perf event arrays (default 64)\n" \
 	"Values: N (decimal/0x, host order, 1/2/4/8 bytes), be:N (network order), hex:0a0b..\n"
 /* Handles one runner option from getopt_long.  Returns 1 if it was one, 0 if not, -1 on a bad
  * value (printed). */
@@ -124,6 +128,26 @@ bool run_opts_have_input(const struct run_opts *o);
  * object and the runner adds its members; text: a summary block.  Returns an exit code. */
 int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const struct run_opts *o,
 		bool print_summary);
+
+/* perf.c: perf event arrays.  cli_perf_attach() gives each perf event array of obj a mapped BPF
+ * output event per CPU (slot i: CPU i), once, mapped with pages data pages (0: 64); a CPU whose event fails is reported on stderr and
+ * left empty.  Returns an exit code.  cli_perf_poll() drains every ring into its buffer (kept);
+ * the runner calls it after each packet.  cli_perf_rings() returns map m's rings (*n of them; a
+ * ring whose fd is -1 has no event) or NULL if none were attached; cli_perf_detach() unmaps,
+ * closes and frees them all. */
+struct cli_perf_ring {
+	int cpu;
+	int fd;
+	void *base; /* the metadata page, then the data pages */
+	size_t len;
+	uint8_t *kept; /* the records drained so far, as they were in the ring */
+	size_t kept_len, kept_cap;
+	bool full; /* the CLI's buffer limit was reached: no longer drained */
+};
+int cli_perf_attach(struct userbpf_object *obj, unsigned int pages);
+void cli_perf_poll(void);
+const struct cli_perf_ring *cli_perf_rings(const struct userbpf_map *m, unsigned int *n);
+void cli_perf_detach(void);
 
 /* json.c: a streaming JSON writer on stdout with automatic commas. */
 void json_begin_object(void);

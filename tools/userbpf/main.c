@@ -103,10 +103,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[i], "prog"))
-		return do_prog(argc - i - 1, argv + i + 1);
-	if (!strcmp(argv[i], "map"))
-		return do_map(argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "prog") || !strcmp(argv[i], "map")) {
+		int rc = argv[i][0] == 'p' ? do_prog(argc - i - 1, argv + i + 1)
+					   : do_map(argc - i - 1, argv + i + 1);
+
+		cli_perf_detach();
+		return rc;
+	}
 	cli_err("unknown object '%s'", argv[i]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,11 +352,17 @@ static bool all_zero(const uint8_t *b, unsigned int n)
 	return true;
 }
 
-/* One value without a key (a ring buffer record, a queue or stack element): "  #i  value". */
-static void print_keyless(unsigned long i, const uint8_t *v, unsigned int n, bool discarded)
+/* One value without a key (a ring buffer record, a queue or stack element, a perf record):
+ * "  #i  value", after "cpu N" for a perf record (cpu >= 0). */
+static void print_keyless(int cpu, unsigned long i, const uint8_t *v, unsigned int n,
+			  bool discarded)
 {
 	if (cli.json) {
 		json_begin_object();
+		if (cpu >= 0) {
+			json_key("cpu");
+			json_uint((unsigned int)cpu);
+		}
 		json_key("index");
 		json_uint(i);
 		json_key("value");
@@ -365,7 +372,11 @@ static void print_keyless(unsigned long i, const uint8_t *v, unsigned int n, boo
 			json_bool(true);
 		}
 		json_end_object();
-	} else if (int_size(n) && !discarded) {
+		return;
+	}
+	if (cpu >= 0)
+		printf("  cpu %-3d", cpu);
+	if (int_size(n) && !discarded) {
 		printf("  #%-4lu %20" PRIu64 "\n", i, as_uint(v, n));
 	} else {
 		printf("  #%-4lu %s%u B: ", i, discarded ? "(discarded) " : "", n);
@@ -399,7 +410,7 @@ static int dump_ringbuf(struct userbpf_map *m)
 
 		if (hdr & BPF_RINGBUF_BUSY_BIT)
 			break;
-		print_keyless(n++, data + (cons & (size - 1)) + BPF_RINGBUF_HDR_SZ, rlen,
+		print_keyless(-1, n++, data + (cons & (size - 1)) + BPF_RINGBUF_HDR_SZ, rlen,
 			      hdr & BPF_RINGBUF_DISCARD_BIT);
 		cons += (rlen + BPF_RINGBUF_HDR_SZ + 7) & ~7ull;
 	}
@@ -407,6 +418,67 @@ static int dump_ringbuf(struct userbpf_map *m)
 	if (!cli.json)
 		printf("  (%lu records not yet consumed)\n", n);
 	return EXIT_OK;
+}
+
+/* One CPU's perf records, drained from its ring during the run (perf.c), oldest first.
+ * Samples print as "cpu N  #i  value": the raw data as a reader gets it, whose u32 size counts
+ * the padding that 8-aligns the record; lost records as their count. */
+static void dump_perf_ring(const struct cli_perf_ring *r, unsigned long *n, uint64_t *lost)
+{
+	const uint8_t *rec = r->kept, *end = r->kept + r->kept_len;
+
+	while (end - rec >= (long)sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > end - rec)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 4) {
+			uint32_t raw;
+
+			memcpy(&raw, rec + sizeof(h), 4);
+			if (raw > h.size - sizeof(h) - 4u)
+				raw = h.size - sizeof(h) - 4u;
+			print_keyless(r->cpu, (*n)++, rec + sizeof(h) + 4, raw, false);
+		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
+			uint64_t count;
+
+			memcpy(&count, rec + sizeof(h) + 8, 8);
+			*lost += count;
+			if (cli.json) {
+				json_begin_object();
+				json_key("cpu");
+				json_uint((unsigned int)r->cpu);
+				json_key("lost");
+				json_uint(count);
+				json_end_object();
+			} else {
+				printf("  cpu %-3d  (%" PRIu64 " records lost: the ring was full)\n",
+				       r->cpu, count);
+			}
+		}
+		rec += h.size;
+	}
+}
+
+/* A perf event array's records, CPU by CPU, from the events the runner attached (perf.c). */
+static void dump_perf_event_array(const struct userbpf_map *m)
+{
+	unsigned long n = 0;
+	uint64_t lost = 0;
+	unsigned int nrings;
+	const struct cli_perf_ring *rings = cli_perf_rings(m, &nrings);
+
+	for (unsigned int i = 0; i < nrings; i++)
+		dump_perf_ring(&rings[i], &n, &lost);
+	if (cli.json)
+		return;
+	if (!rings)
+		printf("  (no perf events attached: they are, one per CPU, when packets run)\n");
+	else if (lost)
+		printf("  (%lu records, %" PRIu64 " lost)\n", n, lost);
+	else
+		printf("  (%lu records)\n", n);
 }
 
 /* A queue's or stack's elements in the order pops would give them.  bpf() has no way to look
@@ -434,7 +506,7 @@ static int dump_queue_stack(struct userbpf_map *m)
 			break;
 	}
 	for (unsigned int i = 0; i < n; i++)
-		print_keyless(i, vals + (size_t)i * vs, vs, false);
+		print_keyless(-1, i, vals + (size_t)i * vs, vs, false);
 	/* back in: a queue in pop order, a stack in reverse */
 	for (unsigned int i = 0; i < n; i++) {
 		memset(&attr, 0, sizeof(attr));
@@ -483,6 +555,9 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 	case BPF_MAP_TYPE_QUEUE:
 	case BPF_MAP_TYPE_STACK:
 		rc = dump_queue_stack(m);
+		goto end;
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+		dump_perf_event_array(m);
 		goto end;
 	case BPF_MAP_TYPE_BLOOM_FILTER:
 		/* a set of bits: it answers membership, it has no elements to list */
@@ -576,7 +651,9 @@ static void usage(FILE *f)
 	    "\n"
 	    "The object is loaded by each command (maps live in this process).  With an input,\n"
 	    "packets run through a program first (update: after the write), so a map shows what\n"
-	    "the program did.\n"
+	    "the program did.  Maps without keys dump their elements: a queue or stack in pop\n"
+	    "order, a ring buffer its unconsumed records, a perf event array the records of the\n"
+	    "events a run attaches to it (one per CPU, 64 data pages each).\n"
 	    "Options:\n"
 	    "  --prog NAME          the program to run (default: the first)\n"
 	    "  --names ipproto|xdp  label integer keys (IP protocols, XDP actions)\n"

@@ -57,21 +57,28 @@ int run_opt_parse(struct run_opts *o, int opt, const char *arg)
 		o->iface = arg;
 		return 1;
 	case OPT_COUNT:
-	case OPT_REPEAT: {
+	case OPT_REPEAT:
+	case OPT_PERF_PAGES: {
 		unsigned long v;
 
 		errno = 0;
 		v = strtoul(arg, &end, 0);
 		if (errno || *end || !*arg || arg[0] == '-' || v > UINT32_MAX ||
-		    (opt == OPT_REPEAT && !v)) {
-			cli_err("bad number '%s' for --%s", arg,
-				opt == OPT_COUNT ? "count" : "repeat");
+		    (opt == OPT_REPEAT && !v) ||
+		    (opt == OPT_PERF_PAGES && (!v || v & (v - 1) || v > 4096))) {
+			cli_err("bad number '%s' for --%s%s", arg,
+				opt == OPT_COUNT    ? "count"
+				: opt == OPT_REPEAT ? "repeat"
+						    : "perf-pages",
+				opt == OPT_PERF_PAGES ? " (a power of 2, 1 to 4096)" : "");
 			return -1;
 		}
 		if (opt == OPT_COUNT)
 			o->count = v;
-		else
+		else if (opt == OPT_REPEAT)
 			o->repeat = (unsigned int)v;
+		else
+			o->perf_pages = (unsigned int)v;
 		return 1;
 	}
 	case OPT_VERDICTS:
@@ -297,6 +304,9 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 		if (rc)
 			return rc;
 	}
+	rc = cli_perf_attach(obj, o->perf_pages);
+	if (rc)
+		return rc;
 	rc = open_source(o, &src);
 	if (rc)
 		return rc;
@@ -351,6 +361,7 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 		}
 		count(st, attr.test.retval, len);
 		st->run_ns += attr.test.duration;
+		cli_perf_poll();
 		if (o->verdicts) {
 			const char *name = retval_name(type, attr.test.retval);
 
