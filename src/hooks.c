@@ -1,4 +1,5 @@
-/* close(), dup(), dup2(), dup3(), close_range(), closefrom(), mmap() and ioctl() wrappers.
+/* close(), dup(), dup2(), dup3(), close_range(), closefrom(), mmap() and ioctl() wrappers, and
+ * the unlink() and rename() ones that unpin (pin.c).
  *
  * userbpf's objects are real fds, and the kernel releases a map when its last fd is closed.  To
  * know that without a syscall on every bpf() call, these wrappers interpose the libc functions of
@@ -21,6 +22,7 @@
 
 #include "fd_table.h"
 #include "perf_event.h"
+#include "pin.h"
 #include "rcu.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -273,4 +275,72 @@ USERBPF_API int ioctl(int fd, unsigned long req, ...)
 		return -1;
 	}
 	return 0;
+}
+
+/* Pins are files (pin.c): removing a pin's last link unpins its object, as unlink(2) does on
+ * bpffs.  The file is identified before the call (after it, its name is gone); nothing is
+ * looked up while there is no pin. */
+static bool last_link_of(int dirfd, const char *path, struct pin_file *f)
+{
+	nlink_t nlink;
+
+	return pins_exist() && !pin_file_at(dirfd, path, AT_SYMLINK_NOFOLLOW, f, &nlink) &&
+	       nlink == 1;
+}
+
+USERBPF_API int unlinkat(int dirfd, const char *path, int flags)
+{
+	struct pin_file f;
+	bool pin = !(flags & AT_REMOVEDIR) && last_link_of(dirfd, path, &f);
+	int ret = (int)syscall(SYS_unlinkat, dirfd, path, flags);
+
+	if (!ret && pin)
+		pin_file_removed(&f);
+	return ret;
+}
+
+USERBPF_API int unlink(const char *path)
+{
+	return unlinkat(AT_FDCWD, path, 0);
+}
+
+/* libc's remove() calls its own unlink, which these wrappers do not see. */
+USERBPF_API int remove(const char *path)
+{
+	int ret = unlinkat(AT_FDCWD, path, 0);
+
+	if (ret < 0 && errno == EISDIR)
+		ret = unlinkat(AT_FDCWD, path, AT_REMOVEDIR);
+	return ret;
+}
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/* A rename over a pin's last link removes it, unless both names are the same file. */
+USERBPF_API int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+			  unsigned int flags)
+{
+	struct pin_file f, src;
+	bool pin = !(flags & RENAME_EXCHANGE) && last_link_of(newdirfd, newpath, &f) &&
+		   !(!pin_file_at(olddirfd, oldpath, AT_SYMLINK_NOFOLLOW, &src, NULL) &&
+		     src.dev == f.dev && src.ino == f.ino);
+	int ret = (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+
+	if (ret < 0 && errno == ENOSYS && !flags) /* a kernel before 3.15 */
+		ret = (int)syscall(SYS_renameat, olddirfd, oldpath, newdirfd, newpath);
+	if (!ret && pin)
+		pin_file_removed(&f);
+	return ret;
+}
+
+USERBPF_API int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	return renameat2(olddirfd, oldpath, newdirfd, newpath, 0);
+}
+
+USERBPF_API int rename(const char *oldpath, const char *newpath)
+{
+	return renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
 }

@@ -12,6 +12,7 @@
 
 #include "btf/btf.h"
 #include "ids.h"
+#include "pin.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "rcu.h"
@@ -64,6 +65,9 @@ static const u32 cmd_attr_end[] = {
 	[BPF_MAP_GET_FD_BY_ID] = ATTR_END(open_flags),
 	[BPF_PROG_GET_FD_BY_ID] = ATTR_END(prog_id),
 	[BPF_BTF_GET_FD_BY_ID] = 16,
+	/* pathname, bpf_fd, file_flags, then 6.18's path_fd (16..19, beyond our uapi union) */
+	[BPF_OBJ_PIN] = 20,
+	[BPF_OBJ_GET] = 20,
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -203,6 +207,10 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return obj_get_fd_by_id(OBJ_PROG, attr);
 	case BPF_BTF_GET_FD_BY_ID:
 		return obj_get_fd_by_id(OBJ_BTF, attr);
+	case BPF_OBJ_PIN:
+		return obj_pin(attr);
+	case BPF_OBJ_GET:
+		return obj_get_pinned(attr);
 	}
 	return -EINVAL;
 }
