@@ -9,6 +9,7 @@
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <userbpf/loader.h>
@@ -1008,6 +1009,120 @@ BOTH_BACKENDS(raw_tp_syscall_hist)
 BOTH_BACKENDS(cgroup_skb_policy)
 BOTH_BACKENDS(tc_action_mark)
 BOTH_BACKENDS(prog_array_values)
+
+/* Maps pinned by name (tests/fixtures/map_pinning): each load under the same pin root shares
+ * the pinned map and has its own other map; the pinned one outlives the objects, with its
+ * contents, until its file is removed; a map of another shape pinned there fails the load. */
+static uint64_t pin_count(const struct bpf_backend *be, struct userbpf_object *obj,
+			  const char *map)
+{
+	uint32_t k = 0;
+	uint64_t v = ~0ull;
+
+	CHECK_EQ(lookup(be, map_fd(obj, map), &k, &v), 0);
+	return v;
+}
+
+static void pin_by_name_flow(const struct bpf_backend *be, const char *root)
+{
+	struct userbpf_object_opts opts = {
+	    .sz = sizeof(opts), .bpf = be->bpf, .errbuf = errbuf, .errbuf_size = sizeof(errbuf),
+	    .pin_root_path = root,
+	};
+	struct userbpf_object *obj[3] = { NULL, NULL, NULL };
+	uint8_t pkt[64] = { 0 };
+	char path[128];
+	union bpf_attr a;
+	int fd, runs[2] = { 3, 2 };
+
+	snprintf(path, sizeof(path), "%s/pinned", root);
+	for (int i = 0; i < 3; i++) {
+		REQUIRE_EQ(userbpf_object_open_file(FIXTURE("map_pinning"), &opts, &obj[i]), 0);
+		if (userbpf_object_load(obj[i])) {
+			test_fail(__FILE__, __LINE__, "load %d on %s: %s", i, be->name, errbuf);
+			goto out;
+		}
+		if (i == 2)
+			break;
+		for (int r = 0; r < runs[i]; r++)
+			CHECK_EQ(test_run(be, userbpf_object_program(obj[i], 0), pkt, sizeof(pkt)),
+				 XDP_PASS);
+	}
+	CHECK_EQ(side_map_id(be == &backend_kernel ? K : U, map_fd(obj[0], "pinned")),
+		 side_map_id(be == &backend_kernel ? K : U, map_fd(obj[1], "pinned")));
+	CHECK_EQ(pin_count(be, obj[0], "pinned"), 5);
+	CHECK_EQ(pin_count(be, obj[0], "own"), 3);
+	CHECK_EQ(pin_count(be, obj[1], "own"), 2);
+	/* the third load reused the map as it was */
+	CHECK_EQ(pin_count(be, obj[2], "pinned"), 5);
+	CHECK_EQ(pin_count(be, obj[2], "own"), 0);
+	for (int i = 0; i < 3; i++) {
+		userbpf_object_close(obj[i]);
+		obj[i] = NULL;
+	}
+	/* every object closed, the pin holds the map */
+	memset(&a, 0, sizeof(a));
+	a.pathname = PTR_TO_U64(path);
+	fd = be->bpf(BPF_OBJ_GET, &a, sizeof(a));
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		uint32_t k = 0;
+		uint64_t v = 0;
+
+		CHECK_EQ(lookup(be, fd, &k, &v), 0);
+		CHECK_EQ(v, 5);
+		close(fd);
+	}
+	CHECK_EQ(unlink(path), 0);
+	/* a map of another shape at the path: the load fails, naming it */
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = 1;
+	fd = be->bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	REQUIRE(fd >= 0);
+	memset(&a, 0, sizeof(a));
+	a.pathname = PTR_TO_U64(path);
+	a.bpf_fd = (uint32_t)fd;
+	CHECK_EQ(be->bpf(BPF_OBJ_PIN, &a, sizeof(a)), 0);
+	close(fd);
+	REQUIRE_EQ(userbpf_object_open_file(FIXTURE("map_pinning"), &opts, &obj[0]), 0);
+	CHECK_EQ(userbpf_object_load(obj[0]), -EINVAL);
+	CHECK(strstr(errbuf, "map 'pinned': couldn't reuse the map pinned at '") &&
+	      strstr(errbuf, "/pinned': parameter mismatch"));
+	CHECK_EQ(unlink(path), 0);
+out:
+	for (int i = 0; i < 3; i++)
+		userbpf_object_close(obj[i]);
+}
+
+TEST(loader_userbpf_pin_by_name)
+{
+	char root[] = "/tmp/userbpf-ldpin-XXXXXX";
+
+	REQUIRE(mkdtemp(root));
+	pin_by_name_flow(&backend_userbpf, root);
+	CHECK_EQ(rmdir(root), 0);
+}
+
+/* The same on the kernel, pinning into a BPF filesystem mounted for the test. */
+TEST(loader_kernel_pin_by_name)
+{
+	char root[] = "/tmp/userbpf-ldpin-k-XXXXXX";
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(mkdtemp(root));
+	if (mount("bpf", root, "bpf", 0, "mode=0700")) {
+		int e = errno;
+
+		rmdir(root);
+		SKIP("mount -t bpf: %s", strerror(e));
+	}
+	pin_by_name_flow(&backend_kernel, root);
+	umount2(root, MNT_DETACH);
+	CHECK_EQ(rmdir(root), 0);
+}
 
 /* userbpf_program_reload(): the program loaded again as the loader loaded it (its BTF func_info
  * too: a callback needs it), with a log of its own; refused for a program not loaded. */

@@ -443,8 +443,8 @@ static const struct fixture {
     {"func_values_not_prog_array", "tests/fixtures/func_values_not_prog_array", NULL, -EINVAL,
      "mem: section '.maps': map 'not_jumps': __array(values) of functions is for program "
      "arrays"},
-    {"map_pinning", "tests/fixtures/map_pinning", NULL, -EOPNOTSUPP,
-     "mem: section '.maps': map 'pinned': pinning is not supported"},
+    {"map_pinning_invalid", "tests/fixtures/map_pinning_invalid", NULL, -EINVAL,
+     "mem: section '.maps': map 'pinned': invalid pinning value 2"},
     {"map_not_struct", "tests/fixtures/map_not_struct", NULL, -EINVAL,
      "mem: section '.maps': map 'not_a_map' is not a struct"},
     {"reloc_section_link", "examples/globals", m_rel_link, -EBADMSG,

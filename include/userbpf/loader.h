@@ -47,8 +47,13 @@ struct userbpf_object_opts {
 	char *log_buf;
 	unsigned int log_size;
 	unsigned int log_level;
+	/* Where maps declared with __uint(pinning, LIBBPF_PIN_BY_NAME) are pinned, as
+	 * "<pin_root_path>/<map name>"; NULL: "/sys/fs/bpf", libbpf's default.  At load, a map
+	 * pinned there already is reused (its type, sizes, max_entries and flags must match, else
+	 * -EINVAL) and its contents left as they are; otherwise the map is made and pinned. */
+	const char *pin_root_path;
 };
-#define userbpf_object_opts__last_field log_level
+#define userbpf_object_opts__last_field pin_root_path
 
 struct userbpf_object;
 struct userbpf_program;

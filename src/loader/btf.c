@@ -355,7 +355,9 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 		field = &def->key_size;
 	else if (!strcmp(name, "value_size"))
 		field = &def->value_size;
-	else if (strcmp(name, "pinning"))
+	else if (!strcmp(name, "pinning"))
+		field = &def->pinning;
+	else
 		return ld_err(obj, -EOPNOTSUPP,
 			      "section '.maps': map '%s': unknown or unsupported "
 			      "field '%s'",
@@ -369,14 +371,9 @@ static int map_field(const struct btf *btf, const char *map, const struct btf_me
 			      "__uint() (a pointer to an array)",
 			      map, name);
 	memcpy(&arr, btf_extra(btf, target), sizeof(arr));
-	if (!field) { /* pinning */
-		if (arr.nelems)
-			return ld_err(obj, -EOPNOTSUPP,
-				      "section '.maps': map '%s': pinning is not "
-				      "supported",
-				      map);
-		return 0;
-	}
+	if (field == &def->pinning && arr.nelems > 1) /* LIBBPF_PIN_NONE, LIBBPF_PIN_BY_NAME */
+		return ld_err(obj, -EINVAL, "section '.maps': map '%s': invalid pinning value %u",
+			      map, arr.nelems);
 	if ((field == &def->key_size || field == &def->value_size) && *field &&
 	    *field != arr.nelems)
 		return ld_err(obj, -EINVAL,

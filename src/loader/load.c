@@ -91,6 +91,13 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 	obj->log_size = o.log_size;
 	obj->log_level = o.log_level;
 	obj->btf_fd = -1;
+	if (o.pin_root_path) {
+		obj->pin_root = strdup(o.pin_root_path);
+		if (!obj->pin_root) {
+			free(obj);
+			return -ENOMEM;
+		}
+	}
 	*objp = obj;
 	return 0;
 }
@@ -259,6 +266,8 @@ static int inner_template(struct userbpf_object *obj, const struct userbpf_map *
  * initial programs (all programs are loaded by now). */
 static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *m, bool progs)
 {
+	if (m->reused && !progs) /* a reused map's contents are left as they are, as libbpf does */
+		return 0;
 	for (u32 i = 0; m->init_slots && m->def.prog_values == progs && i < m->def.max_entries;
 	     i++) {
 		union bpf_attr attr;
@@ -284,7 +293,100 @@ static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *
 	return 0;
 }
 
+/* The path a map pinned by name lives at: "<pin root>/<name>". */
+static int pin_path(const struct userbpf_object *obj, const struct userbpf_map *m, char *buf,
+		    size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s", obj->pin_root ? obj->pin_root : "/sys/fs/bpf",
+			 m->name);
+
+	if (n < 0 || (size_t)n >= size)
+		return ld_err(obj, -ENAMETOOLONG, "map '%s': pin path too long", m->name);
+	return 0;
+}
+
+/* A map pinned by name: the map already pinned at its path, if any, becomes m's (m->reused),
+ * provided it is of m's definition, as libbpf reuses it.  0 (m->fd set or not) or -errno. */
+static int map_reuse_pinned(struct userbpf_object *obj, struct userbpf_map *m, const char *path)
+{
+	struct bpf_map_info info;
+	union bpf_attr attr;
+	int fd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (u64)(uintptr_t)path;
+	fd = backend(obj, BPF_OBJ_GET, &attr);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return ld_err(obj, fd, "map '%s': couldn't retrieve the map pinned at '%s': %s",
+			      m->name, path, strerror(-fd));
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = (u32)fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (u64)(uintptr_t)&info;
+	err = backend(obj, BPF_OBJ_GET_INFO_BY_FD, &attr);
+	if (err < 0 || info.type != m->def.type || info.key_size != m->def.key_size ||
+	    info.value_size != m->def.value_size || info.max_entries != m->def.max_entries ||
+	    info.map_flags != m->def.map_flags || info.map_extra != m->def.map_extra) {
+		close(fd);
+		return ld_err(obj, -EINVAL,
+			      "map '%s': couldn't reuse the map pinned at '%s': parameter mismatch",
+			      m->name, path);
+	}
+	m->fd = fd;
+	m->reused = true;
+	return 0;
+}
+
+static int map_pin(struct userbpf_object *obj, struct userbpf_map *m, const char *path)
+{
+	union bpf_attr attr;
+	int err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (u64)(uintptr_t)path;
+	attr.bpf_fd = (u32)m->fd;
+	err = backend(obj, BPF_OBJ_PIN, &attr);
+	if (err < 0)
+		return ld_err(obj, err, "map '%s': pinning at '%s' failed: %s", m->name, path,
+			      strerror(-err));
+	return 0;
+}
+
+static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m);
+
+/* Creates m, or with pinning by name reuses or pins it.  Another loader pinning the same path
+ * between our look and our pin (EEXIST) gets one more look, as libbpf gives it. */
 static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
+{
+	char path[4096];
+	int err;
+
+	/* a perf event array without a size gets a slot per CPU, as libbpf gives it */
+	if (m->def.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && !m->def.max_entries)
+		m->def.max_entries = (u32)userbpf_num_possible_cpus();
+	if (m->def.pinning != 1)
+		return map_create_new(obj, m);
+	err = pin_path(obj, m, path, sizeof(path));
+	for (int tries = 0; !err && tries < 2; tries++) {
+		err = map_reuse_pinned(obj, m, path);
+		if (err || m->reused)
+			return err;
+		err = map_create_new(obj, m);
+		if (!err)
+			err = map_pin(obj, m, path);
+		if (err != -EEXIST || tries)
+			break;
+		close(m->fd);
+		m->fd = -1;
+		err = 0;
+	}
+	return err;
+}
+
+static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m)
 {
 	union bpf_attr attr;
 	u32 zero = 0;
@@ -295,9 +397,6 @@ static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 		if (inner < 0)
 			return inner;
 	}
-	/* a perf event array without a size gets a slot per CPU, as libbpf gives it */
-	if (m->def.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && !m->def.max_entries)
-		m->def.max_entries = (u32)userbpf_num_possible_cpus();
 	memset(&attr, 0, sizeof(attr));
 	attr.inner_map_fd = inner >= 0 ? (u32)inner : 0;
 	attr.map_type = m->def.type;
@@ -439,6 +538,7 @@ static void close_fds(struct userbpf_object *obj)
 		if (obj->maps[i].fd >= 0)
 			close(obj->maps[i].fd);
 		obj->maps[i].fd = -1;
+		obj->maps[i].reused = false;
 	}
 	if (obj->btf_fd >= 0)
 		close(obj->btf_fd);
@@ -493,6 +593,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	if (obj->elf)
 		elf_end(obj->elf);
 	free(obj->image);
+	free(obj->pin_root);
 	free(obj);
 }
 

@@ -79,6 +79,7 @@ struct ld_map_def {
 	u32 map_flags;
 	u32 numa_node;
 	u32 map_extra;	/* __uint(map_extra, ...): a bloom filter's hash count */
+	u32 pinning;	/* __uint(pinning, ...): LIBBPF_PIN_NONE (0) or LIBBPF_PIN_BY_NAME (1) */
 	/* Maps of maps: the template of the inner maps, from __array(values, struct {...})
 	 * (owned; NULL otherwise), and where the values array starts in the definition (the
 	 * initial inner maps are relocations into it). */
@@ -107,6 +108,7 @@ struct userbpf_map {
 	 * without initial values. */
 	u32 *init_slots;
 	int fd;		/* -1 until created */
+	bool reused;	/* fd is of a map pinned before this load (pinning by name) */
 };
 
 struct userbpf_program {
@@ -133,6 +135,7 @@ struct userbpf_object {
 	char *log_buf;
 	u32 log_size;
 	u32 log_level;
+	char *pin_root; /* the pin_root_path option, copied; NULL: /sys/fs/bpf */
 
 	void *image; /* our copy of the ELF file */
 	size_t image_size;
