@@ -22,6 +22,11 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(ARCHFLAGS) -fPIC -fvisibility=hidde
               -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
 LDLIBS  := -lpthread
 
+# The libc wrappers (src/hooks.c) run inside ThreadSanitizer's own start-up (its symbolizer
+# calls mmap() and close()), before its runtime can take instrumented calls: that file is
+# built without its instrumentation.
+$(BUILD)/src/hooks.o: ALL_CFLAGS += $(if $(findstring -fsanitize=thread,$(CFLAGS)),-fno-sanitize=thread -DUSERBPF_TSAN)
+
 LIB_SRCS  := $(shell find src -name '*.c' | sort)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(sort $(wildcard tests/*.c))

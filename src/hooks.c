@@ -32,7 +32,7 @@
 /* Marks fd's slot closing and returns what it held (NULL if not ours). */
 static struct bpf_object *slot_begin_close(int fd)
 {
-	struct bpf_object **slot = fd_slot(fd, false);
+	struct bpf_object **slot = fd_slot_peek(fd);
 	struct bpf_object *old;
 
 	if (!slot || !__atomic_load_n(slot, __ATOMIC_RELAXED))
@@ -45,14 +45,19 @@ static struct bpf_object *slot_begin_close(int fd)
 	return old;
 }
 
-/* Ends a close: the slot becomes `now` (NULL, or a restored object when the close failed). */
+/* Ends a close: the slot becomes `now` (NULL, or a restored object when the close failed).
+ * Once the number is closed, another thread may get it for a new file of ours and publish that
+ * file's object in the slot (fd.c, slot_publish()): then the slot is the new file's and stays
+ * so, and a restore gives up its reference. */
 static void slot_end_close(int fd, struct bpf_object *old, struct bpf_object *now)
 {
-	struct bpf_object **slot = fd_slot(fd, false);
+	struct bpf_object **slot = fd_slot_peek(fd), *expect = SLOT_CLOSING;
 
 	if (!old)
 		return;
-	__atomic_store_n(slot, now, __ATOMIC_RELEASE);
+	if (!__atomic_compare_exchange_n(slot, &expect, now, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		now = NULL;
 	if (!now)
 		obj_slot_put(old);
 }
@@ -60,7 +65,7 @@ static void slot_end_close(int fd, struct bpf_object *old, struct bpf_object *no
 /* If oldfd is one of ours, make newfd another owner of the same object (as a dup is). */
 static void slot_dup(int oldfd, int newfd)
 {
-	struct bpf_object **src = fd_slot(oldfd, false), **dst, *obj, *expect = NULL;
+	struct bpf_object **src = fd_slot_peek(oldfd), **dst, *obj, *expect = NULL;
 
 	obj = src ? __atomic_load_n(src, __ATOMIC_ACQUIRE) : NULL;
 	if (!obj || obj == SLOT_CLOSING)
@@ -79,7 +84,7 @@ static void slot_dup(int oldfd, int newfd)
 USERBPF_API int close(int fd)
 {
 	struct bpf_object *old = slot_begin_close(fd);
-	int ret = (int)syscall(SYS_close, fd);
+	int ret = raw_close(fd);
 
 	/* Linux closes the fd even when close() reports EINTR/EIO; only EBADF means it wasn't. */
 	slot_end_close(fd, old, ret < 0 && errno == EBADF ? old : NULL);
@@ -88,7 +93,7 @@ USERBPF_API int close(int fd)
 
 USERBPF_API int dup(int oldfd)
 {
-	int ret = (int)syscall(SYS_dup, oldfd);
+	int ret = raw_dup(oldfd);
 
 	if (ret >= 0)
 		slot_dup(oldfd, ret);
@@ -109,7 +114,7 @@ static int dup3_common(int oldfd, int newfd, int flags, bool is_dup2)
 		return fcntl(oldfd, F_GETFD) < 0 ? -1 : newfd;
 	}
 	old = slot_begin_close(newfd);
-	ret = (int)syscall(SYS_dup3, oldfd, newfd, flags);
+	ret = raw_dup3(oldfd, newfd, flags);
 	if (ret < 0) {
 		int e = errno;
 
@@ -153,7 +158,7 @@ USERBPF_API int close_range(unsigned int first, unsigned int last, int flags)
 			fd = (fd / FD_CHUNK + 1) * FD_CHUNK - 1; /* unallocated chunk: none of ours */
 			continue;
 		}
-		slot = fd_slot((int)fd, false);
+		slot = fd_slot_peek((int)fd);
 		if (__atomic_load_n(slot, __ATOMIC_ACQUIRE))
 			close((int)fd);
 	}
@@ -165,6 +170,16 @@ USERBPF_API void closefrom(int lowfd)
 	close_range(lowfd < 0 ? 0 : (unsigned int)lowfd, ~0U, 0);
 }
 
+/* mmap(2) itself (fd.c's sys_mmap(), inline for the reason fd_slot_peek() gives). */
+static inline void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd, u64 off)
+{
+#ifdef __i386__
+	return (void *)syscall(SYS_mmap2, addr, len, prot, flags, fd, (unsigned long)(off >> 12));
+#else
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
+}
+
 /* mmap() of one of our fds gets the kernel's checks first (a hash map cannot be mapped, an array
  * only with BPF_F_MMAPABLE and within its values, ...); every other mmap() goes straight through. */
 static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u64 off)
@@ -174,7 +189,7 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 	int err = 0, rfd = -1;
 	void *p;
 
-	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot(fd, false))) {
+	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot_peek(fd))) {
 		rcu_read_lock();
 		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 		if (obj && obj != SLOT_CLOSING) {
@@ -215,10 +230,10 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 		p = MAP_FAILED;
 		errno = EINVAL;
 	} else {
-		p = sys_mmap(addr, len, prot, flags, fd, off);
+		p = raw_mmap(addr, len, prot, flags, fd, off);
 	}
 #else
-	p = sys_mmap(addr, len, prot, flags, fd, off);
+	p = raw_mmap(addr, len, prot, flags, fd, off);
 #endif
 	if (rfd >= 0) {
 		int e = errno;
@@ -253,7 +268,7 @@ USERBPF_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 /* ioctl() on a perf event of ours (perf_event.c: enable, disable, id); any other goes through. */
 USERBPF_API int ioctl(int fd, unsigned long req, ...)
 {
-	struct bpf_object **slot = fd_slot(fd, false), *obj;
+	struct bpf_object **slot = fd_slot_peek(fd), *obj;
 	int ret = 1;
 	void *arg;
 	va_list ap;
@@ -278,60 +293,34 @@ USERBPF_API int ioctl(int fd, unsigned long req, ...)
 }
 
 /* Pins are files (pin.c): removing a pin's last link unpins its object, as unlink(2) does on
- * bpffs.  The file is identified before the call (after it, its name is gone); nothing is
- * looked up while there is no pin. */
-static bool last_link_of(int dirfd, const char *path, struct pin_file *f)
-{
-	nlink_t nlink;
-
-	return pins_exist() && !pin_file_at(dirfd, path, AT_SYMLINK_NOFOLLOW, f, &nlink) &&
-	       nlink == 1;
-}
-
+ * bpffs. */
 USERBPF_API int unlinkat(int dirfd, const char *path, int flags)
 {
-	struct pin_file f;
-	bool pin = !(flags & AT_REMOVEDIR) && last_link_of(dirfd, path, &f);
-	int ret = (int)syscall(SYS_unlinkat, dirfd, path, flags);
-
-	if (!ret && pin)
-		pin_file_removed(&f);
-	return ret;
+	return pin_unlinkat(dirfd, path, flags);
 }
 
 USERBPF_API int unlink(const char *path)
 {
-	return unlinkat(AT_FDCWD, path, 0);
+	return pin_unlinkat(AT_FDCWD, path, 0);
 }
 
 /* libc's remove() calls its own unlink, which these wrappers do not see. */
 USERBPF_API int remove(const char *path)
 {
-	int ret = unlinkat(AT_FDCWD, path, 0);
+	int ret = pin_unlinkat(AT_FDCWD, path, 0);
 
 	if (ret < 0 && errno == EISDIR)
-		ret = unlinkat(AT_FDCWD, path, AT_REMOVEDIR);
+		ret = pin_unlinkat(AT_FDCWD, path, AT_REMOVEDIR);
 	return ret;
 }
 
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-
-/* A rename over a pin's last link removes it, unless both names are the same file. */
 USERBPF_API int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
 			  unsigned int flags)
 {
-	struct pin_file f, src;
-	bool pin = !(flags & RENAME_EXCHANGE) && last_link_of(newdirfd, newpath, &f) &&
-		   !(!pin_file_at(olddirfd, oldpath, AT_SYMLINK_NOFOLLOW, &src, NULL) &&
-		     src.dev == f.dev && src.ino == f.ino);
-	int ret = (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+	int ret = pin_renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
 
 	if (ret < 0 && errno == ENOSYS && !flags) /* a kernel before 3.15 */
 		ret = (int)syscall(SYS_renameat, olddirfd, oldpath, newdirfd, newpath);
-	if (!ret && pin)
-		pin_file_removed(&f);
 	return ret;
 }
 

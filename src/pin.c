@@ -16,14 +16,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fd.h"
 #include "pin.h"
 #include "rcu.h"
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
 #ifndef BPF_F_PATH_FD
 #define BPF_F_PATH_FD (1U << 14)
@@ -37,7 +43,11 @@ struct pin {
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pin *pins;
-static u32 pin_count; /* read without the lock by the unlink hooks */
+/* Pins, plus BPF_OBJ_PINs under way; and unlink()s and rename()s making their system call
+ * without the lock because there were none.  A pin begins by counting itself in pin_users, then
+ * waits for fast_calls to drain: every call either saw the pin coming (and takes the lock) or
+ * ended before the pin's file exists (sequentially consistent order on both counters). */
+static u32 pin_users, fast_calls;
 
 int pin_file_at(int dirfd, const char *path, int flags, struct pin_file *f, nlink_t *nlink)
 {
@@ -115,11 +125,19 @@ int obj_pin(const union bpf_attr *attr)
 		obj_slot_put(obj);
 		return -ENOMEM;
 	}
+	__atomic_add_fetch(&pin_users, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&fast_calls, __ATOMIC_SEQ_CST))
+		sched_yield();
+	/* The file and its table entry appear together (the lock): a BPF_OBJ_GET or an unlink()
+	 * racing with us sees both or neither, as a bpffs inode is made with its object. */
+	pthread_mutex_lock(&pin_lock);
 	/* O_EXCL: anything already at the path, a symlink included, is EEXIST, as for bpffs */
 	fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 	if (fd < 0) {
 		/* a trailing slash on a name to create: the kernel's path lookup says ENOENT */
 		err = errno == EISDIR ? -ENOENT : -errno;
+		pthread_mutex_unlock(&pin_lock);
+		__atomic_sub_fetch(&pin_users, 1, __ATOMIC_SEQ_CST);
 		goto fail;
 	}
 	err = pin_file_at(fd, "", AT_EMPTY_PATH, &p->file, NULL);
@@ -130,19 +148,18 @@ int obj_pin(const union bpf_attr *attr)
 		/* the text is for people; a short write loses nothing the table needs */
 		if (write(fd, text, (size_t)n) < 0)
 			n = 0;
+		p->obj = obj;
+		p->next = pins;
+		pins = p;
+	} else {
+		/* the raw call: our unlinkat() would wait for the lock we hold */
+		syscall(SYS_unlinkat, dirfd, path, 0);
 	}
-	close(fd);
-	if (err) {
-		unlinkat(dirfd, path, 0);
-		goto fail;
-	}
-	p->obj = obj;
-	pthread_mutex_lock(&pin_lock);
-	p->next = pins;
-	pins = p;
-	__atomic_store_n(&pin_count, pin_count + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&pin_lock);
-	return 0;
+	close(fd);
+	if (!err)
+		return 0;
+	__atomic_sub_fetch(&pin_users, 1, __ATOMIC_SEQ_CST);
 fail:
 	free(p);
 	obj_slot_put(obj);
@@ -170,24 +187,25 @@ int obj_get_pinned(const union bpf_attr *attr)
 	mode = (access & OBJ_CAN_READ ? R_OK : 0) | (access & OBJ_CAN_WRITE ? W_OK : 0);
 	if (!path)
 		return -EFAULT;
-	/* the lookup (following symlinks), then the file's permission for the access asked */
+	/* The lookup (following symlinks), the file's permission for the access asked, then its
+	 * entry, under the lock: an unlink() that the lookup came before cannot take the entry
+	 * away meanwhile (as the kernel's lookup holds the inode). */
+	pthread_mutex_lock(&pin_lock);
 	fd = openat(dirfd, path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = pin_file_at(fd, "", AT_EMPTY_PATH, &f, NULL);
+	err = fd < 0 ? -errno : pin_file_at(fd, "", AT_EMPTY_PATH, &f, NULL);
 	if (!err && faccessat(fd, "", mode, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		err = -errno;
-	close(fd);
-	if (err)
-		return err;
-	pthread_mutex_lock(&pin_lock);
-	for (struct pin *p = pins; p; p = p->next)
+	for (struct pin *p = pins; !err && p; p = p->next)
 		if (same_file(&p->file, &f)) {
 			obj = p->obj;
 			obj_get(obj);
 			break;
 		}
 	pthread_mutex_unlock(&pin_lock);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return err;
 	if (!obj)
 		return -EACCES; /* not a pin: the kernel's answer for a file that is no BPF inode */
 	/* a program's fd is read-write whatever the flags ask, as bpf_prog_new_fd() makes it */
@@ -197,26 +215,97 @@ int obj_get_pinned(const union bpf_attr *attr)
 	return fd;
 }
 
-bool pins_exist(void)
+/* The file at path if it is a regular file whose last link this is (a pin's last name). */
+static bool last_link_at(int dirfd, const char *path, struct pin_file *f)
 {
-	return __atomic_load_n(&pin_count, __ATOMIC_ACQUIRE) != 0;
+	nlink_t nlink;
+
+	return !pin_file_at(dirfd, path, AT_SYMLINK_NOFOLLOW, f, &nlink) && nlink == 1;
 }
 
-void pin_file_removed(const struct pin_file *f)
+/* Drops the entry of file f (the lock held); returns it for pin_put() after the unlock. */
+static struct pin *pin_take(const struct pin_file *f)
 {
-	struct pin **pp, *p = NULL;
-
-	pthread_mutex_lock(&pin_lock);
-	for (pp = &pins; *pp; pp = &(*pp)->next)
+	for (struct pin **pp = &pins; *pp; pp = &(*pp)->next)
 		if (same_file(&(*pp)->file, f)) {
-			p = *pp;
+			struct pin *p = *pp;
+
 			*pp = p->next;
-			__atomic_store_n(&pin_count, pin_count - 1, __ATOMIC_RELEASE);
-			break;
+			__atomic_sub_fetch(&pin_users, 1, __ATOMIC_SEQ_CST);
+			return p;
 		}
-	pthread_mutex_unlock(&pin_lock);
+	return NULL;
+}
+
+static void pin_put(struct pin *p)
+{
 	if (p) {
 		obj_slot_put(p->obj);
 		free(p);
 	}
+}
+
+/* With no pin, the system call alone, counted in fast_calls (see pin_users); true if it was
+ * made, its result in *ret. */
+static bool fast_call(long nr, long a, long b, long c, long d, long e, int *ret)
+{
+	bool made = false;
+
+	__atomic_add_fetch(&fast_calls, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&pin_users, __ATOMIC_SEQ_CST)) {
+		*ret = (int)syscall(nr, a, b, c, d, e);
+		made = true;
+	}
+	__atomic_sub_fetch(&fast_calls, 1, __ATOMIC_SEQ_CST);
+	return made;
+}
+
+/* While pins exist, the unlink and rename wrappers run here, under the lock, so that the file
+ * identified before the call is the one the call removes, whatever other threads of this
+ * process do meanwhile. */
+int pin_unlinkat(int dirfd, const char *path, int flags)
+{
+	struct pin_file f;
+	struct pin *p = NULL;
+	bool last;
+	int ret;
+
+	if (flags & AT_REMOVEDIR)
+		return (int)syscall(SYS_unlinkat, dirfd, path, flags);
+	if (fast_call(SYS_unlinkat, dirfd, (long)path, flags, 0, 0, &ret))
+		return ret;
+	pthread_mutex_lock(&pin_lock);
+	last = last_link_at(dirfd, path, &f);
+	ret = (int)syscall(SYS_unlinkat, dirfd, path, flags);
+	if (!ret && last)
+		p = pin_take(&f);
+	pthread_mutex_unlock(&pin_lock);
+	pin_put(p);
+	return ret;
+}
+
+int pin_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+		  unsigned int flags)
+{
+	struct pin_file f, src;
+	struct pin *p = NULL;
+	bool last;
+	int ret;
+
+	if (flags & RENAME_EXCHANGE) /* an exchange removes nothing */
+		return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+	if (fast_call(SYS_renameat2, olddirfd, (long)oldpath, newdirfd, (long)newpath, flags,
+		      &ret))
+		return ret;
+	pthread_mutex_lock(&pin_lock);
+	/* over a pin's last name, unless both names are the same file */
+	last = last_link_at(newdirfd, newpath, &f) &&
+	       !(!pin_file_at(olddirfd, oldpath, AT_SYMLINK_NOFOLLOW, &src, NULL) &&
+		 same_file(&src, &f));
+	ret = (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+	if (!ret && last)
+		p = pin_take(&f);
+	pthread_mutex_unlock(&pin_lock);
+	pin_put(p);
+	return ret;
 }

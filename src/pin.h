@@ -21,12 +21,13 @@ int obj_pin(const union bpf_attr *attr);
 /* BPF_OBJ_GET: a new fd of the pinned object, or -errno. */
 int obj_get_pinned(const union bpf_attr *attr);
 
-/* For the unlink and rename wrappers (hooks.c), which need do nothing while no pin exists. */
-bool pins_exist(void);
+/* unlinkat(2) and renameat2(2) for the wrappers (hooks.c): removing a pin's last link lets its
+ * object go.  Return what the system call returns (-1 with errno). */
+int pin_unlinkat(int dirfd, const char *path, int flags);
+int pin_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+		  unsigned int flags);
 /* statx() of path (flags: AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH) into *f, and into *nlink (if not
  * NULL) its link count, 0 for anything but a regular file.  0 or -errno. */
 int pin_file_at(int dirfd, const char *path, int flags, struct pin_file *f, nlink_t *nlink);
-/* The last link of file f is gone: its pin, if it is one, lets go of the object. */
-void pin_file_removed(const struct pin_file *f);
 
 #endif

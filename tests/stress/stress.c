@@ -27,6 +27,11 @@
  *    thread wrote (self-checking; a program may see a reused element's new value, as in the
  *    kernel, but never a torn or stray one), and every helper result must be 0, ENOENT (delete) or E2BIG
  *    (update: the map holds half the keys).
+ *  - a pin race: threads pin maps at a few shared names of a temporary directory, get them back,
+ *    rename and unlink them at once.  Every call must succeed or fail as a filesystem race
+ *    allows (EEXIST, ENOENT), every fd BPF_OBJ_GET gives must be a pinned map with its value
+ *    (never EACCES: a pin's file and its table entry appear and go together), and once every
+ *    name is unlinked and every fd closed no map of the phase may be left alive.
  *
  * Usage: stress [--quick] [--ops N] [--threads N] [--seed N] [-v]
  * Full mode is 1,000,000 operations; --quick is 50,000.  Exit status 1 on any violation.
@@ -1187,6 +1192,138 @@ static void run_mim_race(uint32_t type, unsigned int nrunners, uint64_t ops, uin
 
 /* ---------------------------------------------------------------------------------------------- */
 
+/* ---- pin race ---- */
+
+#define PIN_NAMES 4
+#define PIN_MAGIC 0x5eed5eed5eedull
+
+static char pin_dir[64];
+
+struct pin_worker {
+	pthread_t tid;
+	uint64_t seed, ops;
+};
+
+static const char *pin_name(char *buf, size_t size, uint64_t r)
+{
+	snprintf(buf, size, "%s/p%u", pin_dir, (unsigned int)(r % PIN_NAMES));
+	return buf;
+}
+
+static void *pin_main(void *arg)
+{
+	struct pin_worker *w = arg;
+	char a[96], b[96];
+
+	for (uint64_t i = 0; i < w->ops; i++) {
+		uint64_t r = rnd(&w->seed);
+		union bpf_attr at;
+		int fd, rc;
+
+		memset(&at, 0, sizeof(at));
+		switch (r >> 60 & 3) {
+		case 0: { /* a new map, pinned */
+			uint32_t key = 0;
+			uint64_t v = PIN_MAGIC;
+
+			fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+			if (fd < 0) {
+				violation("pin-race: map create: %s", strerror(errno));
+				break;
+			}
+			at.map_fd = (uint32_t)fd;
+			at.key = (uint64_t)(uintptr_t)&key;
+			at.value = (uint64_t)(uintptr_t)&v;
+			if (bpf(BPF_MAP_UPDATE_ELEM, &at, sizeof(at)))
+				violation("pin-race: update: %s", strerror(errno));
+			memset(&at, 0, sizeof(at));
+			at.pathname = (uint64_t)(uintptr_t)pin_name(a, sizeof(a), r);
+			at.bpf_fd = (uint32_t)fd;
+			rc = bpf(BPF_OBJ_PIN, &at, sizeof(at));
+			if (rc && errno != EEXIST)
+				violation("pin-race: pin %s: %s", a, strerror(errno));
+			close(fd);
+			break;
+		}
+		case 1: { /* got back: a map of the phase, its value intact */
+			uint32_t key = 0;
+			uint64_t v = 0;
+
+			at.pathname = (uint64_t)(uintptr_t)pin_name(a, sizeof(a), r);
+			fd = bpf(BPF_OBJ_GET, &at, sizeof(at));
+			if (fd < 0) {
+				if (errno != ENOENT)
+					violation("pin-race: get %s: %s", a, strerror(errno));
+				break;
+			}
+			memset(&at, 0, sizeof(at));
+			at.map_fd = (uint32_t)fd;
+			at.key = (uint64_t)(uintptr_t)&key;
+			at.value = (uint64_t)(uintptr_t)&v;
+			if (bpf(BPF_MAP_LOOKUP_ELEM, &at, sizeof(at)) || v != PIN_MAGIC)
+				violation("pin-race: %s's map: lookup %s, value 0x%" PRIx64, a,
+					  strerror(errno), v);
+			close(fd);
+			break;
+		}
+		case 2: /* unpinned */
+			if (unlink(pin_name(a, sizeof(a), r)) && errno != ENOENT)
+				violation("pin-race: unlink %s: %s", a, strerror(errno));
+			break;
+		default: /* renamed, maybe over another pin */
+			if (rename(pin_name(a, sizeof(a), r), pin_name(b, sizeof(b), r >> 8)) &&
+			    errno != ENOENT)
+				violation("pin-race: rename %s %s: %s", a, b, strerror(errno));
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void run_pin_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
+{
+	struct pin_worker w[MAX_THREADS];
+	union bpf_attr at;
+	uint32_t base;
+	char name[96];
+	int fd;
+
+	strcpy(pin_dir, "/tmp/userbpf-stress-pin-XXXXXX");
+	if (!mkdtemp(pin_dir)) {
+		violation("pin-race: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* maps made from now on have ids above this one's */
+	fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	memset(&at, 0, sizeof(at));
+	at.map_id = 0;
+	{
+		struct bpf_map_info info;
+
+		memset(&info, 0, sizeof(info));
+		at.info.bpf_fd = (uint32_t)fd;
+		at.info.info = (uint64_t)(uintptr_t)&info;
+		at.info.info_len = sizeof(info);
+		base = bpf(BPF_OBJ_GET_INFO_BY_FD, &at, sizeof(at)) ? 0 : info.id;
+	}
+	close(fd);
+	for (unsigned int t = 0; t < nthreads; t++) {
+		w[t].seed = seed * 977 + t + 1;
+		w[t].ops = ops / nthreads;
+		pthread_create(&w[t].tid, NULL, pin_main, &w[t]);
+	}
+	for (unsigned int t = 0; t < nthreads; t++)
+		pthread_join(w[t].tid, NULL);
+	for (unsigned int i = 0; i < PIN_NAMES; i++)
+		unlink(pin_name(name, sizeof(name), i));
+	if (rmdir(pin_dir))
+		violation("pin-race: rmdir: %s", strerror(errno));
+	memset(&at, 0, sizeof(at));
+	at.start_id = base;
+	if (!base || !bpf(BPF_MAP_GET_NEXT_ID, &at, sizeof(at)))
+		violation("pin-race: map %u is alive with no pin and no fd left", at.next_id);
+}
+
 static int passed, failed;
 
 static void phase_end(const char *name, int before, uint64_t ops, double t0)
@@ -1305,6 +1442,15 @@ int main(int argc, char **argv)
 		run_mim_race(k ? BPF_MAP_TYPE_HASH_OF_MAPS : BPF_MAP_TYPE_ARRAY_OF_MAPS,
 			     nthreads - 1, n, seed + 2 + k);
 		phase_end(k ? "mim-race-hash" : "mim-race-array", before, n, t0);
+		total += n;
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 5 / 100;
+
+		run_pin_race(nthreads, n, seed + 4);
+		phase_end("pin-race", before, n, t0);
 		total += n;
 	}
 	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
