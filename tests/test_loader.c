@@ -1050,6 +1050,36 @@ static void pin_by_name_flow(const struct bpf_backend *be, const char *root)
 	}
 	CHECK_EQ(side_map_id(be == &backend_kernel ? K : U, map_fd(obj[0], "pinned")),
 		 side_map_id(be == &backend_kernel ? K : U, map_fd(obj[1], "pinned")));
+	/* the API's view: the pinned map and its path; the other, unpinned, pinned by hand */
+	{
+		struct userbpf_map *pm = userbpf_object_find_map(obj[0], "pinned");
+		struct userbpf_map *om = userbpf_object_find_map(obj[0], "own");
+		char own_path[160], other[160];
+		int s = be == &backend_kernel ? K : U;
+
+		snprintf(own_path, sizeof(own_path), "%s/own0", root);
+		snprintf(other, sizeof(other), "%s/elsewhere", root);
+		REQUIRE(pm && om);
+		CHECK(userbpf_map_is_pinned(pm) && !strcmp(userbpf_map_pin_path(pm), path));
+		CHECK(!userbpf_map_is_pinned(om) && !userbpf_map_pin_path(om));
+		CHECK_EQ(userbpf_map_pin(pm, NULL), 0);
+		CHECK_EQ(userbpf_map_pin(pm, other), -EEXIST);
+		CHECK_EQ(userbpf_map_set_pin_path(om, own_path), -EBUSY); /* loaded */
+		CHECK_EQ(userbpf_map_pin(om, NULL), -EINVAL);
+		CHECK_EQ(userbpf_map_pin(om, own_path), 0);
+		CHECK(userbpf_map_is_pinned(om) && !strcmp(userbpf_map_pin_path(om), own_path));
+		memset(&a, 0, sizeof(a));
+		a.pathname = PTR_TO_U64(own_path);
+		fd = be->bpf(BPF_OBJ_GET, &a, sizeof(a));
+		CHECK(fd >= 0 && side_map_id(s, fd) == side_map_id(s, userbpf_map_fd(om)));
+		if (fd >= 0)
+			close(fd);
+		CHECK_EQ(userbpf_map_unpin(om, other), -EINVAL);
+		CHECK_EQ(userbpf_map_unpin(om, NULL), 0);
+		CHECK(!userbpf_map_is_pinned(om));
+		CHECK_EQ(access(own_path, F_OK), -1);
+		CHECK_EQ(userbpf_map_unpin(om, NULL), -ENOENT);
+	}
 	CHECK_EQ(pin_count(be, obj[0], "pinned"), 5);
 	CHECK_EQ(pin_count(be, obj[0], "own"), 3);
 	CHECK_EQ(pin_count(be, obj[1], "own"), 2);
@@ -1091,6 +1121,34 @@ static void pin_by_name_flow(const struct bpf_backend *be, const char *root)
 	CHECK_EQ(userbpf_object_load(obj[0]), -EINVAL);
 	CHECK(strstr(errbuf, "map 'pinned': couldn't reuse the map pinned at '") &&
 	      strstr(errbuf, "/pinned': parameter mismatch"));
+	userbpf_object_close(obj[0]);
+	obj[0] = NULL;
+	/* pin paths set before load: "pinned" without one is made afresh (the mismatched map at
+	 * its old path is not looked at); "own" with one is pinned there by the first load and
+	 * reused by the second */
+	{
+		char own_path[160];
+
+		snprintf(own_path, sizeof(own_path), "%s/shared_own", root);
+		for (int i = 0; i < 2; i++) {
+			struct userbpf_map *pm, *om;
+
+			REQUIRE_EQ(userbpf_object_open_file(FIXTURE("map_pinning"), &opts, &obj[i]),
+				   0);
+			pm = userbpf_object_find_map(obj[i], "pinned");
+			om = userbpf_object_find_map(obj[i], "own");
+			REQUIRE(pm && om);
+			CHECK_EQ(userbpf_map_set_pin_path(pm, NULL), 0);
+			CHECK_EQ(userbpf_map_set_pin_path(om, own_path), 0);
+			CHECK_EQ(userbpf_object_load(obj[i]), 0);
+			CHECK(!userbpf_map_is_pinned(pm) && userbpf_map_is_pinned(om));
+			CHECK_EQ(test_run(be, userbpf_object_program(obj[i], 0), pkt, sizeof(pkt)),
+				 XDP_PASS);
+		}
+		CHECK_EQ(pin_count(be, obj[1], "own"), 2);
+		CHECK_EQ(pin_count(be, obj[1], "pinned"), 1);
+		CHECK_EQ(unlink(own_path), 0);
+	}
 	CHECK_EQ(unlink(path), 0);
 out:
 	for (int i = 0; i < 3; i++)

@@ -121,6 +121,19 @@ USERBPF_API unsigned int userbpf_map_value_size(const struct userbpf_map *map);
 USERBPF_API unsigned int userbpf_map_max_entries(const struct userbpf_map *map);
 USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map);
 USERBPF_API int userbpf_map_fd(const struct userbpf_map *map);
+/* Pinning, as libbpf's bpf_map__set_pin_path(), __pin_path(), __is_pinned(), __pin() and
+ * __unpin().  A map's pin path (a map declared with __uint(pinning, LIBBPF_PIN_BY_NAME) has
+ * "<pin_root_path>/<name>"; set_pin_path() sets or, with NULL, clears it before load: -EBUSY
+ * after) is where userbpf_object_load() reuses or pins it.  userbpf_map_pin(): pins the loaded
+ * map at path (NULL: its pin path), which becomes its pin path; 0 if already pinned there,
+ * -EEXIST if elsewhere, -EINVAL with no path or before load, else the backend's BPF_OBJ_PIN
+ * error.  userbpf_map_unpin(): unlink()s path (NULL: the pin path; -EINVAL for another path
+ * than the pin path); the pin path stays for a later userbpf_map_pin(map, NULL). */
+USERBPF_API int userbpf_map_set_pin_path(struct userbpf_map *map, const char *path);
+USERBPF_API const char *userbpf_map_pin_path(const struct userbpf_map *map);
+USERBPF_API bool userbpf_map_is_pinned(const struct userbpf_map *map);
+USERBPF_API int userbpf_map_pin(struct userbpf_map *map, const char *path);
+USERBPF_API int userbpf_map_unpin(struct userbpf_map *map, const char *path);
 /* Global data (.data, .rodata, .bss, ... maps), before userbpf_object_load(): the bytes the map
  * will start with, as libbpf's bpf_map__set_initial_value() (how `const volatile` settings in
  * .rodata are given before the verifier sees them as constants).  size must be the value size.

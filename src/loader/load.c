@@ -102,11 +102,19 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 	return 0;
 }
 
+static int pin_path_of(const struct userbpf_object *obj, const struct userbpf_map *m,
+		       char **out);
+
 /* Parses the image now owned by obj; frees obj on failure. */
 static int obj_open(struct userbpf_object *obj, struct userbpf_object **objp)
 {
 	int err = ld_elf_parse(obj);
 
+	for (size_t i = 0; !err && i < obj->nmaps; i++) {
+		obj->maps[i].obj = obj;
+		if (obj->maps[i].def.pinning == 1) /* LIBBPF_PIN_BY_NAME */
+			err = pin_path_of(obj, &obj->maps[i], &obj->maps[i].pin_path);
+	}
 	if (err) {
 		userbpf_object_close(obj);
 		return err;
@@ -293,19 +301,23 @@ static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *
 	return 0;
 }
 
-/* The path a map pinned by name lives at: "<pin root>/<name>". */
-static int pin_path(const struct userbpf_object *obj, const struct userbpf_map *m, char *buf,
-		    size_t size)
+/* The path a map pinned by name lives at: "<pin root>/<name>", malloc'd into *out. */
+static int pin_path_of(const struct userbpf_object *obj, const struct userbpf_map *m,
+		       char **out)
 {
-	int n = snprintf(buf, size, "%s/%s", obj->pin_root ? obj->pin_root : "/sys/fs/bpf",
-			 m->name);
+	const char *root = obj->pin_root ? obj->pin_root : "/sys/fs/bpf";
+	size_t n = strlen(root) + 1 + strlen(m->name) + 1;
 
-	if (n < 0 || (size_t)n >= size)
+	if (n > 4096)
 		return ld_err(obj, -ENAMETOOLONG, "map '%s': pin path too long", m->name);
+	*out = malloc(n);
+	if (!*out)
+		return ld_err(obj, -ENOMEM, "out of memory");
+	snprintf(*out, n, "%s/%s", root, m->name);
 	return 0;
 }
 
-/* A map pinned by name: the map already pinned at its path, if any, becomes m's (m->reused),
+/* A map with a pin path: the map already pinned there, if any, becomes m's (m->reused),
  * provided it is of m's definition, as libbpf reuses it.  0 (m->fd set or not) or -errno. */
 static int map_reuse_pinned(struct userbpf_object *obj, struct userbpf_map *m, const char *path)
 {
@@ -357,26 +369,27 @@ static int map_pin(struct userbpf_object *obj, struct userbpf_map *m, const char
 
 static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m);
 
-/* Creates m, or with pinning by name reuses or pins it.  Another loader pinning the same path
+/* Creates m, or with a pin path reuses or pins it.  Another loader pinning the same path
  * between our look and our pin (EEXIST) gets one more look, as libbpf gives it. */
 static int map_create(struct userbpf_object *obj, struct userbpf_map *m)
 {
-	char path[4096];
-	int err;
+	const char *path = m->pin_path;
+	int err = 0;
 
 	/* a perf event array without a size gets a slot per CPU, as libbpf gives it */
 	if (m->def.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && !m->def.max_entries)
 		m->def.max_entries = (u32)userbpf_num_possible_cpus();
-	if (m->def.pinning != 1)
+	if (!path)
 		return map_create_new(obj, m);
-	err = pin_path(obj, m, path, sizeof(path));
 	for (int tries = 0; !err && tries < 2; tries++) {
 		err = map_reuse_pinned(obj, m, path);
+		m->pinned = m->reused;
 		if (err || m->reused)
 			return err;
 		err = map_create_new(obj, m);
 		if (!err)
 			err = map_pin(obj, m, path);
+		m->pinned = !err;
 		if (err != -EEXIST || tries)
 			break;
 		close(m->fd);
@@ -539,6 +552,7 @@ static void close_fds(struct userbpf_object *obj)
 			close(obj->maps[i].fd);
 		obj->maps[i].fd = -1;
 		obj->maps[i].reused = false;
+		obj->maps[i].pinned = false;
 	}
 	if (obj->btf_fd >= 0)
 		close(obj->btf_fd);
@@ -584,6 +598,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	for (size_t i = 0; i < obj->nmaps; i++) {
 		free(obj->maps[i].def.inner);
 		free(obj->maps[i].init_slots);
+		free(obj->maps[i].pin_path);
 		free(obj->maps[i].init_owned);
 	}
 	free(obj->maps);
@@ -718,6 +733,68 @@ USERBPF_API unsigned int userbpf_map_flags(const struct userbpf_map *map)
 USERBPF_API int userbpf_map_fd(const struct userbpf_map *map)
 {
 	return map->fd;
+}
+
+USERBPF_API int userbpf_map_set_pin_path(struct userbpf_map *map, const char *path)
+{
+	char *copy = NULL;
+
+	if (!map || map->fd >= 0 || map->obj->loaded)
+		return -EBUSY;
+	if (path && !(copy = strdup(path)))
+		return -ENOMEM;
+	free(map->pin_path);
+	map->pin_path = copy;
+	return 0;
+}
+
+USERBPF_API const char *userbpf_map_pin_path(const struct userbpf_map *map)
+{
+	return map->pin_path;
+}
+
+USERBPF_API bool userbpf_map_is_pinned(const struct userbpf_map *map)
+{
+	return map->pinned;
+}
+
+USERBPF_API int userbpf_map_pin(struct userbpf_map *map, const char *path)
+{
+	char *copy;
+	int err;
+
+	if (map->pinned) /* once, where it is */
+		return path && map->pin_path && strcmp(path, map->pin_path) ? -EEXIST : 0;
+	if (!path)
+		path = map->pin_path;
+	if (!path || map->fd < 0)
+		return -EINVAL;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	err = map_pin(map->obj, map, copy);
+	if (err) {
+		free(copy);
+		return err;
+	}
+	free(map->pin_path);
+	map->pin_path = copy;
+	map->pinned = true;
+	return 0;
+}
+
+USERBPF_API int userbpf_map_unpin(struct userbpf_map *map, const char *path)
+{
+	if (path && map->pin_path && strcmp(path, map->pin_path))
+		return -EINVAL;
+	if (!path)
+		path = map->pin_path;
+	if (!path)
+		return -EINVAL;
+	if (unlink(path))
+		return -errno;
+	map->pinned = false;
+	return 0;
 }
 
 USERBPF_API int userbpf_map_set_initial_value(struct userbpf_map *map, const void *data,

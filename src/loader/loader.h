@@ -108,7 +108,13 @@ struct userbpf_map {
 	 * without initial values. */
 	u32 *init_slots;
 	int fd;		/* -1 until created */
-	bool reused;	/* fd is of a map pinned before this load (pinning by name) */
+	bool reused;	/* fd is of a map pinned before this load (pin_path) */
+	/* Where the map is pinned at load (reused if pinned there already): "<pin root>/<name>"
+	 * for __uint(pinning, LIBBPF_PIN_BY_NAME), or userbpf_map_set_pin_path()'s; owned, NULL:
+	 * none.  pinned: the map is pinned there (after a load or userbpf_map_pin()). */
+	char *pin_path;
+	bool pinned;
+	struct userbpf_object *obj; /* the object the map belongs to (its backend) */
 };
 
 struct userbpf_program {
