@@ -27,7 +27,7 @@ LDLIBS  := -lpthread
 # built without its instrumentation.
 $(BUILD)/src/hooks.o: ALL_CFLAGS += $(if $(findstring -fsanitize=thread,$(CFLAGS)),-fno-sanitize=thread -DUSERBPF_TSAN)
 
-LIB_SRCS  := $(shell find src -name '*.c' | sort)
+LIB_SRCS  := $(shell find src -name '*.c' -not -path 'src/preload/*' | sort)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(sort $(wildcard tests/*.c))
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
@@ -98,6 +98,14 @@ $(LIB_SO): $(LIB_OBJS) userbpf.map
 	    $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LDLIBS)
 	ln -sf libuserbpf.so.0 $@
 
+# libuserbpf-preload.so: the library plus a syscall() that sends __NR_bpf to it, for programs
+# (libbpf) that call the kernel themselves: LD_PRELOAD=libuserbpf-preload.so (src/preload/).
+PRELOAD := $(BUILD)/libuserbpf-preload.so
+LIBBPF_USER :=
+$(PRELOAD): $(LIB_OBJS) $(BUILD)/src/preload/preload.o
+	$(CC) $(ARCHFLAGS) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -ldl
+all: $(PRELOAD)
+
 # --- CLI (tools/userbpf/) and traffic generator (tools/trafficgen/): libpcap ---------------------
 # libpcap is linked into the CLI and trafficgen only, never the library.  Without a libpcap for
 # the target (e.g. -m32 without libpcap-dev:i386) the CLI builds without --pcap/--iface (HAVE_LIBPCAP
@@ -138,11 +146,20 @@ HAVE_LIBBPF := $(shell printf '\043include <bpf/libbpf.h>\nint main(void){return
 ifeq ($(HAVE_LIBBPF),1)
 $(BENCH): ALL_CFLAGS += -DHAVE_LIBBPF
 $(BENCH): BENCH_LIBS := -lbpf
+# tests/test_preload.c runs this libbpf user with the preload library
+LIBBPF_USER := $(BUILD)/tests/libbpf-user
+$(LIBBPF_USER): tests/preload/libbpf_user.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lbpf
+$(TESTS): $(LIBBPF_USER)
 endif
 else
 BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
 endif
 # --- end of CLI block --------------------------------------------------------------------------
+$(TESTS): $(PRELOAD)
+$(BUILD)/tests/test_preload.o: ALL_CFLAGS += -DPRELOAD_PATH='"$(PRELOAD)"' \
+	-DLIBBPF_USER_PATH='"$(LIBBPF_USER)"' -DLOADER_OBJ_DIR='"$(BUILD)"'
 
 $(PLUGIN): $(PLUGIN_OBJS) $(LIB_A)
 	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(PLUGIN_OBJS) $(LIB_A) $(LDLIBS)
