@@ -66,6 +66,7 @@ TEST(preload_libbpf_runs_on_userbpf)
 	CHECK(strstr(u, "ok   verdicts: 3 dropped, 3 passed\n"));
 	CHECK(strstr(u, "ok   sockex1: my_map[TCP] = 256 bytes after 4 frames\n"));
 	CHECK(strstr(u, "ok   bpf_obj_get, then a lookup through its fd: 300\n"));
+	CHECK(strstr(u, "ok   the .bss after the runs: calls 2, last 360\n"));
 	if (!kernel_bpf_available())
 		return; /* (userbpf's side is the test; the kernel's only confirms the checks) */
 	rc = run_user(false, k);

@@ -1,5 +1,5 @@
-/* A libbpf user, as a unit test of BPF code is written: libbpf's low-level map calls, then two
- * example objects opened and loaded by libbpf (every feature probe of its own included), run with
+/* A libbpf user, as a unit test of BPF code is written: libbpf's low-level map calls and pins,
+ * then three example objects (one with global data) opened and loaded by libbpf (every feature probe of its own included), run with
  * bpf_prog_test_run_opts() and read back through libbpf's map calls.  It knows nothing of
  * userbpf: tests/test_preload.c runs it with LD_PRELOAD=libuserbpf-preload.so (and on the kernel
  * where it may) and reads what it prints.
@@ -220,6 +220,70 @@ static void sockex1(const char *dir)
 	bpf_object__close(obj);
 }
 
+/* The map of obj whose name ends with suffix (libbpf names global data "<object>.<section>"). */
+static struct bpf_map *map_ending(struct bpf_object *obj, const char *suffix)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *n = bpf_map__name(m);
+
+		if (strlen(n) >= strlen(suffix) && !strcmp(n + strlen(n) - strlen(suffix), suffix))
+			return m;
+	}
+	return NULL;
+}
+
+/* globals: a `const volatile` setting written before load (libbpf's copy of .rodata), then the
+ * .bss counters after two runs. */
+static void globals(const char *dir)
+{
+	char path[512];
+	struct bpf_object *obj;
+	struct bpf_map *ro, *bss;
+	struct bpf_program *prog;
+	unsigned char pkt[14 + 50];
+	unsigned int *rodata;
+	unsigned long long counters[2] = { 0, 0 };
+	unsigned int zero = 0;
+	size_t size = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/examples/globals.bpf.o", dir);
+	obj = bpf_object__open_file(path, NULL);
+	err = libbpf_get_error(obj);
+	CHECK(!err, "bpf_object__open_file globals");
+	if (err)
+		return;
+	ro = map_ending(obj, ".rodata");
+	bss = map_ending(obj, ".bss");
+	rodata = ro ? (unsigned int *)bpf_map__initial_value(ro, &size) : NULL;
+	CHECK(rodata && size == 8 && rodata[0] == 3, "the .rodata before load: multiplier %u",
+	      rodata ? rodata[0] : 0);
+	if (!rodata || !bss) {
+		bpf_object__close(obj);
+		return;
+	}
+	rodata[0] = 5; /* multiplier */
+	err = bpf_object__load(obj);
+	CHECK(!err, "bpf_object__load globals: %d", err);
+	prog = bpf_object__next_program(obj, NULL);
+	memset(pkt, 0, sizeof(pkt));
+	pkt[12] = 0x08;
+	for (int i = 0; i < 2 && !err && prog; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+			    .repeat = 1);
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
+		CHECK(!err && o.retval == ((50 * 5 + 100 + 10 * i) & 0xff),
+		      "globals run %d: retval %u", i, o.retval);
+	}
+	CHECK(!bpf_map__lookup_elem(bss, &zero, 4, counters, 16, 0) && counters[0] == 2 &&
+		      counters[1] == 50 * 5 + 110,
+	      "the .bss after the runs: calls %llu, last %llu", counters[0], counters[1]);
+	bpf_object__close(obj);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -230,5 +294,6 @@ int main(int argc, char **argv)
 	low_level();
 	portfilter(argv[1]);
 	sockex1(argv[1]);
+	globals(argv[1]);
 	return failed;
 }
