@@ -1,7 +1,8 @@
 /* libbpf on userbpf, unchanged: tests/preload/libbpf_user.c (libbpf's map calls and pins, three
- * example objects opened, loaded and test-run by libbpf, global data set before load) runs with LD_PRELOAD=libuserbpf-preload.so and
- * must pass every check on userbpf's objects (its map fds are userbpf's memfds); where the
- * kernel's bpf() works it runs there too, without the preload, and must print the same checks.
+ * example objects opened, loaded and test-run by libbpf, global data set before load) runs with
+ * LD_PRELOAD=libuserbpf-preload.so and must pass every check on userbpf's objects (its map fds
+ * are userbpf's memfds); where the kernel's bpf() works it runs there too, without the preload,
+ * and must print the same checks.
  * Skipped without libbpf (the helper is not built) and in sanitizer builds (a sanitized library
  * cannot be preloaded into a program that is not).
  */
