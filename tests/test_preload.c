@@ -6,6 +6,7 @@
  * Skipped without libbpf (the helper is not built) and in sanitizer builds (a sanitized library
  * cannot be preloaded into a program that is not).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,9 @@
 
 #define OUT_MAX 8192
 
-/* Runs the helper (with the preload library if preload) into out; its exit status, or -1. */
-static int run_user(bool preload, char *out)
+/* Runs the helper (with the preload library if preload) with args (NULL: the object directory)
+ * into out (size bytes); its exit status, or -1. */
+static int run_user_args(bool preload, char *const *args, char *out, size_t size)
 {
 	char tmpl[] = "/tmp/userbpf-preload-XXXXXX";
 	int fd = mkstemp(tmpl), status = -1;
@@ -36,29 +38,49 @@ static int run_user(bool preload, char *out)
 			setenv("LD_PRELOAD", PRELOAD_PATH, 1);
 		else
 			unsetenv("LD_PRELOAD");
-		execl(LIBBPF_USER_PATH, LIBBPF_USER_PATH, LOADER_OBJ_DIR, (char *)NULL);
+		if (args)
+			execv(LIBBPF_USER_PATH, args);
+		else
+			execl(LIBBPF_USER_PATH, LIBBPF_USER_PATH, LOADER_OBJ_DIR, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
 		close(fd);
 		return -1;
 	}
-	n = pread(fd, out, OUT_MAX - 1, 0);
+	n = pread(fd, out, size - 1, 0);
 	out[n > 0 ? n : 0] = '\0';
 	close(fd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+static int run_user(bool preload, char *out)
+{
+	return run_user_args(preload, NULL, out, OUT_MAX);
+}
+
+#define REQUIRE_LIBBPF_USER()                                                                      \
+	do {                                                                                       \
+		if (SANITIZED)                                                                     \
+			SKIP("a sanitizer build: its library cannot be preloaded into an "          \
+			     "uninstrumented program");                                            \
+		if (!LIBBPF_USER_PATH[0] || access(LIBBPF_USER_PATH, X_OK) ||                      \
+		    access(PRELOAD_PATH, R_OK))                                                    \
+			SKIP("no libbpf for this build: the libbpf user is not built");            \
+	} while (0)
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
 
 TEST(preload_libbpf_runs_on_userbpf)
 {
 	static char u[OUT_MAX], k[OUT_MAX];
 	int rc;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	SKIP("a sanitizer build: its library cannot be preloaded into an uninstrumented program");
-#endif
-	if (!LIBBPF_USER_PATH[0] || access(LIBBPF_USER_PATH, X_OK) || access(PRELOAD_PATH, R_OK))
-		SKIP("no libbpf for this build: the libbpf user is not built");
+	REQUIRE_LIBBPF_USER();
 	rc = run_user(true, u);
 	if (rc)
 		test_fail(__FILE__, __LINE__, "libbpf-user on userbpf: status %d:\n%s", rc, u);
@@ -77,4 +99,82 @@ TEST(preload_libbpf_runs_on_userbpf)
 	if (!strstr(k, "skip pin"))
 		CHECK(strchr(u, '\n') && strchr(k, '\n') &&
 		      !strcmp(strchr(u, '\n'), strchr(k, '\n')));
+}
+
+/* Every BPF object of the build (examples, corpus, loader fixtures), opened and loaded by libbpf:
+ * on userbpf it must load exactly where it loads on the kernel, but for the objects listed
+ * here, with the reason. */
+static const struct {
+	const char *object, *why;
+} load_differs[] = {
+	/* libbpf 1.1 passes a cgroup skb program's expected_attach_type only if the backend
+	 * loads its probe, a BPF_PROG_TYPE_CGROUP_SOCK program, which userbpf does not have:
+	 * without it the egress program's congestion verdicts (2, 3) are out of range */
+	{ "cgroup_skb_egress_policy.bpf.o", "libbpf's expected_attach_type probe" },
+};
+
+static bool load_may_differ(const char *line, size_t len)
+{
+	for (size_t i = 0; i < sizeof(load_differs) / sizeof(load_differs[0]); i++) {
+		size_t n = strlen(load_differs[i].object);
+
+		if (len > 5 + n && !strncmp(line + 5, load_differs[i].object, n) && line[5 + n] == ':')
+			return true;
+	}
+	return false;
+}
+
+TEST(preload_libbpf_loads_as_the_kernel)
+{
+	static const char *const dirs[] = { "/examples", "/tests/corpus", "/tests/fixtures" };
+	static char u[1 << 16], k[1 << 16], names[256][160];
+	char *args[260];
+	int n = 0, loaded = 0;
+	const char *p;
+
+	REQUIRE_LIBBPF_USER();
+	SKIP_WITHOUT_KERNEL_BPF();
+	args[n++] = (char *)LIBBPF_USER_PATH;
+	args[n++] = (char *)"--load";
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char dir[128];
+		struct dirent *e;
+		DIR *dp;
+
+		snprintf(dir, sizeof(dir), "%s%s", LOADER_OBJ_DIR, dirs[d]);
+		dp = opendir(dir);
+		while (dp && (e = readdir(dp)) && n < 258) {
+			size_t len = strlen(e->d_name);
+
+			if (len < 6 || strcmp(e->d_name + len - 6, ".bpf.o"))
+				continue;
+			snprintf(names[n], sizeof(names[n]), "%s/%s", dir, e->d_name);
+			args[n] = names[n];
+			n++;
+		}
+		if (dp)
+			closedir(dp);
+	}
+	args[n] = NULL;
+	REQUIRE(n > 40);
+	CHECK_EQ(run_user_args(true, args, u, sizeof(u)), 0);
+	CHECK_EQ(run_user_args(false, args, k, sizeof(k)), 0);
+	for (p = strstr(k, ": 0\n"); p; p = strstr(p + 1, ": 0\n"))
+		loaded++;
+	CHECK(loaded > 20);
+	/* line by line, to name the first object where they part */
+	for (const char *a = u, *b = k; *a || *b;) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		if ((la != lb || strncmp(a, b, la)) && !load_may_differ(a, la)) {
+			test_fail(__FILE__, __LINE__, "userbpf \"%.*s\", kernel \"%.*s\"", (int)la, a,
+				  (int)lb, b);
+			break;
+		}
+		a += la + (a[la] == '\n');
+		b += lb + (b[lb] == '\n');
+	}
+	printf("preload: libbpf loaded %d of %d objects on the kernel; userbpf agrees on all but the "
+	       "%zu listed\n",
+	       loaded, n - 2, sizeof(load_differs) / sizeof(load_differs[0]));
 }

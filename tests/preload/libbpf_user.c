@@ -7,9 +7,12 @@
  * Usage: libbpf-user OBJDIR.  Prints "backend: userbpf" or "backend: kernel" (what a map fd
  * is: userbpf's memfd or the kernel's anon inode), then one "ok ..." line per check, or a
  * "FAIL ..." line and exit status 1.
+ * libbpf-user --load OBJ...: opens and loads each object with libbpf, its messages silenced, and
+ * prints "load OBJ: ERR" (0 or libbpf's negative errno) for each.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/ip.h>
@@ -284,8 +287,32 @@ static void globals(const char *dir)
 	bpf_object__close(obj);
 }
 
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static int load_each(int n, char **paths)
+{
+	libbpf_set_print(quiet);
+	for (int i = 0; i < n; i++) {
+		struct bpf_object *obj = bpf_object__open_file(paths[i], NULL);
+		int err = (int)libbpf_get_error(obj);
+
+		if (!err) {
+			err = bpf_object__load(obj);
+			bpf_object__close(obj);
+		}
+		printf("load %s: %d\n", strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i],
+		       err);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--load"))
+		return load_each(argc - 2, argv + 2);
 	if (argc != 2) {
 		fprintf(stderr, "usage: libbpf-user OBJDIR\n");
 		return 2;
