@@ -13,6 +13,7 @@
 #include "btf/btf.h"
 #include "ids.h"
 #include "pin.h"
+#include "syscall.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "rcu.h"
@@ -215,7 +216,7 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	return -EINVAL;
 }
 
-USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size)
+int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	int ret = sys_bpf(cmd, attr, size);
 
@@ -224,6 +225,11 @@ USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size)
 		return -1;
 	}
 	return ret;
+}
+
+USERBPF_API int bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return bpf_syscall(cmd, attr, size);
 }
 
 USERBPF_API int userbpf_num_possible_cpus(void)

@@ -17,6 +17,8 @@
 
 #include <userbpf.h>
 
+#include "syscall.h"
+
 typedef long (*syscall_fn)(long nr, ...);
 
 USERBPF_API long syscall(long nr, ...)
@@ -33,7 +35,7 @@ USERBPF_API long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == __NR_bpf)
-		return bpf((int)a[0], (union bpf_attr *)a[1], (unsigned int)a[2]);
+		return bpf_syscall((int)a[0], (union bpf_attr *)a[1], (unsigned int)a[2]);
 	if (!fn) {
 		fn = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
 		__atomic_store_n(&next, fn, __ATOMIC_RELEASE);

@@ -1,0 +1,12 @@
+/* The bpf() entry point (src/syscall.c). */
+#ifndef USERBPF_SYSCALL_H
+#define USERBPF_SYSCALL_H
+
+#include <linux/bpf.h>
+
+/* bpf() itself, under a name that is not exported: what userbpf's own callers use (the preload
+ * library's syscall()), so that an application's function named bpf() can never stand in for it
+ * (an application bpf() that calls syscall(__NR_bpf) would then call itself). */
+int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size);
+
+#endif
