@@ -68,6 +68,8 @@ static const struct corpus_case corpus[] = {
 	{ "raw_tp_syscall_hist", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "tc_action_mark", true },
+	{ "cgroup_sock_policy", true },
+	{ "cgroup_sock_bad_write", false },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

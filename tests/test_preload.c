@@ -102,28 +102,7 @@ TEST(preload_libbpf_runs_on_userbpf)
 }
 
 /* Every BPF object of the build (examples, corpus, loader fixtures), opened and loaded by libbpf:
- * on userbpf it must load exactly where it loads on the kernel, but for the objects listed
- * here, with the reason. */
-static const struct {
-	const char *object, *why;
-} load_differs[] = {
-	/* libbpf 1.1 passes a cgroup skb program's expected_attach_type only if the backend
-	 * loads its probe, a BPF_PROG_TYPE_CGROUP_SOCK program, which userbpf does not have:
-	 * without it the egress program's congestion verdicts (2, 3) are out of range */
-	{ "cgroup_skb_egress_policy.bpf.o", "libbpf's expected_attach_type probe" },
-};
-
-static bool load_may_differ(const char *line, size_t len)
-{
-	for (size_t i = 0; i < sizeof(load_differs) / sizeof(load_differs[0]); i++) {
-		size_t n = strlen(load_differs[i].object);
-
-		if (len > 5 + n && !strncmp(line + 5, load_differs[i].object, n) && line[5 + n] == ':')
-			return true;
-	}
-	return false;
-}
-
+ * on userbpf it must load exactly where it loads on the kernel. */
 TEST(preload_libbpf_loads_as_the_kernel)
 {
 	static const char *const dirs[] = { "/examples", "/tests/corpus", "/tests/fixtures" };
@@ -166,7 +145,7 @@ TEST(preload_libbpf_loads_as_the_kernel)
 	for (const char *a = u, *b = k; *a || *b;) {
 		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
 
-		if ((la != lb || strncmp(a, b, la)) && !load_may_differ(a, la)) {
+		if (la != lb || strncmp(a, b, la)) {
 			test_fail(__FILE__, __LINE__, "userbpf \"%.*s\", kernel \"%.*s\"", (int)la, a,
 				  (int)lb, b);
 			break;
@@ -174,7 +153,6 @@ TEST(preload_libbpf_loads_as_the_kernel)
 		a += la + (a[la] == '\n');
 		b += lb + (b[lb] == '\n');
 	}
-	printf("preload: libbpf loaded %d of %d objects on the kernel; userbpf agrees on all but the "
-	       "%zu listed\n",
-	       loaded, n - 2, sizeof(load_differs) / sizeof(load_differs[0]));
+	printf("preload: libbpf loaded %d of %d objects on the kernel, and the same on userbpf\n",
+	       loaded, n - 2);
 }

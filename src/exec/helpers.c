@@ -2622,8 +2622,35 @@ static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
 	}
 }
 
+/* A cgroup sock program's helpers (the kernel's sock_filter_func_proto()): the base ones that
+ * every type here has, the current task's, and the socket's forms of get_socket_cookie and
+ * get_netns_cookie, which take the ctx as the skb forms do, and the data form of
+ * perf_event_output, with the tracing form's arguments.  The kernel has no BPF_PROG_TEST_RUN
+ * for the type and userbpf no hook to attach it to, so the programs are verified, never run:
+ * what matters is each prototype. */
+static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_get_socket_cookie:
+	case BPF_FUNC_get_netns_cookie:
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_get_current_comm:
+	case BPF_FUNC_get_cgroup_classid:
+	case BPF_FUNC_ktime_get_coarse_ns:
+		return &helpers[func_id].proto;
+	default:
+		return func_id < ARRAY_SIZE(helpers) && helpers[func_id].proto.func &&
+				       (helpers[func_id].types & ALL_TYPES) == ALL_TYPES
+			       ? &helpers[func_id].proto
+			       : NULL;
+	}
+}
+
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK)
+		return cgroup_sock_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()

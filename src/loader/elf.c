@@ -52,6 +52,11 @@ static const struct {
     {"cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS},
     {"cgroup_skb/egress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS},
     {"cgroup/skb", BPF_PROG_TYPE_CGROUP_SKB, 0},
+    {"cgroup/sock_create", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
+    {"cgroup/sock_release", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_RELEASE},
+    {"cgroup/post_bind4", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND},
+    {"cgroup/post_bind6", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND},
+    {"cgroup/sock", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
     {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
 };

@@ -195,10 +195,17 @@ static int check_attach(const union bpf_attr *attr)
 	if (attr->attach_prog_fd || attr->attach_btf_id)
 		return -EINVAL;
 	/* the kernel's bpf_prog_load_check_attach(): a cgroup skb program is for ingress or
-	 * egress (0 is ingress) */
+	 * egress (0 is ingress); a cgroup sock program for a socket's creation, release or bind
+	 * (0 was made SOCK_CREATE: prog_load_fixup_attach_type()) */
 	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SKB &&
 	    attr->expected_attach_type != BPF_CGROUP_INET_INGRESS &&
 	    attr->expected_attach_type != BPF_CGROUP_INET_EGRESS)
+		return -EINVAL;
+	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCK &&
+	    attr->expected_attach_type != BPF_CGROUP_INET_SOCK_CREATE &&
+	    attr->expected_attach_type != BPF_CGROUP_INET_SOCK_RELEASE &&
+	    attr->expected_attach_type != BPF_CGROUP_INET4_POST_BIND &&
+	    attr->expected_attach_type != BPF_CGROUP_INET6_POST_BIND)
 		return -EINVAL;
 	return 0;
 }
@@ -247,6 +254,10 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		if (signature)
 			return -EOPNOTSUPP;
 	}
+	/* the kernel's bpf_prog_load_fixup_attach_type(): 0 is INET_INGRESS, which a cgroup sock
+	 * program cannot have, so it stands for SOCK_CREATE */
+	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCK && !attr->expected_attach_type)
+		attr->expected_attach_type = BPF_CGROUP_INET_SOCK_CREATE;
 	err = check_attach(attr);
 	if (err)
 		return err;

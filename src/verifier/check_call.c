@@ -1017,7 +1017,7 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
- * congestion notification).  A value that decides the verdict is precise. */
+ * congestion notification); a cgroup sock program 0 or 1.  A value that decides the verdict is precise. */
 static int check_return_range(struct verifier_env *env)
 {
 	const struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
@@ -1027,6 +1027,8 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_CGROUP_SKB:
 		if (env->prog->expected_attach_type == BPF_CGROUP_INET_EGRESS)
 			hi = 3;
+		break;
+	case BPF_PROG_TYPE_CGROUP_SOCK: /* refuse (0) or allow (1) the socket */
 		break;
 	default:
 		return 0;

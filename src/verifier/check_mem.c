@@ -77,15 +77,13 @@ static bool skb_valid(int off, int size, bool write, u8 *ptr_type)
 	return true;
 }
 
-/* The kernel's bpf_sock_common_is_valid_access(): struct bpf_sock through a sock_common
- * pointer, read only; type, protocol, mark and priority are a full socket's. */
-static bool sock_common_valid(int off, int size)
+/* The kernel's bpf_sock_is_valid_access(): struct bpf_sock, its fields' sizes. */
+static bool sock_valid(int off, int size)
 {
 	if (off < 0 || off >= (int)sizeof(struct bpf_sock) || off % size)
 		return false;
-	if (IN(off, offsetof(struct bpf_sock, type), offsetof(struct bpf_sock, priority) + 4))
-		return false;
 	if (off == offsetof(struct bpf_sock, state) || off == offsetof(struct bpf_sock, family) ||
+	    off == offsetof(struct bpf_sock, type) || off == offsetof(struct bpf_sock, protocol) ||
 	    off == offsetof(struct bpf_sock, src_port) ||
 	    off == offsetof(struct bpf_sock, rx_queue_mapping) ||
 	    IN(off, offsetof(struct bpf_sock, src_ip4), offsetof(struct bpf_sock, src_ip4) + 4) ||
@@ -98,6 +96,40 @@ static bool sock_common_valid(int off, int size)
 	if (IN(off, offsetof(struct bpf_sock, dst_port) + 2, offsetof(struct bpf_sock, dst_ip4)))
 		return false;
 	return size == 4;
+}
+
+/* The kernel's bpf_sock_common_is_valid_access(): struct bpf_sock through a sock_common
+ * pointer, read only; type, protocol, mark and priority are a full socket's. */
+static bool sock_common_valid(int off, int size)
+{
+	if (IN(off, offsetof(struct bpf_sock, type), offsetof(struct bpf_sock, priority) + 4))
+		return false;
+	return sock_valid(off, size);
+}
+
+/* A cgroup sock program's ctx (the kernel's sock_filter_is_valid_access()): struct bpf_sock,
+ * the socket being created, released or bound.  Its device, mark and priority are writable at
+ * creation and release; its source address and port exist only after a bind (read only). */
+static bool sock_ctx_valid(int off, int size, bool write, u32 attach_type)
+{
+	bool create = attach_type == BPF_CGROUP_INET_SOCK_CREATE ||
+		      attach_type == BPF_CGROUP_INET_SOCK_RELEASE;
+
+	if (!sock_valid(off, size))
+		return false;
+	if (off == offsetof(struct bpf_sock, bound_dev_if) ||
+	    off == offsetof(struct bpf_sock, mark) || off == offsetof(struct bpf_sock, priority))
+		return create;
+	if (IN(off, offsetof(struct bpf_sock, src_ip4), offsetof(struct bpf_sock, src_ip4) + 4) &&
+	    attach_type != BPF_CGROUP_INET4_POST_BIND)
+		return false;
+	if (IN(off, offsetof(struct bpf_sock, src_ip6), offsetof(struct bpf_sock, src_ip6) + 16) &&
+	    attach_type != BPF_CGROUP_INET6_POST_BIND)
+		return false;
+	if (IN(off, offsetof(struct bpf_sock, src_port), offsetof(struct bpf_sock, src_port) + 4) &&
+	    attach_type != BPF_CGROUP_INET4_POST_BIND && attach_type != BPF_CGROUP_INET6_POST_BIND)
+		return false;
+	return !write;
 }
 
 /* Loads through a socket pointer (the kernel's check_sock_access()). */
@@ -215,6 +247,8 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			return false;
 		skb_pkt_field(off, false, ptr_type, field);
 		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_CGROUP_SOCK:
+		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
 	case BPF_PROG_TYPE_XDP:
 		if (IN(off, offsetof(struct xdp_md, egress_ifindex),
 		       offsetof(struct xdp_md, egress_ifindex) + 4) &&

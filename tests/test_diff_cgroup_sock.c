@@ -1,0 +1,180 @@
+/* BPF_PROG_TYPE_CGROUP_SOCK against the kernel: the expected attach types it may have (0 meaning
+ * SOCK_CREATE), its ctx (struct bpf_sock: every offset, size and direction, under each attach
+ * type, with the kernel's error line), its return values (0 or 1), the helpers that take its ctx,
+ * and BPF_PROG_TEST_RUN, which the kernel does not have for it.  (Which helpers it may call is
+ * checked with every other type in test_helpers.c.)  Skipped where the kernel's bpf() is
+ * unavailable.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+static const uint32_t attach_types[] = {
+	BPF_CGROUP_INET_SOCK_CREATE,
+	BPF_CGROUP_INET_SOCK_RELEASE,
+	BPF_CGROUP_INET4_POST_BIND,
+	BPF_CGROUP_INET6_POST_BIND,
+};
+
+/* The error line of a level-1 log (the last before "processed"), or "". */
+static const char *error_line(char *log)
+{
+	char *end = strstr(log, "\nprocessed"), *p;
+
+	if (!end)
+		return "";
+	*end = 0;
+	p = strrchr(log, '\n');
+	return p ? p + 1 : log;
+}
+
+/* Loads insns as a cgroup sock program of attach type eat on both sides: the results must
+ * agree, and for a rejection the error line.  Returns whether the kernel accepted it. */
+static bool sock_prog_agrees(const char *what, uint32_t eat, const struct bpf_insn *insns,
+			     uint32_t cnt)
+{
+	static char log[NSIDES][16384];
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_CGROUP_SOCK;
+		a.expected_attach_type = eat;
+		a.insns = PTR_TO_U64(insns);
+		a.insn_cnt = cnt;
+		a.license = PTR_TO_U64("GPL");
+		a.log_buf = PTR_TO_U64(log[s]);
+		a.log_size = sizeof(log[s]);
+		a.log_level = 1;
+		log[s][0] = 0;
+		r[s] = side_call(s, BPF_PROG_LOAD, &a);
+	}
+	if (AGREE(what, r) && r[K].rc < 0) {
+		const char *ek = error_line(log[K]), *eu = error_line(log[U]);
+
+		if (strcmp(ek, eu))
+			test_fail(__FILE__, __LINE__, "%s: kernel says \"%s\", userbpf \"%s\"", what,
+				  ek, eu);
+	}
+	for (int s = 0; s < NSIDES; s++)
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+	return r[K].rc >= 0;
+}
+
+TEST(diff_cgroup_sock_attach_types)
+{
+	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	int accepted = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (uint32_t eat = 0; eat < 64; eat++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "expected_attach_type %u", eat);
+		accepted += sock_prog_agrees(what, eat, ret1, 2);
+	}
+	CHECK_EQ(accepted, 5); /* 0 (as SOCK_CREATE) and the four */
+}
+
+TEST(diff_cgroup_sock_ctx_access)
+{
+	static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+	int accepted = 0, cases = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t t = 0; t < sizeof(attach_types) / sizeof(attach_types[0]); t++)
+		for (int off = -4; off < (int)sizeof(struct bpf_sock) + 8; off++)
+			for (int z = 0; z < 4; z++)
+				for (int dir = 0; dir < 3; dir++) {
+					struct bpf_insn p[4];
+					char what[96];
+					uint32_t n = 0;
+
+					if (dir == 0) {
+						p[n++] = BPF_LDX_MEM(sizes[z], BPF_REG_2, BPF_REG_1,
+								     (short)off);
+					} else if (dir == 1) {
+						p[n++] = BPF_MOV64_IMM(BPF_REG_2, 7);
+						p[n++] = BPF_STX_MEM(sizes[z], BPF_REG_1, BPF_REG_2,
+								     (short)off);
+					} else {
+						p[n++] = BPF_ST_MEM(sizes[z], BPF_REG_1, (short)off, 7);
+					}
+					p[n++] = BPF_MOV64_IMM(BPF_REG_0, 1);
+					p[n++] = BPF_EXIT_INSN();
+					snprintf(what, sizeof(what), "attach %u %s size %d off %d",
+						 attach_types[t], dir == 0 ? "load" : dir == 1 ? "stx" : "st",
+						 1 << z, off);
+					accepted += sock_prog_agrees(what, attach_types[t], p, n);
+					cases++;
+				}
+	CHECK(accepted > 100 && accepted < cases);
+	if (getenv("TEST_VERBOSE"))
+		printf("cgroup sock ctx: %d accesses, %d accepted by both\n", cases, accepted);
+}
+
+TEST(diff_cgroup_sock_returns_helpers_and_test_run)
+{
+	static const int32_t rets[] = { 0, 1, 2, -1 };
+	const struct bpf_insn cookie[] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_socket_cookie),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn netns_null[] = {
+		BPF_MOV64_IMM(BPF_REG_1, 0),
+		BPF_EMIT_CALL(BPF_FUNC_get_netns_cookie),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn cookie_stack[] = {
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+		BPF_EMIT_CALL(BPF_FUNC_get_socket_cookie),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	struct bpf_result r[NSIDES];
+	uint8_t data[64] = { 0 };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(rets) / sizeof(rets[0]); i++) {
+		const struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, rets[i]), BPF_EXIT_INSN() };
+		char what[32];
+
+		snprintf(what, sizeof(what), "return %d", rets[i]);
+		CHECK_EQ(sock_prog_agrees(what, BPF_CGROUP_INET_SOCK_CREATE, p, 2), rets[i] == 0 ||
+										      rets[i] == 1);
+	}
+	CHECK(sock_prog_agrees("get_socket_cookie(ctx)", BPF_CGROUP_INET_SOCK_CREATE, cookie, 3));
+	CHECK(sock_prog_agrees("get_netns_cookie(NULL)", BPF_CGROUP_INET4_POST_BIND, netns_null,
+			       4));
+	CHECK(!sock_prog_agrees("get_socket_cookie(stack)", BPF_CGROUP_INET_SOCK_RELEASE,
+				cookie_stack, 5));
+	/* no BPF_PROG_TEST_RUN for the type */
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+		int fd;
+		uint32_t retval;
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_CGROUP_SOCK;
+		a.insns = PTR_TO_U64(ret1);
+		a.insn_cnt = 2;
+		a.license = PTR_TO_U64("GPL");
+		fd = side_call(s, BPF_PROG_LOAD, &a).rc;
+		REQUIRE(fd >= 0);
+		r[s] = side_test_run(s, fd, data, sizeof(data), &retval);
+		close(fd);
+	}
+	AGREE("BPF_PROG_TEST_RUN of a cgroup sock program", r);
+	CHECK(r[U].rc < 0 && r[U].err == 524); /* ENOTSUPP */
+}
