@@ -272,6 +272,7 @@ install: all $(BUILD)/userbpf.pc
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO).0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so.0
 	ln -sf libuserbpf.so.0 $(DESTDIR)$(PREFIX)/lib/libuserbpf.so
+	install -m 755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/userbpf.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/userbpf/*.h $(DESTDIR)$(PREFIX)/include/userbpf/
 	install -m 644 $(BUILD)/userbpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
