@@ -1017,7 +1017,8 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
- * congestion notification); a cgroup sock program 0 or 1.  A value that decides the verdict is precise. */
+ * congestion notification); a cgroup sock program 0 or 1.  A value that decides the verdict is
+ * precise. */
 static int check_return_range(struct verifier_env *env)
 {
 	const struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
