@@ -407,7 +407,23 @@ static bool fd_is_obj(int fd, const struct bpf_object *obj)
 	return is;
 }
 
-int obj_new_fd(struct bpf_object *obj, int access, const char *name)
+/* The name of a fresh memfd for an object of kind, as its creator names the first. */
+static const char *memfd_name(enum obj_kind kind)
+{
+	switch (kind) {
+	case OBJ_MAP:
+		return "bpf-map";
+	case OBJ_PROG:
+		return "bpf-prog";
+	case OBJ_BTF:
+		return "bpf-btf";
+	case OBJ_PERF_EVENT:
+		break;
+	}
+	return "perf_event";
+}
+
+int obj_new_fd(struct bpf_object *obj, int access)
 {
 	struct bpf_object **slot;
 	int fd = -1, src = find_fd(obj), err;
@@ -427,7 +443,7 @@ int obj_new_fd(struct bpf_object *obj, int access, const char *name)
 		 * object's data. */
 		if (obj->memfd_data)
 			return -EOPNOTSUPP;
-		fd = obj_memfd_create(name);
+		fd = obj_memfd_create(memfd_name(obj->kind));
 		if (fd < 0)
 			return fd;
 		err = obj_memfd_set_access(fd, access);

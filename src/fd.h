@@ -111,9 +111,9 @@ int obj_memfd_set_access(int memfd, int access);
 struct bpf_object *obj_get_by_id(enum obj_kind kind, u32 id);
 /* BPF_*_GET_NEXT_ID: the smallest id above start of a live object of kind; 0 if none. */
 u32 obj_next_id(enum obj_kind kind, u32 start);
-/* A new fd of obj (referenced by the caller) with access; its name for a fresh memfd.  Returns
- * the fd or -errno. */
-int obj_new_fd(struct bpf_object *obj, int access, const char *name);
+/* A new fd of obj (referenced by the caller) with access (a fresh memfd, if it needs one, is
+ * named after obj's kind).  Returns the fd or -errno. */
+int obj_new_fd(struct bpf_object *obj, int access);
 
 void obj_get(struct bpf_object *obj);
 /* The reference of a table slot (an fd): also counts in ucnt.  obj_slot_put() never inside

@@ -17,12 +17,6 @@
 #define BPF_F_TOKEN_FD (1U << 16)
 #endif
 
-static const char *const memfd_names[] = {
-	[OBJ_MAP] = "bpf-map",
-	[OBJ_PROG] = "bpf-prog",
-	[OBJ_BTF] = "bpf-btf",
-};
-
 int obj_get_next_id(enum obj_kind kind, union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u32 next;
@@ -77,7 +71,7 @@ int obj_get_fd_by_id(enum obj_kind kind, union bpf_attr *attr)
 	obj = obj_get_by_id(kind, attr->map_id); /* (prog_id, btf_id: the same u32) */
 	if (!obj)
 		return -ENOENT;
-	fd = obj_new_fd(obj, access, memfd_names[kind]);
+	fd = obj_new_fd(obj, access);
 	obj_put(obj);
 	return fd;
 }

@@ -209,8 +209,7 @@ int obj_get_pinned(const union bpf_attr *attr)
 	if (!obj)
 		return -EACCES; /* not a pin: the kernel's answer for a file that is no BPF inode */
 	/* a program's fd is read-write whatever the flags ask, as bpf_prog_new_fd() makes it */
-	fd = obj_new_fd(obj, obj->kind == OBJ_PROG ? OBJ_CAN_READ | OBJ_CAN_WRITE : access,
-			obj->kind == OBJ_MAP ? "bpf-map" : "bpf-prog");
+	fd = obj_new_fd(obj, obj->kind == OBJ_PROG ? OBJ_CAN_READ | OBJ_CAN_WRITE : access);
 	obj_put(obj);
 	return fd;
 }

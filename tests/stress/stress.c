@@ -1296,7 +1296,6 @@ static void run_pin_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 	/* maps made from now on have ids above this one's */
 	fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	memset(&at, 0, sizeof(at));
-	at.map_id = 0;
 	{
 		struct bpf_map_info info;
 
