@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
 
@@ -70,6 +71,21 @@ struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint3
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt)
 {
 	return side_prog_load_log(s, type, insns, cnt, NULL, 0).rc;
+}
+
+int side_btf_load(int s, const uint32_t *types, uint32_t nwords, const char *strs,
+		  uint32_t strs_len)
+{
+	struct blob b = btf_blob(types, nwords, strs, strs_len);
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.btf = PTR_TO_U64(b.data);
+	a.btf_size = b.size;
+	fd = side_call(s, BPF_BTF_LOAD, &a).rc;
+	free(b.data);
+	return fd;
 }
 
 struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,

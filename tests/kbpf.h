@@ -107,6 +107,11 @@ void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);
 
+/* BPF_BTF_LOAD on side s of the blob btf_blob() makes of nwords type words and the strs_len
+ * bytes of strs (tests/btf_blob.h): the fd, or -1 and errno. */
+int side_btf_load(int s, const uint32_t *types, uint32_t nwords, const char *strs,
+		  uint32_t strs_len);
+
 /* BPF_PROG_TEST_RUN of prog_fd on side s with the packet pkt (len bytes); *retval set. */
 struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
 				uint32_t *retval);

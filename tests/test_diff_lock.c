@@ -38,14 +38,9 @@ static int lock_map(int s, uint32_t type, int *btf)
 
 static int lock_map_flags(int s, uint32_t type, int *btf, uint32_t flags)
 {
-	struct blob b = btf_blob(types, sizeof(types) / 4, STRS, sizeof(STRS));
 	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.btf = PTR_TO_U64(b.data);
-	a.btf_size = b.size;
-	*btf = side_call(s, BPF_BTF_LOAD, &a).rc;
-	free(b.data);
+	*btf = side_btf_load(s, types, sizeof(types) / 4, STRS, sizeof(STRS));
 	if (*btf < 0)
 		return -1;
 	memset(&a, 0, sizeof(a));

@@ -40,20 +40,6 @@ static const uint32_t types[] = {
 	T_DATASEC(S_DATA, 1, 8), T_VSI(VAR_U64, 0, 8),	/* 14 .data */
 };
 
-static int load_btf(int s)
-{
-	struct blob b = btf_blob(types, sizeof(types) / 4, STRS, S_END);
-	union bpf_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.btf = PTR_TO_U64(b.data);
-	a.btf_size = b.size;
-	fd = side_call(s, BPF_BTF_LOAD, &a).rc;
-	free(b.data);
-	return fd;
-}
-
 struct map_kind {
 	uint32_t type, ks, vs, max, flags;
 	bool inner; /* a map of maps: inner_map_fd is a template array */
@@ -122,7 +108,7 @@ TEST(diff_map_btf)
 
 	SKIP_WITHOUT_KERNEL_BPF();
 	for (int s = 0; s < NSIDES; s++) {
-		btf[s] = load_btf(s);
+		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
 		inner[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
 		REQUIRE(btf[s] >= 0 && inner[s] >= 0);
 	}

@@ -67,6 +67,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_strtol_parse", true },
 	{ "raw_tp_syscall_hist", true },
 	{ "cgroup_skb_egress_policy", true },
+	{ "cgroup_skb_storage_count", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

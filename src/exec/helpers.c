@@ -38,6 +38,7 @@
 #include "exec/helpers.h"
 #include "exec/trace.h"
 #include "map/cgroup_array.h"
+#include "map/cgroup_storage.h"
 #include "map/jhash.h"
 #include "map/map.h"
 #include "map/perf_event_array.h"
@@ -1289,6 +1290,13 @@ static u64 h_skb_under_cgroup(u64 ctx, u64 map, u64 idx, u64 a4, u64 a5)
 	return under_cgroup(map, idx);
 }
 
+/* bpf_get_local_storage(map, flags): the run's storage of a cgroup storage map; flags are 0
+ * (the verifier's). */
+static u64 h_get_local_storage(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	return (u64)(uintptr_t)cgroup_storage_get(PTR(map));
+}
+
 static u64 h_get_current_cgroup_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return current_cgroup_id(-1);
@@ -2319,6 +2327,11 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_local_storage] = { { h_get_local_storage, "bpf_get_local_storage", false,
+					   false, RET_PTR_TO_MAP_VALUE,
+					   ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+					 TYPE_BIT(BPF_PROG_TYPE_CGROUP_SKB) |
+						 TYPE_BIT(BPF_PROG_TYPE_CGROUP_SOCK) },
 	[BPF_FUNC_send_signal] = { { h_send_signal, "bpf_send_signal", false, false, RET_INTEGER,
 				     ARGS(ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_send_signal_thread] = { { h_send_signal_thread, "bpf_send_signal_thread", false,
@@ -2638,6 +2651,7 @@ static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id)
 	case BPF_FUNC_get_current_comm:
 	case BPF_FUNC_get_cgroup_classid:
 	case BPF_FUNC_ktime_get_coarse_ns:
+	case BPF_FUNC_get_local_storage:
 		return &helpers[func_id].proto;
 	default:
 		return func_id < ARRAY_SIZE(helpers) && helpers[func_id].proto.func &&
@@ -2657,7 +2671,7 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {
 		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id ||
-		    func_id == BPF_FUNC_skb_ecn_set_ce)
+		    func_id == BPF_FUNC_skb_ecn_set_ce || func_id == BPF_FUNC_get_local_storage)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}

@@ -44,6 +44,7 @@ enum bpf_return_type {
 	RET_INTEGER,			/* a scalar */
 	RET_VOID,			/* nothing (R0 is unreadable afterwards) */
 	RET_PTR_TO_MAP_VALUE_OR_NULL,	/* a value of the map in R1, or NULL */
+	RET_PTR_TO_MAP_VALUE,		/* a value of the map in R1, never NULL */
 	RET_PTR_TO_RINGBUF_MEM_OR_NULL,	/* a new reference: a record, or NULL */
 };
 

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "map/fd_array.h"
 #include "map/map.h"
@@ -28,6 +29,7 @@ struct prog_array {
 	bool owned;
 	u32 owner_type;
 	bool owner_jited;
+	u32 owner_storage[2];	/* ids of the owner's cgroup storage maps (0: none) */
 	struct bpf_object *slots[]; /* programs (fd_array.h) */
 };
 
@@ -63,18 +65,28 @@ static void parray_free(struct bpf_map *map)
 	free(parray_of(map));
 }
 
+/* The compatibility also takes in the cgroup storage maps: bpf_get_local_storage() in a
+ * program tail-called through the array finds the storage of the program the run began with,
+ * so the two must use the same maps, but for a program with none that makes no tail call (the
+ * kernel compares the maps' cookies; userbpf's map ids are as unique). */
 bool prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog)
 {
 	struct prog_array *a = parray_of(map);
 	bool jited = prog->jited, ok = true;
+	u32 storage[2];
 
+	for (int t = 0; t < 2; t++)
+		storage[t] = prog->cgroup_storage[t] ? prog->cgroup_storage[t]->obj.id : 0;
 	spin_lock(&a->owner_lock);
 	if (!a->owned) {
 		a->owned = true;
 		a->owner_type = prog->type;
 		a->owner_jited = jited;
+		memcpy(a->owner_storage, storage, sizeof(storage));
 	} else {
 		ok = a->owner_type == prog->type && a->owner_jited == jited;
+		for (int t = 0; t < 2 && ok; t++)
+			ok = a->owner_storage[t] == storage[t] || (!storage[t] && !prog->has_tail_call);
 	}
 	spin_unlock(&a->owner_lock);
 	return ok;

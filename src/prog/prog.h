@@ -62,6 +62,9 @@ struct bpf_prog {
 	/* Maps the program uses, each with a reference taken (obj_get) by the verifier. */
 	struct bpf_map **used_maps;
 	u32 used_map_cnt;
+	/* Its cgroup storage maps among them: shared, per CPU (NULL: none); what a test run
+	 * makes storage for (src/map/cgroup_storage.h). */
+	struct bpf_map *cgroup_storage[2];
 
 	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
 	u32 max_ctx_offset;		/* end of the furthest ctx field the program reads or

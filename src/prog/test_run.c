@@ -37,6 +37,7 @@
 
 #include "exec/interp.h"
 #include "exec/jit.h"
+#include "map/cgroup_storage.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "prog/run.h"
@@ -165,14 +166,20 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 	*duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 }
 
-/* The kernel's bpf_test_run() on a context: r1 = ctx, the other arguments zero. */
-static void test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 *retval,
-			u32 *duration)
+/* The kernel's bpf_test_run() on a context: r1 = ctx, the other arguments zero, with fresh
+ * storage for the program's cgroup storage maps kept through the repeats; 0 or -ENOMEM. */
+static int test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 *retval,
+		       u32 *duration)
 {
 	u64 args[5] = { (uintptr_t)ctx }, r0;
+	struct cgroup_storage_run storage;
 
+	if (cgroup_storage_run_begin(prog, &storage))
+		return -ENOMEM;
 	prog_repeat(prog, args, repeat, &r0, duration);
+	cgroup_storage_run_end(&storage);
 	*retval = (u32)r0;
+	return 0;
 }
 
 /* The kernel's bpf_test_finish(): data_out cut to data_size_out, then data_size_out, retval,
@@ -409,8 +416,10 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		skb.csum = csum_add_bytes(0, skb.net, (u32)(skb.tail - skb.net), true);
 	}
 
-	test_repeat(prog, &skb.ctx, attr->test.repeat, &retval, &duration);
+	err = test_repeat(prog, &skb.ctx, attr->test.repeat, &retval, &duration);
 	buf = skb.head; /* a helper may have reallocated it */
+	if (err)
+		goto free_ctx;
 
 	/* the kernel pushes an Ethernet header's worth of zeroes in front of what the program
 	 * left (the pulled header, or before bytes bpf_skb_change_head() added) */
@@ -555,7 +564,9 @@ int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 		}
 	}
 
-	test_repeat(prog, &xdp, attr->test.repeat, &retval, &duration);
+	err = test_repeat(prog, &xdp, attr->test.repeat, &retval, &duration);
+	if (err)
+		goto free_buf;
 
 	if (uctx) {
 		uctx->data = (u32)(xdp.data - xdp.data_meta);
@@ -594,8 +605,8 @@ static int run_on_cpu(const struct bpf_prog *prog, void *ctx, u32 cpu, u32 *retv
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		return -ENXIO;
-	test_repeat(prog, ctx, 1, retval, &duration);
-	if (sched_setaffinity(0, sizeof(old), &old))
+	err = test_repeat(prog, ctx, 1, retval, &duration);
+	if (sched_setaffinity(0, sizeof(old), &old) && !err)
 		err = -errno; /* (the run happened; only the restore failed) */
 	return err;
 }
@@ -622,7 +633,7 @@ int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf
 		ctx = args;
 	}
 	if (!(attr->test.flags & BPF_F_TEST_RUN_ON_CPU) || cpu == map_this_cpu())
-		test_repeat(prog, ctx, 1, &retval, &duration);
+		err = test_repeat(prog, ctx, 1, &retval, &duration);
 	else
 		err = run_on_cpu(prog, ctx, cpu, &retval);
 	if (!err)

@@ -723,6 +723,17 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		verbose(env, "write into map forbidden\n");
 		return -EACCES;
 	}
+	/* the helper cannot fail, so it has no flags to refuse: they must be 0, a fact the
+	 * state's pruning must keep (the kernel's register_is_null() and precision mark) */
+	if (id == BPF_FUNC_get_local_storage) {
+		if (!reg_is_const(&regs[BPF_REG_2]) || regs[BPF_REG_2].s.var_off.value) {
+			verbose(env, "get_local_storage() doesn't support non-zero flags\n");
+			return -EINVAL;
+		}
+		err = mark_precise_reg(env, BPF_REG_2);
+		if (err)
+			return err;
+	}
 	/* the callback's round is queued before the helper's return is modelled (as in 6.18,
 	 * whose map compatibility check comes after) */
 	if (id == BPF_FUNC_for_each_map_elem) {
@@ -737,8 +748,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
 	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, perf event
-	 * arrays with perf_event_output, and those helpers with them (the kernel's
-	 * check_map_func_compatibility()) */
+	 * arrays with perf_event_output, cgroup storage with get_local_storage, and those helpers
+	 * with them (the kernel's check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
@@ -759,6 +770,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_CGROUP_ARRAY) != cgroup_fn ||
 		    (map->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) !=
 			    (id == BPF_FUNC_perf_event_output) ||
+		    (map->map_type == BPF_MAP_TYPE_CGROUP_STORAGE ||
+		     map->map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE) !=
+			    (id == BPF_FUNC_get_local_storage) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
@@ -811,12 +825,13 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	case RET_VOID:
 		mark_reg_not_init(&regs[BPF_REG_0]);
 		break;
+	case RET_PTR_TO_MAP_VALUE:
 	case RET_PTR_TO_MAP_VALUE_OR_NULL:
 		if (!map) {
 			verbose(env, "kernel subsystem misconfigured verifier\n");
 			return -EINVAL;
 		}
-		if (never_null) {
+		if (never_null || fn->ret_type == RET_PTR_TO_MAP_VALUE) {
 			mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE);
 			regs[BPF_REG_0].map = map;
 			/* a value with a lock is known by its id (process_spin_lock()) */

@@ -16,6 +16,8 @@
 #include "rcu.h"
 #include "verifier/env.h"
 
+/* Records map in env->used_maps with a reference: 1 if it is new there, 0 if it was already,
+ * or -errno. */
 static int use_map(struct verifier_env *env, struct bpf_map *map)
 {
 	for (u32 j = 0; j < env->used_map_cnt; j++)
@@ -30,7 +32,7 @@ static int use_map(struct verifier_env *env, struct bpf_map *map)
 	}
 	obj_get(&map->obj);
 	env->used_maps[env->used_map_cnt++] = map;
-	return 0;
+	return 1;
 }
 
 void release_maps(struct verifier_env *env)
@@ -47,7 +49,7 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	struct bpf_insn *in = &env->insns[i];
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	int fd = in[0].imm, err = 0;
+	int fd = in[0].imm, err = 0, added;
 	u64 addr;
 
 	switch (in[0].src_reg) {
@@ -66,15 +68,14 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	rcu_read_lock();
 	obj = obj_from_fd(fd, OBJ_MAP, &err);
 	map = obj ? map_of(obj) : NULL;
-	if (map)
-		err = use_map(env, map);
+	added = map ? use_map(env, map) : 0;
 	rcu_read_unlock();
 	if (!map) {
 		verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
 		return err;
 	}
-	if (err)
-		return err;
+	if (added < 0)
+		return added;
 	/* the kernel's check_map_prog_compatibility(): locks are for the other types */
 	if (map->spin_lock_off >= 0) {
 		u32 t = env->prog->type;
@@ -121,6 +122,18 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	}
 	in[0].imm = (s32)(u32)addr;
 	in[1].imm = (s32)(u32)(addr >> 32);
+	/* the storage bpf_get_local_storage() returns is found by the map's type alone, so a
+	 * program has one map of each (the kernel's bpf_cgroup_storage_assign()) */
+	if (added && (map->map_type == BPF_MAP_TYPE_CGROUP_STORAGE ||
+		      map->map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE)) {
+		struct bpf_map **slot = &env->prog->cgroup_storage[map->ops->percpu];
+
+		if (*slot && *slot != map) {
+			verbose(env, "only one cgroup storage of each type is allowed\n");
+			return -EBUSY;
+		}
+		*slot = map;
+	}
 	return 0;
 }
 

@@ -506,6 +506,9 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		env->used_maps = NULL;
 		env->used_map_cnt = 0;
 		btf_info_transfer(env, prog);
+	} else {
+		/* (the storages were among the maps released below) */
+		prog->cgroup_storage[0] = prog->cgroup_storage[1] = NULL;
 	}
 	btf_info_free(env);
 	sl_free(env);
