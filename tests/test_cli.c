@@ -503,6 +503,29 @@ TEST(cli_map_dump_percpu)
 
 /* Maps without keys: a queue and a stack dump in pop order (and keep their elements), a ring
  * buffer its unconsumed records, discarded ones marked. */
+/* A program keeping counts in cgroup storage: each packet's run has fresh storage, and the maps
+ * list no storage (nothing is attached to a cgroup). */
+TEST(cli_prog_run_cgroup_storage)
+{
+	unsigned int n[2] = {0};
+
+	REQUIRE_SETUP();
+	for (unsigned int i = 0; i < nframes; i++)
+		n[frames[i].len - 14 > 1000 ? 0 : 1]++;
+	CHECK_EQ(cli("prog", "run", LOADER_OBJ_DIR "/tests/corpus/cgroup_skb_storage_count.bpf.o",
+		     "--pcap", pcap_path, NULL),
+		 0);
+	CHECK_EQ(entry(out, "0 (drop)"), n[0] ? (long long)n[0] : -1);
+	CHECK_EQ(entry(out, "1 (pass)"), n[1] ? (long long)n[1] : -1);
+	CHECK(n[1] > 0);
+	CHECK_EQ(cli("map", "dump",
+		     LOADER_OBJ_DIR "/tests/corpus/cgroup_skb_storage_count.bpf.o:cg_counters",
+		     "--pcap", pcap_path, NULL),
+		 0);
+	CHECK(strstr(out, "cg_counters: cgroup_storage, key 16 B, value 24 B") != NULL);
+	CHECK(strstr(out, "each run has fresh storage of its own") != NULL);
+}
+
 TEST(cli_map_dump_keyless)
 {
 	unsigned int lens[NPKTS], records = 0;

@@ -565,6 +565,14 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 			printf("  (a bloom filter has no elements to list: it answers membership "
 			       "tests, BPF_MAP_LOOKUP_ELEM of a value)\n");
 		goto end;
+	case BPF_MAP_TYPE_CGROUP_STORAGE:
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+		/* its elements are the storages of attached cgroups; a run's storage is the
+		 * run's own (the kernel's test run too) */
+		if (!cli.json)
+			printf("  (cgroup storage lists the storage of cgroups a program is attached "
+			       "to, and none is: each run has fresh storage of its own)\n");
+		goto end;
 	default:
 		break;
 	}

@@ -123,6 +123,9 @@ const char *cli_map_type_name(unsigned int type)
 	    [BPF_MAP_TYPE_ARRAY_OF_MAPS] = "array_of_maps",
 	    [BPF_MAP_TYPE_HASH_OF_MAPS] = "hash_of_maps",
 	    [BPF_MAP_TYPE_BLOOM_FILTER] = "bloom_filter",
+	    [BPF_MAP_TYPE_CGROUP_ARRAY] = "cgroup_array",
+	    [BPF_MAP_TYPE_CGROUP_STORAGE] = "cgroup_storage",
+	    [BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE] = "percpu_cgroup_storage",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
