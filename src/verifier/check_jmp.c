@@ -88,28 +88,24 @@ static void good_pkt_pointers(struct vstate *st, const struct reg_state *dst, bo
 	for_each_reg(st, pkt_fn, &a);
 }
 
-struct id_arg {
-	u32 id;
-	const struct reg_state *src;
-};
-
-static void id_fn(struct reg_state *reg, void *p)
+/* The scalars linked to reg (same id) take its refined state: those the jump collected
+ * (collect_linked(): the live registers and the spilled slots, at most 6), in state st, which
+ * is either branch.  A dead copy keeps its old bounds, as 6.18's sync_linked_regs() leaves
+ * it. */
+static void sync_linked(struct vstate *st, const struct reg_state *reg, const u16 *linked, u8 n)
 {
-	struct id_arg *a = p;
-
-	if (reg->type == SCALAR_VALUE && reg->id == a->id)
-		*reg = *a->src;
-}
-
-static void sync_linked(struct vstate *st, const struct reg_state *reg)
-{
-	struct id_arg a = { reg->id, NULL };
 	struct reg_state copy = *reg;
 
 	if (reg->type != SCALAR_VALUE || !reg->id || (reg->id & ID_ADD_CONST))
 		return;
-	a.src = &copy;
-	for_each_reg(st, id_fn, &a);
+	for (u8 i = 0; i < n; i++) {
+		struct func_state *f = st->frame[linked[i] >> 8];
+		u32 r = linked[i] & 0x7f;
+		struct reg_state *to = linked[i] & 0x80 ? &f->regs[r] : &f->stack[r].spilled;
+
+		if (to != reg && to->type == SCALAR_VALUE && to->id == copy.id)
+			*to = copy;
+	}
 }
 
 /* The other side of a packet comparison: the pointer is at (pkt >= pkt_end) or beyond
@@ -318,10 +314,10 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 
 	/* the scalars refined together (same id) go into the history, before the other branch
 	 * is copied so that both have it */
-	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
-		u16 linked[6];
-		u8 n = 0;
+	u16 linked[6];
+	u8 n = 0;
 
+	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
 		if (BPF_SRC(insn->code) == BPF_X && src->id && !(src->id & ID_ADD_CONST))
 			collect_linked(env, src->id, linked, &n);
 		if (dst->id && !(dst->id & ID_ADD_CONST))
@@ -347,11 +343,11 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		bool live_fall = scalar_refine_branch(&dst->s, &src->s, op, jmp32, false);
 
 		if (BPF_SRC(insn->code) == BPF_X) {
-			sync_linked(env->cur, src);
-			sync_linked(other, osrc);
+			sync_linked(env->cur, src, linked, n);
+			sync_linked(other, osrc, linked, n);
 		}
-		sync_linked(env->cur, dst);
-		sync_linked(other, odst);
+		sync_linked(env->cur, dst, linked, n);
+		sync_linked(other, odst, linked, n);
 		if (!live_taken || !live_fall) {
 			/* one side is impossible by the bounds: as a decided branch */
 			err = mark_precise_reg(env, insn->dst_reg);
