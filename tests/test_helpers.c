@@ -17,6 +17,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_RAW_TRACEPOINT,
 	BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_SCHED_ACT, BPF_PROG_TYPE_LWT_IN,
 	BPF_PROG_TYPE_LWT_OUT, BPF_PROG_TYPE_LWT_XMIT, BPF_PROG_TYPE_CGROUP_SOCK,
+	BPF_PROG_TYPE_FLOW_DISSECTOR,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */

@@ -700,6 +700,16 @@ static u64 h_skb_load_bytes(u64 ctx, u64 off, u64 to, u64 len, u64 a5)
 	return 0;
 }
 
+/* A flow dissector's bpf_skb_load_bytes(): the kernel's reads through the skb being dissected,
+ * which its BPF_PROG_TEST_RUN does not have (only the packet's bytes), so there the helper always
+ * fails as it does without an skb: -EFAULT, to zeroed.  userbpf runs flow dissectors through
+ * the test run only, and does the same.  (Programs read the packet directly.) */
+static u64 h_flow_dissector_load_bytes(u64 ctx, u64 off, u64 to, u64 len, u64 a5)
+{
+	memset(PTR(to), 0, (u32)len);
+	return (u64)-EFAULT;
+}
+
 /* bpf_skb_store_bytes(skb, offset, from, len, flags).  With BPF_F_RECOMPUTE_CSUM and a
  * CHECKSUM_COMPLETE skb, the checksum is updated for the bytes replaced, as the kernel's
  * postpull/postpush pair does; BPF_F_INVALIDATE_HASH clears a hash we never set. */
@@ -2578,6 +2588,10 @@ static const struct helper xdp_check_mtu_helper = {
 	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING, ARG_ANYTHING) },
 	TYPE_BIT(BPF_PROG_TYPE_XDP) };
+static const struct helper flow_dissector_load_bytes_helper = {
+	{ h_flow_dissector_load_bytes, "bpf_skb_load_bytes", false, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },
+	TYPE_BIT(BPF_PROG_TYPE_FLOW_DISSECTOR) };
 static const struct helper tc_redirect_helper = {
 	{ h_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) };
@@ -2635,6 +2649,15 @@ static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
 	}
 }
 
+/* The base helpers (the kernel's bpf_base_func_proto()): those every program type here has. */
+static const struct bpf_func_proto *base_helper_proto(u32 func_id)
+{
+	return func_id < ARRAY_SIZE(helpers) && helpers[func_id].proto.func &&
+			       (helpers[func_id].types & ALL_TYPES) == ALL_TYPES
+		       ? &helpers[func_id].proto
+		       : NULL;
+}
+
 /* A cgroup sock program's helpers (the kernel's sock_filter_func_proto()): the base ones that
  * every type here has, the current task's, and the socket's forms of get_socket_cookie and
  * get_netns_cookie, which take the ctx as the skb forms do, and the data form of
@@ -2654,10 +2677,23 @@ static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id)
 	case BPF_FUNC_get_local_storage:
 		return &helpers[func_id].proto;
 	default:
-		return func_id < ARRAY_SIZE(helpers) && helpers[func_id].proto.func &&
-				       (helpers[func_id].types & ALL_TYPES) == ALL_TYPES
-			       ? &helpers[func_id].proto
-			       : NULL;
+		return base_helper_proto(func_id);
+	}
+}
+
+/* A flow dissector's (the kernel's flow_dissector_func_proto()): its own skb_load_bytes, and the
+ * networking types' base helpers (bpf_sk_base_func_proto()): the ones every type here has, the
+ * coarse clock, and the current task's classid (tc's other form of it aside). */
+static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_skb_load_bytes:
+		return &flow_dissector_load_bytes_helper.proto;
+	case BPF_FUNC_ktime_get_coarse_ns:
+	case BPF_FUNC_get_cgroup_classid:
+		return &helpers[func_id].proto;
+	default:
+		return base_helper_proto(func_id);
 	}
 }
 
@@ -2665,6 +2701,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK)
 		return cgroup_sock_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
+		return flow_dissector_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()

@@ -59,6 +59,7 @@ static const struct {
     {"cgroup/sock", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
     {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
+    {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)

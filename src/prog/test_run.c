@@ -641,6 +641,80 @@ int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf
 	return err;
 }
 
+/* ---- flow dissectors ---- */
+
+/* The kernel's bpf_prog_test_run_flow_dissector(): the packet (an Ethernet frame of at most a
+ * page) is dissected repeat times, each run with fresh keys as bpf_flow_dissect() sets them up
+ * (n_proto from the frame, nhoff = thoff = ETH_HLEN, flags from ctx_in, the only field it may
+ * set), and its nhoff and thoff clamped into the packet afterwards.  data_out gets the keys,
+ * ctx_out the ctx_in given; no storage, no metadata, no skb for the helpers. */
+int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
+			    union bpf_attr *uattr)
+{
+	u32 size = attr->test.data_size_in, repeat = attr->test.repeat ? attr->test.repeat : 1;
+	u32 flags = 0, retval = 0, duration, hlen;
+	struct bpf_flow_keys keys, *uctx = NULL;
+	struct skb_ctx ctx;
+	u64 start, spent;
+	u8 *data;
+	int err;
+
+	if (attr->test.flags || attr->test.cpu || attr->test.batch_size)
+		return -EINVAL;
+	if (size < ETH_HLEN || size > TEST_PAGE_SIZE)
+		return -EINVAL;
+	data = calloc(1, round_up(size, 64));
+	if (!data)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (!attr->test.data_in)
+		goto out;
+	memcpy(data, u64_to_ptr(attr->test.data_in), size);
+	err = ctx_init(attr, sizeof(struct bpf_flow_keys), (void **)&uctx);
+	if (err)
+		goto out;
+	if (uctx) {
+		err = -EINVAL;
+		if (!zero_range(uctx, 0, offsetof(struct bpf_flow_keys, flags)) ||
+		    !zero_range(uctx, offsetof(struct bpf_flow_keys, flow_label),
+				sizeof(struct bpf_flow_keys)))
+			goto out;
+		flags = uctx->flags;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.uapi.flow_keys = &keys;
+	ctx.data = data;
+	ctx.data_end = data + size;
+	hlen = size < 0xffff ? size : 0xffff;
+	start = now_ns();
+	for (u32 i = 0; i < repeat; i++) {
+		u64 args[5] = { (uintptr_t)&ctx }, r0;
+		u32 run_duration;
+
+		memset(&keys, 0, sizeof(keys));
+		memcpy(&keys.n_proto, data + 12, sizeof(keys.n_proto));
+		keys.nhoff = keys.thoff = ETH_HLEN;
+		keys.flags = flags;
+		prog_repeat(prog, args, 1, &r0, &run_duration);
+		retval = (u32)r0;
+		/* the offsets stay inside the packet: nhoff in [ETH_HLEN, hlen], thoff in
+		 * [nhoff, hlen] */
+		keys.nhoff = keys.nhoff < ETH_HLEN ? ETH_HLEN : keys.nhoff > hlen ? hlen : keys.nhoff;
+		keys.thoff = keys.thoff < keys.nhoff ? keys.nhoff
+			     : keys.thoff > hlen    ? hlen
+						    : keys.thoff;
+	}
+	spent = (now_ns() - start) / repeat;
+	duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
+	err = test_finish(attr, uattr, &keys, sizeof(keys), 0, retval, duration);
+	if (!err)
+		err = ctx_finish(attr, uattr, uctx, sizeof(struct bpf_flow_keys));
+out:
+	free(uctx);
+	free(data);
+	return err;
+}
+
 /* ---- the command ---- */
 
 int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)

@@ -194,6 +194,7 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 	case BPF_PROG_TYPE_LWT_IN:
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		return typedef_name ? NULL : "__sk_buff";
 	case BPF_PROG_TYPE_XDP:
 		return typedef_name ? NULL : "xdp_md";

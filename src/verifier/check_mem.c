@@ -249,6 +249,16 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+		/* the kernel's flow_dissector_is_valid_access(): the packet's bounds and the
+		 * keys to fill, read whole; nothing else, nothing written */
+		if (off < 0 || off >= (int)sizeof(struct __sk_buff) || off % size || write)
+			return false;
+		if (off == SKB_OFF(flow_keys)) {
+			*ptr_type = PTR_TO_FLOW_KEYS;
+			return size == 8;
+		}
+		return skb_pkt_field(off, false, ptr_type, field) && size == 4;
 	case BPF_PROG_TYPE_XDP:
 		if (IN(off, offsetof(struct xdp_md, egress_ifindex),
 		       offsetof(struct xdp_md, egress_ifindex) + 4) &&
@@ -310,14 +320,16 @@ static int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, 
 }
 
 static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
-		     int size, bool write, int value_regno)
+		     int size, bool write, int value_regno, bool sx)
 {
 	u8 ptr_type, field;
 	int err = check_ptr_off(env, reg, regno, false);
 
 	if (err)
 		return err;
-	if (!ctx_valid(env, off, size, write, &ptr_type, &field)) {
+	/* a field that loads a pointer cannot be sign-extended (the kernel's is_ldsx checks) */
+	if (!ctx_valid(env, off, size, write, &ptr_type, &field) ||
+	    (sx && ptr_type != SCALAR_VALUE)) {
 		verbose(env, "invalid bpf_context access off=%d size=%d\n", off, size);
 		return -EACCES;
 	}
@@ -790,6 +802,9 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 	case PTR_TO_SOCK_COMMON:
 		what = "sock_common ";
 		break;
+	case PTR_TO_FLOW_KEYS:
+		what = "flow keys ";
+		break;
 	case PTR_TO_STACK:
 		what = "stack ";
 		strict = true;
@@ -909,10 +924,20 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
 		break;
 	case PTR_TO_CTX:
-		err = check_ctx(env, reg, regno, off, size, write, value_regno);
+		err = check_ctx(env, reg, regno, off, size, write, value_regno, sx);
 		break;
 	case PTR_TO_SOCK_COMMON:
 		err = check_sock(env, reg, regno, off, size, write, value_regno);
+		break;
+	case PTR_TO_FLOW_KEYS:
+		/* (the kernel's check for a pointer stored into the keys only binds loaders
+		 * without CAP_PERFMON) */
+		if (off < 0 || (u64)off + (u64)size > sizeof(struct bpf_flow_keys)) {
+			verbose(env, "invalid access to flow keys off=%d size=%d\n", off, size);
+			return -EACCES;
+		}
+		if (!write && value_regno >= 0)
+			mark_reg_unknown(&cur_regs(env)[value_regno]);
 		break;
 	case PTR_TO_STACK:
 		err = write ? stack_write(env, regno, off, size, value_regno, insn)
@@ -920,12 +945,13 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
-		/* cgroup skb and LWT in/out programs read packets only (the kernel's
+		/* cgroup skb, LWT in/out and flow dissector programs read packets only (the kernel's
 		 * may_access_direct_pkt_data()) */
 		if (write && reg->type == PTR_TO_PACKET &&
 		    (env->prog->type == BPF_PROG_TYPE_CGROUP_SKB ||
 		     env->prog->type == BPF_PROG_TYPE_LWT_IN ||
-		     env->prog->type == BPF_PROG_TYPE_LWT_OUT)) {
+		     env->prog->type == BPF_PROG_TYPE_LWT_OUT ||
+		     env->prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR)) {
 			verbose(env, "cannot write into packet\n");
 			return -EACCES;
 		}
@@ -1003,7 +1029,8 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 	}
 	u8 t = regs[insn->dst_reg].type;
 
-	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META) {
+	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META ||
+	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON) {
 		verbose(env, "BPF_ATOMIC stores into R%u %s is not allowed\n", insn->dst_reg,
 			reg_type_str(t));
 		return -EACCES;

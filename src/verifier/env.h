@@ -67,6 +67,8 @@ enum reg_type {
 	PTR_TO_MEM_OR_NULL,		/* the same, before its NULL check */
 	CONST_PTR_TO_MAP_OR_NULL,	/* a map of maps' lookup result: an inner map (map: the
 					 * template), before its NULL check */
+	PTR_TO_FLOW_KEYS,		/* a flow dissector's struct bpf_flow_keys (__sk_buff's
+					 * flow_keys), read and written at constant offsets */
 };
 
 /* One register.

@@ -125,6 +125,7 @@ static const char *retval_name(unsigned int type, uint32_t rv)
 	case BPF_PROG_TYPE_LWT_IN:
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		return rv == BPF_OK ? "BPF_OK" : rv == BPF_DROP ? "BPF_DROP" :
 		       rv == BPF_REDIRECT ? "BPF_REDIRECT" : rv == BPF_LWT_REROUTE ? "BPF_LWT_REROUTE" :
 		       "unknown";
@@ -293,6 +294,7 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 	case BPF_PROG_TYPE_LWT_IN:
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		break;
 	default:
 		cli_err("program '%s': type %s does not run on packets", userbpf_program_name(prog),
