@@ -597,6 +597,21 @@ static const struct vcase cases[] = {
 	  REJECT, "invalid bpf_context access off=8 size=8", EACCES },
 	{ "ctx_rawtp_st", RAWTP, { BPF_ST_MEM(BPF_DW, 1, 0, 1), R0_0, EXIT },
 	  REJECT, "invalid bpf_context access off=0 size=8", EACCES },
+	/* a field that loads a packet pointer is never sign-extended; a scalar field may be */
+#define LDSX(sz, off) BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | (sz), 0, 1, off, 0)
+	{ "ctx_sock_ldsx_data", SOCK, { LDSX(BPF_W, SKB(data)), R0_0, EXIT },
+	  REJECT, "invalid bpf_context access off=76 size=4", EACCES },
+	{ "ctx_cls_ldsx_data_end", CLS, { LDSX(BPF_W, SKB(data_end)), R0_0, EXIT },
+	  REJECT, "invalid bpf_context access off=80 size=4", EACCES },
+	{ "ctx_cls_ldsx_data_meta", CLS, { LDSX(BPF_W, SKB(data_meta)), R0_0, EXIT },
+	  REJECT, "invalid bpf_context access off=140 size=4", EACCES },
+	{ "ctx_xdp_ldsx_data", XDP, { LDSX(BPF_W, XDPM(data)), R0_0, EXIT },
+	  REJECT, "invalid bpf_context access off=0 size=4", EACCES },
+	{ "ctx_xdp_ldsx_ifindex", XDP, { LDSX(BPF_W, XDPM(ingress_ifindex)), R0_0, EXIT },
+	  ACCEPT },
+	{ "ctx_sock_ldsx_len", SOCK, { LDSX(BPF_W, SKB(len)), R0_0, EXIT }, ACCEPT },
+	{ "ctx_sock_ldsx_mark_byte", SOCK, { LDSX(BPF_B, SKB(mark)), R0_0, EXIT }, ACCEPT },
+#undef LDSX
 	{ "ctx_rawtp_modified", RAWTP, {
 		BPF_ALU64_IMM(BPF_ADD, 1, 8), BPF_LDX_MEM(BPF_DW, 0, 1, 0), R0_0, EXIT },
 	  REJECT, "dereference of modified ctx ptr R1 off=8 disallowed", EACCES },
