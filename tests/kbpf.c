@@ -173,10 +173,18 @@ struct bpf_result side_elem(int s, int cmd, int fd, const void *key, void *value
 struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn *insns,
 				     uint32_t cnt, char *log, size_t log_size)
 {
+	return side_prog_load_eat_log(s, type, 0, insns, cnt, log, log_size);
+}
+
+struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
+					 const struct bpf_insn *insns, uint32_t cnt, char *log,
+					 size_t log_size)
+{
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
+	a.expected_attach_type = eat;
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = cnt;
 	a.license = PTR_TO_U64("GPL");
@@ -206,11 +214,18 @@ void verdicts_agree_at(const char *file, int line, const char *what, uint32_t ty
 		       const struct bpf_insn *k_insns, const struct bpf_insn *u_insns,
 		       uint32_t cnt)
 {
+	verdicts_agree_eat_at(file, line, what, type, 0, k_insns, u_insns, cnt);
+}
+
+bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_t type,
+			   uint32_t eat, const struct bpf_insn *k_insns,
+			   const struct bpf_insn *u_insns, uint32_t cnt)
+{
 	static char log[NSIDES][65536];
 	struct bpf_result r[NSIDES];
 
-	r[K] = side_prog_load_log(K, type, k_insns, cnt, log[K], sizeof(log[K]));
-	r[U] = side_prog_load_log(U, type, u_insns, cnt, log[U], sizeof(log[U]));
+	r[K] = side_prog_load_eat_log(K, type, eat, k_insns, cnt, log[K], sizeof(log[K]));
+	r[U] = side_prog_load_eat_log(U, type, eat, u_insns, cnt, log[U], sizeof(log[U]));
 	if (results_agree_at(file, line, what, r) && r[K].rc < 0) {
 		const char *ek = error_line(log[K]), *eu = error_line(log[U]);
 
@@ -221,6 +236,7 @@ void verdicts_agree_at(const char *file, int line, const char *what, uint32_t ty
 	for (int s = 0; s < NSIDES; s++)
 		if (r[s].rc >= 0)
 			close(r[s].rc);
+	return r[K].rc >= 0;
 }
 
 void creates_agree_at(const char *file, int line, uint32_t type, const struct map_shape *shapes,

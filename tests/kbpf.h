@@ -84,9 +84,13 @@ struct bpf_result side_obj_info(int s, int fd, void *info, uint32_t *len);
 /* The id of the map behind fd on side s (0 if its info cannot be read). */
 uint32_t side_map_id(int s, int fd);
 
-/* BPF_PROG_LOAD on side s (license GPL), with a level-1 log into log unless it is NULL. */
+/* BPF_PROG_LOAD on side s (license GPL), with a level-1 log into log unless it is NULL; the
+ * _eat form with expected_attach_type eat. */
 struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn *insns,
 				     uint32_t cnt, char *log, size_t log_size);
+struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
+					 const struct bpf_insn *insns, uint32_t cnt, char *log,
+					 size_t log_size);
 
 /* Loads one program on both sides (k_insns and u_insns: the same program with each side's map
  * fds): the verdicts must agree and, for a rejection, the error line (the last one before
@@ -96,6 +100,13 @@ void verdicts_agree_at(const char *file, int line, const char *what, uint32_t ty
 		       uint32_t cnt);
 #define VERDICTS_AGREE(what, type, k_insns, u_insns, cnt)                                        \
 	verdicts_agree_at(__FILE__, __LINE__, what, type, k_insns, u_insns, cnt)
+
+/* The same with expected_attach_type eat (the kernel's verdict: accepted). */
+bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_t type,
+			   uint32_t eat, const struct bpf_insn *k_insns,
+			   const struct bpf_insn *u_insns, uint32_t cnt);
+#define VERDICTS_AGREE_EAT(what, type, eat, insns, cnt)                                          \
+	verdicts_agree_eat_at(__FILE__, __LINE__, what, type, eat, insns, insns, cnt)
 
 /* VERDICTS_AGREE of the n (at most 32) insns, whose instruction map_insn loads map[s] on side s. */
 void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_t type,

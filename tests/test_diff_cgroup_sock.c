@@ -20,53 +20,10 @@ static const uint32_t attach_types[] = {
 	BPF_CGROUP_INET6_POST_BIND,
 };
 
-/* The error line of a level-1 log (the last before "processed"), or "". */
-static const char *error_line(char *log)
-{
-	char *end = strstr(log, "\nprocessed"), *p;
-
-	if (!end)
-		return "";
-	*end = 0;
-	p = strrchr(log, '\n');
-	return p ? p + 1 : log;
-}
-
 /* Loads insns as a cgroup sock program of attach type eat on both sides: the results must
  * agree, and for a rejection the error line.  Returns whether the kernel accepted it. */
-static bool sock_prog_agrees(const char *what, uint32_t eat, const struct bpf_insn *insns,
-			     uint32_t cnt)
-{
-	static char log[NSIDES][16384];
-	struct bpf_result r[NSIDES];
-
-	for (int s = 0; s < NSIDES; s++) {
-		union bpf_attr a;
-
-		memset(&a, 0, sizeof(a));
-		a.prog_type = BPF_PROG_TYPE_CGROUP_SOCK;
-		a.expected_attach_type = eat;
-		a.insns = PTR_TO_U64(insns);
-		a.insn_cnt = cnt;
-		a.license = PTR_TO_U64("GPL");
-		a.log_buf = PTR_TO_U64(log[s]);
-		a.log_size = sizeof(log[s]);
-		a.log_level = 1;
-		log[s][0] = 0;
-		r[s] = side_call(s, BPF_PROG_LOAD, &a);
-	}
-	if (AGREE(what, r) && r[K].rc < 0) {
-		const char *ek = error_line(log[K]), *eu = error_line(log[U]);
-
-		if (strcmp(ek, eu))
-			test_fail(__FILE__, __LINE__, "%s: kernel says \"%s\", userbpf \"%s\"", what,
-				  ek, eu);
-	}
-	for (int s = 0; s < NSIDES; s++)
-		if (r[s].rc >= 0)
-			close(r[s].rc);
-	return r[K].rc >= 0;
-}
+#define sock_prog_agrees(what, eat, insns, cnt)                                                  \
+	VERDICTS_AGREE_EAT(what, BPF_PROG_TYPE_CGROUP_SOCK, eat, insns, cnt)
 
 TEST(diff_cgroup_sock_attach_types)
 {

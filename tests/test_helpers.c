@@ -17,7 +17,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_RAW_TRACEPOINT,
 	BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_SCHED_ACT, BPF_PROG_TYPE_LWT_IN,
 	BPF_PROG_TYPE_LWT_OUT, BPF_PROG_TYPE_LWT_XMIT, BPF_PROG_TYPE_CGROUP_SOCK,
-	BPF_PROG_TYPE_FLOW_DISSECTOR,
+	BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_PROG_TYPE_CGROUP_SOCK_ADDR,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */
@@ -30,6 +30,9 @@ static void kernel_helper_verdict(u_int32_t type, u_int32_t id, const char *lice
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
+	/* (a sock_addr program needs a hook: connect has the most helpers) */
+	if (type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
+		a.expected_attach_type = BPF_CGROUP_INET4_CONNECT;
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = 2;
 	a.license = (uintptr_t)license;

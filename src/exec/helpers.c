@@ -2699,7 +2699,9 @@ static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
-	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK)
+	/* a sock_addr program has a cgroup sock program's (the kernel's sock_addr_func_proto():
+	 * the same, but for helpers userbpf does not have, which take or look up sockets) */
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK || prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
 		return cgroup_sock_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);

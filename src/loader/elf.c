@@ -37,6 +37,10 @@
 /* The last map type of Linux 6.18 (BPF_MAP_TYPE_ARENA); our uapi header may be older. */
 #define LD_MAX_MAP_TYPE 33u
 
+/* The Unix socket hooks of cgroup sock_addr programs (6.7+: connect, sendmsg, recvmsg,
+ * getpeername, getsockname), past what Debian 12's uapi header names. */
+#define ATTACH_UNIX(i) ((enum bpf_attach_type)(49 + (i)))
+
 /* Programs types by section name: "name" or "name/anything". */
 static const struct {
 	const char *prefix;
@@ -57,6 +61,23 @@ static const struct {
     {"cgroup/post_bind4", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND},
     {"cgroup/post_bind6", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND},
     {"cgroup/sock", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
+    {"cgroup/bind4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND},
+    {"cgroup/bind6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND},
+    {"cgroup/connect4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_CONNECT},
+    {"cgroup/connect6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_CONNECT},
+    {"cgroup/connect_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(0)},
+    {"cgroup/sendmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_SENDMSG},
+    {"cgroup/sendmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_SENDMSG},
+    {"cgroup/sendmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(1)},
+    {"cgroup/recvmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_RECVMSG},
+    {"cgroup/recvmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_RECVMSG},
+    {"cgroup/recvmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(2)},
+    {"cgroup/getpeername4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETPEERNAME},
+    {"cgroup/getpeername6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETPEERNAME},
+    {"cgroup/getpeername_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(3)},
+    {"cgroup/getsockname4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETSOCKNAME},
+    {"cgroup/getsockname6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETSOCKNAME},
+    {"cgroup/getsockname_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(4)},
     {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
     {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR},

@@ -207,6 +207,11 @@ static int check_attach(const union bpf_attr *attr)
 	    attr->expected_attach_type != BPF_CGROUP_INET4_POST_BIND &&
 	    attr->expected_attach_type != BPF_CGROUP_INET6_POST_BIND)
 		return -EINVAL;
+	/* a cgroup sock_addr program for one of its bind, connect, name, sendmsg and recvmsg
+	 * hooks (0 is not one of them) */
+	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
+	    sock_addr_hook(attr->expected_attach_type) == SA_HOOK_NONE)
+		return -EINVAL;
 	return 0;
 }
 

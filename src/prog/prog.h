@@ -103,6 +103,47 @@ struct bpf_prog {
 int prog_calc_tag(struct bpf_prog *prog);
 int prog_get_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
+/* The Unix socket hooks of cgroup sock_addr programs (6.7+), which Debian 12's uapi header (6.1's)
+ * does not name: their enum bpf_attach_type values. */
+#define ATTACH_CGROUP_UNIX_CONNECT 49u
+#define ATTACH_CGROUP_UNIX_SENDMSG 50u
+#define ATTACH_CGROUP_UNIX_RECVMSG 51u
+#define ATTACH_CGROUP_UNIX_GETPEERNAME 52u
+#define ATTACH_CGROUP_UNIX_GETSOCKNAME 53u
+
+/* A cgroup sock_addr program's hook by what its return value may say: none (not a hook of the
+ * type), bind (0..3: refuse, allow, and either without the port's privilege check), connect and
+ * sendmsg (refuse or allow), or the name and recvmsg hooks (1: they cannot refuse). */
+enum sock_addr_hook { SA_HOOK_NONE, SA_HOOK_BIND, SA_HOOK_CAN_REFUSE, SA_HOOK_MUST_ALLOW };
+
+static inline enum sock_addr_hook sock_addr_hook(u32 expected_attach_type)
+{
+	switch (expected_attach_type) {
+	case BPF_CGROUP_INET4_BIND:
+	case BPF_CGROUP_INET6_BIND:
+		return SA_HOOK_BIND;
+	case BPF_CGROUP_INET4_CONNECT:
+	case BPF_CGROUP_INET6_CONNECT:
+	case ATTACH_CGROUP_UNIX_CONNECT:
+	case BPF_CGROUP_UDP4_SENDMSG:
+	case BPF_CGROUP_UDP6_SENDMSG:
+	case ATTACH_CGROUP_UNIX_SENDMSG:
+		return SA_HOOK_CAN_REFUSE;
+	case BPF_CGROUP_INET4_GETPEERNAME:
+	case BPF_CGROUP_INET6_GETPEERNAME:
+	case ATTACH_CGROUP_UNIX_GETPEERNAME:
+	case BPF_CGROUP_INET4_GETSOCKNAME:
+	case BPF_CGROUP_INET6_GETSOCKNAME:
+	case ATTACH_CGROUP_UNIX_GETSOCKNAME:
+	case BPF_CGROUP_UDP4_RECVMSG:
+	case BPF_CGROUP_UDP6_RECVMSG:
+	case ATTACH_CGROUP_UNIX_RECVMSG:
+		return SA_HOOK_MUST_ALLOW;
+	default:
+		return SA_HOOK_NONE;
+	}
+}
+
 /* tc programs: classifiers and actions, which the kernel treats alike (tc_cls_act). */
 static inline bool prog_type_is_tc(u32 type)
 {

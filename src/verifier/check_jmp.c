@@ -227,6 +227,7 @@ static bool ptr_not_null(const struct reg_state *r)
 	case PTR_TO_MAP_VALUE:
 	case PTR_TO_MAP_KEY:
 	case PTR_TO_SOCK_COMMON:
+	case PTR_TO_SOCKET:
 	case PTR_TO_MEM:
 	case PTR_TO_RINGBUF_MEM:
 		return true;

@@ -132,7 +132,59 @@ static bool sock_ctx_valid(int off, int size, bool write, u32 attach_type)
 	return !write;
 }
 
-/* Loads through a socket pointer (the kernel's check_sock_access()). */
+#define SA_OFF(f) offsetof(struct bpf_sock_addr, f)
+#define SA_END(f) (offsetof(struct bpf_sock_addr, f) + sizeof(((struct bpf_sock_addr *)0)->f))
+
+/* Whether the u64 access [off, off + 8) lies in the array field [lo, hi), 8-aligned (the
+ * kernel's bpf_ctx_wide_access_ok()). */
+static bool wide_ok(int off, int size, size_t lo, size_t hi)
+{
+	return size == 8 && off >= (int)lo && off + 8 <= (int)hi && !(off % 8);
+}
+
+/* A cgroup sock_addr program's ctx (the kernel's sock_addr_is_valid_access()): struct
+ * bpf_sock_addr, the address a socket binds, connects, sends to or receives from.  The IPv4 and
+ * IPv6 addresses exist for their family's hooks only, the message source for sendmsg; they and
+ * the port may be read narrow or (the IPv6 arrays) as u64s, and written whole; the family, type
+ * and protocol are read only; sk is the socket, never NULL. */
+static bool sock_addr_ctx_valid(int off, int size, bool write, u32 attach_type, u8 *ptr_type)
+{
+	u32 t = attach_type;
+	bool v4 = t == BPF_CGROUP_INET4_BIND || t == BPF_CGROUP_INET4_CONNECT ||
+		  t == BPF_CGROUP_INET4_GETPEERNAME || t == BPF_CGROUP_INET4_GETSOCKNAME ||
+		  t == BPF_CGROUP_UDP4_SENDMSG || t == BPF_CGROUP_UDP4_RECVMSG;
+	bool v6 = t == BPF_CGROUP_INET6_BIND || t == BPF_CGROUP_INET6_CONNECT ||
+		  t == BPF_CGROUP_INET6_GETPEERNAME || t == BPF_CGROUP_INET6_GETSOCKNAME ||
+		  t == BPF_CGROUP_UDP6_SENDMSG || t == BPF_CGROUP_UDP6_RECVMSG;
+	bool ip4 = IN(off, SA_OFF(user_ip4), SA_END(user_ip4));
+	bool ip6 = IN(off, SA_OFF(user_ip6), SA_END(user_ip6));
+	bool src4 = IN(off, SA_OFF(msg_src_ip4), SA_END(msg_src_ip4));
+	bool src6 = IN(off, SA_OFF(msg_src_ip6), SA_END(msg_src_ip6));
+
+	if (off < 0 || off >= (int)sizeof(struct bpf_sock_addr) || off % size)
+		return false;
+	if ((ip4 && !v4) || (ip6 && !v6) || (src4 && t != BPF_CGROUP_UDP4_SENDMSG) ||
+	    (src6 && t != BPF_CGROUP_UDP6_SENDMSG))
+		return false;
+	if (ip4 || ip6 || src4 || src6 || IN(off, SA_OFF(user_port), SA_END(user_port))) {
+		if (wide_ok(off, size, SA_OFF(user_ip6), SA_END(user_ip6)) ||
+		    wide_ok(off, size, SA_OFF(msg_src_ip6), SA_END(msg_src_ip6)))
+			return true;
+		return write ? size == 4 : narrow_ok(off, size, 4);
+	}
+	if (IN(off, SA_OFF(sk), SA_END(sk))) {
+		*ptr_type = PTR_TO_SOCKET;
+		return !write && size == 8;
+	}
+	if (IN(off, SA_OFF(user_family), SA_END(user_family)) ||
+	    IN(off, SA_OFF(family), SA_END(family)) || IN(off, SA_OFF(type), SA_END(type)) ||
+	    IN(off, SA_OFF(protocol), SA_END(protocol)))
+		return !write && size == 4;
+	return false;
+}
+
+/* Loads through a socket pointer (the kernel's check_sock_access()): a full socket's fields, or
+ * a sock_common's. */
 static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
 		      int size, bool write, int value_regno)
 {
@@ -145,7 +197,7 @@ static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32
 			     ">=0) check.\n", regno);
 		return -EACCES;
 	}
-	if (!sock_common_valid(off, size)) {
+	if (reg->type == PTR_TO_SOCKET ? !sock_valid(off, size) : !sock_common_valid(off, size)) {
 		verbose(env, "R%u invalid %s access off=%d size=%d\n", regno,
 			reg_type_str(reg->type), off, size);
 		return -EACCES;
@@ -249,6 +301,9 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
+		return sock_addr_ctx_valid(off, size, write, env->prog->expected_attach_type,
+					   ptr_type);
 	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		/* the kernel's flow_dissector_is_valid_access(): the packet's bounds and the
 		 * keys to fill, read whole; nothing else, nothing written */
@@ -802,6 +857,9 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 	case PTR_TO_SOCK_COMMON:
 		what = "sock_common ";
 		break;
+	case PTR_TO_SOCKET:
+		what = "sock ";
+		break;
 	case PTR_TO_FLOW_KEYS:
 		what = "flow keys ";
 		break;
@@ -927,6 +985,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		err = check_ctx(env, reg, regno, off, size, write, value_regno, sx);
 		break;
 	case PTR_TO_SOCK_COMMON:
+	case PTR_TO_SOCKET:
 		err = check_sock(env, reg, regno, off, size, write, value_regno);
 		break;
 	case PTR_TO_FLOW_KEYS:
@@ -1030,7 +1089,7 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 	u8 t = regs[insn->dst_reg].type;
 
 	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META ||
-	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON) {
+	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON || t == PTR_TO_SOCKET) {
 		verbose(env, "BPF_ATOMIC stores into R%u %s is not allowed\n", insn->dst_reg,
 			reg_type_str(t));
 		return -EACCES;

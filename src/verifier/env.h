@@ -69,6 +69,8 @@ enum reg_type {
 					 * template), before its NULL check */
 	PTR_TO_FLOW_KEYS,		/* a flow dissector's struct bpf_flow_keys (__sk_buff's
 					 * flow_keys), read and written at constant offsets */
+	PTR_TO_SOCKET,			/* a full socket (struct bpf_sock), read only: a cgroup
+					 * sock_addr program's ctx->sk */
 };
 
 /* One register.

@@ -37,6 +37,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_MEM_OR_NULL] = "mem_or_null",
 		[CONST_PTR_TO_MAP_OR_NULL] = "map_ptr_or_null",
 		[PTR_TO_FLOW_KEYS] = "flow_keys",
+		[PTR_TO_SOCKET] = "sock",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
