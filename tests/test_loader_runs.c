@@ -3,11 +3,31 @@
  * is test_loader_corpus.c.)  Skipped where the kernel's bpf() is unavailable.
  */
 #include <linux/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kbpf.h"
 #include "test.h"
 #include "userbpf/loader.h"
+
+/* Opens and loads tests/corpus/<name>.bpf.o on each side: 0, its objects and its (first)
+ * program's fds; -1 on a failure (the objects opened are in obj[], for closing). */
+static int load_corpus(const char *name, struct userbpf_object *obj[NSIDES], int prog[NSIDES])
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), LOADER_OBJ_DIR "/tests/corpus/%s.bpf.o", name);
+	for (int s = 0; s < NSIDES; s++) {
+		struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
+
+		if (userbpf_object_open_file(path, &opts, &obj[s]) || userbpf_object_load(obj[s]))
+			return -1;
+		prog[s] = userbpf_program_fd(userbpf_object_program(obj[s], 0));
+		if (prog[s] < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /* cgroup_skb_storage_count: its cgroup storage's spin lock and per-CPU counter at run time;
  * small packets pass, large ones are dropped. */
@@ -17,16 +37,7 @@ TEST(loader_runs_cgroup_storage)
 	int prog[NSIDES];
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
-
-		REQUIRE(userbpf_object_open_file(LOADER_OBJ_DIR
-						 "/tests/corpus/cgroup_skb_storage_count.bpf.o",
-						 &opts, &obj[s]) == 0);
-		REQUIRE(userbpf_object_load(obj[s]) == 0);
-		prog[s] = userbpf_program_fd(userbpf_object_program(obj[s], 0));
-		REQUIRE(prog[s] >= 0);
-	}
+	REQUIRE(load_corpus("cgroup_skb_storage_count", obj, prog) == 0);
 	for (uint32_t len = 64; len <= 1514; len += 290) {
 		static uint8_t pkt[1514] = { [12] = 0x08, [14] = 0x45 };
 		struct bpf_result r[NSIDES];
@@ -89,16 +100,7 @@ TEST(loader_runs_flow_dissector)
 	int prog[NSIDES], runs = 0, ok_verdicts = 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
-
-		REQUIRE(userbpf_object_open_file(LOADER_OBJ_DIR
-						 "/tests/corpus/flow_dissector_ports.bpf.o",
-						 &opts, &obj[s]) == 0);
-		REQUIRE(userbpf_object_load(obj[s]) == 0);
-		prog[s] = userbpf_program_fd(userbpf_object_program(obj[s], 0));
-		REQUIRE(prog[s] >= 0);
-	}
+	REQUIRE(load_corpus("flow_dissector_ports", obj, prog) == 0);
 	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
 	static const uint16_t frags[] = { 0, 0x2000, 0x2005, 0x4000 };
 	static const uint32_t flags[] = { 0, BPF_FLOW_DISSECTOR_F_PARSE_1ST_FRAG,
@@ -143,6 +145,41 @@ TEST(loader_runs_flow_dissector)
 			test_fail(__FILE__, __LINE__, "%s: keys differ", what);
 	}
 	CHECK(runs > 200 && ok_verdicts > 100 && ok_verdicts < runs);
+	for (int s = 0; s < NSIDES; s++)
+		userbpf_object_close(obj[s]);
+}
+
+/* cgroup_skb_sk_bytes: the test run's socket's storage through the repeats of one run, fresh in
+ * the next: a run of 1000 1500-byte packets goes over the 1 MiB budget, of 10 does not. */
+TEST(loader_runs_sk_storage)
+{
+	struct userbpf_object *obj[NSIDES] = { NULL };
+	int prog[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(load_corpus("cgroup_skb_sk_bytes", obj, prog) == 0);
+	static const uint32_t repeats[] = { 10, 1000, 10 };
+	for (size_t i = 0; i < sizeof(repeats) / sizeof(repeats[0]); i++) {
+		static uint8_t pkt[1500] = { [12] = 0x08, [14] = 0x45 };
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			union bpf_attr a;
+
+			memset(&a, 0, sizeof(a));
+			a.test.prog_fd = (uint32_t)prog[s];
+			a.test.data_in = PTR_TO_U64(pkt);
+			a.test.data_size_in = sizeof(pkt);
+			a.test.repeat = repeats[i];
+			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
+			ret[s] = a.test.retval;
+		}
+		if (!AGREE("sk storage run", r) || r[K].rc)
+			break;
+		CHECK_EQ(ret[U], ret[K]);
+		CHECK_EQ(ret[U], repeats[i] < 1000 ? 1u : 0u);
+	}
 	for (int s = 0; s < NSIDES; s++)
 		userbpf_object_close(obj[s]);
 }

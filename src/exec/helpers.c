@@ -1300,6 +1300,27 @@ static u64 h_skb_under_cgroup(u64 ctx, u64 map, u64 idx, u64 a4, u64 a5)
 	return under_cgroup(map, idx);
 }
 
+/* bpf_sk_storage_get(map, sk, value, flags), bpf_sk_storage_delete(map, sk): the storage of
+ * a test run's dummy socket, the only socket a program that runs can reach (__sk_buff.sk); it
+ * goes with the run.  flags: BPF_SK_STORAGE_GET_F_CREATE or 0, else NULL. */
+static struct sk_storage_list *sk_storage_of(u64 sk)
+{
+	return &container_of((struct bpf_sock *)PTR(sk), struct run_skb, sock)->sk_storage;
+}
+
+static u64 h_sk_storage_get(u64 map, u64 sk, u64 value, u64 flags, u64 a5)
+{
+	if (!sk || flags > BPF_SK_STORAGE_GET_F_CREATE)
+		return 0;
+	return (u64)(uintptr_t)sk_storage_get(sk_storage_of(sk), PTR(map), PTR(value),
+					      flags == BPF_SK_STORAGE_GET_F_CREATE);
+}
+
+static u64 h_sk_storage_delete(u64 map, u64 sk, u64 a3, u64 a4, u64 a5)
+{
+	return sk ? (u64)(s64)sk_storage_delete(sk_storage_of(sk), PTR(map)) : (u64)-EINVAL;
+}
+
 /* bpf_get_local_storage(map, flags): the run's storage of a cgroup storage map; flags are 0
  * (the verifier's). */
 static u64 h_get_local_storage(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
@@ -2337,6 +2358,15 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_storage_get] = { { h_sk_storage_get, "bpf_sk_storage_get", false, false,
+					RET_PTR_TO_MAP_VALUE_OR_NULL,
+					ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON,
+					     ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING) },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_storage_delete] = { { h_sk_storage_delete, "bpf_sk_storage_delete", false,
+					   false, RET_INTEGER,
+					   ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON) },
+					 TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_get_local_storage] = { { h_get_local_storage, "bpf_get_local_storage", false,
 					   false, RET_PTR_TO_MAP_VALUE,
 					   ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
@@ -2588,6 +2618,10 @@ static const struct helper xdp_check_mtu_helper = {
 	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING, ARG_ANYTHING) },
 	TYPE_BIT(BPF_PROG_TYPE_XDP) };
+static const struct helper cg_sock_sk_storage_get_helper = {
+	{ h_sk_storage_get, "bpf_sk_storage_get", false, false, RET_PTR_TO_MAP_VALUE_OR_NULL,
+	  ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_CTX, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING) },
+	TYPE_BIT(BPF_PROG_TYPE_CGROUP_SOCK) };
 static const struct helper flow_dissector_load_bytes_helper = {
 	{ h_flow_dissector_load_bytes, "bpf_skb_load_bytes", false, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },
@@ -2663,10 +2697,18 @@ static const struct bpf_func_proto *base_helper_proto(u32 func_id)
  * get_netns_cookie, which take the ctx as the skb forms do, and the data form of
  * perf_event_output, with the tracing form's arguments.  The kernel has no BPF_PROG_TEST_RUN
  * for the type and userbpf no hook to attach it to, so the programs are verified, never run:
- * what matters is each prototype. */
-static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id)
+ * what matters is each prototype.  A sock_addr program (the kernel's sock_addr_func_proto()) has
+ * the same but for the socket storage helpers, which take its ctx->sk (a cgroup sock program's
+ * get takes the ctx, the socket itself, and it has no delete). */
+static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id, u32 prog_type)
 {
+	bool sock_addr = prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
+
 	switch (func_id) {
+	case BPF_FUNC_sk_storage_get:
+		return sock_addr ? &helpers[func_id].proto : &cg_sock_sk_storage_get_helper.proto;
+	case BPF_FUNC_sk_storage_delete:
+		return sock_addr ? &helpers[func_id].proto : NULL;
 	case BPF_FUNC_get_socket_cookie:
 	case BPF_FUNC_get_netns_cookie:
 	case BPF_FUNC_perf_event_output:
@@ -2702,7 +2744,7 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	/* a sock_addr program has a cgroup sock program's (the kernel's sock_addr_func_proto():
 	 * the same, but for helpers userbpf does not have, which take or look up sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK || prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
-		return cgroup_sock_helper_proto(func_id);
+		return cgroup_sock_helper_proto(func_id, prog_type);
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
@@ -2711,7 +2753,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	 * falls back to sk_filter_func_proto(); the ones it adds need cgroups or sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {
 		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id ||
-		    func_id == BPF_FUNC_skb_ecn_set_ce || func_id == BPF_FUNC_get_local_storage)
+		    func_id == BPF_FUNC_skb_ecn_set_ce || func_id == BPF_FUNC_get_local_storage ||
+		    func_id == BPF_FUNC_sk_storage_get || func_id == BPF_FUNC_sk_storage_delete)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}

@@ -18,6 +18,8 @@ enum bpf_arg_type {
 	ARG_CONST_MAP_PTR,	/* a map loaded with LD_IMM64 */
 	ARG_PTR_TO_MAP_KEY,	/* readable memory of the map's key_size */
 	ARG_PTR_TO_MAP_VALUE,	/* readable memory of the map's value_size */
+	ARG_PTR_TO_MAP_VALUE_OR_NULL,	/* the same, or NULL (a known zero) */
+	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
 	ARG_PTR_TO_UNINIT_MAP_VALUE,	/* memory of the map's value_size, written by the helper */
 	ARG_PTR_TO_MEM,		/* readable initialised memory; size in the next argument */
 	ARG_PTR_TO_MEM_OR_NULL,	/* the same, or NULL (a known zero) with a size that may be 0 */

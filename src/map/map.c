@@ -91,7 +91,8 @@ static bool specials_allowed(u32 type, u32 fields)
 	bool hash = type == BPF_MAP_TYPE_HASH, array = type == BPF_MAP_TYPE_ARRAY;
 	bool lru = type == BPF_MAP_TYPE_LRU_HASH;
 
-	if ((fields & BTF_SPECIAL_LOCK) && !hash && !array && type != BPF_MAP_TYPE_CGROUP_STORAGE)
+	if ((fields & BTF_SPECIAL_LOCK) && !hash && !array && type != BPF_MAP_TYPE_CGROUP_STORAGE &&
+	    type != BPF_MAP_TYPE_SK_STORAGE)
 		return false;
 	if ((fields & BTF_SPECIAL_TIMER) && !hash && !lru && !array)
 		return false;

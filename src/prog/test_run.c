@@ -454,6 +454,7 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct __sk_buff));
 free_ctx:
+	sk_storage_free(&skb.sk_storage); /* the dummy socket goes */
 	free(uctx);
 free_buf:
 	free(buf);

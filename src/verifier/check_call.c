@@ -192,6 +192,17 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EACCES;
 		}
 		return 0;
+	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
+		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET)
+			return type_err(env, regno, reg,
+					"sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_");
+		return 0; /* (never offset: no arithmetic on socket pointers) */
+	case ARG_PTR_TO_MAP_VALUE_OR_NULL:
+		/* NULL: precise, as ARG_PTR_TO_MEM_OR_NULL's */
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno);
+		t = ARG_PTR_TO_MAP_VALUE;
+		/* fall through */
 	case ARG_PTR_TO_MAP_KEY:
 	case ARG_PTR_TO_MAP_VALUE:
 	case ARG_PTR_TO_UNINIT_MAP_VALUE:
@@ -748,8 +759,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
 	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, perf event
-	 * arrays with perf_event_output, cgroup storage with get_local_storage, and those helpers
-	 * with them (the kernel's check_map_func_compatibility()) */
+	 * arrays with perf_event_output, cgroup storage with get_local_storage, socket storage
+	 * with the sk_storage helpers, and those helpers with them (the kernel's
+	 * check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
@@ -773,6 +785,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_CGROUP_STORAGE ||
 		     map->map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE) !=
 			    (id == BPF_FUNC_get_local_storage) ||
+		    (map->map_type == BPF_MAP_TYPE_SK_STORAGE) !=
+			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);

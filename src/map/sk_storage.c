@@ -1,0 +1,302 @@
+/* BPF_MAP_TYPE_SK_STORAGE: a value per socket, which programs reach with bpf_sk_storage_get()
+ * and bpf_sk_storage_delete() and bpf() through a socket's fd as the key.
+ *
+ * Two kinds of sockets carry storage here.  The sockets of test runs (the dummy socket behind
+ * __sk_buff.sk, as the kernel's BPF_PROG_TEST_RUN makes one for each run) hold their own list
+ * (struct sk_storage_list), which goes with the run.  Real sockets, which bpf() names by fd, are
+ * the kernel's, so the map keeps their storage itself, under the socket's cookie (SO_COOKIE,
+ * never reused while the system runs).  A program never sees a real socket, nor bpf() a test
+ * run's, so the two sides meet nowhere, as in the kernel.
+ *
+ * bpf() side: the fd must be a socket (EBADF, ENOTSOCK); update follows BPF_NOEXIST / BPF_EXIST
+ * (BPF_F_LOCK updates a value with a bpf_spin_lock in place); get_next_key is ENOTSUPP (sockets
+ * cannot be listed by fd), as are the batch commands.  Differences from the kernel: userbpf does
+ * not see a real socket close, so its storage stays until the map goes; and storage is not
+ * charged to the socket's optmem (the kernel refuses values beyond net.core.optmem_max).
+ *
+ * Concurrency: the real sockets' table is guarded by the map's lock, which every bpf() command
+ * takes (they are not a program's hot path); a test run's list is its thread's alone.
+ */
+#include <errno.h>
+#include <linux/btf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "map/map.h"
+#include "map/sk_storage.h"
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+#define SKS_CREATE_FLAG_MASK (BPF_F_NO_PREALLOC | BPF_F_CLONE)
+#define SKS_MAX_VALUE 65407u	/* the kernel's BPF_LOCAL_STORAGE_MAX_VALUE_SIZE (x86-64) */
+#define SKS_BUCKETS 64u
+
+struct sk_storage_elem {
+	struct sk_storage_elem *next;
+	union {
+		struct bpf_map *map;	/* a test run's socket: whose value */
+		u64 cookie;		/* the map's table: which socket */
+	};
+	_Alignas(8) u8 value[];
+};
+
+struct sks_map {
+	struct bpf_map map;
+	spinlock_t lock;	/* guards buckets and retired */
+	struct sk_storage_elem *buckets[SKS_BUCKETS];
+	/* Deleted elements of values with a bpf_spin_lock, which a BPF_F_LOCK lookup may still
+	 * be reading outside the map's lock: freed with the map. */
+	struct sk_storage_elem *retired;
+};
+
+static inline struct sks_map *sks_of(struct bpf_map *map)
+{
+	return container_of(map, struct sks_map, map);
+}
+
+static struct sk_storage_elem *elem_new(const struct bpf_map *map, const void *init)
+{
+	struct sk_storage_elem *e = calloc(1, sizeof(*e) + round_up(map->value_size, 8));
+
+	if (e && init) {
+		memcpy(e->value, init, map->value_size);
+		map_hide_lock(map, e->value);
+	}
+	return e;
+}
+
+/* ---- a socket's own list (test runs) ---- */
+
+void *sk_storage_get(struct sk_storage_list *l, struct bpf_map *map, const void *init,
+		     bool create)
+{
+	struct sk_storage_elem *e, **tail = &l->head;
+
+	for (e = l->head; e; e = e->next) {
+		if (e->map == map)
+			return e->value;
+		tail = &e->next;
+	}
+	if (!create || !(e = elem_new(map, init)))
+		return NULL;
+	e->map = map;
+	*tail = e;
+	return e->value;
+}
+
+int sk_storage_delete(struct sk_storage_list *l, struct bpf_map *map)
+{
+	for (struct sk_storage_elem **p = &l->head; *p; p = &(*p)->next) {
+		if ((*p)->map == map) {
+			struct sk_storage_elem *e = *p;
+
+			*p = e->next;
+			free(e);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void sk_storage_free(struct sk_storage_list *l)
+{
+	while (l->head) {
+		struct sk_storage_elem *e = l->head;
+
+		l->head = e->next;
+		free(e);
+	}
+}
+
+/* ---- the map: creation ---- */
+
+static int sks_alloc_check(const union bpf_attr *attr)
+{
+	if ((attr->map_flags & ~SKS_CREATE_FLAG_MASK) || !(attr->map_flags & BPF_F_NO_PREALLOC) ||
+	    attr->max_entries || attr->key_size != sizeof(int) || !attr->value_size ||
+	    /* the kernel wants BTF, for dumping the values of sockets */
+	    !attr->btf_key_type_id || !attr->btf_value_type_id)
+		return -EINVAL;
+	return attr->value_size > SKS_MAX_VALUE ? -E2BIG : 0;
+}
+
+static int sks_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	struct sks_map *m = calloc(1, sizeof(*m));
+
+	(void)memfd;
+	if (!m)
+		return -ENOMEM;
+	*out = &m->map;
+	return 0;
+}
+
+static void sks_free(struct bpf_map *map)
+{
+	struct sks_map *m = sks_of(map);
+
+	for (u32 b = 0; b <= SKS_BUCKETS; b++) {
+		struct sk_storage_list l = { b < SKS_BUCKETS ? m->buckets[b] : m->retired };
+
+		sk_storage_free(&l);
+	}
+	free(m);
+}
+
+/* The key: a 32-bit integer (the kernel's bpf_local_storage_map_check_btf()). */
+static int sks_check_btf(const struct bpf_map *map, const struct btf *btf,
+			 const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	u32 int_data;
+
+	if (!key_type || BTF_INFO_KIND(key_type->info) != BTF_KIND_INT)
+		return -EINVAL;
+	memcpy(&int_data, key_type + 1, sizeof(int_data));
+	return BTF_INT_BITS(int_data) == 32 && !BTF_INT_OFFSET(int_data) ? 0 : -EINVAL;
+}
+
+/* ---- the map: real sockets, by fd ---- */
+
+/* The socket behind the fd at key, by its cookie: 0, -EBADF or -ENOTSOCK (sockfd_lookup()). */
+static int sock_cookie(const void *key, u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	struct stat st;
+	int fd;
+
+	memcpy(&fd, key, sizeof(fd));
+	if (fd < 0 || fstat(fd, &st))
+		return -EBADF;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ? -errno : 0;
+}
+
+/* The element of cookie's socket and the link that points at it (*link NULL: none); under the
+ * lock. */
+static struct sk_storage_elem *find(struct sks_map *m, u64 cookie, struct sk_storage_elem ***link)
+{
+	struct sk_storage_elem **p = &m->buckets[cookie % SKS_BUCKETS];
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->cookie == cookie)
+			break;
+	*link = p;
+	return *p;
+}
+
+static int sks_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+	u64 cookie;
+	int err = sock_cookie(key, &cookie);
+
+	if (err)
+		return err;
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	if (e)
+		memcpy(value, e->value, map->value_size);
+	spin_unlock(&m->lock);
+	return e ? 0 : -ENOENT;
+}
+
+/* For BPF_F_LOCK lookups: the value of key's socket, read under its own lock (programs cannot
+ * look the map up: the verifier allows only the sk_storage helpers on it).  Updates write such a
+ * value in place under that lock, and a deleted one is retired, not freed, so the pointer stays
+ * good outside the map's lock. */
+static void *sks_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+	u64 cookie;
+
+	if (sock_cookie(key, &cookie))
+		return NULL;
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	spin_unlock(&m->lock);
+	return e ? e->value : NULL;
+}
+
+static int sks_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, *n, **link;
+	u64 cookie, op = flags & ~(u64)BPF_F_LOCK;
+	int err = sock_cookie(key, &cookie);
+
+	if (err)
+		return err;
+	if (op > BPF_EXIST || ((flags & BPF_F_LOCK) && map->spin_lock_off < 0))
+		return -EINVAL;
+	n = elem_new(map, value);
+	if (!n)
+		return -ENOMEM;
+	n->cookie = cookie;
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	if (e && op == BPF_NOEXIST) {
+		err = -EEXIST;
+	} else if (!e && op == BPF_EXIST) {
+		err = -ENOENT;
+	} else if (e) {
+		/* in place: bpf() readers hold the map's lock, a BPF_F_LOCK one the value's */
+		if (map->spin_lock_off >= 0)
+			map_update_locked(map, e->value, value);
+		else
+			memcpy(e->value, value, map->value_size);
+	} else {
+		*link = n;
+		n = NULL;
+	}
+	spin_unlock(&m->lock);
+	free(n);
+	return err;
+}
+
+static int sks_delete(struct bpf_map *map, const void *key)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+	u64 cookie;
+	int err = sock_cookie(key, &cookie);
+
+	if (err)
+		return err;
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	if (e) {
+		*link = e->next;
+		if (map->spin_lock_off >= 0) {
+			e->next = m->retired;
+			m->retired = e;
+		} else {
+			free(e);
+		}
+	}
+	spin_unlock(&m->lock);
+	return e ? 0 : -ENOENT;
+}
+
+static int sks_no_next_key(struct bpf_map *map, const void *key, void *next_key)
+{
+	return -ENOTSUPP;
+}
+
+const struct bpf_map_ops sk_storage_map_ops = {
+	.alloc_check = sks_alloc_check,
+	.alloc = sks_alloc,
+	.free = sks_free,
+	.lookup = sks_lookup,
+	.lookup_ptr = sks_lookup_ptr,
+	.update = sks_update,
+	.delete = sks_delete,
+	.get_next_key = sks_no_next_key,
+	.check_btf = sks_check_btf,
+};
