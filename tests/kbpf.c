@@ -11,6 +11,9 @@
 #include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf/insn.h"
+
+#define ENOTSUPP 524 /* the kernel's, not libc's */
 
 static int under_valgrind = -1;
 
@@ -237,6 +240,42 @@ bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_
 		if (r[s].rc >= 0)
 			close(r[s].rc);
 	return r[K].rc >= 0;
+}
+
+int attach_types_agree_at(const char *file, int line, uint32_t type)
+{
+	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	int accepted = 0;
+
+	for (uint32_t eat = 0; eat < 64; eat++) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "expected_attach_type %u", eat);
+		accepted += verdicts_agree_eat_at(file, line, what, type, eat, ret1, ret1, 2);
+	}
+	return accepted;
+}
+
+void test_run_unsupported_at(const char *file, int line, uint32_t type, uint32_t eat)
+{
+	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	uint8_t pkt[64] = { 0 };
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		int prog = side_prog_load_eat_log(s, type, eat, ret1, 2, NULL, 0).rc;
+		uint32_t ret;
+
+		if (prog < 0) {
+			test_fail(file, line, "type %u: the load failed (%d)", type, errno);
+			return;
+		}
+		r[s] = side_test_run(s, prog, pkt, sizeof(pkt), &ret);
+		close(prog);
+	}
+	if (results_agree_at(file, line, "BPF_PROG_TEST_RUN", r) && r[U].err != ENOTSUPP)
+		test_fail(file, line, "type %u: the test run gave %d, not ENOTSUPP", type,
+			  r[U].err);
 }
 
 void creates_agree_at(const char *file, int line, uint32_t type, const struct map_shape *shapes,

@@ -108,6 +108,16 @@ bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_
 #define VERDICTS_AGREE_EAT(what, type, eat, insns, cnt)                                          \
 	verdicts_agree_eat_at(__FILE__, __LINE__, what, type, eat, insns, insns, cnt)
 
+/* "r0 = 1; exit" of type loaded on both sides with every expected_attach_type below 64: the
+ * verdicts (and error lines) must agree; how many the kernel accepted. */
+int attach_types_agree_at(const char *file, int line, uint32_t type);
+#define ATTACH_TYPES_AGREE(type) attach_types_agree_at(__FILE__, __LINE__, type)
+
+/* BPF_PROG_TEST_RUN of "r0 = 1; exit" of type (attach type eat): both sides refuse it with
+ * ENOTSUPP (the kernel's types without a test run). */
+void test_run_unsupported_at(const char *file, int line, uint32_t type, uint32_t eat);
+#define TEST_RUN_UNSUPPORTED(type, eat) test_run_unsupported_at(__FILE__, __LINE__, type, eat)
+
 /* VERDICTS_AGREE of the n (at most 32) insns, whose instruction map_insn loads map[s] on side s. */
 void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_t type,
 			   const struct bpf_insn *insns, uint32_t n, const int map[NSIDES],

@@ -27,17 +27,8 @@ static const uint32_t attach_types[] = {
 
 TEST(diff_cgroup_sock_attach_types)
 {
-	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
-	int accepted = 0;
-
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (uint32_t eat = 0; eat < 64; eat++) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "expected_attach_type %u", eat);
-		accepted += sock_prog_agrees(what, eat, ret1, 2);
-	}
-	CHECK_EQ(accepted, 5); /* 0 (as SOCK_CREATE) and the four */
+	CHECK_EQ(ATTACH_TYPES_AGREE(BPF_PROG_TYPE_CGROUP_SOCK), 5); /* 0 (as SOCK_CREATE), the 4 */
 }
 
 TEST(diff_cgroup_sock_ctx_access)
@@ -98,9 +89,6 @@ TEST(diff_cgroup_sock_returns_helpers_and_test_run)
 		BPF_MOV64_IMM(BPF_REG_0, 1),
 		BPF_EXIT_INSN(),
 	};
-	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
-	struct bpf_result r[NSIDES];
-	uint8_t data[64] = { 0 };
 
 	SKIP_WITHOUT_KERNEL_BPF();
 	for (size_t i = 0; i < sizeof(rets) / sizeof(rets[0]); i++) {
@@ -117,21 +105,5 @@ TEST(diff_cgroup_sock_returns_helpers_and_test_run)
 	CHECK(!sock_prog_agrees("get_socket_cookie(stack)", BPF_CGROUP_INET_SOCK_RELEASE,
 				cookie_stack, 5));
 	/* no BPF_PROG_TEST_RUN for the type */
-	for (int s = 0; s < NSIDES; s++) {
-		union bpf_attr a;
-		int fd;
-		uint32_t retval;
-
-		memset(&a, 0, sizeof(a));
-		a.prog_type = BPF_PROG_TYPE_CGROUP_SOCK;
-		a.insns = PTR_TO_U64(ret1);
-		a.insn_cnt = 2;
-		a.license = PTR_TO_U64("GPL");
-		fd = side_call(s, BPF_PROG_LOAD, &a).rc;
-		REQUIRE(fd >= 0);
-		r[s] = side_test_run(s, fd, data, sizeof(data), &retval);
-		close(fd);
-	}
-	AGREE("BPF_PROG_TEST_RUN of a cgroup sock program", r);
-	CHECK(r[U].rc < 0 && r[U].err == 524); /* ENOTSUPP */
+	TEST_RUN_UNSUPPORTED(BPF_PROG_TYPE_CGROUP_SOCK, 0);
 }

@@ -28,19 +28,12 @@ static const uint32_t hooks[] = {
 };
 #define NHOOKS (sizeof(hooks) / sizeof(hooks[0]))
 
-TEST(diff_cgroup_sock_addr_attach_types)
+/* The 17 hooks are the attach types, and there is no test run. */
+TEST(diff_cgroup_sock_addr_attach_types_and_test_run)
 {
-	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
-	int accepted = 0;
-
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (uint32_t eat = 0; eat < 64; eat++) {
-		char what[48];
-
-		snprintf(what, sizeof(what), "expected_attach_type %u", eat);
-		accepted += VERDICTS_AGREE_EAT(what, SA, eat, ret1, 2);
-	}
-	CHECK_EQ(accepted, (int)NHOOKS);
+	CHECK_EQ(ATTACH_TYPES_AGREE(SA), (int)NHOOKS);
+	TEST_RUN_UNSUPPORTED(SA, BPF_CGROUP_INET4_CONNECT);
 }
 
 /* Every load, store and immediate store of struct bpf_sock_addr (and a little past it), at
@@ -163,27 +156,4 @@ TEST(diff_cgroup_sock_addr_returns)
 	}
 	/* bind (2 hooks): 0..3; connect and sendmsg (6): 0, 1; the name and recvmsg hooks (9): 1 */
 	CHECK_EQ(accepted, 2 * 4 + 6 * 2 + 9 * 1);
-}
-
-/* The kernel has no test run for the type (ENOTSUPP), nor has userbpf. */
-TEST(diff_cgroup_sock_addr_test_run)
-{
-	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
-	uint8_t pkt[64] = { 0 };
-	struct bpf_result r[NSIDES];
-	int prog[NSIDES];
-
-	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		uint32_t ret;
-
-		prog[s] = side_prog_load_eat_log(s, SA, BPF_CGROUP_INET4_CONNECT, ret1, 2, NULL,
-						 0).rc;
-		REQUIRE(prog[s] >= 0);
-		r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret);
-	}
-	AGREE("test run", r);
-	CHECK_EQ(r[U].err, 524); /* ENOTSUPP */
-	for (int s = 0; s < NSIDES; s++)
-		close(prog[s]);
 }

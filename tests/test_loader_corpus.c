@@ -71,6 +71,7 @@ static const struct corpus_case corpus[] = {
 	{ "flow_dissector_ports", true },
 	{ "cgroup_connect4_redirect", true },
 	{ "cgroup_skb_sk_bytes", true },
+	{ "cgroup_dev_allowlist", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

@@ -2723,6 +2723,23 @@ static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id, u32 pr
 	}
 }
 
+/* A cgroup device program's (the kernel's cgroup_dev_func_proto()): the cgroup hooks' common
+ * ones (the storage, the current task's) and the data form of perf_event_output, then the base
+ * ones.  Verified only, as cgroup sock programs. */
+static const struct bpf_func_proto *cgroup_dev_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_get_current_comm:
+	case BPF_FUNC_get_cgroup_classid:
+	case BPF_FUNC_get_local_storage:
+		return &helpers[func_id].proto;
+	default:
+		return base_helper_proto(func_id);
+	}
+}
+
 /* A flow dissector's (the kernel's flow_dissector_func_proto()): its own skb_load_bytes, and the
  * networking types' base helpers (bpf_sk_base_func_proto()): the ones every type here has, the
  * coarse clock, and the current task's classid (tc's other form of it aside). */
@@ -2747,6 +2764,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sock_helper_proto(func_id, prog_type);
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_CGROUP_DEVICE)
+		return cgroup_dev_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()

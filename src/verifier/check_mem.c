@@ -301,6 +301,16 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_CGROUP_DEVICE:
+		/* the kernel's cgroup_dev_is_valid_access(): struct bpf_cgroup_dev_ctx read
+		 * only; access_type (the access in its low half, the device type in its high
+		 * one) may be read narrow */
+		if (write || off < 0 || off + size > (int)sizeof(struct bpf_cgroup_dev_ctx) ||
+		    off % size)
+			return false;
+		if (off < (int)sizeof(u32))
+			return narrow_ok(off, size, 4);
+		return size == 4;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
 		return sock_addr_ctx_valid(off, size, write, env->prog->expected_attach_type,
 					   ptr_type);
