@@ -76,6 +76,27 @@ int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t 
 	return side_prog_load_log(s, type, insns, cnt, NULL, 0).rc;
 }
 
+struct bpf_result side_test_run_ctx(int s, int prog_fd, const void *pkt, uint32_t len,
+				    uint32_t repeat, const void *ctx_in, uint32_t ctx_in_size,
+				    void *ctx_out, uint32_t ctx_out_size, uint32_t *retval)
+{
+	union bpf_attr a;
+	struct bpf_result r;
+
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)prog_fd;
+	a.test.data_in = PTR_TO_U64(pkt);
+	a.test.data_size_in = len;
+	a.test.repeat = repeat;
+	a.test.ctx_in = PTR_TO_U64(ctx_in);
+	a.test.ctx_size_in = ctx_in ? ctx_in_size : 0;
+	a.test.ctx_out = PTR_TO_U64(ctx_out);
+	a.test.ctx_size_out = ctx_out_size;
+	r = side_call(s, BPF_PROG_TEST_RUN, &a);
+	*retval = a.test.retval;
+	return r;
+}
+
 int side_btf_load(int s, const uint32_t *types, uint32_t nwords, const char *strs,
 		  uint32_t strs_len)
 {
@@ -94,16 +115,7 @@ int side_btf_load(int s, const uint32_t *types, uint32_t nwords, const char *str
 struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
 				uint32_t *retval)
 {
-	union bpf_attr a;
-	struct bpf_result r;
-
-	memset(&a, 0, sizeof(a));
-	a.test.prog_fd = (uint32_t)prog_fd;
-	a.test.data_in = PTR_TO_U64(pkt);
-	a.test.data_size_in = len;
-	r = side_call(s, BPF_PROG_TEST_RUN, &a);
-	*retval = a.test.retval;
-	return r;
+	return side_test_run_ctx(s, prog_fd, pkt, len, 0, NULL, 0, NULL, 0, retval);
 }
 
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2])

@@ -137,6 +137,11 @@ int side_btf_load(int s, const uint32_t *types, uint32_t nwords, const char *str
 struct bpf_result side_test_run(int s, int prog_fd, const void *pkt, uint32_t len,
 				uint32_t *retval);
 
+/* The same with repeat and a ctx in and out (ctx_in NULL: none in). */
+struct bpf_result side_test_run_ctx(int s, int prog_fd, const void *pkt, uint32_t len,
+				    uint32_t repeat, const void *ctx_in, uint32_t ctx_in_size,
+				    void *ctx_out, uint32_t ctx_out_size, uint32_t *retval);
+
 /* Whether the sides' results agree: both succeeded, or both failed with the same errno; a test
  * failure at file:line naming what otherwise. */
 int results_agree_at(const char *file, int line, const char *what, const struct bpf_result r[2]);

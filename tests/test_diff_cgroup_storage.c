@@ -243,28 +243,17 @@ static int load_counter(int s, int shared, int percpu)
 	return side_prog_load(s, BPF_PROG_TYPE_CGROUP_SKB, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
-/* BPF_PROG_TEST_RUN with a __sk_buff in and out: rc/errno, and retval and cb[] through *out. */
+/* BPF_PROG_TEST_RUN with a zeroed __sk_buff in and out: rc/errno, and retval and cb[] through
+ * *out. */
 static struct bpf_result run_ctx(int s, int prog, const void *pkt, uint32_t len, uint32_t repeat,
 				 uint32_t *retval, struct __sk_buff *out)
 {
-	union bpf_attr a;
 	struct __sk_buff in;
-	struct bpf_result r;
 
 	memset(&in, 0, sizeof(in));
 	memset(out, 0, sizeof(*out));
-	memset(&a, 0, sizeof(a));
-	a.test.prog_fd = (uint32_t)prog;
-	a.test.data_in = PTR_TO_U64(pkt);
-	a.test.data_size_in = len;
-	a.test.repeat = repeat;
-	a.test.ctx_in = PTR_TO_U64(&in);
-	a.test.ctx_size_in = sizeof(in);
-	a.test.ctx_out = PTR_TO_U64(out);
-	a.test.ctx_size_out = sizeof(*out);
-	r = side_call(s, BPF_PROG_TEST_RUN, &a);
-	*retval = a.test.retval;
-	return r;
+	return side_test_run_ctx(s, prog, pkt, len, repeat, &in, sizeof(in), out, sizeof(*out),
+				 retval);
 }
 
 /* Runs on userbpf alone where the kernel's bpf() is unavailable (the expected counts are

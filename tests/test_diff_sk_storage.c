@@ -282,24 +282,14 @@ TEST(diff_sk_storage_prog)
 			uint32_t ret[NSIDES], n = runs[i].repeat ? runs[i].repeat : 1;
 			char what[48];
 
+			memset(&in, 0, sizeof(in));
+			in.cb[2] = runs[i].init;
+			in.cb[3] = runs[i].del;
 			for (int s = 0; s < NSIDES; s++) {
-				union bpf_attr a;
-
-				memset(&in, 0, sizeof(in));
-				in.cb[2] = runs[i].init;
-				in.cb[3] = runs[i].del;
 				memset(&out[s], 0, sizeof(out[s]));
-				memset(&a, 0, sizeof(a));
-				a.test.prog_fd = (uint32_t)prog[s];
-				a.test.data_in = PTR_TO_U64(pkt);
-				a.test.data_size_in = sizeof(pkt);
-				a.test.repeat = runs[i].repeat;
-				a.test.ctx_in = PTR_TO_U64(&in);
-				a.test.ctx_size_in = sizeof(in);
-				a.test.ctx_out = PTR_TO_U64(&out[s]);
-				a.test.ctx_size_out = sizeof(out[s]);
-				r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-				ret[s] = a.test.retval;
+				r[s] = side_test_run_ctx(s, prog[s], pkt, sizeof(pkt), runs[i].repeat,
+							 &in, sizeof(in), &out[s], sizeof(out[s]),
+							 &ret[s]);
 			}
 			snprintf(what, sizeof(what), "type %u run %zu", prog_types[t], i);
 			if (!AGREE(what, r) || r[K].rc)

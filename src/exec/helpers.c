@@ -1345,6 +1345,24 @@ static u64 h_skb_cgroup_id(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return current_cgroup_id(-1);
 }
 
+/* bpf_sk_cgroup_id(sk), bpf_sk_ancestor_cgroup_id(sk, level): the cgroup of the socket, which a
+ * test run's is made in: the calling thread's, as for the skb forms. */
+static u64 h_sk_cgroup_id(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return current_cgroup_id(-1);
+}
+
+static u64 h_sk_ancestor_cgroup_id(u64 sk, u64 level, u64 a3, u64 a4, u64 a5)
+{
+	return level > INT32_MAX ? 0 : current_cgroup_id((int)level);
+}
+
+/* bpf_sk_fullsock(sk): the socket when it is a full one, as a test run's dummy socket is. */
+static u64 h_sk_fullsock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sk;
+}
+
 static u64 h_skb_ancestor_cgroup_id(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)
 {
 	return level > INT32_MAX ? 0 : current_cgroup_id((int)level);
@@ -2358,6 +2376,15 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_fullsock] = { { h_sk_fullsock, "bpf_sk_fullsock", false, false,
+				     RET_PTR_TO_SOCKET_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
+				   TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_cgroup_id] = { { h_sk_cgroup_id, "bpf_sk_cgroup_id", false, false,
+				      RET_INTEGER, ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON) }, 0 },
+	[BPF_FUNC_sk_ancestor_cgroup_id] = { { h_sk_ancestor_cgroup_id, "bpf_sk_ancestor_cgroup_id",
+					       false, false, RET_INTEGER,
+					       ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING) },
+					     0 },
 	[BPF_FUNC_sk_storage_get] = { { h_sk_storage_get, "bpf_sk_storage_get", false, false,
 					RET_PTR_TO_MAP_VALUE_OR_NULL,
 					ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON,
@@ -2773,7 +2800,9 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SKB) {
 		if (func_id == BPF_FUNC_skb_cgroup_id || func_id == BPF_FUNC_skb_ancestor_cgroup_id ||
 		    func_id == BPF_FUNC_skb_ecn_set_ce || func_id == BPF_FUNC_get_local_storage ||
-		    func_id == BPF_FUNC_sk_storage_get || func_id == BPF_FUNC_sk_storage_delete)
+		    func_id == BPF_FUNC_sk_storage_get || func_id == BPF_FUNC_sk_storage_delete ||
+		    func_id == BPF_FUNC_sk_fullsock || func_id == BPF_FUNC_sk_cgroup_id ||
+		    func_id == BPF_FUNC_sk_ancestor_cgroup_id)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}

@@ -193,9 +193,14 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		}
 		return 0;
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
+	case ARG_PTR_TO_SOCK_COMMON:
+		/* (the BTF form also takes BTF pointers to sockets, which userbpf has none of) */
 		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET)
 			return type_err(env, regno, reg,
-					"sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_");
+					t == ARG_PTR_TO_SOCK_COMMON
+						? "sock_common, sock, tcp_sock, xdp_sock"
+						: "sock_common, sock, tcp_sock, xdp_sock, ptr_, "
+						  "trusted_ptr_");
 		return 0; /* (never offset: no arithmetic on socket pointers) */
 	case ARG_PTR_TO_MAP_VALUE_OR_NULL:
 		/* NULL: precise, as ARG_PTR_TO_MEM_OR_NULL's */
@@ -862,6 +867,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			mark_ptr(&regs[BPF_REG_0], PTR_TO_MAP_VALUE_OR_NULL);
 			regs[BPF_REG_0].map = map;
 		}
+		regs[BPF_REG_0].id = ++env->id_gen;
+		break;
+	case RET_PTR_TO_SOCKET_OR_NULL:
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_SOCKET_OR_NULL);
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	case RET_PTR_TO_RINGBUF_MEM_OR_NULL: {

@@ -44,6 +44,7 @@ static void null_fn(struct reg_state *reg, void *p)
 	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL    ? PTR_TO_MAP_VALUE
 		    : reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ? PTR_TO_RINGBUF_MEM
 		    : reg->type == PTR_TO_MEM_OR_NULL	      ? PTR_TO_MEM
+		    : reg->type == PTR_TO_SOCKET_OR_NULL      ? PTR_TO_SOCKET
 							      : PTR_TO_SOCK_COMMON;
 	reg->id = 0;
 }

@@ -71,6 +71,7 @@ enum reg_type {
 					 * flow_keys), read and written at constant offsets */
 	PTR_TO_SOCKET,			/* a full socket (struct bpf_sock), read only: a cgroup
 					 * sock_addr program's ctx->sk */
+	PTR_TO_SOCKET_OR_NULL,		/* bpf_sk_fullsock()'s, before its NULL check */
 };
 
 /* One register.

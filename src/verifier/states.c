@@ -143,6 +143,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_MAP_VALUE_OR_NULL:
 	case CONST_PTR_TO_MAP_OR_NULL:
 	case PTR_TO_SOCK_COMMON_OR_NULL:
+	case PTR_TO_SOCKET_OR_NULL:
 		return check_ids(m, o->id, c->id);
 	case PTR_TO_MEM:
 	case PTR_TO_MEM_OR_NULL:
