@@ -107,3 +107,56 @@ TEST(diff_cgroup_sock_returns_helpers_and_test_run)
 	/* no BPF_PROG_TEST_RUN for the type */
 	TEST_RUN_UNSUPPORTED(BPF_PROG_TYPE_CGROUP_SOCK, 0);
 }
+
+/* bpf_get_retval() and bpf_set_retval(), which only some cgroup hooks have: every hook of the
+ * cgroup types userbpf verifies. */
+TEST(diff_cgroup_retval_helpers)
+{
+	static const struct {
+		uint32_t type, eat;
+	} hooks[] = {
+		{ BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS },
+		{ BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS },
+		{ BPF_PROG_TYPE_CGROUP_SOCK, 0 },
+		{ BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_RELEASE },
+		{ BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND },
+		{ BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND },
+		{ BPF_PROG_TYPE_CGROUP_DEVICE, 0 },
+		{ BPF_PROG_TYPE_CGROUP_DEVICE, BPF_CGROUP_DEVICE },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_CONNECT },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_SENDMSG },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_RECVMSG },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETPEERNAME },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETSOCKNAME },
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, 49 },	/* unix connect */
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, 51 },	/* unix recvmsg */
+		{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, 53 },	/* unix getsockname */
+	};
+	const struct bpf_insn get[] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_retval),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	const struct bpf_insn set[] = {
+		BPF_MOV64_IMM(BPF_REG_1, -1),
+		BPF_EMIT_CALL(BPF_FUNC_set_retval),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	int accepted = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t h = 0; h < sizeof(hooks) / sizeof(hooks[0]); h++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "type %u hook %u get_retval", hooks[h].type,
+			 hooks[h].eat);
+		accepted += VERDICTS_AGREE_EAT(what, hooks[h].type, hooks[h].eat, get, 3);
+		snprintf(what, sizeof(what), "type %u hook %u set_retval", hooks[h].type,
+			 hooks[h].eat);
+		accepted += VERDICTS_AGREE_EAT(what, hooks[h].type, hooks[h].eat, set, 4);
+	}
+	/* cgroup sock 4, device 1, sock_addr 4 (bind, connect, sendmsg, unix connect): twice */
+	CHECK_EQ(accepted, 2 * (4 + 1 + 4));
+}

@@ -2828,6 +2828,43 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	return &helpers[func_id].proto;
 }
 
+/* bpf_get_retval(), bpf_set_retval(): the value the cgroup hook's syscall is to return.  Only the
+ * cgroup hooks userbpf verifies but never runs have them (the kernel's cgroup_common_func_proto():
+ * not at skb ingress and egress, nor at the sock_addr hooks that cannot refuse), so they do
+ * nothing here. */
+static u64 h_get_retval(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
+static u64 h_set_retval(u64 retval, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
+static const struct helper get_retval_helper = {
+	{ h_get_retval, "bpf_get_retval", false, false, RET_INTEGER, ARGS(0) }, 0 };
+static const struct helper set_retval_helper = {
+	{ h_set_retval, "bpf_set_retval", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 };
+
+const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
+						     u32 expected_attach_type)
+{
+	bool cgroup_hook = prog_type == BPF_PROG_TYPE_CGROUP_SOCK ||
+			   prog_type == BPF_PROG_TYPE_CGROUP_DEVICE ||
+			   (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
+			    sock_addr_hook(expected_attach_type) != SA_HOOK_MUST_ALLOW);
+
+	if (func_id != BPF_FUNC_get_retval && func_id != BPF_FUNC_set_retval)
+		return bpf_helper_proto(func_id, prog_type);
+	/* (a device program loaded for attach type 0, skb ingress, has neither) */
+	if (!cgroup_hook || expected_attach_type == BPF_CGROUP_INET_INGRESS ||
+	    expected_attach_type == BPF_CGROUP_INET_EGRESS)
+		return NULL;
+	return func_id == BPF_FUNC_get_retval ? &get_retval_helper.proto
+					      : &set_retval_helper.proto;
+}
+
 /* The interpreter's table for one program type: what bpf_helper_proto() allows, nothing more,
  * so that even a program the verifier let through cannot reach another type's helpers. */
 u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n)
@@ -2835,7 +2872,9 @@ u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n)
 	u32 cnt = n < ARRAY_SIZE(helpers) ? n : ARRAY_SIZE(helpers);
 
 	for (u32 id = 0; id < cnt; id++) {
-		const struct bpf_func_proto *p = bpf_helper_proto(id, prog_type);
+		/* with the helpers some hooks of the type have (UINT32_MAX: an attach type
+		 * none excludes): the verifier saw to the hook */
+		const struct bpf_func_proto *p = bpf_helper_proto_attach(id, prog_type, UINT32_MAX);
 
 		fns[id] = p ? p->func : NULL;
 	}

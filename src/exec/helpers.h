@@ -74,6 +74,11 @@ struct bpf_func_proto {
  * not call it (or userbpf does not have it). */
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type);
 
+/* The same for a program of that type attached as expected_attach_type: a few helpers exist only
+ * at some hooks (the cgroup hooks' bpf_get_retval() and bpf_set_retval()). */
+const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
+						     u32 expected_attach_type);
+
 /* Whether fmt (NUL-terminated) is a format bpf_snprintf() accepts with nargs arguments: 0 or
  * -EINVAL (the verifier's check of its constant format). */
 int bprintf_check(const char *fmt, u32 nargs);

@@ -55,7 +55,7 @@ struct userbpf_prog {
 const struct bpf_func_proto *prog_helper_proto(const struct bpf_prog *prog, u32 func_id)
 {
 	if (prog->type != USERBPF_PROG_TYPE_EXT)
-		return bpf_helper_proto(func_id, prog->type);
+		return bpf_helper_proto_attach(func_id, prog->type, prog->expected_attach_type);
 	if (func_id >= prog->nr_ext_helpers || !prog->ext_helpers[func_id].func)
 		return NULL;
 	return &prog->ext_helpers[func_id];
