@@ -268,6 +268,40 @@ int attach_types_agree_at(const char *file, int line, uint32_t type)
 	return accepted;
 }
 
+int ctx_accesses_agree_at(const char *file, int line, uint32_t type, uint32_t eat, int lo, int hi,
+			  bool ldsx)
+{
+	static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+	int accepted = 0;
+
+	for (int off = lo; off < hi; off++) {
+		for (int z = 0; z < 4; z++) {
+			for (int form = 0; form < (ldsx ? 4 : 3); form++) {
+				struct bpf_insn insns[] = {
+					BPF_MOV64_IMM(BPF_REG_0, 1),
+					form == 0 ? BPF_LDX_MEM(sizes[z], BPF_REG_2, BPF_REG_1, off)
+					: form == 1
+						? BPF_STX_MEM(sizes[z], BPF_REG_1, BPF_REG_0, off)
+					: form == 2 ? BPF_ST_MEM(sizes[z], BPF_REG_1, off, 7)
+						    : BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | sizes[z],
+								   BPF_REG_2, BPF_REG_1, off, 0),
+					BPF_EXIT_INSN(),
+				};
+				char what[80];
+
+				if (form == 3 && sizes[z] == BPF_DW)
+					continue; /* (no 64-bit sign extension) */
+				snprintf(what, sizeof(what),
+					 "type %u hook %u ctx off %d size %d form %d", type, eat, off,
+					 z, form);
+				accepted += verdicts_agree_eat_at(file, line, what, type, eat, insns,
+								  insns, 3);
+			}
+		}
+	}
+	return accepted;
+}
+
 void test_run_unsupported_at(const char *file, int line, uint32_t type, uint32_t eat)
 {
 	const struct bpf_insn ret1[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };

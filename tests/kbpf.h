@@ -113,6 +113,15 @@ bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_
 int attach_types_agree_at(const char *file, int line, uint32_t type);
 #define ATTACH_TYPES_AGREE(type) attach_types_agree_at(__FILE__, __LINE__, type)
 
+/* Every access to the ctx of type (attach type eat) at each offset in [lo, hi) and each size:
+ * a load, a store of a register and of an immediate, and with ldsx a sign-extending load, each
+ * loaded on both sides (VERDICTS_AGREE_EAT: the verdicts and error lines must agree); how many
+ * the kernel accepted. */
+int ctx_accesses_agree_at(const char *file, int line, uint32_t type, uint32_t eat, int lo, int hi,
+			  bool ldsx);
+#define CTX_ACCESSES_AGREE(type, eat, lo, hi, ldsx)                                              \
+	ctx_accesses_agree_at(__FILE__, __LINE__, type, eat, lo, hi, ldsx)
+
 /* BPF_PROG_TEST_RUN of "r0 = 1; exit" of type (attach type eat): both sides refuse it with
  * ENOTSUPP (the kernel's types without a test run). */
 void test_run_unsupported_at(const char *file, int line, uint32_t type, uint32_t eat);

@@ -25,35 +25,11 @@ TEST(diff_cgroup_device_attach_types_and_test_run)
  * and size; return values 0..2 and an unknown one. */
 TEST(diff_cgroup_device_ctx)
 {
-	static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
-	int accepted = 0;
+	int accepted;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int off = -2; off < (int)sizeof(struct bpf_cgroup_dev_ctx) + 4; off++) {
-		for (int z = 0; z < 4; z++) {
-			for (int form = 0; form < 4; form++) {
-				struct bpf_insn insns[] = {
-					BPF_MOV64_IMM(BPF_REG_0, 1),
-					form == 0 ? BPF_LDX_MEM(sizes[z], BPF_REG_2, BPF_REG_1, off)
-					: form == 1
-						? BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | sizes[z],
-							       BPF_REG_2, BPF_REG_1, off, 0)
-					: form == 2
-						? BPF_STX_MEM(sizes[z], BPF_REG_1, BPF_REG_0, off)
-						: BPF_ST_MEM(sizes[z], BPF_REG_1, off, 7),
-					BPF_EXIT_INSN(),
-				};
-				char what[64];
-
-				if (form == 1 && sizes[z] == BPF_DW)
-					continue;
-				snprintf(what, sizeof(what), "ctx off %d size %d form %d", off, z,
-					 form);
-				accepted += VERDICTS_AGREE_EAT(what, DEV, BPF_CGROUP_DEVICE, insns,
-							       3);
-			}
-		}
-	}
+	accepted = CTX_ACCESSES_AGREE(DEV, BPF_CGROUP_DEVICE, -2,
+				      (int)sizeof(struct bpf_cgroup_dev_ctx) + 4, true);
 	/* access_type: 4 bytes, 2 halves, 1 word; major, minor: 1 word; loads and ldsx */
 	CHECK_EQ(accepted, 2 * (4 + 2 + 1 + 1 + 1));
 	for (int v = 0; v <= 3; v++) {

@@ -25,51 +25,8 @@
  * and size: 3 accesses are allowed (data and data_end as u32, flow_keys as u64). */
 TEST(diff_flow_dissector_ctx)
 {
-	static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
-	int accepted = 0, cases = 0;
-
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int off = -4; off < (int)sizeof(struct __sk_buff) + 4; off++) {
-		for (int z = 0; z < 4; z++) {
-			for (int form = 0; form < 4; form++) {
-				struct bpf_insn insns[3] = {
-					BPF_MOV64_IMM(BPF_REG_0, 0),
-				};
-				char what[64];
-
-				if (form == 1 && sizes[z] == BPF_DW)
-					continue; /* (no 64-bit sign extension) */
-				switch (form) {
-				case 0:
-					insns[1] = BPF_LDX_MEM(sizes[z], BPF_REG_2, BPF_REG_1, off);
-					break;
-				case 1:
-					insns[1] = BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | sizes[z],
-								BPF_REG_2, BPF_REG_1, off, 0);
-					break;
-				case 2:
-					insns[1] = BPF_STX_MEM(sizes[z], BPF_REG_1, BPF_REG_0, off);
-					break;
-				default:
-					insns[1] = BPF_ST_MEM(sizes[z], BPF_REG_1, off, 7);
-					break;
-				}
-				insns[2] = BPF_EXIT_INSN();
-				snprintf(what, sizeof(what), "ctx off %d size %d form %d", off,
-					 z, form);
-				VERDICTS_AGREE(what, FD, insns, insns, 3);
-				cases++;
-				int fd = side_prog_load(U, FD, insns, 3);
-
-				if (fd >= 0) {
-					accepted++;
-					close(fd);
-				}
-			}
-		}
-	}
-	CHECK_EQ(accepted, 3);
-	CHECK(cases > 2500);
+	CHECK_EQ(CTX_ACCESSES_AGREE(FD, 0, -4, (int)sizeof(struct __sk_buff) + 4, true), 3);
 }
 
 /* Accesses through the keys pointer: at and around the struct's bounds, after constant and

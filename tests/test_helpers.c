@@ -18,6 +18,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_SCHED_ACT, BPF_PROG_TYPE_LWT_IN,
 	BPF_PROG_TYPE_LWT_OUT, BPF_PROG_TYPE_LWT_XMIT, BPF_PROG_TYPE_CGROUP_SOCK,
 	BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_PROG_TYPE_CGROUP_DEVICE,
+	BPF_PROG_TYPE_CGROUP_SOCKOPT,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */
@@ -30,9 +31,11 @@ static void kernel_helper_verdict(u_int32_t type, u_int32_t id, const char *lice
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
-	/* (a sock_addr program needs a hook: connect has the most helpers) */
+	/* (sock_addr and sockopt programs need a hook: these have the most helpers) */
 	if (type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
 		a.expected_attach_type = BPF_CGROUP_INET4_CONNECT;
+	if (type == BPF_PROG_TYPE_CGROUP_SOCKOPT)
+		a.expected_attach_type = BPF_CGROUP_SETSOCKOPT;
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = 2;
 	a.license = (uintptr_t)license;

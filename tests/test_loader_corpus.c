@@ -72,6 +72,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_connect4_redirect", true },
 	{ "cgroup_skb_sk_bytes", true },
 	{ "cgroup_dev_allowlist", true },
+	{ "cgroup_getsockopt_clamp", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

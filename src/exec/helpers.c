@@ -2767,6 +2767,20 @@ static const struct bpf_func_proto *cgroup_dev_helper_proto(u32 func_id)
 	}
 }
 
+/* A cgroup sockopt program's (the kernel's cg_sockopt_func_proto()): a device program's, the
+ * netns cookie of its ctx, and the socket storage of its ctx->sk.  Verified only too. */
+static const struct bpf_func_proto *cgroup_sockopt_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_get_netns_cookie:
+	case BPF_FUNC_sk_storage_get:
+	case BPF_FUNC_sk_storage_delete:
+		return &helpers[func_id].proto;
+	default:
+		return cgroup_dev_helper_proto(func_id);
+	}
+}
+
 /* A flow dissector's (the kernel's flow_dissector_func_proto()): its own skb_load_bytes, and the
  * networking types' base helpers (bpf_sk_base_func_proto()): the ones every type here has, the
  * coarse clock, and the current task's classid (tc's other form of it aside). */
@@ -2793,6 +2807,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return flow_dissector_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_DEVICE)
 		return cgroup_dev_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT)
+		return cgroup_sockopt_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
@@ -2852,6 +2868,7 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 {
 	bool cgroup_hook = prog_type == BPF_PROG_TYPE_CGROUP_SOCK ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_DEVICE ||
+			   prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT ||
 			   (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
 			    sock_addr_hook(expected_attach_type) != SA_HOOK_MUST_ALLOW);
 

@@ -207,6 +207,11 @@ static int check_attach(const union bpf_attr *attr)
 	    attr->expected_attach_type != BPF_CGROUP_INET4_POST_BIND &&
 	    attr->expected_attach_type != BPF_CGROUP_INET6_POST_BIND)
 		return -EINVAL;
+	/* a cgroup sockopt program for getsockopt or setsockopt */
+	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
+	    attr->expected_attach_type != BPF_CGROUP_GETSOCKOPT &&
+	    attr->expected_attach_type != BPF_CGROUP_SETSOCKOPT)
+		return -EINVAL;
 	/* a cgroup sock_addr program for one of its bind, connect, name, sendmsg and recvmsg
 	 * hooks (0 is not one of them) */
 	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&

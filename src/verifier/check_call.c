@@ -1055,7 +1055,7 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
- * congestion notification); a cgroup sock or device program 0 or 1, and so does a sock_addr
+ * congestion notification); a cgroup sock, device or sockopt program 0 or 1, as a sock_addr
  * one, but a bind hook may add 2 (its port needs no privilege) and the recvmsg, getpeername and
  * getsockname hooks, which cannot refuse, must return 1.  A value that decides the verdict is
  * precise. */
@@ -1071,6 +1071,7 @@ static int check_return_range(struct verifier_env *env)
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK: /* refuse (0) or allow (1) the socket */
 	case BPF_PROG_TYPE_CGROUP_DEVICE: /* ... or the device access */
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT: /* ... or the option's get or set */
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
 		if (sock_addr_hook(env->prog->expected_attach_type) == SA_HOOK_BIND)

@@ -183,6 +183,36 @@ static bool sock_addr_ctx_valid(int off, int size, bool write, u32 attach_type, 
 	return false;
 }
 
+#define SO_OFF(f) ((int)offsetof(struct bpf_sockopt, f))
+
+/* A cgroup sockopt program's ctx (the kernel's cg_sockopt_is_valid_access()): struct
+ * bpf_sockopt, the option being got or set.  sk is the socket; optval .. optval_end the option's
+ * bytes, read and written as a packet is; level, optname and optlen read as u32s; a getsockopt
+ * hook may read and write retval, a setsockopt one write level and optname; both write optlen. */
+static bool sockopt_ctx_valid(int off, int size, bool write, u32 attach_type, u8 *ptr_type)
+{
+	bool get = attach_type == BPF_CGROUP_GETSOCKOPT;
+
+	if (off < 0 || off >= (int)sizeof(struct bpf_sockopt) || off % size)
+		return false;
+	if (write) {
+		if (off == SO_OFF(retval))
+			return size == 4 && get;
+		if (off == SO_OFF(optname) || off == SO_OFF(level))
+			return size == 4 && !get;
+		return off == SO_OFF(optlen) && size == 4;
+	}
+	if (off < SO_OFF(optval_end) + 8) { /* the three pointers, read whole */
+		*ptr_type = off < SO_OFF(optval)	    ? PTR_TO_SOCKET
+			    : off < SO_OFF(optval_end) ? PTR_TO_PACKET
+						       : PTR_TO_PACKET_END;
+		return size == 8;
+	}
+	if (off == SO_OFF(retval))
+		return size == 4 && get;
+	return size == 4;
+}
+
 /* Loads through a socket pointer (the kernel's check_sock_access()): a full socket's fields, or
  * a sock_common's. */
 static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
@@ -301,6 +331,8 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
+		return sockopt_ctx_valid(off, size, write, env->prog->expected_attach_type, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_DEVICE:
 		/* the kernel's cgroup_dev_is_valid_access(): struct bpf_cgroup_dev_ctx read
 		 * only; access_type (the access in its low half, the device type in its high
