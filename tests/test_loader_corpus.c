@@ -73,6 +73,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_skb_sk_bytes", true },
 	{ "cgroup_dev_allowlist", true },
 	{ "cgroup_getsockopt_clamp", true },
+	{ "cgroup_sysctl_guard", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

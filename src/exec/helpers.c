@@ -2767,6 +2767,35 @@ static const struct bpf_func_proto *cgroup_dev_helper_proto(u32 func_id)
 	}
 }
 
+/* A cgroup sysctl program's own helpers (the sysctl's name and values), which never run here. */
+static const struct helper sysctl_helpers[] = {
+	{ { h_zero, "bpf_sysctl_get_name", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_WRITE_MEM, ARG_CONST_SIZE, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_sysctl_get_current_value", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) }, 0 },
+	{ { h_zero, "bpf_sysctl_get_new_value", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) }, 0 },
+	{ { h_zero, "bpf_sysctl_set_new_value", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 },
+};
+
+/* A cgroup sysctl program's (the kernel's sysctl_func_proto()): its own four, the coarse clock,
+ * and a device program's.  Verified only. */
+static const struct bpf_func_proto *cgroup_sysctl_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_sysctl_get_name:
+	case BPF_FUNC_sysctl_get_current_value:
+	case BPF_FUNC_sysctl_get_new_value:
+	case BPF_FUNC_sysctl_set_new_value:
+		return &sysctl_helpers[func_id - BPF_FUNC_sysctl_get_name].proto;
+	case BPF_FUNC_ktime_get_coarse_ns:
+		return &helpers[func_id].proto;
+	default:
+		return cgroup_dev_helper_proto(func_id);
+	}
+}
+
 /* A cgroup sockopt program's (the kernel's cg_sockopt_func_proto()): a device program's, the
  * netns cookie of its ctx, and the socket storage of its ctx->sk.  Verified only too. */
 static const struct bpf_func_proto *cgroup_sockopt_helper_proto(u32 func_id)
@@ -2809,6 +2838,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_dev_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT)
 		return cgroup_sockopt_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL)
+		return cgroup_sysctl_helper_proto(func_id);
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()
@@ -2869,6 +2900,7 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 	bool cgroup_hook = prog_type == BPF_PROG_TYPE_CGROUP_SOCK ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_DEVICE ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT ||
+			   prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL ||
 			   (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
 			    sock_addr_hook(expected_attach_type) != SA_HOOK_MUST_ALLOW);
 

@@ -25,6 +25,8 @@ enum bpf_arg_type {
 	ARG_PTR_TO_MEM,		/* readable initialised memory; size in the next argument */
 	ARG_PTR_TO_MEM_OR_NULL,	/* the same, or NULL (a known zero) with a size that may be 0 */
 	ARG_PTR_TO_UNINIT_MEM,	/* writable memory, may be uninitialised; size in the next arg */
+	ARG_PTR_TO_WRITE_MEM,	/* memory the helper writes, checked as one writable range
+				 * (the kernel's ARG_PTR_TO_MEM | MEM_WRITE); size next */
 	ARG_CONST_SIZE,		/* a known-bounded size > 0 for the previous argument */
 	ARG_CONST_SIZE_OR_ZERO,	/* the same, 0 allowed */
 	ARG_PTR_TO_CTX,		/* the program's context, unmodified */

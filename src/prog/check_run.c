@@ -101,10 +101,12 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 		case ARG_PTR_TO_MEM:
 		case ARG_PTR_TO_MEM_OR_NULL:
 		case ARG_PTR_TO_UNINIT_MEM:
+		case ARG_PTR_TO_WRITE_MEM:
 		case ARG_PTR_TO_WRITE_MEM_OR_NULL:
 			/* the size is the next argument; 0 is checked by its own type */
 			if (size && !interp_check_mem(c, R[reg], size,
 						      t == ARG_PTR_TO_UNINIT_MEM ||
+							      t == ARG_PTR_TO_WRITE_MEM ||
 							      t == ARG_PTR_TO_WRITE_MEM_OR_NULL))
 				return arg_fail(c, reg, "memory outside", R[reg], size);
 			if (!size && fp->arg_type[i + 1] != ARG_CONST_SIZE_OR_ZERO)

@@ -65,7 +65,8 @@ static bool is_mem_ptr(const struct reg_state *reg)
 static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok,
 			  enum bpf_arg_type mem)
 {
-	bool write = mem == ARG_PTR_TO_UNINIT_MEM || mem == ARG_PTR_TO_WRITE_MEM_OR_NULL;
+	bool write = mem == ARG_PTR_TO_UNINIT_MEM || mem == ARG_PTR_TO_WRITE_MEM ||
+		     mem == ARG_PTR_TO_WRITE_MEM_OR_NULL;
 	struct reg_state *reg = &cur_regs(env)[regno];
 
 	if (reg->type != SCALAR_VALUE)
@@ -254,6 +255,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		/* fall through */
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
+	case ARG_PTR_TO_WRITE_MEM:
 		return check_mem_ptr_arg(env, fn, regno, reg); /* the size: with its argument */
 	case ARG_PTR_TO_LONG:
 	case ARG_PTR_TO_INT: {
@@ -1055,7 +1057,7 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
- * congestion notification); a cgroup sock, device or sockopt program 0 or 1, as a sock_addr
+ * congestion notification); the other cgroup programs 0 or 1, and so does a sock_addr
  * one, but a bind hook may add 2 (its port needs no privilege) and the recvmsg, getpeername and
  * getsockname hooks, which cannot refuse, must return 1.  A value that decides the verdict is
  * precise. */
@@ -1072,6 +1074,7 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_CGROUP_SOCK: /* refuse (0) or allow (1) the socket */
 	case BPF_PROG_TYPE_CGROUP_DEVICE: /* ... or the device access */
 	case BPF_PROG_TYPE_CGROUP_SOCKOPT: /* ... or the option's get or set */
+	case BPF_PROG_TYPE_CGROUP_SYSCTL: /* ... or the sysctl's read or write */
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
 		if (sock_addr_hook(env->prog->expected_attach_type) == SA_HOOK_BIND)

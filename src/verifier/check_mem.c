@@ -331,6 +331,14 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_CGROUP_SYSCTL:
+		/* the kernel's sysctl_is_valid_access(): struct bpf_sysctl, whether the access
+		 * writes (read only) and the file position (written whole), read narrow */
+		if (off < 0 || off + size > (int)sizeof(struct bpf_sysctl) || off % size)
+			return false;
+		if (off < (int)offsetof(struct bpf_sysctl, file_pos))
+			return !write && narrow_ok(off, size, 4);
+		return write ? size == 4 : narrow_ok(off, size, 4);
 	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
 		return sockopt_ctx_valid(off, size, write, env->prog->expected_attach_type, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_DEVICE:

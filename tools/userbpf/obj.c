@@ -93,6 +93,7 @@ const char *cli_prog_type_name(unsigned int type)
 	    [BPF_PROG_TYPE_CGROUP_SOCK_ADDR] = "cgroup_sock_addr",
 	    [BPF_PROG_TYPE_CGROUP_DEVICE] = "cgroup_device",
 	    [BPF_PROG_TYPE_CGROUP_SOCKOPT] = "cgroup_sockopt",
+	    [BPF_PROG_TYPE_CGROUP_SYSCTL] = "cgroup_sysctl",
 	    [BPF_PROG_TYPE_LWT_IN] = "lwt_in",
 	    [BPF_PROG_TYPE_LWT_OUT] = "lwt_out",
 	    [BPF_PROG_TYPE_LWT_XMIT] = "lwt_xmit",
