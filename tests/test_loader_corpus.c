@@ -74,6 +74,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_dev_allowlist", true },
 	{ "cgroup_getsockopt_clamp", true },
 	{ "cgroup_sysctl_guard", true },
+	{ "perf_event_samples", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

@@ -2840,6 +2840,10 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sockopt_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL)
 		return cgroup_sysctl_helper_proto(func_id);
+	/* perf event programs have the tracing helpers of kprobes (the kernel's
+	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()) */
+	if (prog_type == BPF_PROG_TYPE_PERF_EVENT)
+		prog_type = BPF_PROG_TYPE_KPROBE;
 	if (prog_type_is_lwt(prog_type))
 		return func_id < ARRAY_SIZE(helpers) ? lwt_helper_proto(func_id, prog_type) : NULL;
 	/* cgroup skb programs have the socket filter's helpers (the kernel's cg_skb_func_proto()

@@ -50,6 +50,7 @@ static const struct {
     {"socket", BPF_PROG_TYPE_SOCKET_FILTER, 0},	 {"xdp", BPF_PROG_TYPE_XDP, BPF_XDP},
     {"kprobe", BPF_PROG_TYPE_KPROBE, 0},	 {"kretprobe", BPF_PROG_TYPE_KPROBE, 0},
     {"tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0}, {"tp", BPF_PROG_TYPE_TRACEPOINT, 0},
+    {"perf_event", BPF_PROG_TYPE_PERF_EVENT, 0},
     {"tc", BPF_PROG_TYPE_SCHED_CLS, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0},
     {"action", BPF_PROG_TYPE_SCHED_ACT, 0},
     {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0}, {"raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, 0},

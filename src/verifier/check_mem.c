@@ -384,6 +384,12 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		if (off < 0 || off >= (int)sizeof(struct xdp_md) || off % size || size != 4)
 			return false;
 		return true;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		/* the kernel's pe_prog_is_valid_access(): struct bpf_perf_event_data, read only:
+		 * the registers as whole longs, sample_period and addr narrow too */
+		if (off < 0 || off >= PT_REGS_SIZE + 16 || write || off % size)
+			return false;
+		return off < PT_REGS_SIZE ? size == 8 : narrow_ok(off, size, 8);
 	case BPF_PROG_TYPE_KPROBE:
 		if (off < 0 || off >= PT_REGS_SIZE || write || off % size || off + size > PT_REGS_SIZE)
 			return false;
