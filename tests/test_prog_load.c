@@ -252,7 +252,7 @@ TEST(prog_load_tail)
 TEST(prog_load_unsupported_types)
 {
 	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL, BPF_PROG_TYPE_SK_SKB,
-					   BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL };
+					   BPF_PROG_TYPE_SK_MSG, BPF_PROG_TYPE_SYSCALL };
 	union bpf_attr a;
 
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
