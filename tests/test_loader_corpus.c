@@ -75,6 +75,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_getsockopt_clamp", true },
 	{ "cgroup_sysctl_guard", true },
 	{ "perf_event_samples", true },
+	{ "kprobe_stack_counts", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

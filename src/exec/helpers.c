@@ -1300,6 +1300,31 @@ static u64 h_skb_under_cgroup(u64 ctx, u64 map, u64 idx, u64 a4, u64 a5)
 	return under_cgroup(map, idx);
 }
 
+/* bpf_get_stackid(ctx, map, flags), bpf_get_stack(ctx, buf, size, flags): a program here runs
+ * in user space, with no kernel call chain to record (nor a user one the kernel would see), so
+ * both answer as the kernel's do without a call chain, -EFAULT (get_stack zeroing buf), after
+ * the kernel's checks of their flags (-EINVAL). */
+#define STACK_SKIP_MASK 0xffull /* BPF_F_SKIP_FIELD_MASK */
+static u64 h_get_stackid(u64 ctx, u64 map, u64 flags, u64 a4, u64 a5)
+{
+	if (flags & ~(STACK_SKIP_MASK | BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP |
+		      BPF_F_REUSE_STACKID))
+		return (u64)-EINVAL;
+	return (u64)-EFAULT;
+}
+
+static u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
+{
+	bool user = flags & BPF_F_USER_STACK, build_id = flags & BPF_F_USER_BUILD_ID;
+	u64 err = (u64)-EFAULT;
+
+	if ((flags & ~(STACK_SKIP_MASK | BPF_F_USER_STACK | BPF_F_USER_BUILD_ID)) ||
+	    (!user && build_id) || size % (build_id ? 32 : 8))
+		err = (u64)-EINVAL;
+	memset(PTR(buf), 0, (u32)size);
+	return err;
+}
+
 /* bpf_sk_storage_get(map, sk, value, flags), bpf_sk_storage_delete(map, sk): the storage of
  * a test run's dummy socket, the only socket a program that runs can reach (__sk_buff.sk); it
  * goes with the run.  flags: BPF_SK_STORAGE_GET_F_CREATE or 0, else NULL. */
@@ -2376,6 +2401,13 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_get_stackid] = { { h_get_stackid, "bpf_get_stackid", true, false, RET_INTEGER,
+				     ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+				   TRACING_TYPES },
+	[BPF_FUNC_get_stack] = { { h_get_stack, "bpf_get_stack", true, false, RET_INTEGER,
+				   ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+					ARG_ANYTHING) },
+				 TRACING_TYPES },
 	[BPF_FUNC_sk_fullsock] = { { h_sk_fullsock, "bpf_sk_fullsock", false, false,
 				     RET_PTR_TO_SOCKET_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
 				   TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
@@ -2645,6 +2677,9 @@ static const struct helper xdp_check_mtu_helper = {
 	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING, ARG_ANYTHING) },
 	TYPE_BIT(BPF_PROG_TYPE_XDP) };
+static const struct helper pe_get_stackid_helper = {
+	{ h_get_stackid, "bpf_get_stackid", false, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_PERF_EVENT) };
 static const struct helper cg_sock_sk_storage_get_helper = {
 	{ h_sk_storage_get, "bpf_sk_storage_get", false, false, RET_PTR_TO_MAP_VALUE_OR_NULL,
 	  ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_CTX, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING) },
@@ -2841,7 +2876,10 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL)
 		return cgroup_sysctl_helper_proto(func_id);
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
-	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()) */
+	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()), but their own
+	 * get_stackid, which is not GPL-only */
+	if (prog_type == BPF_PROG_TYPE_PERF_EVENT && func_id == BPF_FUNC_get_stackid)
+		return &pe_get_stackid_helper.proto;
 	if (prog_type == BPF_PROG_TYPE_PERF_EVENT)
 		prog_type = BPF_PROG_TYPE_KPROBE;
 	if (prog_type_is_lwt(prog_type))

@@ -364,6 +364,7 @@ static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
 	case BPF_FUNC_probe_read_str:
 	case BPF_FUNC_probe_read_kernel_str:
 	case BPF_FUNC_probe_read_user_str:
+	case BPF_FUNC_get_stack:
 		s->smax = (s64)size_max;
 		s->s32_max = (s32)size_max;
 		s->smin = -4095;
@@ -767,8 +768,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
 	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, perf event
 	 * arrays with perf_event_output, cgroup storage with get_local_storage, socket storage
-	 * with the sk_storage helpers, and those helpers with them (the kernel's
-	 * check_map_func_compatibility()) */
+	 * with the sk_storage helpers, stack maps with get_stackid, and those helpers with them
+	 * (the kernel's check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
@@ -794,6 +795,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			    (id == BPF_FUNC_get_local_storage) ||
 		    (map->map_type == BPF_MAP_TYPE_SK_STORAGE) !=
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
+		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
@@ -820,7 +822,13 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    key < map->max_entries)
 			never_null = true;
 	}
-	u64 size_max = regs[BPF_REG_2].s.umax; /* the buffer size of the string reads */
+	u64 size_max = 0; /* the bound of the buffer's size (the kernel's msize_max_value) */
+
+	for (int i = 0; i < 5; i++)
+		if (fn->arg_type[i] == ARG_CONST_SIZE || fn->arg_type[i] == ARG_CONST_SIZE_OR_ZERO) {
+			size_max = regs[BPF_REG_1 + i].s.umax;
+			break;
+		}
 	u32 release_id = 0, alloc_size = 0;
 
 	if (id == BPF_FUNC_tail_call) {

@@ -273,6 +273,7 @@ static int errno_known(int e)
 	case ENOTDIR: case EINVAL: case ENFILE: case EMFILE: case ENOSPC: case ERANGE:
 	case ENOSYS: case ELOOP: case EOPNOTSUPP: case ENOTSUPP:
 	case EBADFD: /* BPF_OBJ_GET_INFO_BY_FD of a closed fd, as the kernel's */
+	case ENOTSOCK: /* a socket storage map's key: an fd that is not a socket */
 		return 1;
 	}
 	return 0;
