@@ -19,6 +19,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_LWT_OUT, BPF_PROG_TYPE_LWT_XMIT, BPF_PROG_TYPE_CGROUP_SOCK,
 	BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_PROG_TYPE_CGROUP_DEVICE,
 	BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_PROG_TYPE_PERF_EVENT,
+	BPF_PROG_TYPE_SK_LOOKUP,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */
@@ -36,6 +37,8 @@ static void kernel_helper_verdict(u_int32_t type, u_int32_t id, const char *lice
 		a.expected_attach_type = BPF_CGROUP_INET4_CONNECT;
 	if (type == BPF_PROG_TYPE_CGROUP_SOCKOPT)
 		a.expected_attach_type = BPF_CGROUP_SETSOCKOPT;
+	if (type == BPF_PROG_TYPE_SK_LOOKUP)
+		a.expected_attach_type = BPF_SK_LOOKUP;
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = 2;
 	a.license = (uintptr_t)license;

@@ -76,6 +76,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_sysctl_guard", true },
 	{ "perf_event_samples", true },
 	{ "kprobe_stack_counts", true },
+	{ "sk_lookup_port_policy", true },
 	{ "tc_action_mark", true },
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },

@@ -2869,6 +2869,13 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sock_helper_proto(func_id, prog_type);
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);
+	/* a socket lookup program's (the kernel's sk_lookup_func_proto()): the networking base
+	 * ones, as a flow dissector's, and the data form of perf_event_output (the socket
+	 * assignment helpers userbpf has not) */
+	if (prog_type == BPF_PROG_TYPE_SK_LOOKUP)
+		return func_id == BPF_FUNC_perf_event_output ? &helpers[func_id].proto
+		       : func_id == BPF_FUNC_skb_load_bytes  ? NULL
+							     : flow_dissector_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_DEVICE)
 		return cgroup_dev_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT)

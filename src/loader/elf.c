@@ -86,6 +86,7 @@ static const struct {
     {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
     {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR},
+    {"sk_lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)

@@ -207,6 +207,9 @@ static int check_attach(const union bpf_attr *attr)
 	    attr->expected_attach_type != BPF_CGROUP_INET4_POST_BIND &&
 	    attr->expected_attach_type != BPF_CGROUP_INET6_POST_BIND)
 		return -EINVAL;
+	/* a socket lookup program for its one hook */
+	if (attr->prog_type == BPF_PROG_TYPE_SK_LOOKUP && attr->expected_attach_type != BPF_SK_LOOKUP)
+		return -EINVAL;
 	/* a cgroup sockopt program for getsockopt or setsockopt */
 	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
 	    attr->expected_attach_type != BPF_CGROUP_GETSOCKOPT &&

@@ -716,6 +716,62 @@ out:
 	return err;
 }
 
+/* ---- socket lookups ---- */
+
+/* The kernel's bpf_prog_test_run_sk_lookup(): the program looks a socket up for the connection
+ * ctx_in describes (required; no socket selected in it, nothing set past local_port, an IPv4 or
+ * IPv6 family: EAFNOSUPPORT, a 16-bit local port: ERANGE), repeat times; no packet in or out.
+ * The ctx it reads holds what the kernel's conversions read: the 16-bit family, protocol and
+ * remote port, the addresses of the family only (the other reads as 0), no ingress device and
+ * no socket, which it cannot select either (no bpf_sk_assign()).  retval: SK_PASS unless it
+ * dropped; ctx_out: ctx_in with a cookie of 0 (no socket). */
+int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 retval, duration;
+	struct bpf_sk_lookup *uctx, ctx;
+	u64 args[5] = { (uintptr_t)&ctx }, r0;
+	int err;
+
+	if (attr->test.flags || attr->test.cpu || attr->test.batch_size)
+		return -EINVAL;
+	if (attr->test.data_in || attr->test.data_size_in || attr->test.data_out ||
+	    attr->test.data_size_out)
+		return -EINVAL;
+	err = ctx_init(attr, sizeof(*uctx), (void **)&uctx);
+	if (err)
+		return err;
+	err = -EINVAL;
+	if (!uctx || uctx->cookie ||
+	    !zero_range(uctx, offsetof(struct bpf_sk_lookup, ingress_ifindex), sizeof(*uctx)))
+		goto out;
+	err = -ERANGE;
+	if (uctx->local_port > 0xffff)
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.family = (u16)uctx->family;
+	ctx.protocol = (u16)uctx->protocol;
+	ctx.remote_port = uctx->remote_port;
+	ctx.local_port = uctx->local_port;
+	if (ctx.family == AF_INET) {
+		ctx.remote_ip4 = uctx->remote_ip4;
+		ctx.local_ip4 = uctx->local_ip4;
+	} else if (ctx.family == AF_INET6) {
+		memcpy(ctx.remote_ip6, uctx->remote_ip6, sizeof(ctx.remote_ip6));
+		memcpy(ctx.local_ip6, uctx->local_ip6, sizeof(ctx.local_ip6));
+	} else {
+		err = -EAFNOSUPPORT;
+		goto out;
+	}
+	prog_repeat(prog, args, attr->test.repeat, &r0, &duration);
+	retval = (u32)r0 == SK_DROP ? SK_DROP : SK_PASS;
+	err = test_finish(attr, uattr, NULL, 0, 0, retval, duration);
+	if (!err)
+		err = ctx_finish(attr, uattr, uctx, sizeof(*uctx));
+out:
+	free(uctx);
+	return err;
+}
+
 /* ---- the command ---- */
 
 int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)

@@ -210,6 +210,8 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 		return typedef_name ? NULL : "bpf_sysctl";
 	case BPF_PROG_TYPE_PERF_EVENT:
 		return typedef_name ? NULL : "bpf_perf_event_data";
+	case BPF_PROG_TYPE_SK_LOOKUP:
+		return typedef_name ? NULL : "bpf_sk_lookup";
 	case BPF_PROG_TYPE_KPROBE:
 		return typedef_name ? "bpf_user_pt_regs_t" : "pt_regs";
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:

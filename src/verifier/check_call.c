@@ -1065,7 +1065,7 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
- * congestion notification); the other cgroup programs 0 or 1, and so does a sock_addr
+ * congestion notification); the other cgroup programs and socket lookups 0 or 1, as a sock_addr
  * one, but a bind hook may add 2 (its port needs no privilege) and the recvmsg, getpeername and
  * getsockname hooks, which cannot refuse, must return 1.  A value that decides the verdict is
  * precise. */
@@ -1083,6 +1083,7 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_CGROUP_DEVICE: /* ... or the device access */
 	case BPF_PROG_TYPE_CGROUP_SOCKOPT: /* ... or the option's get or set */
 	case BPF_PROG_TYPE_CGROUP_SYSCTL: /* ... or the sysctl's read or write */
+	case BPF_PROG_TYPE_SK_LOOKUP: /* SK_DROP or SK_PASS */
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
 		if (sock_addr_hook(env->prog->expected_attach_type) == SA_HOOK_BIND)

@@ -331,6 +331,21 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
+	case BPF_PROG_TYPE_SK_LOOKUP:
+		/* the kernel's sk_lookup_is_valid_access(): struct bpf_sk_lookup read only: the
+		 * selected socket (maybe none), the addresses and ports, narrow too; remote_port is
+		 * 16 bits (also read as a u32 with its padding) */
+		if (off < 0 || off >= (int)offsetof(struct bpf_sk_lookup, ingress_ifindex) + 4 ||
+		    off % size || write)
+			return false; /* (not the struct's tail padding either) */
+		if (off < 8) {
+			*ptr_type = PTR_TO_SOCKET_OR_NULL;
+			return size == 8;
+		}
+		if (off >= (int)offsetof(struct bpf_sk_lookup, remote_port) &&
+		    off < (int)offsetof(struct bpf_sk_lookup, local_ip4))
+			return size == 4 || narrow_ok(off, size, 2);
+		return narrow_ok(off, size, 4);
 	case BPF_PROG_TYPE_CGROUP_SYSCTL:
 		/* the kernel's sysctl_is_valid_access(): struct bpf_sysctl, whether the access
 		 * writes (read only) and the file position (written whole), read narrow */
