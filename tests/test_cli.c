@@ -524,6 +524,12 @@ TEST(cli_prog_run_cgroup_storage)
 		 0);
 	CHECK(strstr(out, "cg_counters: cgroup_storage, key 16 B, value 24 B") != NULL);
 	CHECK(strstr(out, "each run has fresh storage of its own") != NULL);
+	/* socket storage cannot be listed: said, not an error */
+	CHECK_EQ(cli("map", "dump",
+		     LOADER_OBJ_DIR "/tests/corpus/cgroup_skb_sk_bytes.bpf.o:sk_counts", NULL),
+		 0);
+	CHECK(strstr(out, "sk_counts: sk_storage, key 4 B, value 16 B") != NULL);
+	CHECK(strstr(out, "cannot be listed") != NULL);
 }
 
 /* A flow dissector over the capture: every frame gets BPF_OK or BPF_DROP, the same as on the

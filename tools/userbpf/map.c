@@ -565,6 +565,12 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 			printf("  (a bloom filter has no elements to list: it answers membership "
 			       "tests, BPF_MAP_LOOKUP_ELEM of a value)\n");
 		goto end;
+	case BPF_MAP_TYPE_SK_STORAGE:
+		/* keyed by a socket's fd: sockets cannot be walked */
+		if (!cli.json)
+			printf("  (socket storage is read by a socket's fd, and cannot be listed; a "
+			       "run's socket, and its storage, are the run's own)\n");
+		goto end;
 	case BPF_MAP_TYPE_CGROUP_STORAGE:
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		/* its elements are the storages of attached cgroups; a run's storage is the
