@@ -164,17 +164,9 @@ TEST(loader_runs_sk_storage)
 		struct bpf_result r[NSIDES];
 		uint32_t ret[NSIDES];
 
-		for (int s = 0; s < NSIDES; s++) {
-			union bpf_attr a;
-
-			memset(&a, 0, sizeof(a));
-			a.test.prog_fd = (uint32_t)prog[s];
-			a.test.data_in = PTR_TO_U64(pkt);
-			a.test.data_size_in = sizeof(pkt);
-			a.test.repeat = repeats[i];
-			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-			ret[s] = a.test.retval;
-		}
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run_ctx(s, prog[s], pkt, sizeof(pkt), repeats[i], NULL, 0,
+						 NULL, 0, &ret[s]);
 		if (!AGREE("sk storage run", r) || r[K].rc)
 			break;
 		CHECK_EQ(ret[U], ret[K]);

@@ -1370,18 +1370,6 @@ static u64 h_skb_cgroup_id(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return current_cgroup_id(-1);
 }
 
-/* bpf_sk_cgroup_id(sk), bpf_sk_ancestor_cgroup_id(sk, level): the cgroup of the socket, which a
- * test run's is made in: the calling thread's, as for the skb forms. */
-static u64 h_sk_cgroup_id(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return current_cgroup_id(-1);
-}
-
-static u64 h_sk_ancestor_cgroup_id(u64 sk, u64 level, u64 a3, u64 a4, u64 a5)
-{
-	return level > INT32_MAX ? 0 : current_cgroup_id((int)level);
-}
-
 /* bpf_sk_fullsock(sk): the socket when it is a full one, as a test run's dummy socket is. */
 static u64 h_sk_fullsock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -1439,7 +1427,7 @@ static u64 h_get_socket_uid(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-/* No route: realm 0. */
+/* 0: no route's realm; and the helpers of the cgroup hooks userbpf verifies but never runs. */
 static u64 h_zero(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return 0;
@@ -2411,9 +2399,11 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_sk_fullsock] = { { h_sk_fullsock, "bpf_sk_fullsock", false, false,
 				     RET_PTR_TO_SOCKET_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
 				   TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
-	[BPF_FUNC_sk_cgroup_id] = { { h_sk_cgroup_id, "bpf_sk_cgroup_id", false, false,
+	/* the cgroup of the socket, which a test run's is made in: the calling thread's, as the
+	 * skb forms answer (their functions, which do not look at their first argument) */
+	[BPF_FUNC_sk_cgroup_id] = { { h_skb_cgroup_id, "bpf_sk_cgroup_id", false, false,
 				      RET_INTEGER, ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON) }, 0 },
-	[BPF_FUNC_sk_ancestor_cgroup_id] = { { h_sk_ancestor_cgroup_id, "bpf_sk_ancestor_cgroup_id",
+	[BPF_FUNC_sk_ancestor_cgroup_id] = { { h_skb_ancestor_cgroup_id, "bpf_sk_ancestor_cgroup_id",
 					       false, false, RET_INTEGER,
 					       ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING) },
 					     0 },
@@ -2927,21 +2917,11 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 /* bpf_get_retval(), bpf_set_retval(): the value the cgroup hook's syscall is to return.  Only the
  * cgroup hooks userbpf verifies but never runs have them (the kernel's cgroup_common_func_proto():
  * not at skb ingress and egress, nor at the sock_addr hooks that cannot refuse), so they do
- * nothing here. */
-static u64 h_get_retval(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return 0;
-}
-
-static u64 h_set_retval(u64 retval, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return 0;
-}
-
+ * nothing here (h_zero). */
 static const struct helper get_retval_helper = {
-	{ h_get_retval, "bpf_get_retval", false, false, RET_INTEGER, ARGS(0) }, 0 };
+	{ h_zero, "bpf_get_retval", false, false, RET_INTEGER, ARGS(0) }, 0 };
 static const struct helper set_retval_helper = {
-	{ h_set_retval, "bpf_set_retval", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 };
+	{ h_zero, "bpf_set_retval", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 };
 
 const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 						     u32 expected_attach_type)

@@ -189,17 +189,29 @@ static struct sk_storage_elem *find(struct sks_map *m, u64 cookie, struct sk_sto
 	return *p;
 }
 
-static int sks_lookup(struct bpf_map *map, const void *key, void *value)
+/* Takes the table's lock and finds the element of the socket behind the fd at key (NULL: none)
+ * and the link to it: 0, the lock then held; or the fd's error, unlocked. */
+static int lock_find(struct sks_map *m, const void *key, struct sk_storage_elem **e,
+		     struct sk_storage_elem ***link)
 {
-	struct sks_map *m = sks_of(map);
-	struct sk_storage_elem *e, **link;
 	u64 cookie;
 	int err = sock_cookie(key, &cookie);
 
 	if (err)
 		return err;
 	spin_lock(&m->lock);
-	e = find(m, cookie, &link);
+	*e = find(m, cookie, link);
+	return 0;
+}
+
+static int sks_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+	int err = lock_find(m, key, &e, &link);
+
+	if (err)
+		return err;
 	if (e)
 		memcpy(value, e->value, map->value_size);
 	spin_unlock(&m->lock);
@@ -214,12 +226,9 @@ static void *sks_lookup_ptr(struct bpf_map *map, const void *key)
 {
 	struct sks_map *m = sks_of(map);
 	struct sk_storage_elem *e, **link;
-	u64 cookie;
 
-	if (sock_cookie(key, &cookie))
+	if (lock_find(m, key, &e, &link))
 		return NULL;
-	spin_lock(&m->lock);
-	e = find(m, cookie, &link);
 	spin_unlock(&m->lock);
 	return e ? e->value : NULL;
 }
@@ -264,13 +273,10 @@ static int sks_delete(struct bpf_map *map, const void *key)
 {
 	struct sks_map *m = sks_of(map);
 	struct sk_storage_elem *e, **link;
-	u64 cookie;
-	int err = sock_cookie(key, &cookie);
+	int err = lock_find(m, key, &e, &link);
 
 	if (err)
 		return err;
-	spin_lock(&m->lock);
-	e = find(m, cookie, &link);
 	if (e) {
 		*link = e->next;
 		if (map->spin_lock_off >= 0) {
