@@ -195,6 +195,13 @@ struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
 					 const struct bpf_insn *insns, uint32_t cnt, char *log,
 					 size_t log_size)
 {
+	return side_prog_load_level(s, type, eat, insns, cnt, log, log_size, 1);
+}
+
+struct bpf_result side_prog_load_level(int s, uint32_t type, uint32_t eat,
+				       const struct bpf_insn *insns, uint32_t cnt, char *log,
+				       size_t log_size, uint32_t level)
+{
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
@@ -206,7 +213,7 @@ struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
 	if (log) {
 		a.log_buf = PTR_TO_U64(log);
 		a.log_size = (uint32_t)log_size;
-		a.log_level = 1;
+		a.log_level = level;
 		log[0] = 0;
 	}
 	return side_call(s, BPF_PROG_LOAD, &a);

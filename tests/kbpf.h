@@ -91,6 +91,10 @@ struct bpf_result side_prog_load_log(int s, uint32_t type, const struct bpf_insn
 struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
 					 const struct bpf_insn *insns, uint32_t cnt, char *log,
 					 size_t log_size);
+/* The same with a log of that level. */
+struct bpf_result side_prog_load_level(int s, uint32_t type, uint32_t eat,
+				       const struct bpf_insn *insns, uint32_t cnt, char *log,
+				       size_t log_size, uint32_t level);
 
 /* Loads one program on both sides (k_insns and u_insns: the same program with each side's map
  * fds): the verdicts must agree and, for a rejection, the error line (the last one before

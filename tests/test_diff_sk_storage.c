@@ -48,6 +48,20 @@ static struct bpf_result sks_create(int s, int btf, uint32_t ks, uint32_t vs, ui
 	return side_call(s, BPF_MAP_CREATE, &a);
 }
 
+/* On each side a BTF blob and a map of struct v values on it; false if one fails. */
+static bool sks_maps(int btf[NSIDES], int map[NSIDES])
+{
+	for (int s = 0; s < NSIDES; s++) {
+		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
+		if (btf[s] < 0)
+			return false;
+		map[s] = sks_create(s, btf[s], 4, 8, 0, BPF_F_NO_PREALLOC, INT, VAL).rc;
+		if (map[s] < 0)
+			return false;
+	}
+	return true;
+}
+
 TEST(diff_sk_storage_create)
 {
 	static const struct {
@@ -262,12 +276,7 @@ TEST(diff_sk_storage_prog)
 	int btf[NSIDES], map[NSIDES];
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
-		REQUIRE(btf[s] >= 0);
-		map[s] = sks_create(s, btf[s], 4, 8, 0, BPF_F_NO_PREALLOC, INT, VAL).rc;
-		REQUIRE(map[s] >= 0);
-	}
+	REQUIRE(sks_maps(btf, map));
 	for (size_t t = 0; t < 2; t++) {
 		int prog[NSIDES];
 
@@ -396,6 +405,59 @@ TEST(diff_sk_storage_verifier)
 	for (int s = 0; s < NSIDES; s++) {
 		close(map[s]);
 		close(hash[s]);
+		close(btf[s]);
+	}
+}
+
+/* A value deleted while the program holds it stays the program's until the run ends (the
+ * kernel frees it after an RCU grace period): written and read back after the delete. */
+TEST(diff_sk_storage_value_after_delete)
+{
+	int btf[NSIDES], map[NSIDES], prog[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(sks_maps(btf, map));
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_insn insns[] = {
+			BPF_LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_1, offsetof(struct __sk_buff, sk)),
+			BPF_JMP_IMM(BPF_JNE, BPF_REG_7, 0, 2),
+			BPF_MOV64_IMM(BPF_REG_0, 1),
+			BPF_EXIT_INSN(),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_7),
+			BPF_MOV64_IMM(BPF_REG_3, 0),
+			BPF_MOV64_IMM(BPF_REG_4, BPF_SK_STORAGE_GET_F_CREATE),
+			BPF_EMIT_CALL(BPF_FUNC_sk_storage_get),
+			BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+			BPF_MOV64_IMM(BPF_REG_0, 2),
+			BPF_EXIT_INSN(),
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_7),
+			BPF_EMIT_CALL(BPF_FUNC_sk_storage_delete),
+			BPF_MOV64_REG(BPF_REG_8, BPF_REG_0),
+			BPF_ST_MEM(BPF_DW, BPF_REG_6, 0, 40),
+			BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_6, 0),
+			BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_8), /* 40 + delete's 0 */
+			BPF_EXIT_INSN(),
+		};
+		prog[s] = side_prog_load(s, BPF_PROG_TYPE_SCHED_CLS, insns,
+					 sizeof(insns) / sizeof(insns[0]));
+		REQUIRE(prog[s] >= 0);
+	}
+	uint8_t pkt[64] = { [12] = 0x08, [14] = 0x45 };
+	uint32_t ret[NSIDES];
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_test_run(s, prog[s], pkt, sizeof(pkt), &ret[s]);
+	if (AGREE("value after delete", r) && !r[K].rc) {
+		CHECK_EQ(ret[K], 40);
+		CHECK_EQ(ret[U], ret[K]);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		close(prog[s]);
+		close(map[s]);
 		close(btf[s]);
 	}
 }

@@ -36,6 +36,7 @@
 
 #include "exec/callback.h"
 #include "exec/helpers.h"
+#include "exec/sock.h"
 #include "exec/trace.h"
 #include "map/cgroup_array.h"
 #include "map/cgroup_storage.h"
@@ -258,9 +259,9 @@ static u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return (u64)(u32)getgid() << 32 | (u32)getuid();
 }
 
-/* The kernel's __bpf_strtoull(): leading spaces (Latin-1's, as the kernel's ctype), a '-', then _parse_integer_fixup_radix() and
- * _parse_integer() on at most 63 bytes: the bytes consumed, or -EINVAL (no digits, a bad base
- * or flag), -ERANGE (the value overflows 64 bits). */
+/* The kernel's __bpf_strtoull(): leading spaces (Latin-1's, as the kernel's ctype), a '-',
+ * then _parse_integer_fixup_radix() and _parse_integer() on at most 63 bytes: the bytes
+ * consumed, or -EINVAL (no digits, a bad base or flag), -ERANGE (the value overflows 64 bits). */
 static s64 strtox(const char *buf, u64 len, u64 flags, u64 *res, bool *neg)
 {
 	unsigned int base = flags & 0x1f;
@@ -1326,24 +1327,123 @@ static u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
 }
 
 /* bpf_sk_storage_get(map, sk, value, flags), bpf_sk_storage_delete(map, sk): the storage of
- * a test run's dummy socket, the only socket a program that runs can reach (__sk_buff.sk); it
- * goes with the run.  flags: BPF_SK_STORAGE_GET_F_CREATE or 0, else NULL. */
-static struct sk_storage_list *sk_storage_of(u64 sk)
+ * a test run's dummy socket (__sk_buff.sk), which goes with the run, or of a kernel socket a
+ * lookup found, which the map keeps (src/map/sk_storage.c).  flags: BPF_SK_STORAGE_GET_F_CREATE
+ * or 0, else NULL; a socket that is not a full one (time-wait) has none. */
+#define TCP_TIME_WAIT_STATE 6
+static bool sk_is_full(const struct prog_sock *ps)
 {
-	return &container_of((struct bpf_sock *)PTR(sk), struct run_skb, sock)->sk_storage;
+	return ps->sk.state != TCP_TIME_WAIT_STATE;
 }
 
 static u64 h_sk_storage_get(u64 map, u64 sk, u64 value, u64 flags, u64 a5)
 {
-	if (!sk || flags > BPF_SK_STORAGE_GET_F_CREATE)
+	struct prog_sock *ps = prog_sock_of(sk);
+	bool create = flags == BPF_SK_STORAGE_GET_F_CREATE;
+
+	if (!sk || flags > BPF_SK_STORAGE_GET_F_CREATE || !sk_is_full(ps))
 		return 0;
-	return (u64)(uintptr_t)sk_storage_get(sk_storage_of(sk), PTR(map), PTR(value),
-					      flags == BPF_SK_STORAGE_GET_F_CREATE);
+	if (ps->cookie)
+		return (u64)(uintptr_t)sk_storage_sock_get(PTR(map), ps->cookie, PTR(value), create);
+	return (u64)(uintptr_t)sk_storage_get(&ps->storage, PTR(map), PTR(value), create);
 }
 
 static u64 h_sk_storage_delete(u64 map, u64 sk, u64 a3, u64 a4, u64 a5)
 {
-	return sk ? (u64)(s64)sk_storage_delete(sk_storage_of(sk), PTR(map)) : (u64)-EINVAL;
+	struct prog_sock *ps = prog_sock_of(sk);
+
+	if (!sk || !sk_is_full(ps))
+		return (u64)-EINVAL;
+	if (ps->cookie)
+		return (u64)(s64)sk_storage_sock_delete(PTR(map), ps->cookie);
+	return (u64)(s64)sk_storage_delete(&ps->storage, PTR(map));
+}
+
+/* bpf_sk_lookup_tcp(), bpf_sk_lookup_udp(), bpf_skc_lookup_tcp() (ctx, tuple, tuple_size,
+ * netns_id, flags): a kernel socket of the runner's network namespace, found as the kernel's
+ * lookup finds it (src/exec/sock_lookup.c), seen from the packet's device: a test run's skb
+ * arrives on __sk_buff.ifindex, an XDP frame on its ingress_ifindex (whose helpers take a
+ * 32-bit netns_id).  A cgroup sock_addr program's (which never runs here) from no device. */
+static u64 skb_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
+{
+	u32 ifindex = ((const struct skb_ctx *)PTR(ctx))->uapi.ifindex;
+
+	return (u64)(uintptr_t)sock_lookup(proto, PTR(tuple), (u32)len, netns, false, flags,
+					   ifindex, full);
+}
+
+static u64 h_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, true);
+}
+
+static u64 h_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_UDP, true);
+}
+
+static u64 h_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, false);
+}
+
+static u64 xdp_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
+{
+	u32 ifindex = ((const struct xdp_ctx *)PTR(ctx))->uapi.ingress_ifindex;
+
+	return (u64)(uintptr_t)sock_lookup(proto, PTR(tuple), (u32)len, netns, true, flags,
+					   ifindex, full);
+}
+
+static u64 h_xdp_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, true);
+}
+
+static u64 h_xdp_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_UDP, true);
+}
+
+static u64 h_xdp_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, false);
+}
+
+static u64 sa_lookup(u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
+{
+	return (u64)(uintptr_t)sock_lookup(proto, PTR(tuple), (u32)len, netns, false, flags, 0,
+					   full);
+}
+
+static u64 h_sa_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return sa_lookup(tuple, len, netns, flags, IPPROTO_TCP, true);
+}
+
+static u64 h_sa_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return sa_lookup(tuple, len, netns, flags, IPPROTO_UDP, true);
+}
+
+static u64 h_sa_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
+{
+	return sa_lookup(tuple, len, netns, flags, IPPROTO_TCP, false);
+}
+
+/* bpf_sk_release(sk): the socket stays until the run ends (sock_lookup_run_end()), as a
+ * kernel socket stays for an RCU grace period; the verifier has seen to the reference. */
+static u64 h_sk_release(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
+/* bpf_get_listener_sock(sk): sk when it listens (a TCP socket; the dummy socket of a test
+ * run is closed), else NULL. */
+#define TCP_LISTEN_STATE 10
+static u64 h_get_listener_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return prog_sock_of(sk)->sk.state == TCP_LISTEN_STATE ? sk : 0;
 }
 
 /* bpf_get_local_storage(map, flags): the run's storage of a cgroup storage map; flags are 0
@@ -1370,10 +1470,11 @@ static u64 h_skb_cgroup_id(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
 	return current_cgroup_id(-1);
 }
 
-/* bpf_sk_fullsock(sk): the socket when it is a full one, as a test run's dummy socket is. */
+/* bpf_sk_fullsock(sk): the socket when it is a full one, as a test run's dummy socket is (a
+ * time-wait socket a lookup found is not). */
 static u64 h_sk_fullsock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	return sk;
+	return sk_is_full(prog_sock_of(sk)) ? sk : 0;
 }
 
 static u64 h_skb_ancestor_cgroup_id(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)
@@ -2286,6 +2387,9 @@ struct helper {
 };
 
 #define ARGS(...) .arg_type = { __VA_ARGS__ }
+/* bpf_sk_lookup_*()'s: ctx, the tuple (read only) and its size, netns_id, flags */
+#define SK_LOOKUP_ARGS                                                                             \
+	ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING, ARG_ANYTHING
 
 static const struct helper helpers[] = {
 	[BPF_FUNC_map_lookup_elem] = { { h_map_lookup_elem, "bpf_map_lookup_elem", false, true,
@@ -2396,6 +2500,24 @@ static const struct helper helpers[] = {
 				   ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
 					ARG_ANYTHING) },
 				 TRACING_TYPES },
+	/* the socket lookups: tc's and cgroup skb's here, XDP's and sock_addr's in their own
+	 * tables (the same prototypes, their own contexts) */
+	[BPF_FUNC_sk_lookup_tcp] = { { h_sk_lookup_tcp, "bpf_sk_lookup_tcp", false, true,
+				       RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_lookup_udp] = { { h_sk_lookup_udp, "bpf_sk_lookup_udp", false, true,
+				       RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) },
+				     TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_skc_lookup_tcp] = { { h_skc_lookup_tcp, "bpf_skc_lookup_tcp", false, true,
+					RET_PTR_TO_SOCK_COMMON_OR_NULL, ARGS(SK_LOOKUP_ARGS) },
+				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_release] = { { h_sk_release, "bpf_sk_release", false, false, RET_INTEGER,
+				    ARGS(ARG_PTR_TO_SOCK_RELEASE) },
+				  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) | TYPE_BIT(BPF_PROG_TYPE_XDP) },
+	[BPF_FUNC_get_listener_sock] = { { h_get_listener_sock, "bpf_get_listener_sock", false,
+					   false, RET_PTR_TO_SOCKET_OR_NULL,
+					   ARGS(ARG_PTR_TO_SOCK_COMMON) },
+					 TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_sk_fullsock] = { { h_sk_fullsock, "bpf_sk_fullsock", false, false,
 				     RET_PTR_TO_SOCKET_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
 				   TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
@@ -2656,6 +2778,40 @@ static const struct helper helpers[] = {
 
 /* Helpers whose implementation depends on the program type (the kernel's <type>_func_proto()
  * returns a different proto for the same id). */
+/* XDP's socket lookups (the kernel's bpf_xdp_sk_lookup_*()) and a cgroup sock_addr
+ * program's (bpf_sock_addr_sk_lookup_*(), which takes no packet), by helper id. */
+static const struct helper xdp_lookup_helpers[] = {
+	[BPF_FUNC_sk_lookup_tcp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_xdp_sk_lookup_tcp, "bpf_sk_lookup_tcp", false, true,
+		  RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+	[BPF_FUNC_sk_lookup_udp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_xdp_sk_lookup_udp, "bpf_sk_lookup_udp", false, true,
+		  RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+	[BPF_FUNC_skc_lookup_tcp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_xdp_skc_lookup_tcp, "bpf_skc_lookup_tcp", false, true,
+		  RET_PTR_TO_SOCK_COMMON_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+};
+static const struct helper sa_lookup_helpers[] = {
+	[BPF_FUNC_sk_lookup_tcp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_sa_sk_lookup_tcp, "bpf_sk_lookup_tcp", false, false,
+		  RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+	[BPF_FUNC_sk_lookup_udp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_sa_sk_lookup_udp, "bpf_sk_lookup_udp", false, false,
+		  RET_PTR_TO_SOCKET_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+	[BPF_FUNC_skc_lookup_tcp - BPF_FUNC_sk_lookup_tcp] = {
+		{ h_sa_skc_lookup_tcp, "bpf_skc_lookup_tcp", false, false,
+		  RET_PTR_TO_SOCK_COMMON_OR_NULL, ARGS(SK_LOOKUP_ARGS) }, 0 },
+};
+
+/* Which of the lookup tables' entries func_id is (-1: none). */
+static int lookup_index(u32 func_id)
+{
+	return func_id == BPF_FUNC_sk_lookup_tcp || func_id == BPF_FUNC_sk_lookup_udp ||
+			       func_id == BPF_FUNC_skc_lookup_tcp
+		       ? (int)(func_id - BPF_FUNC_sk_lookup_tcp)
+		       : -1;
+}
+
 static const struct helper xdp_redirect_helper = {
 	{ h_xdp_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_XDP) };
@@ -2756,7 +2912,11 @@ static const struct bpf_func_proto *cgroup_sock_helper_proto(u32 func_id, u32 pr
 {
 	bool sock_addr = prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 
+	if (sock_addr && lookup_index(func_id) >= 0)
+		return &sa_lookup_helpers[lookup_index(func_id)].proto;
 	switch (func_id) {
+	case BPF_FUNC_sk_release:
+		return sock_addr ? &helpers[func_id].proto : NULL;
 	case BPF_FUNC_sk_storage_get:
 		return sock_addr ? &helpers[func_id].proto : &cg_sock_sk_storage_get_helper.proto;
 	case BPF_FUNC_sk_storage_delete:
@@ -2853,17 +3013,19 @@ static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
-	/* a sock_addr program has a cgroup sock program's (the kernel's sock_addr_func_proto():
-	 * the same, but for helpers userbpf does not have, which take or look up sockets) */
+	/* a sock_addr program has a cgroup sock program's and the socket lookups (the kernel's
+	 * sock_addr_func_proto(), but for helpers userbpf does not have, which bind or configure
+	 * sockets) */
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SOCK || prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
 		return cgroup_sock_helper_proto(func_id, prog_type);
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);
 	/* a socket lookup program's (the kernel's sk_lookup_func_proto()): the networking base
-	 * ones, as a flow dissector's, and the data form of perf_event_output (the socket
-	 * assignment helpers userbpf has not) */
+	 * ones, as a flow dissector's, the data form of perf_event_output and sk_release (not
+	 * bpf_sk_assign(), which userbpf has not) */
 	if (prog_type == BPF_PROG_TYPE_SK_LOOKUP)
-		return func_id == BPF_FUNC_perf_event_output ? &helpers[func_id].proto
+		return func_id == BPF_FUNC_perf_event_output || func_id == BPF_FUNC_sk_release
+			       ? &helpers[func_id].proto
 		       : func_id == BPF_FUNC_skb_load_bytes  ? NULL
 							     : flow_dissector_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_DEVICE)
@@ -2888,7 +3050,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		    func_id == BPF_FUNC_skb_ecn_set_ce || func_id == BPF_FUNC_get_local_storage ||
 		    func_id == BPF_FUNC_sk_storage_get || func_id == BPF_FUNC_sk_storage_delete ||
 		    func_id == BPF_FUNC_sk_fullsock || func_id == BPF_FUNC_sk_cgroup_id ||
-		    func_id == BPF_FUNC_sk_ancestor_cgroup_id)
+		    func_id == BPF_FUNC_sk_ancestor_cgroup_id || lookup_index(func_id) >= 0 ||
+		    func_id == BPF_FUNC_sk_release || func_id == BPF_FUNC_get_listener_sock)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}
@@ -2897,6 +3060,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		prog_type = BPF_PROG_TYPE_SCHED_CLS;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_redirect_helper.proto;
+	if (prog_type == BPF_PROG_TYPE_XDP && lookup_index(func_id) >= 0)
+		return &xdp_lookup_helpers[lookup_index(func_id)].proto;
 	if (func_id == BPF_FUNC_perf_event_output && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_event_output_helper.proto;
 	if (func_id == BPF_FUNC_perf_event_output &&

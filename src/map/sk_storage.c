@@ -3,10 +3,10 @@
  *
  * Two kinds of sockets carry storage here.  The sockets of test runs (the dummy socket behind
  * __sk_buff.sk, as the kernel's BPF_PROG_TEST_RUN makes one for each run) hold their own list
- * (struct sk_storage_list), which goes with the run.  Real sockets, which bpf() names by fd, are
- * the kernel's, so the map keeps their storage itself, under the socket's cookie (SO_COOKIE,
- * never reused while the system runs).  A program never sees a real socket, nor bpf() a test
- * run's, so the two sides meet nowhere, as in the kernel.
+ * (struct sk_storage_list), which goes with the run.  Kernel sockets, which bpf() names by fd
+ * and programs find with bpf_sk_lookup_*(), are not ours, so the map keeps their storage
+ * itself, under the socket's cookie (SO_COOKIE, never reused while the system runs): a value
+ * bpf() sets on a socket is the one a program that looks the socket up gets, as in the kernel.
  *
  * bpf() side: the fd must be a socket (EBADF, ENOTSOCK); update follows BPF_NOEXIST / BPF_EXIST
  * (BPF_F_LOCK updates a value with a bpf_spin_lock in place); get_next_key is ENOTSUPP (sockets
@@ -14,8 +14,10 @@
  * not see a real socket close, so its storage stays until the map goes; and storage is not
  * charged to the socket's optmem (the kernel refuses values beyond net.core.optmem_max).
  *
- * Concurrency: the real sockets' table is guarded by the map's lock, which every bpf() command
- * takes (they are not a program's hot path); a test run's list is its thread's alone.
+ * Concurrency: the kernel sockets' table is guarded by the map's lock, which every bpf() command
+ * and the helpers on a found socket take (not a program's hot path); a deleted element stays
+ * memory of the map (retired, spare), since a program may hold its value.  A test run's list is
+ * its thread's alone.
  */
 #include <errno.h>
 #include <linux/btf.h>
@@ -51,6 +53,10 @@ struct sks_map {
 	/* Deleted elements of values with a bpf_spin_lock, which a BPF_F_LOCK lookup may still
 	 * be reading outside the map's lock: freed with the map. */
 	struct sk_storage_elem *retired;
+	/* Other deleted elements, reused for new values: a program may still hold one's value
+	 * (a kernel socket's, found by a lookup), so it stays memory of this map, as a
+	 * preallocated hash map's elements do. */
+	struct sk_storage_elem *spare;
 };
 
 static inline struct sks_map *sks_of(struct bpf_map *map)
@@ -95,21 +101,29 @@ int sk_storage_delete(struct sk_storage_list *l, struct bpf_map *map)
 			struct sk_storage_elem *e = *p;
 
 			*p = e->next;
-			free(e);
+			e->next = l->retired;
+			l->retired = e;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
+static void elems_free(struct sk_storage_elem *e)
+{
+	while (e) {
+		struct sk_storage_elem *next = e->next;
+
+		free(e);
+		e = next;
+	}
+}
+
 void sk_storage_free(struct sk_storage_list *l)
 {
-	while (l->head) {
-		struct sk_storage_elem *e = l->head;
-
-		l->head = e->next;
-		free(e);
-	}
+	elems_free(l->head);
+	elems_free(l->retired);
+	l->head = l->retired = NULL;
 }
 
 /* ---- the map: creation ---- */
@@ -139,11 +153,10 @@ static void sks_free(struct bpf_map *map)
 {
 	struct sks_map *m = sks_of(map);
 
-	for (u32 b = 0; b <= SKS_BUCKETS; b++) {
-		struct sk_storage_list l = { b < SKS_BUCKETS ? m->buckets[b] : m->retired };
-
-		sk_storage_free(&l);
-	}
+	for (u32 b = 0; b < SKS_BUCKETS; b++)
+		elems_free(m->buckets[b]);
+	elems_free(m->retired);
+	elems_free(m->spare);
 	free(m);
 }
 
@@ -204,6 +217,35 @@ static int lock_find(struct sks_map *m, const void *key, struct sk_storage_elem 
 	return 0;
 }
 
+/* Under the lock: a new element of cookie's socket holding init (zeros when NULL), a spare one
+ * if there is one; NULL without memory. */
+static struct sk_storage_elem *elem_take(struct sks_map *m, u64 cookie, const void *init)
+{
+	struct sk_storage_elem *e = m->spare;
+
+	if (e) {
+		m->spare = e->next;
+		memset(e->value, 0, m->map.value_size);
+		if (init)
+			memcpy(e->value, init, m->map.value_size);
+	} else if (!(e = elem_new(&m->map, init))) {
+		return NULL;
+	}
+	e->next = NULL;
+	e->cookie = cookie;
+	return e;
+}
+
+/* Under the lock: e, at *link, is deleted (see retired and spare). */
+static void elem_drop(struct sks_map *m, struct sk_storage_elem *e, struct sk_storage_elem **link)
+{
+	struct sk_storage_elem **to = m->map.spin_lock_off >= 0 ? &m->retired : &m->spare;
+
+	*link = e->next;
+	e->next = *to;
+	*to = e;
+}
+
 static int sks_lookup(struct bpf_map *map, const void *key, void *value)
 {
 	struct sks_map *m = sks_of(map);
@@ -244,10 +286,6 @@ static int sks_update(struct bpf_map *map, const void *key, const void *value, u
 		return err;
 	if (op > BPF_EXIST || ((flags & BPF_F_LOCK) && map->spin_lock_off < 0))
 		return -EINVAL;
-	n = elem_new(map, value);
-	if (!n)
-		return -ENOMEM;
-	n->cookie = cookie;
 	spin_lock(&m->lock);
 	e = find(m, cookie, &link);
 	if (e && op == BPF_NOEXIST) {
@@ -260,12 +298,12 @@ static int sks_update(struct bpf_map *map, const void *key, const void *value, u
 			map_update_locked(map, e->value, value);
 		else
 			memcpy(e->value, value, map->value_size);
-	} else {
+	} else if ((n = elem_take(m, cookie, value))) {
 		*link = n;
-		n = NULL;
+	} else {
+		err = -ENOMEM;
 	}
 	spin_unlock(&m->lock);
-	free(n);
 	return err;
 }
 
@@ -277,15 +315,36 @@ static int sks_delete(struct bpf_map *map, const void *key)
 
 	if (err)
 		return err;
-	if (e) {
-		*link = e->next;
-		if (map->spin_lock_off >= 0) {
-			e->next = m->retired;
-			m->retired = e;
-		} else {
-			free(e);
-		}
-	}
+	if (e)
+		elem_drop(m, e, link);
+	spin_unlock(&m->lock);
+	return e ? 0 : -ENOENT;
+}
+
+/* ---- the map: kernel sockets a program found, by cookie ---- */
+
+void *sk_storage_sock_get(struct bpf_map *map, u64 cookie, const void *init, bool create)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	if (!e && create && (e = elem_take(m, cookie, init)))
+		*link = e;
+	spin_unlock(&m->lock);
+	return e ? e->value : NULL;
+}
+
+int sk_storage_sock_delete(struct bpf_map *map, u64 cookie)
+{
+	struct sks_map *m = sks_of(map);
+	struct sk_storage_elem *e, **link;
+
+	spin_lock(&m->lock);
+	e = find(m, cookie, &link);
+	if (e)
+		elem_drop(m, e, link);
 	spin_unlock(&m->lock);
 	return e ? 0 : -ENOENT;
 }

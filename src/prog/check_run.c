@@ -172,6 +172,15 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 		interp_check_add(c, r0, cp->reserve_size, "ringbuf record");
 		return;
 	}
+	/* a socket found by a lookup: read only, for the rest of the run */
+	if ((id == BPF_FUNC_sk_lookup_tcp || id == BPF_FUNC_sk_lookup_udp ||
+	     id == BPF_FUNC_skc_lookup_tcp) && r0) {
+		for (unsigned int i = 0; i < c->nregions; i++)
+			if (c->regions[i].start == r0)
+				return;
+		interp_check_add_ro(c, r0, sizeof(struct bpf_sock), "found socket");
+		return;
+	}
 	if (id != BPF_FUNC_map_lookup_elem || !r0 || !cp->lookup_map)
 		return;
 	for (unsigned int i = 0; i < c->nregions; i++)
@@ -269,7 +278,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		run_skb_set_sock(&skb, skb.ctx.uapi.protocol);
 		cp.ctx = (uintptr_t)&skb.ctx;
 		interp_check_add(c, cp.ctx, sizeof(skb.ctx), "ctx");
-		interp_check_add_ro(c, (uintptr_t)&skb.sock, sizeof(skb.sock), "socket");
+		interp_check_add_ro(c, (uintptr_t)&skb.sock.sk, sizeof(skb.sock.sk), "socket");
 	}
 	/* (cgroup skb programs may only read their packet) */
 	if (prog->type == BPF_PROG_TYPE_CGROUP_SKB)
@@ -300,6 +309,9 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	rcu_read_lock();
 	res->err = interp_checked_exec(ip, args, &r0, c);
 	rcu_read_unlock();
+	sock_lookup_run_end();
+	if (prog->type != BPF_PROG_TYPE_XDP)
+		sk_storage_free(&skb.sock.storage);
 	res->retval = (u32)r0;
 	res->steps = c->steps;
 	res->v = c->v;

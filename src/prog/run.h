@@ -20,6 +20,7 @@
 #include "exec/helpers.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
+#include "exec/sock.h"
 #include "map/sk_storage.h"
 #include "prog/prog.h"
 #include "util.h"
@@ -53,8 +54,8 @@ struct run_skb {
 		u8 opts[255];
 		u32 opts_len;
 	} tun;
-	struct bpf_sock sock;	/* the dummy socket __sk_buff.sk points at (run_skb_set_sock) */
-	struct sk_storage_list sk_storage; /* the dummy socket's storage (bpf_sk_storage_get()) */
+	struct prog_sock sock;	/* the dummy socket __sk_buff.sk points at (run_skb_set_sock),
+				 * with its storage (bpf_sk_storage_get()) */
 };
 
 /* The test run's dummy socket, as the kernel's bpf_prog_test_run_skb() makes it: closed, no

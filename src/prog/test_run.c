@@ -167,7 +167,8 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 }
 
 /* The kernel's bpf_test_run() on a context: r1 = ctx, the other arguments zero, with fresh
- * storage for the program's cgroup storage maps kept through the repeats; 0 or -ENOMEM. */
+ * storage for the program's cgroup storage maps kept through the repeats, and the sockets its
+ * lookups found kept until the end; 0 or -ENOMEM. */
 static int test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 *retval,
 		       u32 *duration)
 {
@@ -178,6 +179,7 @@ static int test_repeat(const struct bpf_prog *prog, void *ctx, u32 repeat, u32 *
 		return -ENOMEM;
 	prog_repeat(prog, args, repeat, &r0, duration);
 	cgroup_storage_run_end(&storage);
+	sock_lookup_run_end();
 	*retval = (u32)r0;
 	return 0;
 }
@@ -311,10 +313,11 @@ static void eth_classify(const u8 *mac, u32 *pkt_type, u16 *proto_be)
 
 void run_skb_set_sock(struct run_skb *skb, u16 proto_be)
 {
-	struct bpf_sock *sk = &skb->sock;
+	struct bpf_sock *sk = &skb->sock.sk;
 	u32 headlen = (u32)(skb->tail - skb->net);
 
 	memset(sk, 0, sizeof(*sk));
+	skb->sock.cookie = 0;
 	sk->state = 7; /* TCP_CLOSE, sock_init_data()'s */
 	sk->rx_queue_mapping = (u32)-1;
 	if (proto_be == htons(ETH_P_IP) && headlen >= sizeof(struct iphdr)) {
@@ -454,7 +457,7 @@ int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct __sk_buff));
 free_ctx:
-	sk_storage_free(&skb.sk_storage); /* the dummy socket goes */
+	sk_storage_free(&skb.sock.storage); /* the dummy socket goes */
 	free(uctx);
 free_buf:
 	free(buf);

@@ -18,9 +18,11 @@
  * (states.c prunes it) or, for bpf_loop, R1's bound is reached.  Scalars a round changed that no
  * check depends on are widened to unknown first, so that a counter converges.
  *
- * References: bpf_ringbuf_reserve() acquires one (an id the path holds, carried by R0 as
- * ref_obj_id); submit or discard releases it, and every register pointing at the record becomes
- * unusable.  The main program's exit, a tail call and LD_ABS require that none is held.
+ * References: bpf_ringbuf_reserve() and the socket lookups acquire one (an id the path holds,
+ * carried by R0 as ref_obj_id); submit or discard, or bpf_sk_release(), releases it, and every
+ * register pointing at the record or socket becomes unusable (bpf_sk_fullsock()'s result
+ * included, which carries the reference it was given).  The main program's exit, a tail call
+ * and LD_ABS require that none is held.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -195,6 +197,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return 0;
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
+	case ARG_PTR_TO_SOCK_RELEASE:
 		/* (the BTF form also takes BTF pointers to sockets, which userbpf has none of) */
 		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET)
 			return type_err(env, regno, reg,
@@ -202,7 +205,13 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 						? "sock_common, sock, tcp_sock, xdp_sock"
 						: "sock_common, sock, tcp_sock, xdp_sock, ptr_, "
 						  "trusted_ptr_");
-		return 0; /* (never offset: no arithmetic on socket pointers) */
+		/* (never offset: no arithmetic on socket pointers) */
+		if (t == ARG_PTR_TO_SOCK_RELEASE && !reg->ref_obj_id) {
+			verbose(env, "R%u must be referenced when passed to release function\n",
+				regno);
+			return -EINVAL;
+		}
+		return 0;
 	case ARG_PTR_TO_MAP_VALUE_OR_NULL:
 		/* NULL: precise, as ARG_PTR_TO_MEM_OR_NULL's */
 		if (reg_is_const(reg) && !reg->s.var_off.value)
@@ -829,7 +838,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			size_max = regs[BPF_REG_1 + i].s.umax;
 			break;
 		}
-	u32 release_id = 0, alloc_size = 0;
+	u32 release_id = 0, alloc_size = 0, cast_ref = 0;
 
 	if (id == BPF_FUNC_tail_call) {
 		err = check_reference_leak(env, "tail_call");
@@ -837,8 +846,12 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			return err;
 	}
 	for (int i = 0; i < 5; i++) {
-		if (fn->arg_type[i] == ARG_PTR_TO_RINGBUF_MEM_RELEASE)
+		if (fn->arg_type[i] == ARG_PTR_TO_RINGBUF_MEM_RELEASE ||
+		    fn->arg_type[i] == ARG_PTR_TO_SOCK_RELEASE)
 			release_id = regs[BPF_REG_1 + i].ref_obj_id;
+		/* a cast of a socket (bpf_sk_fullsock()) holds the reference it was given */
+		if (id == BPF_FUNC_sk_fullsock && regs[BPF_REG_1 + i].ref_obj_id)
+			cast_ref = regs[BPF_REG_1 + i].ref_obj_id;
 		if (fn->arg_type[i] == ARG_CONST_ALLOC_SIZE_OR_ZERO)
 			alloc_size = (u32)regs[BPF_REG_1 + i].s.var_off.value;
 	}
@@ -880,8 +893,24 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	case RET_PTR_TO_SOCKET_OR_NULL:
-		mark_ptr(&regs[BPF_REG_0], PTR_TO_SOCKET_OR_NULL);
+	case RET_PTR_TO_SOCK_COMMON_OR_NULL:
+		mark_ptr(&regs[BPF_REG_0], fn->ret_type == RET_PTR_TO_SOCKET_OR_NULL
+						   ? PTR_TO_SOCKET_OR_NULL
+						   : PTR_TO_SOCK_COMMON_OR_NULL);
 		regs[BPF_REG_0].id = ++env->id_gen;
+		regs[BPF_REG_0].ref_obj_id = cast_ref;
+		/* a lookup's socket is a reference (the kernel's is_acquire_function()),
+		 * whose id replaces the NULL check's */
+		if (id == BPF_FUNC_sk_lookup_tcp || id == BPF_FUNC_sk_lookup_udp ||
+		    id == BPF_FUNC_skc_lookup_tcp) {
+			u32 ref;
+
+			err = acquire_ref(env, *insn_idx, &ref);
+			if (err)
+				return err;
+			regs[BPF_REG_0].id = ref;
+			regs[BPF_REG_0].ref_obj_id = ref;
+		}
 		break;
 	case RET_PTR_TO_RINGBUF_MEM_OR_NULL: {
 		u32 ref;

@@ -59,7 +59,9 @@ static void mark_null_branches(struct vstate *is_null, struct vstate *not_null,
 
 	for_each_reg(is_null, null_fn, &n);
 	for_each_reg(not_null, null_fn, &nn);
-	if (ref)
+	/* (only the acquired pointer's own NULL: a cast's, bpf_sk_fullsock()'s, leaves the
+	 * socket it came from held) */
+	if (ref && ref == n.id)
 		release_ref(NULL, is_null, ref, false);
 }
 

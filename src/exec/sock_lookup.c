@@ -1,0 +1,269 @@
+/* The kernel's sockets as bpf_sk_lookup_tcp(), bpf_sk_lookup_udp() and bpf_skc_lookup_tcp()
+ * find them.
+ *
+ * A program's lookup names a 4-tuple and the kernel answers from its socket tables for the
+ * caller's network namespace: established (connected) sockets first, then listening or bound
+ * ones.  userbpf asks the same kernel the same question: NETLINK_SOCK_DIAG's exact-match request
+ * (no dump) runs the very lookup functions the helpers call (inet_lookup() and
+ * __udp4_lib_lookup(), and their IPv6 forms), with the tuple in the order each expects, and
+ * describes the socket found.  That description becomes the struct bpf_sock the program reads.
+ * It needs no privilege; a socket's mark is shown only to CAP_NET_ADMIN, so without it mark
+ * reads 0.  Peer namespaces by id (netns_id >= 0) are not looked into: such a lookup finds
+ * nothing, as on a kernel where no peer has an id.
+ *
+ * The found sockets are kept per thread until the test run ends (sock_lookup_run_end()), with
+ * each query's answer: a program that looks the same tuple up on every repeat asks the kernel
+ * once, and a socket pointer a program holds (a released one's listener, say) stays good for
+ * the whole run, as the kernel's RCU-freed sockets do.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "exec/sock.h"
+
+#define TCP_ESTABLISHED_ 1
+#define TCP_TIME_WAIT_ 6
+#define TCP_LISTEN_ 10
+#define TCP_NEW_SYN_RECV_ 12
+#define LOOPBACK4_IPV6 htonl(0x7f000006) /* the IPv4 address of an IPv6-only socket */
+
+/* One query of this run and its answer. */
+struct query {
+	struct query *next;
+	u8 proto, full, len;
+	u32 ifindex;
+	u8 tuple[sizeof(((struct bpf_sock_tuple *)0)->ipv6)];
+	struct prog_sock *sock;	/* NULL: nothing found */
+};
+
+/* One socket found in this run (each kernel socket once: two lookups that find it give the
+ * program the same pointer, as the kernel's do). */
+struct found {
+	struct found *next;
+	struct prog_sock sock;
+};
+
+static __thread struct query *queries;
+static __thread struct found *founds;
+
+/* What the kernel told about a socket. */
+struct diag_sock {
+	struct inet_diag_msg msg;
+	u32 mark, priority;
+};
+
+/* One exact-match SOCK_DIAG_BY_FAMILY request: src, dst and ports as the kernel's diag code
+ * hands them to its lookup (see sock_lookup()).  0 and *out filled, or -ENOENT / -errno. */
+static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 *dst, u16 dport,
+		      u32 ifindex, struct diag_sock *out)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} q;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	u32 alen = family == AF_INET ? 4 : 16;
+	_Alignas(struct nlmsghdr) char buf[8192];
+	int fd, err = -ENOENT;
+	ssize_t n;
+
+	memset(&q, 0, sizeof(q));
+	q.nlh.nlmsg_len = sizeof(q);
+	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nlh.nlmsg_flags = NLM_F_REQUEST;
+	q.req.sdiag_family = family;
+	q.req.sdiag_protocol = proto;
+	q.req.idiag_states = ~0u;
+	q.req.idiag_ext = 1 << (INET_DIAG_TCLASS - 1); /* brings INET_DIAG_CLASS_ID: the priority */
+	memcpy(q.req.id.idiag_src, src, alen);
+	memcpy(q.req.id.idiag_dst, dst, alen);
+	q.req.id.idiag_sport = sport;
+	q.req.id.idiag_dport = dport;
+	q.req.id.idiag_if = ifindex;
+	q.req.id.idiag_cookie[0] = q.req.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&nl, sizeof(nl)) != (ssize_t)sizeof(q)) {
+		err = -errno;
+		goto out;
+	}
+	n = recv(fd, buf, sizeof(buf), 0);
+	for (struct nlmsghdr *h = (struct nlmsghdr *)buf; n > 0 && NLMSG_OK(h, (u32)n);
+	     h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_DONE)
+			break;
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+			continue;
+		memset(out, 0, sizeof(*out));
+		memcpy(&out->msg, NLMSG_DATA(h), sizeof(out->msg));
+		int alen_left = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(struct inet_diag_msg));
+		for (struct rtattr *a = (struct rtattr *)((char *)NLMSG_DATA(h) +
+							   NLMSG_ALIGN(sizeof(struct inet_diag_msg)));
+		     RTA_OK(a, alen_left); a = RTA_NEXT(a, alen_left)) {
+			if (a->rta_type == INET_DIAG_MARK && RTA_PAYLOAD(a) >= 4)
+				memcpy(&out->mark, RTA_DATA(a), 4);
+			else if (a->rta_type == INET_DIAG_CLASS_ID && RTA_PAYLOAD(a) >= 4)
+				memcpy(&out->priority, RTA_DATA(a), 4);
+		}
+		err = 0;
+		break;
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* A socket's IPv4 address field when it is an IPv6 one: the v4 address of a v4-mapped one, 0
+ * for any, else the placeholder the kernel gives IPv6-only sockets. */
+static u32 v4_of(const u32 a[4])
+{
+	if (!a[0] && !a[1] && !a[2] && !a[3])
+		return 0;
+	if (!a[0] && !a[1] && a[2] == htonl(0xffff))
+		return a[3];
+	return LOOPBACK4_IPV6;
+}
+
+static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
+{
+	const struct inet_diag_msg *m = &d->msg;
+	u64 cookie = (u64)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0];
+	struct bpf_sock *sk;
+	struct found *f;
+
+	for (f = founds; f; f = f->next)
+		if (f->sock.cookie == cookie)
+			return &f->sock;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->sock.cookie = cookie;
+	sk = &f->sock.sk;
+	sk->bound_dev_if = m->id.idiag_if;
+	sk->family = m->idiag_family;
+	sk->type = proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	sk->protocol = proto;
+	sk->mark = d->mark;
+	sk->priority = d->priority;
+	if (m->idiag_family == AF_INET) {
+		sk->src_ip4 = m->id.idiag_src[0];
+		sk->dst_ip4 = m->id.idiag_dst[0];
+		/* a connected TCP socket's IPv6 addresses are its IPv4 ones, v4-mapped (the
+		 * kernel's sk_rcv_saddr_set() and sk_daddr_set() at connect and accept; not a
+		 * time-wait socket's, which keeps IPv6 addresses only for IPv6) */
+		if (proto == IPPROTO_TCP && m->idiag_state != TCP_LISTEN_ && m->idiag_timer != 3) {
+			sk->src_ip6[2] = sk->dst_ip6[2] = htonl(0xffff);
+			sk->src_ip6[3] = sk->src_ip4;
+			sk->dst_ip6[3] = sk->dst_ip4;
+		}
+	} else {
+		memcpy(sk->src_ip6, m->id.idiag_src, 16);
+		memcpy(sk->dst_ip6, m->id.idiag_dst, 16);
+		sk->src_ip4 = v4_of(m->id.idiag_src);
+		sk->dst_ip4 = v4_of(m->id.idiag_dst);
+	}
+	sk->src_port = ntohs(m->id.idiag_sport);
+	sk->dst_port = m->id.idiag_dport;
+	/* (a time-wait socket's diag state is its substate; its own is TIME_WAIT) */
+	sk->state = m->idiag_timer == 3 || m->idiag_state == TCP_TIME_WAIT_ ? TCP_TIME_WAIT_
+									     : m->idiag_state;
+	sk->rx_queue_mapping = (u32)-1;
+	f->next = founds;
+	founds = f;
+	return &f->sock;
+}
+
+/* The lookup itself (the kernel's sk_lookup() and bpf_sk_lookup()'s full-socket step). */
+static struct prog_sock *lookup(u8 proto, const void *tuple, u32 len, u32 ifindex, bool full)
+{
+	struct bpf_sock_tuple t;
+	u8 family = len == sizeof(t.ipv4) ? AF_INET : AF_INET6;
+	const u32 *saddr = family == AF_INET ? &t.ipv4.saddr : t.ipv6.saddr;
+	const u32 *daddr = family == AF_INET ? &t.ipv4.daddr : t.ipv6.daddr;
+	static const u32 any[4];
+	struct diag_sock d;
+	u16 sport, dport;
+	int err;
+
+	memcpy(&t, tuple, len); /* (a copy: a packet's may be unaligned) */
+	sport = family == AF_INET ? t.ipv4.sport : t.ipv6.sport;
+	dport = family == AF_INET ? t.ipv4.dport : t.ipv6.dport;
+	/* TCP's diag lookup takes the local end as src, UDP's the remote end (the kernel's
+	 * inet_diag_find_one_icsk() and udp_dump_one()) */
+	if (proto == IPPROTO_TCP)
+		err = diag_query(family, proto, daddr, dport, saddr, sport, ifindex, &d);
+	else
+		err = diag_query(family, proto, saddr, sport, daddr, dport, ifindex, &d);
+	if (err)
+		return NULL;
+	if (proto == IPPROTO_TCP && (d.msg.idiag_state == TCP_TIME_WAIT_ || d.msg.idiag_timer == 3)) {
+		if (full)
+			return NULL; /* not a full socket */
+	} else if (proto == IPPROTO_TCP && d.msg.idiag_state == TCP_NEW_SYN_RECV_ && full) {
+		/* a request socket: its listener, which the same lookup finds for no peer */
+		if (diag_query(family, proto, daddr, dport, any, 0, ifindex, &d) ||
+		    d.msg.idiag_state == TCP_NEW_SYN_RECV_ || d.msg.idiag_state == TCP_ESTABLISHED_)
+			return NULL;
+	}
+	return sock_of(&d, proto);
+}
+
+struct bpf_sock *sock_lookup(u8 proto, const void *tuple, u32 len, u64 netns_id, bool u32_netns,
+			     u64 flags, u32 ifindex, bool full)
+{
+	struct query *q;
+
+	if (len != sizeof(((struct bpf_sock_tuple *)0)->ipv4) &&
+	    len != sizeof(((struct bpf_sock_tuple *)0)->ipv6))
+		return NULL;
+	if (u32_netns)
+		netns_id = (u32)netns_id;
+	if (flags || !((s32)netns_id < 0 || netns_id <= INT32_MAX))
+		return NULL;
+	if ((s32)netns_id >= 0)
+		return NULL; /* a peer namespace by id: none known (see above) */
+	for (q = queries; q; q = q->next)
+		if (q->proto == proto && q->full == full && q->len == len && q->ifindex == ifindex &&
+		    !memcmp(q->tuple, tuple, len))
+			return q->sock ? &q->sock->sk : NULL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->proto = proto;
+	q->full = full;
+	q->len = (u8)len;
+	q->ifindex = ifindex;
+	memcpy(q->tuple, tuple, len);
+	q->sock = lookup(proto, tuple, len, ifindex, full);
+	q->next = queries;
+	queries = q;
+	return q->sock ? &q->sock->sk : NULL;
+}
+
+void sock_lookup_run_end(void)
+{
+	while (queries) {
+		struct query *q = queries;
+
+		queries = q->next;
+		free(q);
+	}
+	while (founds) {
+		struct found *f = founds;
+
+		founds = f->next;
+		free(f);
+	}
+}
