@@ -37,7 +37,7 @@
  * OUT_AT on (4 bytes each), PKT_LEN bytes in all. */
 #define TUPLE_AT 14
 #define OUT_AT 52
-#define PKT_LEN 160
+#define PKT_LEN 200
 
 /* The struct bpf_sock fields a program reads: every one of a full socket, the common ones of
  * a bpf_skc_lookup_tcp() socket. */
@@ -329,6 +329,39 @@ static const struct lookup lookups[] = {
 	  -1ull },
 };
 
+/* BPF_PROG_TEST_RUN on side s of prog with lookup l's packet (its size, flags and netns_id in
+ * the ctx's cb for tc, in the packet for XDP), repeated twice; what it wrote in out, *ret. */
+static struct bpf_result run_lookup(int s, int prog, const struct socks *k, const struct lookup *l,
+				    bool xdp, uint8_t *out, uint32_t *ret)
+{
+	uint8_t pkt[PKT_LEN];
+	struct __sk_buff ctx;
+	struct bpf_result r;
+	union bpf_attr a;
+
+	make_packet(pkt, k, l, xdp);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cb[0] = l->size ? l->size : l->family == 4 ? 12 : 36;
+	ctx.cb[1] = (uint32_t)l->flags;
+	ctx.cb[2] = (uint32_t)l->netns;
+	ctx.cb[3] = (uint32_t)(l->netns >> 32);
+	memset(&a, 0, sizeof(a));
+	memset(out, 0xee, PKT_LEN);
+	a.test.prog_fd = (uint32_t)prog;
+	a.test.data_in = PTR_TO_U64(pkt);
+	a.test.data_size_in = PKT_LEN;
+	a.test.data_out = PTR_TO_U64(out);
+	a.test.data_size_out = PKT_LEN;
+	if (!xdp) {
+		a.test.ctx_in = PTR_TO_U64(&ctx);
+		a.test.ctx_size_in = sizeof(ctx);
+	}
+	a.test.repeat = 2;
+	r = side_call(s, BPF_PROG_TEST_RUN, &a);
+	*ret = a.test.retval;
+	return r;
+}
+
 static void lookups_agree(uint32_t type)
 {
 	bool xdp = type == BPF_PROG_TYPE_XDP;
@@ -350,39 +383,15 @@ static void lookups_agree(uint32_t type)
 		}
 	for (size_t i = 0; i < N(lookups); i++) {
 		const struct lookup *l = &lookups[i];
-		uint8_t pkt[PKT_LEN], out[NSIDES][PKT_LEN];
+		uint8_t out[NSIDES][PKT_LEN];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+		char what[96];
 
 		if ((int)l->kind >= kinds)
 			continue;
-		struct bpf_result r[NSIDES];
-		uint32_t ret[NSIDES];
-		struct __sk_buff ctx;
-		char what[96];
-
-		make_packet(pkt, &k, l, xdp);
-		memset(&ctx, 0, sizeof(ctx));
-		ctx.cb[0] = l->size ? l->size : l->family == 4 ? 12 : 36;
-		ctx.cb[1] = (uint32_t)l->flags;
-		ctx.cb[2] = (uint32_t)l->netns;
-		ctx.cb[3] = (uint32_t)(l->netns >> 32);
-		for (int s = 0; s < NSIDES; s++) {
-			union bpf_attr a;
-
-			memset(&a, 0, sizeof(a));
-			memset(out[s], 0xee, PKT_LEN);
-			a.test.prog_fd = (uint32_t)prog[l->kind][s];
-			a.test.data_in = PTR_TO_U64(pkt);
-			a.test.data_size_in = PKT_LEN;
-			a.test.data_out = PTR_TO_U64(out[s]);
-			a.test.data_size_out = PKT_LEN;
-			if (!xdp) {
-				a.test.ctx_in = PTR_TO_U64(&ctx);
-				a.test.ctx_size_in = sizeof(ctx);
-			}
-			a.test.repeat = 2;
-			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
-			ret[s] = a.test.retval;
-		}
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = run_lookup(s, prog[l->kind][s], &k, l, xdp, out[s], &ret[s]);
 		snprintf(what, sizeof(what), "%s: %s", xdp ? "xdp" : "tc", l->what);
 		if (!AGREE(what, r) || r[K].rc)
 			continue;
@@ -811,29 +820,13 @@ TEST(sock_lookup_own_sockets)
 	}
 	for (size_t i = 0; i < N(want); i++) {
 		const struct lookup *l = &lookups[want[i].lookup];
-		uint8_t pkt[PKT_LEN], out[PKT_LEN];
-		struct __sk_buff ctx;
-		union bpf_attr a;
-		uint32_t f[N(fields)];
+		uint8_t out[PKT_LEN];
+		uint32_t f[N(fields)], ret;
 
-		make_packet(pkt, &k, l, false);
-		memset(&ctx, 0, sizeof(ctx));
-		ctx.cb[0] = l->size ? l->size : l->family == 4 ? 12 : 36;
-		ctx.cb[1] = (uint32_t)l->flags;
-		ctx.cb[2] = (uint32_t)l->netns;
-		ctx.cb[3] = (uint32_t)(l->netns >> 32);
-		memset(&a, 0, sizeof(a));
-		a.test.prog_fd = (uint32_t)prog[l->kind];
-		a.test.data_in = PTR_TO_U64(pkt);
-		a.test.data_size_in = PKT_LEN;
-		a.test.data_out = PTR_TO_U64(out);
-		a.test.data_size_out = PKT_LEN;
-		a.test.ctx_in = PTR_TO_U64(&ctx);
-		a.test.ctx_size_in = sizeof(ctx);
-		REQUIRE_EQ(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
-		if (a.test.retval != want[i].ret)
-			test_fail(__FILE__, __LINE__, "%s: retval %u, want %u", want[i].what,
-				  a.test.retval, want[i].ret);
+		REQUIRE_EQ(run_lookup(U, prog[l->kind], &k, l, false, out, &ret).rc, 0);
+		if (ret != want[i].ret)
+			test_fail(__FILE__, __LINE__, "%s: retval %u, want %u", want[i].what, ret,
+				  want[i].ret);
 		if (!want[i].ret)
 			continue;
 		memcpy(f, out + OUT_AT, sizeof(f));
@@ -851,4 +844,195 @@ TEST(sock_lookup_own_sockets)
 	for (int kind = 0; kind < LISTENER; kind++)
 		close(prog[kind]);
 	socks_close(&k);
+}
+
+/* ---- bpf_tcp_sock() ---- */
+
+#define TCP_OFF(f) ((short)offsetof(struct bpf_tcp_sock, f))
+
+/* Looks up the packet's tuple (tc; size 12), takes bpf_tcp_sock() of what it found, copies the
+ * whole struct bpf_tcp_sock into the packet at OUT_AT and releases the socket through that
+ * view.  0: nothing found, 2: not a TCP socket, 1: copied. */
+static int load_tcp_fields(int s)
+{
+	struct bpf_insn p[128];
+	uint32_t n = 0;
+
+	p[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+	p[n++] = BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, SKB_OFF(data));
+	p[n++] = BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, SKB_OFF(data_end));
+	p[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_7);
+	p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, PKT_LEN);
+	p[n++] = BPF_JMP_REG(BPF_JLE, BPF_REG_0, BPF_REG_8, 2);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 3);
+	p[n++] = BPF_EXIT_INSN();
+	p[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_7);
+	p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, TUPLE_AT);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_3, 12);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_4, -1);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_5, 0);
+	p[n++] = BPF_EMIT_CALL(BPF_FUNC_sk_lookup_tcp);
+	p[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1);
+	p[n++] = BPF_EXIT_INSN();
+	p[n++] = BPF_MOV64_REG(BPF_REG_9, BPF_REG_0);
+	p[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_0);
+	p[n++] = BPF_EMIT_CALL(BPF_FUNC_tcp_sock);
+	p[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 4);
+	p[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_9);
+	p[n++] = BPF_EMIT_CALL(BPF_FUNC_sk_release);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 2);
+	p[n++] = BPF_EXIT_INSN();
+	for (short off = 0; off < (short)sizeof(struct bpf_tcp_sock); off += 4) {
+		bool wide = off == TCP_OFF(bytes_received) || off == TCP_OFF(bytes_acked);
+
+		p[n++] = BPF_LDX_MEM(wide ? BPF_DW : BPF_W, BPF_REG_1, BPF_REG_0, off);
+		p[n++] = BPF_STX_MEM(wide ? BPF_DW : BPF_W, BPF_REG_7, BPF_REG_1,
+				     (short)(OUT_AT + off));
+		off += wide ? 4 : 0;
+	}
+	p[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_0);
+	p[n++] = BPF_EMIT_CALL(BPF_FUNC_sk_release);
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 1);
+	p[n++] = BPF_EXIT_INSN();
+	return side_prog_load(s, BPF_PROG_TYPE_SCHED_CLS, p, n);
+}
+
+/* What userbpf cannot know of a TCP socket from outside it (src/exec/sock_lookup.c): its
+ * sequence numbers and last rate sample read 0; srtt_us lacks its low 3 bits; ecn_flags has
+ * its OK and SEEN bits only.  The mask of the bits compared, per field. */
+static uint32_t tcp_field_mask(short off)
+{
+	if (off == TCP_OFF(rcv_nxt) || off == TCP_OFF(snd_nxt) || off == TCP_OFF(snd_una) ||
+	    off == TCP_OFF(rate_delivered) || off == TCP_OFF(rate_interval_us))
+		return 0;
+	if (off == TCP_OFF(srtt_us))
+		return ~7u;
+	if (off == TCP_OFF(ecn_flags))
+		return 9;
+	return ~0u;
+}
+
+TEST(diff_sock_lookup_tcp_sock)
+{
+	static const int which[] = { 0, 1, 2, 19 }; /* lookups[]: both ends, a listener, UDP */
+	int prog[NSIDES], compared = 0;
+	struct socks k;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(socks_open(&k));
+	/* some traffic on the connection, so that its counters are not all zero */
+	REQUIRE(write(k.client4, "hello", 5) == 5);
+	REQUIRE(write(k.server4, "hello, world", 12) == 12);
+	usleep(20000);
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s] = load_tcp_fields(s);
+		REQUIRE(prog[s] >= 0);
+	}
+	for (size_t i = 0; i < N(which); i++) {
+		const struct lookup *l = &lookups[which[i]];
+		uint8_t out[NSIDES][PKT_LEN];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = run_lookup(s, prog[s], &k, l, false, out[s], &ret[s]);
+		if (!AGREE(l->what, r) || r[K].rc)
+			continue;
+		CHECK_EQ(ret[U], ret[K]);
+		if (ret[K] != 1)
+			continue;
+		for (short off = 0; off < (short)sizeof(struct bpf_tcp_sock); off += 4) {
+			uint32_t u, kv, mask = tcp_field_mask(off);
+
+			memcpy(&u, out[U] + OUT_AT + off, 4);
+			memcpy(&kv, out[K] + OUT_AT + off, 4);
+			if (!mask) {
+				CHECK_EQ(u, 0);
+				continue;
+			}
+			compared++;
+			if ((u & mask) != (kv & mask))
+				test_fail(__FILE__, __LINE__, "%s: tcp_sock at %d: %u, the kernel's %u",
+					  l->what, off, u, kv);
+		}
+	}
+	CHECK(compared >= 3 * 20);
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
+	socks_close(&k);
+}
+
+/* The verifier on struct bpf_tcp_sock: every load of every size at every offset, and a store;
+ * the helper's program types, its NULL, and the reference its result carries. */
+TEST(diff_sock_lookup_tcp_sock_verifier)
+{
+	int accepted = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int off = -4; off < (int)sizeof(struct bpf_tcp_sock) + 8; off++) {
+		static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+
+		for (int z = 0; z < 5; z++) {
+			struct bpf_insn p[] = {
+				BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, SKB_OFF(sk)),
+				BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 3),
+				BPF_EMIT_CALL(BPF_FUNC_tcp_sock),
+				BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+				z < 4 ? BPF_LDX_MEM(sizes[z], BPF_REG_0, BPF_REG_0, (short)off)
+				      : BPF_ST_MEM(BPF_W, BPF_REG_0, (short)off, 1),
+				RET(0),
+			};
+			char what[48];
+
+			snprintf(what, sizeof(what), "tcp_sock %s off %d size %d",
+				 z < 4 ? "load" : "store", off, z < 4 ? 1 << z : 4);
+			accepted += VERDICTS_AGREE_EAT(what, BPF_PROG_TYPE_SCHED_CLS, 0, p, N(p));
+		}
+	}
+	CHECK_EQ(accepted, 20 + 2 + 4); /* the 4-byte fields, and the two u64 counters whole */
+	static const struct vcase cases[] = {
+		{ "cgroup skb", BPF_PROG_TYPE_CGROUP_SKB, 0,
+		  { BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, SKB_OFF(sk)),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 4), BPF_EMIT_CALL(BPF_FUNC_tcp_sock),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
+		    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, TCP_OFF(snd_cwnd)), RET(1) } },
+		{ "XDP", BPF_PROG_TYPE_XDP, 0,
+		  { LOOKUP(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
+		    BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		    BPF_EMIT_CALL(BPF_FUNC_tcp_sock), RELEASE(BPF_REG_6), RET(2) } },
+		{ "no NULL check", BPF_PROG_TYPE_SCHED_CLS, 0,
+		  { BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, SKB_OFF(sk)),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 2), BPF_EMIT_CALL(BPF_FUNC_tcp_sock),
+		    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, TCP_OFF(snd_cwnd)), RET(0) } },
+		{ "released through its tcp_sock", BPF_PROG_TYPE_SCHED_CLS, 0,
+		  { LOOKUP(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 10),
+		    BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		    BPF_EMIT_CALL(BPF_FUNC_tcp_sock), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 3),
+		    BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, TCP_OFF(snd_cwnd)),
+		    RELEASE(BPF_REG_0), RET(1), RELEASE(BPF_REG_6), RET(0) } },
+		{ "tcp_sock after the release", BPF_PROG_TYPE_SCHED_CLS, 0,
+		  { LOOKUP(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 8),
+		    BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		    BPF_EMIT_CALL(BPF_FUNC_tcp_sock), BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		    RELEASE(BPF_REG_6), BPF_JMP_IMM(BPF_JEQ, BPF_REG_7, 0, 1),
+		    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_7, TCP_OFF(snd_cwnd)), RET(0) } },
+		{ "arithmetic on a tcp_sock", BPF_PROG_TYPE_SCHED_CLS, 0,
+		  { BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, SKB_OFF(sk)),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 4), BPF_EMIT_CALL(BPF_FUNC_tcp_sock),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 8),
+		    RET(0) } },
+		{ "a tcp_sock as a socket argument", BPF_PROG_TYPE_SCHED_CLS, 0,
+		  { BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, SKB_OFF(sk)),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 6), BPF_EMIT_CALL(BPF_FUNC_tcp_sock),
+		    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 4), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		    BPF_EMIT_CALL(BPF_FUNC_sk_fullsock), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+		    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, SK_OFF(type)), RET(0) } },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		uint32_t cnt = insn_count(cases[i].insns);
+
+		verdicts_agree_eat_at(__FILE__, __LINE__, cases[i].what, cases[i].type,
+				      cases[i].eat, cases[i].insns, cases[i].insns, cnt);
+		logs_agree(cases[i].what, cases[i].type, cases[i].eat, cases[i].insns, cnt);
+	}
 }

@@ -1338,10 +1338,10 @@ static bool sk_is_full(const struct prog_sock *ps)
 
 static u64 h_sk_storage_get(u64 map, u64 sk, u64 value, u64 flags, u64 a5)
 {
-	struct prog_sock *ps = prog_sock_of(sk);
+	struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
 	bool create = flags == BPF_SK_STORAGE_GET_F_CREATE;
 
-	if (!sk || flags > BPF_SK_STORAGE_GET_F_CREATE || !sk_is_full(ps))
+	if (!ps || flags > BPF_SK_STORAGE_GET_F_CREATE || !sk_is_full(ps))
 		return 0;
 	if (ps->cookie)
 		return (u64)(uintptr_t)sk_storage_sock_get(PTR(map), ps->cookie, PTR(value), create);
@@ -1350,9 +1350,9 @@ static u64 h_sk_storage_get(u64 map, u64 sk, u64 value, u64 flags, u64 a5)
 
 static u64 h_sk_storage_delete(u64 map, u64 sk, u64 a3, u64 a4, u64 a5)
 {
-	struct prog_sock *ps = prog_sock_of(sk);
+	struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
 
-	if (!sk || !sk_is_full(ps))
+	if (!ps || !sk_is_full(ps))
 		return (u64)-EINVAL;
 	if (ps->cookie)
 		return (u64)(s64)sk_storage_sock_delete(PTR(map), ps->cookie);
@@ -1439,11 +1439,14 @@ static u64 h_sk_release(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 }
 
 /* bpf_get_listener_sock(sk): sk when it listens (a TCP socket; the dummy socket of a test
- * run is closed), else NULL. */
+ * run is closed), else NULL.  (These return the socket's struct bpf_sock whichever view they
+ * were given.) */
 #define TCP_LISTEN_STATE 10
 static u64 h_get_listener_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	return prog_sock_of(sk)->sk.state == TCP_LISTEN_STATE ? sk : 0;
+	struct prog_sock *ps = prog_sock_of(sk);
+
+	return ps->sk.state == TCP_LISTEN_STATE ? (u64)(uintptr_t)&ps->sk : 0;
 }
 
 /* bpf_get_local_storage(map, flags): the run's storage of a cgroup storage map; flags are 0
@@ -1474,7 +1477,18 @@ static u64 h_skb_cgroup_id(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
  * time-wait socket a lookup found is not). */
 static u64 h_sk_fullsock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	return sk_is_full(prog_sock_of(sk)) ? sk : 0;
+	struct prog_sock *ps = prog_sock_of(sk);
+
+	return sk_is_full(ps) ? (u64)(uintptr_t)&ps->sk : 0;
+}
+
+/* bpf_tcp_sock(sk): a full TCP socket's struct bpf_tcp_sock (a socket a lookup found; not a
+ * test run's dummy socket, which has no protocol), else NULL. */
+static u64 h_tcp_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct prog_sock *ps = prog_sock_of(sk);
+
+	return sk_is_full(ps) && ps->sk.protocol == IPPROTO_TCP ? (u64)(uintptr_t)&ps->tcp : 0;
 }
 
 static u64 h_skb_ancestor_cgroup_id(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)
@@ -2514,6 +2528,9 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_sk_release] = { { h_sk_release, "bpf_sk_release", false, false, RET_INTEGER,
 				    ARGS(ARG_PTR_TO_SOCK_RELEASE) },
 				  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) | TYPE_BIT(BPF_PROG_TYPE_XDP) },
+	[BPF_FUNC_tcp_sock] = { { h_tcp_sock, "bpf_tcp_sock", false, false,
+				  RET_PTR_TO_TCP_SOCK_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
+				TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_get_listener_sock] = { { h_get_listener_sock, "bpf_get_listener_sock", false,
 					   false, RET_PTR_TO_SOCKET_OR_NULL,
 					   ARGS(ARG_PTR_TO_SOCK_COMMON) },
@@ -2982,13 +2999,15 @@ static const struct bpf_func_proto *cgroup_sysctl_helper_proto(u32 func_id)
 }
 
 /* A cgroup sockopt program's (the kernel's cg_sockopt_func_proto()): a device program's, the
- * netns cookie of its ctx, and the socket storage of its ctx->sk.  Verified only too. */
+ * netns cookie of its ctx, and the socket storage and TCP view of its ctx->sk.  Verified only
+ * too. */
 static const struct bpf_func_proto *cgroup_sockopt_helper_proto(u32 func_id)
 {
 	switch (func_id) {
 	case BPF_FUNC_get_netns_cookie:
 	case BPF_FUNC_sk_storage_get:
 	case BPF_FUNC_sk_storage_delete:
+	case BPF_FUNC_tcp_sock:
 		return &helpers[func_id].proto;
 	default:
 		return cgroup_dev_helper_proto(func_id);
@@ -3051,7 +3070,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		    func_id == BPF_FUNC_sk_storage_get || func_id == BPF_FUNC_sk_storage_delete ||
 		    func_id == BPF_FUNC_sk_fullsock || func_id == BPF_FUNC_sk_cgroup_id ||
 		    func_id == BPF_FUNC_sk_ancestor_cgroup_id || lookup_index(func_id) >= 0 ||
-		    func_id == BPF_FUNC_sk_release || func_id == BPF_FUNC_get_listener_sock)
+		    func_id == BPF_FUNC_sk_release || func_id == BPF_FUNC_get_listener_sock ||
+		    func_id == BPF_FUNC_tcp_sock)
 			return &helpers[func_id].proto; /* (cg_skb_func_proto()'s own) */
 		prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	}

@@ -53,6 +53,7 @@ enum bpf_return_type {
 	RET_PTR_TO_MAP_VALUE,		/* a value of the map in R1, never NULL */
 	RET_PTR_TO_SOCKET_OR_NULL,	/* a full socket, or NULL (a new reference from a lookup) */
 	RET_PTR_TO_SOCK_COMMON_OR_NULL,	/* a socket, maybe not a full one, or NULL (the same) */
+	RET_PTR_TO_TCP_SOCK_OR_NULL,	/* a TCP socket's struct bpf_tcp_sock, or NULL */
 	RET_PTR_TO_RINGBUF_MEM_OR_NULL,	/* a new reference: a record, or NULL */
 };
 

@@ -13,18 +13,43 @@
 #include "map/sk_storage.h"
 #include "util.h"
 
+/* A socket has two views a pointer may point at: struct bpf_sock (PTR_TO_SOCKET and
+ * PTR_TO_SOCK_COMMON) and a TCP socket's struct bpf_tcp_sock (bpf_tcp_sock()), each after a tag
+ * saying which it is, so that a helper given either finds the socket. */
+#define PROG_SOCK_SK 0x6b73u	/* "sk" */
+#define PROG_SOCK_TCP 0x706374u	/* "tcp" */
+
 struct prog_sock {
-	struct bpf_sock sk;		/* what programs read: must stay first */
+	u64 sk_tag;			/* PROG_SOCK_SK */
+	struct bpf_sock sk;		/* what programs read */
+	u64 tcp_tag;			/* PROG_SOCK_TCP */
+	struct bpf_tcp_sock tcp;	/* a TCP socket's counters (zero when not one) */
 	u64 cookie;			/* a kernel socket's cookie (SO_COOKIE); 0: a test run's
 					 * dummy socket */
 	struct sk_storage_list storage;	/* the dummy socket's storage (a kernel socket's is kept
 					 * by each map, under its cookie) */
 };
 
-/* The socket a program's socket pointer points at. */
+/* (each tag right before its view) */
+_Static_assert(offsetof(struct prog_sock, sk) == offsetof(struct prog_sock, sk_tag) + 8 &&
+		       offsetof(struct prog_sock, tcp) == offsetof(struct prog_sock, tcp_tag) + 8,
+	       "a prog_sock view must follow its tag");
+
+/* The socket a program's socket pointer (either view) points at. */
 static inline struct prog_sock *prog_sock_of(u64 sk)
 {
-	return container_of((struct bpf_sock *)(uintptr_t)sk, struct prog_sock, sk);
+	const u64 *p = (const u64 *)(uintptr_t)sk;
+
+	return p[-1] == PROG_SOCK_TCP ? container_of((struct bpf_tcp_sock *)p, struct prog_sock, tcp)
+				      : container_of((struct bpf_sock *)p, struct prog_sock, sk);
+}
+
+/* A new socket's tags (and nothing else) set. */
+static inline void prog_sock_init(struct prog_sock *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->sk_tag = PROG_SOCK_SK;
+	ps->tcp_tag = PROG_SOCK_TCP;
 }
 
 /* bpf_sk_lookup_tcp/udp(), bpf_skc_lookup_tcp(): the kernel socket of the caller's network

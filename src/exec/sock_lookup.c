@@ -22,6 +22,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ static __thread struct found *founds;
 struct diag_sock {
 	struct inet_diag_msg msg;
 	u32 mark, priority;
+	struct tcp_info info;	/* a TCP socket's (zeros where the kernel gave less) */
 };
 
 /* One exact-match SOCK_DIAG_BY_FAMILY request: src, dst and ports as the kernel's diag code
@@ -83,7 +85,8 @@ static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 
 	q.req.sdiag_family = family;
 	q.req.sdiag_protocol = proto;
 	q.req.idiag_states = ~0u;
-	q.req.idiag_ext = 1 << (INET_DIAG_TCLASS - 1); /* brings INET_DIAG_CLASS_ID: the priority */
+	/* the TCP counters, and INET_DIAG_CLASS_ID: the priority */
+	q.req.idiag_ext = 1 << (INET_DIAG_INFO - 1) | 1 << (INET_DIAG_TCLASS - 1);
 	memcpy(q.req.id.idiag_src, src, alen);
 	memcpy(q.req.id.idiag_dst, dst, alen);
 	q.req.id.idiag_sport = sport;
@@ -116,6 +119,10 @@ static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 
 				memcpy(&out->mark, RTA_DATA(a), 4);
 			else if (a->rta_type == INET_DIAG_CLASS_ID && RTA_PAYLOAD(a) >= 4)
 				memcpy(&out->priority, RTA_DATA(a), 4);
+			else if (a->rta_type == INET_DIAG_INFO && proto == IPPROTO_TCP)
+				memcpy(&out->info, RTA_DATA(a),
+				       RTA_PAYLOAD(a) < sizeof(out->info) ? RTA_PAYLOAD(a)
+									  : sizeof(out->info));
 		}
 		err = 0;
 		break;
@@ -136,6 +143,39 @@ static u32 v4_of(const u32 a[4])
 	return LOOPBACK4_IPV6;
 }
 
+/* struct bpf_tcp_sock from tcp_info, which has most of it: not the sequence numbers (rcv_nxt,
+ * snd_nxt, snd_una) nor the last rate sample, which read 0; srtt_us loses its low 3 bits
+ * (tcp_info keeps it >> 3), and ecn_flags has only its OK and SEEN bits. */
+static void tcp_of(struct bpf_tcp_sock *t, const struct tcp_info *i, bool listen)
+{
+	t->snd_cwnd = i->tcpi_snd_cwnd;
+	t->srtt_us = i->tcpi_rtt << 3;
+	/* (a listener's tcp_info stops before these: they keep tcp_init_sock()'s values, no
+	 * minimum yet and TCP_MSS_DEFAULT) */
+	t->rtt_min = listen ? UINT32_MAX : i->tcpi_min_rtt;
+	/* (0 in tcp_info during the initial slow start: the kernel's TCP_INFINITE_SSTHRESH) */
+	t->snd_ssthresh = i->tcpi_snd_ssthresh ? i->tcpi_snd_ssthresh : 0x7fffffff;
+	t->mss_cache = listen ? 536 : i->tcpi_snd_mss;
+	t->ecn_flags = (i->tcpi_options & TCPI_OPT_ECN ? 1 : 0) |
+		       (i->tcpi_options & TCPI_OPT_ECN_SEEN ? 8 : 0);
+	/* (a listener's unacked and sacked are its accept queue's length and limit) */
+	t->packets_out = listen ? 0 : i->tcpi_unacked;
+	t->sacked_out = listen ? 0 : i->tcpi_sacked;
+	t->retrans_out = i->tcpi_retrans;
+	t->total_retrans = i->tcpi_total_retrans;
+	t->segs_in = i->tcpi_segs_in;
+	t->data_segs_in = i->tcpi_data_segs_in;
+	t->segs_out = i->tcpi_segs_out;
+	t->data_segs_out = i->tcpi_data_segs_out;
+	t->lost_out = i->tcpi_lost;
+	t->bytes_received = i->tcpi_bytes_received;
+	t->bytes_acked = i->tcpi_bytes_acked;
+	t->dsack_dups = i->tcpi_dsack_dups;
+	t->delivered = i->tcpi_delivered;
+	t->delivered_ce = i->tcpi_delivered_ce;
+	t->icsk_retransmits = i->tcpi_retransmits;
+}
+
 static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 {
 	const struct inet_diag_msg *m = &d->msg;
@@ -146,9 +186,10 @@ static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 	for (f = founds; f; f = f->next)
 		if (f->sock.cookie == cookie)
 			return &f->sock;
-	f = calloc(1, sizeof(*f));
+	f = malloc(sizeof(*f));
 	if (!f)
 		return NULL;
+	prog_sock_init(&f->sock);
 	f->sock.cookie = cookie;
 	sk = &f->sock.sk;
 	sk->bound_dev_if = m->id.idiag_if;
@@ -180,6 +221,8 @@ static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 	sk->state = m->idiag_timer == 3 || m->idiag_state == TCP_TIME_WAIT_ ? TCP_TIME_WAIT_
 									     : m->idiag_state;
 	sk->rx_queue_mapping = (u32)-1;
+	if (proto == IPPROTO_TCP && sk->state != TCP_TIME_WAIT_)
+		tcp_of(&f->sock.tcp, &d->info, sk->state == TCP_LISTEN_);
 	f->next = founds;
 	founds = f;
 	return &f->sock;

@@ -172,13 +172,16 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 		interp_check_add(c, r0, cp->reserve_size, "ringbuf record");
 		return;
 	}
-	/* a socket found by a lookup: read only, for the rest of the run */
+	/* a socket found by a lookup, or its TCP view: read only, for the rest of the run */
 	if ((id == BPF_FUNC_sk_lookup_tcp || id == BPF_FUNC_sk_lookup_udp ||
-	     id == BPF_FUNC_skc_lookup_tcp) && r0) {
+	     id == BPF_FUNC_skc_lookup_tcp || id == BPF_FUNC_tcp_sock) && r0) {
 		for (unsigned int i = 0; i < c->nregions; i++)
 			if (c->regions[i].start == r0)
 				return;
-		interp_check_add_ro(c, r0, sizeof(struct bpf_sock), "found socket");
+		if (id == BPF_FUNC_tcp_sock)
+			interp_check_add_ro(c, r0, sizeof(struct bpf_tcp_sock), "tcp socket");
+		else
+			interp_check_add_ro(c, r0, sizeof(struct bpf_sock), "found socket");
 		return;
 	}
 	if (id != BPF_FUNC_map_lookup_elem || !r0 || !cp->lookup_map)

@@ -199,7 +199,8 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:
 		/* (the BTF form also takes BTF pointers to sockets, which userbpf has none of) */
-		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET)
+		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET &&
+		    reg->type != PTR_TO_TCP_SOCK)
 			return type_err(env, regno, reg,
 					t == ARG_PTR_TO_SOCK_COMMON
 						? "sock_common, sock, tcp_sock, xdp_sock"
@@ -849,8 +850,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (fn->arg_type[i] == ARG_PTR_TO_RINGBUF_MEM_RELEASE ||
 		    fn->arg_type[i] == ARG_PTR_TO_SOCK_RELEASE)
 			release_id = regs[BPF_REG_1 + i].ref_obj_id;
-		/* a cast of a socket (bpf_sk_fullsock()) holds the reference it was given */
-		if (id == BPF_FUNC_sk_fullsock && regs[BPF_REG_1 + i].ref_obj_id)
+		/* a cast of a socket (bpf_sk_fullsock(), bpf_tcp_sock()) holds the reference it
+		 * was given */
+		if ((id == BPF_FUNC_sk_fullsock || id == BPF_FUNC_tcp_sock) &&
+		    regs[BPF_REG_1 + i].ref_obj_id)
 			cast_ref = regs[BPF_REG_1 + i].ref_obj_id;
 		if (fn->arg_type[i] == ARG_CONST_ALLOC_SIZE_OR_ZERO)
 			alloc_size = (u32)regs[BPF_REG_1 + i].s.var_off.value;
@@ -894,9 +897,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		break;
 	case RET_PTR_TO_SOCKET_OR_NULL:
 	case RET_PTR_TO_SOCK_COMMON_OR_NULL:
-		mark_ptr(&regs[BPF_REG_0], fn->ret_type == RET_PTR_TO_SOCKET_OR_NULL
-						   ? PTR_TO_SOCKET_OR_NULL
-						   : PTR_TO_SOCK_COMMON_OR_NULL);
+	case RET_PTR_TO_TCP_SOCK_OR_NULL:
+		mark_ptr(&regs[BPF_REG_0],
+			 fn->ret_type == RET_PTR_TO_SOCKET_OR_NULL	   ? PTR_TO_SOCKET_OR_NULL
+			 : fn->ret_type == RET_PTR_TO_SOCK_COMMON_OR_NULL ? PTR_TO_SOCK_COMMON_OR_NULL
+									   : PTR_TO_TCP_SOCK_OR_NULL);
 		regs[BPF_REG_0].id = ++env->id_gen;
 		regs[BPF_REG_0].ref_obj_id = cast_ref;
 		/* a lookup's socket is a reference (the kernel's is_acquire_function()),

@@ -107,6 +107,18 @@ static bool sock_common_valid(int off, int size)
 	return sock_valid(off, size);
 }
 
+/* The kernel's bpf_tcp_sock_is_valid_access(): struct bpf_tcp_sock, read only, whole fields
+ * (its two byte counts 64 bits wide). */
+static bool tcp_sock_valid(int off, int size)
+{
+	if (off < 0 || off >= (int)offsetof(struct bpf_tcp_sock, icsk_retransmits) + 4 || off % size)
+		return false;
+	if (off == offsetof(struct bpf_tcp_sock, bytes_received) ||
+	    off == offsetof(struct bpf_tcp_sock, bytes_acked))
+		return size == 8;
+	return size == 4;
+}
+
 /* A cgroup sock program's ctx (the kernel's sock_filter_is_valid_access()): struct bpf_sock,
  * the socket being created, released or bound.  Its device, mark and priority are writable at
  * creation and release; its source address and port exist only after a bind (read only). */
@@ -227,11 +239,18 @@ static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32
 			     ">=0) check.\n", regno);
 		return -EACCES;
 	}
-	if (reg->type == PTR_TO_SOCKET ? !sock_valid(off, size) : !sock_common_valid(off, size)) {
+	if (reg->type == PTR_TO_SOCKET	    ? !sock_valid(off, size)
+	    : reg->type == PTR_TO_TCP_SOCK ? !tcp_sock_valid(off, size)
+					   : !sock_common_valid(off, size)) {
 		verbose(env, "R%u invalid %s access off=%d size=%d\n", regno,
 			reg_type_str(reg->type), off, size);
 		return -EACCES;
 	}
+	/* (the kernel's bpf_tcp_sock_is_valid_access() allows 4 bytes at the high half of
+	 * bytes_received and bytes_acked, which its conversion then has no case for) */
+	if (reg->type == PTR_TO_TCP_SOCK && (off == offsetof(struct bpf_tcp_sock, bytes_received) + 4 ||
+					     off == offsetof(struct bpf_tcp_sock, bytes_acked) + 4))
+		env->ctx_unconvertible = true;
 	if (value_regno >= 0)
 		mark_reg_unknown(&cur_regs(env)[value_regno]);
 	return 0;
@@ -931,6 +950,9 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 	case PTR_TO_SOCKET:
 		what = "sock ";
 		break;
+	case PTR_TO_TCP_SOCK:
+		what = "tcp_sock ";
+		break;
 	case PTR_TO_FLOW_KEYS:
 		what = "flow keys ";
 		break;
@@ -1057,6 +1079,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_SOCK_COMMON:
 	case PTR_TO_SOCKET:
+	case PTR_TO_TCP_SOCK:
 		err = check_sock(env, reg, regno, off, size, write, value_regno);
 		break;
 	case PTR_TO_FLOW_KEYS:
@@ -1160,7 +1183,8 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 	u8 t = regs[insn->dst_reg].type;
 
 	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META ||
-	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON || t == PTR_TO_SOCKET) {
+	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON || t == PTR_TO_SOCKET ||
+	    t == PTR_TO_TCP_SOCK) {
 		verbose(env, "BPF_ATOMIC stores into R%u %s is not allowed\n", insn->dst_reg,
 			reg_type_str(t));
 		return -EACCES;

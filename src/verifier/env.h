@@ -72,6 +72,8 @@ enum reg_type {
 	PTR_TO_SOCKET,			/* a full socket (struct bpf_sock), read only: a cgroup
 					 * sock_addr program's ctx->sk */
 	PTR_TO_SOCKET_OR_NULL,		/* bpf_sk_fullsock()'s, before its NULL check */
+	PTR_TO_TCP_SOCK,		/* a TCP socket's struct bpf_tcp_sock, read only */
+	PTR_TO_TCP_SOCK_OR_NULL,	/* bpf_tcp_sock()'s, before its NULL check */
 };
 
 /* One register.
@@ -288,6 +290,10 @@ struct verifier_env {
 	int path_prev;		/* the insn before the current one on the current path */
 	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
 	bool stack_scratched;
+	/* A load the verifier allowed that the kernel then has no conversion for (the high
+	 * half of a struct bpf_tcp_sock u64): the kernel's "verifier bug" EFAULT after the
+	 * walk. */
+	bool ctx_unconvertible;
 	u64 scratched_slots;	/* bit i: slot i of the current frame changed */
 	u64 prev_log_pos;	/* log position after the current insn's text */
 	u64 insn_log_len;	/* its length, for the state comment's column */

@@ -144,7 +144,12 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case CONST_PTR_TO_MAP_OR_NULL:
 	case PTR_TO_SOCK_COMMON_OR_NULL:
 	case PTR_TO_SOCKET_OR_NULL:
-		return check_ids(m, o->id, c->id);
+	case PTR_TO_TCP_SOCK_OR_NULL:
+	case PTR_TO_SOCK_COMMON:
+	case PTR_TO_SOCKET:
+	case PTR_TO_TCP_SOCK:
+		/* the kernel's regs_exact(): the same socket, by the same reference */
+		return check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_MEM:
 	case PTR_TO_MEM_OR_NULL:
 		/* the kernel's memcmp up to var_off covers the size */

@@ -471,6 +471,10 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		ret = do_check_globals(env);
 	if (!ret)
 		ret = check_stack_depth(env, &depth);
+	if (!ret && env->ctx_unconvertible) {
+		verbose(env, "verifier bug: error during ctx access conversion (0)\n");
+		ret = -EFAULT;
+	}
 	if (!ret)
 		convert_ctx_accesses(env);
 	if (!ret)
