@@ -454,28 +454,26 @@ static const uint32_t types[] = {
 	T_STRUCT(S_V, 1, 8), T_MEMBER(S_A, 2, 0), /* 3 struct v { u64 a; } */
 };
 
+/* tc: r6 = ctx, r7 = the packet (PKT_LEN bytes, else return 3), r0 = bpf_sk_lookup_tcp() of
+ * its IPv4 tuple, returning 0 when that finds nothing. */
+#define LOOKUP_PACKET_TUPLE                                                                        \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),                                                       \
+	BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, SKB_OFF(data)),                                   \
+	BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, SKB_OFF(data_end)),                               \
+	BPF_MOV64_REG(BPF_REG_0, BPF_REG_7), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, PKT_LEN),           \
+	BPF_JMP_REG(BPF_JLE, BPF_REG_0, BPF_REG_8, 2), BPF_MOV64_IMM(BPF_REG_0, 3),               \
+	BPF_EXIT_INSN(), BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_REG(BPF_REG_2, BPF_REG_7), \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, TUPLE_AT), BPF_MOV64_IMM(BPF_REG_3, 12),                \
+	BPF_MOV64_IMM(BPF_REG_4, -1), BPF_MOV64_IMM(BPF_REG_5, 0),                                 \
+	BPF_EMIT_CALL(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),            \
+	BPF_EXIT_INSN()
+
 /* Looks up the listener of the packet's tuple (cb[0]: flags for the storage) and adds 1 to its
  * storage, returning the new value (0: nothing found, 1 << 20: no storage). */
 static int load_storage_counter(int s, int map)
 {
 	struct bpf_insn p[] = {
-		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-		BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, SKB_OFF(data)),
-		BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, SKB_OFF(data_end)),
-		BPF_MOV64_REG(BPF_REG_0, BPF_REG_7),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, PKT_LEN),
-		BPF_JMP_REG(BPF_JLE, BPF_REG_0, BPF_REG_8, 2),
-		BPF_MOV64_IMM(BPF_REG_0, 3),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_7),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, TUPLE_AT),
-		BPF_MOV64_IMM(BPF_REG_3, 12),
-		BPF_MOV64_IMM(BPF_REG_4, -1),
-		BPF_MOV64_IMM(BPF_REG_5, 0),
-		BPF_EMIT_CALL(BPF_FUNC_sk_lookup_tcp),
-		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
-		BPF_EXIT_INSN(),
+		LOOKUP_PACKET_TUPLE,
 		BPF_MOV64_REG(BPF_REG_9, BPF_REG_0),
 		BPF_LD_MAP_FD(BPF_REG_1, map),
 		BPF_MOV64_REG(BPF_REG_2, BPF_REG_9),
@@ -723,6 +721,30 @@ static const struct vcase vcases[] = {
 	{ "sk_lookup: a lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP,
 	  { LOOKUP(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
 	    RELEASE(BPF_REG_0), RET(1) } },
+	{ "tc: sk_assign of a lookup's socket", BPF_PROG_TYPE_SCHED_CLS, 0,
+	  { BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), LOOKUP(BPF_FUNC_sk_lookup_tcp),
+	    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 7), BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+	    BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+	    BPF_MOV64_IMM(BPF_REG_3, 0), BPF_EMIT_CALL(BPF_FUNC_sk_assign), RELEASE(BPF_REG_7),
+	    RET(0) } },
+	{ "tc: sk_assign of NULL", BPF_PROG_TYPE_SCHED_CLS, 0,
+	  { BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(0) } },
+	{ "XDP: sk_assign", BPF_PROG_TYPE_XDP, 0,
+	  { BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(2) } },
+	{ "sk_lookup: sk_assign of NULL", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP,
+	  { BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(1) } },
+	{ "sk_lookup: sk_assign of ctx->sk", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP,
+	  { BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, (short)offsetof(struct bpf_sk_lookup, sk)),
+	    BPF_MOV64_IMM(BPF_REG_3, 0), BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(1) } },
+	{ "sk_lookup: sk_assign of a scalar", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP,
+	  { BPF_MOV64_IMM(BPF_REG_2, 1), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(1) } },
+	{ "sk_lookup: sk_assign of the ctx", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP,
+	  { BPF_MOV64_REG(BPF_REG_2, BPF_REG_1), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_EMIT_CALL(BPF_FUNC_sk_assign), RET(1) } },
 	{ "lwt", BPF_PROG_TYPE_LWT_IN, 0,
 	  { LOOKUP(BPF_FUNC_sk_lookup_tcp), BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
 	    RELEASE(BPF_REG_0), RET(0) } },
@@ -855,25 +877,9 @@ TEST(sock_lookup_own_sockets)
  * view.  0: nothing found, 2: not a TCP socket, 1: copied. */
 static int load_tcp_fields(int s)
 {
-	struct bpf_insn p[128];
-	uint32_t n = 0;
+	struct bpf_insn p[128] = { LOOKUP_PACKET_TUPLE };
+	uint32_t n = N(((struct bpf_insn[]){ LOOKUP_PACKET_TUPLE }));
 
-	p[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
-	p[n++] = BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, SKB_OFF(data));
-	p[n++] = BPF_LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, SKB_OFF(data_end));
-	p[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_7);
-	p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, PKT_LEN);
-	p[n++] = BPF_JMP_REG(BPF_JLE, BPF_REG_0, BPF_REG_8, 2);
-	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 3);
-	p[n++] = BPF_EXIT_INSN();
-	p[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_7);
-	p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, TUPLE_AT);
-	p[n++] = BPF_MOV64_IMM(BPF_REG_3, 12);
-	p[n++] = BPF_MOV64_IMM(BPF_REG_4, -1);
-	p[n++] = BPF_MOV64_IMM(BPF_REG_5, 0);
-	p[n++] = BPF_EMIT_CALL(BPF_FUNC_sk_lookup_tcp);
-	p[n++] = BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1);
-	p[n++] = BPF_EXIT_INSN();
 	p[n++] = BPF_MOV64_REG(BPF_REG_9, BPF_REG_0);
 	p[n++] = BPF_MOV64_REG(BPF_REG_1, BPF_REG_0);
 	p[n++] = BPF_EMIT_CALL(BPF_FUNC_tcp_sock);
@@ -1035,4 +1041,128 @@ TEST(diff_sock_lookup_tcp_sock_verifier)
 				      cases[i].eat, cases[i].insns, cases[i].insns, cnt);
 		logs_agree(cases[i].what, cases[i].type, cases[i].eat, cases[i].insns, cnt);
 	}
+}
+
+/* bpf_sk_assign() at run time: in tc (a test run is not at ingress: -EOPNOTSUPP, -EINVAL for
+ * flags) and in a socket lookup program (selecting no socket, with each flag; the second call
+ * without BPF_SK_LOOKUP_F_REPLACE), its results kept in an array map. */
+TEST(diff_sock_lookup_sk_assign)
+{
+	static const uint64_t flags[] = { 0, 1, 2, 3, 4, 1ull << 40 };
+	int map[NSIDES], tc[NSIDES], sl[NSIDES];
+	struct socks k;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(socks_open(&k));
+	for (int s = 0; s < NSIDES; s++) {
+		map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0).rc;
+		REQUIRE(map[s] >= 0);
+		/* r8 = assign(lookup(the packet's tuple), flags from cb[0]); map[0] = r8 */
+		struct bpf_insn ptc[] = {
+			BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_1, SKB_OFF(cb[0])),
+			LOOKUP_PACKET_TUPLE,
+			BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_7),
+			BPF_MOV64_REG(BPF_REG_3, BPF_REG_9),
+			BPF_EMIT_CALL(BPF_FUNC_sk_assign),
+			BPF_MOV64_REG(BPF_REG_8, BPF_REG_0),
+			RELEASE(BPF_REG_7),
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+			BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_8, 0),
+			RET(1),
+		};
+		/* map[1] = assign(NULL, flags from map[1]) << 32 | (u32)assign(NULL, flags) */
+		struct bpf_insn psl[] = {
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 1),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
+			BPF_EXIT_INSN(),
+			BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+			BPF_LDX_MEM(BPF_DW, BPF_REG_9, BPF_REG_0, 0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_MOV64_IMM(BPF_REG_2, 0),
+			BPF_MOV64_REG(BPF_REG_3, BPF_REG_9),
+			BPF_EMIT_CALL(BPF_FUNC_sk_assign),
+			BPF_MOV64_REG(BPF_REG_8, BPF_REG_0),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_MOV64_IMM(BPF_REG_2, 0),
+			BPF_MOV64_REG(BPF_REG_3, BPF_REG_9),
+			BPF_EMIT_CALL(BPF_FUNC_sk_assign),
+			BPF_ALU64_IMM(BPF_LSH, BPF_REG_8, 32),
+			BPF_MOV32_REG(BPF_REG_0, BPF_REG_0),
+			BPF_ALU64_REG(BPF_OR, BPF_REG_8, BPF_REG_0),
+			BPF_STX_MEM(BPF_DW, BPF_REG_7, BPF_REG_8, 0),
+			RET(1),
+		};
+
+		tc[s] = side_prog_load(s, BPF_PROG_TYPE_SCHED_CLS, ptc, N(ptc));
+		sl[s] = side_prog_load_eat_log(s, BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP, psl,
+					       N(psl), NULL, 0).rc;
+		REQUIRE(tc[s] >= 0 && sl[s] >= 0);
+	}
+	for (size_t i = 0; i < N(flags); i++) {
+		struct lookup l = lookups[2]; /* the listener */
+		uint64_t v[NSIDES][2];
+		uint32_t ret[NSIDES];
+		struct bpf_result r[NSIDES];
+
+		l.flags = 0;
+		for (int s = 0; s < NSIDES; s++) {
+			struct __sk_buff ctx;
+			uint8_t pkt[PKT_LEN];
+
+			make_packet(pkt, &k, &l, false);
+			memset(&ctx, 0, sizeof(ctx));
+			ctx.cb[0] = (uint32_t)flags[i];
+			r[s] = side_test_run_ctx(s, tc[s], pkt, PKT_LEN, 1, &ctx, sizeof(ctx), NULL, 0,
+						 &ret[s]);
+		}
+		/* (1: the listener was found and the result stored) */
+		if (AGREE("tc sk_assign", r) && !r[K].rc && ret[K] == 1 && ret[U] == 1)
+			for (int s = 0; s < NSIDES; s++) {
+				uint32_t zero = 0;
+
+				v[s][0] = 0xeeee;
+				CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, map[s], &zero, &v[s][0], 0).rc,
+					 0);
+			}
+		else
+			test_fail(__FILE__, __LINE__, "tc sk_assign: retvals %u, %u", ret[K], ret[U]);
+		CHECK_EQ(v[U][0], v[K][0]);
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_sk_lookup in = { .family = AF_INET, .protocol = IPPROTO_TCP,
+						    .remote_port = htons(5555), .local_port = 80 };
+			uint32_t one = 1;
+			uint64_t f = flags[i];
+
+			CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &one, &f, 0).rc, 0);
+			r[s] = side_test_run_ctx(s, sl[s], NULL, 0, 1, &in, sizeof(in), NULL, 0,
+						 &ret[s]);
+		}
+		if (!AGREE("sk_lookup sk_assign", r) || r[K].rc)
+			continue;
+		CHECK_EQ(ret[U], ret[K]);
+		for (int s = 0; s < NSIDES; s++) {
+			uint32_t one = 1;
+
+			CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, map[s], &one, &v[s][1], 0).rc, 0);
+		}
+		CHECK_EQ(v[U][1], v[K][1]);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		close(tc[s]);
+		close(sl[s]);
+		close(map[s]);
+	}
+	socks_close(&k);
 }

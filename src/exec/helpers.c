@@ -1331,6 +1331,7 @@ static u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
  * lookup found, which the map keeps (src/map/sk_storage.c).  flags: BPF_SK_STORAGE_GET_F_CREATE
  * or 0, else NULL; a socket that is not a full one (time-wait) has none. */
 #define TCP_TIME_WAIT_STATE 6
+#define TCP_LISTEN_STATE 10
 static bool sk_is_full(const struct prog_sock *ps)
 {
 	return ps->sk.state != TCP_TIME_WAIT_STATE;
@@ -1438,10 +1439,43 @@ static u64 h_sk_release(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* bpf_sk_assign(ctx, sk, flags) in tc: the socket the packet is to be delivered to, which only
+ * tc ingress may choose; a test run is not at ingress, so it is -EOPNOTSUPP there as in the
+ * kernel (-EINVAL for flags). */
+static u64 h_sk_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
+{
+	return flags ? (u64)-EINVAL : (u64)-EOPNOTSUPP;
+}
+
+/* bpf_sk_assign(ctx, sk, flags) in a socket lookup program (the kernel's
+ * bpf_sk_lookup_assign()): selects sk (NULL: none) as the lookup's result, ctx->sk, after the
+ * kernel's checks: a listening TCP or unconnected UDP socket, not a reference-counted one, of
+ * the connection's protocol and family (an IPv6 socket that is not v6-only takes IPv4 too), and
+ * none selected before unless BPF_SK_LOOKUP_F_REPLACE. */
+#define TCP_CLOSE_STATE 7
+static u64 h_sk_lookup_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
+{
+	struct bpf_sk_lookup *c = PTR(ctx);
+	const struct bpf_sock *s = sk ? &prog_sock_of(sk)->sk : NULL;
+
+	if (flags & ~(u64)(BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT))
+		return (u64)-EINVAL;
+	if (s && ((s->protocol == IPPROTO_TCP && s->state != TCP_LISTEN_STATE) ||
+		  (s->protocol == IPPROTO_UDP && s->state != TCP_CLOSE_STATE)))
+		return (u64)-ESOCKTNOSUPPORT;
+	if (s && s->protocol != c->protocol)
+		return (u64)-EPROTOTYPE;
+	if (s && s->family != c->family && s->family == AF_INET)
+		return (u64)-EAFNOSUPPORT;
+	if (c->sk && !(flags & BPF_SK_LOOKUP_F_REPLACE))
+		return (u64)-EEXIST;
+	c->sk = (struct bpf_sock *)(uintptr_t)sk;
+	return 0;
+}
+
 /* bpf_get_listener_sock(sk): sk when it listens (a TCP socket; the dummy socket of a test
  * run is closed), else NULL.  (These return the socket's struct bpf_sock whichever view they
  * were given.) */
-#define TCP_LISTEN_STATE 10
 static u64 h_get_listener_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct prog_sock *ps = prog_sock_of(sk);
@@ -2531,6 +2565,9 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_tcp_sock] = { { h_tcp_sock, "bpf_tcp_sock", false, false,
 				  RET_PTR_TO_TCP_SOCK_OR_NULL, ARGS(ARG_PTR_TO_SOCK_COMMON) },
 				TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_sk_assign] = { { h_sk_assign, "bpf_sk_assign", false, false, RET_INTEGER,
+				   ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING) },
+				 TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_get_listener_sock] = { { h_get_listener_sock, "bpf_get_listener_sock", false,
 					   false, RET_PTR_TO_SOCKET_OR_NULL,
 					   ARGS(ARG_PTR_TO_SOCK_COMMON) },
@@ -2829,6 +2866,9 @@ static int lookup_index(u32 func_id)
 		       : -1;
 }
 
+static const struct helper sk_lookup_assign_helper = {
+	{ h_sk_lookup_assign, "bpf_sk_assign", false, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_SOCKET_OR_NULL, ARG_ANYTHING) }, 0 };
 static const struct helper xdp_redirect_helper = {
 	{ h_xdp_redirect, "bpf_redirect", false, false, RET_INTEGER,
 	  ARGS(ARG_ANYTHING, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_XDP) };
@@ -3040,10 +3080,11 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	if (prog_type == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		return flow_dissector_helper_proto(func_id);
 	/* a socket lookup program's (the kernel's sk_lookup_func_proto()): the networking base
-	 * ones, as a flow dissector's, the data form of perf_event_output and sk_release (not
-	 * bpf_sk_assign(), which userbpf has not) */
+	 * ones, as a flow dissector's, the data form of perf_event_output, sk_release and its
+	 * own sk_assign */
 	if (prog_type == BPF_PROG_TYPE_SK_LOOKUP)
-		return func_id == BPF_FUNC_perf_event_output || func_id == BPF_FUNC_sk_release
+		return func_id == BPF_FUNC_sk_assign ? &sk_lookup_assign_helper.proto
+		       : func_id == BPF_FUNC_perf_event_output || func_id == BPF_FUNC_sk_release
 			       ? &helpers[func_id].proto
 		       : func_id == BPF_FUNC_skb_load_bytes  ? NULL
 							     : flow_dissector_helper_proto(func_id);

@@ -22,6 +22,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
 	ARG_PTR_TO_SOCK_COMMON,	/* the same, as the older helpers name it */
 	ARG_PTR_TO_SOCK_RELEASE,	/* a socket a lookup acquired, released (bpf_sk_release()) */
+	ARG_PTR_TO_SOCKET_OR_NULL,	/* a full socket (maybe NULL), or NULL (a known zero) */
 	ARG_PTR_TO_UNINIT_MAP_VALUE,	/* memory of the map's value_size, written by the helper */
 	ARG_PTR_TO_MEM,		/* readable initialised memory; size in the next argument */
 	ARG_PTR_TO_MEM_OR_NULL,	/* the same, or NULL (a known zero) with a size that may be 0 */

@@ -728,8 +728,9 @@ out:
  * IPv6 family: EAFNOSUPPORT, a 16-bit local port: ERANGE), repeat times; no packet in or out.
  * The ctx it reads holds what the kernel's conversions read: the 16-bit family, protocol and
  * remote port, the addresses of the family only (the other reads as 0), no ingress device and
- * no socket, which it cannot select either (no bpf_sk_assign()).  retval: SK_PASS unless it
- * dropped; ctx_out: ctx_in with a cookie of 0 (no socket). */
+ * no socket selected (bpf_sk_assign() selects one: ctx->sk).  retval: SK_PASS unless it
+ * dropped; ctx_out: ctx_in with the selected socket's cookie (0: none; a program here has no
+ * socket maps to select one from, so none). */
 int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u32 retval, duration;
@@ -769,6 +770,7 @@ int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union 
 	}
 	prog_repeat(prog, args, attr->test.repeat, &r0, &duration);
 	retval = (u32)r0 == SK_DROP ? SK_DROP : SK_PASS;
+	uctx->cookie = ctx.sk ? prog_sock_of((uintptr_t)ctx.sk)->cookie : 0;
 	err = test_finish(attr, uattr, NULL, 0, 0, retval, duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(*uctx));

@@ -213,6 +213,12 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EINVAL;
 		}
 		return 0;
+	case ARG_PTR_TO_SOCKET_OR_NULL:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno);
+		if (reg->type != PTR_TO_SOCKET && reg->type != PTR_TO_SOCKET_OR_NULL)
+			return type_err(env, regno, reg, "sock");
+		return 0;
 	case ARG_PTR_TO_MAP_VALUE_OR_NULL:
 		/* NULL: precise, as ARG_PTR_TO_MEM_OR_NULL's */
 		if (reg_is_const(reg) && !reg->s.var_off.value)

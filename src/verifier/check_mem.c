@@ -490,7 +490,7 @@ static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 
 		} else {
 			mark_ptr(dst, ptr_type);
 			/* a maybe-NULL pointer gets the id its NULL check follows */
-			if (ptr_type == PTR_TO_SOCK_COMMON_OR_NULL)
+			if (reg_may_be_null(dst))
 				dst->id = ++env->id_gen;
 		}
 	}
