@@ -530,6 +530,12 @@ TEST(cli_prog_run_cgroup_storage)
 		 0);
 	CHECK(strstr(out, "sk_counts: sk_storage, key 4 B, value 16 B") != NULL);
 	CHECK(strstr(out, "cannot be listed") != NULL);
+	/* nor can a socket map be filled from the CLI */
+	CHECK_EQ(cli("map", "dump", LOADER_OBJ_DIR "/tests/corpus/sk_lookup_steer.bpf.o:steer",
+		     NULL),
+		 0);
+	CHECK(strstr(out, "steer: sockhash, key 4 B, value 8 B") != NULL);
+	CHECK(strstr(out, "the CLI adds none") != NULL);
 }
 
 /* A flow dissector over the capture: every frame gets BPF_OK or BPF_DROP, the same as on the

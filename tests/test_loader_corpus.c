@@ -81,6 +81,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_sock_policy", true },
 	{ "cgroup_sock_bad_write", false },
 	{ "tc_sk_lookup_guard", true },
+	{ "sk_lookup_steer", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

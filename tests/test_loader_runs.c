@@ -294,3 +294,58 @@ TEST(loader_runs_sk_lookup_guard)
 	close(l4);
 	close(l6);
 }
+
+/* sk_lookup_steer with this process's listener in its socket hash: a listed port's TCP
+ * connection gets the listener (its cookie from the test run), a UDP one is refused, an unlisted
+ * port goes on (no socket). */
+TEST(loader_runs_sk_lookup_steer)
+{
+	struct userbpf_object *obj[NSIDES] = { NULL };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	socklen_t len4 = sizeof(a4);
+	int prog[NSIDES], l4;
+	uint64_t cookie;
+	socklen_t clen = sizeof(cookie);
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	l4 = socket(AF_INET, SOCK_STREAM, 0);
+	REQUIRE(l4 >= 0);
+	REQUIRE(!bind(l4, (struct sockaddr *)&a4, len4) && !listen(l4, 4));
+	REQUIRE(!getsockopt(l4, SOL_SOCKET, SO_COOKIE, &cookie, &clen));
+	REQUIRE(load_corpus("sk_lookup_steer", obj, prog) == 0);
+	for (int s = 0; s < NSIDES; s++) {
+		int steer = userbpf_map_fd(userbpf_object_find_map(obj[s], "steer"));
+		uint32_t port = 8080;
+		uint64_t fd = (uint64_t)l4;
+
+		CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, steer, &port, &fd, 0).rc, 0);
+	}
+	static const struct {
+		uint32_t port, protocol, verdict;
+		bool steered;
+	} runs[] = {
+		{ 8080, IPPROTO_TCP, SK_PASS, true },
+		{ 8080, IPPROTO_UDP, SK_DROP, false },
+		{ 9999, IPPROTO_TCP, SK_PASS, false },
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct bpf_sk_lookup in = { .family = AF_INET, .protocol = runs[i].protocol,
+					    .remote_port = htons(4000), .local_port = runs[i].port };
+		struct bpf_sk_lookup out[NSIDES];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 1, &in, sizeof(in), &out[s],
+						 sizeof(out[s]), &ret[s]);
+		if (!AGREE("sk lookup steer run", r) || r[K].rc)
+			break;
+		CHECK_EQ(ret[U], ret[K]);
+		CHECK_EQ(ret[U], runs[i].verdict);
+		CHECK_EQ(out[U].cookie, out[K].cookie);
+		CHECK_EQ(out[U].cookie, runs[i].steered ? cookie : 0);
+	}
+	for (int s = 0; s < NSIDES; s++)
+		userbpf_object_close(obj[s]);
+	close(l4);
+}

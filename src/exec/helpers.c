@@ -1449,27 +1449,33 @@ static u64 h_sk_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
 
 /* bpf_sk_assign(ctx, sk, flags) in a socket lookup program (the kernel's
  * bpf_sk_lookup_assign()): selects sk (NULL: none) as the lookup's result, ctx->sk, after the
- * kernel's checks: a listening TCP or unconnected UDP socket, not a reference-counted one, of
- * the connection's protocol and family (an IPv6 socket that is not v6-only takes IPv4 too), and
+ * kernel's checks: not a reference-counted socket (only TCP listeners and UDP sockets are freed
+ * after an RCU grace period instead), a listening TCP or unconnected UDP one, of the
+ * connection's protocol and family (an IPv6 socket that is not v6-only takes IPv4 too), and
  * none selected before unless BPF_SK_LOOKUP_F_REPLACE. */
 #define TCP_CLOSE_STATE 7
 static u64 h_sk_lookup_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
 {
-	struct bpf_sk_lookup *c = PTR(ctx);
-	const struct bpf_sock *s = sk ? &prog_sock_of(sk)->sk : NULL;
+	struct sk_lookup_run *run = PTR(ctx);
+	struct bpf_sk_lookup *c = &run->ctx;
+	const struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
+	const struct bpf_sock *s = ps ? &ps->sk : NULL;
+	bool inet = s && (s->family == AF_INET || s->family == AF_INET6);
+	bool rcu_freed = inet && ((s->protocol == IPPROTO_TCP && s->state == TCP_LISTEN_STATE) ||
+				  s->protocol == IPPROTO_UDP);
 
 	if (flags & ~(u64)(BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT))
 		return (u64)-EINVAL;
-	if (s && ((s->protocol == IPPROTO_TCP && s->state != TCP_LISTEN_STATE) ||
-		  (s->protocol == IPPROTO_UDP && s->state != TCP_CLOSE_STATE)))
+	if (s && (!rcu_freed || (s->protocol == IPPROTO_UDP && s->state != TCP_CLOSE_STATE)))
 		return (u64)-ESOCKTNOSUPPORT;
 	if (s && s->protocol != c->protocol)
 		return (u64)-EPROTOTYPE;
-	if (s && s->family != c->family && s->family == AF_INET)
+	if (s && s->family != c->family && (s->family == AF_INET || ps->v6only))
 		return (u64)-EAFNOSUPPORT;
 	if (c->sk && !(flags & BPF_SK_LOOKUP_F_REPLACE))
 		return (u64)-EEXIST;
 	c->sk = (struct bpf_sock *)(uintptr_t)sk;
+	run->no_reuseport = flags & BPF_SK_LOOKUP_F_NO_REUSEPORT;
 	return 0;
 }
 

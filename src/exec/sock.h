@@ -26,6 +26,9 @@ struct prog_sock {
 	struct bpf_tcp_sock tcp;	/* a TCP socket's counters (zero when not one) */
 	u64 cookie;			/* a kernel socket's cookie (SO_COOKIE); 0: a test run's
 					 * dummy socket */
+	bool reuseport;			/* SO_REUSEPORT (known of the sockets of socket maps) */
+	bool v6only;			/* an IPv6 socket that takes no IPv4 (IPV6_V6ONLY, or
+					 * bound to an IPv6 address) */
 	struct sk_storage_list storage;	/* the dummy socket's storage (a kernel socket's is kept
 					 * by each map, under its cookie) */
 };
@@ -61,7 +64,37 @@ static inline void prog_sock_init(struct prog_sock *ps)
 struct bpf_sock *sock_lookup(u8 proto, const void *tuple, u32 len, u64 netns_id, bool u32_netns,
 			     u64 flags, u32 ifindex, bool full);
 
+/* A socket lookup program's ctx as a test run gives it: what bpf_sk_assign() chose besides the
+ * socket (ctx.sk). */
+struct sk_lookup_run {
+	struct bpf_sk_lookup ctx;	/* must stay first: r1 */
+	bool no_reuseport;		/* BPF_SK_LOOKUP_F_NO_REUSEPORT */
+};
+
 /* The end of a test run (of all its repeats): the sockets its lookups found go. */
 void sock_lookup_run_end(void);
+
+/* A kernel socket as a socket map holds it (src/map/sockmap.c): enough to find it again
+ * (its cookie and addresses) and to describe it when it cannot be (a Unix socket). */
+struct sock_ref {
+	u64 cookie;
+	u8 family, type, protocol;
+	u32 state;		/* when it was added */
+	u32 local[4], remote[4];	/* network order (IPv4: [0]) */
+	u16 lport, rport;	/* network order */
+	bool reuseport;		/* SO_REUSEPORT */
+};
+
+/* The socket behind fd, for a socket map (the kernel's sock_map_update_elem_sys() checks): 0,
+ * -EBADF, -ENOTSOCK, or -EOPNOTSUPP for a socket a map cannot hold (not TCP, UDP or Unix; a
+ * TCP socket neither established nor listening, an unbound UDP one, an unconnected Unix
+ * stream). */
+int sock_ref_from_fd(int fd, struct sock_ref *r);
+/* The same for a socket a program passes (the kernel's sock_map_update_elem()): -EOPNOTSUPP for
+ * a test run's dummy socket (no protocol), -EINVAL for a time-wait one. */
+int sock_ref_from_prog(u64 sk, struct sock_ref *r);
+/* A program's view of r's socket for this run (see sock_lookup()), or NULL when the kernel no
+ * longer has it (closed: the kernel's map would have dropped it). */
+struct bpf_sock *sock_ref_get(const struct sock_ref *r);
 
 #endif /* USERBPF_EXEC_SOCK_H */

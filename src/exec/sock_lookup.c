@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exec/sock.h"
@@ -60,13 +61,16 @@ static __thread struct found *founds;
 struct diag_sock {
 	struct inet_diag_msg msg;
 	u32 mark, priority;
+	u8 v6only;
 	struct tcp_info info;	/* a TCP socket's (zeros where the kernel gave less) */
 };
 
 /* One exact-match SOCK_DIAG_BY_FAMILY request: src, dst and ports as the kernel's diag code
- * hands them to its lookup (see sock_lookup()).  0 and *out filled, or -ENOENT / -errno. */
+ * hands them to its lookup (see sock_lookup()), and the socket's cookie (ANY_COOKIE: any).  0
+ * and *out filled, or -ENOENT / -errno. */
+#define ANY_COOKIE ((u64)INET_DIAG_NOCOOKIE << 32 | INET_DIAG_NOCOOKIE)
 static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 *dst, u16 dport,
-		      u32 ifindex, struct diag_sock *out)
+		      u32 ifindex, u64 cookie, struct diag_sock *out)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -92,7 +96,8 @@ static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 
 	q.req.id.idiag_sport = sport;
 	q.req.id.idiag_dport = dport;
 	q.req.id.idiag_if = ifindex;
-	q.req.id.idiag_cookie[0] = q.req.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	q.req.id.idiag_cookie[0] = (u32)cookie;
+	q.req.id.idiag_cookie[1] = (u32)(cookie >> 32);
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
@@ -119,6 +124,8 @@ static int diag_query(u8 family, u8 proto, const u32 *src, u16 sport, const u32 
 				memcpy(&out->mark, RTA_DATA(a), 4);
 			else if (a->rta_type == INET_DIAG_CLASS_ID && RTA_PAYLOAD(a) >= 4)
 				memcpy(&out->priority, RTA_DATA(a), 4);
+			else if (a->rta_type == INET_DIAG_SKV6ONLY && RTA_PAYLOAD(a) >= 1)
+				memcpy(&out->v6only, RTA_DATA(a), 1);
 			else if (a->rta_type == INET_DIAG_INFO && proto == IPPROTO_TCP)
 				memcpy(&out->info, RTA_DATA(a),
 				       RTA_PAYLOAD(a) < sizeof(out->info) ? RTA_PAYLOAD(a)
@@ -221,6 +228,7 @@ static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 	sk->state = m->idiag_timer == 3 || m->idiag_state == TCP_TIME_WAIT_ ? TCP_TIME_WAIT_
 									     : m->idiag_state;
 	sk->rx_queue_mapping = (u32)-1;
+	f->sock.v6only = d->v6only;
 	if (proto == IPPROTO_TCP && sk->state != TCP_TIME_WAIT_)
 		tcp_of(&f->sock.tcp, &d->info, sk->state == TCP_LISTEN_);
 	f->next = founds;
@@ -246,9 +254,9 @@ static struct prog_sock *lookup(u8 proto, const void *tuple, u32 len, u32 ifinde
 	/* TCP's diag lookup takes the local end as src, UDP's the remote end (the kernel's
 	 * inet_diag_find_one_icsk() and udp_dump_one()) */
 	if (proto == IPPROTO_TCP)
-		err = diag_query(family, proto, daddr, dport, saddr, sport, ifindex, &d);
+		err = diag_query(family, proto, daddr, dport, saddr, sport, ifindex, ANY_COOKIE, &d);
 	else
-		err = diag_query(family, proto, saddr, sport, daddr, dport, ifindex, &d);
+		err = diag_query(family, proto, saddr, sport, daddr, dport, ifindex, ANY_COOKIE, &d);
 	if (err)
 		return NULL;
 	if (proto == IPPROTO_TCP && (d.msg.idiag_state == TCP_TIME_WAIT_ || d.msg.idiag_timer == 3)) {
@@ -256,7 +264,7 @@ static struct prog_sock *lookup(u8 proto, const void *tuple, u32 len, u32 ifinde
 			return NULL; /* not a full socket */
 	} else if (proto == IPPROTO_TCP && d.msg.idiag_state == TCP_NEW_SYN_RECV_ && full) {
 		/* a request socket: its listener, which the same lookup finds for no peer */
-		if (diag_query(family, proto, daddr, dport, any, 0, ifindex, &d) ||
+		if (diag_query(family, proto, daddr, dport, any, 0, ifindex, ANY_COOKIE, &d) ||
 		    d.msg.idiag_state == TCP_NEW_SYN_RECV_ || d.msg.idiag_state == TCP_ESTABLISHED_)
 			return NULL;
 	}
@@ -309,4 +317,163 @@ void sock_lookup_run_end(void)
 		founds = f->next;
 		free(f);
 	}
+}
+
+/* ---- the sockets of socket maps ---- */
+
+#define TCP_ESTABLISHED_STATE 1
+#define TCP_CLOSE_STATE 7
+
+/* A sockaddr_in or _in6 into an address and port (network order). */
+static void addr_of(const struct sockaddr_storage *a, u32 addr[4], u16 *port)
+{
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)a;
+
+		addr[0] = in->sin_addr.s_addr;
+		*port = in->sin_port;
+	} else if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)a;
+
+		memcpy(addr, &in6->sin6_addr, 16);
+		*port = in6->sin6_port;
+	}
+}
+
+/* Which sockets a map holds (the kernel's sock_map_sk_is_suitable() and
+ * sock_map_sk_state_allowed()): TCP established or listening, UDP bound, Unix streams
+ * connected, other Unix sockets in any state. */
+static int ref_check(const struct sock_ref *r, bool bound)
+{
+	bool inet = r->family == AF_INET || r->family == AF_INET6;
+
+	if (inet && r->type == SOCK_STREAM && r->protocol == IPPROTO_TCP)
+		return r->state == TCP_ESTABLISHED_STATE || r->state == TCP_LISTEN_ ? 0 : -EOPNOTSUPP;
+	if (inet && r->type == SOCK_DGRAM && r->protocol == IPPROTO_UDP)
+		return bound ? 0 : -EOPNOTSUPP;
+	if (r->family == AF_UNIX && r->type == SOCK_STREAM)
+		return r->state == TCP_ESTABLISHED_STATE ? 0 : -EOPNOTSUPP;
+	if (r->family == AF_UNIX && (r->type == SOCK_DGRAM || r->type == SOCK_SEQPACKET))
+		return 0;
+	return -EOPNOTSUPP;
+}
+
+int sock_ref_from_fd(int fd, struct sock_ref *r)
+{
+	struct sockaddr_storage a;
+	int domain, type, proto;
+	socklen_t len;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return -EBADF;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	memset(r, 0, sizeof(*r));
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len))
+		return -EOPNOTSUPP;
+	len = sizeof(r->cookie);
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &r->cookie, &len))
+		return -errno;
+	r->family = (u8)domain;
+	r->type = (u8)type;
+	r->protocol = (u8)proto;
+	len = sizeof(a);
+	memset(&a, 0, sizeof(a));
+	if (!getsockname(fd, (struct sockaddr *)&a, &len))
+		addr_of(&a, r->local, &r->lport);
+	len = sizeof(a);
+	memset(&a, 0, sizeof(a));
+	bool connected = !getpeername(fd, (struct sockaddr *)&a, &len);
+
+	if (connected)
+		addr_of(&a, r->remote, &r->rport);
+	r->state = connected ? TCP_ESTABLISHED_STATE : TCP_CLOSE_STATE;
+	len = sizeof(int);
+	if (!getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &type, &len))
+		r->reuseport = type != 0;
+	if (proto == IPPROTO_TCP && (domain == AF_INET || domain == AF_INET6)) {
+		struct tcp_info ti;
+
+		len = sizeof(ti);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+			return -EOPNOTSUPP;
+		r->state = ti.tcpi_state;
+	}
+	return ref_check(r, r->lport != 0);
+}
+
+int sock_ref_from_prog(u64 sk, struct sock_ref *r)
+{
+	const struct prog_sock *ps = prog_sock_of(sk);
+	const struct bpf_sock *s = &ps->sk;
+
+	if (s->state == TCP_TIME_WAIT_)
+		return -EINVAL; /* not a full socket */
+	if (!ps->cookie)
+		return -EOPNOTSUPP; /* a test run's dummy socket: no protocol a map takes */
+	memset(r, 0, sizeof(*r));
+	r->cookie = ps->cookie;
+	r->reuseport = ps->reuseport;
+	r->family = (u8)s->family;
+	r->type = (u8)s->type;
+	r->protocol = (u8)s->protocol;
+	r->state = s->state;
+	if (s->family == AF_INET) {
+		r->local[0] = s->src_ip4;
+		r->remote[0] = s->dst_ip4;
+	} else {
+		memcpy(r->local, s->src_ip6, 16);
+		memcpy(r->remote, s->dst_ip6, 16);
+	}
+	r->lport = htons((u16)s->src_port);
+	r->rport = (u16)s->dst_port;
+	return ref_check(r, r->lport != 0);
+}
+
+struct bpf_sock *sock_ref_get(const struct sock_ref *r)
+{
+	struct diag_sock d;
+	struct found *f;
+	int err;
+
+	for (f = founds; f; f = f->next)
+		if (f->sock.cookie == r->cookie) {
+			f->sock.reuseport |= r->reuseport;
+			return &f->sock.sk;
+		}
+	if (r->family == AF_UNIX) {
+		/* (no diag lookup: described as it was added) */
+		f = malloc(sizeof(*f));
+		if (!f)
+			return NULL;
+		prog_sock_init(&f->sock);
+		f->sock.cookie = r->cookie;
+		f->sock.sk.family = AF_UNIX;
+		f->sock.sk.type = r->type;
+		f->sock.sk.state = r->state;
+		f->sock.sk.rx_queue_mapping = (u32)-1;
+		f->sock.reuseport = r->reuseport;
+		f->next = founds;
+		founds = f;
+		return &f->sock.sk;
+	}
+	/* the socket of that cookie at those addresses, as sock_lookup() asks */
+	if (r->protocol == IPPROTO_TCP)
+		err = diag_query(r->family, r->protocol, r->local, r->lport, r->remote, r->rport, 0,
+				 r->cookie, &d);
+	else
+		err = diag_query(r->family, r->protocol, r->remote, r->rport, r->local, r->lport, 0,
+				 r->cookie, &d);
+	/* (a closed TCP socket may linger in time-wait, with its cookie: no longer the map's) */
+	if (err || d.msg.idiag_timer == 3 || d.msg.idiag_state == TCP_TIME_WAIT_)
+		return NULL;
+	struct prog_sock *ps = sock_of(&d, r->protocol);
+
+	if (ps)
+		ps->reuseport = r->reuseport;
+	return ps ? &ps->sk : NULL;
 }

@@ -734,8 +734,11 @@ out:
 int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u32 retval, duration;
-	struct bpf_sk_lookup *uctx, ctx;
-	u64 args[5] = { (uintptr_t)&ctx }, r0;
+	struct bpf_sk_lookup *uctx;
+	struct sk_lookup_run run;
+	struct bpf_sk_lookup *const ctx = &run.ctx;
+	u64 args[5] = { (uintptr_t)&run }, r0, start, spent;
+	u32 repeat;
 	int err;
 
 	if (attr->test.flags || attr->test.cpu || attr->test.batch_size)
@@ -753,28 +756,49 @@ int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union 
 	err = -ERANGE;
 	if (uctx->local_port > 0xffff)
 		goto out;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.family = (u16)uctx->family;
-	ctx.protocol = (u16)uctx->protocol;
-	ctx.remote_port = uctx->remote_port;
-	ctx.local_port = uctx->local_port;
-	if (ctx.family == AF_INET) {
-		ctx.remote_ip4 = uctx->remote_ip4;
-		ctx.local_ip4 = uctx->local_ip4;
-	} else if (ctx.family == AF_INET6) {
-		memcpy(ctx.remote_ip6, uctx->remote_ip6, sizeof(ctx.remote_ip6));
-		memcpy(ctx.local_ip6, uctx->local_ip6, sizeof(ctx.local_ip6));
+	memset(&run, 0, sizeof(run));
+	ctx->family = (u16)uctx->family;
+	ctx->protocol = (u16)uctx->protocol;
+	ctx->remote_port = uctx->remote_port;
+	ctx->local_port = uctx->local_port;
+	if (ctx->family == AF_INET) {
+		ctx->remote_ip4 = uctx->remote_ip4;
+		ctx->local_ip4 = uctx->local_ip4;
+	} else if (ctx->family == AF_INET6) {
+		memcpy(ctx->remote_ip6, uctx->remote_ip6, sizeof(ctx->remote_ip6));
+		memcpy(ctx->local_ip6, uctx->local_ip6, sizeof(ctx->local_ip6));
 	} else {
 		err = -EAFNOSUPPORT;
 		goto out;
 	}
-	prog_repeat(prog, args, attr->test.repeat, &r0, &duration);
+	repeat = attr->test.repeat ? attr->test.repeat : 1;
+	start = now_ns();
+	for (u32 i = 0; i < repeat; i++) {
+		/* each run selects afresh; one run at a time, the loop timed once */
+		ctx->sk = NULL;
+		run.no_reuseport = false;
+		rcu_read_lock();
+		prog_exec(prog, args, &r0);
+		rcu_read_unlock();
+	}
+	spent = (now_ns() - start) / repeat;
+	duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 	retval = (u32)r0 == SK_DROP ? SK_DROP : SK_PASS;
-	uctx->cookie = ctx.sk ? prog_sock_of((uintptr_t)ctx.sk)->cookie : 0;
+	uctx->cookie = 0;
+	if (ctx->sk) {
+		const struct prog_sock *ps = prog_sock_of((uintptr_t)ctx->sk);
+
+		uctx->cookie = ps->cookie;
+		/* (a socket of a reuseport group needs NO_REUSEPORT: the group would choose) */
+		err = -EOPNOTSUPP;
+		if (ps->reuseport && !run.no_reuseport)
+			goto out;
+	}
 	err = test_finish(attr, uattr, NULL, 0, 0, retval, duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(*uctx));
 out:
+	sock_lookup_run_end();
 	free(uctx);
 	return err;
 }

@@ -151,6 +151,8 @@ static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_pro
 	return 0;
 }
 
+static bool is_sockmap(const struct bpf_map *map);
+
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
 		     struct bpf_map **map, int *cb_sub)
 {
@@ -171,6 +173,15 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	if (reg_is_pkt(reg) && !fn->pkt_access) {
 		verbose(env, "helper access to the packet is not allowed\n");
 		return -EACCES;
+	}
+	/* a socket map's value is a socket (the kernel's resolve_map_arg_type()) */
+	if ((t == ARG_PTR_TO_MAP_VALUE || t == ARG_PTR_TO_MAP_VALUE_OR_NULL ||
+	     t == ARG_PTR_TO_UNINIT_MAP_VALUE) && is_sockmap(*map)) {
+		if (t != ARG_PTR_TO_MAP_VALUE) {
+			verbose(env, "invalid arg_type for sockmap/sockhash\n");
+			return -EINVAL;
+		}
+		t = ARG_PTR_TO_BTF_ID_SOCK_COMMON;
 	}
 	switch (t) {
 	case ARG_CONST_MAP_PTR:
@@ -364,6 +375,28 @@ static bool const_map_key(struct verifier_env *env, const struct reg_state *reg,
 }
 
 /* The kernel's can_elide_value_nullness(): lookups that cannot fail for an in-range key. */
+static bool is_sockmap(const struct bpf_map *map)
+{
+	return map && (map->map_type == BPF_MAP_TYPE_SOCKMAP ||
+		       map->map_type == BPF_MAP_TYPE_SOCKHASH);
+}
+
+/* The kernel's may_update_sockmap(): where a program may add sockets to a socket map (and delete
+ * them): not where it could hold a socket's lock. */
+static bool may_update_sockmap(struct verifier_env *env, s32 id)
+{
+	u32 type = env->prog->type;
+
+	if (id != BPF_FUNC_map_update_elem && id != BPF_FUNC_map_delete_elem)
+		return false;
+	if (type == BPF_PROG_TYPE_SOCKET_FILTER || type == BPF_PROG_TYPE_SCHED_CLS ||
+	    type == BPF_PROG_TYPE_SCHED_ACT || type == BPF_PROG_TYPE_XDP ||
+	    type == BPF_PROG_TYPE_FLOW_DISSECTOR || type == BPF_PROG_TYPE_SK_LOOKUP)
+		return true;
+	verbose(env, "cannot update sockmap in this context\n");
+	return false;
+}
+
 static bool lookup_never_null(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_ARRAY || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
@@ -418,6 +451,20 @@ static int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id)
 	st->ref_id[st->nrefs] = *id;
 	st->ref_type[st->nrefs] = REF_PTR;
 	st->ref_insn[st->nrefs++] = insn_idx;
+	return 0;
+}
+
+/* R0 becomes a new reference (the kernel's acquire_reference()): the reference's id replaces
+ * the one R0 drew for its NULL check (the kernel draws both: both show in later ids). */
+static int acquire_r0(struct verifier_env *env, int insn_idx, struct reg_state *r0)
+{
+	u32 ref;
+	int err = acquire_ref(env, insn_idx, &ref);
+
+	if (err)
+		return err;
+	r0->id = ref;
+	r0->ref_obj_id = ref;
 	return 0;
 }
 
@@ -812,7 +859,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_SK_STORAGE) !=
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
-		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem))) {
+		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
+		    (is_sockmap(map) && id != BPF_FUNC_map_lookup_elem &&
+		     !may_update_sockmap(env, id)))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;
@@ -890,7 +939,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 				regs[BPF_REG_0].id = ++env->id_gen;
 			break;
 		}
-		if (map->inner_meta) {
+		if (is_sockmap(map)) {
+			/* a socket map's: a socket reference (below), or NULL */
+			mark_ptr(&regs[BPF_REG_0], PTR_TO_SOCKET_OR_NULL);
+		} else if (map->inner_meta) {
 			/* a map of maps: maybe an inner map, known by its template (6.18.y; before,
 			 * a map value turned into the map at the NULL check) */
 			mark_ptr(&regs[BPF_REG_0], CONST_PTR_TO_MAP_OR_NULL);
@@ -900,6 +952,11 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			regs[BPF_REG_0].map = map;
 		}
 		regs[BPF_REG_0].id = ++env->id_gen;
+		if (is_sockmap(map)) {
+			err = acquire_r0(env, *insn_idx, &regs[BPF_REG_0]);
+			if (err)
+				return err;
+		}
 		break;
 	case RET_PTR_TO_SOCKET_OR_NULL:
 	case RET_PTR_TO_SOCK_COMMON_OR_NULL:
@@ -910,34 +967,22 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 									   : PTR_TO_TCP_SOCK_OR_NULL);
 		regs[BPF_REG_0].id = ++env->id_gen;
 		regs[BPF_REG_0].ref_obj_id = cast_ref;
-		/* a lookup's socket is a reference (the kernel's is_acquire_function()),
-		 * whose id replaces the NULL check's */
+		/* a lookup's socket is a reference (the kernel's is_acquire_function()) */
 		if (id == BPF_FUNC_sk_lookup_tcp || id == BPF_FUNC_sk_lookup_udp ||
 		    id == BPF_FUNC_skc_lookup_tcp) {
-			u32 ref;
-
-			err = acquire_ref(env, *insn_idx, &ref);
+			err = acquire_r0(env, *insn_idx, &regs[BPF_REG_0]);
 			if (err)
 				return err;
-			regs[BPF_REG_0].id = ref;
-			regs[BPF_REG_0].ref_obj_id = ref;
 		}
 		break;
-	case RET_PTR_TO_RINGBUF_MEM_OR_NULL: {
-		u32 ref;
-
-		/* the kernel draws an id for the NULL check, then the reference's, which
-		 * replaces it: both show in later ids */
-		++env->id_gen;
-		err = acquire_ref(env, *insn_idx, &ref);
+	case RET_PTR_TO_RINGBUF_MEM_OR_NULL:
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_RINGBUF_MEM_OR_NULL);
+		regs[BPF_REG_0].id = ++env->id_gen;
+		err = acquire_r0(env, *insn_idx, &regs[BPF_REG_0]);
 		if (err)
 			return err;
-		mark_ptr(&regs[BPF_REG_0], PTR_TO_RINGBUF_MEM_OR_NULL);
-		regs[BPF_REG_0].id = ref;
-		regs[BPF_REG_0].ref_obj_id = ref;
 		regs[BPF_REG_0].mem_size = alloc_size;
 		break;
-	}
 	}
 	if (fn->changes_pkt_data)
 		clear_all_pkt_pointers(env);

@@ -571,6 +571,13 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 			printf("  (socket storage is read by a socket's fd, and cannot be listed; a "
 			       "run's socket, and its storage, are the run's own)\n");
 		goto end;
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH:
+		/* sockets go in by their fds, from the process that has them */
+		if (!cli.json)
+			printf("  (a socket map holds the sockets a process adds by fd; the CLI adds "
+			       "none)\n");
+		goto end;
 	case BPF_MAP_TYPE_CGROUP_STORAGE:
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
 		/* its elements are the storages of attached cgroups; a run's storage is the
