@@ -92,23 +92,38 @@ static void good_pkt_pointers(struct vstate *st, const struct reg_state *dst, bo
 	for_each_reg(st, pkt_fn, &a);
 }
 
-/* The scalars linked to reg (same id) take its refined state: those the jump collected
- * (collect_linked(): the live registers and the spilled slots, at most 6), in state st, which
- * is either branch.  A dead copy keeps its old bounds, as 6.18's sync_linked_regs() leaves
- * it. */
+/* The scalars linked to reg (the same id, or "that id + K") take its refined state, shifted by
+ * the difference of their constants: those the jump collected (collect_linked(): the live
+ * registers and the spilled slots, at most 6), in state st, which is either branch.  A dead copy
+ * keeps its old bounds, as 6.18's sync_linked_regs() leaves it. */
 static void sync_linked(struct vstate *st, const struct reg_state *reg, const u16 *linked, u8 n)
 {
 	struct reg_state copy = *reg;
+	u32 base = reg->id & ~ID_ADD_CONST;
 
-	if (reg->type != SCALAR_VALUE || !reg->id || (reg->id & ID_ADD_CONST))
+	if (reg->type != SCALAR_VALUE || !reg->id)
 		return;
 	for (u8 i = 0; i < n; i++) {
 		struct func_state *f = st->frame[linked[i] >> 8];
 		u32 r = linked[i] & 0x7f;
 		struct reg_state *to = linked[i] & 0x80 ? &f->regs[r] : &f->stack[r].spilled;
 
-		if (to != reg && to->type == SCALAR_VALUE && to->id == copy.id)
+		if (to == reg || to->type != SCALAR_VALUE || (to->id & ~ID_ADD_CONST) != base)
+			continue;
+		if ((!(to->id & ID_ADD_CONST) && !(copy.id & ID_ADD_CONST)) ||
+		    to->delta == copy.delta) {
 			*to = copy;
+			continue;
+		}
+		/* to = reg + (to's constant - reg's), keeping its own id and constant */
+		u32 id = to->id;
+		s32 delta = to->delta;
+		struct scalar k = scalar_const((u64)(s64)((s64)delta - (s64)copy.delta));
+
+		*to = copy;
+		to->id = id;
+		to->delta = delta;
+		scalar_alu(&to->s, &k, BPF_ADD, 0, false);
 	}
 }
 
@@ -324,9 +339,9 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 	u8 n = 0;
 
 	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
-		if (BPF_SRC(insn->code) == BPF_X && src->id && !(src->id & ID_ADD_CONST))
+		if (BPF_SRC(insn->code) == BPF_X && src->id)
 			collect_linked(env, src->id, linked, &n);
-		if (dst->id && !(dst->id & ID_ADD_CONST))
+		if (dst->id)
 			collect_linked(env, dst->id, linked, &n);
 		if (n > 1) {
 			err = hist_push(env, 0, linked, n);

@@ -122,12 +122,14 @@ static int frame_insn(const struct vstate *st, int insn_idx, u32 i)
 	return i == st->curframe ? insn_idx : st->frame[i + 1]->callsite;
 }
 
-/* The scalars sharing id (live registers, spilled slots) for the history entry of a conditional
- * jump, at most 6 as in the kernel; the ones beyond lose their id (they are not refined). */
+/* The scalars sharing id, "+ K" or not (live registers, spilled slots) for the history entry of
+ * a conditional jump, at most 6 as in the kernel; the ones beyond lose their id (they are not
+ * refined). */
 int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n)
 {
 	struct vstate *st = env->cur;
 
+	id &= ~ID_ADD_CONST;
 	for (int i = (int)st->curframe; i >= 0; i--) {
 		struct func_state *f = st->frame[i];
 		u16 live = env->aux[frame_insn(st, env->insn_idx, (u32)i)].live_regs;
@@ -135,7 +137,8 @@ int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n)
 		for (int r = 0; r < BPF_REG_FP; r++) {
 			struct reg_state *reg = &f->regs[r];
 
-			if (!(live & (1u << r)) || reg->type != SCALAR_VALUE || reg->id != id)
+			if (!(live & (1u << r)) || reg->type != SCALAR_VALUE ||
+			    (reg->id & ~ID_ADD_CONST) != id)
 				continue;
 			if (*n == 6)
 				reg->id = 0;
@@ -146,7 +149,7 @@ int collect_linked(struct verifier_env *env, u32 id, u16 *linked, u8 *n)
 			struct reg_state *reg = &f->stack[s].spilled;
 
 			if (f->stack[s].type[SLOT_SIZE - 1] != STACK_SPILL ||
-			    reg->type != SCALAR_VALUE || reg->id != id)
+			    reg->type != SCALAR_VALUE || (reg->id & ~ID_ADD_CONST) != id)
 				continue;
 			if (*n == 6)
 				reg->id = 0;
