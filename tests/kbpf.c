@@ -454,3 +454,23 @@ void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_
 	}
 	verdicts_agree_at(file, line, what, type, side[K], side[U], n);
 }
+
+bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32_t type,
+			    uint32_t eat, const struct bpf_insn *insns, uint32_t n,
+			    const int map[NSIDES])
+{
+	struct bpf_insn side[NSIDES][32];
+
+	if (n > 32) {
+		test_fail(file, line, "%s: %u instructions, at most 32", what, n);
+		return false;
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		memcpy(side[s], insns, n * sizeof(*insns));
+		for (uint32_t i = 0; i < n; i++)
+			if (side[s][i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			    side[s][i].src_reg == BPF_PSEUDO_MAP_FD)
+				side[s][i].imm = map[s];
+	}
+	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
+}

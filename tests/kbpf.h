@@ -137,6 +137,11 @@ void verdicts_agree_map_at(const char *file, int line, const char *what, uint32_
 			   int map_insn);
 #define VERDICTS_AGREE_MAP(what, type, insns, n, map, map_insn)                                  \
 	verdicts_agree_map_at(__FILE__, __LINE__, what, type, insns, n, map, map_insn)
+/* VERDICTS_AGREE_EAT of the n (at most 32) insns, every map fd load of which loads map[s] on
+ * side s; the kernel's verdict (accepted). */
+bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32_t type,
+			    uint32_t eat, const struct bpf_insn *insns, uint32_t n,
+			    const int map[NSIDES]);
 
 /* BPF_PROG_LOAD of cnt insns of type on side s (license GPL, no log): the fd, or -1 and errno. */
 int side_prog_load(int s, uint32_t type, const struct bpf_insn *insns, uint32_t cnt);

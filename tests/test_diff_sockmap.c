@@ -556,19 +556,12 @@ TEST(diff_sockmap_verifier)
 		    BPF_EMIT_CALL(BPF_FUNC_sk_release), RET(1) } },
 	};
 	for (size_t i = 0; i < N(cases); i++) {
-		struct bpf_insn p[NSIDES][24];
 		uint32_t n = 24;
 
 		while (n && !cases[i].insns[n - 1].code)
 			n--;
-		for (int s = 0; s < NSIDES; s++) {
-			memcpy(p[s], cases[i].insns, sizeof(p[s]));
-			for (uint32_t j = 0; j < n; j++)
-				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM))
-					p[s][j].imm = cases[i].hash ? hash[s] : map[s];
-		}
-		verdicts_agree_eat_at(__FILE__, __LINE__, cases[i].what, cases[i].type,
-				      cases[i].eat, p[K], p[U], n);
+		verdicts_agree_maps_at(__FILE__, __LINE__, cases[i].what, cases[i].type,
+				       cases[i].eat, cases[i].insns, n, cases[i].hash ? hash : map);
 	}
 	for (int s = 0; s < NSIDES; s++) {
 		close(map[s]);

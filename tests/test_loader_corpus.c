@@ -82,6 +82,7 @@ static const struct corpus_case corpus[] = {
 	{ "cgroup_sock_bad_write", false },
 	{ "tc_sk_lookup_guard", true },
 	{ "sk_lookup_steer", true },
+	{ "sockops_rtt_stats", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

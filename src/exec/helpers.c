@@ -3076,6 +3076,64 @@ static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
 	}
 }
 
+/* A sock_ops program's own helpers (the socket's options, its callbacks, socket maps, TCP
+ * header options), which never run here. */
+static const struct helper sock_ops_helpers[] = {
+	{ { h_zero, "bpf_setsockopt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 },
+	{ { h_zero, "bpf_getsockopt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+		 ARG_CONST_SIZE) }, 0 },
+	{ { h_zero, "bpf_sock_ops_cb_flags_set", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_sock_map_update", false, true, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_sock_hash_update", false, true, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_load_hdr_opt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_WRITE_MEM, ARG_CONST_SIZE, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_store_hdr_opt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING) }, 0 },
+	{ { h_zero, "bpf_reserve_hdr_opt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) }, 0 },
+};
+
+/* A sock_ops program's (the kernel's sock_ops_func_proto()): the cgroup hooks' common ones,
+ * its own, the socket's cookies, storage and TCP view, the data form of perf_event_output, then
+ * the networking base ones (as a flow dissector's).  Verified only: the kernel has no test run
+ * for it either. */
+static const struct bpf_func_proto *sock_ops_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_setsockopt:
+		return &sock_ops_helpers[0].proto;
+	case BPF_FUNC_getsockopt:
+		return &sock_ops_helpers[1].proto;
+	case BPF_FUNC_sock_ops_cb_flags_set:
+		return &sock_ops_helpers[2].proto;
+	case BPF_FUNC_sock_map_update:
+		return &sock_ops_helpers[3].proto;
+	case BPF_FUNC_sock_hash_update:
+		return &sock_ops_helpers[4].proto;
+	case BPF_FUNC_load_hdr_opt:
+	case BPF_FUNC_store_hdr_opt:
+	case BPF_FUNC_reserve_hdr_opt:
+		return &sock_ops_helpers[5 + func_id - BPF_FUNC_load_hdr_opt].proto;
+	case BPF_FUNC_get_local_storage:
+	case BPF_FUNC_get_socket_cookie:
+	case BPF_FUNC_get_netns_cookie:
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_sk_storage_get:
+	case BPF_FUNC_sk_storage_delete:
+	case BPF_FUNC_tcp_sock:
+		return &helpers[func_id].proto;
+	case BPF_FUNC_skb_load_bytes:
+		return NULL;
+	default:
+		return flow_dissector_helper_proto(func_id);
+	}
+}
+
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	/* a sock_addr program has a cgroup sock program's and the socket lookups (the kernel's
@@ -3100,6 +3158,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sockopt_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL)
 		return cgroup_sysctl_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_SOCK_OPS)
+		return sock_ops_helper_proto(func_id);
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
 	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()), but their own
 	 * get_stackid, which is not GPL-only */
@@ -3148,8 +3208,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 
 /* bpf_get_retval(), bpf_set_retval(): the value the cgroup hook's syscall is to return.  Only the
  * cgroup hooks userbpf verifies but never runs have them (the kernel's cgroup_common_func_proto():
- * not at skb ingress and egress, nor at the sock_addr hooks that cannot refuse), so they do
- * nothing here (h_zero). */
+ * not at skb ingress and egress, sock_ops, nor at the sock_addr hooks that cannot refuse), so
+ * they do nothing here (h_zero). */
 static const struct helper get_retval_helper = {
 	{ h_zero, "bpf_get_retval", false, false, RET_INTEGER, ARGS(0) }, 0 };
 static const struct helper set_retval_helper = {
@@ -3162,14 +3222,17 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 			   prog_type == BPF_PROG_TYPE_CGROUP_DEVICE ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_SYSCTL ||
-			   (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
-			    sock_addr_hook(expected_attach_type) != SA_HOOK_MUST_ALLOW);
+			   prog_type == BPF_PROG_TYPE_SOCK_OPS ||
+			   prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 
 	if (func_id != BPF_FUNC_get_retval && func_id != BPF_FUNC_set_retval)
 		return bpf_helper_proto(func_id, prog_type);
-	/* (a device program loaded for attach type 0, skb ingress, has neither) */
+	/* the kernel decides by the attach type alone (a device program loaded for attach type
+	 * 0, skb ingress, has neither, nor a sock_ops one for its own hook) */
 	if (!cgroup_hook || expected_attach_type == BPF_CGROUP_INET_INGRESS ||
-	    expected_attach_type == BPF_CGROUP_INET_EGRESS)
+	    expected_attach_type == BPF_CGROUP_INET_EGRESS ||
+	    expected_attach_type == BPF_CGROUP_SOCK_OPS ||
+	    sock_addr_hook(expected_attach_type) == SA_HOOK_MUST_ALLOW)
 		return NULL;
 	return func_id == BPF_FUNC_get_retval ? &get_retval_helper.proto
 					      : &set_retval_helper.proto;

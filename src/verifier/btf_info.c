@@ -208,6 +208,8 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 		return typedef_name ? NULL : "bpf_sockopt";
 	case BPF_PROG_TYPE_CGROUP_SYSCTL:
 		return typedef_name ? NULL : "bpf_sysctl";
+	case BPF_PROG_TYPE_SOCK_OPS:
+		return typedef_name ? NULL : "bpf_sock_ops";
 	case BPF_PROG_TYPE_PERF_EVENT:
 		return typedef_name ? NULL : "bpf_perf_event_data";
 	case BPF_PROG_TYPE_SK_LOOKUP:

@@ -169,8 +169,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return err;
 	if (t == ARG_ANYTHING)
 		return 0;
-	/* before the argument's type is looked at, for every kind of argument (as 6.18) */
-	if (reg_is_pkt(reg) && !fn->pkt_access) {
+	/* before the argument's type is looked at, for every kind of argument (as 6.18); a
+	 * sock_ops program reads its header directly but may pass it to no helper (the kernel's
+	 * may_access_direct_pkt_data(), which a direct read does not ask) */
+	if (reg_is_pkt(reg) && (!fn->pkt_access || env->prog->type == BPF_PROG_TYPE_SOCK_OPS)) {
 		verbose(env, "helper access to the packet is not allowed\n");
 		return -EACCES;
 	}
@@ -392,6 +394,9 @@ static bool may_update_sockmap(struct verifier_env *env, s32 id)
 	if (type == BPF_PROG_TYPE_SOCKET_FILTER || type == BPF_PROG_TYPE_SCHED_CLS ||
 	    type == BPF_PROG_TYPE_SCHED_ACT || type == BPF_PROG_TYPE_XDP ||
 	    type == BPF_PROG_TYPE_FLOW_DISSECTOR || type == BPF_PROG_TYPE_SK_LOOKUP)
+		return true;
+	/* (a sock_ops program adds sockets with its own helpers, which check the event) */
+	if (type == BPF_PROG_TYPE_SOCK_OPS && id == BPF_FUNC_map_delete_elem)
 		return true;
 	verbose(env, "cannot update sockmap in this context\n");
 	return false;
@@ -860,7 +865,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
+		    (id == BPF_FUNC_sock_map_update && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
+		    (id == BPF_FUNC_sock_hash_update && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||
 		    (is_sockmap(map) && id != BPF_FUNC_map_lookup_elem &&
+		     id != BPF_FUNC_sock_map_update && id != BPF_FUNC_sock_hash_update &&
 		     !may_update_sockmap(env, id)))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
@@ -1168,6 +1176,7 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_CGROUP_DEVICE: /* ... or the device access */
 	case BPF_PROG_TYPE_CGROUP_SOCKOPT: /* ... or the option's get or set */
 	case BPF_PROG_TYPE_CGROUP_SYSCTL: /* ... or the sysctl's read or write */
+	case BPF_PROG_TYPE_SOCK_OPS:	  /* (its verdict is in ctx->reply; 0 or 1 all the same) */
 	case BPF_PROG_TYPE_SK_LOOKUP: /* SK_DROP or SK_PASS */
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:

@@ -225,6 +225,37 @@ static bool sockopt_ctx_valid(int off, int size, bool write, u32 attach_type, u8
 	return size == 4;
 }
 
+/* struct bpf_sock_ops as 6.18 has it (the system's uapi header may be older: its last field,
+ * skb_hwtstamp, came in 6.2). */
+#define SOCK_OPS_OFF(f) ((int)offsetof(struct bpf_sock_ops, f))
+#define SOCK_OPS_HWTSTAMP (SOCK_OPS_OFF(skb_tcp_flags) + 4)
+#define SOCK_OPS_SIZE (SOCK_OPS_HWTSTAMP + 8)
+
+/* A sock_ops program's ctx (the kernel's sock_ops_is_valid_access()): struct bpf_sock_ops, the
+ * TCP event and its socket.  Writes go to reply and sk_txhash only; the two byte counts and the
+ * hardware timestamp are read whole as u64s, sk (a full socket or NULL) and the header's bounds
+ * (skb_data, skb_data_end: packet pointers) as pointers, skb_tcp_flags narrow too, every other
+ * field as a u32. */
+static bool sock_ops_ctx_valid(int off, int size, bool write, u8 *ptr_type)
+{
+	if (off < 0 || off >= SOCK_OPS_SIZE || off % size)
+		return false;
+	if (write)
+		return (off == SOCK_OPS_OFF(reply) || off == SOCK_OPS_OFF(sk_txhash)) && size == 4;
+	if (IN(off, SOCK_OPS_OFF(bytes_received), SOCK_OPS_OFF(bytes_acked) + 8) ||
+	    IN(off, SOCK_OPS_HWTSTAMP, SOCK_OPS_SIZE))
+		return size == 8;
+	if (IN(off, SOCK_OPS_OFF(sk), SOCK_OPS_OFF(skb_len))) {
+		*ptr_type = off < SOCK_OPS_OFF(skb_data)       ? PTR_TO_SOCKET_OR_NULL
+			    : off < SOCK_OPS_OFF(skb_data_end) ? PTR_TO_PACKET
+							       : PTR_TO_PACKET_END;
+		return size == 8;
+	}
+	if (off == SOCK_OPS_OFF(skb_tcp_flags))
+		return narrow_ok(off, size, 4);
+	return size == 4;
+}
+
 /* Loads through a socket pointer (the kernel's check_sock_access()): a full socket's fields, or
  * a sock_common's. */
 static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
@@ -375,6 +406,8 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return write ? size == 4 : narrow_ok(off, size, 4);
 	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
 		return sockopt_ctx_valid(off, size, write, env->prog->expected_attach_type, ptr_type);
+	case BPF_PROG_TYPE_SOCK_OPS:
+		return sock_ops_ctx_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_DEVICE:
 		/* the kernel's cgroup_dev_is_valid_access(): struct bpf_cgroup_dev_ctx read
 		 * only; access_type (the access in its low half, the device type in its high
@@ -1098,13 +1131,14 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
-		/* cgroup skb, LWT in/out and flow dissector programs read packets only (the kernel's
-		 * may_access_direct_pkt_data()) */
+		/* cgroup skb, LWT in/out, flow dissector and sock_ops programs read packets only
+		 * (the kernel's may_access_direct_pkt_data(), which it asks for writes) */
 		if (write && reg->type == PTR_TO_PACKET &&
 		    (env->prog->type == BPF_PROG_TYPE_CGROUP_SKB ||
 		     env->prog->type == BPF_PROG_TYPE_LWT_IN ||
 		     env->prog->type == BPF_PROG_TYPE_LWT_OUT ||
-		     env->prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR)) {
+		     env->prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
+		     env->prog->type == BPF_PROG_TYPE_SOCK_OPS)) {
 			verbose(env, "cannot write into packet\n");
 			return -EACCES;
 		}
