@@ -75,6 +75,11 @@ EDIT(e_eat_cls, a->prog_type = BPF_PROG_TYPE_SCHED_CLS; a->expected_attach_type 
 EDIT(e_eat_kprobe_multi, a->prog_type = BPF_PROG_TYPE_KPROBE; a->expected_attach_type = 42)
 EDIT(e_eat_kprobe_other, a->prog_type = BPF_PROG_TYPE_KPROBE; a->expected_attach_type = 1)
 EDIT(e_eat_tp, a->prog_type = BPF_PROG_TYPE_TRACEPOINT; a->expected_attach_type = 1)
+EDIT(e_sleep_sf, a->prog_flags = BPF_F_SLEEPABLE)
+EDIT(e_sleep_xdp, a->prog_type = BPF_PROG_TYPE_XDP; a->prog_flags = BPF_F_SLEEPABLE)
+EDIT(e_sleep_kprobe, a->prog_type = BPF_PROG_TYPE_KPROBE; a->prog_flags = BPF_F_SLEEPABLE)
+EDIT(e_sleep_tp, a->prog_type = BPF_PROG_TYPE_TRACEPOINT; a->prog_flags = BPF_F_SLEEPABLE)
+EDIT(e_sleep_cgskb, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB; a->prog_flags = BPF_F_SLEEPABLE)
 EDIT(e_eat_cgskb_in, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB;
      a->expected_attach_type = BPF_CGROUP_INET_INGRESS)
 EDIT(e_eat_cgskb_eg, a->prog_type = BPF_PROG_TYPE_CGROUP_SKB;
@@ -158,6 +163,11 @@ static const struct load_case load_cases[] = {
 	{ "RAW_TRACEPOINT, attach type 5", e_eat_rawtp },
 	{ "KPROBE, attach type 1", e_eat_kprobe_other },
 	{ "TRACEPOINT, attach type 1", e_eat_tp },
+	{ "SOCKET_FILTER, sleepable", e_sleep_sf },
+	{ "XDP, sleepable", e_sleep_xdp },
+	{ "KPROBE, sleepable", e_sleep_kprobe },
+	{ "TRACEPOINT, sleepable", e_sleep_tp },
+	{ "CGROUP_SKB, sleepable", e_sleep_cgskb },
 	{ "attach_prog_fd not open", e_attach_prog_fd_bad },
 	{ "attach_btf_id 1 with fd 0", e_attach_prog_fd_stdin },
 	{ "attach_btf_id 1", e_attach_btf_id },

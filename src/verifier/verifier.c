@@ -46,6 +46,18 @@ static void print_insn_state(struct verifier_env *env, int idx)
 
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
  * or a global function with its arguments as its prototype says. */
+/* BPF_F_SLEEPABLE (the kernel's check_attach_btf_id(), after the CFG): of the types userbpf
+ * loads, only kprobes may sleep (for uprobes; the kernel also lets fentry, LSM, iterator and
+ * struct_ops programs). */
+static int check_sleepable(struct verifier_env *env)
+{
+	if (!(env->prog->prog_flags & BPF_F_SLEEPABLE) || env->prog->type == BPF_PROG_TYPE_KPROBE)
+		return 0;
+	verbose(env, "Only fentry/fexit/fmod_ret, lsm, iter, uprobe, and struct_ops programs can be "
+		     "sleepable\n");
+	return -EINVAL;
+}
+
 static int do_check(struct verifier_env *env, u32 sub)
 {
 	bool pop_log = !(env->log.level & 2);
@@ -457,6 +469,8 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		ret = resolve_ldimm64(env);
 	if (!ret)
 		ret = check_cfg(env);
+	if (!ret)
+		ret = check_sleepable(env);
 	if (!ret)
 		mark_pkt_data_changers(env);
 	if (!ret)
