@@ -216,6 +216,24 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	return -EINVAL;
 }
 
+int sys_bpf_from_prog(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	switch (cmd) {
+	case BPF_MAP_CREATE:
+	case BPF_MAP_DELETE_ELEM:
+	case BPF_MAP_UPDATE_ELEM:
+	case BPF_MAP_FREEZE:
+	case BPF_MAP_GET_FD_BY_ID:
+	case BPF_PROG_LOAD:
+	case BPF_BTF_LOAD:
+	case BPF_LINK_CREATE:
+	case BPF_RAW_TRACEPOINT_OPEN:
+		return sys_bpf(cmd, attr, size);
+	default:
+		return -EINVAL;
+	}
+}
+
 int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	int ret = sys_bpf(cmd, attr, size);

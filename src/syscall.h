@@ -9,4 +9,8 @@
  * (an application bpf() that calls syscall(__NR_bpf) would then call itself). */
 int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size);
 
+/* bpf_sys_bpf(), a syscall program's bpf(): the commands the kernel's allows (others: -EINVAL),
+ * on an attr in the program's memory; the result, or -errno. */
+int sys_bpf_from_prog(int cmd, union bpf_attr *attr, unsigned int size);
+
 #endif

@@ -38,6 +38,8 @@
 #include "exec/helpers.h"
 #include "exec/sock.h"
 #include "exec/trace.h"
+#include "rcu.h"
+#include "syscall.h"
 #include "map/cgroup_array.h"
 #include "map/cgroup_storage.h"
 #include "map/jhash.h"
@@ -3076,6 +3078,37 @@ static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
 	}
 }
 
+/* bpf_sys_bpf(cmd, attr, attr_size) and bpf_sys_close(fd), a syscall program's: bpf() itself
+ * (the commands the kernel's allows), and close().  Each leaves the run's read section while it
+ * works (it may wait for read sections to end, and they do not nest):
+ * a sleepable program's pointers from before may then be stale if the command freed what they
+ * point into (an inner map it deleted), which the kernel's RCU tasks trace keeps alive. */
+static u64 h_sys_bpf(u64 cmd, u64 attr, u64 size, u64 a4, u64 a5)
+{
+	int ret;
+
+	rcu_read_unlock();
+	ret = sys_bpf_from_prog((int)cmd, PTR(attr), (u32)size);
+	rcu_read_lock();
+	return (u64)(s64)ret;
+}
+
+static u64 h_sys_close(u64 fd, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	int ret;
+
+	rcu_read_unlock(); /* (the object the fd held may go: it waits for read sections) */
+	ret = close((int)(u32)fd) ? -errno : 0;
+	rcu_read_lock();
+	return (u64)(s64)ret;
+}
+
+static const struct helper syscall_helpers[] = {
+	{ { h_sys_bpf, "bpf_sys_bpf", false, false, RET_INTEGER,
+	    ARGS(ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 },
+	{ { h_sys_close, "bpf_sys_close", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 },
+};
+
 /* A sock_ops program's own helpers (the socket's options, its callbacks, socket maps, TCP
  * header options), which never run here. */
 static const struct helper sock_ops_helpers[] = {
@@ -3096,6 +3129,17 @@ static const struct helper sock_ops_helpers[] = {
 	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING) }, 0 },
 	{ { h_zero, "bpf_reserve_hdr_opt", false, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) }, 0 },
+};
+
+/* A cgroup sockopt program's setsockopt and getsockopt (the kernel's bpf_sk_setsockopt()...):
+ * on a socket, its ctx->sk, not on the ctx. */
+static const struct helper sk_sockopt_helpers[] = {
+	{ { h_zero, "bpf_setsockopt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM,
+		 ARG_CONST_SIZE) }, 0 },
+	{ { h_zero, "bpf_getsockopt", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+		 ARG_CONST_SIZE) }, 0 },
 };
 
 /* A sock_ops program's (the kernel's sock_ops_func_proto()): the cgroup hooks' common ones,
@@ -3136,6 +3180,13 @@ static const struct bpf_func_proto *sock_ops_helper_proto(u32 func_id)
 
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
+	/* setsockopt and getsockopt: a sock_addr program's take its ctx, as sock_ops ones do; a
+	 * sockopt program's its ctx->sk (at some hooks of each: bpf_helper_proto_attach()) */
+	if ((func_id == BPF_FUNC_setsockopt || func_id == BPF_FUNC_getsockopt) &&
+	    (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR || prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT))
+		return &(prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT
+				 ? sk_sockopt_helpers
+				 : sock_ops_helpers)[func_id == BPF_FUNC_getsockopt].proto;
 	/* a sock_addr program has a cgroup sock program's and the socket lookups (the kernel's
 	 * sock_addr_func_proto(), but for helpers userbpf does not have, which bind or configure
 	 * sockets) */
@@ -3160,6 +3211,14 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sysctl_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_SOCK_OPS)
 		return sock_ops_helper_proto(func_id);
+	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf() and close(), then
+	 * the tracing helpers (not the kernel's BTF or kallsyms lookups) */
+	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_bpf)
+		return &syscall_helpers[0].proto;
+	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_close)
+		return &syscall_helpers[1].proto;
+	if (prog_type == BPF_PROG_TYPE_SYSCALL)
+		prog_type = BPF_PROG_TYPE_KPROBE;
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
 	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()), but their own
 	 * get_stackid, which is not GPL-only */
@@ -3225,6 +3284,16 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 			   prog_type == BPF_PROG_TYPE_SOCK_OPS ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 
+	/* (a sockopt program's only at the setsockopt hook; a sock_addr program's at its hooks
+	 * but Unix sockets' getpeername and getsockname) */
+	if ((func_id == BPF_FUNC_setsockopt || func_id == BPF_FUNC_getsockopt) &&
+	    expected_attach_type != UINT32_MAX &&
+	    ((prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
+	      expected_attach_type != BPF_CGROUP_SETSOCKOPT) ||
+	     (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
+	      (expected_attach_type == ATTACH_CGROUP_UNIX_GETPEERNAME ||
+	       expected_attach_type == ATTACH_CGROUP_UNIX_GETSOCKNAME))))
+		return NULL;
 	if (func_id != BPF_FUNC_get_retval && func_id != BPF_FUNC_set_retval)
 		return bpf_helper_proto(func_id, prog_type);
 	/* the kernel decides by the attach type alone (a device program loaded for attach type

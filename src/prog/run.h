@@ -105,6 +105,7 @@ int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf
 int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
 			    union bpf_attr *uattr);
 int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
+int test_run_syscall(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 
 /* The kernel's bpf_test_run() loop: runs prog repeat times (0 means 1) with r1..r5 = args,
  * inside read sections; *r0 gets the last run's r0 (0 after a run-time error, which a verified

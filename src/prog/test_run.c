@@ -803,6 +803,41 @@ out:
 	return err;
 }
 
+/* ---- syscall programs ---- */
+
+/* The kernel's bpf_prog_test_run_syscall(): one run on a copy of ctx_in (at least the bytes the
+ * program reads, at most U16_MAX; none: ctx is NULL), which then goes back to ctx_in; no data,
+ * no ctx_out, no repeat, duration or flags; only retval besides.  (The run is inside a read
+ * section, as every run; bpf_sys_bpf() leaves it for its command.) */
+int test_run_syscall(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 size = attr->test.ctx_size_in;
+	void *ctx = NULL;
+	u64 args[5], r0;
+
+	if (attr->test.data_in || attr->test.data_out || attr->test.ctx_out ||
+	    attr->test.duration || attr->test.repeat || attr->test.flags ||
+	    attr->test.batch_size)
+		return -EINVAL;
+	if (size < prog->max_ctx_offset || size > 0xffff)
+		return -EINVAL;
+	if (size) {
+		ctx = malloc(size);
+		if (!ctx)
+			return -ENOMEM;
+		memcpy(ctx, u64_to_ptr(attr->test.ctx_in), size);
+	}
+	args[0] = (uintptr_t)ctx;
+	rcu_read_lock();
+	prog_exec(prog, args, &r0);
+	rcu_read_unlock();
+	uattr->test.retval = (u32)r0;
+	if (size)
+		memcpy(u64_to_ptr(attr->test.ctx_in), ctx, size);
+	free(ctx);
+	return 0;
+}
+
 /* ---- the command ---- */
 
 int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)

@@ -408,6 +408,11 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return sockopt_ctx_valid(off, size, write, env->prog->expected_attach_type, ptr_type);
 	case BPF_PROG_TYPE_SOCK_OPS:
 		return sock_ops_ctx_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_SYSCALL:
+		/* the kernel's syscall_prog_is_valid_access(): the caller's buffer, at most
+		 * U16_MAX bytes, read and written at aligned offsets (the test run checks that
+		 * ctx_size_in covers max_ctx_offset) */
+		return off >= 0 && off < 0xffff && !(off % size);
 	case BPF_PROG_TYPE_CGROUP_DEVICE:
 		/* the kernel's cgroup_dev_is_valid_access(): struct bpf_cgroup_dev_ctx read
 		 * only; access_type (the access in its low half, the device type in its high

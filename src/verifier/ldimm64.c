@@ -18,6 +18,28 @@
 
 /* Records map in env->used_maps with a reference: 1 if it is new there, 0 if it was already,
  * or -errno. */
+/* The map types a sleepable program may use (the kernel's check_map_prog_compatibility()). */
+static bool sleepable_map_ok(u32 type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_SK_STORAGE:
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int use_map(struct verifier_env *env, struct bpf_map *map)
 {
 	for (u32 j = 0; j < env->used_map_cnt; j++)
@@ -90,6 +112,13 @@ static int resolve_one(struct verifier_env *env, u32 i)
 			verbose(env, "tracing progs cannot use bpf_spin_lock yet\n");
 			return -EINVAL;
 		}
+	}
+	/* a sleepable program may sleep holding a map's element: only the types whose
+	 * elements outlive a sleep */
+	if ((env->prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map_ok(map->map_type)) {
+		verbose(env, "Sleepable programs can only use array, hash, ringbuf and local storage "
+			     "maps\n");
+		return -EINVAL;
 	}
 	env->aux[i].map = map;
 	if (in[0].src_reg == BPF_PSEUDO_MAP_FD) {

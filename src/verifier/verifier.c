@@ -48,10 +48,18 @@ static void print_insn_state(struct verifier_env *env, int idx)
  * or a global function with its arguments as its prototype says. */
 /* BPF_F_SLEEPABLE (the kernel's check_attach_btf_id(), after the CFG): of the types userbpf
  * loads, only kprobes may sleep (for uprobes; the kernel also lets fentry, LSM, iterator and
- * struct_ops programs). */
+ * struct_ops programs), and syscall programs must. */
 static int check_sleepable(struct verifier_env *env)
 {
-	if (!(env->prog->prog_flags & BPF_F_SLEEPABLE) || env->prog->type == BPF_PROG_TYPE_KPROBE)
+	bool sleepable = env->prog->prog_flags & BPF_F_SLEEPABLE;
+
+	if (env->prog->type == BPF_PROG_TYPE_SYSCALL) {
+		if (sleepable)
+			return 0;
+		verbose(env, "Syscall programs can only be sleepable\n");
+		return -EINVAL;
+	}
+	if (!sleepable || env->prog->type == BPF_PROG_TYPE_KPROBE)
 		return 0;
 	verbose(env, "Only fentry/fexit/fmod_ret, lsm, iter, uprobe, and struct_ops programs can be "
 		     "sleepable\n");

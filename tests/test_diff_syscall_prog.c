@@ -1,0 +1,332 @@
+/* BPF_PROG_TYPE_SYSCALL against the kernel: only sleepable; its ctx (the caller's buffer, any
+ * aligned access below U16_MAX); the maps a sleepable program may use; BPF_PROG_TEST_RUN (one
+ * run on a copy of ctx_in, copied back; its argument rules); and bpf_sys_bpf() and
+ * bpf_sys_close(), with which a program makes a map, fills it and closes fds.  Skipped where
+ * the kernel's bpf() is unavailable.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define RET(v) BPF_MOV64_IMM(BPF_REG_0, v), BPF_EXIT_INSN()
+
+static struct bpf_result load(int s, const struct bpf_insn *insns, uint32_t cnt, uint32_t flags,
+			      char *log, size_t log_size)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SYSCALL;
+	a.insns = PTR_TO_U64(insns);
+	a.insn_cnt = cnt;
+	a.license = PTR_TO_U64("GPL");
+	a.prog_flags = flags;
+	if (log) {
+		a.log_buf = PTR_TO_U64(log);
+		a.log_size = (uint32_t)log_size;
+		a.log_level = 1;
+		log[0] = 0;
+	}
+	return side_call(s, BPF_PROG_LOAD, &a);
+}
+
+/* Both sides' verdicts and error lines (the line before "processed"). */
+static bool verdicts(const char *what, const struct bpf_insn *insns, uint32_t cnt, uint32_t flags)
+{
+	static char log[NSIDES][8192];
+	struct bpf_result r[NSIDES];
+	const char *line[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		r[s] = load(s, insns, cnt, flags, log[s], sizeof(log[s]));
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+		char *end = strstr(log[s], "\nprocessed");
+
+		if (end)
+			*end = 0;
+		line[s] = strrchr(log[s], '\n') ? strrchr(log[s], '\n') + 1 : log[s];
+	}
+	if (AGREE(what, r) && r[K].rc < 0 && strcmp(line[K], line[U]))
+		test_fail(__FILE__, __LINE__, "%s: kernel says \"%s\", userbpf \"%s\"", what,
+			  line[K], line[U]);
+	return r[K].rc >= 0;
+}
+
+TEST(diff_syscall_prog_verifier)
+{
+	static const struct bpf_insn ret0[] = { RET(0) };
+	int accepted = 0, dev[NSIDES], hash[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	verdicts("not sleepable", ret0, 2, 0);
+	CHECK(verdicts("sleepable", ret0, 2, BPF_F_SLEEPABLE));
+	/* the ctx: loads and stores of every size around its ends */
+	static const int offs[] = { -8, -1, 0, 1, 2, 4, 6, 8, 12, 4096, 0xfff8, 0xfffc, 0xfffe,
+				    0xffff, 0x10000 };
+	for (size_t o = 0; o < N(offs); o++)
+		for (int z = 0; z < 4; z++)
+			for (int store = 0; store < 2; store++) {
+				static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+				struct bpf_insn p[] = {
+					store ? BPF_STX_MEM(sizes[z], BPF_REG_1, BPF_REG_1,
+							    (short)offs[o])
+					      : BPF_LDX_MEM(sizes[z], BPF_REG_0, BPF_REG_1,
+							    (short)offs[o]),
+					RET(0),
+				};
+				char what[48];
+
+				if (offs[o] > 0x7fff || offs[o] < -0x8000) {
+					/* (beyond a 16-bit offset: through a pointer moved first) */
+					continue;
+				}
+				snprintf(what, sizeof(what), "ctx %s off %d size %d",
+					 store ? "store" : "load", offs[o], 1 << z);
+				accepted += verdicts(what, p, N(p), BPF_F_SLEEPABLE);
+			}
+	/* past 32767: r1 moved by a constant first */
+	for (int z = 0; z < 4; z++) {
+		static const int sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+		struct bpf_insn p[] = {
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 0xfff8),
+			BPF_LDX_MEM(sizes[z], BPF_REG_0, BPF_REG_1, 4),
+			RET(0),
+		};
+		char what[48];
+
+		snprintf(what, sizeof(what), "ctx + 0xfff8, load off 4 size %d", 1 << z);
+		verdicts(what, p, N(p), BPF_F_SLEEPABLE);
+	}
+	CHECK(accepted > 10);
+	/* the maps a sleepable program may use */
+	for (int s = 0; s < NSIDES; s++) {
+		dev[s] = side_map_create(s, BPF_MAP_TYPE_DEVMAP, 4, 4, 4, 0).rc;
+		hash[s] = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 8, 4, 0).rc;
+		REQUIRE(dev[s] >= 0 && hash[s] >= 0);
+	}
+	for (int m = 0; m < 2; m++) {
+		struct bpf_insn p[NSIDES][4];
+
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_insn q[] = { BPF_LD_MAP_FD(BPF_REG_1, m ? hash[s] : dev[s]),
+						RET(0) };
+
+			memcpy(p[s], q, sizeof(q));
+		}
+		struct bpf_result r[NSIDES];
+		char what[32];
+
+		snprintf(what, sizeof(what), "a sleepable program's %s", m ? "hash" : "devmap");
+		for (int s = 0; s < NSIDES; s++) {
+			r[s] = load(s, p[s], 4, BPF_F_SLEEPABLE, NULL, 0);
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+		}
+		AGREE(what, r);
+		CHECK_EQ(r[K].rc >= 0, m == 1);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		close(dev[s]);
+		close(hash[s]);
+	}
+}
+
+/* ctx[1] = ctx[0] * 2; return ctx[0] + 1 (u32s). */
+static const struct bpf_insn doubler[] = {
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, 0),
+	BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1),
+	BPF_ALU64_IMM(BPF_LSH, BPF_REG_2, 1),
+	BPF_STX_MEM(BPF_W, BPF_REG_1, BPF_REG_2, 4),
+	BPF_EXIT_INSN(),
+};
+
+TEST(diff_syscall_prog_test_run)
+{
+	int prog[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s] = load(s, doubler, N(doubler), BPF_F_SLEEPABLE, NULL, 0).rc;
+		REQUIRE(prog[s] >= 0);
+	}
+	static const struct {
+		const char *what;
+		uint32_t ctx_size, repeat, flags;
+		bool data_in, ctx_out, duration;
+	} runs[] = {
+		{ "ctx of 8 bytes", 8, 0, 0, false, false, false },
+		{ "ctx of 64 bytes", 64, 0, 0, false, false, false },
+		{ "ctx of 7 bytes", 7, 0, 0, false, false, false },
+		{ "no ctx", 0, 0, 0, false, false, false },
+		{ "ctx of 65535 bytes", 65535, 0, 0, false, false, false },
+		{ "ctx of 65536 bytes", 65536, 0, 0, false, false, false },
+		{ "repeat 1", 8, 1, 0, false, false, false },
+		{ "flags", 8, 0, BPF_F_TEST_RUN_ON_CPU, false, false, false },
+		{ "data_in", 8, 0, 0, true, false, false },
+		{ "ctx_out", 8, 0, 0, false, true, false },
+		{ "duration", 8, 0, 0, false, false, true },
+	};
+	for (size_t i = 0; i < N(runs); i++) {
+		static uint32_t ctx[NSIDES][65536 / 4 + 1];
+		uint32_t out[4], data[4] = { 0 };
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			union bpf_attr a;
+
+			memset(ctx[s], 0, sizeof(ctx[s]));
+			ctx[s][0] = 21 + (uint32_t)i;
+			memset(&a, 0, sizeof(a));
+			a.test.prog_fd = (uint32_t)prog[s];
+			if (runs[i].ctx_size) {
+				a.test.ctx_in = PTR_TO_U64(ctx[s]);
+				a.test.ctx_size_in = runs[i].ctx_size;
+			}
+			a.test.repeat = runs[i].repeat;
+			a.test.flags = runs[i].flags;
+			if (runs[i].data_in) {
+				a.test.data_in = PTR_TO_U64(data);
+				a.test.data_size_in = sizeof(data);
+			}
+			if (runs[i].ctx_out) {
+				a.test.ctx_out = PTR_TO_U64(out);
+				a.test.ctx_size_out = sizeof(out);
+			}
+			a.test.duration = runs[i].duration;
+			r[s] = side_call(s, BPF_PROG_TEST_RUN, &a);
+			ret[s] = a.test.retval;
+		}
+		if (!AGREE(runs[i].what, r) || r[K].rc)
+			continue;
+		CHECK_EQ(ret[U], ret[K]);
+		CHECK_EQ(ret[K], 22 + (uint32_t)i);
+		CHECK_EQ(ctx[U][1], ctx[K][1]); /* the program's write, copied back */
+		CHECK_EQ(ctx[K][1], 2 * (21 + (uint32_t)i));
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
+}
+
+/* The bpf_sys_bpf() program: it makes an array map (its attr on the stack, as the kernel wants
+ * memory, not the ctx), puts the value at ctx + AT_VALUE under key 2 (an update attr whose key
+ * and value point into its stack), tries a command bpf_sys_bpf() refuses, and closes the fd at
+ * ctx + AT_RES + 32 and then -1; results at ctx + AT_RES. */
+#define AT_VALUE 0
+#define AT_RES 8
+#define CTX_SIZE 64
+
+static const struct bpf_insn sys_bpf_prog[] = {
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+	/* fd = sys_bpf(BPF_MAP_CREATE, fp - 24, 20): an array of 4 u64s */
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -24, BPF_MAP_TYPE_ARRAY),
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -20, 4),
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -16, 8),
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -12, 4),
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+	BPF_MOV64_IMM(BPF_REG_1, BPF_MAP_CREATE),
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -24),
+	BPF_MOV64_IMM(BPF_REG_3, 20),
+	BPF_EMIT_CALL(BPF_FUNC_sys_bpf),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, AT_RES),
+	BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 0, 29),
+	/* key 2 at fp - 72, the value at fp - 80; the update's attr at fp - 64 */
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -72, 2),
+	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, AT_VALUE),
+	BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -80),
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -64, 0),
+	BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_0, -64),
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -72),
+	BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -56),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),
+	BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -48),
+	BPF_ST_MEM(BPF_DW, BPF_REG_10, -40, 0),
+	/* sys_bpf(BPF_MAP_UPDATE_ELEM, fp - 64, 32) */
+	BPF_MOV64_IMM(BPF_REG_1, BPF_MAP_UPDATE_ELEM),
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64),
+	BPF_MOV64_IMM(BPF_REG_3, 32),
+	BPF_EMIT_CALL(BPF_FUNC_sys_bpf),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, AT_RES + 8),
+	/* a command bpf_sys_bpf() does not allow: BPF_MAP_LOOKUP_ELEM */
+	BPF_MOV64_IMM(BPF_REG_1, BPF_MAP_LOOKUP_ELEM),
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64),
+	BPF_MOV64_IMM(BPF_REG_3, 32),
+	BPF_EMIT_CALL(BPF_FUNC_sys_bpf),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, AT_RES + 16),
+	/* sys_close(the fd at AT_RES + 32), then of -1 */
+	BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_6, AT_RES + 32),
+	BPF_EMIT_CALL(BPF_FUNC_sys_close),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, AT_RES + 24),
+	BPF_MOV64_IMM(BPF_REG_1, -1),
+	BPF_EMIT_CALL(BPF_FUNC_sys_close),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, AT_RES + 40),
+	RET(0),
+};
+
+TEST(diff_syscall_prog_sys_bpf)
+{
+	int prog[NSIDES], victim[NSIDES];
+	uint8_t ctx[NSIDES][CTX_SIZE];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		prog[s] = load(s, sys_bpf_prog, N(sys_bpf_prog), BPF_F_SLEEPABLE, NULL, 0).rc;
+		REQUIRE(prog[s] >= 0);
+		/* an fd for the program to close: a map of the side's */
+		victim[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
+		REQUIRE(victim[s] >= 0);
+		memset(ctx[s], 0, sizeof(ctx[s]));
+		memcpy(ctx[s] + AT_VALUE, &(uint64_t){ 0x1122334455667788ull }, 8);
+		memcpy(ctx[s] + AT_RES + 32, &victim[s], 4);
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (uint32_t)prog[s];
+		a.test.ctx_in = PTR_TO_U64(ctx[s]);
+		a.test.ctx_size_in = CTX_SIZE;
+		REQUIRE_EQ(side_call(s, BPF_PROG_TEST_RUN, &a).rc, 0);
+	}
+	int64_t res[NSIDES][6];
+
+	for (int s = 0; s < NSIDES; s++)
+		memcpy(res[s], ctx[s] + AT_RES, sizeof(res[s]));
+	/* the map made (fds differ), the update, the refused command, the closes */
+	CHECK(res[K][0] >= 0 && res[U][0] >= 0);
+	for (int i = 1; i < 6; i++)
+		if (i != 4) /* (slot 4: the fd closed, each side's own) */
+			CHECK_EQ(res[U][i], res[K][i]);
+	CHECK_EQ(res[K][1], 0);
+	CHECK_EQ(res[K][2], -22);
+	CHECK_EQ(res[K][3], 0);
+	CHECK_EQ(res[K][5], -9);
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_map_info info;
+		uint32_t len = sizeof(info), key = 2;
+		uint64_t v = 0;
+
+		if (res[s][0] < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		CHECK_EQ(side_obj_info(s, (int)res[s][0], &info, &len).rc, 0);
+		CHECK_EQ(info.type, BPF_MAP_TYPE_ARRAY);
+		CHECK_EQ(info.value_size, 8);
+		CHECK_EQ(info.max_entries, 4);
+		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, (int)res[s][0], &key, &v, 0).rc, 0);
+		CHECK_EQ(v, 0x1122334455667788ull);
+		close((int)res[s][0]);
+		/* the program closed the victim: its fd is gone */
+		CHECK_EQ(side_map_id(s, victim[s]), 0);
+		close(prog[s]);
+	}
+}
