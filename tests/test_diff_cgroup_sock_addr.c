@@ -6,6 +6,7 @@
  * (Which helpers it may call is checked with every other type in test_helpers.c.)  Skipped where
  * the kernel's bpf() is unavailable.
  */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -135,4 +136,70 @@ TEST(diff_cgroup_sock_addr_returns)
 	}
 	/* bind (2 hooks): 0..3; connect and sendmsg (6): 0, 1; the name and recvmsg hooks (9): 1 */
 	CHECK_EQ(accepted, 2 * 4 + 6 * 2 + 9 * 1);
+}
+
+/* The helpers that depend on the hook: bind() at the IPv4 and IPv6 connect hooks only
+ * (setsockopt() and getsockopt() at every hook, in 6.18); and a sockopt program's
+ * setsockopt(), on its socket, at the setsockopt hook only. */
+TEST(diff_cgroup_sock_addr_hook_helpers)
+{
+	struct bpf_insn bind[] = {
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, 2),
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -16),
+		BPF_MOV64_IMM(BPF_REG_3, 16),
+		BPF_EMIT_CALL(BPF_FUNC_bind),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	struct bpf_insn sockopt[] = {
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 1),
+		BPF_MOV64_IMM(BPF_REG_2, 1),
+		BPF_MOV64_IMM(BPF_REG_3, 2),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
+		BPF_MOV64_IMM(BPF_REG_5, 4),
+		BPF_EMIT_CALL(BPF_FUNC_setsockopt),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+	int binds = 0, sets = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t h = 0; h < NHOOKS; h++) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "bind at hook %u", hooks[h]);
+		binds += VERDICTS_AGREE_EAT(what, SA, hooks[h], bind, 8);
+		for (int get = 0; get < 2; get++) {
+			sockopt[6] = BPF_EMIT_CALL(get ? BPF_FUNC_getsockopt : BPF_FUNC_setsockopt);
+			snprintf(what, sizeof(what), "%ssockopt at hook %u", get ? "get" : "set",
+				 hooks[h]);
+			sets += VERDICTS_AGREE_EAT(what, SA, hooks[h], sockopt, 9);
+		}
+	}
+	CHECK_EQ(binds, 2);
+	CHECK_EQ(sets, 2 * (int)NHOOKS);
+	/* a sockopt program's: on ctx->sk */
+	for (int eat = BPF_CGROUP_GETSOCKOPT; eat <= BPF_CGROUP_SETSOCKOPT; eat++) {
+		struct bpf_insn p[] = {
+			BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, offsetof(struct bpf_sockopt, sk)),
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 1),
+			BPF_MOV64_IMM(BPF_REG_2, 1),
+			BPF_MOV64_IMM(BPF_REG_3, 2),
+			BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
+			BPF_MOV64_IMM(BPF_REG_5, 4),
+			BPF_EMIT_CALL(BPF_FUNC_setsockopt),
+			BPF_MOV64_IMM(BPF_REG_0, 1),
+			BPF_EXIT_INSN(),
+		};
+		char what[48];
+
+		snprintf(what, sizeof(what), "sockopt program's setsockopt at hook %d", eat);
+		CHECK_EQ(VERDICTS_AGREE_EAT(what, BPF_PROG_TYPE_CGROUP_SOCKOPT, (uint32_t)eat, p,
+					    10),
+			 eat == BPF_CGROUP_SETSOCKOPT);
+	}
 }

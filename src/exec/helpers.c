@@ -3131,6 +3131,12 @@ static const struct helper sock_ops_helpers[] = {
 	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) }, 0 },
 };
 
+/* bpf_bind(ctx, addr, addr_len): a sock_addr program binds the socket at its connect hooks;
+ * verified only, as the program never runs here. */
+static const struct helper sa_bind_helper = {
+	{ h_zero, "bpf_bind", false, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 };
+
 /* A cgroup sockopt program's setsockopt and getsockopt (the kernel's bpf_sk_setsockopt()...):
  * on a socket, its ctx->sk, not on the ctx. */
 static const struct helper sk_sockopt_helpers[] = {
@@ -3182,6 +3188,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	/* setsockopt and getsockopt: a sock_addr program's take its ctx, as sock_ops ones do; a
 	 * sockopt program's its ctx->sk (at some hooks of each: bpf_helper_proto_attach()) */
+	if (func_id == BPF_FUNC_bind && prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR)
+		return &sa_bind_helper.proto;
 	if ((func_id == BPF_FUNC_setsockopt || func_id == BPF_FUNC_getsockopt) &&
 	    (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR || prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT))
 		return &(prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT
@@ -3284,15 +3292,15 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 			   prog_type == BPF_PROG_TYPE_SOCK_OPS ||
 			   prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 
-	/* (a sockopt program's only at the setsockopt hook; a sock_addr program's at its hooks
-	 * but Unix sockets' getpeername and getsockname) */
+	/* (bind at the IPv4 and IPv6 connect hooks only; a sockopt program's set/getsockopt only
+	 * at the setsockopt hook; a sock_addr program's at every hook, 6.18's) */
+	if (func_id == BPF_FUNC_bind && expected_attach_type != UINT32_MAX &&
+	    expected_attach_type != BPF_CGROUP_INET4_CONNECT &&
+	    expected_attach_type != BPF_CGROUP_INET6_CONNECT)
+		return NULL;
 	if ((func_id == BPF_FUNC_setsockopt || func_id == BPF_FUNC_getsockopt) &&
-	    expected_attach_type != UINT32_MAX &&
-	    ((prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
-	      expected_attach_type != BPF_CGROUP_SETSOCKOPT) ||
-	     (prog_type == BPF_PROG_TYPE_CGROUP_SOCK_ADDR &&
-	      (expected_attach_type == ATTACH_CGROUP_UNIX_GETPEERNAME ||
-	       expected_attach_type == ATTACH_CGROUP_UNIX_GETSOCKNAME))))
+	    expected_attach_type != UINT32_MAX && prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
+	    expected_attach_type != BPF_CGROUP_SETSOCKOPT)
 		return NULL;
 	if (func_id != BPF_FUNC_get_retval && func_id != BPF_FUNC_set_retval)
 		return bpf_helper_proto(func_id, prog_type);
