@@ -11,6 +11,10 @@
  * reads 0.  Peer namespaces by id (netns_id >= 0) are not looked into: such a lookup finds
  * nothing, as on a kernel where no peer has an id.
  *
+ * A TCP socket's tcp_info comes with it, for bpf_tcp_sock(); and the sockets of socket maps
+ * (struct sock_ref) are found again the same way, by their addresses and cookie, so that one
+ * the kernel no longer has is not found.
+ *
  * The found sockets are kept per thread until the test run ends (sock_lookup_run_end()), with
  * each query's answer: a program that looks the same tuple up on every repeat asks the kernel
  * once, and a socket pointer a program holds (a released one's listener, say) stays good for

@@ -712,6 +712,7 @@ int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
 	}
 	spent = (now_ns() - start) / repeat;
 	duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
+	sock_lookup_run_end(); /* (the sockets of socket maps it looked up) */
 	err = test_finish(attr, uattr, &keys, sizeof(keys), 0, retval, duration);
 	if (!err)
 		err = ctx_finish(attr, uattr, uctx, sizeof(struct bpf_flow_keys));

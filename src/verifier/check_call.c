@@ -376,7 +376,6 @@ static bool const_map_key(struct verifier_env *env, const struct reg_state *reg,
 	return true;
 }
 
-/* The kernel's can_elide_value_nullness(): lookups that cannot fail for an in-range key. */
 static bool is_sockmap(const struct bpf_map *map)
 {
 	return map && (map->map_type == BPF_MAP_TYPE_SOCKMAP ||
@@ -402,6 +401,7 @@ static bool may_update_sockmap(struct verifier_env *env, s32 id)
 	return false;
 }
 
+/* The kernel's can_elide_value_nullness(): lookups that cannot fail for an in-range key. */
 static bool lookup_never_null(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_ARRAY || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
