@@ -1166,3 +1166,89 @@ TEST(diff_sock_lookup_sk_assign)
 	}
 	socks_close(&k);
 }
+
+/* cgroup skb: the program sees the packet from its network header, where the tuple is, and
+ * reports what it found in cb (it may not write the packet): the same as the kernel's. */
+/* A cgroup skb program looking up the tuple at the start of its data (helper: which lookup) and
+ * writing the family, state, src_port and dst_port of what it found into cb[0..3]. */
+static int load_cgroup_skb(int s, int helper)
+{
+	struct bpf_insn p[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, SKB_OFF(data)),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, SKB_OFF(data_end)),
+		BPF_MOV64_REG(BPF_REG_0, BPF_REG_2),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 12),
+		BPF_JMP_REG(BPF_JLE, BPF_REG_0, BPF_REG_3, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(BPF_REG_3, 12),
+		BPF_MOV64_IMM(BPF_REG_4, -1),
+		BPF_MOV64_IMM(BPF_REG_5, 0),
+		BPF_EMIT_CALL(helper),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, SK_OFF(family)),
+		BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(cb[0])),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, SK_OFF(state)),
+		BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(cb[1])),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, SK_OFF(src_port)),
+		BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(cb[2])),
+		BPF_LDX_MEM(BPF_H, BPF_REG_1, BPF_REG_0, SK_OFF(dst_port)),
+		BPF_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_1, SKB_OFF(cb[3])),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_EMIT_CALL(BPF_FUNC_sk_release),
+		BPF_MOV64_IMM(BPF_REG_0, 1),
+		BPF_EXIT_INSN(),
+	};
+
+	return side_prog_load(s, BPF_PROG_TYPE_CGROUP_SKB, p, N(p));
+}
+
+/* cgroup skb: the program sees the packet from its network header, where the tuple is put, and
+ * reports what it found in cb (it may not write the packet): the same as the kernel's. */
+TEST(diff_sock_lookup_cgroup_skb)
+{
+	static const int which[] = { 0, 1, 2, 3, 18, 19, 20, 24, 26 };
+	static const int helpers[] = { BPF_FUNC_sk_lookup_tcp, BPF_FUNC_sk_lookup_udp,
+				       BPF_FUNC_skc_lookup_tcp };
+	int prog[3][NSIDES], found = 0;
+	struct socks k;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(socks_open(&k));
+	for (int h = 0; h < 3; h++)
+		for (int s = 0; s < NSIDES; s++) {
+			prog[h][s] = load_cgroup_skb(s, helpers[h]);
+			REQUIRE(prog[h][s] >= 0);
+		}
+	for (size_t i = 0; i < N(which); i++) {
+		const struct lookup *l = &lookups[which[i]];
+		int h = l->kind == UDP ? 1 : l->kind == SKC ? 2 : 0;
+		uint8_t pkt[PKT_LEN];
+		struct __sk_buff out[NSIDES];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+
+		/* the tuple right after the Ethernet header, where the program's data begins */
+		make_packet(pkt, &k, l, false);
+		memmove(pkt + 14, pkt + TUPLE_AT, sizeof(struct bpf_sock_tuple));
+		for (int s = 0; s < NSIDES; s++) {
+			memset(&out[s], 0, sizeof(out[s]));
+			r[s] = side_test_run_ctx(s, prog[h][s], pkt, PKT_LEN, 1, NULL, 0, &out[s],
+						 sizeof(out[s]), &ret[s]);
+		}
+		if (!AGREE(l->what, r) || r[K].rc)
+			continue;
+		CHECK_EQ(ret[U], ret[K]);
+		for (int c = 0; c < 4; c++)
+			CHECK_EQ(out[U].cb[c], out[K].cb[c]);
+		found += out[K].cb[0] != 0;
+	}
+	CHECK(found >= 6);
+	for (int h = 0; h < 3; h++)
+		for (int s = 0; s < NSIDES; s++)
+			close(prog[h][s]);
+	socks_close(&k);
+}
