@@ -501,6 +501,33 @@ static void snip_helper(struct gen *g)
 	}
 }
 
+/* A socket lookup (tc, XDP and cgroup skb programs; the ctx in r6) of a tuple on the stack,
+ * NULL-checked (mostly), a field read (any offset), and a release (mostly: else a leak).  The
+ * reference it acquires must be released on every path, whatever the snippets around do. */
+static void snip_sock(struct gen *g)
+{
+	static const int fns[] = { BPF_FUNC_sk_lookup_tcp, BPF_FUNC_sk_lookup_udp,
+				   BPF_FUNC_skc_lookup_tcp };
+	bool check = chance(g, 90), read = chance(g, 60), release = chance(g, 90);
+	int off = chance(g, 80) ? 4 * (int)rnd(g, 20) : (int)rnd(g, 88);
+
+	emit(g, BPF_MOV64_REG(1, 6));
+	emit(g, BPF_MOV64_REG(2, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 2, chance(g, 70) ? -16 : -40));
+	emit(g, BPF_MOV64_IMM(3, chance(g, 70) ? 12 : 36));
+	emit(g, BPF_MOV64_IMM(4, -1));
+	emit(g, BPF_MOV64_IMM(5, 0));
+	emit(g, BPF_EMIT_CALL(fns[rnd(g, 3)]));
+	if (check)
+		emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, (read ? 1 : 0) + (release ? 2 : 0)));
+	if (read)
+		emit(g, BPF_LDX_MEM(sizes[rnd(g, 3)], sreg(g), 0, (int16_t)off));
+	if (release) {
+		emit(g, BPF_MOV64_REG(1, 0));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_sk_release));
+	}
+}
+
 static void snip_ptr(struct gen *g)
 {
 	int base = chance(g, 50) ? 6 : 10;
@@ -655,7 +682,10 @@ static void snippet(struct gen *g)
 			snip_call(g);
 		break;
 	case 18:
-		snip_helper(g);
+		if (g->type != BPF_PROG_TYPE_SOCKET_FILTER && chance(g, 40))
+			snip_sock(g);
+		else
+			snip_helper(g);
 		break;
 	case 19:
 		if (chance(g, 50)) {
