@@ -1332,19 +1332,12 @@ static u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
  * a test run's dummy socket (__sk_buff.sk), which goes with the run, or of a kernel socket a
  * lookup found, which the map keeps (src/map/sk_storage.c).  flags: BPF_SK_STORAGE_GET_F_CREATE
  * or 0, else NULL; a socket that is not a full one (time-wait) has none. */
-#define TCP_TIME_WAIT_STATE 6
-#define TCP_LISTEN_STATE 10
-static bool sk_is_full(const struct prog_sock *ps)
-{
-	return ps->sk.state != TCP_TIME_WAIT_STATE;
-}
-
 static u64 h_sk_storage_get(u64 map, u64 sk, u64 value, u64 flags, u64 a5)
 {
 	struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
 	bool create = flags == BPF_SK_STORAGE_GET_F_CREATE;
 
-	if (!ps || flags > BPF_SK_STORAGE_GET_F_CREATE || !sk_is_full(ps))
+	if (!ps || flags > BPF_SK_STORAGE_GET_F_CREATE || !prog_sock_is_full(ps))
 		return 0;
 	if (ps->cookie)
 		return (u64)(uintptr_t)sk_storage_sock_get(PTR(map), ps->cookie, PTR(value), create);
@@ -1355,7 +1348,7 @@ static u64 h_sk_storage_delete(u64 map, u64 sk, u64 a3, u64 a4, u64 a5)
 {
 	struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
 
-	if (!ps || !sk_is_full(ps))
+	if (!ps || !prog_sock_is_full(ps))
 		return (u64)-EINVAL;
 	if (ps->cookie)
 		return (u64)(s64)sk_storage_sock_delete(PTR(map), ps->cookie);
@@ -1375,20 +1368,22 @@ static u64 skb_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 prot
 					   ifindex, full);
 }
 
-static u64 h_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, true);
-}
+/* The three lookups of each context (tcp, udp, skc) over its lookup function. */
+#define SK_LOOKUP_HELPERS(prefix, lookup)                                                          \
+	static u64 prefix##sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)       \
+	{                                                                                          \
+		return lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, true);                   \
+	}                                                                                          \
+	static u64 prefix##sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)       \
+	{                                                                                          \
+		return lookup(ctx, tuple, len, netns, flags, IPPROTO_UDP, true);                   \
+	}                                                                                          \
+	static u64 prefix##skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)      \
+	{                                                                                          \
+		return lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, false);                  \
+	}
 
-static u64 h_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_UDP, true);
-}
-
-static u64 h_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return skb_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, false);
-}
+SK_LOOKUP_HELPERS(h_, skb_lookup)
 
 static u64 xdp_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
 {
@@ -1398,41 +1393,15 @@ static u64 xdp_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 prot
 					   ifindex, full);
 }
 
-static u64 h_xdp_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, true);
-}
+SK_LOOKUP_HELPERS(h_xdp_, xdp_lookup)
 
-static u64 h_xdp_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_UDP, true);
-}
-
-static u64 h_xdp_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return xdp_lookup(ctx, tuple, len, netns, flags, IPPROTO_TCP, false);
-}
-
-static u64 sa_lookup(u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
+static u64 sa_lookup(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags, u8 proto, bool full)
 {
 	return (u64)(uintptr_t)sock_lookup(proto, PTR(tuple), (u32)len, netns, false, flags, 0,
 					   full);
 }
 
-static u64 h_sa_sk_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return sa_lookup(tuple, len, netns, flags, IPPROTO_TCP, true);
-}
-
-static u64 h_sa_sk_lookup_udp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return sa_lookup(tuple, len, netns, flags, IPPROTO_UDP, true);
-}
-
-static u64 h_sa_skc_lookup_tcp(u64 ctx, u64 tuple, u64 len, u64 netns, u64 flags)
-{
-	return sa_lookup(tuple, len, netns, flags, IPPROTO_TCP, false);
-}
+SK_LOOKUP_HELPERS(h_sa_, sa_lookup)
 
 /* bpf_sk_release(sk): the socket stays until the run ends (sock_lookup_run_end()), as a
  * kernel socket stays for an RCU grace period; the verifier has seen to the reference. */
@@ -1455,7 +1424,6 @@ static u64 h_sk_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
  * after an RCU grace period instead), a listening TCP or unconnected UDP one, of the
  * connection's protocol and family (an IPv6 socket that is not v6-only takes IPv4 too), and
  * none selected before unless BPF_SK_LOOKUP_F_REPLACE. */
-#define TCP_CLOSE_STATE 7
 static u64 h_sk_lookup_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
 {
 	struct sk_lookup_run *run = PTR(ctx);
@@ -1463,12 +1431,12 @@ static u64 h_sk_lookup_assign(u64 ctx, u64 sk, u64 flags, u64 a4, u64 a5)
 	const struct prog_sock *ps = sk ? prog_sock_of(sk) : NULL;
 	const struct bpf_sock *s = ps ? &ps->sk : NULL;
 	bool inet = s && (s->family == AF_INET || s->family == AF_INET6);
-	bool rcu_freed = inet && ((s->protocol == IPPROTO_TCP && s->state == TCP_LISTEN_STATE) ||
+	bool rcu_freed = inet && ((s->protocol == IPPROTO_TCP && s->state == SK_LISTEN) ||
 				  s->protocol == IPPROTO_UDP);
 
 	if (flags & ~(u64)(BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT))
 		return (u64)-EINVAL;
-	if (s && (!rcu_freed || (s->protocol == IPPROTO_UDP && s->state != TCP_CLOSE_STATE)))
+	if (s && (!rcu_freed || (s->protocol == IPPROTO_UDP && s->state != SK_CLOSE)))
 		return (u64)-ESOCKTNOSUPPORT;
 	if (s && s->protocol != c->protocol)
 		return (u64)-EPROTOTYPE;
@@ -1488,7 +1456,7 @@ static u64 h_get_listener_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct prog_sock *ps = prog_sock_of(sk);
 
-	return ps->sk.state == TCP_LISTEN_STATE ? (u64)(uintptr_t)&ps->sk : 0;
+	return ps->sk.state == SK_LISTEN ? (u64)(uintptr_t)&ps->sk : 0;
 }
 
 /* bpf_get_local_storage(map, flags): the run's storage of a cgroup storage map; flags are 0
@@ -1521,7 +1489,7 @@ static u64 h_sk_fullsock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct prog_sock *ps = prog_sock_of(sk);
 
-	return sk_is_full(ps) ? (u64)(uintptr_t)&ps->sk : 0;
+	return prog_sock_is_full(ps) ? (u64)(uintptr_t)&ps->sk : 0;
 }
 
 /* bpf_tcp_sock(sk): a full TCP socket's struct bpf_tcp_sock (a socket a lookup found; not a
@@ -1530,7 +1498,7 @@ static u64 h_tcp_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct prog_sock *ps = prog_sock_of(sk);
 
-	return sk_is_full(ps) && ps->sk.protocol == IPPROTO_TCP ? (u64)(uintptr_t)&ps->tcp : 0;
+	return prog_sock_is_full(ps) && ps->sk.protocol == IPPROTO_TCP ? (u64)(uintptr_t)&ps->tcp : 0;
 }
 
 static u64 h_skb_ancestor_cgroup_id(u64 ctx, u64 level, u64 a3, u64 a4, u64 a5)

@@ -13,6 +13,16 @@
 #include "map/sk_storage.h"
 #include "util.h"
 
+/* The kernel's TCP states a program sees in bpf_sock.state (include/net/tcp_states.h); UDP and
+ * Unix sockets use ESTABLISHED (connected) and CLOSE too. */
+enum {
+	SK_ESTABLISHED = 1,
+	SK_TIME_WAIT = 6,
+	SK_CLOSE = 7,
+	SK_LISTEN = 10,
+	SK_NEW_SYN_RECV = 12,
+};
+
 /* A socket has two views a pointer may point at: struct bpf_sock (PTR_TO_SOCKET and
  * PTR_TO_SOCK_COMMON) and a TCP socket's struct bpf_tcp_sock (bpf_tcp_sock()), each after a tag
  * saying which it is, so that a helper given either finds the socket. */
@@ -45,6 +55,12 @@ static inline struct prog_sock *prog_sock_of(u64 sk)
 
 	return p[-1] == PROG_SOCK_TCP ? container_of((struct bpf_tcp_sock *)p, struct prog_sock, tcp)
 				      : container_of((struct bpf_sock *)p, struct prog_sock, sk);
+}
+
+/* Whether ps is a full socket (not a time-wait one, which a bpf_skc_lookup_tcp() may find). */
+static inline bool prog_sock_is_full(const struct prog_sock *ps)
+{
+	return ps->sk.state != SK_TIME_WAIT;
 }
 
 /* A new socket's tags (and nothing else) set. */

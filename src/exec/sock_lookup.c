@@ -36,10 +36,6 @@
 
 #include "exec/sock.h"
 
-#define TCP_ESTABLISHED_ 1
-#define TCP_TIME_WAIT_ 6
-#define TCP_LISTEN_ 10
-#define TCP_NEW_SYN_RECV_ 12
 #define LOOPBACK4_IPV6 htonl(0x7f000006) /* the IPv4 address of an IPv6-only socket */
 
 /* One query of this run and its answer. */
@@ -143,6 +139,13 @@ out:
 	return err;
 }
 
+/* Whether the kernel described a time-wait socket (its diag state is the substate, FIN_WAIT2
+ * or TIME_WAIT; its timer is the time-wait one, 3). */
+static bool diag_is_tw(const struct inet_diag_msg *m)
+{
+	return m->idiag_timer == 3 || m->idiag_state == SK_TIME_WAIT;
+}
+
 /* A socket's IPv4 address field when it is an IPv6 one: the v4 address of a v4-mapped one, 0
  * for any, else the placeholder the kernel gives IPv6-only sockets. */
 static u32 v4_of(const u32 a[4])
@@ -215,7 +218,7 @@ static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 		/* a connected TCP socket's IPv6 addresses are its IPv4 ones, v4-mapped (the
 		 * kernel's sk_rcv_saddr_set() and sk_daddr_set() at connect and accept; not a
 		 * time-wait socket's, which keeps IPv6 addresses only for IPv6) */
-		if (proto == IPPROTO_TCP && m->idiag_state != TCP_LISTEN_ && m->idiag_timer != 3) {
+		if (proto == IPPROTO_TCP && m->idiag_state != SK_LISTEN && !diag_is_tw(m)) {
 			sk->src_ip6[2] = sk->dst_ip6[2] = htonl(0xffff);
 			sk->src_ip6[3] = sk->src_ip4;
 			sk->dst_ip6[3] = sk->dst_ip4;
@@ -228,13 +231,11 @@ static struct prog_sock *sock_of(const struct diag_sock *d, u8 proto)
 	}
 	sk->src_port = ntohs(m->id.idiag_sport);
 	sk->dst_port = m->id.idiag_dport;
-	/* (a time-wait socket's diag state is its substate; its own is TIME_WAIT) */
-	sk->state = m->idiag_timer == 3 || m->idiag_state == TCP_TIME_WAIT_ ? TCP_TIME_WAIT_
-									     : m->idiag_state;
+	sk->state = diag_is_tw(m) ? SK_TIME_WAIT : m->idiag_state;
 	sk->rx_queue_mapping = (u32)-1;
 	f->sock.v6only = d->v6only;
-	if (proto == IPPROTO_TCP && sk->state != TCP_TIME_WAIT_)
-		tcp_of(&f->sock.tcp, &d->info, sk->state == TCP_LISTEN_);
+	if (proto == IPPROTO_TCP && sk->state != SK_TIME_WAIT)
+		tcp_of(&f->sock.tcp, &d->info, sk->state == SK_LISTEN);
 	f->next = founds;
 	founds = f;
 	return &f->sock;
@@ -263,13 +264,13 @@ static struct prog_sock *lookup(u8 proto, const void *tuple, u32 len, u32 ifinde
 		err = diag_query(family, proto, saddr, sport, daddr, dport, ifindex, ANY_COOKIE, &d);
 	if (err)
 		return NULL;
-	if (proto == IPPROTO_TCP && (d.msg.idiag_state == TCP_TIME_WAIT_ || d.msg.idiag_timer == 3)) {
+	if (proto == IPPROTO_TCP && diag_is_tw(&d.msg)) {
 		if (full)
 			return NULL; /* not a full socket */
-	} else if (proto == IPPROTO_TCP && d.msg.idiag_state == TCP_NEW_SYN_RECV_ && full) {
+	} else if (proto == IPPROTO_TCP && d.msg.idiag_state == SK_NEW_SYN_RECV && full) {
 		/* a request socket: its listener, which the same lookup finds for no peer */
 		if (diag_query(family, proto, daddr, dport, any, 0, ifindex, ANY_COOKIE, &d) ||
-		    d.msg.idiag_state == TCP_NEW_SYN_RECV_ || d.msg.idiag_state == TCP_ESTABLISHED_)
+		    d.msg.idiag_state == SK_NEW_SYN_RECV || d.msg.idiag_state == SK_ESTABLISHED)
 			return NULL;
 	}
 	return sock_of(&d, proto);
@@ -325,8 +326,6 @@ void sock_lookup_run_end(void)
 
 /* ---- the sockets of socket maps ---- */
 
-#define TCP_ESTABLISHED_STATE 1
-#define TCP_CLOSE_STATE 7
 
 /* A sockaddr_in or _in6 into an address and port (network order). */
 static void addr_of(const struct sockaddr_storage *a, u32 addr[4], u16 *port)
@@ -352,11 +351,11 @@ static int ref_check(const struct sock_ref *r, bool bound)
 	bool inet = r->family == AF_INET || r->family == AF_INET6;
 
 	if (inet && r->type == SOCK_STREAM && r->protocol == IPPROTO_TCP)
-		return r->state == TCP_ESTABLISHED_STATE || r->state == TCP_LISTEN_ ? 0 : -EOPNOTSUPP;
+		return r->state == SK_ESTABLISHED || r->state == SK_LISTEN ? 0 : -EOPNOTSUPP;
 	if (inet && r->type == SOCK_DGRAM && r->protocol == IPPROTO_UDP)
 		return bound ? 0 : -EOPNOTSUPP;
 	if (r->family == AF_UNIX && r->type == SOCK_STREAM)
-		return r->state == TCP_ESTABLISHED_STATE ? 0 : -EOPNOTSUPP;
+		return r->state == SK_ESTABLISHED ? 0 : -EOPNOTSUPP;
 	if (r->family == AF_UNIX && (r->type == SOCK_DGRAM || r->type == SOCK_SEQPACKET))
 		return 0;
 	return -EOPNOTSUPP;
@@ -395,7 +394,7 @@ int sock_ref_from_fd(int fd, struct sock_ref *r)
 
 	if (connected)
 		addr_of(&a, r->remote, &r->rport);
-	r->state = connected ? TCP_ESTABLISHED_STATE : TCP_CLOSE_STATE;
+	r->state = connected ? SK_ESTABLISHED : SK_CLOSE;
 	len = sizeof(int);
 	if (!getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &type, &len))
 		r->reuseport = type != 0;
@@ -415,8 +414,8 @@ int sock_ref_from_prog(u64 sk, struct sock_ref *r)
 	const struct prog_sock *ps = prog_sock_of(sk);
 	const struct bpf_sock *s = &ps->sk;
 
-	if (s->state == TCP_TIME_WAIT_)
-		return -EINVAL; /* not a full socket */
+	if (!prog_sock_is_full(ps))
+		return -EINVAL;
 	if (!ps->cookie)
 		return -EOPNOTSUPP; /* a test run's dummy socket: no protocol a map takes */
 	memset(r, 0, sizeof(*r));
@@ -473,7 +472,7 @@ struct bpf_sock *sock_ref_get(const struct sock_ref *r)
 		err = diag_query(r->family, r->protocol, r->remote, r->rport, r->local, r->lport, 0,
 				 r->cookie, &d);
 	/* (a closed TCP socket may linger in time-wait, with its cookie: no longer the map's) */
-	if (err || d.msg.idiag_timer == 3 || d.msg.idiag_state == TCP_TIME_WAIT_)
+	if (err || diag_is_tw(&d.msg))
 		return NULL;
 	struct prog_sock *ps = sock_of(&d, r->protocol);
 

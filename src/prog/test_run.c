@@ -317,7 +317,7 @@ void run_skb_set_sock(struct run_skb *skb, u16 proto_be)
 	u32 headlen = (u32)(skb->tail - skb->net);
 
 	prog_sock_init(&skb->sock);
-	sk->state = 7; /* TCP_CLOSE, sock_init_data()'s */
+	sk->state = SK_CLOSE; /* sock_init_data()'s */
 	sk->rx_queue_mapping = (u32)-1;
 	if (proto_be == htons(ETH_P_IP) && headlen >= sizeof(struct iphdr)) {
 		sk->family = AF_INET;
