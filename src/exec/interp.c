@@ -2,8 +2,8 @@
  *
  * Algorithm.  interp_prepare() translates each 8-byte slot into a struct dinsn: the address of
  * the label that executes its form, the registers, the offset, the immediate pre-extended to 64
- * bits (or the whole LD_IMM64 value), and a resolved pointer (jump/call target or helper
- * function).  The labels live in run(); their table is generated from INSN_LIST in insn.h, and so
+ * bits (or the whole LD_IMM64 value), and a resolved jump target (a displacement in bytes from
+ * the record) or helper function.  The labels live in run(); their table is generated from INSN_LIST in insn.h, and so
  * are the handler bodies: the list's kind/op/bits fields select a body macro (EXEC_<kind>) that
  * is specialised at compile time for that form.  Dispatch is "goto *pc->handler" at the end of
  * every handler (threaded code), so the CPU predicts each transition separately.
@@ -17,7 +17,7 @@
  * iteration is bounded by the instructions it issues and by store-to-load forwarding through the
  * register file, not by arithmetic.  Also, a taken jump predicts its target as pc + the last
  * taken displacement (BRANCH()), so that the next record's loads do not wait for the load of the
- * target pointer.
+ * target's displacement.
  *
  * Semantics follow RFC 9669 and the kernel: 32-bit ALU results are zero-extended; shift counts
  * are masked to the operand width; x / 0 = 0 and x % 0 = x (32-bit forms use and zero-extend the
@@ -59,12 +59,13 @@
  *
  * Invariants.  A decoded program has cnt + 1 records; the extra last one traps, so running off the
  * end is an error rather than a wild jump.  The second slot of an LD_IMM64 also traps and no jump
- * targets it.  Every target pointer points into the same record array (a frame's return record
- * too, or it is loop_ret).  Run-time state (registers, frames, stack) is local to one call of
+ * targets it.  Every jump target lies in the same record array, and so does a frame's return
+ * record (or it is loop_ret).  Run-time state (registers, frames, stack) is local to one call of
  * run(), which makes running reentrant.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,8 +90,10 @@ struct dinsn {
 	/* Label in run() that executes this record. */
 	const void *handler;
 	union {
-		/* JA, JCOND, CALL_LOCAL: the record to continue at. */
-		const struct dinsn *target;
+		/* JA, JCOND, CALL_LOCAL: the record to continue at, in bytes from this one (a
+		 * displacement rather than a pointer: BRANCH() compares it with its guess as a
+		 * memory operand). */
+		intptr_t disp;
 		/* CALL: the helper. */
 		interp_helper_fn fn;
 	} u;
@@ -112,6 +115,21 @@ struct dinsn {
 	int32_t imm;
 #endif
 };
+
+/* OPS_WORD() reads off, dst, src and aux as one little-endian word. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "OPS_WORD() takes a little-endian host");
+_Static_assert(offsetof(struct dinsn, dst) == offsetof(struct dinsn, off) + 2 &&
+		       offsetof(struct dinsn, src) == offsetof(struct dinsn, off) + 3 &&
+		       offsetof(struct dinsn, aux) == offsetof(struct dinsn, off) + 4,
+	       "operand fields packed after off");
+
+static inline uint64_t load_u64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 /* A callback: the program entered at one record.  The LD_IMM64 BPF_PSEUDO_FUNC that names it
  * loads &cb, which is its address (cb comes first). */
@@ -422,32 +440,34 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		pc = (t);                                                                          \
 		DISPATCH();                                                                        \
 	} while (0)
-/* A taken jump.  pc = pc->u.target puts a load on the dependency chain that every later record's
+/* The record a jump goes to. */
+#define TARGET() ((const struct dinsn *)((uintptr_t)pc + (uintptr_t)pc->u.disp))
+/* A taken jump.  pc = TARGET() puts a load on the dependency chain that every later record's
  * operand loads wait for, once per loop iteration.  A loop's closing jump repeats one
- * displacement, so predict it: when the target is pc + disp (the last taken displacement),
- * compute it from pc and leave the check to the branch predictor.  The comparison is in asm so
- * that the compiler cannot see the equality and use the loaded value after all. */
+ * displacement, so predict it: when the record's displacement is disp (the last taken one),
+ * compute the target from pc and leave the check to the branch predictor.  The comparison is in
+ * asm so that the compiler cannot see the equality and use the loaded value after all; on x86 it
+ * takes the record's field as a memory operand, one instruction for load and compare. */
 #if defined(__x86_64__) || defined(__i386__)
-#define SAME_PTR(a, b, miss) __asm__ goto("cmp %0, %1\n\tjne %l2" : : "r"(a), "r"(b) : "cc" : miss)
+#define SAME_DISP(field, d, miss)                                                                  \
+	__asm__ goto("cmp %0, %1\n\tjne %l2" : : "m"(field), "r"(d) : "cc" : miss)
 #else
-#define SAME_PTR(a, b, miss)                                                                       \
+#define SAME_DISP(field, d, miss)                                                                  \
 	do {                                                                                       \
-		if ((a) != (b))                                                                    \
+		if ((field) != (d))                                                                \
 			goto miss;                                                                 \
 	} while (0)
 #endif
 #define BRANCH()                                                                                   \
 	do {                                                                                       \
 		__label__ miss_;                                                                   \
-		const struct dinsn *t_ = pc->u.target;                                             \
-		const struct dinsn *g_ = (const void *)((uintptr_t)pc + disp);                     \
                                                                                                    \
-		SAME_PTR(t_, g_, miss_);                                                           \
-		pc = g_;                                                                           \
+		SAME_DISP(pc->u.disp, disp, miss_);                                                \
+		pc = (const void *)((uintptr_t)pc + disp);                                         \
 		DISPATCH();                                                                        \
 	miss_:                                                                                     \
-		disp = (uintptr_t)t_ - (uintptr_t)pc;                                              \
-		pc = t_;                                                                           \
+		disp = (uintptr_t)pc->u.disp;                                                      \
+		pc = (const void *)((uintptr_t)pc + disp);                                         \
 		DISPATCH();                                                                        \
 	} while (0)
 /* The source operand: src_reg or the sign-extended immediate, by the form's BPF_X bit. */
@@ -499,7 +519,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));                           \
 	depth++;                                                                                   \
 	R[10] = stack_top - depth * INTERP_STACK_SIZE;                                             \
-	JUMP(pc->u.target);
+	JUMP(TARGET());
 #define EXEC_EXIT(op, bits, dval, code)                                                            \
 	if (depth == 0)                                                                            \
 		return 0;                                                                          \
@@ -568,6 +588,24 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	}                                                                                          \
 	pc += 2;                                                                                   \
 	DISPATCH();
+/* The operand fields off, dst, src, aux as one load (and BNDL's kb as another), taken apart in
+ * registers.  BNDL and XBNDL read them so: measured on this machine (AMD Zen 5), bench's csum
+ * loops ran 5-9% faster than with a load per field.  The same in AJ2, AJ32 and AJ, whose
+ * register updates carry a loop's counter, ran 10-25% slower, so they keep a load per field. */
+#define OPS_WORD() load_u64(&pc->off)
+#define KB_WORD() load_u64(pc->kb)
+#define W_OFF(w) ((int64_t)(int16_t)(w))
+#define W_DST(w) ((uint8_t)((w) >> 16))
+#define W_SRC(w) ((uint8_t)((w) >> 24))
+#define W_IMM(w) ((uint64_t)(int64_t)(int32_t)((w) >> 32))
+/* A register number the compiler cannot see through, so that R[] is addressed as base + index * 8
+ * like everywhere else, not with the shift folded into the index's extraction. */
+#define REG_INDEX(r)                                                                               \
+	({                                                                                         \
+		uintptr_t r_ = (r);                                                                \
+		__asm__("" : "+r"(r_));                                                            \
+		r_;                                                                                \
+	})
 /* add then compare (bits wide) and take: the step AJ, AJ2 and AJ32 share */
 #define AJ_STEP(op, operand, bits, take)                                                           \
 	{                                                                                          \
@@ -577,12 +615,11 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		if (__builtin_expect(CMP##bits##_##op(val_, operand), 1))                          \
 			take;                                                                      \
 	}
-/* AJ takes its target from the record, not BRANCH()'s guess: measured on this machine (AMD Zen
- * 3), bench's loop100 (closing with AJ) ran 25-40% faster so, while the csum loop (closing with
- * AJ2) gains from the guess.  (bpf_loop100, without an AJ, got faster too: the handlers' code
- * layout plays a part in such figures.) */
+/* AJ, AJ2 and AJ32 all take BRANCH()'s guess.  (On AMD Zen 3, AJ ran loop100 25-40% faster with
+ * the target taken from the record; on Zen 5, where the guess costs one compare with the record's
+ * displacement, the guess runs it 15% faster.) */
 #define FUSED_AJ(op, operand)                                                                      \
-	AJ_STEP(op, operand, 64, JUMP(pc->u.target))                                               \
+	AJ_STEP(op, operand, 64, BRANCH())                                                         \
 	pc += 2;                                                                                   \
 	DISPATCH();
 #define FUSED_AJK(op, op2, bits) FUSED_AJ(op, O_IMM)
@@ -597,21 +634,23 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 /* bounds check of y + K against Z, then C OP= the load at y + off: BNDL and XBNDL */
 #define BNDL_STEP(op, op2, bits, y)                                                                \
 	{                                                                                          \
+		const uint64_t w_ = OPS_WORD(), kw_ = KB_WORD();                                   \
 		const uint64_t y_ = (y);                                                           \
-		uint64_t val_ = y_ + O_IMM;                                                        \
+		uint64_t val_ = y_ + W_IMM(w_);                                                    \
                                                                                                    \
-		if (__builtin_expect(CMP64_##op(val_, R[pc->kb[0]]), 0))                           \
+		if (__builtin_expect(CMP64_##op(val_, R[(uint8_t)kw_]), 0))                        \
 			BRANCH();                                                                  \
-		val_ = LOAD(bits, ADDR(y_, O_OFF));                                                \
-		R[pc->kb[2]] = ALU64_##op2(R[pc->kb[2]], val_);                                    \
+		val_ = LOAD(bits, ADDR(y_, W_OFF(w_)));                                            \
+		const uintptr_t c_ = REG_INDEX((uint8_t)(kw_ >> 16));                              \
+		R[c_] = ALU64_##op2(R[c_], val_);                                                  \
 	}
 #define FUSED_BNDL(op, op2, bits)                                                                  \
-	BNDL_STEP(op, op2, bits, SRC)                                                              \
+	BNDL_STEP(op, op2, bits, R[W_SRC(w_)])                                                     \
 	pc += 5;                                                                                   \
 	DISPATCH();
 /* Y = B + I is not stored (the matcher proved it dead). */
 #define FUSED_XBNDL(op, op2, bits)                                                                 \
-	BNDL_STEP(op, op2, bits, DST + SRC)                                                        \
+	BNDL_STEP(op, op2, bits, R[W_DST(w_)] + R[W_SRC(w_)])                                      \
 	pc += 7;                                                                                   \
 	DISPATCH();
 #define FUSED_ZX(op, op2, bits)                                                                    \
@@ -651,9 +690,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	pc += 2;                                                                                   \
 	DISPATCH();
 /* X = (u32)Y, then compare X and branch: the step MZXJ and AMZXJ share.  Z is read after X is
- * written (Z == X compares the new value).  MZXJ, AJ32 and AMZXJ keep BRANCH()'s guess: clang's
- * csum loops (bench's cc-csum1500, cc3-csum1500), which close with them, ran 5-15% faster so
- * than with AJ's JUMP (alternated runs on this machine). */
+ * written (Z == X compares the new value). */
 #define ZXJ_STEP(op, operand)                                                                      \
 	{                                                                                          \
 		const uint64_t val_ = (uint32_t)SRC;                                               \
@@ -1025,7 +1062,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			p->insns[i].k = (uintptr_t)callback_at(p, cb_of, (uint32_t)t);
 			continue;
 		}
-		p->insns[i].u.target = &p->insns[t];
+		p->insns[i].u.disp = (intptr_t)((t - (int64_t)i) * (int64_t)sizeof(struct dinsn));
 	}
 	free(cb_of);
 	cb_of = NULL;
@@ -1058,8 +1095,9 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		if ((mark[i] & MARK_SLOT2) || !fuse_match(insns, cnt, i, mark, live_out, &f))
 			continue;
 		/* The jump's target from its record, not yet rewritten (i ascends). */
-		if (fuse_jump(f.id))
-			d->u = p->insns[i + fuse_jump(f.id)].u;
+		if (fuse_jump(f.id)) /* the jump's displacement, from the first record */
+			d->u.disp = p->insns[i + fuse_jump(f.id)].u.disp +
+				    (intptr_t)(fuse_jump(f.id) * sizeof(struct dinsn));
 		d->handler = labels.fused[f.id];
 		d->dst = f.dst;
 		d->src = f.src;
