@@ -3,10 +3,11 @@
  * Algorithm.  interp_prepare() translates each 8-byte slot into a struct dinsn: the address of
  * the label that executes its form, the registers, the offset, the immediate pre-extended to 64
  * bits (or the whole LD_IMM64 value), and a resolved jump target (a displacement in bytes from
- * the record) or helper function.  The labels live in run(); their table is generated from INSN_LIST in insn.h, and so
- * are the handler bodies: the list's kind/op/bits fields select a body macro (EXEC_<kind>) that
- * is specialised at compile time for that form.  Dispatch is "goto *pc->handler" at the end of
- * every handler (threaded code), so the CPU predicts each transition separately.
+ * the record) or helper function.  The labels live in run(); their table is generated from
+ * INSN_LIST in insn.h, and so are the handler bodies: the list's kind/op/bits fields select a
+ * body macro (EXEC_<kind>) that is specialised at compile time for that form.  Dispatch is
+ * "goto *pc->handler" at the end of every handler (threaded code), so the CPU predicts each
+ * transition separately.
  *
  * Superinstructions.  A third decoder pass, once every jump target is known, gives the record of
  * the first instruction of a few hot idioms (packet bounds check, optionally followed by the load
@@ -590,8 +591,9 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	DISPATCH();
 /* The operand fields off, dst, src, aux as one load (and BNDL's kb as another), taken apart in
  * registers.  BNDL and XBNDL read them so: measured on this machine (AMD Zen 5), bench's csum
- * loops ran 5-9% faster than with a load per field.  The same in AJ2, AJ32 and AJ, whose
- * register updates carry a loop's counter, ran 10-25% slower, so they keep a load per field. */
+ * loops ran 5-9% faster than with a load per field.  The same in AJ2, whose register updates
+ * carry a loop's pointer and counter, ran 10-30% slower, so the counter steps keep a load per
+ * field. */
 #define OPS_WORD() load_u64(&pc->off)
 #define KB_WORD() load_u64(pc->kb)
 #define W_OFF(w) ((int64_t)(int16_t)(w))
