@@ -124,14 +124,6 @@ _Static_assert(offsetof(struct dinsn, dst) == offsetof(struct dinsn, off) + 2 &&
 		       offsetof(struct dinsn, aux) == offsetof(struct dinsn, off) + 4,
 	       "operand fields packed after off");
 
-static inline uint64_t load_u64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A callback: the program entered at one record.  The LD_IMM64 BPF_PSEUDO_FUNC that names it
  * loads &cb, which is its address (cb comes first). */
 struct interp_callback {
@@ -594,8 +586,8 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
  * loops ran 5-9% faster than with a load per field.  The same in AJ2, whose register updates
  * carry a loop's pointer and counter, ran 10-30% slower, so the counter steps keep a load per
  * field. */
-#define OPS_WORD() load_u64(&pc->off)
-#define KB_WORD() load_u64(pc->kb)
+#define OPS_WORD() LOAD(64, &pc->off)
+#define KB_WORD() LOAD(64, pc->kb)
 #define W_OFF(w) ((int64_t)(int16_t)(w))
 #define W_DST(w) ((uint8_t)((w) >> 16))
 #define W_SRC(w) ((uint8_t)((w) >> 24))

@@ -326,7 +326,6 @@ void sock_lookup_run_end(void)
 
 /* ---- the sockets of socket maps ---- */
 
-
 /* A sockaddr_in or _in6 into an address and port (network order). */
 static void addr_of(const struct sockaddr_storage *a, u32 addr[4], u16 *port)
 {
