@@ -121,6 +121,13 @@ static inline bool seq_read_retry(const u32 *seq, u32 start)
 		if ((n) - (i) >= 1) { STEP(u8, 1); }                                            \
 	} while (0)
 
+/* racy_load() and racy_store() move n bytes in one access: a racing reader sees all of the
+ * old bytes or all of the new. */
+static inline bool single_access(size_t n)
+{
+	return n == 8 || n == 4 || n == 2 || n == 1;
+}
+
 static inline void racy_load(void *dst, const void *shared, size_t n)
 {
 	size_t i = 0;

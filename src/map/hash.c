@@ -597,7 +597,12 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 		if (!alone)
 			spin_lock(&b->lock);
 		e = chain_find(h, b, hash, key, &link);
-		if (e) {
+		if (e && link == &b->head && single_access(map->value_size)) {
+			/* Nothing for a reader to retry on: the chain stays as it is, and the
+			 * value changes in one store, so any read sees all of the old value or
+			 * all of the new. */
+			racy_store(elem_value(h, e), value, map->value_size);
+		} else if (e) {
 			seq_write_begin(&b->seq);
 			racy_store(elem_value(h, e), value, map->value_size);
 			if (link != &b->head) {
