@@ -6,8 +6,10 @@
  * so iteration order under BPF_F_ZERO_SEED is the kernel's.
  *
  * Concurrency: writers take the bucket lock and bump the bucket's sequence counter around every
- * change.  Readers (lookup, get_next_key) take no lock and write nothing: they walk the chain, copy
- * what they need, and retry if the counter moved.  So a reader never sees a torn value of any size.
+ * change, except that the common update (htab_update()) of the element at a chain's head with a
+ * value of 1, 2, 4 or 8 bytes is one store, of which no reader can see half.  Readers (lookup,
+ * get_next_key) take no lock and write nothing: they walk the chain, copy what they need, and
+ * retry if the counter moved.  So a reader never sees a torn value of any size.
  * Element memory is never returned to the allocator while the map lives (deleted elements go to a
  * free list and are reused), so a reader racing with a delete reads stale memory at worst, never
  * freed memory; the counter check then discards what it read.  The one exception to the lock: an
