@@ -216,8 +216,7 @@ void obj_slot_put(struct bpf_object *obj)
 	obj_put(obj);
 }
 
-/* Takes a reference unless the object is already on its way out. */
-static bool obj_tryget(struct bpf_object *obj)
+bool obj_tryget(struct bpf_object *obj)
 {
 	u32 c = __atomic_load_n(&obj->refcnt, __ATOMIC_RELAXED);
 
@@ -226,6 +225,20 @@ static bool obj_tryget(struct bpf_object *obj)
 						__ATOMIC_RELAXED))
 			return true;
 	return false;
+}
+
+struct bpf_object *obj_get_from_fd(int fd, enum obj_kind kind, int *err)
+{
+	struct bpf_object *obj;
+
+	rcu_read_lock();
+	obj = obj_from_fd(fd, kind, err);
+	if (obj && !obj_tryget(obj)) {
+		obj = NULL;
+		*err = -EBADF;
+	}
+	rcu_read_unlock();
+	return obj;
 }
 
 void obj_put(struct bpf_object *obj)
@@ -417,6 +430,8 @@ static const char *memfd_name(enum obj_kind kind)
 		return "bpf-prog";
 	case OBJ_BTF:
 		return "bpf-btf";
+	case OBJ_STATS:
+		return "bpf-stats";
 	case OBJ_PERF_EVENT:
 		break;
 	}

@@ -34,6 +34,7 @@ enum obj_kind {
 	OBJ_PROG = 2,
 	OBJ_BTF = 3,
 	OBJ_PERF_EVENT = 4, /* a BPF output event (perf_event.h) */
+	OBJ_STATS = 5,	    /* a BPF_ENABLE_STATS fd (src/prog/stats.h) */
 };
 
 /* Access an fd grants, from BPF_F_RDONLY / BPF_F_WRONLY at creation (the kernel's FMODE_*). */
@@ -116,6 +117,12 @@ u32 obj_next_id(enum obj_kind kind, u32 start);
 int obj_new_fd(struct bpf_object *obj, int access);
 
 void obj_get(struct bpf_object *obj);
+/* A reference on an object found inside a read section, to keep it past the section; false
+ * when the object is on its way out (its last reference gone: treat it as closed). */
+bool obj_tryget(struct bpf_object *obj);
+/* obj_from_fd() and obj_tryget() in a read section of its own: the object with a reference
+ * (obj_put() it), or NULL with *err (-EBADF also when the fd was closed meanwhile). */
+struct bpf_object *obj_get_from_fd(int fd, enum obj_kind kind, int *err);
 /* The reference of a table slot (an fd): also counts in ucnt.  obj_slot_put() never inside
  * rcu_read_lock(). */
 void obj_slot_get(struct bpf_object *obj);

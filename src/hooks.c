@@ -200,7 +200,8 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 						      : -ENODEV;
 			if (err >= 0 && obj->mmap_map) {
 				custom = obj;
-				obj_get(custom);
+				if (!obj_tryget(custom)) /* closed meanwhile */
+					err = -EBADF;
 			}
 		}
 		rcu_read_unlock();

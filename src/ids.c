@@ -66,6 +66,7 @@ int obj_get_fd_by_id(enum obj_kind kind, union bpf_attr *attr)
 	case OBJ_PROG:
 		break;
 	case OBJ_PERF_EVENT: /* (no bpf() command names them) */
+	case OBJ_STATS:
 		return -EINVAL;
 	}
 	obj = obj_get_by_id(kind, attr->map_id); /* (prog_id, btf_id: the same u32) */

@@ -152,7 +152,10 @@ struct bpf_object *perf_event_get(int fd, int *err)
 		*err = -EOPNOTSUPP;
 		return NULL;
 	}
-	obj_get(obj);
+	if (!obj_tryget(obj)) {
+		*err = -EBADF; /* closed meanwhile */
+		return NULL;
+	}
 	return obj;
 }
 

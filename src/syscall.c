@@ -69,6 +69,8 @@ static const u32 cmd_attr_end[] = {
 	/* pathname, bpf_fd, file_flags, then 6.18's path_fd (16..19, beyond our uapi union) */
 	[BPF_OBJ_PIN] = 20,
 	[BPF_OBJ_GET] = 20,
+	[BPF_ENABLE_STATS] = ATTR_END(enable_stats.type),
+	[BPF_PROG_BIND_MAP] = ATTR_END(prog_bind_map.flags),
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -212,6 +214,10 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return obj_pin(attr);
 	case BPF_OBJ_GET:
 		return obj_get_pinned(attr);
+	case BPF_ENABLE_STATS:
+		return prog_enable_stats(attr);
+	case BPF_PROG_BIND_MAP:
+		return prog_bind_map(attr);
 	}
 	return -EINVAL;
 }

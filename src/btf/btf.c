@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "btf/btf.h"
-#include "rcu.h"
 #include "verifier/env.h"
 
 /* 6.18's BPF_BTF_LOAD fields beyond our uapi header. */
@@ -35,13 +34,8 @@ static void btf_destroy(struct bpf_object *obj)
 
 struct btf *btf_get_by_fd(int fd, int *err)
 {
-	struct bpf_object *obj;
+	struct bpf_object *obj = obj_get_from_fd(fd, OBJ_BTF, err);
 
-	rcu_read_lock();
-	obj = obj_from_fd(fd, OBJ_BTF, err);
-	if (obj)
-		obj_get(obj);
-	rcu_read_unlock();
 	return obj ? btf_of(obj) : NULL;
 }
 

@@ -144,7 +144,8 @@ static int check_value(const struct bpf_devmap_val *v, struct bpf_prog **prog)
 	if (!obj || prog_of(obj)->type != BPF_PROG_TYPE_XDP ||
 	    prog_of(obj)->expected_attach_type != BPF_XDP_DEVMAP)
 		return -EINVAL;
-	obj_get(obj);
+	if (!obj_tryget(obj))
+		return -EBADF; /* closed meanwhile */
 	*prog = prog_of(obj);
 	return 0;
 }

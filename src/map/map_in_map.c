@@ -92,7 +92,10 @@ struct bpf_map *map_in_map_get(struct bpf_map *outer, const void *value, int *er
 		*err = -EINVAL;
 		return NULL;
 	}
-	obj_get(obj);
+	if (!obj_tryget(obj)) { /* closed meanwhile */
+		*err = -EBADF;
+		return NULL;
+	}
 	return m;
 }
 

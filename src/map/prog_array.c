@@ -111,7 +111,7 @@ static struct bpf_object *parray_resolve(struct bpf_map *map, const void *value,
 	u32 fd;
 
 	memcpy(&fd, value, sizeof(fd));
-	/* inside the command's read section: the object stays valid while we take a reference */
+	/* inside the command's read section: the object stays valid while we try for a reference */
 	obj = obj_from_fd((int)fd, OBJ_PROG, err);
 	if (!obj)
 		return NULL;
@@ -119,7 +119,10 @@ static struct bpf_object *parray_resolve(struct bpf_map *map, const void *value,
 		*err = -EINVAL;
 		return NULL;
 	}
-	obj_get(obj);
+	if (!obj_tryget(obj)) { /* closed meanwhile */
+		*err = -EBADF;
+		return NULL;
+	}
 	return obj;
 }
 

@@ -333,11 +333,7 @@ int prog_check_run(int prog_fd, const void *pkt, u32 len, u64 max_steps,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	rcu_read_lock();
-	obj = obj_from_fd(prog_fd, OBJ_PROG, &err);
-	if (obj)
-		obj_get(obj);
-	rcu_read_unlock();
+	obj = obj_get_from_fd(prog_fd, OBJ_PROG, &err);
 	if (!obj)
 		return err;
 	err = run_checked(prog_of(obj), pkt, len, max_steps, res);

@@ -311,28 +311,30 @@ free_handle:
 	return err;
 }
 
-/* Everything but the hot path: the interpreter, or native code inside a read section.  The
- * section is taken only for map types that free memory a program may point into after a grace
- * period (bpf_map_ops.prog_needs_rcu); without one there is nothing to protect, and the
- * section's cost (a thread-local slot, the epoch store) stays off every run. */
+/* Everything but the hot path: the interpreter, native code inside a read section, or any run
+ * while run statistics are on (stats.h).  The section is taken only for map types that free
+ * memory a program may point into after a grace period (bpf_map_ops.prog_needs_rcu); without
+ * one there is nothing to protect, and the section's cost (a thread-local slot, the epoch
+ * store) stays off every run. */
 static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_prog *h, void *ctx)
 {
-	u64 args[5], r0 = 0;
+	bool stats = prog_stats_on();
+	u64 start = stats ? prog_stats_clock() : 0, args[5], r0 = 0;
 
-	if (h->entry) { /* needs_rcu */
+	if (h->needs_rcu)
 		rcu_read_lock();
+	if (h->entry) {
 		r0 = h->entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0).r0;
-		rcu_read_unlock();
-		return r0;
+	} else {
+		args[0] = (uintptr_t)ctx;
+		args[1] = h->ctx_size;
+		args[2] = args[3] = args[4] = 0;
+		interp_exec(h->interp, args, &r0);
 	}
-	args[0] = (uintptr_t)ctx;
-	args[1] = h->ctx_size;
-	args[2] = args[3] = args[4] = 0;
-	if (h->needs_rcu)
-		rcu_read_lock();
-	interp_exec(h->interp, args, &r0);
 	if (h->needs_rcu)
 		rcu_read_unlock();
+	if (stats)
+		prog_stats_add(h->prog, 1, prog_stats_clock() - start);
 	return r0;
 }
 
@@ -340,7 +342,7 @@ uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
 {
 	/* The hot path: native code that needs no read section needs no wrapper, and the call is
 	 * a tail call. */
-	if (likely(h->fast_entry))
+	if (likely(h->fast_entry) && !prog_stats_on())
 		return h->fast_entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0);
 	return prog_run_slow(h, ctx);
 }

@@ -13,7 +13,8 @@
  *    gives, and helper ids in calls;
  *  - the native code is the JIT's one image (subprograms included): one symbol, one length,
  *    one tag;
- *  - run_time_ns and run_cnt stay 0 (the kernel counts them only with bpf_stats_enabled).
+ *  - run_time_ns (with run_cnt, counted while a BPF_ENABLE_STATS fd is open: stats.h) is
+ *    userbpf's time, of course.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -150,21 +151,24 @@ static int fill_arrays(const struct bpf_prog *prog, struct bpf_prog_info *info)
 {
 	size_t code_len = 0;
 	const void *code = prog->jit ? jit_code(prog->jit, &code_len) : NULL;
-	u32 ulen;
+	u32 ulen, *ids;
 	int err;
 
 	ulen = info->nr_map_ids;
-	info->nr_map_ids = prog->used_map_cnt;
-	for (u32 i = 0; i < prog->used_map_cnt && i < ulen; i++) {
-		err = put_bytes(info->map_ids + 4ull * i, &prog->used_maps[i]->obj.id, 4);
-		if (err)
-			return err;
-	}
+	err = prog_map_ids(prog, &ids, &info->nr_map_ids);
+	if (err)
+		return err;
+	if (ulen > info->nr_map_ids)
+		ulen = info->nr_map_ids;
+	err = put_bytes(info->map_ids, ids, 4ull * ulen);
+	free(ids);
+	if (err)
+		return err;
 	err = set_rec_sizes(info);
 	if (err)
 		return err;
-	info->run_time_ns = 0;
-	info->run_cnt = 0;
+	info->run_time_ns = __atomic_load_n(&prog->stats.nsecs, __ATOMIC_RELAXED);
+	info->run_cnt = __atomic_load_n(&prog->stats.cnt, __ATOMIC_RELAXED);
 	info->recursion_misses = 0;
 	info->verified_insns = prog->verified_insns;
 	if (prog->btf) /* (else the caller's value stays, as the kernel leaves it) */

@@ -170,6 +170,7 @@ static void prog_free(struct bpf_prog *prog)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		obj_put(&prog->used_maps[i]->obj);
 	free(prog->used_maps);
+	prog_unbind_maps(prog);
 	btf_put(prog->btf);
 	free(prog->func_info);
 	free(prog->linfo);

@@ -62,6 +62,10 @@ struct bpf_prog {
 	/* Maps the program uses, each with a reference taken (obj_get) by the verifier. */
 	struct bpf_map **used_maps;
 	u32 used_map_cnt;
+	/* Maps bound after load by BPF_PROG_BIND_MAP (bind_map.c), a reference each, in the order
+	 * they came; listed after used_maps in the info's map_ids.  Only grows while the program
+	 * lives; guarded by bind_map.c's lock. */
+	struct prog_bound_map *bound_maps;
 	/* Its cgroup storage maps among them: shared, per CPU (NULL: none); what a test run
 	 * makes storage for (src/map/cgroup_storage.h). */
 	struct bpf_map *cgroup_storage[2];
@@ -74,6 +78,12 @@ struct bpf_prog {
 	u8 tag[BPF_TAG_SIZE];		/* the kernel's tag: SHA-256 of the loaded insns (info.c) */
 	u64 load_time;			/* CLOCK_BOOTTIME ns at load */
 	u32 uid;			/* who loaded it */
+	/* Runs and their time while BPF_ENABLE_STATS is on (stats.h): the one part of a loaded
+	 * program that its runs write, as the kernel's prog->stats. */
+	struct prog_run_stats {
+		u64 cnt;
+		u64 nsecs;
+	} stats;
 
 	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
 	struct btf *btf;
@@ -179,5 +189,13 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 /* bpf() commands (src/prog/). */
 int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
 int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
+int prog_bind_map(const union bpf_attr *attr);		/* bind_map.c */
+int prog_enable_stats(const union bpf_attr *attr);	/* stats.c */
+
+/* bind_map.c: the ids of prog's maps as the info lists them (used_maps, then the bound ones):
+ * *ids a new array of *cnt entries (free() it); 0 or -ENOMEM. */
+int prog_map_ids(const struct bpf_prog *prog, u32 **ids, u32 *cnt);
+/* bind_map.c: drops the bound maps' references (prog_free()). */
+void prog_unbind_maps(struct bpf_prog *prog);
 
 #endif

@@ -23,6 +23,7 @@
 #include "exec/sock.h"
 #include "map/sk_storage.h"
 #include "prog/prog.h"
+#include "prog/stats.h"
 #include "util.h"
 
 struct bpf_prog;
@@ -118,12 +119,17 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
  * runs: prog_repeat().) */
 static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
 {
+	bool stats = prog_stats_on();
+	u64 start = stats ? prog_stats_clock() : 0;
+
 	if (prog->has_tail_call)
 		prog_run_reset_tail_calls();
 	if (prog->jit)
 		jit_exec(prog->jit, args, r0);
 	else
 		interp_exec(prog->interp, args, r0);
+	if (stats)
+		prog_stats_add(prog, 1, prog_stats_clock() - start);
 }
 
 #endif

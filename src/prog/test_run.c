@@ -145,20 +145,29 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 
 			left -= n;
 			rcu_read_lock();
-			do {
-				if (prog->has_tail_call)
-					prog_run_reset_tail_calls();
-				ret = fn(a1, a2, a3, a4, a5);
-			} while (--n);
+			if (prog_stats_on()) { /* (looked at per batch: each run timed) */
+				do {
+					u64 t = prog_stats_clock();
+
+					if (prog->has_tail_call)
+						prog_run_reset_tail_calls();
+					ret = fn(a1, a2, a3, a4, a5);
+					prog_stats_add(prog, 1, prog_stats_clock() - t);
+				} while (--n);
+			} else {
+				do {
+					if (prog->has_tail_call)
+						prog_run_reset_tail_calls();
+					ret = fn(a1, a2, a3, a4, a5);
+				} while (--n);
+			}
 			rcu_read_unlock();
 		}
 		*r0 = ret.r0; /* 0 after a run-time error, as interp_exec() leaves it */
 	} else {
 		for (u32 i = 0; i < repeat; i++) {
 			rcu_read_lock();
-			if (prog->has_tail_call)
-				prog_run_reset_tail_calls();
-			interp_exec(prog->interp, args, r0);
+			prog_exec(prog, args, r0);
 			rcu_read_unlock();
 		}
 	}
@@ -855,11 +864,7 @@ int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	    (!attr->test.ctx_size_out && attr->test.ctx_out))
 		return -EINVAL;
 
-	rcu_read_lock();
-	obj = obj_from_fd(attr->test.prog_fd, OBJ_PROG, &err);
-	if (obj)
-		obj_get(obj);
-	rcu_read_unlock();
+	obj = obj_get_from_fd(attr->test.prog_fd, OBJ_PROG, &err);
 	if (!obj)
 		return err;
 	prog = prog_of(obj);

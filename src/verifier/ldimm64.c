@@ -52,7 +52,8 @@ static int use_map(struct verifier_env *env, struct bpf_map *map)
 		if (!env->used_maps)
 			return -ENOMEM;
 	}
-	obj_get(&map->obj);
+	if (!obj_tryget(&map->obj))
+		return -EBADF; /* its fd closed meanwhile */
 	env->used_maps[env->used_map_cnt++] = map;
 	return 1;
 }
@@ -91,6 +92,10 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	obj = obj_from_fd(fd, OBJ_MAP, &err);
 	map = obj ? map_of(obj) : NULL;
 	added = map ? use_map(env, map) : 0;
+	if (added == -EBADF) { /* closed meanwhile: as if it had been before */
+		map = NULL;
+		err = -EBADF;
+	}
 	rcu_read_unlock();
 	if (!map) {
 		verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
