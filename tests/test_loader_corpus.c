@@ -83,6 +83,9 @@ static const struct corpus_case corpus[] = {
 	{ "tc_sk_lookup_guard", true },
 	{ "sk_lookup_steer", true },
 	{ "sockops_rtt_stats", true },
+	{ "sk_skb_frame_parser", true },
+	{ "sk_skb_stream_redirect", true },
+	{ "sk_msg_cork_policy", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

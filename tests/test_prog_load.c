@@ -261,8 +261,8 @@ TEST(prog_load_tail)
 /* Program types the kernel has and userbpf does not are refused as unknown types. */
 TEST(prog_load_unsupported_types)
 {
-	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL, BPF_PROG_TYPE_SK_SKB,
-					   BPF_PROG_TYPE_SK_MSG, BPF_PROG_TYPE_SYSCALL };
+	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL, BPF_PROG_TYPE_SK_REUSEPORT,
+					   BPF_PROG_TYPE_LIRC_MODE2, BPF_PROG_TYPE_SYSCALL };
 	union bpf_attr a;
 
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {

@@ -2694,7 +2694,8 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_smp_processor_id] = { { h_get_smp_processor_id,
 					      "bpf_get_smp_processor_id", false, false,
 					      RET_INTEGER, ARGS(0) }, ALL_TYPES },
-	[BPF_FUNC_skb_store_bytes] = { { h_skb_store_bytes, "bpf_skb_store_bytes", false, true,
+	/* (neither takes the packet itself: pkt_access false, as the kernel's) */
+	[BPF_FUNC_skb_store_bytes] = { { h_skb_store_bytes, "bpf_skb_store_bytes", false, false,
 					 RET_INTEGER,
 					 ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM,
 					      ARG_CONST_SIZE, ARG_ANYTHING), .changes_pkt_data = true },
@@ -2709,7 +2710,7 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },
 					ALL_TYPES },
-	[BPF_FUNC_skb_load_bytes] = { { h_skb_load_bytes, "bpf_skb_load_bytes", false, true,
+	[BPF_FUNC_skb_load_bytes] = { { h_skb_load_bytes, "bpf_skb_load_bytes", false, false,
 					RET_INTEGER,
 					ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
 					     ARG_CONST_SIZE) }, SKB_TYPES },
@@ -3152,6 +3153,103 @@ static const struct bpf_func_proto *sock_ops_helper_proto(u32 func_id)
 	}
 }
 
+/* Socket map programs' own: an sk_skb program redirects a socket's stream data to a socket of
+ * a map, an sk_msg program a message, and works on the message's bytes.  Verified only: the
+ * kernel has no test run for either type, and userbpf no socket data to run them on. */
+enum { SK_REDIRECT_MAP, SK_REDIRECT_HASH, MSG_REDIRECT_MAP, MSG_REDIRECT_HASH, MSG_APPLY_BYTES,
+       MSG_CORK_BYTES, MSG_PULL_DATA, MSG_PUSH_DATA, MSG_POP_DATA };
+static const struct helper sockmap_prog_helpers[] = {
+	[SK_REDIRECT_MAP] = { { h_zero, "bpf_sk_redirect_map", false, false, RET_INTEGER,
+				ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING,
+				     ARG_ANYTHING) }, 0 },
+	[SK_REDIRECT_HASH] = { { h_zero, "bpf_sk_redirect_hash", false, false, RET_INTEGER,
+				 ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
+				      ARG_ANYTHING) }, 0 },
+	[MSG_REDIRECT_MAP] = { { h_zero, "bpf_msg_redirect_map", false, false, RET_INTEGER,
+				 ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING,
+				      ARG_ANYTHING) }, 0 },
+	[MSG_REDIRECT_HASH] = { { h_zero, "bpf_msg_redirect_hash", false, false, RET_INTEGER,
+				  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
+				       ARG_ANYTHING) }, 0 },
+	[MSG_APPLY_BYTES] = { { h_zero, "bpf_msg_apply_bytes", false, false, RET_INTEGER,
+				ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) }, 0 },
+	[MSG_CORK_BYTES] = { { h_zero, "bpf_msg_cork_bytes", false, false, RET_INTEGER,
+			       ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) }, 0 },
+	/* (these three move the message's bytes) */
+	[MSG_PULL_DATA] = { { h_zero, "bpf_msg_pull_data", false, false, RET_INTEGER,
+			      ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING),
+			      .changes_pkt_data = true }, 0 },
+	[MSG_PUSH_DATA] = { { h_zero, "bpf_msg_push_data", false, false, RET_INTEGER,
+			      ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING),
+			      .changes_pkt_data = true }, 0 },
+	[MSG_POP_DATA] = { { h_zero, "bpf_msg_pop_data", false, false, RET_INTEGER,
+			     ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING),
+			     .changes_pkt_data = true }, 0 },
+};
+
+/* An sk_skb program's (the kernel's sk_skb_func_proto()): a tc program's packet helpers, the
+ * socket's cookie and owner, redirection, the skb form of perf_event_output, the socket
+ * lookups, then the networking base ones (as a flow dissector's). */
+static const struct bpf_func_proto *sk_skb_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_skb_store_bytes:
+	case BPF_FUNC_skb_load_bytes:
+	case BPF_FUNC_skb_pull_data:
+	case BPF_FUNC_skb_change_tail:
+	case BPF_FUNC_skb_change_head:
+	case BPF_FUNC_skb_adjust_room:
+	case BPF_FUNC_get_socket_cookie:
+	case BPF_FUNC_get_socket_uid:
+	case BPF_FUNC_sk_lookup_tcp:
+	case BPF_FUNC_sk_lookup_udp:
+	case BPF_FUNC_skc_lookup_tcp:
+	case BPF_FUNC_sk_release:
+		return &helpers[func_id].proto;
+	case BPF_FUNC_sk_redirect_map:
+		return &sockmap_prog_helpers[SK_REDIRECT_MAP].proto;
+	case BPF_FUNC_sk_redirect_hash:
+		return &sockmap_prog_helpers[SK_REDIRECT_HASH].proto;
+	case BPF_FUNC_perf_event_output:
+		return &skb_event_output_helper.proto;
+	default:
+		return flow_dissector_helper_proto(func_id);
+	}
+}
+
+/* An sk_msg program's (the kernel's sk_msg_func_proto()): its message helpers, the data form of
+ * perf_event_output, the current task's ids, socket storage, the netns cookie, then the
+ * networking base ones. */
+static const struct bpf_func_proto *sk_msg_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_msg_redirect_map:
+		return &sockmap_prog_helpers[MSG_REDIRECT_MAP].proto;
+	case BPF_FUNC_msg_redirect_hash:
+		return &sockmap_prog_helpers[MSG_REDIRECT_HASH].proto;
+	case BPF_FUNC_msg_apply_bytes:
+		return &sockmap_prog_helpers[MSG_APPLY_BYTES].proto;
+	case BPF_FUNC_msg_cork_bytes:
+		return &sockmap_prog_helpers[MSG_CORK_BYTES].proto;
+	case BPF_FUNC_msg_pull_data:
+		return &sockmap_prog_helpers[MSG_PULL_DATA].proto;
+	case BPF_FUNC_msg_push_data:
+		return &sockmap_prog_helpers[MSG_PUSH_DATA].proto;
+	case BPF_FUNC_msg_pop_data:
+		return &sockmap_prog_helpers[MSG_POP_DATA].proto;
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_get_current_uid_gid:
+	case BPF_FUNC_sk_storage_get:
+	case BPF_FUNC_sk_storage_delete:
+	case BPF_FUNC_get_netns_cookie:
+		return &helpers[func_id].proto;
+	case BPF_FUNC_skb_load_bytes:
+		return NULL;
+	default:
+		return flow_dissector_helper_proto(func_id);
+	}
+}
+
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	/* setsockopt and getsockopt: a sock_addr program's take its ctx, as sock_ops ones do; a
@@ -3187,6 +3285,10 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return cgroup_sysctl_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_SOCK_OPS)
 		return sock_ops_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_SK_SKB)
+		return sk_skb_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_SK_MSG)
+		return sk_msg_helper_proto(func_id);
 	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf() and close(), then
 	 * the tracing helpers (not the kernel's BTF or kallsyms lookups) */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_bpf)

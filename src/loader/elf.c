@@ -88,6 +88,12 @@ static const struct {
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
     {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR},
     {"sk_lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP},
+    /* (the specific forms before the plain one, which also matches them) */
+    {"sk_skb/stream_parser", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_PARSER},
+    {"sk_skb/stream_verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_VERDICT},
+    {"sk_skb/verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_VERDICT},
+    {"sk_skb", BPF_PROG_TYPE_SK_SKB, 0},
+    {"sk_msg", BPF_PROG_TYPE_SK_MSG, BPF_SK_MSG_VERDICT},
 };
 
 int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)

@@ -382,6 +382,20 @@ static bool is_sockmap(const struct bpf_map *map)
 		       map->map_type == BPF_MAP_TYPE_SOCKHASH);
 }
 
+/* The helpers that take a socket map (sockmap_fn) or a socket hash (sockhash_fn) and no other
+ * map: adding a socket, redirecting a packet or a message to one. */
+static bool sockmap_fn(s32 id)
+{
+	return id == BPF_FUNC_sock_map_update || id == BPF_FUNC_sk_redirect_map ||
+	       id == BPF_FUNC_msg_redirect_map;
+}
+
+static bool sockhash_fn(s32 id)
+{
+	return id == BPF_FUNC_sock_hash_update || id == BPF_FUNC_sk_redirect_hash ||
+	       id == BPF_FUNC_msg_redirect_hash;
+}
+
 /* The kernel's may_update_sockmap(): where a program may add sockets to a socket map (and delete
  * them): not where it could hold a socket's lock. */
 static bool may_update_sockmap(struct verifier_env *env, s32 id)
@@ -865,11 +879,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
-		    (id == BPF_FUNC_sock_map_update && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
-		    (id == BPF_FUNC_sock_hash_update && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||
-		    (is_sockmap(map) && id != BPF_FUNC_map_lookup_elem &&
-		     id != BPF_FUNC_sock_map_update && id != BPF_FUNC_sock_hash_update &&
-		     !may_update_sockmap(env, id)))) {
+		    (sockmap_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
+		    (sockhash_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||
+		    (is_sockmap(map) && id != BPF_FUNC_map_lookup_elem && !sockmap_fn(id) &&
+		     !sockhash_fn(id) && !may_update_sockmap(env, id)))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;

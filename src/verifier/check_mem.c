@@ -225,6 +225,25 @@ static bool sockopt_ctx_valid(int off, int size, bool write, u32 attach_type, u8
 	return size == 4;
 }
 
+#define MSG_OFF(f) ((int)offsetof(struct sk_msg_md, f))
+
+/* An sk_msg program's ctx (the kernel's sk_msg_is_valid_access()): struct sk_msg_md, read
+ * only, whole fields: the message's bytes (data .. data_end, a packet the program may write),
+ * the socket (never NULL), its addresses and ports, the message's size.  The pointers are the
+ * ctx's own, as a sockopt program's: nothing to convert. */
+static bool sk_msg_ctx_valid(int off, int size, bool write, u8 *ptr_type)
+{
+	if (write || off < 0 || off % size)
+		return false;
+	if (off < MSG_OFF(family) || off == MSG_OFF(sk)) {
+		*ptr_type = off == MSG_OFF(data)       ? PTR_TO_PACKET
+			    : off == MSG_OFF(data_end) ? PTR_TO_PACKET_END
+						       : PTR_TO_SOCKET;
+		return size == 8;
+	}
+	return off < MSG_OFF(sk) && size == 4;
+}
+
 /* struct bpf_sock_ops as 6.18 has it (the system's uapi header may be older: its last field,
  * skb_hwtstamp, came in 6.2). */
 #define SOCK_OPS_OFF(f) ((int)offsetof(struct bpf_sock_ops, f))
@@ -379,6 +398,24 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 			return false;
 		skb_pkt_field(off, false, ptr_type, field);
 		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_SK_SKB:
+		/* the kernel's sk_skb_is_valid_access(): a socket's stream data, the packet
+		 * writable; no mark, class, metadata or timestamps; tc_index and priority
+		 * writable */
+		if (IN(off, SKB_OFF(tc_classid), SKB_END(tc_classid)) ||
+		    IN(off, SKB_OFF(data_meta), SKB_END(data_meta)) ||
+		    IN(off, SKB_OFF(tstamp), SKB_END(tstamp)) ||
+		    IN(off, SKB_OFF(wire_len), SKB_END(wire_len)) ||
+		    IN(off, SKB_OFF(hwtstamp), SKB_END(hwtstamp)) ||
+		    IN(off, SKB_OFF(mark), SKB_END(mark)))
+			return false;
+		if (write && !IN(off, SKB_OFF(tc_index), SKB_END(tc_index)) &&
+		    !IN(off, SKB_OFF(priority), SKB_END(priority)))
+			return false;
+		skb_pkt_field(off, false, ptr_type, field);
+		return skb_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_SK_MSG:
+		return sk_msg_ctx_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
 	case BPF_PROG_TYPE_SK_LOOKUP:

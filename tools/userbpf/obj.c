@@ -99,6 +99,7 @@ const char *cli_prog_type_name(unsigned int type)
 	    [BPF_PROG_TYPE_LWT_XMIT] = "lwt_xmit",
 	    [BPF_PROG_TYPE_SOCK_OPS] = "sock_ops",
 	    [BPF_PROG_TYPE_SK_SKB] = "sk_skb",
+	    [BPF_PROG_TYPE_SK_MSG] = "sk_msg",
 	    [BPF_PROG_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
 	    [BPF_PROG_TYPE_SK_LOOKUP] = "sk_lookup",
 	    [BPF_PROG_TYPE_FLOW_DISSECTOR] = "flow_dissector",
