@@ -2669,7 +2669,7 @@ static const struct helper helpers[] = {
 				       RET_INTEGER, ARGS(ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				     ALL_TYPES },
 	[BPF_FUNC_map_lookup_percpu_elem] = { { h_map_lookup_percpu_elem,
-						"bpf_map_lookup_percpu_elem", false, false,
+						"bpf_map_lookup_percpu_elem", false, true,
 						RET_PTR_TO_MAP_VALUE_OR_NULL,
 						ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
 						     ARG_ANYTHING) }, ALL_TYPES },

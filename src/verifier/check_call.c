@@ -169,10 +169,8 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return err;
 	if (t == ARG_ANYTHING)
 		return 0;
-	/* before the argument's type is looked at, for every kind of argument (as 6.18); a
-	 * sock_ops program reads its header directly but may pass it to no helper (the kernel's
-	 * may_access_direct_pkt_data(), which a direct read does not ask) */
-	if (reg_is_pkt(reg) && (!fn->pkt_access || env->prog->type == BPF_PROG_TYPE_SOCK_OPS)) {
+	/* before the argument's type is looked at, for every kind of argument (as 6.18) */
+	if (reg_is_pkt(reg) && !may_access_pkt(env, fn, false)) {
 		verbose(env, "helper access to the packet is not allowed\n");
 		return -EACCES;
 	}

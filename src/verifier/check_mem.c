@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "exec/helpers.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "verifier/env.h"
@@ -27,6 +28,30 @@
 #define SKB_OFF(f) offsetof(struct __sk_buff, f)
 #define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
 #define IN(off, lo, hi) ((off) >= (int)(lo) && (off) < (int)(hi))
+
+bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto *fn, bool write)
+{
+	switch (env->prog->type) {
+	case BPF_PROG_TYPE_LWT_IN: /* read only */
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+		if (write)
+			return false;
+		/* fallthrough */
+	case BPF_PROG_TYPE_SCHED_CLS: /* read and write */
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_XDP:
+	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_SK_SKB:
+	case BPF_PROG_TYPE_SK_MSG:
+		return fn ? fn->pkt_access : true;
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT: /* the option's bytes: to any helper, too */
+		return true;
+	default: /* (sock_ops: its header is read only, and given to no helper) */
+		return false;
+	}
+}
 
 static bool narrow_ok(int off, int size, int size_default)
 {
@@ -1173,14 +1198,8 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
-		/* cgroup skb, LWT in/out, flow dissector and sock_ops programs read packets only
-		 * (the kernel's may_access_direct_pkt_data(), which it asks for writes) */
-		if (write && reg->type == PTR_TO_PACKET &&
-		    (env->prog->type == BPF_PROG_TYPE_CGROUP_SKB ||
-		     env->prog->type == BPF_PROG_TYPE_LWT_IN ||
-		     env->prog->type == BPF_PROG_TYPE_LWT_OUT ||
-		     env->prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
-		     env->prog->type == BPF_PROG_TYPE_SOCK_OPS)) {
+		/* (reads need no permission: a program reads what it was given) */
+		if (write && reg->type == PTR_TO_PACKET && !may_access_pkt(env, NULL, true)) {
 			verbose(env, "cannot write into packet\n");
 			return -EACCES;
 		}

@@ -407,6 +407,9 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		     int value_regno, bool uninit_ok);
 int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		      bool uninit_ok);
+/* The kernel's may_access_direct_pkt_data(): whether the program may write its packet (fn NULL,
+ * write true), or pass packet pointers to the helper fn (write false). */
+bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto *fn, bool write);
 
 /* check_call.c */
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
