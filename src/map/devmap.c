@@ -128,8 +128,10 @@ static void dev_free(struct bpf_map *map)
 }
 
 /* The kernel's __dev_map_alloc_node(): the device must exist, the program (fd > 0) must be an
- * XDP program for BPF_XDP_DEVMAP; anything else is EINVAL.  *prog gets a reference. */
-static int check_value(const struct bpf_devmap_val *v, struct bpf_prog **prog)
+ * XDP program for BPF_XDP_DEVMAP, of the map's kind (map_prog_compatible()); anything else is
+ * EINVAL.  *prog gets a reference. */
+static int check_value(struct bpf_map *map, const struct bpf_devmap_val *v,
+		       struct bpf_prog **prog)
 {
 	char name[IF_NAMESIZE];
 	struct bpf_object *obj;
@@ -142,7 +144,8 @@ static int check_value(const struct bpf_devmap_val *v, struct bpf_prog **prog)
 		return 0;
 	obj = obj_from_fd(v->bpf_prog.fd, OBJ_PROG, &err);
 	if (!obj || prog_of(obj)->type != BPF_PROG_TYPE_XDP ||
-	    prog_of(obj)->expected_attach_type != BPF_XDP_DEVMAP)
+	    prog_of(obj)->expected_attach_type != BPF_XDP_DEVMAP ||
+	    !map_prog_compatible(map, prog_of(obj)))
 		return -EINVAL;
 	if (!obj_tryget(obj))
 		return -EBADF; /* closed meanwhile */
@@ -239,7 +242,7 @@ static int dev_update(struct bpf_map *map, const void *key, const void *value, u
 	}
 	if (map->value_size == 4)
 		v.bpf_prog.fd = 0;
-	err = check_value(&v, &prog);
+	err = check_value(map, &v, &prog);
 	if (err)
 		return err;
 	spin_lock(&d->lock);
@@ -274,7 +277,7 @@ static int dev_hash_update(struct bpf_map *map, const void *key, const void *val
 		if (pp)
 			return -EEXIST;
 	}
-	err = check_value(&v, &prog);
+	err = check_value(map, &v, &prog);
 	if (err)
 		return err;
 	spin_lock(&d->lock);

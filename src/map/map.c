@@ -274,6 +274,7 @@ int map_create(union bpf_attr *attr)
 	map->btf = NULL;
 	map->btf_key_type_id = map->btf_value_type_id = 0;
 	map->spin_lock_off = -1;
+	memset(&map->owner, 0, sizeof(map->owner));
 	map->ops = ops;
 	map->obj.id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	map->map_type = attr->map_type;

@@ -19,6 +19,7 @@
 #include "util.h"
 
 struct bpf_map;
+struct bpf_prog;
 struct btf;
 struct btf_type;
 
@@ -122,7 +123,32 @@ struct bpf_map {
 	 * take it with bpf_spin_lock(); bpf() copies values around it (never reading or writing
 	 * it), and under it with BPF_F_LOCK. */
 	s32 spin_lock_off;
+	/* Maps that hold programs (program arrays, device maps): the kind of program the first
+	 * one to use the map or go into it was, which every later one must be (map_owner.c). */
+	struct map_owner {
+		spinlock_t lock;
+		bool set;
+		bool jited;
+		bool xdp_has_frags;
+		u32 type;
+		u32 expected_attach_type;
+		u32 storage[2];	/* ids of its cgroup storage maps (0: none) */
+	} owner;
 };
+
+/* Whether prog may use map or go into it, the first program making itself the map's owner (the
+ * kernel's bpf_prog_map_compatible()): the same program type, compiled alike, with or without
+ * XDP fragments alike; in a program array also the same attach type, and the same cgroup
+ * storage maps (bpf_get_local_storage() in a tail-called program finds the storage of the
+ * program the run began with), but for a program with none that makes no tail call. */
+bool map_prog_compatible(struct bpf_map *map, const struct bpf_prog *prog);
+
+/* The maps whose users the kernel checks at load for compatibility (map_type_contains_progs()):
+ * program arrays and (array) device maps. */
+static inline bool map_holds_progs(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_PROG_ARRAY || map->map_type == BPF_MAP_TYPE_DEVMAP;
+}
 
 /* A value's bpf_spin_lock: a u32, 0 when free (the kernel's qspinlock is a u32 too). */
 static inline void map_spin_lock(u32 *lock)

@@ -3,8 +3,7 @@
  * max_entries slots, each empty or holding a reference on a program.  bpf() writes a program's
  * fd into a slot and reads back its id (the kernel's prog_fd_array_sys_lookup_elem); programs
  * only use the array through bpf_tail_call().  Every program in an array, and every program
- * that uses it, must be of the type (and compiled as) the first one was: the array's owner, as
- * the kernel's bpf_prog_map_compatible() keeps it.
+ * that uses it, must be of the kind the first one was: the array's owner (map_owner.c).
  *
  * Lifetime: as in the kernel, the slots are emptied when the array's last fd is closed
  * (release_uref), even though programs using the array keep it alive; otherwise a program in the
@@ -25,11 +24,6 @@
 
 struct prog_array {
 	struct bpf_map map;
-	spinlock_t owner_lock;	/* guards the owner fields */
-	bool owned;
-	u32 owner_type;
-	bool owner_jited;
-	u32 owner_storage[2];	/* ids of the owner's cgroup storage maps (0: none) */
 	struct bpf_object *slots[]; /* programs (fd_array.h) */
 };
 
@@ -65,33 +59,6 @@ static void parray_free(struct bpf_map *map)
 	free(parray_of(map));
 }
 
-/* The compatibility also takes in the cgroup storage maps: bpf_get_local_storage() in a
- * program tail-called through the array finds the storage of the program the run began with,
- * so the two must use the same maps, but for a program with none that makes no tail call (the
- * kernel compares the maps' cookies; userbpf's map ids are as unique). */
-bool prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog)
-{
-	struct prog_array *a = parray_of(map);
-	bool jited = prog->jited, ok = true;
-	u32 storage[2];
-
-	for (int t = 0; t < 2; t++)
-		storage[t] = prog->cgroup_storage[t] ? prog->cgroup_storage[t]->obj.id : 0;
-	spin_lock(&a->owner_lock);
-	if (!a->owned) {
-		a->owned = true;
-		a->owner_type = prog->type;
-		a->owner_jited = jited;
-		memcpy(a->owner_storage, storage, sizeof(storage));
-	} else {
-		ok = a->owner_type == prog->type && a->owner_jited == jited;
-		for (int t = 0; t < 2 && ok; t++)
-			ok = a->owner_storage[t] == storage[t] || (!storage[t] && !prog->has_tail_call);
-	}
-	spin_unlock(&a->owner_lock);
-	return ok;
-}
-
 struct bpf_prog *prog_array_get(struct bpf_map *map, u32 index)
 {
 	struct bpf_object *obj = fd_array_get(map, parray_of(map)->slots, index);
@@ -115,7 +82,7 @@ static struct bpf_object *parray_resolve(struct bpf_map *map, const void *value,
 	obj = obj_from_fd((int)fd, OBJ_PROG, err);
 	if (!obj)
 		return NULL;
-	if (!prog_array_compatible(map, prog_of(obj))) {
+	if (!map_prog_compatible(map, prog_of(obj))) {
 		*err = -EINVAL;
 		return NULL;
 	}

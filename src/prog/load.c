@@ -22,7 +22,6 @@
 
 #include <userbpf.h>
 #include "map/map.h"
-#include "map/prog_array.h"
 #include "prog/prog.h"
 #include "prog/run.h"
 #include "verifier/verifier.h"
@@ -334,12 +333,12 @@ int prog_verify_install(struct bpf_prog *prog, const union bpf_attr *attr, union
 	if (err)
 		goto free_prog;
 
-	/* every program array it tail-calls through must take it (the kernel's
-	 * bpf_check_tail_call(), once the program is compiled) */
+	/* every program array it tail-calls through, every device map it redirects to, must
+	 * take it (the kernel's bpf_check_tail_call(), once the program is compiled) */
 	err = -EINVAL;
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
-		if (prog->used_maps[i]->map_type == BPF_MAP_TYPE_PROG_ARRAY &&
-		    !prog_array_compatible(prog->used_maps[i], prog))
+		if (map_holds_progs(prog->used_maps[i]) &&
+		    !map_prog_compatible(prog->used_maps[i], prog))
 			goto free_prog;
 	prog->obj.id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
 	memfd = obj_memfd_create("bpf-prog");
