@@ -356,23 +356,6 @@ static int dev_hash_delete(struct bpf_map *map, const void *key)
 	return 0;
 }
 
-/* Every index in order, empty slots included; a missing or out-of-range key starts at 0. */
-static int dev_get_next_key(struct bpf_map *map, const void *key, void *next_key)
-{
-	u32 k = UINT32_MAX, next;
-
-	if (key)
-		memcpy(&k, key, 4);
-	if (k >= map->max_entries)
-		next = 0;
-	else if (k == map->max_entries - 1)
-		return -ENOENT;
-	else
-		next = k + 1;
-	memcpy(next_key, &next, 4);
-	return 0;
-}
-
 /* The kernel's order: the key's successor in its bucket, else the first entry of a later
  * bucket; a missing key starts over from the first bucket. */
 static int dev_hash_get_next_key(struct bpf_map *map, const void *key, void *next_key)
@@ -422,7 +405,7 @@ const struct bpf_map_ops dev_map_ops = {
 	DEV_COMMON_OPS,
 	.update = dev_update,
 	.delete = dev_delete,
-	.get_next_key = dev_get_next_key,
+	.get_next_key = array_map_get_next_key, /* (every index, empty or not) */
 };
 
 const struct bpf_map_ops dev_map_hash_ops = {

@@ -353,25 +353,31 @@ out:
 	return err;
 }
 
+/* The first size - 1 bytes of a small sysfs file into buf, NUL-terminated; how many (<= 0: none,
+ * buf then ""). */
+static ssize_t read_sysfs(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		sys_close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	return len;
+}
+
 u32 map_possible_cpus(void)
 {
 	static u32 cached;
 	u32 n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	char buf[256];
-	ssize_t len;
-	int fd;
 
 	if (n)
 		return n;
 	/* "0-3,8-11": count every CPU of every range */
-	fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
-	len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		sys_close(fd);
-	if (len > 0) {
+	if (read_sysfs("/sys/devices/system/cpu/possible", buf, sizeof(buf)) > 0) {
 		char *p = buf;
 
-		buf[len] = 0;
 		while (*p >= '0' && *p <= '9') {
 			unsigned long a = strtoul(p, &p, 10), b = a;
 
@@ -389,6 +395,22 @@ u32 map_possible_cpus(void)
 
 		n = c > 0 ? (u32)c : 1;
 	}
+	__atomic_store_n(&cached, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+u32 map_kernel_nr_cpus(void)
+{
+	static u32 cached;
+	u32 n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	char buf[32];
+
+	if (n)
+		return n;
+	/* kernel_max is NR_CPUS - 1 */
+	n = read_sysfs("/sys/devices/system/cpu/kernel_max", buf, sizeof(buf)) > 0
+		    ? (u32)strtoul(buf, NULL, 10) + 1
+		    : NR_CPUS_DEFAULT;
 	__atomic_store_n(&cached, n, __ATOMIC_RELAXED);
 	return n;
 }

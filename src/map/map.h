@@ -144,10 +144,11 @@ struct bpf_map {
 bool map_prog_compatible(struct bpf_map *map, const struct bpf_prog *prog);
 
 /* The maps whose users the kernel checks at load for compatibility (map_type_contains_progs()):
- * program arrays and (array) device maps. */
+ * program arrays, (array) device maps and CPU maps. */
 static inline bool map_holds_progs(const struct bpf_map *map)
 {
-	return map->map_type == BPF_MAP_TYPE_PROG_ARRAY || map->map_type == BPF_MAP_TYPE_DEVMAP;
+	return map->map_type == BPF_MAP_TYPE_PROG_ARRAY || map->map_type == BPF_MAP_TYPE_DEVMAP ||
+	       map->map_type == BPF_MAP_TYPE_CPUMAP;
 }
 
 /* A value's bpf_spin_lock: a u32, 0 when free (the kernel's qspinlock is a u32 too). */
@@ -222,6 +223,10 @@ static inline struct bpf_map *map_of(struct bpf_object *obj)
 /* The kernel's num_possible_cpus(): CPUs in /sys/devices/system/cpu/possible (as libbpf counts
  * them for per-CPU values), else the configured ones. */
 u32 map_possible_cpus(void);
+/* The kernel's NR_CPUS (from sysfs; Debian's 8192 where it does not say): the bound on a CPU
+ * map's entries. */
+u32 map_kernel_nr_cpus(void);
+#define NR_CPUS_DEFAULT 8192u
 
 /* The calling thread's CPU, below map_possible_cpus(): the copy a per-CPU map gives a program. */
 u32 map_this_cpu(void);

@@ -311,17 +311,10 @@ static int sock_get_next_key(struct bpf_map *map, const void *key, void *next_ke
 {
 	struct stab *t = stab_of(map);
 	struct sock_entry **pp = NULL, *e = NULL;
-	u32 b = 0, k = UINT32_MAX, hash = 0;
+	u32 b = 0, hash = 0;
 
-	if (!t->hash) {
-		if (key)
-			memcpy(&k, key, 4);
-		if (k == map->max_entries - 1)
-			return -ENOENT;
-		k = k >= map->max_entries ? 0 : k + 1;
-		memcpy(next_key, &k, 4);
-		return 0;
-	}
+	if (!t->hash)
+		return array_map_get_next_key(map, key, next_key);
 	spin_lock(&t->lock);
 	if (key) {
 		hash = key_hash(t, key);

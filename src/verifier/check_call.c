@@ -846,15 +846,16 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
-	 * redirect_map (and lookups), cgroup arrays with the two under_cgroup tests, perf event
-	 * arrays with perf_event_output, cgroup storage with get_local_storage, socket storage
-	 * with the sk_storage helpers, stack maps with get_stackid, and those helpers with them
-	 * (the kernel's check_map_func_compatibility()) */
+	 * redirect_map (and lookups), CPU maps with redirect_map, cgroup arrays with the two
+	 * under_cgroup tests, perf event arrays with perf_event_output, cgroup storage with
+	 * get_local_storage, socket storage with the sk_storage helpers, stack maps with
+	 * get_stackid, and those helpers with them (the kernel's check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
 	bool devmap = map && (map->map_type == BPF_MAP_TYPE_DEVMAP ||
 			      map->map_type == BPF_MAP_TYPE_DEVMAP_HASH);
+	bool cpumap = map && map->map_type == BPF_MAP_TYPE_CPUMAP;
 	bool cgroup_fn = id == BPF_FUNC_skb_under_cgroup || id == BPF_FUNC_current_task_under_cgroup;
 
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
@@ -864,8 +865,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (queue_stack || bloom) != (id == BPF_FUNC_map_push_elem ||
 					       id == BPF_FUNC_map_peek_elem ||
 					       (!bloom && id == BPF_FUNC_map_pop_elem)) ||
-		    devmap != (id == BPF_FUNC_redirect_map ||
-			       (devmap && id == BPF_FUNC_map_lookup_elem)) ||
+		    (devmap || cpumap) != (id == BPF_FUNC_redirect_map ||
+					 (devmap && id == BPF_FUNC_map_lookup_elem)) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||
 		    (map->map_type == BPF_MAP_TYPE_CGROUP_ARRAY) != cgroup_fn ||
 		    (map->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) !=
