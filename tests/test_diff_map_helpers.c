@@ -1,4 +1,4 @@
-/* Which maps go with which helpers, against the kernel: each of 27 kinds of map (every map type
+/* Which maps go with which helpers, against the kernel: each of 28 kinds of map (every map type
  * userbpf has) given to each helper that takes a map (lookups and updates, queues, redirects,
  * tail calls, event output, ring buffers, storage, stack ids, cgroup tests, socket maps), in a
  * program type that has the helper, its other arguments well formed.  The kernel's
@@ -52,6 +52,7 @@ static const struct map_kind {
 	{ BPF_MAP_TYPE_SK_STORAGE, 4, 8, 0, BPF_F_NO_PREALLOC, false, true },
 	{ BPF_MAP_TYPE_DEVMAP_HASH, 4, 4, 4, 0, false, false },
 	{ BPF_MAP_TYPE_CPUMAP, 4, 4, 2, 0, false, false },
+	{ BPF_MAP_TYPE_XSKMAP, 4, 4, 2, 0, false, false },
 	{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, false, false },
 	{ BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 4, 0, false, false },
 	{ BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 8, 8, 0, 0, false, false },

@@ -87,6 +87,7 @@ static const struct corpus_case corpus[] = {
 	{ "sk_skb_stream_redirect", true },
 	{ "sk_msg_cork_policy", true },
 	{ "xdp_cpu_steer", true },
+	{ "xdp_xsk_redirect", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

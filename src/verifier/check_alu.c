@@ -98,7 +98,8 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 	if ((ptr->type == CONST_PTR_TO_MAP && !(known && k == 0 && op == BPF_ADD)) ||
 	    (ptr->type == PTR_TO_FLOW_KEYS && !known) ||
 	    ptr->type == PTR_TO_PACKET_END || ptr->type == PTR_TO_SOCK_COMMON ||
-	    ptr->type == PTR_TO_SOCKET || ptr->type == PTR_TO_TCP_SOCK) {
+	    ptr->type == PTR_TO_SOCKET || ptr->type == PTR_TO_TCP_SOCK ||
+	    ptr->type == PTR_TO_XDP_SOCK) {
 		verbose(env, "R%u pointer arithmetic on %s prohibited\n", d, reg_type_str(ptr->type));
 		return -EACCES;
 	}

@@ -211,7 +211,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_SOCK_RELEASE:
 		/* (the BTF form also takes BTF pointers to sockets, which userbpf has none of) */
 		if (reg->type != PTR_TO_SOCK_COMMON && reg->type != PTR_TO_SOCKET &&
-		    reg->type != PTR_TO_TCP_SOCK)
+		    reg->type != PTR_TO_TCP_SOCK && reg->type != PTR_TO_XDP_SOCK)
 			return type_err(env, regno, reg,
 					t == ARG_PTR_TO_SOCK_COMMON
 						? "sock_common, sock, tcp_sock, xdp_sock"
@@ -845,17 +845,19 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			return err;
 	}
 	/* program arrays go with bpf_tail_call only, ring buffers with the ringbuf helpers, queues
-	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps with
-	 * redirect_map (and lookups), CPU maps with redirect_map, cgroup arrays with the two
-	 * under_cgroup tests, perf event arrays with perf_event_output, cgroup storage with
-	 * get_local_storage, socket storage with the sk_storage helpers, stack maps with
-	 * get_stackid, and those helpers with them (the kernel's check_map_func_compatibility()) */
+	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps and AF_XDP
+	 * socket maps with redirect_map (and lookups), CPU maps with redirect_map, cgroup arrays
+	 * with the two under_cgroup tests, perf event arrays with perf_event_output, cgroup
+	 * storage with get_local_storage, socket storage with the sk_storage helpers, stack maps
+	 * with get_stackid, and those helpers with them (the kernel's
+	 * check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
 	bool bloom = map && map->map_type == BPF_MAP_TYPE_BLOOM_FILTER;
 	bool devmap = map && (map->map_type == BPF_MAP_TYPE_DEVMAP ||
 			      map->map_type == BPF_MAP_TYPE_DEVMAP_HASH);
 	bool cpumap = map && map->map_type == BPF_MAP_TYPE_CPUMAP;
+	bool xskmap = map && map->map_type == BPF_MAP_TYPE_XSKMAP;
 	bool cgroup_fn = id == BPF_FUNC_skb_under_cgroup || id == BPF_FUNC_current_task_under_cgroup;
 
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
@@ -865,8 +867,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (queue_stack || bloom) != (id == BPF_FUNC_map_push_elem ||
 					       id == BPF_FUNC_map_peek_elem ||
 					       (!bloom && id == BPF_FUNC_map_pop_elem)) ||
-		    (devmap || cpumap) != (id == BPF_FUNC_redirect_map ||
-					 (devmap && id == BPF_FUNC_map_lookup_elem)) ||
+		    (devmap || cpumap || xskmap) !=
+			    (id == BPF_FUNC_redirect_map ||
+			     ((devmap || xskmap) && id == BPF_FUNC_map_lookup_elem)) ||
 		    (id == BPF_FUNC_map_lookup_percpu_elem && !map->ops->lookup_percpu_ptr) ||
 		    (map->map_type == BPF_MAP_TYPE_CGROUP_ARRAY) != cgroup_fn ||
 		    (map->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY) !=
@@ -962,6 +965,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (is_sockmap(map)) {
 			/* a socket map's: a socket reference (below), or NULL */
 			mark_ptr(&regs[BPF_REG_0], PTR_TO_SOCKET_OR_NULL);
+		} else if (map->map_type == BPF_MAP_TYPE_XSKMAP) {
+			/* an AF_XDP socket's queue (no reference: XDP runs under RCU) */
+			mark_ptr(&regs[BPF_REG_0], PTR_TO_XDP_SOCK_OR_NULL);
 		} else if (map->inner_meta) {
 			/* a map of maps: maybe an inner map, known by its template (6.18.y; before,
 			 * a map value turned into the map at the NULL check) */

@@ -46,6 +46,7 @@ static void null_fn(struct reg_state *reg, void *p)
 		    : reg->type == PTR_TO_MEM_OR_NULL	      ? PTR_TO_MEM
 		    : reg->type == PTR_TO_SOCKET_OR_NULL      ? PTR_TO_SOCKET
 		    : reg->type == PTR_TO_TCP_SOCK_OR_NULL    ? PTR_TO_TCP_SOCK
+		    : reg->type == PTR_TO_XDP_SOCK_OR_NULL    ? PTR_TO_XDP_SOCK
 							      : PTR_TO_SOCK_COMMON;
 	reg->id = 0;
 }
@@ -248,6 +249,7 @@ static bool ptr_not_null(const struct reg_state *r)
 	case PTR_TO_SOCK_COMMON:
 	case PTR_TO_SOCKET:
 	case PTR_TO_TCP_SOCK:
+	case PTR_TO_XDP_SOCK:
 	case PTR_TO_MEM:
 	case PTR_TO_RINGBUF_MEM:
 		return true;

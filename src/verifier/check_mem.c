@@ -300,6 +300,12 @@ static bool sock_ops_ctx_valid(int off, int size, bool write, u8 *ptr_type)
 	return size == 4;
 }
 
+/* The kernel's bpf_xdp_sock_is_valid_access(): struct bpf_xdp_sock's queue_id, whole. */
+static bool xdp_sock_valid(int off, int size)
+{
+	return off >= 0 && off < (int)sizeof(struct bpf_xdp_sock) && !(off % size) && size == 4;
+}
+
 /* Loads through a socket pointer (the kernel's check_sock_access()): a full socket's fields, or
  * a sock_common's. */
 static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32 regno, int off,
@@ -316,6 +322,7 @@ static int check_sock(struct verifier_env *env, const struct reg_state *reg, u32
 	}
 	if (reg->type == PTR_TO_SOCKET	    ? !sock_valid(off, size)
 	    : reg->type == PTR_TO_TCP_SOCK ? !tcp_sock_valid(off, size)
+	    : reg->type == PTR_TO_XDP_SOCK ? !xdp_sock_valid(off, size)
 					   : !sock_common_valid(off, size)) {
 		verbose(env, "R%u invalid %s access off=%d size=%d\n", regno,
 			reg_type_str(reg->type), off, size);
@@ -1053,6 +1060,9 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 	case PTR_TO_TCP_SOCK:
 		what = "tcp_sock ";
 		break;
+	case PTR_TO_XDP_SOCK:
+		what = "xdp_sock ";
+		break;
 	case PTR_TO_FLOW_KEYS:
 		what = "flow keys ";
 		break;
@@ -1180,6 +1190,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 	case PTR_TO_SOCK_COMMON:
 	case PTR_TO_SOCKET:
 	case PTR_TO_TCP_SOCK:
+	case PTR_TO_XDP_SOCK:
 		err = check_sock(env, reg, regno, off, size, write, value_regno);
 		break;
 	case PTR_TO_FLOW_KEYS:
@@ -1279,7 +1290,7 @@ static int check_atomic(struct verifier_env *env, const struct bpf_insn *insn)
 
 	if (t == PTR_TO_CTX || t == PTR_TO_PACKET || t == PTR_TO_PACKET_META ||
 	    t == PTR_TO_FLOW_KEYS || t == PTR_TO_SOCK_COMMON || t == PTR_TO_SOCKET ||
-	    t == PTR_TO_TCP_SOCK) {
+	    t == PTR_TO_TCP_SOCK || t == PTR_TO_XDP_SOCK) {
 		verbose(env, "BPF_ATOMIC stores into R%u %s is not allowed\n", insn->dst_reg,
 			reg_type_str(t));
 		return -EACCES;

@@ -74,6 +74,8 @@ enum reg_type {
 	PTR_TO_SOCKET_OR_NULL,		/* bpf_sk_fullsock()'s, before its NULL check */
 	PTR_TO_TCP_SOCK,		/* a TCP socket's struct bpf_tcp_sock, read only */
 	PTR_TO_TCP_SOCK_OR_NULL,	/* bpf_tcp_sock()'s, before its NULL check */
+	PTR_TO_XDP_SOCK,		/* an AF_XDP socket's struct bpf_xdp_sock, read only */
+	PTR_TO_XDP_SOCK_OR_NULL,	/* an XSKMAP lookup's, before its NULL check */
 };
 
 /* One register.

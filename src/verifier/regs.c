@@ -41,6 +41,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_SOCKET_OR_NULL] = "sock_or_null",
 		[PTR_TO_TCP_SOCK] = "tcp_sock",
 		[PTR_TO_TCP_SOCK_OR_NULL] = "tcp_sock_or_null",
+		[PTR_TO_XDP_SOCK] = "xdp_sock",
+		[PTR_TO_XDP_SOCK_OR_NULL] = "xdp_sock_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -83,7 +85,7 @@ bool reg_may_be_null(const struct reg_state *reg)
 	return reg->type == PTR_TO_MAP_VALUE_OR_NULL || reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
 	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_MEM_OR_NULL ||
 	       reg->type == CONST_PTR_TO_MAP_OR_NULL || reg->type == PTR_TO_SOCKET_OR_NULL ||
-	       reg->type == PTR_TO_TCP_SOCK_OR_NULL;
+	       reg->type == PTR_TO_TCP_SOCK_OR_NULL || reg->type == PTR_TO_XDP_SOCK_OR_NULL;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)

@@ -145,9 +145,11 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_SOCK_COMMON_OR_NULL:
 	case PTR_TO_SOCKET_OR_NULL:
 	case PTR_TO_TCP_SOCK_OR_NULL:
+	case PTR_TO_XDP_SOCK_OR_NULL:
 	case PTR_TO_SOCK_COMMON:
 	case PTR_TO_SOCKET:
 	case PTR_TO_TCP_SOCK:
+	case PTR_TO_XDP_SOCK:
 		/* the kernel's regs_exact(): the same socket, by the same reference */
 		return check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_MEM:

@@ -126,6 +126,7 @@ const char *cli_map_type_name(unsigned int type)
 	    [BPF_MAP_TYPE_DEVMAP] = "devmap",
 	    [BPF_MAP_TYPE_DEVMAP_HASH] = "devmap_hash",
 	    [BPF_MAP_TYPE_CPUMAP] = "cpumap",
+	    [BPF_MAP_TYPE_XSKMAP] = "xskmap",
 	    [BPF_MAP_TYPE_QUEUE] = "queue",
 	    [BPF_MAP_TYPE_STACK] = "stack",
 	    [BPF_MAP_TYPE_ARRAY_OF_MAPS] = "array_of_maps",
