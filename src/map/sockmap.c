@@ -11,7 +11,8 @@
  * asks the kernel for the socket of that cookie at those addresses, so a socket that is gone is
  * not found (the kernel's map drops a socket when it closes; here the entry stays, to bpf(),
  * until deleted or replaced).  No socket is redirected: sk_skb and sk_msg programs, which the
- * kernel attaches to these maps, are not supported.
+ * kernel attaches to these maps, are verified (their redirect helpers take these maps) but
+ * nothing attaches or runs them.
  *
  * SOCKMAP is an array of max_entries slots; iteration visits every index, empty or not, and
  * deleting an empty one is EINVAL (the kernel's).  SOCKHASH has keys of any size up to
