@@ -536,6 +536,12 @@ TEST(cli_prog_run_cgroup_storage)
 		 0);
 	CHECK(strstr(out, "steer: sockhash, key 4 B, value 8 B") != NULL);
 	CHECK(strstr(out, "the CLI adds none") != NULL);
+	/* an AF_XDP socket map cannot be read back: said, not an error */
+	CHECK_EQ(cli("map", "dump", LOADER_OBJ_DIR "/tests/corpus/xdp_xsk_redirect.bpf.o:xsks",
+		     NULL),
+		 0);
+	CHECK(strstr(out, "xsks: xskmap, key 4 B, value 4 B") != NULL);
+	CHECK(strstr(out, "cannot be read back") != NULL);
 }
 
 /* A flow dissector over the capture: every frame gets BPF_OK or BPF_DROP, the same as on the

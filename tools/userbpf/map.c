@@ -586,6 +586,11 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 			printf("  (cgroup storage lists the storage of cgroups a program is attached "
 			       "to, and none is: each run has fresh storage of its own)\n");
 		goto end;
+	case BPF_MAP_TYPE_XSKMAP:
+		if (!cli.json)
+			printf("  (an AF_XDP socket map's sockets cannot be read back, as on the "
+			       "kernel)\n");
+		goto end;
 	default:
 		break;
 	}
