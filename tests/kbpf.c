@@ -377,6 +377,81 @@ bool runs_agree_at(const char *file, int line, const char *what, const int prog[
 	return true;
 }
 
+void redirects_agree_at(const char *file, int line, const int map[NSIDES], bool lookup,
+			uint8_t flag_mask, int runs, uint64_t seed)
+{
+	int prog[NSIDES], redirected = 0, fallback = 0;
+
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_insn insns[] = {
+			BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct xdp_md, data)),
+			BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct xdp_md, data_end)),
+			BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 16),
+			BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+			BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, lookup ? 22 : 9),
+			BPF_LDX_MEM(BPF_B, BPF_REG_6, BPF_REG_2, 14),
+			BPF_ALU64_IMM(BPF_AND, BPF_REG_6, 7),
+			BPF_LDX_MEM(BPF_B, BPF_REG_3, BPF_REG_2, 15),
+			BPF_ALU64_IMM(BPF_AND, BPF_REG_3, 63),
+			BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_6, -4),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_6),
+			BPF_EMIT_CALL(BPF_FUNC_redirect_map),
+			BPF_EXIT_INSN(), /* (without the lookup) */
+			/* r0 |= (lookup(map, &k) ? *(u32 *)value + 1 : 0) << 8 */
+			BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_MOV64_IMM(BPF_REG_1, 0),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 2),
+			BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, 0),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
+			BPF_ALU64_IMM(BPF_LSH, BPF_REG_1, 8),
+			BPF_ALU64_REG(BPF_OR, BPF_REG_7, BPF_REG_1),
+			BPF_MOV64_REG(BPF_REG_0, BPF_REG_7),
+			BPF_EXIT_INSN(),
+		};
+		uint32_t n = sizeof(insns) / sizeof(insns[0]);
+
+		if (lookup) /* (the first exit goes) */
+			memmove(&insns[15], &insns[16], (n-- - 16) * sizeof(insns[0]));
+		else
+			n = 16;
+		prog[s] = side_prog_load(s, BPF_PROG_TYPE_XDP, insns, n);
+		if (prog[s] < 0) {
+			test_fail(file, line, "side %d: the redirecting program: %s", s,
+				  strerror(errno));
+			if (s == U && prog[K] >= 0)
+				close(prog[K]);
+			return;
+		}
+	}
+	for (int i = 0; i < runs; i++) {
+		uint8_t pkt[64];
+		uint32_t ret;
+		char what[48];
+
+		xorshift64(&seed);
+		for (int b = 0; b < 64; b++)
+			pkt[b] = (uint8_t)(seed >> (b % 8 * 8));
+		if ((seed >> 40) % 4)
+			pkt[15] &= flag_mask; /* mostly valid flags */
+		snprintf(what, sizeof(what), "redirect run %d", i);
+		if (!runs_agree_at(file, line, what, prog, pkt, sizeof(pkt), &ret))
+			break;
+		redirected += (ret & 0xff) == XDP_REDIRECT;
+		fallback += (ret & 0xff) != XDP_REDIRECT;
+	}
+	if (redirected <= runs / 20 || fallback <= runs / 20)
+		test_fail(file, line, "%d redirected, %d fell back, of %d runs", redirected, fallback,
+			  runs);
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
+}
+
 struct bpf_result side_obj_info(int s, int fd, void *info, uint32_t *len)
 {
 	union bpf_attr a;

@@ -64,6 +64,17 @@ bool runs_agree_at(const char *file, int line, const char *what, const int prog[
 #define RUNS_AGREE(what, prog, pkt, len, ret)                                                    \
 	runs_agree_at(__FILE__, __LINE__, what, prog, pkt, len, ret)
 
+/* XDP redirection through a map (device, CPU, AF_XDP socket maps), each side's program loaded
+ * for its map[s]: k = packet byte 14 % 8; r0 = bpf_redirect_map(map, k, packet byte 15 % 64),
+ * with lookup also | (a lookup of k: its value's first u32 + 1, or 0) << 8.  runs seeded
+ * packets run on both sides, whose byte 15 mostly holds the flags flag_mask allows, must give
+ * the same results; both XDP_REDIRECT and the fallback must come up more than runs / 20 times
+ * each.  Failures are reported at file:line. */
+void redirects_agree_at(const char *file, int line, const int map[NSIDES], bool lookup,
+			uint8_t flag_mask, int runs, uint64_t seed);
+#define REDIRECTS_AGREE(map, lookup, flag_mask, runs, seed)                                      \
+	redirects_agree_at(__FILE__, __LINE__, map, lookup, flag_mask, runs, seed)
+
 /* An element command on side s: key, value (GET_NEXT_KEY: the next key), flags. */
 struct bpf_result side_elem(int s, int cmd, int fd, const void *key, void *value,
 			    uint64_t flags);
