@@ -91,7 +91,7 @@ struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err);
 /* The fd table (fd.c): chunks of FD_CHUNK slots, each chunk followed by its fds' access bytes. */
 #define FD_CHUNK 4096u
 #define FD_CHUNKS 1024u /* 4M fds: above the kernel's default nr_open (1M) */
-extern struct bpf_object **fd_chunks[FD_CHUNKS];
+extern struct bpf_object **fd_chunks[FD_CHUNKS] HIDDEN_DATA;
 
 /* The access of fd (OBJ_CAN_*), which obj_from_fd() just resolved (inside the same section).
  * Inline: every map command asks. */

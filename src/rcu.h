@@ -19,12 +19,12 @@ struct rcu_slot {
 	struct rcu_slot *next;	/* registry list; slots are never freed, only reused */
 } __attribute__((aligned(64))); /* one cache line each: readers never share a line */
 
-extern u64 rcu_epoch;
+extern u64 rcu_epoch HIDDEN_DATA;
 /* initial-exec: a plain %fs-relative load, no __tls_get_addr call, also in libuserbpf.so */
 extern __thread struct rcu_slot *rcu_my_slot __attribute__((tls_model("initial-exec")));
 /* membarrier() is available: synchronize_rcu() makes every running thread execute a barrier,
  * so readers need only a compiler barrier (liburcu's "memb" flavour). */
-extern bool rcu_use_membarrier;
+extern bool rcu_use_membarrier HIDDEN_DATA;
 
 struct rcu_slot *rcu_register_thread(void);
 
@@ -36,7 +36,7 @@ struct rcu_slot *rcu_register_thread(void);
  * windows' own ordering a compiler barrier, and waits for any window still open; every thread
  * that takes such a lock must therefore be registered first (rcu_thread_slot()).  Without
  * membarrier() there is no skipping: the window would need a full fence, as dear as the lock. */
-extern bool rcu_multi_thread;
+extern bool rcu_multi_thread HIDDEN_DATA;
 
 /* The calling thread's slot, registering the thread first if needed. */
 static inline struct rcu_slot *rcu_thread_slot(void)

@@ -27,6 +27,10 @@ typedef int64_t s64;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* On the declaration of library data read on hot paths: -fvisibility=hidden covers definitions,
+ * not declarations, so without it -fPIC code would load the data's address from the GOT first. */
+#define HIDDEN_DATA __attribute__((visibility("hidden")))
+
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define round_up(x, a) ((((x) + (a)-1) / (a)) * (a))

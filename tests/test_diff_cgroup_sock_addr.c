@@ -195,7 +195,7 @@ TEST(diff_cgroup_sock_addr_hook_helpers)
 			BPF_MOV64_IMM(BPF_REG_0, 1),
 			BPF_EXIT_INSN(),
 		};
-		char what[48];
+		char what[64];
 
 		snprintf(what, sizeof(what), "sockopt program's setsockopt at hook %d", eat);
 		CHECK_EQ(VERDICTS_AGREE_EAT(what, BPF_PROG_TYPE_CGROUP_SOCKOPT, (uint32_t)eat, p,

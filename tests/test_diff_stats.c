@@ -109,11 +109,12 @@ TEST(diff_stats_counts)
 	}
 }
 
-/* userbpf only: an embedded program's runs (userbpf_prog_run()) count too. */
+/* userbpf only: an embedded program's runs (userbpf_prog_run()) count too, whether its handle
+ * was made before statistics went on (p) or while they were on (q); neither counts after. */
 TEST(stats_embedded_runs)
 {
 	struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, 7), BPF_EXIT_INSN() };
-	struct userbpf_prog *p = NULL;
+	struct userbpf_prog *p = NULL, *q = NULL;
 	uint64_t ns;
 	int fd;
 
@@ -122,10 +123,17 @@ TEST(stats_embedded_runs)
 	CHECK_EQ(run_cnt(U, userbpf_prog_fd(p), &ns), 0);
 	fd = enable_stats(U, BPF_STATS_RUN_TIME).rc;
 	REQUIRE(fd >= 0);
-	for (int i = 0; i < 4; i++)
+	REQUIRE_EQ(userbpf_prog_load_ext(insns, 2, NULL, &q), 0);
+	for (int i = 0; i < 4; i++) {
 		CHECK_EQ(userbpf_prog_run(p, NULL), 7);
+		CHECK_EQ(userbpf_prog_run(q, NULL), 7);
+	}
+	CHECK_EQ(userbpf_prog_run(q, NULL), 7);
 	close(fd);
 	CHECK_EQ(userbpf_prog_run(p, NULL), 7);
+	CHECK_EQ(userbpf_prog_run(q, NULL), 7);
 	CHECK_EQ(run_cnt(U, userbpf_prog_fd(p), &ns), 4);
+	CHECK_EQ(run_cnt(U, userbpf_prog_fd(q), &ns), 5);
 	userbpf_prog_free(p);
+	userbpf_prog_free(q);
 }

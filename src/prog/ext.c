@@ -15,6 +15,7 @@
  * userbpf_prog_free(), whatever happens to the fd.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +42,40 @@
 typedef uint64_t (*jit_r0_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5);
 
 struct userbpf_prog {
-	jit_r0_fn fast_entry;			/* entry when it needs no read section, or NULL */
+	/* The entry when it needs no read section and run statistics are off, else NULL (the
+	 * slow path): set by ext_fast_entry() (atomics: runs read it as stats come and go). */
+	jit_r0_fn fast_entry;
 	u64 ctx_size;				/* (first: the hot path reads one cache line) */
 	struct bpf_prog *prog;			/* one reference held */
 	const struct interp_prog *interp;	/* prog->interp */
 	jit_entry_fn entry;			/* prog->jit's code, called directly; or NULL */
 	bool needs_rcu;				/* run inside a read section */
 	int fd;
+	struct userbpf_prog *prev, *next;	/* every handle, for prog_stats_switch() */
 };
+
+/* Every live handle, so that turning run statistics on can take them off the fast path (as
+ * the kernel's static key patches its runs) instead of the fast path testing for them. */
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct userbpf_prog *handles;
+
+/* h's fast entry for whether statistics are on (handles_lock held). */
+static void ext_fast_entry(struct userbpf_prog *h, bool stats)
+{
+	jit_r0_fn fast = h->needs_rcu || !h->entry || stats
+				 ? NULL
+				 : (jit_r0_fn)(void (*)(void))h->entry;
+
+	__atomic_store_n(&h->fast_entry, fast, __ATOMIC_RELAXED);
+}
+
+void prog_stats_switch(bool on)
+{
+	pthread_mutex_lock(&handles_lock);
+	for (struct userbpf_prog *h = handles; h; h = h->next)
+		ext_fast_entry(h, on);
+	pthread_mutex_unlock(&handles_lock);
+}
 
 #define offsetofend(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
 
@@ -297,8 +324,14 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	h->ctx_size = prog->ctx_size;
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		h->needs_rcu |= prog->used_maps[i]->ops->prog_needs_rcu;
-	h->fast_entry = h->needs_rcu || !h->entry ? NULL : (jit_r0_fn)(void (*)(void))h->entry;
 	h->fd = fd;
+	pthread_mutex_lock(&handles_lock);
+	ext_fast_entry(h, prog_stats_on()); /* (a switch waits for the lock: sees h) */
+	h->next = handles;
+	if (handles)
+		handles->prev = h;
+	handles = h;
+	pthread_mutex_unlock(&handles_lock);
 	*out = h;
 	return 0;
 
@@ -342,8 +375,10 @@ uint64_t userbpf_prog_run(const struct userbpf_prog *h, void *ctx)
 {
 	/* The hot path: native code that needs no read section needs no wrapper, and the call is
 	 * a tail call. */
-	if (likely(h->fast_entry) && !prog_stats_on())
-		return h->fast_entry((uintptr_t)ctx, h->ctx_size, 0, 0, 0);
+	jit_r0_fn fast = __atomic_load_n(&h->fast_entry, __ATOMIC_RELAXED);
+
+	if (likely(fast))
+		return fast((uintptr_t)ctx, h->ctx_size, 0, 0, 0);
 	return prog_run_slow(h, ctx);
 }
 
@@ -356,6 +391,14 @@ void userbpf_prog_free(struct userbpf_prog *h)
 {
 	if (!h)
 		return;
+	pthread_mutex_lock(&handles_lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&handles_lock);
 	close(h->fd);
 	obj_put(&h->prog->obj);
 	free(h);

@@ -3,15 +3,31 @@
  * CAP_SYS_ADMIN; userbpf has no privileges to ask for. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "prog/stats.h"
 
 u32 prog_stats_users;
 
+/* Serialises the count's changes with the switches they make, so that the last one wins. */
+static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void users_add(int d)
+{
+	u32 n;
+
+	pthread_mutex_lock(&users_lock);
+	n = __atomic_add_fetch(&prog_stats_users, (u32)d, __ATOMIC_RELAXED);
+
+	if (n == (d > 0 ? 1u : 0u))
+		prog_stats_switch(n != 0);
+	pthread_mutex_unlock(&users_lock);
+}
+
 static void stats_destroy(struct bpf_object *obj)
 {
-	__atomic_sub_fetch(&prog_stats_users, 1, __ATOMIC_RELAXED);
+	users_add(-1);
 	free(obj);
 }
 
@@ -31,7 +47,7 @@ int prog_enable_stats(const union bpf_attr *attr)
 	obj->kind = OBJ_STATS;
 	obj->destroy = stats_destroy;
 	/* counted before the fd exists: a close racing the install then uncounts it after */
-	__atomic_add_fetch(&prog_stats_users, 1, __ATOMIC_RELAXED);
+	users_add(1);
 	fd = obj_memfd_create("bpf-stats");
 	if (fd >= 0)
 		fd = obj_install(obj, fd);

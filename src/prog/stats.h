@@ -3,7 +3,9 @@
  * As the kernel's bpf_stats_enabled_key: every run of a program (each repeat of a test run, each
  * userbpf_prog_run()) then adds 1 to its run_cnt and the run's time to its run_time_ns, which
  * BPF_OBJ_GET_INFO_BY_FD reports.  A tail-called program's runs count in its caller's, as in
- * the kernel.  Off, a run pays one load and a branch for them.
+ * the kernel.  Off, a test run pays one load and a branch for them per batch of runs, and an
+ * embedded program's run (userbpf_prog_run()) nothing: turning them on takes every handle off its
+ * fast path (prog_stats_switch()), as the kernel's static key patches its runs.
  */
 #ifndef USERBPF_PROG_STATS_H
 #define USERBPF_PROG_STATS_H
@@ -13,7 +15,11 @@
 #include "prog/prog.h"
 
 /* BPF_ENABLE_STATS fds open now. */
-extern u32 prog_stats_users;
+extern u32 prog_stats_users HIDDEN_DATA;
+
+/* ext.c: statistics went on (or off): every userbpf_prog handle leaves (or takes back) its fast
+ * path, which does not look at them. */
+void prog_stats_switch(bool on);
 
 static inline bool prog_stats_on(void)
 {
