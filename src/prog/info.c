@@ -13,8 +13,8 @@
  *    gives, and helper ids in calls;
  *  - the native code is the JIT's one image (subprograms included): one symbol, one length,
  *    one tag;
- *  - run_time_ns (with run_cnt, counted while a BPF_ENABLE_STATS fd is open: stats.h) is
- *    userbpf's time, of course.
+ *  - run_time_ns is the time of userbpf's runs (counted, with run_cnt, while a
+ *    BPF_ENABLE_STATS fd is open: stats.h).
  */
 #include <errno.h>
 #include <stdlib.h>
