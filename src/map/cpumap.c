@@ -162,23 +162,20 @@ static int cpu_delete(struct bpf_map *map, const void *key)
 	return 0;
 }
 
-/* bpf_redirect_map() (the kernel's __bpf_xdp_redirect_map() without broadcast): XDP_REDIRECT
- * when the CPU's entry exists, else the action in the flags' low bits; XDP_ABORTED for any
- * other flag. */
+/* bpf_redirect_map(): the CPU's entry decides (no flags of the type's own). */
 static int cpu_xdp_redirect(struct bpf_map *map, u64 index, u64 flags)
 {
-	const u64 action_mask = XDP_ABORTED | XDP_DROP | XDP_PASS | XDP_TX;
 	struct cpumap *c = cpumap_of(map);
-	bool used;
+	bool used = false;
 
-	if (flags & ~action_mask)
+	if (xdp_redirect_flags_bad(flags, 0))
 		return XDP_ABORTED;
-	if (index >= map->max_entries)
-		return (int)(flags & action_mask);
-	spin_lock(&c->lock);
-	used = c->slots[index].used;
-	spin_unlock(&c->lock);
-	return used ? XDP_REDIRECT : (int)(flags & action_mask);
+	if (index < map->max_entries) {
+		spin_lock(&c->lock);
+		used = c->slots[index].used;
+		spin_unlock(&c->lock);
+	}
+	return xdp_redirect_verdict(flags, used);
 }
 
 const struct bpf_map_ops cpu_map_ops = {

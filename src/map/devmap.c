@@ -381,19 +381,14 @@ static int dev_hash_get_next_key(struct bpf_map *map, const void *key, void *nex
 	return e ? 0 : -ENOENT;
 }
 
-/* bpf_redirect_map() (the kernel's __bpf_xdp_redirect_map()): XDP_REDIRECT when the entry
- * exists (or for a broadcast); else the action in the flags' low bits; XDP_ABORTED for unknown
- * flags. */
+/* bpf_redirect_map(): a broadcast always redirects, else the entry decides. */
 static int dev_xdp_redirect(struct bpf_map *map, u64 index, u64 flags)
 {
-	const u64 action_mask = XDP_ABORTED | XDP_DROP | XDP_PASS | XDP_TX;
 	u32 k = (u32)index;
 
-	if (flags & ~(action_mask | BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS))
+	if (xdp_redirect_flags_bad(flags, BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS))
 		return XDP_ABORTED;
-	if (!(flags & BPF_F_BROADCAST) && !dev_lookup_ptr(map, &k))
-		return (int)(flags & action_mask);
-	return XDP_REDIRECT;
+	return xdp_redirect_verdict(flags, (flags & BPF_F_BROADCAST) || dev_lookup_ptr(map, &k));
 }
 
 #define DEV_COMMON_OPS                                                                           \

@@ -143,6 +143,21 @@ struct bpf_map {
  * program the run began with), but for a program with none that makes no tail call. */
 bool map_prog_compatible(struct bpf_map *map, const struct bpf_prog *prog);
 
+/* bpf_redirect_map()'s answer on a map that holds targets (the kernel's __bpf_xdp_redirect_map()):
+ * XDP_ABORTED for flags other than the fallback action and the type's own (own_flags);
+ * XDP_REDIRECT when the target is there; else the fallback action, the flags' low bits. */
+#define XDP_REDIRECT_FALLBACKS ((u64)(XDP_ABORTED | XDP_DROP | XDP_PASS | XDP_TX))
+
+static inline bool xdp_redirect_flags_bad(u64 flags, u64 own_flags)
+{
+	return flags & ~(XDP_REDIRECT_FALLBACKS | own_flags);
+}
+
+static inline int xdp_redirect_verdict(u64 flags, bool found)
+{
+	return found ? XDP_REDIRECT : (int)(flags & XDP_REDIRECT_FALLBACKS);
+}
+
 /* The maps whose users the kernel checks at load for compatibility (map_type_contains_progs()):
  * program arrays, (array) device maps and CPU maps. */
 static inline bool map_holds_progs(const struct bpf_map *map)

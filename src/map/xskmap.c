@@ -157,18 +157,14 @@ static int xsk_delete(struct bpf_map *map, const void *key)
 	return 0;
 }
 
-/* bpf_redirect_map() (the kernel's __bpf_xdp_redirect_map() without broadcast): XDP_REDIRECT
- * where a socket is, else the action in the flags' low bits; XDP_ABORTED for any other flag. */
+/* bpf_redirect_map(): the slot's socket decides (no flags of the type's own). */
 static int xsk_xdp_redirect(struct bpf_map *map, u64 index, u64 flags)
 {
-	const u64 action_mask = XDP_ABORTED | XDP_DROP | XDP_PASS | XDP_TX;
 	u32 k = (u32)index;
 
-	if (flags & ~action_mask)
+	if (xdp_redirect_flags_bad(flags, 0))
 		return XDP_ABORTED;
-	if (index >= map->max_entries || !xsk_lookup_prog(map, &k))
-		return (int)(flags & action_mask);
-	return XDP_REDIRECT;
+	return xdp_redirect_verdict(flags, index < map->max_entries && xsk_lookup_prog(map, &k));
 }
 
 const struct bpf_map_ops xsk_map_ops = {

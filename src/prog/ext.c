@@ -352,7 +352,7 @@ free_handle:
 static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_prog *h, void *ctx)
 {
 	bool stats = prog_stats_on();
-	u64 start = stats ? prog_stats_clock() : 0, args[5], r0 = 0;
+	u64 start = stats ? prog_clock_ns() : 0, args[5], r0 = 0;
 
 	if (h->needs_rcu)
 		rcu_read_lock();
@@ -367,7 +367,7 @@ static __attribute__((noinline)) uint64_t prog_run_slow(const struct userbpf_pro
 	if (h->needs_rcu)
 		rcu_read_unlock();
 	if (stats)
-		prog_stats_add(h->prog, 1, prog_stats_clock() - start);
+		prog_stats_add(h->prog, 1, prog_clock_ns() - start);
 	return r0;
 }
 

@@ -120,7 +120,7 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64 *r0)
 {
 	bool stats = prog_stats_on();
-	u64 start = stats ? prog_stats_clock() : 0;
+	u64 start = stats ? prog_clock_ns() : 0;
 
 	if (prog->has_tail_call)
 		prog_run_reset_tail_calls();
@@ -129,7 +129,7 @@ static inline void prog_exec(const struct bpf_prog *prog, const u64 args[5], u64
 	else
 		interp_exec(prog->interp, args, r0);
 	if (stats)
-		prog_stats_add(prog, 1, prog_stats_clock() - start);
+		prog_stats_add(prog, 1, prog_clock_ns() - start);
 }
 
 #endif

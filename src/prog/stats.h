@@ -26,8 +26,9 @@ static inline bool prog_stats_on(void)
 	return unlikely(__atomic_load_n(&prog_stats_users, __ATOMIC_RELAXED) != 0);
 }
 
-/* The clock of a run's time (the kernel's sched_clock()). */
-static inline u64 prog_stats_clock(void)
+/* The clock of runs' times, for statistics and test runs' durations (the kernel's
+ * sched_clock(), ktime_get_ns()). */
+static inline u64 prog_clock_ns(void)
 {
 	struct timespec ts;
 

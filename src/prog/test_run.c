@@ -112,14 +112,6 @@ const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf)
 	return p;
 }
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000u + (u64)ts.tv_nsec;
-}
-
 /* Runs per read section in prog_repeat(): the kernel holds rcu_read_lock() across all of its
  * repeats (until need_resched()); a short batch keeps the section's cost out of the per-run
  * time while a writer in synchronize_rcu() still waits for a few runs at most. */
@@ -134,7 +126,7 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 	if (!repeat)
 		repeat = 1;
 	*r0 = 0;
-	start = now_ns();
+	start = prog_clock_ns();
 	if (fn) {
 		/* in locals: the program may write memory, the compiler would reload args[] */
 		u64 a1 = args[0], a2 = args[1], a3 = args[2], a4 = args[3], a5 = args[4];
@@ -147,12 +139,12 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 			rcu_read_lock();
 			if (prog_stats_on()) { /* (looked at per batch: each run timed) */
 				do {
-					u64 t = prog_stats_clock();
+					u64 t = prog_clock_ns();
 
 					if (prog->has_tail_call)
 						prog_run_reset_tail_calls();
 					ret = fn(a1, a2, a3, a4, a5);
-					prog_stats_add(prog, 1, prog_stats_clock() - t);
+					prog_stats_add(prog, 1, prog_clock_ns() - t);
 				} while (--n);
 			} else {
 				do {
@@ -171,7 +163,7 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 			rcu_read_unlock();
 		}
 	}
-	spent = (now_ns() - start) / repeat;
+	spent = (prog_clock_ns() - start) / repeat;
 	*duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 }
 
@@ -698,7 +690,7 @@ int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
 	ctx.data = data;
 	ctx.data_end = data + size;
 	hlen = size < 0xffff ? size : 0xffff;
-	start = now_ns();
+	start = prog_clock_ns();
 	for (u32 i = 0; i < repeat; i++) {
 		u64 args[5] = { (uintptr_t)&ctx }, r0;
 
@@ -719,7 +711,7 @@ int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
 			     : keys.thoff > hlen    ? hlen
 						    : keys.thoff;
 	}
-	spent = (now_ns() - start) / repeat;
+	spent = (prog_clock_ns() - start) / repeat;
 	duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 	sock_lookup_run_end(); /* (the sockets of socket maps it looked up) */
 	err = test_finish(attr, uattr, &keys, sizeof(keys), 0, retval, duration);
@@ -782,7 +774,7 @@ int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union 
 		goto out;
 	}
 	repeat = attr->test.repeat ? attr->test.repeat : 1;
-	start = now_ns();
+	start = prog_clock_ns();
 	for (u32 i = 0; i < repeat; i++) {
 		/* each run selects afresh; one run at a time, the loop timed once */
 		ctx->sk = NULL;
@@ -791,7 +783,7 @@ int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union 
 		prog_exec(prog, args, &r0);
 		rcu_read_unlock();
 	}
-	spent = (now_ns() - start) / repeat;
+	spent = (prog_clock_ns() - start) / repeat;
 	duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 	retval = (u32)r0 == SK_DROP ? SK_DROP : SK_PASS;
 	uctx->cookie = 0;
