@@ -3,12 +3,15 @@
  * Table: FD_CHUNKS chunks of FD_CHUNK slots, allocated on first use and never freed, so readers
  * can index it with plain atomic loads.  After a chunk's slots come their fds' access bytes,
  * written before the slot is published (release) and read after it (acquire).  A slot is NULL (not ours, or not yet adopted), an object
- * pointer, or SLOT_CLOSING while a wrapper is closing that number: adoption never fills a closing
- * slot, so a racing bpf() cannot resurrect an fd that is being closed.
+ * pointer, or a marker (fd_table.h): SLOT_CLOSING while a wrapper is closing that number, or an
+ * adopter's mark while it identifies the number's file.  Adoption fills only its own mark, and a
+ * close replaces any mark, so a racing bpf() can neither resurrect an fd that is being closed
+ * nor file an object under a number that has since become another file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -167,7 +170,7 @@ static void slot_publish(struct bpf_object **slot, struct bpf_object *obj)
 					 __ATOMIC_RELAXED)) {
 		struct bpf_object *stale = __atomic_exchange_n(slot, obj, __ATOMIC_ACQ_REL);
 
-		if (stale && stale != SLOT_CLOSING)
+		if (slot_is_obj(stale))
 			obj_slot_put(stale);
 	}
 }
@@ -296,62 +299,125 @@ static int probe_fstat(int fd, struct stat *st)
 #endif
 }
 
-/* Slow path: fd is not in the table.  Tell EBADF from EINVAL as the kernel does, and adopt fds
- * that share one of our memfds (made by dup(), fcntl(F_DUPFD) or inherited over fork()).  Runs
- * outside any read section: it may drop the last reference of an object. */
-static int obj_adopt(int fd)
+/* The object whose memfd fd is, with a reference: 0, -EBADF (fd not open) or -EINVAL (not
+ * ours); *fl gets the file's status flags. */
+static int obj_identify(int fd, struct bpf_object **objp, int *fl)
 {
-	struct bpf_object **slot, *obj, *expect = NULL;
+	struct bpf_object *obj;
 	struct stat st;
-	int fl;
 
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0 || probe_fstat(fd, &st) < 0 ||
-	    (fl = fcntl(fd, F_GETFL)) < 0)
+	    (*fl = fcntl(fd, F_GETFL)) < 0)
 		return -EBADF;
 	pthread_mutex_lock(&registry_lock);
 	for (obj = registry_head; obj; obj = obj->reg_next)
 		if (is_obj_file(obj, &st) && obj_tryget(obj))
 			break;
 	pthread_mutex_unlock(&registry_lock);
-	if (!obj)
-		return -EINVAL;
+	*objp = obj;
+	return obj ? 0 : -EINVAL;
+}
+
+/* Slow path: fd's slot is empty.  Tell EBADF from EINVAL as the kernel does, and adopt fds
+ * that share one of our memfds (made by dup(), fcntl(F_DUPFD) or inherited over fork()).
+ *
+ * The slot holds the adopter's mark while it identifies the file: a close of the number
+ * meanwhile replaces the mark, so the fill fails and the caller looks again, instead of
+ * filing the object under a number that has become another file.  Returns 0 when the caller
+ * should read the slot again.  Runs outside any read section: it may drop the last reference
+ * of an object. */
+static int obj_adopt(int fd)
+{
+	struct bpf_object **slot, *obj, *expect = NULL, *mark;
+	int err, fl;
+
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) /* (no chunk for a number that is not open) */
+		return -EBADF;
 	slot = fd_slot(fd, true);
-	if (!slot) {
+	mark = (struct bpf_object *)((uintptr_t)&expect | 1); /* unique while we run */
+	if (slot && !__atomic_compare_exchange_n(slot, &expect, mark, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+		/* filled, closing, or another thread's adoption in flight: the slot decides */
+		if (!slot_is_obj(expect) && expect != SLOT_CLOSING)
+			sched_yield();
+		return 0;
+	}
+	err = obj_identify(fd, &obj, &fl);
+	if (!err && !slot) {
 		obj_put(obj);
-		return -ENOMEM;
+		err = -ENOMEM;
+	}
+	if (err) {
+		expect = mark;
+		if (slot)
+			__atomic_compare_exchange_n(slot, &expect, NULL, false, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+		return err;
 	}
 	__atomic_add_fetch(&obj->ucnt, 1, __ATOMIC_RELAXED); /* the reference becomes a slot's */
-	/* a dup shares its file, and so the mode that holds the fd's access (a slot being
-	 * filled by another thread for the same file gets the same) */
+	/* a dup shares its file, and so the mode that holds the fd's access */
 	fd_set_access(fd, access_of_mode(fl));
-	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_RELEASE,
-					 __ATOMIC_ACQUIRE)) {
-		/* Adopted by another thread meanwhile, or being closed: the slot decides. */
-		obj_slot_put(obj);
-		if (expect == SLOT_CLOSING)
-			return -EBADF;
-	}
+	expect = mark;
+	if (!__atomic_compare_exchange_n(slot, &expect, obj, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		obj_slot_put(obj); /* closed (or a new file published) meanwhile: look again */
 	return 0;
+}
+
+void slot_drop_stale(int fd)
+{
+	struct bpf_object **slot = fd_slot_peek(fd), *v, *expect;
+	bool stale = true;
+	struct stat st;
+
+	if (!slot)
+		return;
+	rcu_read_lock();
+	v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!v || v == SLOT_CLOSING || (slot_is_obj(v) && !obj_tryget(v))) {
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+	expect = v;
+	if (!slot_is_obj(v)) { /* an adoption in flight: make it look again */
+		__atomic_compare_exchange_n(slot, &expect, NULL, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+		return;
+	}
+	if (probe_fstat(fd, &st) == 0) {
+		pthread_mutex_lock(&registry_lock); /* (the alias is set under it) */
+		stale = !is_obj_file(v, &st);
+		pthread_mutex_unlock(&registry_lock);
+	}
+	if (stale && __atomic_compare_exchange_n(slot, &expect, NULL, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+		obj_slot_put(v);
+	obj_put(v);
 }
 
 struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err)
 {
-	struct bpf_object *obj = NULL;
+	struct bpf_object *obj;
 	unsigned idx = (unsigned)fd / FD_CHUNK;
+	int ret;
 
-	if (likely(fd >= 0 && idx < FD_CHUNKS)) {
-		struct bpf_object **chunk = __atomic_load_n(&fd_chunks[idx], __ATOMIC_ACQUIRE);
+	for (;;) {
+		obj = NULL;
+		if (likely(fd >= 0 && idx < FD_CHUNKS)) {
+			struct bpf_object **chunk = __atomic_load_n(&fd_chunks[idx],
+								    __ATOMIC_ACQUIRE);
 
-		if (likely(chunk))
-			obj = __atomic_load_n(&chunk[(unsigned)fd % FD_CHUNK], __ATOMIC_ACQUIRE);
-	}
-	if (unlikely(obj == SLOT_CLOSING)) {
-		*err = -EBADF;
-		return NULL;
-	}
-	if (unlikely(!obj)) {
-		int ret;
-
+			if (likely(chunk))
+				obj = __atomic_load_n(&chunk[(unsigned)fd % FD_CHUNK],
+						      __ATOMIC_ACQUIRE);
+		}
+		if (likely(slot_is_obj(obj)))
+			break;
+		if (obj == SLOT_CLOSING) {
+			*err = -EBADF;
+			return NULL;
+		}
 		rcu_read_unlock();
 		ret = obj_adopt(fd);
 		rcu_read_lock();
@@ -359,7 +425,6 @@ struct bpf_object *obj_from_fd(int fd, enum obj_kind kind, int *err)
 			*err = ret;
 			return NULL;
 		}
-		return obj_from_fd(fd, kind, err); /* the slot is filled now (or closing) */
 	}
 	if (unlikely(obj->kind != kind)) {
 		*err = -EINVAL;

@@ -4,9 +4,19 @@
 
 #include "fd.h"
 
-/* A slot whose fd is being closed by a wrapper: not ours any more, not adoptable yet. */
+/* Slot values with the low bit set are markers, not objects (objects are aligned):
+ * SLOT_CLOSING while a wrapper closes the number (not ours any more, not adoptable yet), and
+ * an adopter's own mark while it identifies the number's file (fd.c, obj_adopt()). */
 #define SLOT_CLOSING ((struct bpf_object *)1)
 
+static inline bool slot_is_obj(const struct bpf_object *v)
+{
+	return v && !((uintptr_t)v & 1);
+}
+
+/* After a close that found fd's slot empty: undoes what an adoption that identified the
+ * number's file before the close may have filed since (fd.c). */
+void slot_drop_stale(int fd);
 
 /* The slot for fd, allocating its chunk if create.  NULL if fd is out of range (or no memory). */
 struct bpf_object **fd_slot(int fd, bool create);

@@ -29,7 +29,8 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-/* Marks fd's slot closing and returns what it held (NULL if not ours). */
+/* Marks fd's slot closing and returns what it held: an object, an adopter's mark, or NULL
+ * (empty, or another thread is closing the same number and owns the slot). */
 static struct bpf_object *slot_begin_close(int fd)
 {
 	struct bpf_object **slot = fd_slot_peek(fd);
@@ -38,7 +39,7 @@ static struct bpf_object *slot_begin_close(int fd)
 	if (!slot || !__atomic_load_n(slot, __ATOMIC_RELAXED))
 		return NULL;
 	old = __atomic_exchange_n(slot, SLOT_CLOSING, __ATOMIC_ACQ_REL);
-	if (old == SLOT_CLOSING) /* another thread is closing the same number; it owns the ref */
+	if (old == SLOT_CLOSING)
 		return NULL;
 	if (!old) /* raced with nothing to do; leave the slot as it was */
 		__atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
@@ -48,17 +49,25 @@ static struct bpf_object *slot_begin_close(int fd)
 /* Ends a close: the slot becomes `now` (NULL, or a restored object when the close failed).
  * Once the number is closed, another thread may get it for a new file of ours and publish that
  * file's object in the slot (fd.c, slot_publish()): then the slot is the new file's and stays
- * so, and a restore gives up its reference. */
+ * so, and a restore gives up its reference.  An adopter's mark is not restored: its fill fails
+ * and it looks at the number again. */
 static void slot_end_close(int fd, struct bpf_object *old, struct bpf_object *now)
 {
-	struct bpf_object **slot = fd_slot_peek(fd), *expect = SLOT_CLOSING;
+	struct bpf_object **slot, *expect = SLOT_CLOSING;
 
-	if (!old)
+	if (!old) {
+		/* An adoption may have begun on the number between our look and the close. */
+		if ((slot = fd_slot_peek(fd)) && __atomic_load_n(slot, __ATOMIC_RELAXED))
+			slot_drop_stale(fd);
 		return;
+	}
+	slot = fd_slot_peek(fd);
+	if (!slot_is_obj(old))
+		now = NULL;
 	if (!__atomic_compare_exchange_n(slot, &expect, now, false, __ATOMIC_RELEASE,
 					 __ATOMIC_RELAXED))
 		now = NULL;
-	if (!now)
+	if (!now && slot_is_obj(old))
 		obj_slot_put(old);
 }
 
@@ -68,7 +77,7 @@ static void slot_dup(int oldfd, int newfd)
 	struct bpf_object **src = fd_slot_peek(oldfd), **dst, *obj, *expect = NULL;
 
 	obj = src ? __atomic_load_n(src, __ATOMIC_ACQUIRE) : NULL;
-	if (!obj || obj == SLOT_CLOSING)
+	if (!slot_is_obj(obj))
 		return; /* not ours; a later bpf() on newfd adopts it by identity if it is */
 	dst = fd_slot(newfd, true);
 	if (!dst)
@@ -192,7 +201,7 @@ static void *mmap_checked(void *addr, size_t len, int prot, int flags, int fd, u
 	if (!(flags & MAP_ANONYMOUS) && (slot = fd_slot_peek(fd))) {
 		rcu_read_lock();
 		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-		if (obj && obj != SLOT_CLOSING) {
+		if (slot_is_obj(obj)) {
 			/* The kernel rejects a zero or too long length before the file sees it. */
 			if (len64 && len64 <= (u64)INT64_MAX && off <= (u64)INT64_MAX)
 				err = obj->mmap_check ? obj->mmap_check(obj, fd_access(fd), len,
@@ -280,7 +289,7 @@ USERBPF_API int ioctl(int fd, unsigned long req, ...)
 	if (slot) {
 		rcu_read_lock();
 		obj = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-		if (obj && obj != SLOT_CLOSING && obj->kind == OBJ_PERF_EVENT)
+		if (slot_is_obj(obj) && obj->kind == OBJ_PERF_EVENT)
 			ret = perf_event_ioctl(obj, req, arg);
 		rcu_read_unlock();
 	}

@@ -807,7 +807,9 @@ static void run_close_race(unsigned int nusers, uint64_t ops, uint64_t seed)
 	struct close_user us[MAX_THREADS];
 	uint64_t rng = seed ^ 0xdead;
 	unsigned long cycles = 0;
-	int done;
+	uint32_t key;
+	uint64_t v;
+	int done, e;
 
 	atomic_store(&s.fd, -1);
 	memset(us, 0, sizeof(us));
@@ -831,8 +833,18 @@ static void run_close_race(unsigned int nusers, uint64_t ops, uint64_t seed)
 		atomic_store(&s.fd, fd);
 		for (volatile unsigned int spin = rnd(&rng) % 2000; spin; spin--)
 			;
+		/* A user's adoption that began before the close must not leave the object in the
+		 * number's slot: bpf() on it must say what the kernel says of the file. */
+		key = 0;
+		e = m_lookup(fd, &key, &v);
+		if (devnull ? e != EINVAL : e && e != ENOENT)
+			violation("close race: lookup on fd %d (%s): %s", fd,
+				  devnull ? "/dev/null" : "map", ename(e));
 		if (close(fd))
 			violation("close race: close(%d): %s", fd, ename(errno));
+		e = m_lookup(fd, &key, &v);
+		if (e != EBADF)
+			violation("close race: lookup on closed fd %d: %s", fd, ename(e));
 		/* The users keep the stale number; so does the next cycle, most often. */
 		cycles++;
 		done = 1;
