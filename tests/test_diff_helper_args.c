@@ -13,17 +13,11 @@
 
 #include "exec/helpers.h"
 #include "kbpf.h"
+#include "sweep_prog.h"
 #include "test.h"
 #include "userbpf/insn.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Where a program type's packet pointers come from: the ctx offsets of data and data_end, and
- * their width (0: the type has none). */
-struct pkt_src {
-	short data, data_end;
-	int size;
-};
 
 static const struct {
 	uint32_t type, eat;
@@ -71,35 +65,14 @@ static uint32_t build(struct bpf_insn *p, uint32_t id, const enum kind arg[5],
 		      const struct pkt_src *pkt)
 {
 	bool need_value = false, need_pkt = false;
-	uint32_t n = 0, skip_at[2], nskip = 0;
+	uint32_t n, skip_at[2], nskip;
 
 	for (int i = 0; i < 5; i++) {
 		need_value |= arg[i] == MAP_VALUE;
 		need_pkt |= arg[i] == PKT;
 	}
-	p[n++] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
-	for (int off = -32; off < 0; off += 8)
-		p[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, off, 0);
-	if (need_value) {
-		struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, 0) };
-
-		p[n++] = ld[0];
-		p[n++] = ld[1];
-		p[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
-		p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -32);
-		p[n++] = BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem);
-		skip_at[nskip++] = n;
-		p[n++] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0);
-		p[n++] = BPF_MOV64_REG(BPF_REG_7, BPF_REG_0);
-	}
-	if (need_pkt) {
-		p[n++] = BPF_LDX_MEM(pkt->size, BPF_REG_8, BPF_REG_6, pkt->data);
-		p[n++] = BPF_LDX_MEM(pkt->size, BPF_REG_9, BPF_REG_6, pkt->data_end);
-		p[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_8);
-		p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 32);
-		skip_at[nskip++] = n;
-		p[n++] = BPF_JMP_REG(BPF_JGT, BPF_REG_0, BPF_REG_9, 0);
-	}
+	n = sweep_start(p, need_value ? SV_CHECKED : SV_NONE, pkt, need_pkt ? 32 : 0, skip_at,
+			&nskip);
 	for (int i = 0; i < 5; i++) {
 		int r = BPF_REG_1 + i;
 
@@ -135,8 +108,7 @@ static uint32_t build(struct bpf_insn *p, uint32_t id, const enum kind arg[5],
 		}
 	}
 	p[n++] = BPF_EMIT_CALL(id);
-	for (uint32_t i = 0; i < nskip; i++) /* the checks that failed come here */
-		p[skip_at[i]].off = (short)(n - skip_at[i] - 1);
+	sweep_skips_to(p, skip_at, nskip, n); /* the checks that failed come here */
 	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 1);
 	p[n++] = BPF_EXIT_INSN();
 	return n;
@@ -163,7 +135,7 @@ TEST(diff_helper_args)
 					char what[96];
 					uint32_t n;
 
-					if ((k == PKT && !types[t].pkt.size) ||
+					if ((k == PKT && !types[t].pkt.data_end) ||
 					    (form == 1 && k == CTX) || (form == 2 && k == EIGHT))
 						continue;
 					for (int i = 0; i < 5; i++)
@@ -172,11 +144,7 @@ TEST(diff_helper_args)
 									  : (enum kind)k;
 					for (int s = 0; s < NSIDES; s++) {
 						n = build(insns[s], id, arg, &types[t].pkt);
-						for (uint32_t i = 0; i < n; i++)
-							if (insns[s][i].src_reg == BPF_PSEUDO_MAP_FD &&
-							    insns[s][i].code ==
-								    (BPF_LD | BPF_DW | BPF_IMM))
-								insns[s][i].imm = map[s];
+						sweep_set_map(insns[s], n, map[s]);
 					}
 					snprintf(what, sizeof(what), "type %u helper %u args %s%s%s",
 						 types[t].type, id, form == 1 ? "ctx, " : "",

@@ -45,7 +45,9 @@ int check_reg_arg_write(struct verifier_env *env, u32 regno)
 	return 0;
 }
 
-static bool sane_offset(struct verifier_env *env, const struct reg_state *reg, u8 type)
+/* The scalar operand of pointer arithmetic: known and small, or bounded below by a small
+ * value (the kernel's check_reg_sane_offset_scalar()). */
+static bool sane_scalar_offset(struct verifier_env *env, const struct reg_state *reg, u8 type)
 {
 	bool known = scalar_is_const(&reg->s);
 	s64 val = (s64)reg->s.var_off.value, smin = reg->s.smin;
@@ -53,10 +55,6 @@ static bool sane_offset(struct verifier_env *env, const struct reg_state *reg, u
 	if (known && (val >= BPF_MAX_VAR_OFF || val <= -BPF_MAX_VAR_OFF)) {
 		verbose(env, "math between %s pointer and %lld is not allowed\n", reg_type_str(type),
 			(long long)val);
-		return false;
-	}
-	if (reg->off >= BPF_MAX_VAR_OFF || reg->off <= -BPF_MAX_VAR_OFF) {
-		verbose(env, "%s pointer offset %d is not allowed\n", reg_type_str(type), reg->off);
 		return false;
 	}
 	if (smin == SCALAR_S64_MIN) {
@@ -67,6 +65,31 @@ static bool sane_offset(struct verifier_env *env, const struct reg_state *reg, u
 	if (smin >= BPF_MAX_VAR_OFF || smin <= -BPF_MAX_VAR_OFF) {
 		verbose(env, "value %lld makes %s pointer be out of bounds\n", (long long)smin,
 			reg_type_str(type));
+		return false;
+	}
+	return true;
+}
+
+/* A pointer operand, or the result: its fixed and variable offsets within bounds (the
+ * kernel's check_reg_sane_offset_ptr(), which 6.18 applies to the result as well; a result
+ * whose variable part went out is "pointer offset", not "value ... makes"). */
+static bool sane_ptr_offset(struct verifier_env *env, const struct reg_state *reg, u8 type)
+{
+	bool known = scalar_is_const(&reg->s);
+	s64 val = (s64)reg->s.var_off.value, smin = reg->s.smin;
+
+	if (known && (val >= BPF_MAX_VAR_OFF || val <= -BPF_MAX_VAR_OFF)) {
+		verbose(env, "%s pointer offset %lld is not allowed\n", reg_type_str(type),
+			(long long)val);
+		return false;
+	}
+	if (reg->off >= BPF_MAX_VAR_OFF || reg->off <= -BPF_MAX_VAR_OFF) {
+		verbose(env, "%s pointer offset %d is not allowed\n", reg_type_str(type), reg->off);
+		return false;
+	}
+	if (smin >= BPF_MAX_VAR_OFF || smin <= -BPF_MAX_VAR_OFF) {
+		verbose(env, "%s pointer offset %lld is not allowed\n", reg_type_str(type),
+			(long long)smin);
 		return false;
 	}
 	return true;
@@ -103,7 +126,7 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 		verbose(env, "R%u pointer arithmetic on %s prohibited\n", d, reg_type_str(ptr->type));
 		return -EACCES;
 	}
-	if (!sane_offset(env, off, ptr->type) || !sane_offset(env, ptr, ptr->type))
+	if (!sane_scalar_offset(env, off, ptr->type) || !sane_ptr_offset(env, ptr, ptr->type))
 		return -EINVAL;
 	res = *ptr;
 	switch (op) {
@@ -148,7 +171,7 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 			alu_op_str[op >> 4]);
 		return -EACCES;
 	}
-	if (!sane_offset(env, &res, ptr->type))
+	if (!sane_ptr_offset(env, &res, ptr->type))
 		return -EINVAL;
 	*dst = res;
 	return 0;
