@@ -3,7 +3,7 @@
 #   make check        build and run every test (the README's test command)
 #   make check32      the same as a 32-bit (i386) build, in build32/
 #   make check-asan   the tests under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make check-tsan   the concurrency stress test under ThreadSanitizer
+#   make check-tsan   the concurrency stress test and the bpf_timer tests under ThreadSanitizer
 #   make fuzz         a bounded libFuzzer run of the bpf() entry point (clang)
 #   make bench        benchmarks: ratios against the kernel and native C
 #   make demo         the README's main job: sockex1 over generated traffic through the CLI
@@ -211,9 +211,12 @@ check-asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" check
 
+# (and the bpf_timer tests: the timer thread runs callbacks while programs arm and cancel)
 check-tsan:
-	$(MAKE) BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(BUILD:build=build-tsan)/tests/stress
+	$(MAKE) BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    $(BUILD:build=build-tsan)/tests/stress $(BUILD:build=build-tsan)/tests/run-tests
 	build-tsan/tests/stress
+	build-tsan/tests/run-tests timer
 
 # Differential tests send invalid attrs to the kernel on purpose: tests/valgrind.supp silences
 # valgrind's checks of those kernel calls, and USERBPF_VALGRIND makes the kernel backend answer

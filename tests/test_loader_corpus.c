@@ -88,6 +88,8 @@ static const struct corpus_case corpus[] = {
 	{ "sk_msg_cork_policy", true },
 	{ "xdp_cpu_steer", true },
 	{ "xdp_xsk_redirect", true },
+	{ "xdp_timer_count", true },
+	{ "xdp_timer_ops", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

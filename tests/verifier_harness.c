@@ -21,11 +21,12 @@ struct map_spec {
 	u32 type, key, value, max, flags;
 	bool rodata;	/* value bytes 1, 2, ..., (or text) then BPF_MAP_FREEZE */
 	int inner;	/* maps of maps: 1 + the index of the template (an earlier spec) */
-	bool locked;	/* BTF: u32 key, value struct { u32 a; struct bpf_spin_lock l; } */
+	u32 btf_value;	/* BTF (lock_types): u32 key, value type 3 { u32 a; struct bpf_spin_lock
+			 * l; } or 6 { u64 n; struct bpf_timer t; u64 m; }; 0: none */
 	const char *text; /* rodata: the value's bytes */
 };
 
-#define NMAPS 14
+#define NMAPS 16
 _Static_assert(sizeof(FMT_TEXT) == 16 * 16 + 1, "FMT_TEXT: 16 formats of 16 bytes");
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
@@ -39,17 +40,23 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_QUEUE, 0, 8, 4, BPF_F_RDONLY_PROG },
 	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 4, 0, false, 3 },
 	{ BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 4, 0, false, 1 },
-	{ BPF_MAP_TYPE_HASH, 4, 8, 4, 0, false, 0, true },
-	{ BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0, false, 0, true },
-	{ BPF_MAP_TYPE_ARRAY, 4, 16 * 16, 1, BPF_F_RDONLY_PROG, true, 0, false, FMT_TEXT },
+	{ BPF_MAP_TYPE_HASH, 4, 8, 4, 0, false, 0, 3 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 8, 2, 0, false, 0, 3 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 16 * 16, 1, BPF_F_RDONLY_PROG, true, 0, 0, FMT_TEXT },
+	{ BPF_MAP_TYPE_HASH, 4, 32, 4, 0, false, 0, 6 },
+	{ BPF_MAP_TYPE_ARRAY, 4, 32, 2, 0, false, 0, 6 },
 };
 
-/* The BTF of the locked maps: 1 u32, 2 struct bpf_spin_lock, 3 the value struct. */
-static const char lock_strs[] = "\0u32\0bpf_spin_lock\0val\0v\0a\0l";
+/* The BTF of the locked and timer maps: 1 u32, 2 struct bpf_spin_lock, 3 the locked value
+ * struct, 4 u64, 5 struct bpf_timer, 6 the timer value struct. */
+static const char lock_strs[] = "\0u32\0bpf_spin_lock\0val\0v\0a\0l\0u64\0bpf_timer\0tv\0n\0t\0m\0b";
 static const u32 lock_types[] = {
 	T_INT(1, 4, 0, 0, 32),
 	T_STRUCT(5, 1, 4), T_MEMBER(19, 1, 0),
 	T_STRUCT(23, 2, 8), T_MEMBER(25, 1, 0), T_MEMBER(27, 2, 32),
+	T_INT(29, 8, 0, 0, 64),
+	T_STRUCT(33, 2, 16), T_MEMBER(19, 4, 0), T_MEMBER(52, 4, 64),
+	T_STRUCT(43, 3, 32), T_MEMBER(46, 4, 0), T_MEMBER(48, 5, 64), T_MEMBER(50, 4, 192),
 };
 static int kbtf = -1, ubtf = -1;
 
@@ -152,14 +159,14 @@ static int make_map(int i, bool kernel)
 	for (int t = 0; t < NMAPS; t++)
 		if (map_specs[i].inner == t + 1)
 			a.inner_map_fd = (u32)(kernel ? kmaps : umaps)[t];
-	if (map_specs[i].locked) {
+	if (map_specs[i].btf_value) {
 		int *btf = kernel ? &kbtf : &ubtf;
 
 		if (*btf < 0)
 			*btf = load_lock_btf(kernel);
 		a.btf_fd = (u32)*btf;
 		a.btf_key_type_id = 1;
-		a.btf_value_type_id = 3;
+		a.btf_value_type_id = map_specs[i].btf_value;
 	}
 	fd = kernel ? (int)sys_bpf(BPF_MAP_CREATE, &a) : bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (fd < 0 || !map_specs[i].rodata)
@@ -227,7 +234,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_FMT)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ATIMER)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

@@ -41,6 +41,9 @@
 #define MAP_HOM 0x7ff0000b	/* a hash of 4 maps (4-byte keys) shaped like MAP_HASH, empty */
 #define MAP_HLOCK 0x7ff0000c	/* a hash 4/8, BTF value struct { u32 a; struct bpf_spin_lock l; } */
 #define MAP_ALOCK 0x7ff0000d	/* an array of 2 such values */
+#define MAP_HTIMER 0x7ff0000f	/* a hash 4/32, BTF value struct { u64 n; struct bpf_timer t;
+				 * u64 m; }, 4 entries */
+#define MAP_ATIMER 0x7ff00010	/* an array of 2 such values */
 #define MAP_FMT 0x7ff0000e	/* .rodata (frozen, read-only to programs) of 16 format strings,
 				 * each in 16 bytes (FMT_TEXT; FMT(i) is the i-th's offset) */
 #define FMT_TEXT                                                                                   \

@@ -78,10 +78,10 @@ const struct btf_type *btf_type_id_size(const struct btf *btf, u32 *id, u32 *siz
 #define BTF_SPECIAL_KPTR 4u	/* pointers tagged kptr, kptr_untrusted, percpu_kptr, uptr */
 #define BTF_SPECIAL_OTHER 8u	/* list and rbtree heads and nodes, bpf_refcount */
 u32 btf_special_fields(const struct btf *btf, u32 id);
-/* The byte offset of the one struct bpf_spin_lock member of the struct value_id is (modifiers
- * skipped); -ENOENT without one, -E2BIG with more than one (or a misplaced one), -EINVAL when
- * value_id is not a struct. */
-int btf_find_spin_lock(const struct btf *btf, u32 value_id);
+/* The byte offset of the one member of the struct value_id is (modifiers skipped) that is a
+ * struct called name (bpf_spin_lock, bpf_timer), align bytes aligned; -ENOENT without one,
+ * -E2BIG with more than one (or a misplaced one), -EINVAL when value_id is not a struct. */
+int btf_find_value_field(const struct btf *btf, u32 value_id, const char *name, u32 align);
 
 /* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
 const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *res_id);

@@ -1856,7 +1856,7 @@ u32 btf_special_fields(const struct btf *btf, u32 id)
 	return specials(btf, id, 0);
 }
 
-int btf_find_spin_lock(const struct btf *btf, u32 value_id)
+int btf_find_value_field(const struct btf *btf, u32 value_id, const char *name, u32 align)
 {
 	const struct btf_type *t = type_by_id(btf, value_id);
 	const struct btf_member *m;
@@ -1874,10 +1874,10 @@ int btf_find_spin_lock(const struct btf *btf, u32 value_id)
 			mt = type_by_id(btf, mt->type);
 		const char *n = mt ? btf_str_by_offset(btf, mt->name_off) : NULL;
 
-		if (!mt || kind(mt) != BTF_KIND_STRUCT || !n || strcmp(n, "bpf_spin_lock"))
+		if (!mt || kind(mt) != BTF_KIND_STRUCT || !n || strcmp(n, name))
 			continue;
-		if (off >= 0 || kflag(t) || m[i].offset % 32)
-			return -E2BIG; /* a second one, or not where a u32 can be */
+		if (off >= 0 || kflag(t) || m[i].offset % (align * 8))
+			return -E2BIG; /* a second one, or not where it can be */
 		off = (int)(m[i].offset / 8);
 	}
 	return off;

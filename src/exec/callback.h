@@ -21,6 +21,9 @@ struct exec_callback {
 	 * program does not do). */
 	uint64_t (*call)(const struct exec_callback *cb, uint64_t r1, uint64_t r2, uint64_t r3,
 			 uint64_t r4, uint64_t r5);
+	/* The program it is code of (interp_env.owner), for a helper that keeps the callback
+	 * past the run (bpf_timer_set_callback() holds the program); NULL: none. */
+	void *owner;
 };
 
 /* The helpers' side: v is the callback argument register's value. */

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/bpf_timer.h"
 #include "exec/callback.h"
 #include "exec/helpers.h"
 #include "exec/sock.h"
@@ -2681,6 +2682,21 @@ static const struct helper helpers[] = {
 					   ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC,
 						ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING) },
 					 ALL_TYPES },
+	[BPF_FUNC_timer_init] = { { bpf_timer_init_helper, "bpf_timer_init", true, false,
+				    RET_INTEGER,
+				    ARGS(ARG_PTR_TO_TIMER, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
+				  ALL_TYPES },
+	[BPF_FUNC_timer_set_callback] = { { bpf_timer_set_callback_helper,
+					    "bpf_timer_set_callback", true, false, RET_INTEGER,
+					    ARGS(ARG_PTR_TO_TIMER, ARG_PTR_TO_FUNC) },
+					  ALL_TYPES },
+	[BPF_FUNC_timer_start] = { { bpf_timer_start_helper, "bpf_timer_start", true, false,
+				     RET_INTEGER,
+				     ARGS(ARG_PTR_TO_TIMER, ARG_ANYTHING, ARG_ANYTHING) },
+				   ALL_TYPES },
+	[BPF_FUNC_timer_cancel] = { { bpf_timer_cancel_helper, "bpf_timer_cancel", true, false,
+				      RET_INTEGER, ARGS(ARG_PTR_TO_TIMER) },
+				    ALL_TYPES },
 	[BPF_FUNC_tail_call] = { { h_tail_call, "bpf_tail_call", false, false, RET_VOID,
 				   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				 ALL_TYPES },

@@ -37,6 +37,7 @@ enum bpf_arg_type {
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size R0 will point at */
 	ARG_PTR_TO_RINGBUF_MEM_RELEASE,	/* a reserved ring buffer record, released */
 	ARG_PTR_TO_SPIN_LOCK,	/* a map value's struct bpf_spin_lock */
+	ARG_PTR_TO_TIMER,	/* a map value's struct bpf_timer */
 	ARG_PTR_TO_FUNC,	/* a callback: an LD_IMM64 BPF_PSEUDO_FUNC (src/exec/callback.h) */
 	ARG_PTR_TO_STACK_OR_NULL,	/* a stack pointer or NULL: the callback's ctx */
 	ARG_PTR_TO_CONST_STR,	/* a NUL-terminated string at a constant offset of a frozen

@@ -928,6 +928,7 @@ static struct interp_callback *callback_at(struct interp_prog *p, uint32_t *cb_o
 		return &p->callbacks[cb_of[t] - 1];
 	c = &p->callbacks[p->nr_callbacks++];
 	c->cb.call = callback_call;
+	c->cb.owner = p->env.owner;
 	c->p = p;
 	c->entry = &p->insns[t];
 	cb_of[t] = p->nr_callbacks;

@@ -72,6 +72,9 @@ struct interp_env {
 	 * bpf-to-bpf call of the callback (whose frame counts towards INTERP_MAX_FRAMES, as the
 	 * verifier counts it), instead of calling the helper; otherwise they call the helper. */
 	uint32_t loop_id;
+	/* What the program's callbacks name as their owner (exec_callback.owner): the struct
+	 * bpf_prog, for helpers that keep a callback; opaque to the engines. */
+	void *owner;
 };
 
 struct interp_prog;

@@ -2178,6 +2178,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	p->len = c.b.len;
 	for (uint32_t j = 0; j < c.ncbs; j++) {
 		p->cbs[j].cb.call = jit_cb_call;
+		p->cbs[j].cb.owner = c.env->owner;
 		p->cbs[j].entry = (jit_entry_fn)(void *)(image + addr[CB_SEG(&c, j)]);
 	}
 	p->cnt = cnt;

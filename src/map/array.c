@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "exec/bpf_timer.h"
 #include "exec/callback.h"
 #include "map/map.h"
 
@@ -225,11 +226,13 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 		return -EEXIST;
 	if (locked && map->spin_lock_off < 0)
 		return -EINVAL;
-	if (map->spin_lock_off >= 0) { /* around the value's lock, or under it */
+	if (map_has_specials(map)) { /* around the value's lock and timer, or under the lock */
 		if (locked)
 			map_update_locked(map, array_elem(a, index), value);
 		else
 			map_copy_around_lock(map, array_elem(a, index), value, racy_store);
+		if (map->timer_off >= 0) /* an updated value's timer goes, as in the kernel */
+			bpf_timer_free(map, array_elem(a, index));
 		return 0;
 	}
 	if (a->ncpus > 1) /* all CPUs' values, padding included, as the kernel copies them */
@@ -347,6 +350,15 @@ static int array_check_btf(const struct bpf_map *map, const struct btf *btf,
 	return BTF_INT_BITS(int_data) != 32 || BTF_INT_OFFSET(int_data) ? -EINVAL : 0;
 }
 
+/* Every element's timer (the map's last fd or pin went). */
+static void array_free_timers(struct bpf_map *map)
+{
+	struct bpf_array *a = array_of(map);
+
+	for (u32 i = 0; i < map->max_entries; i++)
+		bpf_timer_free(map, array_elem(a, i));
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.alloc_check = array_alloc_check,
 	.alloc = array_alloc,
@@ -362,6 +374,7 @@ const struct bpf_map_ops array_map_ops = {
 	.mmap_check = array_mmap_check,
 	.check_btf = array_check_btf,
 	.for_each = array_for_each,
+	.free_timers = array_free_timers,
 	/* no delete: elements always exist; the kernel answers ENOTSUPP */
 };
 

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "exec/bpf_timer.h"
 #include "exec/callback.h"
 #include "map/jhash.h"
 #include "map/map.h"
@@ -308,8 +309,11 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
 	return e;
 }
 
+/* An element leaves the map (deleted, evicted): its timer goes with it. */
 static void elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
+	if (h->map.timer_off >= 0)
+		bpf_timer_free(&h->map, elem_value(h, e));
 	spin_lock(&h->free_lock);
 	/* atomic: a lock-free reader that was walking through e may still load its next */
 	__atomic_store_n(&e->next, h->free_list, __ATOMIC_RELAXED);
@@ -463,7 +467,8 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 {
 	u8 *v = elem_value(h, e);
 
-	if (cpu < 0 && h->map.spin_lock_off >= 0) { /* around the lock (free in a new one) */
+	if (cpu < 0 && map_has_specials(&h->map)) { /* around the lock and timer (free in a new
+						       * element: a deleted one's timer went) */
 		map_copy_around_lock(&h->map, v, value, racy_store);
 		if (fresh)
 			__atomic_store_n(map_value_lock(&h->map, v), 0, __ATOMIC_RELAXED);
@@ -577,6 +582,8 @@ retry:
 			memcpy(old, elem_value(h, e), value_bytes(h));
 		seq_write_begin(&b->seq);
 		store_value(h, e, value, cpu, false);
+		if (map->timer_off >= 0) /* a replaced value's timer goes, as in the kernel */
+			bpf_timer_free(map, elem_value(h, e));
 		if (!h->percpu && link != &b->head) {
 			__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 			__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
@@ -621,7 +628,7 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 {
 	struct bpf_htab *h = htab_of(map);
 
-	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST && map->spin_lock_off < 0) {
+	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST && !map_has_specials(map)) {
 		u32 hash = htab_hash(h, key);
 		struct bucket *b = htab_bucket(h, hash);
 		struct htab_elem *e, **link;
@@ -957,6 +964,21 @@ static int htab_check_btf(const struct bpf_map *map, const struct btf *btf,
 	return key_type ? 0 : -EINVAL;
 }
 
+/* Every live element's timer (the map's last fd or pin went). */
+static void htab_free_timers(struct bpf_map *map)
+{
+	struct bpf_htab *h = htab_of(map);
+
+	for (u32 i = 0; i < h->n_buckets; i++) {
+		struct bucket *b = &h->buckets[i];
+
+		bucket_lock(b);
+		for (struct htab_elem *e = b->head; e; e = e->next)
+			bpf_timer_free(map, elem_value(h, e));
+		spin_unlock(&b->lock);
+	}
+}
+
 /* What all four types share; they differ in what a program's lookup and update do. */
 #define HTAB_OPS                                                                                 \
 	.alloc_check = htab_alloc_check, .alloc = htab_alloc, .free = htab_free,                 \
@@ -964,7 +986,7 @@ static int htab_check_btf(const struct bpf_map *map, const struct btf *btf,
 	.get_next_key = htab_get_next_key, .lookup_and_delete = htab_lookup_and_delete,          \
 	.lookup_batch = htab_lookup_batch, .lookup_and_delete_batch = htab_lookup_and_delete_batch, \
 	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch,      \
-	.check_btf = htab_check_btf, .for_each = htab_for_each
+	.check_btf = htab_check_btf, .for_each = htab_for_each, .free_timers = htab_free_timers
 
 const struct bpf_map_ops htab_map_ops = {
 	HTAB_OPS,

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "exec/bpf_timer.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
 #include "btf/btf.h"
@@ -74,6 +75,8 @@ static void map_destroy(struct bpf_object *obj)
 	struct bpf_map *meta = map->inner_meta;
 	struct btf *btf = map->btf;
 
+	if (map->timer_off >= 0)
+		bpf_timer_map_free(map);
 	map->ops->free(map);
 	map_meta_free(meta);
 	btf_put(btf);
@@ -106,8 +109,8 @@ static bool specials_allowed(u32 type, u32 fields)
 /* The kernel's map_check_btf(), in 6.18's order: the key type (its size, or none if the type's
  * own rules may take none) and the value type's size; the special fields of the value (refused
  * for programs' read-only or write-only maps, and by types that cannot hold them); the type's
- * rules.  Special fields are not supported yet: a map the kernel would make with them is
- * refused last, with EOPNOTSUPP. */
+ * rules.  Of the special fields, a bpf_spin_lock and a bpf_timer member of the value struct
+ * are supported: a map the kernel would make with others is refused last, with EOPNOTSUPP. */
 static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 			 u32 value_id)
 {
@@ -126,6 +129,13 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	if (!value_type || size != map->value_size)
 		return -EINVAL;
 	specials = btf_special_fields(btf, value_id);
+	/* a second lock or timer (or one out of place) fails the kernel's btf_parse_fields(),
+	 * and the map is then made as if its value had no special field at all */
+	if (((specials & BTF_SPECIAL_LOCK) &&
+	     btf_find_value_field(btf, value_id, "bpf_spin_lock", 4) == -E2BIG) ||
+	    ((specials & BTF_SPECIAL_TIMER) &&
+	     btf_find_value_field(btf, value_id, "bpf_timer", 8) == -E2BIG))
+		specials = 0;
 	if (specials) {
 		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
 			return -EACCES;
@@ -135,16 +145,28 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	err = map->ops->check_btf ? map->ops->check_btf(map, btf, key_type, value_type) : 0;
 	if (err || !specials)
 		return err;
-	/* what userbpf supports: one bpf_spin_lock, a member of the value struct */
-	if (specials == BTF_SPECIAL_LOCK) {
-		int off = btf_find_spin_lock(btf, value_id);
+	/* what userbpf supports: one bpf_spin_lock and one bpf_timer, members of the value
+	 * struct */
+	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER))
+		return -EOPNOTSUPP;
+	if (specials & BTF_SPECIAL_LOCK) {
+		int off = btf_find_value_field(btf, value_id, "bpf_spin_lock", 4);
 
-		if (off >= 0) {
-			map->spin_lock_off = off;
-			return 0;
-		}
+		if (off < 0)
+			return -EOPNOTSUPP;
+		map->spin_lock_off = off;
 	}
-	return -EOPNOTSUPP;
+	if (specials & BTF_SPECIAL_TIMER) { /* (bpf_wq and bpf_task_work are not supported) */
+		int off = btf_find_value_field(btf, value_id, "bpf_timer", 8);
+
+		if (off < 0) {
+			map->spin_lock_off = -1;
+			return -EOPNOTSUPP;
+		}
+		map->timer_off = off;
+		bpf_timer_map_init(map);
+	}
+	return 0;
 }
 
 /* BPF_MAP_CREATE's BTF, after the map exists, as the kernel orders it: btf_fd must be a BTF
@@ -273,7 +295,7 @@ int map_create(union bpf_attr *attr)
 	map->inner_meta = meta;
 	map->btf = NULL;
 	map->btf_key_type_id = map->btf_value_type_id = 0;
-	map->spin_lock_off = -1;
+	map->spin_lock_off = map->timer_off = -1;
 	memset(&map->owner, 0, sizeof(map->owner));
 	map->ops = ops;
 	map->obj.id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);

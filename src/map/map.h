@@ -75,6 +75,9 @@ struct bpf_map_ops {
 	 * would be).  False where memory a program sees lives as long as the map, which the
 	 * program holds (hash: deleted elements are reused, never freed; array). */
 	bool prog_needs_rcu;
+	/* Cancels and frees the timer of every value (bpf_timer_free()): the map's last fd or pin
+	 * went, or the map goes.  Types that may hold a bpf_timer (hash, LRU hash, array). */
+	void (*free_timers)(struct bpf_map *map);
 	/* bpf_redirect_map() on this type (device maps): the action the program returns. */
 	int (*xdp_redirect)(struct bpf_map *map, u64 index, u64 flags);
 	/* Flags the type adds to the map's (BPF_F_RDONLY_PROG for device maps, whose values
@@ -123,6 +126,11 @@ struct bpf_map {
 	 * take it with bpf_spin_lock(); bpf() copies values around it (never reading or writing
 	 * it), and under it with BPF_F_LOCK. */
 	s32 spin_lock_off;
+	/* Where the value's struct bpf_timer is, -1 without one: its first word points at the
+	 * timer's state (src/exec/timer.c); bpf() copies values around it and reads it as 0, and
+	 * an element's timer is cancelled and freed when the element is updated, deleted or
+	 * evicted, and every one when the last fd (or pin) of the map goes. */
+	s32 timer_off;
 	/* Maps that hold programs (program arrays, device maps): the kind of program the first
 	 * one to use the map or go into it was, which every later one must be (map_owner.c). */
 	struct map_owner {
@@ -184,23 +192,46 @@ static inline u32 *map_value_lock(const struct bpf_map *map, void *value)
 	return (u32 *)((u8 *)value + map->spin_lock_off);
 }
 
-/* A value copied out to bpf()'s caller shows its lock word as 0: the lock is not the caller's
- * to see (the kernel's check_and_init_map_value()). */
+/* Whether the value holds fields bpf() copies around (a bpf_spin_lock, a bpf_timer). */
+static inline bool map_has_specials(const struct bpf_map *map)
+{
+	return map->spin_lock_off >= 0 || map->timer_off >= 0;
+}
+
+#define MAP_TIMER_SIZE 16 /* sizeof(struct bpf_timer) */
+
+/* A value copied out to bpf()'s caller shows its lock word and timer as 0: they are not the
+ * caller's to see (the kernel's check_and_init_map_value()). */
 static inline void map_hide_lock(const struct bpf_map *map, void *value)
 {
 	if (map->spin_lock_off >= 0)
 		memset(map_value_lock(map, value), 0, sizeof(u32));
+	if (map->timer_off >= 0)
+		memset((u8 *)value + map->timer_off, 0, MAP_TIMER_SIZE);
 }
 
-/* Copies value_size bytes of a value from src to dst, but for the lock word of a map with a
- * bpf_spin_lock (the kernel's copy_map_value()): copy is racy_store or racy_load. */
+/* Copies value_size bytes of a value from src to dst, but for the lock word and the timer of a
+ * map with them (the kernel's copy_map_value()): copy is racy_store or racy_load. */
 static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
 					void (*copy)(void *, const void *, size_t))
 {
-	u32 off = (u32)map->spin_lock_off, end = off + sizeof(u32);
+	u32 hole[2][2], n = 0, at = 0;
 
-	copy(dst, src, off);
-	copy((u8 *)dst + end, (const u8 *)src + end, map->value_size - end);
+	if (map->spin_lock_off >= 0)
+		hole[n][0] = (u32)map->spin_lock_off, hole[n++][1] = sizeof(u32);
+	if (map->timer_off >= 0)
+		hole[n][0] = (u32)map->timer_off, hole[n++][1] = MAP_TIMER_SIZE;
+	if (n == 2 && hole[0][0] > hole[1][0]) { /* in order of offset */
+		u32 t0 = hole[0][0], t1 = hole[0][1];
+
+		hole[0][0] = hole[1][0], hole[0][1] = hole[1][1];
+		hole[1][0] = t0, hole[1][1] = t1;
+	}
+	for (u32 i = 0; i < n; i++) {
+		copy((u8 *)dst + at, (const u8 *)src + at, hole[i][0] - at);
+		at = hole[i][0] + hole[i][1];
+	}
+	copy((u8 *)dst + at, (const u8 *)src + at, map->value_size - at);
 }
 
 /* BPF_F_LOCK: an element's value written in place, under its own lock. */

@@ -46,9 +46,11 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	meta->uvalue_size = inner->uvalue_size;
 	meta->max_entries = inner->max_entries;
 	meta->map_flags = inner->map_flags;
-	/* a value with a lock: the template's BTF too, which the verifier asks of a lock */
+	/* a value with a lock or a timer: the template's BTF too, which the verifier asks of
+	 * them */
 	meta->spin_lock_off = inner->spin_lock_off;
-	if (inner->spin_lock_off >= 0 && inner->btf) {
+	meta->timer_off = inner->timer_off;
+	if (map_has_specials(inner) && inner->btf) {
 		obj_get(&inner->btf->obj);
 		meta->btf = inner->btf;
 	}
@@ -68,10 +70,10 @@ void map_meta_free(struct bpf_map *meta)
 /* The kernel's bpf_map_meta_equal(), with array_map_meta_equal()'s max_entries rule. */
 static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 {
-	/* (the kernel compares the special fields' records: here, the lock's place) */
+	/* (the kernel compares the special fields' records: here, the lock's and timer's places) */
 	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
 	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
-	    meta->spin_lock_off != m->spin_lock_off)
+	    meta->spin_lock_off != m->spin_lock_off || meta->timer_off != m->timer_off)
 		return false;
 	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;

@@ -116,7 +116,7 @@ static int setting(int *v, const char *name, int dflt)
 
 int prog_prepare(struct bpf_prog *prog)
 {
-	struct interp_env env = { 0 };
+	struct interp_env env = { .owner = prog };
 	int err;
 
 	if (prog->type == USERBPF_PROG_TYPE_EXT) {

@@ -153,6 +153,39 @@ static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_pro
 
 static bool is_sockmap(const struct bpf_map *map);
 
+/* A map value's struct bpf_timer, at a constant offset (the kernel's process_timer_func()); its
+ * map becomes the call's. */
+static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg,
+			   struct bpf_map **map)
+{
+	s64 off = (s64)reg->s.var_off.value + reg->off;
+
+	if (!scalar_is_const(&reg->s)) {
+		verbose(env, "R%u doesn't have constant offset. bpf_timer has to be at the constant "
+			     "offset\n", regno);
+		return -EINVAL;
+	}
+	if (!reg->map->btf) {
+		verbose(env, "map '%s' has to have BTF in order to use bpf_timer\n", reg->map->name);
+		return -EINVAL;
+	}
+	if (reg->map->timer_off < 0) {
+		verbose(env, "map '%s' has no valid bpf_timer\n", reg->map->name);
+		return -EINVAL;
+	}
+	if (off != reg->map->timer_off) {
+		verbose(env, "off %lld doesn't point to 'struct bpf_timer' that is at %d\n",
+			(long long)off, reg->map->timer_off);
+		return -EINVAL;
+	}
+	if (*map) {
+		verbose(env, "verifier bug. Two map pointers in a timer helper\n");
+		return -EFAULT;
+	}
+	*map = reg->map;
+	return 0;
+}
+
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
 		     struct bpf_map **map, int *cb_sub)
 {
@@ -187,6 +220,13 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_CONST_MAP_PTR:
 		if (reg->type != CONST_PTR_TO_MAP)
 			return type_err(env, regno, reg, "map_ptr");
+		/* bpf_timer_init(): the map the timer is in (an inner map's uid, which userbpf
+		 * does not track, would be its lookup's; 0 for any other) */
+		if (*map && *map != reg->map) {
+			verbose(env, "timer pointer in R1 map_uid=0 doesn't match map pointer in R2 "
+				     "map_uid=0\n");
+			return -EINVAL;
+		}
 		*map = reg->map;
 		return 0;
 	case ARG_PTR_TO_CTX_OR_NULL:
@@ -273,6 +313,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		if (reg->type != PTR_TO_MAP_VALUE)
 			return type_err(env, regno, reg, "map_value, ptr_");
 		return 0; /* (what it points at: process_spin_lock()) */
+	case ARG_PTR_TO_TIMER:
+		if (reg->type != PTR_TO_MAP_VALUE)
+			return type_err(env, regno, reg, "map_value");
+		return check_timer_arg(env, regno, reg, map);
 	case ARG_PTR_TO_MEM_OR_NULL:
 	case ARG_PTR_TO_WRITE_MEM_OR_NULL:
 		/* NULL (its size must then be 0, check_helper_mem()): a value the helper acts
@@ -665,6 +709,51 @@ static bool map_has_for_each(const struct bpf_map *map)
 	}
 }
 
+/* Queues a timer callback's verification (the kernel's push_async_cb()): not a round of the
+ * caller's path but a path of its own, from a fresh state, as the callback runs later on a stack
+ * of its own: R1 the timer's map, R2 the element's key, R3 its value.  Its exit ends the path
+ * (check_exit()). */
+static int push_async_callback(struct verifier_env *env, int insn_idx, int sub,
+			       struct bpf_map *map)
+{
+	struct func_state *f;
+	struct vstate *st;
+
+	if (sub < 0)
+		return -EFAULT;
+	st = push_stack(env, env->subprog[sub].start, insn_idx);
+	if (!st)
+		return -ENOMEM;
+	for (u32 i = 1; i <= st->curframe; i++) {
+		free(st->frame[i]->stack);
+		free(st->frame[i]);
+		st->frame[i] = NULL;
+	}
+	st->curframe = 0;
+	if (st->parent) /* (no parent: nothing before it is on its path) */
+		st->parent->branches--;
+	st->parent = NULL;
+	st->first_insn_idx = 0; /* (the kernel's state is zeroed: its precision walks say 0) */
+	st->hist_cnt = 0;
+	st->nrefs = 0;
+	st->active_locks = 0;
+	st->callback_unroll_depth = 0;
+	f = st->frame[0];
+	free(f->stack);
+	memset(f, 0, sizeof(*f));
+	init_func_state(f, -1, 0, (u32)sub);
+	mark_all_scratched(env);
+	f->in_async_callback_fn = true;
+	mark_ptr(&f->regs[BPF_REG_1], CONST_PTR_TO_MAP);
+	f->regs[BPF_REG_1].map = map;
+	mark_ptr(&f->regs[BPF_REG_2], PTR_TO_MAP_KEY);
+	f->regs[BPF_REG_2].map = map;
+	mark_ptr(&f->regs[BPF_REG_3], PTR_TO_MAP_VALUE);
+	f->regs[BPF_REG_3].map = map;
+	f->regs[BPF_REG_3].id = ++env->id_gen;
+	return 0;
+}
+
 /* Queues one round of a callback (the kernel's push_callback_call()): a copy of the current
  * state, before the helper's call clobbers anything, with a new frame entering subprogram sub
  * whose registers are what the helper passes (bpf_loop: R1 the index, R2 the ctx; for_each: R1
@@ -841,6 +930,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			return err;
 	} else if (id == BPF_FUNC_loop) {
 		err = loop_callback(env, *insn_idx, cb_sub);
+		if (err)
+			return err;
+	} else if (id == BPF_FUNC_timer_set_callback) {
+		err = push_async_callback(env, *insn_idx, cb_sub, map);
 		if (err)
 			return err;
 	}
@@ -1174,6 +1267,28 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
 	verbose(env, " should have been in [%d, %d]\n", minval, maxval);
 }
 
+/* R0 at an exit must be a known scalar in [lo, hi]; it decides a verdict, so it is precise.
+ * `where` starts the error line ("At program exit"). */
+static int check_r0_range(struct verifier_env *env, int lo, int hi, const char *where)
+{
+	const struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
+	int err;
+
+	if (r0->type != SCALAR_VALUE) {
+		verbose(env, "%s the register R0 is not a known value (%s)\n", where,
+			reg_type_str(r0->type));
+		return -EINVAL;
+	}
+	err = mark_precise_reg(env, BPF_REG_0);
+	if (err)
+		return err;
+	if (r0->s.smin < lo || r0->s.smax > hi) {
+		verbose_invalid_scalar(env, r0, lo, hi, where, "R0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The main program's return value where its type limits it (the kernel's check_return_code()):
  * a cgroup skb program answers 0 (drop) or 1 (pass), an egress one 2 and 3 too (the same with
  * congestion notification); the other cgroup programs and socket lookups 0 or 1, as a sock_addr
@@ -1182,8 +1297,7 @@ static void verbose_invalid_scalar(struct verifier_env *env, const struct reg_st
  * precise. */
 static int check_return_range(struct verifier_env *env)
 {
-	const struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
-	int lo = 0, hi = 1, err;
+	int lo = 0, hi = 1;
 
 	switch (env->prog->type) {
 	case BPF_PROG_TYPE_CGROUP_SKB:
@@ -1206,19 +1320,13 @@ static int check_return_range(struct verifier_env *env)
 	default:
 		return 0;
 	}
-	if (r0->type != SCALAR_VALUE) {
-		verbose(env, "At program exit the register R0 is not a known value (%s)\n",
-			reg_type_str(r0->type));
-		return -EINVAL;
-	}
-	err = mark_precise_reg(env, BPF_REG_0);
-	if (err)
-		return err;
-	if (r0->s.smin < lo || r0->s.smax > hi) {
-		verbose_invalid_scalar(env, r0, lo, hi, "At program exit", "R0");
-		return -EINVAL;
-	}
-	return 0;
+	return check_r0_range(env, lo, hi, "At program exit");
+}
+
+/* A timer callback returns 0 (the kernel enforces it; its caller ignores the value). */
+static int check_async_return(struct verifier_env *env)
+{
+	return check_r0_range(env, 0, 0, "At async callback return");
 }
 
 /* Returns 0 and sets *path_done when the path ended (main program exit), else continues at
@@ -1237,6 +1345,13 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done)
 		err = check_reg_arg_read(env, BPF_REG_0);
 		if (err)
 			return err;
+		if (st->frame[0]->in_async_callback_fn) {
+			err = check_async_return(env);
+			if (err)
+				return err;
+			*path_done = true;
+			return 0;
+		}
 		/* the path started in a global function (verified on its own): it returns a scalar */
 		if (st->frame[0]->subprogno && cur_regs(env)[BPF_REG_0].type != SCALAR_VALUE) {
 			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",

@@ -636,6 +636,30 @@ static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg,
 	return -EACCES;
 }
 
+/* A value's bpf_spin_lock and bpf_timer are their helpers' alone: an access to [lo, end) that
+ * touches one names the first touched, in offset order (the kernel's check_map_access()). */
+static int check_special_fields(struct verifier_env *env, const struct bpf_map *map, s64 lo,
+				s64 end)
+{
+	const struct {
+		s32 off;
+		u32 size;
+		const char *name;
+	} f[2] = { { map->spin_lock_off, 4, "bpf_spin_lock" },
+		   { map->timer_off, 16, "bpf_timer" } };
+	int first = map->timer_off >= 0 && map->timer_off < map->spin_lock_off;
+
+	for (int i = 0; i < 2; i++) {
+		int k = i ^ first;
+
+		if (f[k].off >= 0 && lo < f[k].off + (s64)f[k].size && f[k].off < end) {
+			verbose(env, "%s cannot be accessed directly by load/store\n", f[k].name);
+			return -EACCES;
+		}
+	}
+	return 0;
+}
+
 /* BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG: what the program may do with the map's values (the
  * kernel's check_map_access_type()). */
 static int check_map_access_type(struct verifier_env *env, const struct reg_state *reg, s32 off,
@@ -689,13 +713,8 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		verbose(env, "R%u max value is outside of the allowed memory range\n", regno);
 		return err;
 	}
-	/* a value's bpf_spin_lock is the lock helpers' alone */
-	if (reg->type == PTR_TO_MAP_VALUE && reg->map->spin_lock_off >= 0 &&
-	    smin + off < reg->map->spin_lock_off + 4 &&
-	    reg->map->spin_lock_off < (s64)reg->s.umax + off + size) {
-		verbose(env, "bpf_spin_lock cannot be accessed directly by load/store\n");
-		return -EACCES;
-	}
+	if (reg->type == PTR_TO_MAP_VALUE)
+		return check_special_fields(env, reg->map, smin + off, (s64)reg->s.umax + off + size);
 	return 0;
 }
 

@@ -142,6 +142,9 @@ struct func_state {
 	/* A callback's frame (bpf_loop, bpf_for_each_map_elem): its exit returns to the helper
 	 * call (callsite), which may run it again, and must return R0 in [0, 1]. */
 	bool in_callback_fn;
+	/* A timer callback's frame (bpf_timer_set_callback): the first of a path of its own,
+	 * which ends at its exit with R0 0. */
+	bool in_async_callback_fn;
 	/* The caller's count of bpf_loop callback rounds pushed since the last call of
 	 * bpf_loop from this frame (the kernel's callback_depth): at R1's umax no more. */
 	u32 callback_depth;

@@ -118,6 +118,16 @@ static int resolve_one(struct verifier_env *env, u32 i)
 			return -EINVAL;
 		}
 	}
+	if (map->timer_off >= 0) {
+		u32 t = env->prog->type;
+
+		if (t == BPF_PROG_TYPE_KPROBE || t == BPF_PROG_TYPE_TRACEPOINT ||
+		    t == BPF_PROG_TYPE_PERF_EVENT || t == BPF_PROG_TYPE_RAW_TRACEPOINT ||
+		    t == BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE) {
+			verbose(env, "tracing progs cannot use bpf_timer yet\n");
+			return -EINVAL;
+		}
+	}
 	/* a sleepable program may sleep holding a map's element: only the types whose
 	 * elements outlive a sleep */
 	if ((env->prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map_ok(map->map_type)) {

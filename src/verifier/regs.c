@@ -434,6 +434,8 @@ void print_state(struct verifier_env *env, const struct vstate *vs, const struct
 		verbose(env, "%s%u", i ? "," : " refs=", vs->ref_id[i]);
 	if (f->in_callback_fn)
 		verbose(env, " cb");
+	if (f->in_async_callback_fn)
+		verbose(env, " async_cb");
 	verbose(env, "\n");
 	if (!all) {
 		memset(env->scratched, 0, sizeof(env->scratched));
