@@ -70,7 +70,7 @@ else
 $(warning no libelf for '$(CC) $(ARCHFLAGS)': building without the ELF loader and its tests)
 LIB_SRCS   := $(filter-out src/loader/%,$(LIB_SRCS))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-TEST_SRCS  := $(filter-out tests/test_loader%,$(TEST_SRCS))
+TEST_SRCS  := $(filter-out tests/test_loader% tests/loader_sides.c,$(TEST_SRCS))
 TEST_OBJS  := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 endif
 BPF_CLANG  ?= clang

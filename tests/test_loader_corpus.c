@@ -90,6 +90,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_xsk_redirect", true },
 	{ "xdp_timer_count", true },
 	{ "xdp_timer_ops", true },
+	{ "xdp_dynptr_ops", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

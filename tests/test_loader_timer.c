@@ -17,7 +17,7 @@
 
 #include "kbpf.h"
 #include "test.h"
-#include "userbpf/loader.h"
+#include "loader_sides.h"
 
 struct elem {
 	uint64_t fired, seen_key;
@@ -29,29 +29,20 @@ struct elem {
 enum { T_INIT, T_SETCB, T_START, T_CANCEL, T_DELETE, T_INIT_CLOCK, T_START_FLAGS, T_UPDATE };
 
 struct timer_sides {
-	struct userbpf_object *obj[NSIDES];
+	struct obj_sides os;
 	int prog[NSIDES], map[NSIDES];
 };
 
-/* xdp_timer_ops.bpf.o opened and loaded on both sides; false (with a failure) if it cannot be. */
+/* xdp_timer_ops.bpf.o on both sides, and its map. */
 static bool open_sides(struct timer_sides *ts)
 {
-	memset(ts, 0, sizeof(*ts));
+	if (!obj_sides_open(&ts->os, LOADER_OBJ_DIR "/tests/corpus/xdp_timer_ops.bpf.o"))
+		return false;
 	for (int s = 0; s < NSIDES; s++) {
-		struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
-
-		if (userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/xdp_timer_ops.bpf.o",
-					     &opts, &ts->obj[s]) ||
-		    userbpf_object_load(ts->obj[s])) {
-			test_fail(__FILE__, __LINE__, "xdp_timer_ops.bpf.o: no load on side %d", s);
+		ts->prog[s] = ts->os.prog[s];
+		ts->map[s] = obj_sides_map(&ts->os, s, "timers");
+		if (ts->map[s] < 0)
 			return false;
-		}
-		ts->prog[s] = userbpf_program_fd(userbpf_object_program(ts->obj[s], 0));
-		ts->map[s] = userbpf_map_fd(userbpf_object_find_map(ts->obj[s], "timers"));
-		if (ts->prog[s] < 0 || ts->map[s] < 0) {
-			test_fail(__FILE__, __LINE__, "xdp_timer_ops.bpf.o: no program or map");
-			return false;
-		}
 	}
 	return true;
 }
@@ -182,8 +173,7 @@ TEST(loader_timer_runs)
 	CHECK_EQ(get(&ts, U, 1).ret[3], 0); /* the second cancel */
 	CHECK_EQ(get(&ts, U, 2).fired, 0u);
 	CHECK_EQ(get(&ts, U, 4).ret[7], 7); /* the program's new value */
-	for (int s = 0; s < NSIDES; s++)
-		userbpf_object_close(ts.obj[s]);
+	obj_sides_close(&ts.os);
 }
 
 /* The map's last fd closed (the program, which holds the map, kept by a dup of its fd): its
@@ -205,7 +195,8 @@ TEST(loader_timer_last_fd)
 		id[s] = side_map_id(s, ts.map[s]);
 		prog[s] = dup(ts.prog[s]);
 		REQUIRE(prog[s] >= 0);
-		userbpf_object_close(ts.obj[s]);
+		userbpf_object_close(ts.os.obj[s]);
+		ts.os.obj[s] = NULL;
 		ts.prog[s] = prog[s];
 	}
 	op(&ts, T_INIT, 1, 0);

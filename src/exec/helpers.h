@@ -46,6 +46,12 @@ enum bpf_arg_type {
 	ARG_PTR_TO_INT,		/* the same, 4 bytes (bpf_check_mtu()'s, which it also reads) */
 	ARG_PTR_TO_WRITE_MEM_OR_NULL,	/* memory the helper writes, or NULL; size (may be 0) in
 					 * the next argument */
+	/* A struct bpf_dynptr on the stack (src/verifier/dynptr.c): 16 bytes the helper makes a
+	 * dynptr of (local: over memory; ring buffer: a reserved record, a reference) ... */
+	ARG_PTR_TO_DYNPTR_LOCAL_UNINIT,
+	ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT,
+	ARG_PTR_TO_DYNPTR_RDONLY,	/* ... an initialised one, of any kind, left as it is ... */
+	ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE, /* ... a ring buffer one, whose record it releases */
 };
 
 enum bpf_return_type {
@@ -57,6 +63,8 @@ enum bpf_return_type {
 	RET_PTR_TO_SOCK_COMMON_OR_NULL,	/* a socket, maybe not a full one, or NULL (the same) */
 	RET_PTR_TO_TCP_SOCK_OR_NULL,	/* a TCP socket's struct bpf_tcp_sock, or NULL */
 	RET_PTR_TO_RINGBUF_MEM_OR_NULL,	/* a new reference: a record, or NULL */
+	RET_PTR_TO_DYNPTR_MEM_OR_NULL,	/* a slice of the dynptr argument (the size argument's
+					 * bytes), or NULL */
 };
 
 /* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */

@@ -33,6 +33,7 @@
 #include "exec/helpers.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "verifier/dynptr.h"
 #include "verifier/env.h"
 
 
@@ -187,7 +188,7 @@ static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg
 }
 
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
-		     struct bpf_map **map, int *cb_sub)
+		     struct bpf_map **map, int *cb_sub, int insn_idx)
 {
 	u32 regno = (u32)arg + 1;
 	enum bpf_arg_type t = fn->arg_type[arg];
@@ -373,6 +374,11 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EINVAL;
 		}
 		return 0;
+	case ARG_PTR_TO_DYNPTR_LOCAL_UNINIT:
+	case ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT:
+	case ARG_PTR_TO_DYNPTR_RDONLY:
+	case ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE:
+		return check_dynptr_arg(env, regno, t, insn_idx);
 	default:
 		verbose(env, "kernel subsystem misconfigured verifier\n");
 		return -EFAULT;
@@ -500,7 +506,7 @@ static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
 }
 
 /* A new reference held by the path (the kernel's acquire_reference()): its id. */
-static int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id)
+int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id)
 {
 	struct vstate *st = env->cur;
 
@@ -894,7 +900,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		return -EINVAL;
 	}
 	for (int i = 0; i < 5; i++) {
-		err = check_arg(env, fn, i, &map, &cb_sub);
+		err = check_arg(env, fn, i, &map, &cb_sub, *insn_idx);
 		if (err)
 			return err;
 	}
@@ -956,7 +962,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	if (map && ((map->map_type == BPF_MAP_TYPE_PROG_ARRAY) != (id == BPF_FUNC_tail_call) ||
 		    (map->map_type == BPF_MAP_TYPE_RINGBUF) !=
 			    (id == BPF_FUNC_ringbuf_output || id == BPF_FUNC_ringbuf_query ||
-			     id == BPF_FUNC_ringbuf_reserve) ||
+			     id == BPF_FUNC_ringbuf_reserve || id == BPF_FUNC_ringbuf_reserve_dynptr) ||
 		    (queue_stack || bloom) != (id == BPF_FUNC_map_push_elem ||
 					       id == BPF_FUNC_map_peek_elem ||
 					       (!bloom && id == BPF_FUNC_map_pop_elem)) ||
@@ -1010,7 +1016,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			size_max = regs[BPF_REG_1 + i].s.umax;
 			break;
 		}
-	u32 release_id = 0, alloc_size = 0, cast_ref = 0;
+	u32 release_id = 0, alloc_size = 0, cast_ref = 0, slice_of = 0, slice_ref = 0;
 
 	if (id == BPF_FUNC_tail_call) {
 		err = check_reference_leak(env, "tail_call");
@@ -1031,6 +1037,26 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	if (release_id)
 		release_ref(env, env->cur, release_id, true);
+	for (int i = 0; i < 5; i++) {
+		if (fn->arg_type[i] == ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE) {
+			err = release_dynptr_arg(env, BPF_REG_1 + (u32)i);
+			if (err)
+				return err;
+		}
+		/* bpf_dynptr_data()'s slice belongs to its dynptr (and its reference) */
+		if (fn->ret_type == RET_PTR_TO_DYNPTR_MEM_OR_NULL &&
+		    fn->arg_type[i] == ARG_PTR_TO_DYNPTR_RDONLY) {
+			err = dynptr_arg_ids(env, BPF_REG_1 + (u32)i, &slice_of, &slice_ref);
+			if (err)
+				return err;
+		}
+	}
+	/* a local dynptr is over a map value only (6.18: "Unsupported reg type") */
+	if (id == BPF_FUNC_dynptr_from_mem && regs[BPF_REG_1].type != PTR_TO_MAP_VALUE) {
+		verbose(env, "Unsupported reg type %s for bpf_dynptr_from_mem data\n",
+			reg_type_str(regs[BPF_REG_1].type));
+		return -EACCES;
+	}
 
 	clobber_caller_saved(env, regs);
 	switch (fn->ret_type) {
@@ -1101,6 +1127,13 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 		regs[BPF_REG_0].mem_size = alloc_size;
+		break;
+	case RET_PTR_TO_DYNPTR_MEM_OR_NULL:
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_MEM_OR_NULL);
+		regs[BPF_REG_0].mem_size = alloc_size;
+		regs[BPF_REG_0].id = ++env->id_gen;
+		regs[BPF_REG_0].dynptr_id = slice_of;
+		regs[BPF_REG_0].ref_obj_id = slice_ref;
 		break;
 	}
 	if (fn->changes_pkt_data)

@@ -19,6 +19,7 @@
 #include "exec/helpers.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "verifier/dynptr.h"
 #include "verifier/env.h"
 
 #define PT_REGS_SIZE 168	/* struct pt_regs of x86-64, the kprobe context */
@@ -859,6 +860,25 @@ static void save_spill(struct stack_slot *sl, const struct reg_state *reg, int s
 			sl->type[i - 1] = STACK_MISC;
 }
 
+/* A read of a dynptr's byte at fp offset o, by a load or a helper, of an access of size bytes
+ * from lo (6.18's check_stack_range_initialized() message). */
+static int dynptr_read_err(struct verifier_env *env, u32 regno, s64 lo, s64 o, int size)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+
+	if (scalar_is_const(&reg->s)) {
+		verbose(env, "invalid read from stack R%u off %lld+%lld size %d\n", regno,
+			(long long)lo, (long long)(o - lo), size);
+	} else {
+		char tn[48];
+
+		tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+		verbose(env, "invalid read from stack R%u var_off %s+%lld size %d\n", regno, tn,
+			(long long)(o - lo), size);
+	}
+	return -EACCES;
+}
+
 static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, int value_regno,
 		       const struct bpf_insn *insn)
 {
@@ -877,6 +897,12 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	err = grow_for(env, f, lo);
 	if (err)
 		return err;
+	/* a store into a dynptr destroys it, or is refused (dynptr.c) */
+	for (s64 o = lo; o < hi; o++) {
+		err = destroy_dynptr_slot(env, f, (int)((-o - 1) / SLOT_SIZE));
+		if (err)
+			return err;
+	}
 	if (f == cur_frame(env)) {
 		for (s64 o = lo; o < hi; o++)
 			env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
@@ -967,6 +993,8 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 		return err;
 	if (!scalar_is_const(&ptr->s)) {
 		for (s64 o = lo; o < hi; o++) {
+			if (*byte_type(f, o) == STACK_DYNPTR)
+				return dynptr_read_err(env, regno, lo, o, size);
 			err = sl_mark_read(env, f->frameno, (u32)((-o - 1) / SLOT_SIZE));
 			if (err)
 				return err;
@@ -1031,6 +1059,13 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 		if (dst)
 			*dst = sl->spilled;
 		return hist_push(env, fill_flag, NULL, 0);
+	}
+	for (s64 o = lo; o < hi; o++) {
+		if (*byte_type(f, o) == STACK_DYNPTR) {
+			verbose(env, "invalid read from stack off %lld+%lld size %d\n", (long long)lo,
+				(long long)(o - lo), size);
+			return -EACCES;
+		}
 	}
 	if (dst) {
 		int zeros = 0;
@@ -1261,6 +1296,12 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 	return err;
 }
 
+int check_stack_store(struct verifier_env *env, u32 regno, s32 off, int size,
+		      const struct bpf_insn *insn)
+{
+	return mem_access(env, regno, off, size, true, -1, false, insn);
+}
+
 static const int size_bytes[4] = { 4, 2, 1, 8 };
 
 static int save_ptr_type(struct verifier_env *env, u8 type)
@@ -1465,6 +1506,17 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 		err = grow_for(env, f, lo);
 		if (err)
 			return err;
+		/* a helper may not write a dynptr's bytes, nor read them */
+		for (s64 o = lo; o < hi; o++) {
+			if (*byte_type(f, o) != STACK_DYNPTR)
+				continue;
+			if (write && bytewise) {
+				verbose(env, "potential write to dynptr at off=%lld disallowed\n",
+					(long long)o);
+				return -EACCES;
+			}
+			return dynptr_read_err(env, regno, lo, o, size);
+		}
 		if (write) {
 			for (s64 o = lo; o < hi; o++) {
 				struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];

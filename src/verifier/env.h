@@ -63,7 +63,8 @@ enum reg_type {
 	PTR_TO_SOCK_COMMON_OR_NULL,	/* __sk_buff.sk, before its NULL check */
 	PTR_TO_FUNC,			/* a callback (LD_IMM64 BPF_PSEUDO_FUNC): subprogno */
 	PTR_TO_MAP_KEY,			/* a map's key, read only (a for_each callback's R2) */
-	PTR_TO_MEM,			/* mem_size bytes (a global function's pointer argument) */
+	PTR_TO_MEM,			/* mem_size bytes (a global function's pointer argument;
+					 * a dynptr's slice, dynptr_id its dynptr) */
 	PTR_TO_MEM_OR_NULL,		/* the same, before its NULL check */
 	CONST_PTR_TO_MAP_OR_NULL,	/* a map of maps' lookup result: an inner map (map: the
 					 * template), before its NULL check */
@@ -114,6 +115,9 @@ struct reg_state {
 	struct bpf_map *map;
 	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
 	u32 mem_size;		/* RINGBUF_MEM*, MEM*: bytes it points at */
+	u32 dynptr_id;		/* MEM*: the dynptr it is a slice of (its id), 0 if none */
+	u8 dynptr_type;		/* a STACK_DYNPTR slot's spilled state: BPF_DYNPTR_TYPE_* */
+	bool dynptr_first;	/* ... and whether it is the dynptr's first (upper) slot */
 	struct scalar s;
 };
 
@@ -122,6 +126,7 @@ enum slot_type {
 	STACK_SPILL,		/* part of a spilled register */
 	STACK_MISC,		/* some initialised bytes of unknown value */
 	STACK_ZERO,		/* known zero */
+	STACK_DYNPTR,		/* half of a struct bpf_dynptr (dynptr.c): its state in spilled */
 };
 
 struct stack_slot {
@@ -410,8 +415,10 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 		    bool strict_once);
 int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno, bool uninit_ok);
-int check_stack_range(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
-		      bool uninit_ok);
+/* An 8-byte-or-less store of unknown data through stack pointer regno (+off), as an
+ * instruction stores it; insn is the one doing it (a helper call making a dynptr). */
+int check_stack_store(struct verifier_env *env, u32 regno, s32 off, int size,
+		      const struct bpf_insn *insn);
 /* The kernel's may_access_direct_pkt_data(): whether the program may write its packet (fn NULL,
  * write true), or pass packet pointers to the helper fn (write false). */
 bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto *fn, bool write);
@@ -425,6 +432,8 @@ int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
 /* References (ring buffer records): release one (and, with forget_regs, the registers holding
  * it); complain about any still held (prefix: what would leak them). */
 void release_ref(struct verifier_env *env, struct vstate *st, u32 id, bool forget_regs);
+/* A new reference held by the current path, acquired at insn_idx: its id in *id. */
+int acquire_ref(struct verifier_env *env, int insn_idx, u32 *id);
 int check_reference_leak(struct verifier_env *env, const char *prefix);
 /* check_reference_leak() after, if check_lock, the kernel's check that no bpf_spin_lock is held
  * ("<prefix> cannot be used inside bpf_spin_lock-ed region"). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "map/map.h"
+#include "verifier/dynptr.h"
 #include "verifier/env.h"
 
 const char *reg_type_str(u8 type)
@@ -377,7 +378,7 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 	return (int)p.len;
 }
 
-static const char slot_char[] = { '?', 'r', 'm', '0' };
+static const char slot_char[] = { '?', 'r', 'm', '0', 'd' };
 
 /* Every register and slot shows in the next state line. */
 void mark_all_scratched(struct verifier_env *env)
@@ -410,6 +411,26 @@ void print_state(struct verifier_env *env, const struct vstate *vs, const struct
 
 		if (!all && !(i < 64 && (env->scratched_slots >> i) & 1))
 			continue;
+		/* a dynptr shows once, at its first slot, met after its second */
+		if (sl->type[SLOT_SIZE - 1] == STACK_DYNPTR && i + 1 < f->allocated) {
+			const struct reg_state *d = &f->stack[++i].spilled;
+			const char *sep = "";
+
+			verbose(env, " fp%d=dynptr_%s(", -(int)(i + 1) * SLOT_SIZE,
+				dynptr_type_str(d->dynptr_type));
+			if (d->id) {
+				verbose(env, "id=%u", d->id);
+				sep = ",";
+			}
+			if (d->ref_obj_id) {
+				verbose(env, "%sref_id=%u", sep, d->ref_obj_id);
+				sep = ",";
+			}
+			if (d->dynptr_id)
+				verbose(env, "%sdynptr_id=%u", sep, d->dynptr_id);
+			verbose(env, ")");
+			continue;
+		}
 		for (int j = 0; j < SLOT_SIZE; j++) {
 			valid |= sl->type[j] != STACK_INVALID;
 			types[j] = slot_char[sl->type[j]];

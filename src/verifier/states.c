@@ -154,8 +154,9 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		return check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_MEM:
 	case PTR_TO_MEM_OR_NULL:
-		/* the kernel's memcmp up to var_off covers the size */
-		return o->mem_size == c->mem_size && check_ids(m, o->id, c->id);
+		/* the kernel's memcmp up to var_off covers the size and a slice's dynptr id */
+		return o->mem_size == c->mem_size && o->dynptr_id == c->dynptr_id &&
+		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_RINGBUF_MEM_OR_NULL:
 		/* the kernel's regs_exact(): the same record, seen the same way */
@@ -230,6 +231,12 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 		}
 		if (os->type[SLOT_SIZE - 1] == STACK_SPILL &&
 		    !regsafe(&os->spilled, &cs->spilled, m, mode))
+			return false;
+		/* the same half of the same kind of dynptr, holding the same reference */
+		if (os->type[SLOT_SIZE - 1] == STACK_DYNPTR &&
+		    (os->spilled.dynptr_type != cs->spilled.dynptr_type ||
+		     os->spilled.dynptr_first != cs->spilled.dynptr_first ||
+		     !check_ids(m, os->spilled.ref_obj_id, cs->spilled.ref_obj_id)))
 			return false;
 	}
 	if (exact) {

@@ -1,0 +1,156 @@
+/* The dynptr helpers (bpf_dynptr.h), as the kernel's kernel/bpf/helpers.c and ringbuf.c define
+ * them: sizes below 2^24, offsets and lengths checked against the dynptr's size (-E2BIG), flags
+ * 0 (-EINVAL), memmove() for copies (a local dynptr may overlap the other side).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "exec/bpf_dynptr.h"
+#include "map/ringbuf.h"
+
+/* The kernel's struct bpf_dynptr_kern, which fits the program's 16 bytes: size holds the
+ * length in its low 24 bits, the kind above (bit 31: read-only, which no helper here makes). */
+struct dynptr {
+	u8 *data;
+	u32 size;
+	u32 offset;
+};
+
+#define DYNPTR_MAX_SIZE ((1u << 24) - 1)
+#define DYNPTR_SIZE_MASK 0xffffffu
+#define DYNPTR_TYPE_SHIFT 28
+#define DYNPTR_RDONLY_BIT (1u << 31)
+enum { DYNPTR_LOCAL = 1, DYNPTR_RINGBUF = 2 }; /* (the kernel's enum bpf_dynptr_type) */
+
+_Static_assert(sizeof(struct dynptr) <= 16, "a dynptr is 16 bytes of the program's stack");
+
+static struct dynptr *dynptr_at(u64 p)
+{
+	return (struct dynptr *)(uintptr_t)p;
+}
+
+static void dynptr_init(struct dynptr *d, void *data, u32 type, u32 size)
+{
+	d->data = data;
+	d->offset = 0;
+	d->size = size | type << DYNPTR_TYPE_SHIFT;
+}
+
+static void dynptr_set_null(struct dynptr *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+static u32 dynptr_size(const struct dynptr *d)
+{
+	return d->size & DYNPTR_SIZE_MASK;
+}
+
+/* Whether [offset, offset + len) lies within the dynptr. */
+static bool dynptr_range_ok(const struct dynptr *d, u32 offset, u32 len)
+{
+	u32 size = dynptr_size(d);
+
+	return len <= size && offset <= size - len;
+}
+
+u64 bpf_dynptr_from_mem_helper(u64 data, u64 size, u64 flags, u64 ptr, u64 a5)
+{
+	struct dynptr *d = dynptr_at(ptr);
+	u32 sz = (u32)size;
+
+	if (sz > DYNPTR_MAX_SIZE) {
+		dynptr_set_null(d);
+		return (u64)-E2BIG;
+	}
+	if (flags) {
+		dynptr_set_null(d);
+		return (u64)-EINVAL;
+	}
+	dynptr_init(d, (void *)(uintptr_t)data, DYNPTR_LOCAL, sz);
+	return 0;
+}
+
+u64 bpf_dynptr_read_helper(u64 dst, u64 len, u64 src, u64 offset, u64 flags)
+{
+	const struct dynptr *d = dynptr_at(src);
+
+	if (!d->data || flags)
+		return (u64)-EINVAL;
+	if (!dynptr_range_ok(d, (u32)offset, (u32)len))
+		return (u64)-E2BIG;
+	memmove((void *)(uintptr_t)dst, d->data + d->offset + (u32)offset, (u32)len);
+	return 0;
+}
+
+u64 bpf_dynptr_write_helper(u64 dst, u64 offset, u64 src, u64 len, u64 flags)
+{
+	const struct dynptr *d = dynptr_at(dst);
+
+	if (!d->data || (d->size & DYNPTR_RDONLY_BIT))
+		return (u64)-EINVAL;
+	if (!dynptr_range_ok(d, (u32)offset, (u32)len))
+		return (u64)-E2BIG;
+	if (flags)
+		return (u64)-EINVAL;
+	memmove(d->data + d->offset + (u32)offset, (const void *)(uintptr_t)src, (u32)len);
+	return 0;
+}
+
+/* A pointer to len bytes at offset, or NULL (the verifier made the program check). */
+u64 bpf_dynptr_data_helper(u64 ptr, u64 offset, u64 len, u64 a4, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(ptr);
+
+	if (!d->data || !dynptr_range_ok(d, (u32)offset, (u32)len) ||
+	    (d->size & DYNPTR_RDONLY_BIT))
+		return 0;
+	return (u64)(uintptr_t)(d->data + d->offset + (u32)offset);
+}
+
+/* A record of size bytes as a dynptr; on failure a NULL dynptr, which must still be submitted
+ * or discarded (the verifier holds the program to it either way). */
+u64 bpf_ringbuf_reserve_dynptr_helper(u64 map, u64 size, u64 flags, u64 ptr, u64 a5)
+{
+	struct dynptr *d = dynptr_at(ptr);
+	u32 sz = (u32)size;
+	void *rec;
+
+	if (flags) {
+		dynptr_set_null(d);
+		return (u64)-EINVAL;
+	}
+	if (sz > DYNPTR_MAX_SIZE) {
+		dynptr_set_null(d);
+		return (u64)-E2BIG;
+	}
+	rec = ringbuf_reserve((struct bpf_map *)(uintptr_t)map, sz, 0);
+	if (!rec) {
+		dynptr_set_null(d);
+		return (u64)-EINVAL;
+	}
+	dynptr_init(d, rec, DYNPTR_RINGBUF, sz);
+	return 0;
+}
+
+static u64 ringbuf_end_dynptr(u64 ptr, bool discard)
+{
+	struct dynptr *d = dynptr_at(ptr);
+
+	if (!d->data)
+		return 0;
+	ringbuf_commit(d->data, discard);
+	dynptr_set_null(d);
+	return 0;
+}
+
+/* (the flags only choose how a kernel consumer is woken, as for bpf_ringbuf_submit()) */
+u64 bpf_ringbuf_submit_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	return ringbuf_end_dynptr(ptr, false);
+}
+
+u64 bpf_ringbuf_discard_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	return ringbuf_end_dynptr(ptr, true);
+}

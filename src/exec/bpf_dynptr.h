@@ -1,0 +1,23 @@
+/* bpf_dynptr.h — the dynptr helpers: bpf_dynptr_from_mem(), bpf_dynptr_read(),
+ * bpf_dynptr_write(), bpf_dynptr_data() and the ring buffer's reserve, submit and discard.
+ *
+ * A struct bpf_dynptr (16 opaque bytes on the program's stack) is a view of memory: its data,
+ * offset and size.  A local one views a map value; a ring buffer one, a reserved record.  A
+ * failed creation leaves a NULL dynptr, which every helper refuses (and which a ring buffer
+ * submit or discard accepts, doing nothing).  The verifier (src/verifier/dynptr.c) makes sure a
+ * dynptr argument is one and that ring buffer ones are released exactly once.
+ */
+#ifndef USERBPF_EXEC_BPF_DYNPTR_H
+#define USERBPF_EXEC_BPF_DYNPTR_H
+
+#include "util.h"
+
+u64 bpf_dynptr_from_mem_helper(u64 data, u64 size, u64 flags, u64 ptr, u64 a5);
+u64 bpf_dynptr_read_helper(u64 dst, u64 len, u64 src, u64 offset, u64 flags);
+u64 bpf_dynptr_write_helper(u64 dst, u64 offset, u64 src, u64 len, u64 flags);
+u64 bpf_dynptr_data_helper(u64 ptr, u64 offset, u64 len, u64 a4, u64 a5);
+u64 bpf_ringbuf_reserve_dynptr_helper(u64 map, u64 size, u64 flags, u64 ptr, u64 a5);
+u64 bpf_ringbuf_submit_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
+u64 bpf_ringbuf_discard_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
+
+#endif

@@ -1,0 +1,26 @@
+/* Dynptrs on the stack: the verifier's side (dynptr.c). */
+#ifndef USERBPF_VERIFIER_DYNPTR_H
+#define USERBPF_VERIFIER_DYNPTR_H
+
+#include "verifier/env.h"
+
+/* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type). */
+enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF };
+
+const char *dynptr_type_str(u8 type);
+
+/* A helper's dynptr argument in register regno, of one of the ARG_PTR_TO_DYNPTR_* kinds: makes
+ * the dynptr (the *_UNINIT kinds) or checks that one is there. */
+int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn_idx);
+
+/* After the arguments: the ring buffer dynptr in regno is submitted or discarded. */
+int release_dynptr_arg(struct verifier_env *env, u32 regno);
+
+/* The id and reference of the dynptr regno points at (bpf_dynptr_data()'s slice carries them). */
+int dynptr_arg_ids(struct verifier_env *env, u32 regno, u32 *id, u32 *ref_obj_id);
+
+/* A store into slot spi of frame f: a local dynptr there is destroyed (its slices with it), a
+ * ring buffer one refuses the store. */
+int destroy_dynptr_slot(struct verifier_env *env, struct func_state *f, int spi);
+
+#endif
