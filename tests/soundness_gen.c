@@ -501,6 +501,100 @@ static void snip_helper(struct gen *g)
 	}
 }
 
+/* A dynptr on the stack, over an array value (bpf_dynptr_from_mem(), after a lookup that is
+ * NULL-checked) or a ring buffer record (bpf_ringbuf_reserve_dynptr()), usually at an aligned
+ * offset with room for its 16 bytes; then a few uses: a slice (bpf_dynptr_data()) accessed, a
+ * read or write through it, or a store over its slots; a record is then submitted or discarded
+ * (mostly: else a leak).  Sizes, offsets and lengths are mostly in bounds and sometimes not. */
+static void snip_dynptr(struct gen *g)
+{
+	int off = chance(g, 85) ? -16 - 8 * (int)rnd(g, 6) : stack_off(g, 3);
+	bool rb = chance(g, 40);
+	unsigned int j = 0;
+
+	if (rb) {
+		ld_map(g, 1, false);
+		g->in[g->n - 2].imm = GEN_MAP_RINGBUF;
+		emit(g, BPF_MOV64_IMM(2, chance(g, 85) ? 8 * (int)(1 + rnd(g, 8)) : interesting(g)));
+		emit(g, BPF_MOV64_IMM(3, chance(g, 90) ? 0 : (int)rnd(g, 4)));
+	} else {
+		emit(g, BPF_ST_MEM(BPF_W, 10, -4, (int32_t)rnd(g, 5)));
+		ld_map(g, 1, true);
+		emit(g, BPF_MOV64_REG(2, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -4));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+		j = g->n;
+		emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 0));
+		emit(g, BPF_MOV64_REG(1, 0));
+		if (chance(g, 85)) {
+			emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, GEN_ARRAY_VALUE + 1)));
+		} else {
+			emit(g, BPF_MOV64_REG(2, sreg(g)));
+			emit(g, BPF_ALU64_IMM(BPF_AND, 2, mask_of(g)));
+		}
+		emit(g, BPF_MOV64_IMM(3, chance(g, 90) ? 0 : (int)rnd(g, 4)));
+	}
+	emit(g, BPF_MOV64_REG(4, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 4, off));
+	emit(g, BPF_EMIT_CALL(rb ? BPF_FUNC_ringbuf_reserve_dynptr : BPF_FUNC_dynptr_from_mem));
+	for (int k = 0, uses = (int)rnd(g, 4); k < uses; k++) {
+		int at = chance(g, 90) ? off : stack_off(g, 3);
+		int len = chance(g, 85) ? 1 + (int)rnd(g, 16) : (int)rnd(g, 80);
+		int buf = -8 * (int)(7 + rnd(g, 4)); /* below the usual dynptrs: fp-56..-80 */
+
+		int what = (int)rnd(g, 4);
+		bool rd = what == 1;
+
+		switch (what) {
+		case 0: { /* a slice, NULL-checked (mostly), accessed */
+			int sz = (int)rnd(g, 4);
+			bool check = chance(g, 90);
+
+			emit(g, BPF_MOV64_REG(1, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, 1, at));
+			emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 24)));
+			emit(g, BPF_MOV64_IMM(3, len));
+			emit(g, BPF_EMIT_CALL(BPF_FUNC_dynptr_data));
+			if (check)
+				emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 1));
+			mem_access(g, 0, chance(g, 80) ? (int)rnd(g, (uint32_t)len) & ~(size_bytes[sz] - 1)
+						      : (int)rnd(g, 24),
+				   sz);
+			break;
+		}
+		case 1: /* bpf_dynptr_read(fp + buf, len, dynptr, offset, 0) */
+		case 2: /* bpf_dynptr_write(dynptr, offset, fp + buf, len, 0) */
+			emit(g, BPF_MOV64_REG(rd ? 1 : 3, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, rd ? 1 : 3, buf));
+			emit(g, BPF_MOV64_REG(rd ? 3 : 1, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, rd ? 3 : 1, at));
+			if (rd) {
+				emit(g, BPF_MOV64_IMM(2, len));
+				emit(g, BPF_MOV64_IMM(4, (int32_t)rnd(g, 24)));
+			} else {
+				emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 24)));
+				emit(g, BPF_MOV64_IMM(4, len));
+			}
+			emit(g, BPF_MOV64_IMM(5, 0));
+			emit(g, BPF_EMIT_CALL(rd ? BPF_FUNC_dynptr_read : BPF_FUNC_dynptr_write));
+			break;
+		default: /* a store over (or near) its slots */
+			emit(g, BPF_ST_MEM(sizes[rnd(g, 4)], 10, at + (int)rnd(g, 16) - 4,
+					   interesting(g)));
+			break;
+		}
+	}
+	if (rb && chance(g, 92)) {
+		emit(g, BPF_MOV64_REG(1, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 95) ? off : stack_off(g, 3)));
+		emit(g, BPF_MOV64_IMM(2, 0));
+		emit(g, BPF_EMIT_CALL(chance(g, 50) ? BPF_FUNC_ringbuf_submit_dynptr
+						    : BPF_FUNC_ringbuf_discard_dynptr));
+	}
+	if (!rb)
+		patch(g, j);
+}
+
 /* A socket lookup (tc, XDP and cgroup skb programs; the ctx in r6) of a tuple on the stack,
  * NULL-checked (mostly), a field read (any offset), and a release (mostly: else a leak).  The
  * reference it acquires must be released on every path, whatever the snippets around do. */
@@ -684,6 +778,8 @@ static void snippet(struct gen *g)
 	case 18:
 		if (g->type != BPF_PROG_TYPE_SOCKET_FILTER && chance(g, 40))
 			snip_sock(g);
+		else if (chance(g, 45))
+			snip_dynptr(g);
 		else
 			snip_helper(g);
 		break;
@@ -800,16 +896,18 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 }
 
 void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn *out,
-		    int array_fd, int hash_fd)
+		    const struct gen_maps *m)
 {
 	memcpy(out, in, cnt * sizeof(*in));
 	for (unsigned int i = 0; i < cnt; i++) {
 		if (out[i].code != (BPF_LD | BPF_DW | BPF_IMM) || out[i].src_reg != BPF_PSEUDO_MAP_FD)
 			continue;
 		if (out[i].imm == GEN_MAP_ARRAY)
-			out[i].imm = array_fd;
+			out[i].imm = m->array;
 		else if (out[i].imm == GEN_MAP_HASH)
-			out[i].imm = hash_fd;
+			out[i].imm = m->hash;
+		else if (out[i].imm == GEN_MAP_RINGBUF)
+			out[i].imm = m->ringbuf;
 	}
 }
 
@@ -837,10 +935,38 @@ static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
 
 	memset(&a, 0, sizeof(a));
 	a.map_type = type;
-	a.key_size = 4;
+	a.key_size = type == BPF_MAP_TYPE_RINGBUF ? 0 : 4;
 	a.value_size = vs;
 	a.max_entries = n;
 	return call(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+/* The maps on one side: 0, or -1 (none left open) if one cannot be made. */
+static int gen_maps_create(bpf_fn call, struct gen_maps *m)
+{
+	m->array = map_create(call, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
+	m->hash = map_create(call, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
+	m->ringbuf = map_create(call, BPF_MAP_TYPE_RINGBUF, 0, GEN_RINGBUF_SIZE);
+	if (m->array >= 0 && m->hash >= 0 && m->ringbuf >= 0)
+		return 0;
+	if (m->array >= 0)
+		close(m->array);
+	if (m->hash >= 0)
+		close(m->hash);
+	if (m->ringbuf >= 0)
+		close(m->ringbuf);
+	m->array = m->hash = m->ringbuf = -1;
+	return -1;
+}
+
+static void gen_maps_close(struct gen_maps *m)
+{
+	if (m->array < 0)
+		return;
+	close(m->array);
+	close(m->hash);
+	close(m->ringbuf);
+	m->array = m->hash = m->ringbuf = -1;
 }
 
 /* The BTF a program with callbacks needs (a callback must be a static function): 1 int,
@@ -938,8 +1064,10 @@ static void map_elem(int fd, int cmd, uint32_t key, const void *val)
 	bpf(cmd, &a, sizeof(a));
 }
 
-static void fill_maps(struct gen_src *s, int array_fd, int hash_fd)
+static void fill_maps(struct gen_src *s, const struct gen_maps *m)
 {
+	int array_fd = m->array, hash_fd = m->hash;
+
 	uint8_t v[GEN_ARRAY_VALUE];
 
 	for (uint32_t k = 0; k < GEN_ARRAY_ENTRIES; k++) {
@@ -966,7 +1094,7 @@ static void report_violation(FILE *f, const struct prog_check_result *r, uint32_
 
 /* Runs an accepted program on `inputs` random inputs; 1 on a violation. */
 static int check_runs(struct gen_src *s, int fd, const struct bpf_insn *insns, unsigned int cnt,
-		      uint32_t type, unsigned int inputs, int array_fd, int hash_fd, FILE *report,
+		      uint32_t type, unsigned int inputs, const struct gen_maps *m, FILE *report,
 		      struct sound_stats *st)
 {
 	uint8_t pkt[128];
@@ -977,7 +1105,7 @@ static int check_runs(struct gen_src *s, int fd, const struct bpf_insn *insns, u
 
 		for (uint32_t b = 0; b < len; b++)
 			pkt[b] = (uint8_t)gen_rand(s);
-		fill_maps(s, array_fd, hash_fd);
+		fill_maps(s, m);
 		if (prog_check_run(fd, pkt, len, 1000000, &r))
 			continue;
 		if (st)
@@ -992,15 +1120,11 @@ static int check_runs(struct gen_src *s, int fd, const struct bpf_insn *insns, u
 	return 0;
 }
 
-static int u_array = -1, u_hash = -1;
+static struct gen_maps u_maps = { -1, -1, -1 };
 
 static int user_maps(void)
 {
-	if (u_array < 0) {
-		u_array = map_create(bpf, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
-		u_hash = map_create(bpf, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
-	}
-	return u_array >= 0 && u_hash >= 0 ? 0 : -1;
+	return u_maps.array >= 0 ? 0 : gen_maps_create(bpf, &u_maps);
 }
 
 int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
@@ -1011,11 +1135,11 @@ int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned in
 
 	if (cnt > GEN_MAX_INSNS || user_maps())
 		return -1;
-	gen_patch_maps(insns, cnt, patched, u_array, u_hash);
+	gen_patch_maps(insns, cnt, patched, &u_maps);
 	fd = load(bpf, patched, cnt, type);
 	if (fd < 0)
 		return -1;
-	v = check_runs(s, fd, insns, cnt, type, inputs, u_array, u_hash, report, NULL);
+	v = check_runs(s, fd, insns, cnt, type, inputs, &u_maps, report, NULL);
 	close(fd);
 	return v;
 }
@@ -1031,7 +1155,7 @@ static double now(void)
 int sound_run(const struct sound_opts *o, struct sound_stats *st)
 {
 	struct bpf_insn insns[GEN_MAX_INSNS], patched[GEN_MAX_INSNS];
-	int k_array = -1, k_hash = -1;
+	struct gen_maps k_maps = { -1, -1, -1 };
 	double t0 = now();
 	bool kernel = o->kernel;
 	unsigned int reports = 0;
@@ -1039,11 +1163,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (user_maps())
 		return -1;
-	if (kernel) {
-		k_array = map_create(kbpf, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
-		k_hash = map_create(kbpf, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
-		kernel = k_array >= 0 && k_hash >= 0;
-	}
+	if (kernel)
+		kernel = !gen_maps_create(kbpf, &k_maps);
 	for (uint64_t i = 0;; i++) {
 		struct gen_src s = { .state = (o->seed ^ (i * 0x9e3779b97f4a7c15ull)) | 1 };
 		uint32_t type;
@@ -1058,10 +1179,10 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			gen_rand(&s);
 		cnt = gen_program(&s, insns, &type);
 		st->generated++;
-		gen_patch_maps(insns, cnt, patched, u_array, u_hash);
+		gen_patch_maps(insns, cnt, patched, &u_maps);
 		fd = load(bpf, patched, cnt, type);
 		if (kernel) {
-			gen_patch_maps(insns, cnt, patched, k_array, k_hash);
+			gen_patch_maps(insns, cnt, patched, &k_maps);
 			kfd = load(kbpf, patched, cnt, type);
 			st->kernel_compared++;
 			st->kernel_accepted += kfd >= 0;
@@ -1077,17 +1198,23 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			if (kfd >= 0)
 				close(kfd);
 		}
-		bool cb = false;
+		bool cb = false, dyn = false;
 
-		for (unsigned int k = 0; k < cnt; k++)
+		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
+			dyn |= insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg &&
+			       (insns[k].imm == BPF_FUNC_dynptr_from_mem ||
+				insns[k].imm == BPF_FUNC_ringbuf_reserve_dynptr);
+		}
 		st->cb_generated += cb;
+		st->dyn_generated += dyn;
 		if (fd < 0)
 			continue;
 		st->accepted++;
 		st->cb_accepted += cb;
-		if (check_runs(&s, fd, insns, cnt, type, o->inputs, u_array, u_hash,
+		st->dyn_accepted += dyn;
+		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;
 			if (reports++ < o->max_reports && o->report)
@@ -1111,10 +1238,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		}
 		close(fd);
 	}
-	if (k_array >= 0)
-		close(k_array);
-	if (k_hash >= 0)
-		close(k_hash);
+	gen_maps_close(&k_maps);
 	return 0;
 }
 
@@ -1133,16 +1257,16 @@ void sound_show(uint64_t seed, uint64_t idx, FILE *f)
 	fprintf(f, "type %u\n", type);
 	gen_print(f, insns, cnt);
 	for (int k = 0; k < 2; k++) {
-		int a = map_create(sides[k], BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
-		int h = map_create(sides[k], BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
+		struct gen_maps m;
 		int fd;
 
-		gen_patch_maps(insns, cnt, patched, a, h);
+		if (gen_maps_create(sides[k], &m))
+			continue;
+		gen_patch_maps(insns, cnt, patched, &m);
 		fd = load_log(sides[k], patched, cnt, type, log, sizeof(log));
 		fprintf(f, "=== %s: %s\n%s\n", k ? "kernel" : "userbpf", fd >= 0 ? "ACCEPTED" : strerror(errno), log);
 		if (fd >= 0)
 			close(fd);
-		close(a);
-		close(h);
+		gen_maps_close(&m);
 	}
 }

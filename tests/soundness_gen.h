@@ -29,6 +29,13 @@
 #define GEN_ARRAY_ENTRIES 4
 #define GEN_HASH_VALUE 16	/* hash: u32 key, 16-byte values, 8 entries */
 #define GEN_HASH_ENTRIES 8
+#define GEN_MAP_RINGBUF 0x7fff0003	/* a 4096-byte ring buffer (never consumed: it fills) */
+#define GEN_RINGBUF_SIZE 4096
+
+/* The maps a generated program refers to, on one side. */
+struct gen_maps {
+	int array, hash, ringbuf;
+};
 
 struct gen_src {
 	uint64_t state;			/* xorshift state, when data is NULL */
@@ -44,7 +51,7 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 
 /* Replaces the map placeholders with fds (a copy in out). */
 void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn *out,
-		    int array_fd, int hash_fd);
+		    const struct gen_maps *m);
 
 /* Prints insns as a C table. */
 void gen_print(FILE *f, const struct bpf_insn *insns, unsigned int cnt);
@@ -55,6 +62,7 @@ struct sound_stats {
 	uint64_t ua_kr, ur_ka;		/* userbpf accepts/kernel rejects, and the reverse */
 	uint64_t run_errors;		/* checked runs that ended in an error other than a violation */
 	uint64_t cb_generated, cb_accepted;	/* programs with a callback (bpf_loop, for_each) */
+	uint64_t dyn_generated, dyn_accepted;	/* programs that make a dynptr */
 };
 
 struct sound_opts {

@@ -154,3 +154,14 @@ u64 bpf_ringbuf_discard_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5
 {
 	return ringbuf_end_dynptr(ptr, true);
 }
+
+bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len)
+{
+	const struct dynptr *d = p;
+
+	if (!d->data)
+		return false;
+	*start = (u64)(uintptr_t)(d->data + d->offset);
+	*len = dynptr_size(d);
+	return true;
+}

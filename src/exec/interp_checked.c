@@ -46,6 +46,25 @@ bool interp_check_add_ro(struct interp_check *c, uint64_t start, uint64_t len, c
 	return add_region(c, start, len, what, true);
 }
 
+void interp_check_allow_unaligned(struct interp_check *c, uint64_t start, uint64_t len)
+{
+	unsigned int n = sizeof(c->unaligned_ok) / sizeof(c->unaligned_ok[0]);
+
+	c->unaligned_ok[c->nunaligned_ok++ % n].start = start;
+	c->unaligned_ok[(c->nunaligned_ok - 1) % n].len = len;
+}
+
+static bool unaligned_ok(const struct interp_check *c, uint64_t addr, uint64_t size)
+{
+	unsigned int n = sizeof(c->unaligned_ok) / sizeof(c->unaligned_ok[0]);
+
+	for (unsigned int i = 0; i < n && i < c->nunaligned_ok; i++)
+		if (addr >= c->unaligned_ok[i].start &&
+		    addr + size <= c->unaligned_ok[i].start + c->unaligned_ok[i].len)
+			return true;
+	return false;
+}
+
 /* Whether [addr, end) lies in one of the frames [top - (d + 1) * 512, top - d * 512), d <= depth. */
 static bool in_frames(uint64_t addr, uint64_t end, uint64_t top, unsigned int depth)
 {
@@ -220,7 +239,8 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 			return 1;
 		if (mem(c, R, dst, pc->off, d->bits, true))
 			return 1;
-		if ((R[dst] + (uint64_t)(int64_t)pc->off) % (d->bits / 8)) {
+		if ((R[dst] + (uint64_t)(int64_t)pc->off) % (d->bits / 8) &&
+		    !unaligned_ok(c, R[dst] + (uint64_t)(int64_t)pc->off, d->bits / 8)) {
 			/* the interpreter (and the hardware, off x86) needs aligned atomics */
 			c->v.kind = IV_MISALIGNED;
 			c->v.insn = c->insn;

@@ -92,6 +92,13 @@ struct interp_check {
 	 * run's length (may be NULL). */
 	void (*callback_pre)(struct interp_check *c, int helper, const uint64_t *R);
 	void (*callback_post)(struct interp_check *c, int helper, const uint64_t *R);
+	/* Ranges where an atomic may be misaligned (x86 executes it): dynptr slices, whose
+	 * offset in the memory below the verifier does not know, as the kernel's does not, so
+	 * it checks their atomics' alignment against offset 0.  They make no memory valid. */
+	struct {
+		uint64_t start, len;
+	} unaligned_ok[8];
+	unsigned int nunaligned_ok;
 };
 
 struct interp_checked_prog;
@@ -119,5 +126,7 @@ bool interp_check_mem(struct interp_check *c, uint64_t addr, uint64_t size, bool
  * skb program's packet, a BPF_F_RDONLY_PROG map's values, a socket). */
 bool interp_check_add(struct interp_check *c, uint64_t start, uint64_t len, const char *what);
 bool interp_check_add_ro(struct interp_check *c, uint64_t start, uint64_t len, const char *what);
+/* Adds a range of unaligned_ok (the oldest goes when the table is full). */
+void interp_check_allow_unaligned(struct interp_check *c, uint64_t start, uint64_t len);
 
 #endif /* USERBPF_EXEC_INTERP_CHECKED_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/bpf_dynptr.h"
 #include "exec/interp_checked.h"
 #include "map/map.h"
 #include "prog/check_run.h"
@@ -29,6 +30,8 @@ struct check_priv {
 	u64 ctx;
 	const struct bpf_map *lookup_map;	/* map of the pending lookup */
 	u64 reserve_size;	/* the pending bpf_ringbuf_reserve()'s */
+	u64 dynptr;		/* the pending bpf_ringbuf_reserve_dynptr()'s dynptr */
+	u64 slice_len;		/* the pending bpf_dynptr_data()'s length */
 };
 
 /* A reserved ring buffer record: its region, by its start. */
@@ -145,6 +148,34 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			c->regions[r] = c->regions[--c->nregions];
 			break;
 		}
+		case ARG_PTR_TO_DYNPTR_LOCAL_UNINIT:
+		case ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT:
+			if (!interp_check_mem(c, R[reg], 16, true))
+				return arg_fail(c, reg, "dynptr outside", R[reg], 16);
+			cp->dynptr = R[reg];
+			break;
+		case ARG_PTR_TO_DYNPTR_RDONLY:
+		case ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE: {
+			/* a dynptr the program made: over memory it may use; a released one
+			 * over a reserved record, which leaves the regions */
+			u64 start;
+			u32 len;
+			int r;
+
+			if (!interp_check_mem(c, R[reg], 16, false))
+				return arg_fail(c, reg, "dynptr outside", R[reg], 16);
+			if (!bpf_dynptr_bytes((const void *)(uintptr_t)R[reg], &start, &len))
+				break;
+			if (len && !interp_check_mem(c, start, len, false))
+				return arg_fail(c, reg, "dynptr over memory outside", start, len);
+			if (t != ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE)
+				break;
+			r = record_region(c, start);
+			if (r < 0)
+				return arg_fail(c, reg, "dynptr not over a reserved record", start, 0);
+			c->regions[r] = c->regions[--c->nregions];
+			break;
+		}
 		default:
 			break;
 		}
@@ -152,6 +183,7 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 	if (id == BPF_FUNC_map_lookup_elem)
 		cp->lookup_map = map;
 	cp->reserve_size = R[2];
+	cp->slice_len = R[3];
 	return 0;
 }
 
@@ -170,6 +202,18 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 
 	if (id == BPF_FUNC_ringbuf_reserve && r0) {
 		interp_check_add(c, r0, cp->reserve_size, "ringbuf record");
+		return;
+	}
+	if (id == BPF_FUNC_dynptr_data && r0) {
+		interp_check_allow_unaligned(c, r0, cp->slice_len);
+		return;
+	}
+	if (id == BPF_FUNC_ringbuf_reserve_dynptr) {
+		u64 start;
+		u32 len;
+
+		if (bpf_dynptr_bytes((const void *)(uintptr_t)cp->dynptr, &start, &len))
+			interp_check_add(c, start, len, "ringbuf record");
 		return;
 	}
 	/* a socket found by a lookup, or its TCP view: read only, for the rest of the run */
