@@ -12,12 +12,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kbpf.h"
-#include "test.h"
 #include "loader_sides.h"
+#include "test.h"
 
 struct elem {
 	uint64_t fired, seen_key;
@@ -309,6 +310,89 @@ TEST(loader_timer_churn)
 		CHECK_EQ(e.fired, 1u);
 		CHECK_EQ(e.seen_key, key);
 		CHECK(!e.ret[0] && !e.ret[1] && !e.ret[2]);
+	}
+	userbpf_object_close(obj);
+}
+
+/* userbpf alone: a fork() while a timer is armed (and the timer thread waits for it).  The child
+ * has its own copies of the maps and timers, and no timer thread until its first timer
+ * operation: then its copy of the armed timer fires in it, a new one fires too, and a cancel
+ * returns (nothing runs in the child that it could wait for).  The parent's timers go on. */
+TEST(loader_timer_fork)
+{
+	struct userbpf_object_opts opts = { .sz = sizeof(opts) };
+	struct userbpf_object *obj;
+	uint64_t ms = 1000000;
+	int prog, map, status = -1;
+	pid_t pid;
+
+	REQUIRE(!userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/xdp_timer_ops.bpf.o", &opts,
+					  &obj));
+	REQUIRE(!userbpf_object_load(obj));
+	prog = userbpf_program_fd(userbpf_object_program(obj, 0));
+	map = userbpf_map_fd(userbpf_object_find_map(obj, "timers"));
+	for (uint32_t key = 0; key < 3; key++) {
+		struct elem zero = { 0 };
+		uint64_t when = key == 0 ? 50 * ms : ms;
+		uint8_t pkt[64] = { 0, (uint8_t)key };
+		uint32_t ret;
+
+		REQUIRE_EQ(side_elem(U, BPF_MAP_UPDATE_ELEM, map, &key, &zero, BPF_ANY).rc, 0);
+		for (uint8_t what = T_INIT; what <= T_START && key < 2; what++) {
+			pkt[0] = what;
+			memcpy(pkt + 2, &when, sizeof(when));
+			REQUIRE_EQ(side_test_run(U, prog, pkt, sizeof(pkt), &ret).rc, 0);
+		}
+	}
+	usleep(20 * 1000); /* key 1 fired; key 0 armed for 30 ms more */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		/* the child: exit status 0 if its timers work, else which check failed */
+		uint8_t pkt[64] = { T_INIT, 2 };
+		uint32_t ret, key = 2, key0 = 0;
+		struct elem e;
+		int i;
+
+		alarm(10); /* (a hang ends the child; the parent sees the signal) */
+		for (uint8_t what = T_INIT; what <= T_START; what++) {
+			pkt[0] = what;
+			memcpy(pkt + 2, &ms, sizeof(ms));
+			if (side_test_run(U, prog, pkt, sizeof(pkt), &ret).rc)
+				_exit(1);
+		}
+		for (i = 0; i < 400; i++) {
+			if (!side_elem(U, BPF_MAP_LOOKUP_ELEM, map, &key, &e, 0).rc && e.fired &&
+			    !side_elem(U, BPF_MAP_LOOKUP_ELEM, map, &key0, &e, 0).rc && e.fired)
+				break;
+			usleep(5000);
+		}
+		if (i == 400)
+			_exit(2);
+		pkt[0] = T_CANCEL;
+		pkt[1] = 1;
+		if (side_test_run(U, prog, pkt, sizeof(pkt), &ret).rc)
+			_exit(3);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	/* the parent's key 0 fires too */
+	for (int i = 0; i < 400; i++) {
+		struct elem e;
+		uint32_t key = 0;
+
+		if (!side_elem(U, BPF_MAP_LOOKUP_ELEM, map, &key, &e, 0).rc && e.fired)
+			break;
+		usleep(5000);
+	}
+	{
+		struct elem e;
+		uint32_t key = 0;
+
+		CHECK_EQ(side_elem(U, BPF_MAP_LOOKUP_ELEM, map, &key, &e, 0).rc, 0);
+		CHECK_EQ(e.fired, 1u);
 	}
 	userbpf_object_close(obj);
 }

@@ -245,15 +245,42 @@ static void *runner_main(void *arg)
 	return arg;
 }
 
-/* Starts the thread with the first timer (tlock held). */
+/* fork(): the child gets a copy of the timers but not the thread.  tlock is held across the
+ * fork, so the copy is consistent; in the child nothing runs, so no callback is running, and
+ * the thread starts again with the child's next timer operation (its copies of armed timers
+ * then fire in it, as its copies of the maps are its own). */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&tlock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&tlock);
+}
+
+static void fork_child(void)
+{
+	runner_started = false;
+	running = NULL;
+	pthread_mutex_unlock(&tlock);
+}
+
+/* Starts the thread with the first timer, and again in a forked child (tlock held). */
 static int runner_start(void)
 {
+	static bool atfork_done;
 	pthread_condattr_t ca;
 	pthread_attr_t pa;
 	int err;
 
 	if (runner_started)
 		return 0;
+	if (!atfork_done) {
+		if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+			return -ENOMEM;
+		atfork_done = true;
+	}
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&twake, &ca);
@@ -359,6 +386,8 @@ u64 bpf_timer_start_helper(u64 timer, u64 nsecs, u64 flags, u64 a4, u64 a5)
 	t = __atomic_load_n(timer_word(timer), __ATOMIC_RELAXED);
 	if (!t || !t->prog) {
 		err = -EINVAL;
+	} else if (runner_start()) { /* (after a fork) */
+		err = -ENOMEM;
 	} else {
 		u64 now = clock_ns(CLOCK_MONOTONIC), delta = nsecs;
 
