@@ -1,5 +1,6 @@
 /* BPF_MAP_TYPE_RINGBUF, differentially: creation rules, the element commands a ring does not
- * have, its mmap rules (the consumer page writable, the rest read-only, the data twice), and
+ * have, its mmap rules (the consumer page writable, the rest read-only, the data twice; and a
+ * BPF_MAP_TYPE_USER_RINGBUF's, the other way round), and
  * programs writing records with bpf_ringbuf_output() and reading bpf_ringbuf_query(): after each
  * run the positions and every byte a consumer can read (headers with their page offsets, data,
  * padding) are the kernel's, through the records' wrap-around and a full ring, with the consumer
@@ -19,7 +20,9 @@ static struct bpf_result create(int s, uint32_t ks, uint32_t vs, uint32_t max, u
 	return side_map_create(s, BPF_MAP_TYPE_RINGBUF, ks, vs, max, flags);
 }
 
-TEST(diff_ringbuf_create_and_commands)
+/* Creation, element commands and mmap rules of a ring buffer (type RINGBUF) or a user ring
+ * buffer (USER_RINGBUF, whose producer page and data user space maps writable instead). */
+static void create_and_commands(uint32_t type)
 {
 	static const struct {
 		uint32_t ks, vs, max, flags;
@@ -30,7 +33,6 @@ TEST(diff_ringbuf_create_and_commands)
 	};
 	int fd[NSIDES];
 
-	SKIP_WITHOUT_KERNEL_BPF();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bpf_result r[2];
 		char what[80];
@@ -38,14 +40,15 @@ TEST(diff_ringbuf_create_and_commands)
 		snprintf(what, sizeof(what), "create key %u value %u max %u flags %#x", cases[i].ks,
 			 cases[i].vs, cases[i].max, cases[i].flags);
 		for (int s = 0; s < NSIDES; s++)
-			r[s] = create(s, cases[i].ks, cases[i].vs, cases[i].max, cases[i].flags);
+			r[s] = side_map_create(s, type, cases[i].ks, cases[i].vs, cases[i].max,
+					      cases[i].flags);
 		AGREE(what, r);
 		for (int s = 0; s < NSIDES; s++)
 			if (r[s].rc >= 0)
 				close(r[s].rc);
 	}
 	for (int s = 0; s < NSIDES; s++)
-		fd[s] = create(s, 0, 0, 4096, 0).rc;
+		fd[s] = side_map_create(s, type, 0, 0, 4096, 0).rc;
 	REQUIRE(fd[K] >= 0 && fd[U] >= 0);
 	{
 		static const int cmds[] = { BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM,
@@ -103,6 +106,18 @@ TEST(diff_ringbuf_create_and_commands)
 	}
 	for (int s = 0; s < NSIDES; s++)
 		close(fd[s]);
+}
+
+TEST(diff_ringbuf_create_and_commands)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	create_and_commands(BPF_MAP_TYPE_RINGBUF);
+}
+
+TEST(diff_user_ringbuf_create_and_commands)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	create_and_commands(BPF_MAP_TYPE_USER_RINGBUF);
 }
 
 /* An XDP program: packet byte 0 = n (record size), byte 1 = flags; the record is n bytes of

@@ -91,6 +91,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_timer_count", true },
 	{ "xdp_timer_ops", true },
 	{ "xdp_dynptr_ops", true },
+	{ "xdp_user_ringbuf", true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -38,7 +38,59 @@
 /* if r0 == 0 goto +1; *(u64 *)(r0 + 0) = 7 */
 #define STORE_SLICE BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ST_MEM(BPF_DW, 0, 0, 7)
 
+/* bpf_user_ringbuf_drain(MAP_URINGBUF, the callback at insn 9, NULL, 0); r0 = 0; exit: 9 insns,
+ * then the callback */
+#define DRAIN_MAIN(MAP)                                                                          \
+	BPF_LD_MAP_FD(1, MAP), BPF_LD_IMM64_RAW(2, BPF_PSEUDO_FUNC, 6), BPF_MOV64_IMM(3, 0),     \
+		BPF_MOV64_IMM(4, 0), CALL(user_ringbuf_drain), R0_0, EXIT
+/* in the callback: bpf_dynptr_read(fp - 8, 8, r1, 0, 0) */
+#define CB_READ BPF_MOV64_REG(3, 1), FP(1, -8), BPF_MOV64_IMM(2, 8), BPF_MOV64_IMM(4, 0), \
+	BPF_MOV64_IMM(5, 0), CALL(dynptr_read)
+
 static const struct vcase cases[] = {
+	{ "uringbuf_drain_read", XDP, { DRAIN_MAIN(MAP_URINGBUF), CB_READ, R0_0, EXIT }, ACCEPT,
+	  .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_data", CLS, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_IMM(2, 0),
+	  BPF_MOV64_IMM(3, 4), CALL(dynptr_data), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  BPF_LDX_MEM(BPF_W, 0, 0, 0), R0_0, EXIT }, ACCEPT, .funcs = true, .full_log = true,
+	  .log_level = 2 },
+	{ "uringbuf_drain_returns_2", XDP, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_IMM(0, 2), EXIT },
+	  REJECT,
+	  "At callback return the register R0 has smin=2 smax=2 should have been in [0, 1]", EINVAL, .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_submits", XDP, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_IMM(2, 0),
+	  CALL(ringbuf_submit_dynptr), R0_0, EXIT }, REJECT,
+	  "cannot release unowned const bpf_dynptr", EINVAL, .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_reserves_over", XDP, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_REG(4, 1),
+	  BPF_LD_MAP_FD(1, MAP_RINGBUF), BPF_MOV64_IMM(2, 8), BPF_MOV64_IMM(3, 0),
+	  CALL(ringbuf_reserve_dynptr), R0_0, EXIT }, REJECT,
+	  "Dynptr has to be an uninitialized dynptr", EINVAL, .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_wrong_map", XDP, { DRAIN_MAIN(MAP_RINGBUF), R0_0, EXIT }, REJECT,
+	  "cannot pass map_type 27 into func bpf_user_ringbuf_drain#209", EINVAL,
+	  .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_output", XDP, { BPF_LD_MAP_FD(1, MAP_URINGBUF), FP(2, -8), BPF_MOV64_IMM(3, 8),
+	  BPF_MOV64_IMM(4, 0), CALL(ringbuf_output), R0_0, EXIT }, REJECT,
+	  "cannot pass map_type 31 into func bpf_ringbuf_output#130", EINVAL, .full_log = true, .log_level = 2 },
+	{ "uringbuf_lookup", XDP, { LOOKUP(MAP_URINGBUF), R0_0, EXIT }, REJECT,
+	  "invalid zero-sized read", EACCES, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_load", XDP, { DRAIN_MAIN(MAP_URINGBUF), BPF_LDX_MEM(BPF_DW, 0, 1, 0),
+	  R0_0, EXIT }, REJECT,
+	  "R1 invalid mem access 'dynptr_ptr'", EACCES, .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_arith", XDP, { DRAIN_MAIN(MAP_URINGBUF), BPF_ALU64_IMM(BPF_ADD, 1, 8),
+	  CB_READ, R0_0, EXIT }, REJECT,
+	  "dereference of modified dynptr_ptr ptr R3 off=8 disallowed", EACCES, .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_ctx", XDP, { BPF_ST_MEM(BPF_DW, 10, -8, 0), BPF_LD_MAP_FD(1, MAP_URINGBUF),
+	  BPF_LD_IMM64_RAW(2, BPF_PSEUDO_FUNC, 7), FP(3, -8), BPF_MOV64_IMM(4, 0),
+	  CALL(user_ringbuf_drain), R0_0, EXIT, BPF_LDX_MEM(BPF_DW, 3, 2, 0),
+	  BPF_ALU64_IMM(BPF_ADD, 3, 1), BPF_STX_MEM(BPF_DW, 2, 3, 0), R0_0, EXIT }, ACCEPT,
+	  .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_write_dynptr", KPROBE, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_REG(6, 1),
+	  BPF_ST_MEM(BPF_DW, 10, -8, 7), BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 0), FP(3, -8),
+	  BPF_MOV64_IMM(4, 8), BPF_MOV64_IMM(5, 0), CALL(dynptr_write), R0_0, EXIT }, ACCEPT,
+	  .funcs = true, .full_log = true, .log_level = 2 },
+	{ "uringbuf_drain_data_const", SOCK, { DRAIN_MAIN(MAP_URINGBUF), BPF_MOV64_IMM(2, 0),
+	  BPF_LDX_MEM(BPF_W, 3, 1, 0), CALL(dynptr_data), R0_0, EXIT }, REJECT,
+	  "R1 invalid mem access 'dynptr_ptr'", EACCES, .funcs = true,
+	  .full_log = true, .log_level = 2 },
 	{ "dynptr_local_data", XDP, { VAL(MAP_ARRAY), FROM_MEM(-16, 8), DATA(-16, 8), STORE_SLICE,
 	  R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	{ "dynptr_local_read_write", CLS, { VAL(MAP_ARRAY), FROM_MEM(-16, 16),

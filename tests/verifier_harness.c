@@ -26,7 +26,7 @@ struct map_spec {
 	const char *text; /* rodata: the value's bytes */
 };
 
-#define NMAPS 16
+#define NMAPS 17
 _Static_assert(sizeof(FMT_TEXT) == 16 * 16 + 1, "FMT_TEXT: 16 formats of 16 bytes");
 static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_HASH, 8, 8, 16 },
@@ -45,6 +45,7 @@ static const struct map_spec map_specs[NMAPS] = {
 	{ BPF_MAP_TYPE_ARRAY, 4, 16 * 16, 1, BPF_F_RDONLY_PROG, true, 0, 0, FMT_TEXT },
 	{ BPF_MAP_TYPE_HASH, 4, 32, 4, 0, false, 0, 6 },
 	{ BPF_MAP_TYPE_ARRAY, 4, 32, 2, 0, false, 0, 6 },
+	{ BPF_MAP_TYPE_USER_RINGBUF, 0, 0, 4096 },
 };
 
 /* The BTF of the locked and timer maps: 1 u32, 2 struct bpf_spin_lock, 3 the locked value
@@ -234,7 +235,7 @@ static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;
-		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_ATIMER)
+		if (in[i].imm >= MAP_HASH && in[i].imm <= MAP_URINGBUF)
 			in[i].imm = fds[in[i].imm - MAP_HASH];
 		i++;
 	}

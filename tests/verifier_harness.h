@@ -44,6 +44,7 @@
 #define MAP_HTIMER 0x7ff0000f	/* a hash 4/32, BTF value struct { u64 n; struct bpf_timer t;
 				 * u64 m; }, 4 entries */
 #define MAP_ATIMER 0x7ff00010	/* an array of 2 such values */
+#define MAP_URINGBUF 0x7ff00011	/* a 4096-byte user ring buffer */
 #define MAP_FMT 0x7ff0000e	/* .rodata (frozen, read-only to programs) of 16 format strings,
 				 * each in 16 bytes (FMT_TEXT; FMT(i) is the i-th's offset) */
 #define FMT_TEXT                                                                                   \

@@ -165,3 +165,8 @@ bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len)
 	*len = dynptr_size(d);
 	return true;
 }
+
+void bpf_dynptr_init_local(void *p, void *data, u32 size)
+{
+	dynptr_init(p, data, DYNPTR_LOCAL, size);
+}

@@ -20,6 +20,10 @@ u64 bpf_ringbuf_reserve_dynptr_helper(u64 map, u64 size, u64 flags, u64 ptr, u64
 u64 bpf_ringbuf_submit_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
 u64 bpf_ringbuf_discard_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
 
+/* Makes the 16 bytes at p a local dynptr over [data, data + size) (a user ring buffer
+ * sample, for the drain's callback); size below 2^24. */
+void bpf_dynptr_init_local(void *p, void *data, u32 size);
+
 /* The bytes the dynptr at p views, [*start, *start + *len); false for a NULL dynptr (the checked
  * interpreter's view of a helper's dynptr argument). */
 bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len);

@@ -2319,6 +2319,45 @@ static u64 h_ringbuf_discard(u64 sample, u64 flags, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* bpf_user_ringbuf_drain(map, callback, ctx, flags): each submitted record, in order, to the
+ * callback as a local dynptr (read-write, as the kernel's) with ctx, until none is left, the
+ * callback returns 1 or 128Ki records were drained; the count of records drained (discarded
+ * ones skipped), -EBUSY while another drain runs, -EINVAL or -E2BIG for a bad record. */
+#define USER_RINGBUF_MAX_SAMPLES (128 * 1024) /* the kernel's BPF_MAX_USER_RINGBUF_SAMPLES */
+static u64 h_user_ringbuf_drain(u64 map, u64 callback, u64 ctx, u64 flags, u64 a5)
+{
+	struct bpf_map *m = PTR(map);
+	long samples, discarded = 0;
+	u64 ret = 0;
+
+	if (flags & ~(u64)(BPF_RB_NO_WAKEUP | BPF_RB_FORCE_WAKEUP))
+		return (u64)-EINVAL;
+	if (user_ringbuf_begin(m))
+		return (u64)-EBUSY;
+	for (samples = 0; samples < USER_RINGBUF_MAX_SAMPLES && !ret; samples++) {
+		u64 dynptr[2];
+		void *sample;
+		u32 size;
+		int err = user_ringbuf_peek(m, &sample, &size);
+
+		if (err == -ENODATA)
+			break;
+		if (err == -EAGAIN) {
+			discarded++;
+			continue;
+		}
+		if (err) {
+			user_ringbuf_end(m);
+			return (u64)(s64)err;
+		}
+		bpf_dynptr_init_local(dynptr, sample, size);
+		ret = exec_callback_call(callback, (u64)(uintptr_t)dynptr, ctx, 0, 0, 0);
+		user_ringbuf_consume(m, size);
+	}
+	user_ringbuf_end(m);
+	return (u64)(samples - discarded);
+}
+
 static u64 h_ringbuf_query(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	return ringbuf_query(PTR(map), flags);
@@ -2734,6 +2773,11 @@ static const struct helper helpers[] = {
 						ARGS(ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE,
 						     ARG_ANYTHING) },
 					      ALL_TYPES },
+	[BPF_FUNC_user_ringbuf_drain] = { { h_user_ringbuf_drain, "bpf_user_ringbuf_drain", false,
+					    false, RET_INTEGER,
+					    ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC,
+						 ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING) },
+					  ALL_TYPES },
 	[BPF_FUNC_tail_call] = { { h_tail_call, "bpf_tail_call", false, false, RET_VOID,
 				   ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				 ALL_TYPES },

@@ -33,6 +33,7 @@ struct ringbuf {
 	size_t base_len;
 	u64 mask;		/* data size - 1 */
 	spinlock_t lock;	/* producers */
+	int busy;		/* a user ring buffer's drain in progress (the kernel's rb->busy) */
 };
 
 static inline struct ringbuf *rb_of(struct bpf_map *map)
@@ -298,16 +299,92 @@ u64 ringbuf_query(struct bpf_map *map, u64 flags)
 	}
 }
 
+/* ---- BPF_MAP_TYPE_USER_RINGBUF: the same ring, written by user space, read by programs ----
+ *
+ * User space maps the producer page and the data writable (never the consumer page), writes a
+ * record's header (busy bit set), its bytes, clears the busy bit (or sets the discard bit) and
+ * advances the producer position, as libbpf's user_ring_buffer__reserve()/__submit() do.
+ * bpf_user_ringbuf_drain() reads records from the consumer position: each is checked against
+ * the positions and the ring (a bad one ends the drain with an error), then handed to the
+ * program's callback and consumed. */
+
+static int user_ringbuf_mmap_check(struct bpf_map *map, u64 off, u64 len, int prot)
+{
+	struct ringbuf *rb = rb_of(map);
+
+	if (off % rb->page || off + len > rb->base_len)
+		return -EINVAL;
+	if (prot & PROT_WRITE)
+		return off ? 0 : -EPERM;
+	return off ? 0 : MMAP_READ_ONLY;
+}
+
+int user_ringbuf_begin(struct bpf_map *map)
+{
+	int idle = 0;
+
+	return __atomic_compare_exchange_n(&rb_of(map)->busy, &idle, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED)
+		       ? 0
+		       : -EBUSY;
+}
+
+void user_ringbuf_end(struct bpf_map *map)
+{
+	__atomic_store_n(&rb_of(map)->busy, 0, __ATOMIC_RELEASE);
+}
+
+int user_ringbuf_peek(struct bpf_map *map, void **sample, u32 *size)
+{
+	struct ringbuf *rb = rb_of(map);
+	u64 prod = __atomic_load_n(producer_pos(rb), __ATOMIC_ACQUIRE);
+	u64 cons = __atomic_load_n(consumer_pos(rb), __ATOMIC_ACQUIRE);
+	u32 hlen, len, total;
+
+	if (prod % 8)
+		return -EINVAL;
+	if (cons >= prod)
+		return -ENODATA;
+	hlen = __atomic_load_n((u32 *)(data(rb) + (cons & rb->mask)), __ATOMIC_ACQUIRE);
+	len = hlen & ~(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT);
+	total = (u32)round_up((u64)len + RINGBUF_HDR_SZ, 8);
+	if (total > prod - cons)
+		return -EINVAL;
+	if (total > rb->mask + 1 || len > USER_RINGBUF_MAX_SAMPLE)
+		return -E2BIG;
+	if (hlen & RINGBUF_DISCARD_BIT) {
+		__atomic_store_n(consumer_pos(rb), cons + total, __ATOMIC_RELEASE);
+		return -EAGAIN;
+	}
+	if (hlen & RINGBUF_BUSY_BIT)
+		return -ENODATA;
+	*sample = data(rb) + ((cons + RINGBUF_HDR_SZ) & rb->mask);
+	*size = len;
+	return 0;
+}
+
+void user_ringbuf_consume(struct bpf_map *map, u32 size)
+{
+	struct ringbuf *rb = rb_of(map);
+	u64 cons = *consumer_pos(rb); /* (only the drain, which is busy, writes it) */
+
+	__atomic_store_n(consumer_pos(rb), cons + round_up((u64)size + RINGBUF_HDR_SZ, 8),
+			 __ATOMIC_RELEASE);
+}
+
+/* What both kinds of ring share: the memory and the element commands they do not have. */
+#define RING_OPS                                                                                   \
+	.alloc_check = ringbuf_alloc_check, .alloc = ringbuf_alloc, .free = ringbuf_free,          \
+	.lookup = ringbuf_lookup, .lookup_ptr = ringbuf_lookup_ptr, .update = ringbuf_update,     \
+	.delete = ringbuf_delete, .get_next_key = ringbuf_get_next_key,                           \
+	.lookup_and_delete = ringbuf_lookup_and_delete, .mmap_map = ringbuf_mmap_map
+
+const struct bpf_map_ops user_ringbuf_map_ops = {
+	RING_OPS,
+	.mmap_check = user_ringbuf_mmap_check,
+};
+
 const struct bpf_map_ops ringbuf_map_ops = {
-	.alloc_check = ringbuf_alloc_check,
-	.alloc = ringbuf_alloc,
-	.free = ringbuf_free,
-	.lookup = ringbuf_lookup,
-	.lookup_ptr = ringbuf_lookup_ptr,
-	.update = ringbuf_update,
-	.delete = ringbuf_delete,
-	.get_next_key = ringbuf_get_next_key,
-	.lookup_and_delete = ringbuf_lookup_and_delete,
+	RING_OPS,
 	.mmap_check = ringbuf_mmap_check,
-	.mmap_map = ringbuf_mmap_map,
 };

@@ -21,4 +21,14 @@ void ringbuf_commit(void *sample, bool discard);
  * unknown flag. */
 u64 ringbuf_query(struct bpf_map *map, u64 flags);
 
+/* A user ring buffer (BPF_MAP_TYPE_USER_RINGBUF), for bpf_user_ringbuf_drain(): one drain at a
+ * time (begin: 0 or -EBUSY; end); the next record, 0 with *sample and *size, or -ENODATA (none,
+ * or one user space has not submitted), -EAGAIN (a discarded one, now consumed), -EINVAL or
+ * -E2BIG (a record the positions or the ring cannot hold); consume: the record peeked is read. */
+#define USER_RINGBUF_MAX_SAMPLE ((1u << 24) - 1) /* what a dynptr can view */
+int user_ringbuf_begin(struct bpf_map *map);
+void user_ringbuf_end(struct bpf_map *map);
+int user_ringbuf_peek(struct bpf_map *map, void **sample, u32 *size);
+void user_ringbuf_consume(struct bpf_map *map, u32 size);
+
 #endif

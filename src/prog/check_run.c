@@ -243,6 +243,16 @@ static void callback_pre(struct interp_check *c, int helper, const u64 *R)
 	struct check_priv *cp = c->priv;
 	const struct bpf_map *map = held_map(cp->prog, R[1]);
 
+	/* a user ring buffer record: its dynptr (read through helpers) and its bytes */
+	if (helper == BPF_FUNC_user_ringbuf_drain) {
+		u64 start;
+		u32 len;
+
+		interp_check_add_ro(c, R[1], 16, "callback dynptr");
+		if (bpf_dynptr_bytes((const void *)(uintptr_t)R[1], &start, &len))
+			interp_check_add(c, start, len, "callback record");
+		return;
+	}
 	if (helper != BPF_FUNC_for_each_map_elem || !map)
 		return;
 	interp_check_add_ro(c, R[2], map->key_size, "callback key");
@@ -255,11 +265,10 @@ static void callback_pre(struct interp_check *c, int helper, const u64 *R)
 static void callback_post(struct interp_check *c, int helper, const u64 *R)
 {
 	(void)R;
-	if (helper != BPF_FUNC_for_each_map_elem)
+	if (helper != BPF_FUNC_for_each_map_elem && helper != BPF_FUNC_user_ringbuf_drain)
 		return;
 	for (unsigned int i = c->nregions; i-- > 0;)
-		if (!strcmp(c->regions[i].what, "callback key") ||
-		    !strcmp(c->regions[i].what, "callback value"))
+		if (!strncmp(c->regions[i].what, "callback ", 9))
 			c->regions[i] = c->regions[--c->nregions];
 }
 

@@ -765,7 +765,8 @@ static int push_async_callback(struct verifier_env *env, int insn_idx, int sub,
  * whose registers are what the helper passes (bpf_loop: R1 the index, R2 the ctx; for_each: R1
  * the map, R2 a key, R3 a value, R4 the ctx).  Its exit comes back to the call (check_exit()),
  * which queues the next round until the states converge. */
-static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct bpf_map *map)
+static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct bpf_map *map,
+			 s32 helper)
 {
 	struct func_state *caller = cur_frame(env), *callee;
 	const struct reg_state *cregs = caller->regs;
@@ -787,7 +788,14 @@ static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct
 	mark_all_scratched(env); /* (so does the kernel's init_func_state()) */
 	st->frame[st->curframe + 1] = callee;
 	st->curframe++;
-	if (map) {
+	if (helper == BPF_FUNC_user_ringbuf_drain) {
+		/* a user ring buffer record: R1 a dynptr over it, R2 the ctx */
+		mark_ptr(&callee->regs[BPF_REG_1], CONST_PTR_TO_DYNPTR);
+		callee->regs[BPF_REG_1].dynptr_type = DYNPTR_TYPE_LOCAL;
+		callee->regs[BPF_REG_1].dynptr_first = true;
+		callee->regs[BPF_REG_1].id = ++env->id_gen;
+		callee->regs[BPF_REG_2] = cregs[BPF_REG_3];
+	} else if (map) {
 		if (!map_has_for_each(map)) {
 			verbose(env, "callback function not allowed for map\n");
 			return -ENOTSUPP;
@@ -862,7 +870,7 @@ static int loop_callback(struct verifier_env *env, int insn_idx, int sub)
 	if (err)
 		return err;
 	if (f->callback_depth < cur_regs(env)[BPF_REG_1].s.umax)
-		return push_callback(env, insn_idx, sub, NULL);
+		return push_callback(env, insn_idx, sub, NULL, BPF_FUNC_loop);
 	f->callback_depth = 0;
 	if (env->log.level & 2)
 		verbose(env, "frame%u bpf_loop iteration limit reached\n", env->cur->curframe);
@@ -930,8 +938,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* the callback's round is queued before the helper's return is modelled (as in 6.18,
 	 * whose map compatibility check comes after) */
-	if (id == BPF_FUNC_for_each_map_elem) {
-		err = push_callback(env, *insn_idx, cb_sub, map);
+	if (id == BPF_FUNC_for_each_map_elem || id == BPF_FUNC_user_ringbuf_drain) {
+		err = push_callback(env, *insn_idx, cb_sub, map, id);
 		if (err)
 			return err;
 	} else if (id == BPF_FUNC_loop) {
@@ -979,6 +987,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_SK_STORAGE) !=
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
+		    (map->map_type == BPF_MAP_TYPE_USER_RINGBUF) !=
+			    (id == BPF_FUNC_user_ringbuf_drain) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
 		    (sockmap_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
 		    (sockhash_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||

@@ -551,8 +551,7 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 	}
 }
 
-static int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, u32 regno,
-			 bool fixed_ok)
+int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, u32 regno, bool fixed_ok)
 {
 	if (reg->off < 0) {
 		verbose(env, "negative offset %s ptr R%u off=%d disallowed\n",
@@ -1011,8 +1010,9 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	if (err)
 		return err;
 
-	/* 6.18 shows the slot a load reads in the load's state line */
-	if (dst && f == cur_frame(env))
+	/* 6.18 shows the slot a load reads in the load's state line: its index, in whichever frame
+	 * it is (the kernel marks slots scratched by index alone) */
+	if (dst)
 		env->scratched_slots |= 1ull << ((-lo - 1) / SLOT_SIZE);
 
 	if (is_spilled(sl)) {

@@ -185,16 +185,39 @@ static int valid_dynptr(struct verifier_env *env, const struct reg_state *reg)
 	return spi;
 }
 
+/* A dynptr the program was given (a user ring buffer callback's): whole, at no offset, never
+ * made, mutated or released by the program. */
+static int check_const_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type)
+{
+	int err;
+
+	if (arg_type == ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE) {
+		verbose(env, "cannot release unowned const bpf_dynptr\n");
+		return -EINVAL;
+	}
+	err = check_ptr_off(env, &cur_regs(env)[regno], regno, false);
+	if (err)
+		return err;
+	if (arg_type == ARG_PTR_TO_DYNPTR_LOCAL_UNINIT ||
+	    arg_type == ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT) {
+		verbose(env, "Dynptr has to be an uninitialized dynptr\n");
+		return -EINVAL;
+	}
+	return 0; /* (ARG_PTR_TO_DYNPTR_RDONLY takes any kind) */
+}
+
 int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn_idx)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	struct func_state *f = frame_of(env, reg);
 	int spi, err;
 
-	if (reg->type != PTR_TO_STACK) {
+	if (reg->type != PTR_TO_STACK && reg->type != CONST_PTR_TO_DYNPTR) {
 		verbose(env, "R%u type=%s expected=fp, dynptr_ptr\n", regno, reg_type_str(reg->type));
 		return -EACCES;
 	}
+	if (reg->type == CONST_PTR_TO_DYNPTR)
+		return check_const_dynptr_arg(env, regno, arg_type);
 	if (arg_type == ARG_PTR_TO_DYNPTR_LOCAL_UNINIT)
 		return init_dynptr(env, regno, DYNPTR_TYPE_LOCAL, insn_idx);
 	if (arg_type == ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT)
@@ -259,7 +282,14 @@ int dynptr_arg_ids(struct verifier_env *env, u32 regno, u32 *id, u32 *ref_obj_id
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	const struct func_state *f = frame_of(env, reg);
-	int spi = dynptr_spi(env, reg);
+	int spi;
+
+	if (reg->type == CONST_PTR_TO_DYNPTR) {
+		*id = reg->id;
+		*ref_obj_id = reg->ref_obj_id;
+		return 0;
+	}
+	spi = dynptr_spi(env, reg);
 
 	if (spi < 0) {
 		verbose(env, "verifier internal error: failed to obtain dynptr id\n");

@@ -77,6 +77,9 @@ enum reg_type {
 	PTR_TO_TCP_SOCK_OR_NULL,	/* bpf_tcp_sock()'s, before its NULL check */
 	PTR_TO_XDP_SOCK,		/* an AF_XDP socket's struct bpf_xdp_sock, read only */
 	PTR_TO_XDP_SOCK_OR_NULL,	/* an XSKMAP lookup's, before its NULL check */
+	CONST_PTR_TO_DYNPTR,		/* a dynptr the program did not make, which it may read
+					 * through helpers only (a user ring buffer callback's R1;
+					 * dynptr_type its kind) */
 };
 
 /* One register.
@@ -415,6 +418,9 @@ int check_alignment(struct verifier_env *env, const struct reg_state *reg, s32 o
 		    bool strict_once);
 int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno, bool uninit_ok);
+/* A pointer that must point at its object's start (the kernel's __check_ptr_off_reg()): no
+ * variable offset, no negative one, and no fixed one unless fixed_ok. */
+int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, u32 regno, bool fixed_ok);
 /* An 8-byte-or-less store of unknown data through stack pointer regno (+off), as an
  * instruction stores it; insn is the one doing it (a helper call making a dynptr). */
 int check_stack_store(struct verifier_env *env, u32 regno, s32 off, int size,

@@ -44,6 +44,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_TCP_SOCK_OR_NULL] = "tcp_sock_or_null",
 		[PTR_TO_XDP_SOCK] = "xdp_sock",
 		[PTR_TO_XDP_SOCK_OR_NULL] = "xdp_sock_or_null",
+		[CONST_PTR_TO_DYNPTR] = "dynptr_ptr",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -358,6 +359,10 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL || t == PTR_TO_MEM ||
 	    t == PTR_TO_MEM_OR_NULL) {
 		pb(&p, "%ssz=%u", sep, reg->mem_size);
+		sep = ",";
+	}
+	if (t == CONST_PTR_TO_DYNPTR) {
+		pb(&p, "%stype=%s", sep, dynptr_type_str(reg->dynptr_type));
 		sep = ",";
 	}
 	if (scalar_is_const(&reg->s)) {

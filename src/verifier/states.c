@@ -162,6 +162,10 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		/* the kernel's regs_exact(): the same record, seen the same way */
 		return scalar_same(&o->s, &c->s) && o->mem_size == c->mem_size &&
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
+	case CONST_PTR_TO_DYNPTR:
+		/* the kernel's regs_exact() */
+		return o->dynptr_type == c->dynptr_type && check_ids(m, o->id, c->id) &&
+		       check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
 		if (exact ? c->range != o->range : c->range < o->range)

@@ -550,6 +550,7 @@ int cli_map_dump(struct userbpf_object *obj, const char *name, const char *names
 	}
 	switch (userbpf_map_type(m)) {
 	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_USER_RINGBUF:
 		rc = dump_ringbuf(m);
 		goto end;
 	case BPF_MAP_TYPE_QUEUE:

@@ -123,6 +123,7 @@ const char *cli_map_type_name(unsigned int type)
 	    [BPF_MAP_TYPE_LRU_PERCPU_HASH] = "lru_percpu_hash",
 	    [BPF_MAP_TYPE_LPM_TRIE] = "lpm_trie",
 	    [BPF_MAP_TYPE_RINGBUF] = "ringbuf",
+	    [BPF_MAP_TYPE_USER_RINGBUF] = "user_ringbuf",
 	    [BPF_MAP_TYPE_DEVMAP] = "devmap",
 	    [BPF_MAP_TYPE_DEVMAP_HASH] = "devmap_hash",
 	    [BPF_MAP_TYPE_CPUMAP] = "cpumap",
