@@ -92,6 +92,10 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_timer_ops", true },
 	{ "xdp_dynptr_ops", true },
 	{ "xdp_user_ringbuf", true },
+	{ "xdp_dynptr_global", true },
+	{ "xdp_dynptr_global_pkt", false },
+	{ "xdp_dynptr_global_caller_pkt", false },
+	{ "xdp_dynptr_global_uninit", false },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -253,8 +253,9 @@ static u64 type_size(const struct btf *btf, u32 id, int depth)
 }
 
 /* GARG_SCALAR for an integer or enum, GARG_CTX for a pointer to the program type's ctx,
- * GARG_MEM (its size in *size) for a pointer to anything else with a size, else 0 (a kind we
- * do not model). */
+ * GARG_DYNPTR for a pointer to struct bpf_dynptr (which the function may only read through
+ * helpers), GARG_MEM (its size in *size) for a pointer to anything else with a size, else 0 (a
+ * kind we do not model). */
 static u8 garg_kind(const struct verifier_env *env, u32 type_id, u32 *size)
 {
 	const struct btf *btf = env->btf;
@@ -281,6 +282,8 @@ static u8 garg_kind(const struct verifier_env *env, u32 type_id, u32 *size)
 			*size = 0;
 		return size ? GARG_UNSIZED : 0;
 	}
+	if (kind == BTF_KIND_STRUCT && !strcmp(btf_str_by_offset(btf, t->name_off), "bpf_dynptr"))
+		return GARG_DYNPTR;
 	want = ctx_type_name(env->prog->type, kind == BTF_KIND_TYPEDEF);
 	if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_TYPEDEF) && want &&
 	    !strcmp(btf_str_by_offset(btf, t->name_off), want))

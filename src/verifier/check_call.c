@@ -676,7 +676,9 @@ void mark_pkt_data_changers(struct verifier_env *env)
 		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg || in->imm < 0)
 			continue;
 		fn = prog_helper_proto(env->prog, (u32)in->imm);
-		if (fn && fn->changes_pkt_data)
+		/* (bpf_dynptr_write() may write an skb's dynptr: 6.18 counts it, whatever the
+		 * dynptr turns out to be) */
+		if (fn && (fn->changes_pkt_data || in->imm == BPF_FUNC_dynptr_write))
 			env->subprog[find_containing_subprog(env, (int)i)].changes_pkt_data = true;
 	}
 	while (changed) {
@@ -1027,6 +1029,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			break;
 		}
 	u32 release_id = 0, alloc_size = 0, cast_ref = 0, slice_of = 0, slice_ref = 0;
+	/* a write through an skb's dynptr may move the packet */
+	bool skb_dynptr = id == BPF_FUNC_dynptr_write &&
+			  regs[BPF_REG_1].type == CONST_PTR_TO_DYNPTR &&
+			  regs[BPF_REG_1].dynptr_type == DYNPTR_TYPE_SKB;
 
 	if (id == BPF_FUNC_tail_call) {
 		err = check_reference_leak(env, "tail_call");
@@ -1146,7 +1152,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		regs[BPF_REG_0].ref_obj_id = slice_ref;
 		break;
 	}
-	if (fn->changes_pkt_data)
+	if (fn->changes_pkt_data || (id == BPF_FUNC_dynptr_write && skb_dynptr))
 		clear_all_pkt_pointers(env);
 	return 0;
 }
@@ -1214,13 +1220,16 @@ static int call_global(struct verifier_env *env, u32 sub)
 		const struct reg_state *r = &regs[BPF_REG_1 + a];
 		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;
 
-		if (sp->arg[a] == GARG_MEM) {
-			int err = check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a]);
+		if (sp->arg[a] == GARG_MEM || sp->arg[a] == GARG_DYNPTR) {
+			int err = sp->arg[a] == GARG_MEM
+					  ? check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a])
+					  : check_global_dynptr_arg(env, BPF_REG_1 + a);
 
 			if (err) {
 				verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
 					sp->name);
-				return -EINVAL;
+				/* (a memory argument's error is EINVAL whatever it was) */
+				return sp->arg[a] == GARG_MEM ? -EINVAL : err;
 			}
 			continue;
 		}

@@ -28,6 +28,8 @@ const char *dynptr_type_str(u8 type)
 		return "local";
 	case DYNPTR_TYPE_RINGBUF:
 		return "ringbuf";
+	case DYNPTR_TYPE_SKB:
+		return "skb";
 	default:
 		return "<invalid>";
 	}
@@ -248,6 +250,35 @@ int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn
 		scratch_slot(env, f, spi - i);
 	}
 	return 0;
+}
+
+int check_global_dynptr_arg(struct verifier_env *env, u32 regno)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	/* pointers that may not be offset here (the kernel's check_func_arg_reg_off()) */
+	switch (reg->type) {
+	case SCALAR_VALUE:
+	case PTR_TO_STACK:
+	case PTR_TO_PACKET:
+	case PTR_TO_PACKET_META:
+	case PTR_TO_MAP_KEY:
+	case PTR_TO_MAP_VALUE:
+	case PTR_TO_MEM:
+	case PTR_TO_RINGBUF_MEM:
+		break;
+	default:
+		err = check_ptr_off(env, reg, regno, false);
+		if (err)
+			return err;
+	}
+	if (reg->type != PTR_TO_STACK && reg->type != CONST_PTR_TO_DYNPTR) {
+		verbose(env, "arg#%u expected pointer to stack or const struct bpf_dynptr\n",
+			regno - 1);
+		return -EINVAL;
+	}
+	return check_dynptr_arg(env, regno, ARG_PTR_TO_DYNPTR_RDONLY, -1);
 }
 
 int release_dynptr_arg(struct verifier_env *env, u32 regno)

@@ -4,14 +4,20 @@
 
 #include "verifier/env.h"
 
-/* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type). */
-enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF };
+/* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type).  userbpf makes no skb
+ * dynptrs (bpf_dynptr_from_skb() is a kfunc), but 6.18 types a global function's dynptr
+ * argument so, and then takes bpf_dynptr_write() through it to move the packet. */
+enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF, DYNPTR_TYPE_SKB };
 
 const char *dynptr_type_str(u8 type);
 
 /* A helper's dynptr argument in register regno, of one of the ARG_PTR_TO_DYNPTR_* kinds: makes
  * the dynptr (the *_UNINIT kinds) or checks that one is there. */
 int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn_idx);
+
+/* A global function's struct bpf_dynptr * argument in regno: the caller's initialised dynptr
+ * (on its stack, or one it was given). */
+int check_global_dynptr_arg(struct verifier_env *env, u32 regno);
 
 /* After the arguments: the ring buffer dynptr in regno is submitted or discarded. */
 int release_dynptr_arg(struct verifier_env *env, u32 regno);

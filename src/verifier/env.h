@@ -209,7 +209,7 @@ enum { REF_PTR = 0, REF_LOCK = 1 };
 /* A global function's argument kinds: an integer, the program's ctx, a pointer to memory of a
  * known size (arg_size; maybe NULL, as 6.18 assumes without an __arg_nonnull tag), a pointer to
  * something without a size (void *: 6.18 refuses every call). */
-enum { GARG_SCALAR = 1, GARG_CTX, GARG_MEM, GARG_UNSIZED };
+enum { GARG_SCALAR = 1, GARG_CTX, GARG_MEM, GARG_UNSIZED, GARG_DYNPTR };
 
 struct subprog_info {
 	int start;		/* first insn; subprog[cnt].start == len (sentinel) */

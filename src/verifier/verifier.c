@@ -17,6 +17,7 @@
 #include "exec/ctx.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "verifier/dynptr.h"
 #include "verifier/env.h"
 #include "verifier/verifier.h"
 
@@ -93,6 +94,12 @@ static int do_check(struct verifier_env *env, u32 sub)
 
 			if (sp->arg[a] == GARG_CTX) {
 				mark_ptr(r, PTR_TO_CTX);
+			} else if (sp->arg[a] == GARG_DYNPTR) {
+				/* some dynptr of the caller's (6.18 says an skb's: dynptr.h) */
+				mark_ptr(r, CONST_PTR_TO_DYNPTR);
+				r->dynptr_type = DYNPTR_TYPE_SKB;
+				r->dynptr_first = true;
+				r->id = ++env->id_gen;
 			} else if (sp->arg[a] == GARG_MEM) {
 				/* any memory of the pointee's size, or NULL */
 				mark_ptr(r, PTR_TO_MEM_OR_NULL);
