@@ -11,6 +11,7 @@
 #include <userbpf.h>
 
 #include "btf/btf.h"
+#include "exec/bpf_timer.h"
 #include "ids.h"
 #include "pin.h"
 #include "syscall.h"
@@ -244,6 +245,7 @@ int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	int ret = sys_bpf(cmd, attr, size);
 
+	bpf_timer_sync(); /* (an update or delete freed a timer whose callback runs) */
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

@@ -56,6 +56,8 @@ static struct utimer *running;	/* whose callback runs now */
 static struct utimer *dead;	/* freed timers, for the thread to free */
 static struct bpf_prog **to_put; /* program references dropped, for the thread to put */
 static u32 nr_to_put, cap_to_put;
+/* A timer this thread freed while its callback ran, for bpf_timer_sync() to wait for. */
+static __thread const struct utimer *wait_for;
 
 static u64 clock_ns(clockid_t clock)
 {
@@ -459,12 +461,26 @@ void bpf_timer_free(struct bpf_map *map, void *value)
 		__atomic_store_n(word, NULL, __ATOMIC_RELAXED);
 		if (t->heap_pos)
 			heap_remove(t);
-		/* (a callback running now finishes first: the thread reaps between callbacks) */
+		/* (a callback running now finishes first: the thread reaps between callbacks; the
+		 * freeing map operation waits for it once it holds no lock, bpf_timer_sync()) */
+		if (running == t && !on_runner())
+			wait_for = t;
 		t->next_dead = dead;
 		dead = t;
 		pthread_cond_signal(&twake);
 	}
 	pthread_mutex_unlock(&tlock);
+}
+
+void bpf_timer_sync(void)
+{
+	if (!wait_for)
+		return;
+	pthread_mutex_lock(&tlock);
+	while (running == wait_for)
+		pthread_cond_wait(&tidle, &tlock);
+	pthread_mutex_unlock(&tlock);
+	wait_for = NULL;
 }
 
 void bpf_timer_map_free(struct bpf_map *map)

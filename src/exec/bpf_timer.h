@@ -25,6 +25,13 @@ void bpf_timer_map_init(struct bpf_map *map);
 /* Cancels and frees the timer of value (an element leaving the map, or updated): lock-free
  * when it has none.  Safe inside a read section and under a bucket lock. */
 void bpf_timer_free(struct bpf_map *map, void *value);
+/* Waits until no callback of a timer this thread freed is running (the kernel's
+ * bpf_timer_cancel_and_free() waits so too): called when the map operation that freed it holds
+ * no lock any more (the end of a bpf() command, of a map helper), so that once the operation has
+ * returned, an element's old callback does not act on it, nor on a timer made there since.
+ * Nothing to do (one thread-local load) in the usual case. */
+void bpf_timer_sync(void);
+
 /* Before the map's memory goes: frees the timers left (ops->free_timers) and waits for a
  * callback still running on one of its values. */
 void bpf_timer_map_free(struct bpf_map *map);

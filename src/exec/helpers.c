@@ -68,18 +68,24 @@ static u64 h_map_lookup_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 	return (uintptr_t)m->ops->lookup_ptr(m, PTR(key));
 }
 
+/* (a map with timers: an update or delete may free a timer whose callback runs; the JIT calls
+ * these for such maps, not the ops, prog_resolve_call()) */
 static u64 h_map_update_elem(u64 map, u64 key, u64 value, u64 flags, u64 a5)
 {
 	struct bpf_map *m = PTR(map);
+	int ret = map_prog_update(m)(m, PTR(key), PTR(value), flags);
 
-	return (u64)(s64)map_prog_update(m)(m, PTR(key), PTR(value), flags);
+	bpf_timer_sync();
+	return (u64)(s64)ret;
 }
 
 static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 {
 	struct bpf_map *m = PTR(map);
+	int ret = m->ops->delete(m, PTR(key));
 
-	return (u64)(s64)m->ops->delete(m, PTR(key));
+	bpf_timer_sync();
+	return (u64)(s64)ret;
 }
 
 /* Queue and stack maps (the verifier allows these three on them only): their ops with no key
@@ -156,6 +162,8 @@ int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how)
 		how->fn = (const void *)m->ops->lookup_ptr;
 		return how->fn != NULL;
 	}
+	if (m->timer_off >= 0) /* (the helpers, which wait for a freed timer's callback) */
+		return 0;
 	how->kind = JIT_CALL_DIRECT;
 	how->sext32 = 1;
 	if (fn == (const void *)h_map_update_elem)
