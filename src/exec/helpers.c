@@ -75,7 +75,8 @@ static u64 h_map_update_elem(u64 map, u64 key, u64 value, u64 flags, u64 a5)
 	struct bpf_map *m = PTR(map);
 	int ret = map_prog_update(m)(m, PTR(key), PTR(value), flags);
 
-	bpf_timer_sync();
+	if (m->timer_off >= 0)
+		bpf_timer_sync();
 	return (u64)(s64)ret;
 }
 
@@ -84,7 +85,8 @@ static u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 	struct bpf_map *m = PTR(map);
 	int ret = m->ops->delete(m, PTR(key));
 
-	bpf_timer_sync();
+	if (m->timer_off >= 0)
+		bpf_timer_sync();
 	return (u64)(s64)ret;
 }
 

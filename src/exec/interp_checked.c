@@ -49,9 +49,10 @@ bool interp_check_add_ro(struct interp_check *c, uint64_t start, uint64_t len, c
 void interp_check_allow_unaligned(struct interp_check *c, uint64_t start, uint64_t len)
 {
 	unsigned int n = sizeof(c->unaligned_ok) / sizeof(c->unaligned_ok[0]);
+	unsigned int i = c->nunaligned_ok++ % n;
 
-	c->unaligned_ok[c->nunaligned_ok++ % n].start = start;
-	c->unaligned_ok[(c->nunaligned_ok - 1) % n].len = len;
+	c->unaligned_ok[i].start = start;
+	c->unaligned_ok[i].len = len;
 }
 
 static bool unaligned_ok(const struct interp_check *c, uint64_t addr, uint64_t size)

@@ -127,7 +127,7 @@ struct bpf_map {
 	 * it), and under it with BPF_F_LOCK. */
 	s32 spin_lock_off;
 	/* Where the value's struct bpf_timer is, -1 without one: its first word points at the
-	 * timer's state (src/exec/timer.c); bpf() copies values around it and reads it as 0, and
+	 * timer's state (src/exec/bpf_timer.c); bpf() copies values around it and reads it as 0, and
 	 * an element's timer is cancelled and freed when the element is updated, deleted or
 	 * evicted, and every one when the last fd (or pin) of the map goes. */
 	s32 timer_off;

@@ -717,6 +717,17 @@ static bool map_has_for_each(const struct bpf_map *map)
 	}
 }
 
+/* The state a callback's verification starts from: a copy of the current one, queued to go on
+ * at subprogram sub's first instruction (the call at insn_idx). */
+static int push_callback_state(struct verifier_env *env, int insn_idx, int sub,
+			       struct vstate **st)
+{
+	if (sub < 0)
+		return -EFAULT;
+	*st = push_stack(env, env->subprog[sub].start, insn_idx);
+	return *st ? 0 : -ENOMEM;
+}
+
 /* Queues a timer callback's verification (the kernel's push_async_cb()): not a round of the
  * caller's path but a path of its own, from a fresh state, as the callback runs later on a stack
  * of its own: R1 the timer's map, R2 the element's key, R3 its value.  Its exit ends the path
@@ -726,12 +737,10 @@ static int push_async_callback(struct verifier_env *env, int insn_idx, int sub,
 {
 	struct func_state *f;
 	struct vstate *st;
+	int err = push_callback_state(env, insn_idx, sub, &st);
 
-	if (sub < 0)
-		return -EFAULT;
-	st = push_stack(env, env->subprog[sub].start, insn_idx);
-	if (!st)
-		return -ENOMEM;
+	if (err)
+		return err;
 	for (u32 i = 1; i <= st->curframe; i++) {
 		free(st->frame[i]->stack);
 		free(st->frame[i]);
@@ -773,12 +782,10 @@ static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct
 	struct func_state *caller = cur_frame(env), *callee;
 	const struct reg_state *cregs = caller->regs;
 	struct vstate *st;
+	int err = push_callback_state(env, insn_idx, sub, &st);
 
-	if (sub < 0)
-		return -EFAULT;
-	st = push_stack(env, env->subprog[sub].start, insn_idx);
-	if (!st)
-		return -ENOMEM;
+	if (err)
+		return err;
 	if (st->curframe + 1 >= MAX_CALL_FRAMES) {
 		verbose(env, "the call stack of %u frames is too deep\n", st->curframe + 2);
 		return -E2BIG;
@@ -792,10 +799,7 @@ static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct
 	st->curframe++;
 	if (helper == BPF_FUNC_user_ringbuf_drain) {
 		/* a user ring buffer record: R1 a dynptr over it, R2 the ctx */
-		mark_ptr(&callee->regs[BPF_REG_1], CONST_PTR_TO_DYNPTR);
-		callee->regs[BPF_REG_1].dynptr_type = DYNPTR_TYPE_LOCAL;
-		callee->regs[BPF_REG_1].dynptr_first = true;
-		callee->regs[BPF_REG_1].id = ++env->id_gen;
+		mark_const_dynptr(env, &callee->regs[BPF_REG_1], DYNPTR_TYPE_LOCAL);
 		callee->regs[BPF_REG_2] = cregs[BPF_REG_3];
 	} else if (map) {
 		if (!map_has_for_each(map)) {
@@ -1152,7 +1156,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		regs[BPF_REG_0].ref_obj_id = slice_ref;
 		break;
 	}
-	if (fn->changes_pkt_data || (id == BPF_FUNC_dynptr_write && skb_dynptr))
+	if (fn->changes_pkt_data || skb_dynptr)
 		clear_all_pkt_pointers(env);
 	return 0;
 }

@@ -187,6 +187,13 @@ static int valid_dynptr(struct verifier_env *env, const struct reg_state *reg)
 	return spi;
 }
 
+void mark_const_dynptr(struct verifier_env *env, struct reg_state *reg, u8 type)
+{
+	mark_ptr(reg, CONST_PTR_TO_DYNPTR);
+	reg->dynptr_type = type;
+	reg->id = ++env->id_gen;
+}
+
 /* A dynptr the program was given (a user ring buffer callback's): whole, at no offset, never
  * made, mutated or released by the program. */
 static int check_const_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type)

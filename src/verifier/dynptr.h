@@ -11,6 +11,10 @@ enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF, DYNPTR_TYPE_
 
 const char *dynptr_type_str(u8 type);
 
+/* reg becomes a dynptr the program was given (a user ring buffer callback's R1, a global
+ * function's dynptr argument), of kind type, with a fresh id. */
+void mark_const_dynptr(struct verifier_env *env, struct reg_state *reg, u8 type);
+
 /* A helper's dynptr argument in register regno, of one of the ARG_PTR_TO_DYNPTR_* kinds: makes
  * the dynptr (the *_UNINIT kinds) or checks that one is there. */
 int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn_idx);

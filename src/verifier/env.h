@@ -119,8 +119,9 @@ struct reg_state {
 	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
 	u32 mem_size;		/* RINGBUF_MEM*, MEM*: bytes it points at */
 	u32 dynptr_id;		/* MEM*: the dynptr it is a slice of (its id), 0 if none */
-	u8 dynptr_type;		/* a STACK_DYNPTR slot's spilled state: BPF_DYNPTR_TYPE_* */
-	bool dynptr_first;	/* ... and whether it is the dynptr's first (upper) slot */
+	u8 dynptr_type;		/* CONST_PTR_TO_DYNPTR, and a STACK_DYNPTR slot's spilled state:
+				 * its kind (dynptr.h's DYNPTR_TYPE_*) */
+	bool dynptr_first;	/* a STACK_DYNPTR slot's: whether it is the dynptr's first slot */
 	struct scalar s;
 };
 

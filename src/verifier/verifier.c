@@ -96,10 +96,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 				mark_ptr(r, PTR_TO_CTX);
 			} else if (sp->arg[a] == GARG_DYNPTR) {
 				/* some dynptr of the caller's (6.18 says an skb's: dynptr.h) */
-				mark_ptr(r, CONST_PTR_TO_DYNPTR);
-				r->dynptr_type = DYNPTR_TYPE_SKB;
-				r->dynptr_first = true;
-				r->id = ++env->id_gen;
+				mark_const_dynptr(env, r, DYNPTR_TYPE_SKB);
 			} else if (sp->arg[a] == GARG_MEM) {
 				/* any memory of the pointee's size, or NULL */
 				mark_ptr(r, PTR_TO_MEM_OR_NULL);
