@@ -1,0 +1,68 @@
+/* probe.c — bpf_probe_read*(): the "kernel" memory is this process's, copied through
+ * process_vm_readv() on our own pid so that a bad address gives -EFAULT and a zeroed buffer
+ * instead of a crash.
+ */
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "map/map.h"
+#include "exec/helpers/impl.h"
+
+/* Copies size bytes from our own address src; false if any of it is not readable. */
+bool copy_nofault(void *dst, const void *src, size_t size)
+{
+	struct iovec local = { dst, size }, remote = { (void *)src, size };
+
+	return !size || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
+}
+
+u64 h_probe_read(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	if (likely(copy_nofault(PTR(dst), PTR(src), (u32)size)))
+		return 0;
+	memset(PTR(dst), 0, (u32)size);
+	return (u64)-EFAULT;
+}
+
+/* Copies the NUL-terminated string at src into dst (size > 0 bytes, always terminated), a page
+ * at a time so that a string ending just before unmapped memory is still read, and nothing past
+ * the NUL (dst beyond it keeps its bytes, as the kernel's byte-wise copy leaves them).  Returns
+ * its length with the NUL, or -EFAULT. */
+int copy_str_nofault(char *dst, const char *src, size_t size)
+{
+	char page[4096];
+	size_t done = 0;
+
+	while (done < size - 1) {
+		size_t chunk = 4096 - ((uintptr_t)(src + done) & 4095);
+		char *nul;
+
+		if (chunk > size - 1 - done)
+			chunk = size - 1 - done;
+		if (!src || !copy_nofault(page, src + done, chunk))
+			return -EFAULT;
+		nul = memchr(page, 0, chunk);
+		if (nul) {
+			memcpy(dst + done, page, (size_t)(nul - page) + 1);
+			return (int)(done + (size_t)(nul - page)) + 1;
+		}
+		memcpy(dst + done, page, chunk);
+		done += chunk;
+	}
+	dst[done] = 0;
+	return (int)done + 1;
+}
+
+/* bpf_probe_read_str() and its _user / _kernel forms: the string with its NUL (the length
+ * returned counts it), or -EFAULT with dst zeroed; size 0 copies nothing and returns 0. */
+u64 h_probe_read_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	int n;
+
+	if (!(u32)size)
+		return 0;
+	n = copy_str_nofault(PTR(dst), PTR(src), (u32)size);
+	if (n < 0)
+		memset(PTR(dst), 0, (u32)size);
+	return (u64)(s64)n;
+}
