@@ -2,7 +2,7 @@
  * loads a descriptor whose call() runs the program entered at the callback as a fresh run.
  *
  * The helpers that take callbacks are this file's own (a bpf_loop-like `loop` and an `apply`
- * that passes five arguments), so that the JIT is tested whatever src/exec/helpers.c provides.
+ * that passes five arguments), so that the JIT is tested whatever src/exec/helpers/ provides.
  * Programs are conformance-assembler text; LDFUNC(r, label) stands for `lddw %rN, func label`,
  * which the assembler has no syntax for: it assembles as `call local label` (whose imm is the
  * same relative target) followed by a marker mov, which fix_ldfunc() turns into the LD_IMM64.
@@ -70,7 +70,7 @@ __asm__(".text\n"
 	".size jit_cb_test_aligned, . - jit_cb_test_aligned\n");
 #define h_aligned jit_cb_test_aligned
 
-/* bpf_loop() exactly (src/exec/helpers.c): the helper that interp_env.loop_id names in the
+/* bpf_loop() exactly (src/exec/helpers/callback.c): the helper that interp_env.loop_id names in the
  * inline-loop tests.  Counts its own calls: an inlined loop never reaches it. */
 static unsigned int bpf_loop_calls;
 

@@ -1,5 +1,5 @@
 /* Running loaded programs: the run-time packet state behind a context, and the entry points
- * BPF_PROG_TEST_RUN (test_run.c) and the helpers (src/exec/helpers.c) share.
+ * BPF_PROG_TEST_RUN (test_run.c) and the helpers (src/exec/helpers/) share.
  *
  * A program's r1 points at a struct skb_ctx / xdp_ctx (src/exec/ctx.h).  For socket filters and
  * tc programs that context is the first member of a struct run_skb, which also records what the
@@ -71,7 +71,7 @@ static inline struct run_skb *run_skb_of(const void *ctx)
 
 /* At least head bytes of headroom before ctx.data and tail bytes of tailroom after the packet:
  * the buffer is moved to a larger one (every pointer into it with it) when can_grow, as the
- * kernel's skb_cow()/pskb_expand_head() would; 0 or -ENOMEM (src/exec/helpers.c). */
+ * kernel's skb_cow()/pskb_expand_head() would; 0 or -ENOMEM (src/exec/helpers/skb.c). */
 int run_skb_room(struct run_skb *skb, u32 head, u32 tail);
 
 /* Ones' complement sum of len bytes at p added to sum, with p's first byte taken as the high
@@ -88,7 +88,7 @@ const void *run_skb_load_pkt(u64 ctx, s32 off, u32 size, void *buf);
 u32 helper_fns(u32 prog_type, bpf_helper_fn *fns, u32 n);
 
 /* jit_opts.resolve_call for a verified program (arg: the struct bpf_prog): direct calls of map
- * ops and inline array lookups for map helpers whose map is known (src/exec/helpers.c). */
+ * ops and inline array lookups for map helpers whose map is known (src/exec/helpers/map.c). */
 int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how);
 
 /* bpf_tail_call() at run time (tail_call.c): interp_env.tail_call's contract.  A run of a
