@@ -245,25 +245,17 @@ static void deduce32_from_block(struct scalar *s, u64 lo, u64 hi)
 	}
 }
 
-/* Step 3b: the smallest value >= min whose low half lies in [lo32, hi32]: if min's low half is
- * below the range, raise it to lo32 in the same block; if it is above, the first candidate is
- * lo32 in the next block (last_block: min is in the last block and there is none). */
-static u64 raise_to_subrange(u64 min, u32 lo32, u32 hi32, bool last_block)
+/* Step 3b: min with its low half raised to lo32 when below it, within min's 2^32 block (the
+ * kernel's __reg_deduce_mixed_bounds(): a low half above the range would move min to the next
+ * block, which 6.18 does not do). */
+static u64 raise_to_subrange(u64 min, u32 lo32)
 {
-	if ((u32)min < lo32)
-		return (min & HI32) | lo32;
-	if ((u32)min > hi32 && !last_block)
-		return ((min & HI32) + BLOCK) | lo32;
-	return min;
+	return (u32)min < lo32 ? (min & HI32) | lo32 : min;
 }
 
-static u64 lower_to_subrange(u64 max, u32 lo32, u32 hi32, bool first_block)
+static u64 lower_to_subrange(u64 max, u32 hi32)
 {
-	if ((u32)max > hi32)
-		return (max & HI32) | hi32;
-	if ((u32)max < lo32 && !first_block)
-		return ((max & HI32) - BLOCK) | hi32;
-	return max;
+	return (u32)max > hi32 ? (max & HI32) | hi32 : max;
 }
 
 /* Step 3a for both orders: unsigned, then signed (blocks by arithmetic >> 32). */
@@ -277,13 +269,10 @@ static void deduce32_from64(struct scalar *s)
 static void deduce64_from32(struct scalar *s)
 {
 	if (s->u32_min <= s->u32_max) {
-		s->umin = raise_to_subrange(s->umin, s->u32_min, s->u32_max,
-					    (s->umin & HI32) == HI32);
-		s->umax = lower_to_subrange(s->umax, s->u32_min, s->u32_max, (s->umax & HI32) == 0);
-		s->smin = (s64)raise_to_subrange((u64)s->smin, s->u32_min, s->u32_max,
-						 ((u64)s->smin & HI32) == 0x7fffffff00000000ULL);
-		s->smax = (s64)lower_to_subrange((u64)s->smax, s->u32_min, s->u32_max,
-						 ((u64)s->smax & HI32) == 0x8000000000000000ULL);
+		s->umin = raise_to_subrange(s->umin, s->u32_min);
+		s->umax = lower_to_subrange(s->umax, s->u32_max);
+		s->smin = (s64)raise_to_subrange((u64)s->smin, s->u32_min);
+		s->smax = (s64)lower_to_subrange((u64)s->smax, s->u32_max);
 	}
 
 	/* Later kernels' case for sign-extending loads: a value in [S32_MIN, S32_MAX] whose low
@@ -1192,6 +1181,28 @@ static bool refine(struct view *a, struct view *b, enum cond c)
 	}
 }
 
+/* A register compared with itself (`if r7 s> r7`): the kernel refines the one register as
+ * both operands in place, each operand's update landing on the same bounds.  Its updates of
+ * the two operands touch different bounds (a's lower, b's upper), so the result is both
+ * refined views together: `r7 s> r7` taken leaves [smin + 1, smax - 1], not a dead branch. */
+static bool refine_self(struct scalar *r, const struct view *v, enum cond c, bool swapped)
+{
+	struct view a = *v, b = *v;
+
+	if (!(swapped ? refine(&b, &a, c) : refine(&a, &b, c)))
+		return false;
+	a.umin = umax64(a.umin, b.umin);
+	a.umax = umin64(a.umax, b.umax);
+	a.smin = smax64(a.smin, b.smin);
+	a.smax = smin64(a.smax, b.smax);
+	a.t = tnum_intersect(a.t, b.t);
+	put_view(r, &a, true);
+	/* (synchronised once as each operand, as the kernel does) */
+	scalar_sync_bounds(r);
+	scalar_sync_bounds(r);
+	return scalar_is_valid(r);
+}
+
 bool scalar_refine_branch(struct scalar *dst, struct scalar *src, u8 op, bool jmp32, bool taken)
 {
 	unsigned int bits = jmp32 ? 32 : 64;
@@ -1205,6 +1216,8 @@ bool scalar_refine_branch(struct scalar *dst, struct scalar *src, u8 op, bool jm
 		jset_refine(dst, src, jmp32, c == C_SET);
 		return true;
 	}
+	if (dst == src)
+		return refine_self(dst, &d, c, swapped);
 	ok = swapped ? refine(&s, &d, c) : refine(&d, &s, c);
 	if (!ok)
 		return false;
