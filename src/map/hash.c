@@ -26,13 +26,13 @@
  * zeroes the others.  As in the kernel, an update of an existing per-CPU element is in place: it
  * does not move to the head of its chain.
  *
- * LRU: a full map makes room for a new key by evicting one instead of failing.  The victim is
- * chosen by a clock over the preallocated elements (which LRU maps require): a program's lookup
- * marks an element referenced (the kernel's bpf_lru_node_set_ref(); bpf() lookups do not), the
- * hand clears marks as it passes and evicts the first unmarked live element.  So recently used
- * keys survive, as with the kernel's lists, but the victim is not the kernel's, which evicts in
- * batches from per-CPU lists (and so may drop several keys at once, or one for an update of a
- * present key); below capacity everything is the plain hash map's.
+ * LRU: the kernel's lists (map/lru.h), so a map evicts the keys the kernel's would, in its
+ * batches, and an update takes a fresh element first, as the kernel's does (even for a present
+ * key, which may evict another).  A program's lookup marks its element referenced (the kernel's
+ * bpf_lru_node_set_ref(); bpf() lookups do not).  An update of a present key links the new
+ * element and frees the old one (per CPU: the value is replaced in place).  Elements go back to
+ * the lists after their bucket's lock is released, as the LRU's lock is taken before a bucket's.
+ * BPF_F_NO_COMMON_LRU rounds max_entries to a multiple of the CPUs, as the kernel does.
  *
  * bpf_for_each_map_elem() walks the buckets in order and each chain from its head, as the kernel
  * does, and leaves LRU marks alone (the kernel's walk does not touch its lists either).  The
@@ -52,6 +52,7 @@
 #include "exec/bpf_timer.h"
 #include "exec/callback.h"
 #include "map/jhash.h"
+#include "map/lru.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
 #include "rcu.h"
@@ -67,7 +68,7 @@ struct htab_elem {
 	struct htab_elem *next;	/* chain of the bucket, or the free list */
 	u32 hash;		/* full hash of the key; its low bits pick the bucket */
 	u8 live;		/* in a chain (set and cleared under its bucket's lock) */
-	u8 ref;			/* LRU: looked up by a program since the clock hand passed */
+	u8 ref;			/* LRU: looked up by a program since the lists last looked */
 	_Alignas(8) u8 data[];	/* key, padded to 8 bytes, then the value */
 };
 
@@ -87,7 +88,7 @@ struct bpf_htab {
 	bool percpu;
 	bool lru;
 	bool fd_values;		/* hash of maps: values are struct bpf_map pointers */
-	u32 clock;		/* LRU: the next area element the hand looks at */
+	struct lru lists;	/* LRU: the lists every element is on */
 	u32 elem_size;
 	bool prealloc;
 	u32 count;		/* live elements, <= max_entries */
@@ -208,18 +209,29 @@ static int htab_alloc_check(const union bpf_attr *attr)
 	return 0;
 }
 
+static bool lru_evict(void *arg, u32 i);
+
 static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct bpf_htab *h;
 
 	/* roundup_pow_of_two() must not overflow, and the kernel's bucket array (16-byte
 	 * buckets) must fit in a u32 size: both are E2BIG there. */
-	if (attr->max_entries > 1u << 31 || roundup_pow_of_two(attr->max_entries) > UINT32_MAX / 16)
+	u32 max_entries = attr->max_entries;
+
+	if (attr->map_flags & BPF_F_NO_COMMON_LRU) {
+		/* each CPU's lists get the same number of elements, one at least */
+		u32 n = map_possible_cpus(), up = (u32)(((u64)max_entries + n - 1) / n * n);
+
+		max_entries = (u64)up >= max_entries && up ? up : max_entries / n * n;
+	}
+	if (max_entries > 1u << 31 || roundup_pow_of_two(max_entries) > UINT32_MAX / 16)
 		return -E2BIG;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->n_buckets = roundup_pow_of_two(attr->max_entries);
+	h->map.max_entries = max_entries;
+	h->n_buckets = roundup_pow_of_two(max_entries);
 	h->key_round = round_up(attr->key_size, 8);
 	h->value_round = round_up(attr->value_size, 8);
 	h->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
@@ -236,9 +248,18 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 		goto free_htab;
 	if (h->prealloc) {
 		/* size_t: on i386 the product may not fit; calloc checks the multiplication */
-		h->area = calloc(attr->max_entries, h->elem_size);
+		h->area = calloc(max_entries, h->elem_size);
 		if (!h->area)
 			goto free_buckets;
+	}
+	if (h->lru) {
+		/* every element is the lists' to hand out */
+		h->next_unused = max_entries;
+		if (lru_init(&h->lists, max_entries, map_possible_cpus(),
+			     attr->map_flags & BPF_F_NO_COMMON_LRU,
+			     h->area + offsetof(struct htab_elem, ref), h->elem_size, lru_evict,
+			     h))
+			goto free_area;
 	}
 	if (attr->map_flags & BPF_F_ZERO_SEED)
 		h->hashrnd = 0;
@@ -247,6 +268,8 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 	*out = &h->map;
 	return 0;
 
+free_area:
+	free(h->area);
 free_buckets:
 	free(h->buckets);
 free_htab:
@@ -274,6 +297,8 @@ static void htab_free(struct bpf_map *map)
 			free(e);
 		}
 	}
+	if (h->lru)
+		lru_destroy(&h->lists);
 	free(h->area);
 	free(h->buckets);
 	free(h);
@@ -499,38 +524,109 @@ static bool chain_unlink(struct bucket *b, struct htab_elem *e)
 	return false;
 }
 
-/* LRU, full: evicts one element by the clock (see the top of the file).  Called with no lock
- * held; 0 when an element went back to the free list. */
-static int lru_evict(struct bpf_htab *h)
+/* Area element i of an LRU map (every element of one is in the area). */
+static struct htab_elem *area_elem(struct bpf_htab *h, u32 i)
 {
-	u32 n = __atomic_load_n(&h->next_unused, __ATOMIC_RELAXED);
+	return (struct htab_elem *)(h->area + (size_t)i * h->elem_size);
+}
 
-	for (u32 steps = 0; n && steps < 2 * n + 2; steps++) {
-		u32 i = __atomic_fetch_add(&h->clock, 1, __ATOMIC_RELAXED) % n;
-		struct htab_elem *e = (struct htab_elem *)(h->area + (size_t)i * h->elem_size);
-		struct bucket *b;
-		bool gone;
+static u32 area_index(struct bpf_htab *h, struct htab_elem *e)
+{
+	return (u32)(((u8 *)e - h->area) / h->elem_size);
+}
 
-		if (!__atomic_load_n(&e->live, __ATOMIC_RELAXED))
-			continue;
-		if (__atomic_load_n(&e->ref, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&e->ref, 0, __ATOMIC_RELAXED); /* a second chance */
-			continue;
-		}
-		b = htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED));
-		bucket_lock(b);
-		/* (atomics: programs' lookups set ref without the lock) */
-		gone = __atomic_load_n(&e->live, __ATOMIC_RELAXED) &&
-		       !__atomic_load_n(&e->ref, __ATOMIC_RELAXED) &&
-		       htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED)) == b &&
-		       chain_unlink(b, e);
-		spin_unlock(&b->lock);
-		if (gone) {
-			elem_free(h, e);
-			return 0;
-		}
+/* The lists' eviction (lru_evict_fn): element i out of its bucket, if it is still in one. */
+static bool lru_evict(void *arg, u32 i)
+{
+	struct bpf_htab *h = arg;
+	struct htab_elem *e = area_elem(h, i);
+	struct bucket *b = htab_bucket(h, __atomic_load_n(&e->hash, __ATOMIC_RELAXED));
+	bool gone;
+
+	bucket_lock(b);
+	gone = chain_unlink(b, e);
+	if (gone && h->map.timer_off >= 0)
+		bpf_timer_free(&h->map, elem_value(h, e));
+	spin_unlock(&b->lock);
+	if (gone)
+		__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+	return gone;
+}
+
+/* An LRU map's element back to the lists (no bucket lock held: the lists' lock comes first). */
+static void lru_elem_free(struct bpf_htab *h, struct htab_elem *e)
+{
+	if (h->map.timer_off >= 0)
+		bpf_timer_free(&h->map, elem_value(h, e));
+	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+	lru_push_free(&h->lists, area_index(h, e));
+}
+
+/* The kernel's LRU update: a fresh element first (which may evict), then under the bucket's
+ * lock the flags' check and the link; the element replaced, or the fresh one on an error, goes
+ * back after.  cpu as for store_value(); a per-CPU map's present element is updated in place
+ * (and takes no fresh one with BPF_EXIST). */
+static int lru_update(struct bpf_htab *h, const void *key, const void *value, u64 flags, int cpu)
+{
+	u32 hash = htab_hash(h, key);
+	struct bucket *b = htab_bucket(h, hash);
+	struct htab_elem *e = NULL, *old, **link;
+	int err = 0;
+
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	if (!h->percpu || flags != BPF_EXIST) {
+		s64 i = lru_pop_free(&h->lists);
+
+		if (i < 0)
+			return -ENOMEM;
+		e = area_elem(h, (u32)i);
+		__atomic_add_fetch(&h->count, 1, __ATOMIC_RELAXED);
+		/* A reader of another bucket may still be looking at this reused element: atomic
+		 * stores.  Its own bucket's counter, bumped when it was unlinked, makes that reader
+		 * retry. */
+		__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
+		racy_store(elem_key(e), key, h->map.key_size);
+		if (!h->percpu)
+			store_value(h, e, value, cpu, true);
 	}
-	return -E2BIG;
+	bucket_lock(b);
+	old = chain_find(h, b, hash, key, &link);
+	if (old && flags == BPF_NOEXIST)
+		err = -EEXIST;
+	else if (!old && flags == BPF_EXIST)
+		err = -ENOENT;
+	else if (old && h->percpu) {
+		__atomic_store_n(&old->ref, 1, __ATOMIC_RELAXED);
+		seq_write_begin(&b->seq);
+		store_value(h, old, value, cpu, false);
+		seq_write_end(&b->seq);
+		old = NULL; /* stays; e, if taken, goes back */
+	} else {
+		if (h->percpu)
+			store_value(h, e, value, cpu, true);
+		seq_write_begin(&b->seq);
+		__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+		if (old) {
+			/* the new element comes first in the chain, so the walk from link finds
+			 * the old one after it */
+			__atomic_store_n(&e->ref, 1, __ATOMIC_RELAXED);
+			if (link == &b->head)
+				link = &e->next;
+			__atomic_store_n(link, old->next, __ATOMIC_RELAXED);
+			__atomic_store_n(&old->live, 0, __ATOMIC_RELAXED);
+		}
+		seq_write_end(&b->seq);
+		e = NULL;
+	}
+	spin_unlock(&b->lock);
+	if (e)
+		lru_elem_free(h, e);
+	if (old && !err)
+		lru_elem_free(h, old);
+	return err;
 }
 
 /* cpu: -1 for bpf() (every CPU's copy of a per-CPU value), else a program's CPU.  Out of line:
@@ -563,8 +659,6 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 		}
 		flags &= ~BPF_F_LOCK;
 	}
-retry:
-	err = 0;
 	bucket_lock(b);
 	e = chain_find(h, b, hash, key, &link);
 	if (e && flags == BPF_NOEXIST) {
@@ -593,19 +687,9 @@ retry:
 		goto unlock;
 	}
 	e = elem_alloc(h, &err);
-	if (!e && err == -E2BIG && h->lru) {
-		/* full: make room (without our bucket's lock, as the victim's is taken), then
-		 * look again, as the key may have come or gone meanwhile */
-		spin_unlock(&b->lock);
-		if (lru_evict(h))
-			return -E2BIG;
-		goto retry;
-	}
 	if (!e)
 		goto unlock;
 	seq_write_begin(&b->seq);
-	if (h->lru)
-		__atomic_store_n(&e->ref, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
 	/* A reader of another bucket may still be looking at this reused element: atomic stores.
 	 * Its own bucket's counter, bumped when it was deleted, makes that reader retry. */
@@ -628,6 +712,8 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 {
 	struct bpf_htab *h = htab_of(map);
 
+	if (h->lru)
+		return lru_update(h, key, value, flags, -1);
 	if (!h->percpu && flags <= BPF_EXIST && flags != BPF_NOEXIST && !map_has_specials(map)) {
 		u32 hash = htab_hash(h, key);
 		struct bucket *b = htab_bucket(h, hash);
@@ -669,6 +755,8 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 static int percpu_htab_prog_update(struct bpf_map *map, const void *key, const void *value,
 				   u64 flags)
 {
+	if (htab_of(map)->lru)
+		return lru_update(htab_of(map), key, value, flags, (int)map_this_cpu());
 	return htab_update_common(map, key, value, flags, (int)map_this_cpu(), NULL);
 }
 
@@ -693,6 +781,11 @@ static int htab_remove(struct bpf_htab *h, const void *key, void *value, u64 fla
 	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
 	seq_write_end(&b->seq);
 	__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
+	if (h->lru) { /* after the unlock: the lists' lock comes first */
+		spin_unlock(&b->lock);
+		lru_elem_free(h, e);
+		return 0;
+	}
 	/* Freed before the unlock, as the kernel does: a full map must take the key back at
 	 * once, not fail (E2BIG) for whoever inserts it next while its slot is still counted. */
 	elem_free(h, e);
@@ -912,12 +1005,26 @@ static int htab_batch(struct bpf_map *map, union bpf_attr *attr, union bpf_attr 
 				__atomic_store_n(&e->live, 0, __ATOMIC_RELAXED);
 		}
 		spin_unlock(&b->lock);
+		if (h->lru) { /* last of the chain first, as the kernel gives them back */
+			struct htab_elem *rev = NULL;
+
+			while (dead) {
+				e = dead;
+				dead = e->next;
+				__atomic_store_n(&e->next, rev, __ATOMIC_RELAXED);
+				rev = e;
+			}
+			dead = rev;
+		}
 		while (dead) {
 			e = dead;
 			dead = e->next;
 			if (h->fd_values)
 				obj_put_deferred(&elem_inner(h, e)->obj);
-			elem_free(h, e);
+			if (h->lru)
+				lru_elem_free(h, e);
+			else
+				elem_free(h, e);
 		}
 		if (cnt) {
 			if (!ukeys || !uvalues) {

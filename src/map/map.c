@@ -304,7 +304,9 @@ int map_create(union bpf_attr *attr)
 	map->value_size = attr->value_size;
 	map->uvalue_size = ops->percpu ? round_up(attr->value_size, 8) * map_possible_cpus()
 				       : attr->value_size;
-	map->max_entries = attr->max_entries;
+	/* (a type may have rounded it, as BPF_F_NO_COMMON_LRU does: its alloc set it) */
+	if (!map->max_entries)
+		map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags | ops->forced_flags;
 	map->obj.kind = OBJ_MAP;
 	map->obj.access = access;
