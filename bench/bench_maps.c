@@ -2,7 +2,8 @@
  *
  * Why: userbpf's claim is that map operations in user space cost a function call instead of a
  * system call; these rows measure by how much, for the common commands on a hash map (4-byte key,
- * 8-byte value, 10k entries, all present) and an array map of the same shape, at 1 and 2 threads.
+ * 8-byte value, 10k entries, all present), an LRU hash map and an array map of the same shape, at
+ * 1 and 2 threads.
  * Both sides run the same code: they differ only in the function that is called with the attr.
  * With 2 threads, "delete+insert" partitions the keys so that every call succeeds; an operation
  * there is one DELETE and one re-insert (UPDATE with BPF_NOEXIST).
@@ -23,8 +24,12 @@ typedef int (*bpf_call_fn)(int cmd, union bpf_attr *attr, unsigned int size);
 struct map_ctx {
 	bpf_call_fn call;
 	int fd;
-	int hash;
 };
+
+/* The map types measured: an LRU hash has room for twice the keys (an LRU map evicts before it
+ * is full: the kernel's lists hand out elements in batches), so every key stays present. */
+enum kind { K_ARRAY, K_HASH, K_LRU };
+static const char *const kind_names[] = { "array", "hash", "lru" };
 
 static int kernel_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {
@@ -106,17 +111,18 @@ static uint64_t op_get_next_key(void *ctx, unsigned int tid, unsigned int nthrea
 }
 
 /* Creates a map of the given type with NKEYS keys present; returns -1 if that failed. */
-static int setup(struct map_ctx *c, bpf_call_fn call, int hash)
+static int setup(struct map_ctx *c, bpf_call_fn call, enum kind kind)
 {
+	static const uint32_t types[] = { BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH,
+					  BPF_MAP_TYPE_LRU_HASH };
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.map_type = hash ? BPF_MAP_TYPE_HASH : BPF_MAP_TYPE_ARRAY;
+	a.map_type = types[kind];
 	a.key_size = 4;
 	a.value_size = 8;
-	a.max_entries = NKEYS;
+	a.max_entries = kind == K_LRU ? 2 * NKEYS : NKEYS;
 	c->call = call;
-	c->hash = hash;
 	c->fd = call(BPF_MAP_CREATE, &a, sizeof(a));
 	if (c->fd < 0)
 		return -1;
@@ -132,7 +138,7 @@ static int setup(struct map_ctx *c, bpf_call_fn call, int hash)
 	return 0;
 }
 
-static void map_rows(int hash)
+static void map_rows(enum kind kind)
 {
 	static const struct {
 		const char *name;
@@ -145,10 +151,10 @@ static void map_rows(int hash)
 		{ "get_next_key", op_get_next_key, 0 },
 	};
 	struct map_ctx u, k;
-	int have_u = !setup(&u, bpf, hash), have_k = !setup(&k, kernel_bpf, hash);
+	int have_u = !setup(&u, bpf, kind), have_k = !setup(&k, kernel_bpf, kind);
 
 	for (unsigned int i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		if (ops[i].hash_only && !hash)
+		if (ops[i].hash_only && kind == K_ARRAY)
 			continue;
 		for (unsigned int nt = 1; nt <= 2; nt++) {
 			struct bench_side sides[2] = {
@@ -157,7 +163,7 @@ static void map_rows(int hash)
 			};
 			char name[64];
 
-			snprintf(name, sizeof(name), "map/%s/%s/%ut", hash ? "hash" : "array",
+			snprintf(name, sizeof(name), "map/%s/%s/%ut", kind_names[kind],
 				 ops[i].name, nt);
 			bench_row(name, sides, 2, nt);
 		}
@@ -170,10 +176,15 @@ static void map_rows(int hash)
 
 BENCH(map_hash)
 {
-	map_rows(1);
+	map_rows(K_HASH);
+}
+
+BENCH(map_lru)
+{
+	map_rows(K_LRU);
 }
 
 BENCH(map_array)
 {
-	map_rows(0);
+	map_rows(K_ARRAY);
 }
