@@ -34,6 +34,7 @@ struct corpus_case {
 
 static const struct corpus_case corpus[] = {
 	{ "xdp_udp_ports", true },
+	{ "xdp_subprog_tail_call", true },
 	{ "xdp_rate_array", true },
 	{ "xdp_no_bounds", false },
 	{ "tc_mark_vlan", true },

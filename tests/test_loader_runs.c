@@ -13,6 +13,7 @@
 
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf/insn.h"
 #include "userbpf/loader.h"
 
 /* Opens and loads tests/corpus/<name>.bpf.o on each side: 0, its objects and its (first)
@@ -348,4 +349,58 @@ TEST(loader_runs_sk_lookup_steer)
 	for (int s = 0; s < NSIDES; s++)
 		userbpf_object_close(obj[s]);
 	close(l4);
+}
+
+/* xdp_subprog_tail_call: a tail call from a subprogram.  The target (r0 = XDP_TX) in slot 2 runs
+ * in the subprogram's frame and its r0 is the subprogram's return value, which main passes on;
+ * the other slots are empty, so the call fails and the subprogram's own XDP_DROP becomes main's
+ * XDP_PASS.  Then the target is replaced by one returning 9, which main's check turns into
+ * XDP_ABORTED. */
+TEST(loader_runs_subprog_tail_call)
+{
+	struct userbpf_object *obj[NSIDES] = { NULL };
+	int prog[NSIDES], target[NSIDES][2], table[NSIDES];
+	static const int32_t target_r0[2] = { XDP_TX, 9 };
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(load_corpus("xdp_subprog_tail_call", obj, prog) == 0);
+	for (int s = 0; s < NSIDES; s++) {
+		table[s] = userbpf_map_fd(userbpf_object_find_map(obj[s], "jmp_table"));
+		REQUIRE(table[s] >= 0);
+		for (int t = 0; t < 2; t++) {
+			struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, target_r0[t]),
+						    BPF_EXIT_INSN() };
+
+			/* (a program array takes programs of its owner's attach type too:
+			 * SEC("xdp") is BPF_XDP) */
+			target[s][t] = side_prog_load_eat_log(s, BPF_PROG_TYPE_XDP, BPF_XDP, insns,
+							      2, NULL, 0).rc;
+			REQUIRE(target[s][t] >= 0);
+		}
+	}
+	for (int t = 0; t < 2; t++) {
+		for (int s = 0; s < NSIDES; s++) {
+			uint32_t key = 2, fd = (uint32_t)target[s][t];
+
+			struct bpf_result r = side_elem(s, BPF_MAP_UPDATE_ELEM, table[s], &key, &fd,
+							BPF_ANY);
+
+			REQUIRE_EQ(r.rc, 0);
+		}
+		for (uint8_t b = 0; b < 8; b++) {
+			uint8_t pkt[64] = { b };
+			uint32_t ret = 0;
+			char what[64];
+
+			snprintf(what, sizeof(what), "target %d, packet byte 0 = %u", t, b);
+			if (!RUNS_AGREE(what, prog, pkt, sizeof(pkt), &ret))
+				break;
+			CHECK_EQ(ret, (b & 3) != 2 ? XDP_PASS : t ? XDP_ABORTED : XDP_TX);
+		}
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		for (int t = 0; t < 2; t++)
+			close(target[s][t]);
+		userbpf_object_close(obj[s]);
+	}
 }

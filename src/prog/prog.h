@@ -70,7 +70,7 @@ struct bpf_prog {
 	 * makes storage for (src/map/cgroup_storage.h). */
 	struct bpf_map *cgroup_storage[2];
 
-	u32 stack_depth;		/* deepest frame's stack use in bytes, from the verifier */
+	u32 stack_depth;		/* main's stack use in bytes, from the verifier */
 	u32 max_ctx_offset;		/* end of the furthest ctx field the program reads or
 					 * writes, from the verifier (a raw tracepoint's test run
 					 * needs that much ctx) */

@@ -104,6 +104,21 @@ int check_btf_info_early(struct verifier_env *env, const union bpf_attr *attr,
 	return 0;
 }
 
+/* Whether func_info[i]'s function returns an integer or an enum (the kernel's scalar_return:
+ * btf_type_is_small_int() or any enum). */
+static bool func_returns_scalar(struct verifier_env *env, u32 i)
+{
+	const struct btf_type *f = btf_type_by_id(env->btf, env->func_info[i].type_id), *proto, *ret;
+
+	proto = f ? btf_type_by_id(env->btf, f->type) : NULL;
+	ret = proto ? btf_skip_modifiers(env->btf, proto->type, NULL) : NULL;
+	if (!ret)
+		return false;
+	if (BTF_INFO_KIND(ret->info) == BTF_KIND_ENUM || BTF_INFO_KIND(ret->info) == BTF_KIND_ENUM64)
+		return true;
+	return BTF_INFO_KIND(ret->info) == BTF_KIND_INT && ret->size <= 8;
+}
+
 static int check_btf_func(struct verifier_env *env)
 {
 	if (!env->func_info_cnt)
@@ -117,6 +132,19 @@ static int check_btf_func(struct verifier_env *env)
 			verbose(env, "func_info BTF section doesn't match subprog layout in BPF "
 				     "program\n");
 			return -EINVAL;
+		}
+		/* a subprogram that may end the program (LD_ABS/LD_IND, a tail call) returns
+		 * the program's integer */
+		if (i && !func_returns_scalar(env, i)) {
+			if (subprog_has_insn(env, i, insn_is_ld_abs)) {
+				verbose(env, "LD_ABS is only allowed in functions that return 'int'.\n");
+				return -EINVAL;
+			}
+			if (subprog_has_insn(env, i, insn_is_tail_call)) {
+				verbose(env, "tail_call is only allowed in functions that return "
+					     "'int'.\n");
+				return -EINVAL;
+			}
 		}
 	}
 	return 0;

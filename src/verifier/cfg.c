@@ -120,30 +120,38 @@ int add_subprogs(struct verifier_env *env)
 	return 0;
 }
 
-/* Without BTF func info (which userbpf does not take) a subprogram may not end the program
- * abnormally, by LD_ABS/LD_IND or a tail call: the kernel's check_abnormal_return(), subprogram
- * by subprogram. */
+bool insn_is_ld_abs(const struct bpf_insn *in)
+{
+	return BPF_CLASS(in->code) == BPF_LD &&
+	       (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND);
+}
+
+bool insn_is_tail_call(const struct bpf_insn *in)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0 &&
+	       in->imm == BPF_FUNC_tail_call;
+}
+
+bool subprog_has_insn(const struct verifier_env *env, u32 sub,
+		      bool (*pred)(const struct bpf_insn *))
+{
+	for (int i = env->subprog[sub].start; i < env->subprog[sub + 1].start; i++)
+		if (pred(&env->insns[i]))
+			return true;
+	return false;
+}
+
+/* Without BTF func info a subprogram may not end the program abnormally, by LD_ABS/LD_IND or
+ * a tail call: the kernel's check_abnormal_return(), subprogram by subprogram.  (With it, the
+ * subprogram must return an integer: check_btf_func().) */
 static int check_abnormal_return(struct verifier_env *env)
 {
 	for (u32 sub = 1; sub < env->subprog_cnt; sub++) {
-		int lo = env->subprog[sub].start, hi = env->subprog[sub + 1].start;
-		bool ld_abs = false, tail_call = false;
-
-		for (int i = lo; i < hi; i++) {
-			const struct bpf_insn *in = &env->insns[i];
-
-			if (BPF_CLASS(in->code) == BPF_LD &&
-			    (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND))
-				ld_abs = true;
-			if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg != BPF_PSEUDO_CALL &&
-			    in->imm == BPF_FUNC_tail_call)
-				tail_call = true;
-		}
-		if (ld_abs) {
+		if (subprog_has_insn(env, sub, insn_is_ld_abs)) {
 			verbose(env, "LD_ABS is not allowed in subprogs without BTF\n");
 			return -EINVAL;
 		}
-		if (tail_call) {
+		if (subprog_has_insn(env, sub, insn_is_tail_call)) {
 			verbose(env, "tail_call is not allowed in subprogs without BTF\n");
 			return -EINVAL;
 		}
@@ -183,7 +191,7 @@ int check_subprogs(struct verifier_env *env)
 				end = env->subprog[cur + 1].start;
 		}
 	}
-	return check_abnormal_return(env);
+	return env->func_info_cnt ? 0 : check_abnormal_return(env);
 }
 
 /* DFS colours and edge marks, as in the kernel's walk */

@@ -741,6 +741,7 @@ static int push_async_callback(struct verifier_env *env, int insn_idx, int sub,
 
 	if (err)
 		return err;
+	env->subprog[sub].is_async_cb = true;
 	for (u32 i = 1; i <= st->curframe; i++) {
 		free(st->frame[i]->stack);
 		free(st->frame[i]);
@@ -1039,6 +1040,14 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			  regs[BPF_REG_1].dynptr_type == DYNPTR_TYPE_SKB;
 
 	if (id == BPF_FUNC_tail_call) {
+		/* a constant index into the array is a direct jump for the kernel's JIT: precise
+		 * (its record_func_key()) */
+		if (map && scalar_is_const(&regs[BPF_REG_3].s) &&
+		    regs[BPF_REG_3].s.var_off.value < map->max_entries) {
+			err = mark_precise_reg(env, BPF_REG_3);
+			if (err)
+				return err;
+		}
 		err = check_reference_leak(env, "tail_call");
 		if (err)
 			return err;
@@ -1158,6 +1167,14 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	if (fn->changes_pkt_data || skb_dynptr)
 		clear_all_pkt_pointers(env);
+	if (id == BPF_FUNC_tail_call && env->cur->curframe) {
+		/* 6.18: a tail call in a subprogram returns from it with the target's r0 (the
+		 * target runs in its frame), and the next instruction is the call that failed */
+		if (!push_stack(env, *insn_idx + 1, *insn_idx))
+			return -ENOMEM;
+		mark_reg_unknown(&regs[BPF_REG_0]);
+		return TAIL_CALL_EXIT;
+	}
 	return 0;
 }
 

@@ -228,6 +228,9 @@ struct subprog_info {
 	u32 arg_size[5];	/* GARG_MEM: bytes; GARG_UNSIZED (a pointer to a type without a
 				 * size, which no call may pass): the pointee's type id */
 	const char *name;	/* global: the BTF name */
+	/* A timer's callback, which runs later on a stack of its own: the stack depth check
+	 * (check_stack_depth()) walks it on its own. */
+	bool is_async_cb;
 };
 
 /* Per instruction data. */
@@ -389,6 +392,12 @@ int add_subprogs(struct verifier_env *env);
 int check_subprogs(struct verifier_env *env);
 int check_cfg(struct verifier_env *env);
 int find_subprog(struct verifier_env *env, int off);
+/* Whether subprogram sub's code (reachable or not) holds an instruction pred picks: an LD_ABS or
+ * LD_IND, a call of bpf_tail_call(). */
+bool subprog_has_insn(const struct verifier_env *env, u32 sub,
+		      bool (*pred)(const struct bpf_insn *));
+bool insn_is_ld_abs(const struct bpf_insn *in);
+bool insn_is_tail_call(const struct bpf_insn *in);
 /* The subprogram whose instructions include off (subprog[0].start is 0). */
 int find_containing_subprog(struct verifier_env *env, int off);
 /* The instructions control may reach next from insn idx, within its subprogram (a call's
@@ -431,6 +440,9 @@ int check_stack_store(struct verifier_env *env, u32 regno, s32 off, int size,
 bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto *fn, bool write);
 
 /* check_call.c */
+/* check_helper_call()'s answer for a tail call in a subprogram: the path goes on as the
+ * subprogram's exit at this instruction (the fall-through is pushed). */
+#define TAIL_CALL_EXIT 2
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 /* Sets subprog[].changes_pkt_data (after check_cfg()). */
 void mark_pkt_data_changers(struct verifier_env *env);

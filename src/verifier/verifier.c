@@ -70,7 +70,7 @@ static int check_sleepable(struct verifier_env *env)
 static int do_check(struct verifier_env *env, u32 sub)
 {
 	bool pop_log = !(env->log.level & 2);
-	bool do_print_state = false;
+	bool do_print_state = false, tail_exit = false;
 	struct func_state *f0;
 	int err;
 
@@ -238,6 +238,10 @@ static int do_check(struct verifier_env *env, u32 sub)
 					err = check_func_call(env, insn, &env->insn_idx);
 				else
 					err = check_helper_call(env, insn, &env->insn_idx);
+				if (err == TAIL_CALL_EXIT) {
+					tail_exit = true;
+					goto exit_insn;
+				}
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
 				    (cls == BPF_JMP && insn->imm) || (cls == BPF_JMP32 && insn->off)) {
@@ -256,7 +260,11 @@ static int do_check(struct verifier_env *env, u32 sub)
 					verbose(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
+exit_insn:;
 				int exit_idx = env->insn_idx;
+				bool from_tail_call = tail_exit;
+
+				tail_exit = false;
 
 				err = check_exit(env, &env->insn_idx, &done);
 				if (!err)
@@ -264,9 +272,10 @@ static int do_check(struct verifier_env *env, u32 sub)
 				if (err)
 					return err;
 				if (!done) {
-					/* "from <the callee's exit> to <the return address>" */
+					/* "from <the callee's exit> to <the return address>" (not
+					 * after a tail call's return: 6.18 prints the state only) */
 					env->prev_insn_idx = exit_idx;
-					do_print_state = true;
+					do_print_state = !from_tail_call;
 					env->path_prev = this_idx;
 					continue;
 				}
@@ -313,60 +322,85 @@ process_exit:
 	return 0;
 }
 
-/* The deepest chain of frames, each rounded up to 16 bytes as for a JITed program. */
-static int check_stack_depth(struct verifier_env *env, u32 *max_depth)
+/* The stack depth check (the kernel's check_max_stack_depth()), after verification, when each
+ * subprogram's stack depth is known.  From main, and from each timer callback (which runs on a
+ * stack of its own), every chain of calls the code holds, reachable or not: a bpf-to-bpf call,
+ * or an LD_IMM64 of a callback, which runs below the frame that names it (but a timer callback
+ * named so does not).  Each frame counts rounded up to 16 bytes, as for a JITed program, and a
+ * chain must stay within 512; no subprogram with a tail call may run below 256 bytes or more of
+ * frames.  (6.12's private stacks for tracing programs are not in the live 6.18.44 kernel, nor
+ * its refusal of LD_ABS in a callback's code the verifier never walks: neither here.) */
+static int check_stack_depth_from(struct verifier_env *env, u32 root)
 {
-	struct {
-		u32 sub;
-		u32 pc;
-		u32 depth;
-	} stack[MAX_CALL_FRAMES + 1];
-	int sp = 0;
+	struct subprog_info *sp = env->subprog;
+	int ret_insn[MAX_CALL_FRAMES], ret_prog[MAX_CALL_FRAMES];
+	int depth = 0, frame = 0, i = sp[root].start, idx = (int)root;
 
-	*max_depth = 0;
-	stack[0].sub = 0;
-	stack[0].pc = (u32)env->subprog[0].start;
-	stack[0].depth = round_up(env->subprog[0].stack_depth, 16);
 	for (;;) {
-		u32 sub = stack[sp].sub, end = (u32)env->subprog[sub + 1].start;
-		u32 depth = stack[sp].depth;
-
+		/* entering idx */
+		if (idx && depth >= 256 && subprog_has_insn(env, (u32)idx, insn_is_tail_call)) {
+			verbose(env, "tail_calls are not allowed when call stack of previous frames "
+				     "is %d bytes. Too large\n", depth);
+			return -EACCES;
+		}
+		depth += (int)round_up(sp[idx].stack_depth, 16);
 		if (depth > MAX_BPF_STACK) {
-			verbose(env, "combined stack size of %d calls is %u. Too large\n", sp + 1,
+			verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1,
 				depth);
 			return -EACCES;
 		}
-		if (*max_depth < depth)
-			*max_depth = depth;
-		for (; stack[sp].pc < end; stack[sp].pc++) {
-			const struct bpf_insn *in = &env->insns[stack[sp].pc];
+		/* its calls, from i on, then back to the caller */
+		for (;;) {
+			int end = sp[idx + 1].start, callee = -1;
 
-			/* a callback runs below the frame that names it, as a callee does */
-			if (((in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL) ||
-			     (in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
-			      in->src_reg == BPF_PSEUDO_FUNC)) &&
-			    env->aux[stack[sp].pc].seen)
+			for (; i < end; i++) {
+				const struct bpf_insn *in = &env->insns[i];
+				bool call = in->code == (BPF_JMP | BPF_CALL) &&
+					    in->src_reg == BPF_PSEUDO_CALL;
+
+				if (!call && !(in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
+					       in->src_reg == BPF_PSEUDO_FUNC))
+					continue;
+				callee = find_subprog(env, i + in->imm + 1);
+				if (callee < 0)
+					return -EFAULT;
+				/* a timer callback named by LD_IMM64 runs later, elsewhere */
+				if (sp[callee].is_async_cb && !call) {
+					callee = -1;
+					continue;
+				}
 				break;
-			if (in->code == (BPF_LD | BPF_IMM | BPF_DW))
-				stack[sp].pc++;
+			}
+			if (callee >= 0) {
+				ret_insn[frame] = i + 1;
+				ret_prog[frame] = idx;
+				i = sp[callee].start;
+				idx = callee;
+				if (++frame >= MAX_CALL_FRAMES) {
+					verbose(env, "the call stack of %d frames is too deep !\n", frame);
+					return -E2BIG;
+				}
+				break; /* enter it */
+			}
+			if (frame == 0)
+				return 0;
+			depth -= (int)round_up(sp[idx].stack_depth, 16);
+			frame--;
+			i = ret_insn[frame];
+			idx = ret_prog[frame];
 		}
-		if (stack[sp].pc < end) {
-			const struct bpf_insn *in = &env->insns[stack[sp].pc];
-			int callee = find_subprog(env, (int)stack[sp].pc + in->imm + 1);
-
-			stack[sp].pc++;
-			if (callee < 0 || sp + 1 > MAX_CALL_FRAMES)
-				return -EFAULT;
-			sp++;
-			stack[sp].sub = (u32)callee;
-			stack[sp].pc = (u32)env->subprog[callee].start;
-			stack[sp].depth = depth + round_up(env->subprog[callee].stack_depth, 16);
-			continue;
-		}
-		if (sp == 0)
-			break;
-		sp--;
 	}
+}
+
+static int check_stack_depth(struct verifier_env *env)
+{
+	for (int s = (int)env->subprog_cnt - 1; s >= 0; s--)
+		if (!s || env->subprog[s].is_async_cb) {
+			int err = check_stack_depth_from(env, (u32)s);
+
+			if (err)
+				return err;
+		}
 	return 0;
 }
 
@@ -452,7 +486,6 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	      u32 usize)
 {
 	struct verifier_env *env;
-	u32 depth = 0;
 	int ret;
 
 	env = calloc(1, sizeof(*env));
@@ -496,7 +529,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = do_check_globals(env);
 	if (!ret)
-		ret = check_stack_depth(env, &depth);
+		ret = check_stack_depth(env);
 	if (!ret && env->ctx_unconvertible) {
 		verbose(env, "verifier bug: error during ctx access conversion (0)\n");
 		ret = -EFAULT;
@@ -532,7 +565,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		prog->verified_insns = env->insn_processed;
 		prog->used_maps = env->used_maps;
 		prog->used_map_cnt = env->used_map_cnt;
-		prog->stack_depth = depth;
+		prog->stack_depth = env->subprog[0].stack_depth;
 		env->used_maps = NULL;
 		env->used_map_cnt = 0;
 		btf_info_transfer(env, prog);
