@@ -3,9 +3,11 @@
  * 0 bpf_timer_init() with CLOCK_MONOTONIC, 1 bpf_timer_set_callback(), 2 bpf_timer_start()
  * arg ns from now, 3 bpf_timer_cancel(), 4 bpf_map_delete_elem() of the element, 5
  * bpf_timer_init() with the clock arg, 6 bpf_timer_start() in 1 ms with the flags arg, 7
- * bpf_map_update_elem() of the element from the program.  Each result goes to the element (but
- * the update's: the element is replaced); the callback counts its runs, notes the key it was
- * given, and on its second run tries to cancel its own timer. */
+ * bpf_map_update_elem() of the element from the program, 8 bpf_map_delete_elem() of the element
+ * and then bpf_timer_init() on it (deleted: the verdict is XDP_PASS if that worked, XDP_TX if
+ * not).  Each result goes to the element (but the update's: the element is replaced); the
+ * callback counts its runs, notes the key it was given, and on its second run tries to cancel
+ * its own timer. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -46,7 +48,7 @@ SEC("xdp") int xdp_timer_ops(struct xdp_md *ctx)
 
 	if ((void *)(p + 10) > end)
 		return XDP_ABORTED;
-	op = p[0] & 7;
+	op = p[0] & 15;
 	key = p[1];
 	arg = *(__u64 *)(p + 2);
 	e = bpf_map_lookup_elem(&timers, &key);
@@ -74,10 +76,13 @@ SEC("xdp") int xdp_timer_ops(struct xdp_md *ctx)
 	case 6:
 		e->ret[6] = bpf_timer_start(&e->t, 1000000, arg);
 		break;
-	default:
+	case 7:
 		fresh.ret[7] = 7;
 		bpf_map_update_elem(&timers, &key, &fresh, BPF_EXIST);
 		break;
+	default:
+		bpf_map_delete_elem(&timers, &key);
+		return bpf_timer_init(&e->t, &timers, CLOCK_MONOTONIC) ? XDP_TX : XDP_PASS;
 	}
 	return XDP_PASS;
 }
