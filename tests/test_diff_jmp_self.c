@@ -21,6 +21,7 @@
 
 #include "kbpf.h"
 #include "test.h"
+#include "verifier_harness.h"
 #include "userbpf/insn.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -94,41 +95,15 @@ static uint32_t build(struct bpf_insn *p, enum shape sh, uint8_t op, bool jmp64,
 	return n;
 }
 
-struct load {
-	int fd, err;
-	char *log;
-};
-
-static struct load load(int side, const struct bpf_insn *p, uint32_t n, char *log)
+/* The program loaded on side s with a level-2 log into log: whether it was accepted. */
+static struct bpf_result load(int s, const struct bpf_insn *p, uint32_t n, char *log)
 {
-	union bpf_attr a;
-	struct bpf_result r;
+	struct bpf_result r = side_prog_load_level(s, BPF_PROG_TYPE_SOCKET_FILTER, 0, p, n, log,
+						   LOG_SIZE, 2);
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = (uintptr_t)p;
-	a.insn_cnt = n;
-	a.license = (uintptr_t) "GPL";
-	a.log_buf = (uintptr_t)log;
-	a.log_size = LOG_SIZE;
-	a.log_level = 2;
-	log[0] = 0;
-	r = side_call(side, BPF_PROG_LOAD, &a);
 	if (r.rc >= 0)
 		close(r.rc);
-	return (struct load){ r.rc >= 0, r.err, log };
-}
-
-/* The first line where two logs differ, for the failure message. */
-static void first_difference(const char *a, const char *b, char *out, size_t size)
-{
-	size_t line = 1;
-
-	for (; *a && *a == *b; a++, b++)
-		if (*a == '\n')
-			line++;
-	snprintf(out, size, "line %zu: kernel \"%.*s\" userbpf \"%.*s\"", line,
-		 (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+	return r;
 }
 
 TEST(diff_jmp_self)
@@ -145,32 +120,33 @@ TEST(diff_jmp_self)
 			for (int w = 0; w < 2; w++)
 				for (int copy = 0; copy < 2; copy++) {
 					uint32_t n = build(p, (enum shape)sh, ops[o], w, copy);
-					struct load k = load(K, p, n, logs[K]);
-					struct load u = load(U, p, n, logs[U]);
+					struct bpf_result k = load(K, p, n, logs[K]);
+					struct bpf_result u = load(U, p, n, logs[U]);
+					bool kacc = k.rc >= 0, uacc = u.rc >= 0;
 					char diff[512];
 
 					programs++;
-					accepted += k.fd;
+					accepted += kacc;
 					if (sh == SH_5_6 && !copy) {
 						/* a known difference: only the verdicts */
-						CHECK_EQ(k.fd, u.fd);
+						CHECK_EQ(kacc, uacc);
 						known++;
 						continue;
 					}
-					if (k.fd == u.fd && k.err == u.err && !strcmp(k.log, u.log)) {
+					if (kacc == uacc && k.err == u.err && !strcmp(logs[K], logs[U])) {
 						/* the taken path's r1 printed with bounds the fall-through's
 						 * lack: a refinement both sides made */
 						narrowed += sh == SH_UNKNOWN && !copy && ops[o] == BPF_JSGT && w &&
-							    strstr(k.log, "smin=0x8000000000000001") != NULL;
+							    strstr(logs[K], "smin=0x8000000000000001") != NULL;
 						continue;
 					}
-					first_difference(k.log, u.log, diff, sizeof(diff));
+					vlog_first_diff(logs[K], logs[U], diff, sizeof(diff));
 					test_fail(__FILE__, __LINE__,
 						  "r7 %s, %s %s(%#x) %s: kernel %s/%d, userbpf %s/%d; %s",
 						  shape_names[sh], w ? "jmp" : "jmp32",
 						  copy ? "r7 vs its copy r8" : "r7 vs r7", ops[o],
-						  copy ? "" : "(same register)", k.fd ? "accepts" : "rejects",
-						  k.err, u.fd ? "accepts" : "rejects", u.err, diff);
+						  copy ? "" : "(same register)", kacc ? "accepts" : "rejects",
+						  k.err, uacc ? "accepts" : "rejects", u.err, diff);
 				}
 	for (int s = 0; s < NSIDES; s++)
 		free(logs[s]);

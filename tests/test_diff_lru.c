@@ -265,32 +265,6 @@ static int load_lookup(int s, int map_fd)
 	return side_prog_load(s, BPF_PROG_TYPE_XDP, insns, sizeof(insns) / sizeof(insns[0]));
 }
 
-/* The keys of both maps in walk order (BPF_F_ZERO_SEED: the same buckets) must be the same;
- * how many there are. */
-static int keys_agree(const int fd[NSIDES], const char *what)
-{
-	uint32_t cur[NSIDES], next[NSIDES];
-	int n = 0;
-
-	for (bool first = true;; first = false) {
-		struct bpf_result r[2];
-
-		for (int s = 0; s < NSIDES; s++)
-			r[s] = side_elem(s, BPF_MAP_GET_NEXT_KEY, fd[s], first ? NULL : &cur[s],
-					 &next[s], 0);
-		if (!AGREE(what, r) || r[K].rc < 0)
-			return n;
-		if (next[K] != next[U]) {
-			test_fail(__FILE__, __LINE__, "%s: key %d of the walk: kernel %u, userbpf %u",
-				  what, n, next[K], next[U]);
-			return n;
-		}
-		memcpy(cur, next, sizeof(cur));
-		if (++n > 100000)
-			return n;
-	}
-}
-
 /* At and beyond capacity, on one CPU, the kernel's evictions: each map type, common lists and
  * BPF_F_NO_COMMON_LRU, several sizes; a seeded mix of inserts (each flag, keys from a range
  * twice the map's), deletes, lookups by bpf() and by a program (which mark keys used), lookup
@@ -379,8 +353,10 @@ TEST(diff_lru_evictions)
 					if (r[K].rc != r[U].rc || test_failed_now())
 						break;
 					if (i % 50 == 49 || max <= 7) {
-						int n = keys_agree(fd, what);
+						/* (BPF_F_ZERO_SEED: the same walk order) */
+						int n = count_keys(K, fd[K]);
 
+						WALKS_AGREE(what, fd, 0, 100000, NULL, NULL);
 						walks++;
 						/* a batch of evictions: more than one key went for one insert */
 						evicted_at_once += op < 8 && n < before - 1;
@@ -389,7 +365,7 @@ TEST(diff_lru_evictions)
 							break;
 					}
 				}
-				keys_agree(fd, "the final walk");
+				WALKS_AGREE("the final walk", fd, 0, 100000, NULL, NULL);
 				walks++;
 close:
 				for (int s = 0; s < NSIDES; s++) {

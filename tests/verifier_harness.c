@@ -419,8 +419,7 @@ static void prec_section(char *log)
 	*out = 0;
 }
 
-/* The first line where two logs differ, for the failure message. */
-static void first_diff(const char *a, const char *b, char *out, size_t size)
+void vlog_first_diff(const char *a, const char *b, char *out, size_t size)
 {
 	int line = 1;
 
@@ -503,7 +502,7 @@ void vprog_run(const struct vcase *c, const struct bpf_insn *insns, u32 n, struc
 	if ((c->full_log || c->live_regs || c->prec_lines) && !c->known && strcmp(ulog, klog)) {
 		char d[1200];
 
-		first_diff(klog, ulog, d, sizeof(d));
+		vlog_first_diff(klog, ulog, d, sizeof(d));
 		test_fail(__FILE__, __LINE__, "%s: log level %u differs: %s", c->name,
 			  log_level_of(c), d);
 		if (getenv("TEST_VERBOSE"))

@@ -113,6 +113,9 @@ void vcase_run_table(const char *topic, const struct vcase *t, int n);
 /* userbpf's log of a case (at its log level), without the kernel; *ret is bpf_check()'s. */
 const char *vcase_userbpf_log(const struct vcase *c, int *ret);
 
+/* The first line where the kernel's log a and userbpf's b differ, for a failure message. */
+void vlog_first_diff(const char *a, const char *b, char *out, size_t size);
+
 /* Replaces what differs between two runs of one program in a log by "0x?": map addresses. */
 void vlog_blank_addrs(char *log);
 

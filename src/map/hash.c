@@ -214,9 +214,6 @@ static bool lru_evict(void *arg, u32 i);
 static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct bpf_htab *h;
-
-	/* roundup_pow_of_two() must not overflow, and the kernel's bucket array (16-byte
-	 * buckets) must fit in a u32 size: both are E2BIG there. */
 	u32 max_entries = attr->max_entries;
 
 	if (attr->map_flags & BPF_F_NO_COMMON_LRU) {
@@ -225,6 +222,8 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 
 		max_entries = (u64)up >= max_entries && up ? up : max_entries / n * n;
 	}
+	/* roundup_pow_of_two() must not overflow, and the kernel's bucket array (16-byte
+	 * buckets) must fit in a u32 size: both are E2BIG there. */
 	if (max_entries > 1u << 31 || roundup_pow_of_two(max_entries) > UINT32_MAX / 16)
 		return -E2BIG;
 	h = calloc(1, sizeof(*h));
@@ -334,7 +333,8 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
 	return e;
 }
 
-/* An element leaves the map (deleted, evicted): its timer goes with it. */
+/* An element leaves the map (deleted, evicted): its timer goes with it.  (Counted out only once
+ * it is on the free list: elem_alloc() counts on finding one.) */
 static void elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
 	if (h->map.timer_off >= 0)
@@ -510,6 +510,21 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 	racy_store(v + (size_t)cpu * h->value_round, value, h->map.value_size);
 }
 
+/* e at the head of bucket b's chain (b locked, its counter odd). */
+static inline void chain_push(struct bucket *b, struct htab_elem *e)
+{
+	__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+}
+
+/* e, which *link points at, moved to the head (the same conditions). */
+static inline void chain_move_to_head(struct bucket *b, struct htab_elem **link,
+				      struct htab_elem *e)
+{
+	__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
+	chain_push(b, e);
+}
+
 /* Unlinks e from bucket b if it is still live there (b locked).  Returns whether it did. */
 static bool chain_unlink(struct bucket *b, struct htab_elem *e)
 {
@@ -535,6 +550,15 @@ static u32 area_index(struct bpf_htab *h, struct htab_elem *e)
 	return (u32)(((u8 *)e - h->area) / h->elem_size);
 }
 
+/* What an LRU map's element that leaves the map gives up: its timer, its place in the count
+ * (which nothing allocates by: the lists do). */
+static void lru_elem_release(struct bpf_htab *h, struct htab_elem *e)
+{
+	if (h->map.timer_off >= 0)
+		bpf_timer_free(&h->map, elem_value(h, e));
+	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+}
+
 /* The lists' eviction (lru_evict_fn): element i out of its bucket, if it is still in one. */
 static bool lru_evict(void *arg, u32 i)
 {
@@ -545,20 +569,16 @@ static bool lru_evict(void *arg, u32 i)
 
 	bucket_lock(b);
 	gone = chain_unlink(b, e);
-	if (gone && h->map.timer_off >= 0)
-		bpf_timer_free(&h->map, elem_value(h, e));
-	spin_unlock(&b->lock);
 	if (gone)
-		__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+		lru_elem_release(h, e);
+	spin_unlock(&b->lock);
 	return gone;
 }
 
 /* An LRU map's element back to the lists (no bucket lock held: the lists' lock comes first). */
 static void lru_elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
-	if (h->map.timer_off >= 0)
-		bpf_timer_free(&h->map, elem_value(h, e));
-	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
+	lru_elem_release(h, e);
 	lru_push_free(&h->lists, area_index(h, e));
 }
 
@@ -607,8 +627,7 @@ static int lru_update(struct bpf_htab *h, const void *key, const void *value, u6
 			store_value(h, e, value, cpu, true);
 		seq_write_begin(&b->seq);
 		__atomic_store_n(&e->live, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
-		__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+		chain_push(b, e);
 		if (old) {
 			/* the new element comes first in the chain, so the walk from link finds
 			 * the old one after it */
@@ -678,11 +697,8 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 		store_value(h, e, value, cpu, false);
 		if (map->timer_off >= 0) /* a replaced value's timer goes, as in the kernel */
 			bpf_timer_free(map, elem_value(h, e));
-		if (!h->percpu && link != &b->head) {
-			__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
-			__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
-			__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
-		}
+		if (!h->percpu && link != &b->head)
+			chain_move_to_head(b, link, e);
 		seq_write_end(&b->seq);
 		goto unlock;
 	}
@@ -696,8 +712,7 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 	__atomic_store_n(&e->hash, hash, __ATOMIC_RELAXED);
 	racy_store(elem_key(e), key, map->key_size);
 	store_value(h, e, value, cpu, true);
-	__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
-	__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
+	chain_push(b, e);
 	seq_write_end(&b->seq);
 unlock:
 	spin_unlock(&b->lock);
@@ -735,11 +750,8 @@ static int htab_update(struct bpf_map *map, const void *key, const void *value, 
 		} else if (e) {
 			seq_write_begin(&b->seq);
 			racy_store(elem_value(h, e), value, map->value_size);
-			if (link != &b->head) {
-				__atomic_store_n(link, e->next, __ATOMIC_RELAXED);
-				__atomic_store_n(&e->next, b->head, __ATOMIC_RELAXED);
-				__atomic_store_n(&b->head, e, __ATOMIC_RELAXED);
-			}
+			if (link != &b->head)
+				chain_move_to_head(b, link, e);
 			seq_write_end(&b->seq);
 		}
 		if (alone)

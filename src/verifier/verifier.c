@@ -70,7 +70,7 @@ static int check_sleepable(struct verifier_env *env)
 static int do_check(struct verifier_env *env, u32 sub)
 {
 	bool pop_log = !(env->log.level & 2);
-	bool do_print_state = false, tail_exit = false;
+	bool do_print_state = false;
 	struct func_state *f0;
 	int err;
 
@@ -238,10 +238,8 @@ static int do_check(struct verifier_env *env, u32 sub)
 					err = check_func_call(env, insn, &env->insn_idx);
 				else
 					err = check_helper_call(env, insn, &env->insn_idx);
-				if (err == TAIL_CALL_EXIT) {
-					tail_exit = true;
+				if (err == TAIL_CALL_EXIT)
 					goto exit_insn;
-				}
 			} else if (op == BPF_JA) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg || insn->dst_reg ||
 				    (cls == BPF_JMP && insn->imm) || (cls == BPF_JMP32 && insn->off)) {
@@ -261,10 +259,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 					return -EINVAL;
 				}
 exit_insn:;
+				/* (a tail call's, from a subprogram, comes here too) */
+				bool from_tail_call = BPF_OP(insn->code) == BPF_CALL;
 				int exit_idx = env->insn_idx;
-				bool from_tail_call = tail_exit;
-
-				tail_exit = false;
 
 				err = check_exit(env, &env->insn_idx, &done);
 				if (!err)
@@ -330,73 +327,51 @@ process_exit:
  * chain must stay within 512; no subprogram with a tail call may run below 256 bytes or more of
  * frames.  (6.12's private stacks for tracing programs are not in the live 6.18.44 kernel, nor
  * its refusal of LD_ABS in a callback's code the verifier never walks: neither here.) */
-static int check_stack_depth_from(struct verifier_env *env, u32 root)
+/* The chains from subprogram idx, entered below depth bytes of frames as frame number frame. */
+static int check_stack_chains(struct verifier_env *env, int idx, int depth, int frame)
 {
 	struct subprog_info *sp = env->subprog;
-	int ret_insn[MAX_CALL_FRAMES], ret_prog[MAX_CALL_FRAMES];
-	int depth = 0, frame = 0, i = sp[root].start, idx = (int)root;
 
-	for (;;) {
-		/* entering idx */
-		if (idx && depth >= 256 && subprog_has_insn(env, (u32)idx, insn_is_tail_call)) {
-			verbose(env, "tail_calls are not allowed when call stack of previous frames "
-				     "is %d bytes. Too large\n", depth);
-			return -EACCES;
-		}
-		depth += (int)round_up(sp[idx].stack_depth, 16);
-		if (depth > MAX_BPF_STACK) {
-			verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1,
-				depth);
-			return -EACCES;
-		}
-		/* its calls, from i on, then back to the caller */
-		for (;;) {
-			int end = sp[idx + 1].start, callee = -1;
-
-			for (; i < end; i++) {
-				const struct bpf_insn *in = &env->insns[i];
-				bool call = in->code == (BPF_JMP | BPF_CALL) &&
-					    in->src_reg == BPF_PSEUDO_CALL;
-
-				if (!call && !(in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
-					       in->src_reg == BPF_PSEUDO_FUNC))
-					continue;
-				callee = find_subprog(env, i + in->imm + 1);
-				if (callee < 0)
-					return -EFAULT;
-				/* a timer callback named by LD_IMM64 runs later, elsewhere */
-				if (sp[callee].is_async_cb && !call) {
-					callee = -1;
-					continue;
-				}
-				break;
-			}
-			if (callee >= 0) {
-				ret_insn[frame] = i + 1;
-				ret_prog[frame] = idx;
-				i = sp[callee].start;
-				idx = callee;
-				if (++frame >= MAX_CALL_FRAMES) {
-					verbose(env, "the call stack of %d frames is too deep !\n", frame);
-					return -E2BIG;
-				}
-				break; /* enter it */
-			}
-			if (frame == 0)
-				return 0;
-			depth -= (int)round_up(sp[idx].stack_depth, 16);
-			frame--;
-			i = ret_insn[frame];
-			idx = ret_prog[frame];
-		}
+	if (idx && depth >= 256 && subprog_has_insn(env, (u32)idx, insn_is_tail_call)) {
+		verbose(env, "tail_calls are not allowed when call stack of previous frames is %d "
+			     "bytes. Too large\n", depth);
+		return -EACCES;
 	}
+	depth += (int)round_up(sp[idx].stack_depth, 16);
+	if (depth > MAX_BPF_STACK) {
+		verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1, depth);
+		return -EACCES;
+	}
+	for (int i = sp[idx].start; i < sp[idx + 1].start; i++) {
+		const struct bpf_insn *in = &env->insns[i];
+		bool call = in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
+		int callee, err;
+
+		if (!call && !(in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			       in->src_reg == BPF_PSEUDO_FUNC))
+			continue;
+		callee = find_subprog(env, i + in->imm + 1);
+		if (callee < 0)
+			return -EFAULT;
+		/* a timer callback named by LD_IMM64 runs later, elsewhere */
+		if (sp[callee].is_async_cb && !call)
+			continue;
+		if (frame + 1 >= MAX_CALL_FRAMES) {
+			verbose(env, "the call stack of %d frames is too deep !\n", frame + 1);
+			return -E2BIG;
+		}
+		err = check_stack_chains(env, callee, depth, frame + 1);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int check_stack_depth(struct verifier_env *env)
 {
 	for (int s = (int)env->subprog_cnt - 1; s >= 0; s--)
 		if (!s || env->subprog[s].is_async_cb) {
-			int err = check_stack_depth_from(env, (u32)s);
+			int err = check_stack_chains(env, s, 0, 0);
 
 			if (err)
 				return err;
