@@ -77,6 +77,26 @@ static const struct vcase cases[] = {
 	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
 	  BPF_ALU64_IMM(BPF_SUB, 2, 16), BPF_ALU64_REG(BPF_ADD, 2, 10),
 	  BPF_LDX_MEM(BPF_DW, 0, 2, 0), EXIT }, ACCEPT },
+	/* an atomic on the stack needs a constant offset, fetch or not (the kernel's first read
+	 * of the operand goes to no register; found by the soundness run) */
+	{ "stk_var_off_atomic_add", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
+	  BPF_ALU64_IMM(BPF_SUB, 2, 16), BPF_ALU64_REG(BPF_ADD, 2, 10), BPF_MOV64_IMM(3, 1),
+	  BPF_ATOMIC_OP(BPF_DW, BPF_ADD, 2, 3, 0), R0_0, EXIT }, REJECT,
+	  "variable offset stack pointer cannot be passed into helper function; "
+	  "var_off=(0xfffffffffffffff0; 0x8) off=0 size=8", EACCES, .full_log = true },
+	{ "stk_var_off_atomic_fetch_or", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
+	  BPF_ALU64_REG(BPF_ADD, 2, 10), BPF_MOV64_IMM(3, 1),
+	  BPF_ATOMIC_OP(BPF_W, BPF_OR | BPF_FETCH, 2, 3, -12), R0_0, EXIT }, REJECT,
+	  "variable offset stack pointer cannot be passed into helper function; var_off=(0x0; 0x8) "
+	  "off=-12 size=4", EACCES, .full_log = true },
+	{ "stk_var_off_cmpxchg", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
+	  BPF_ALU64_IMM(BPF_SUB, 2, 16), BPF_ALU64_REG(BPF_ADD, 2, 10), BPF_MOV64_IMM(3, 1),
+	  R0_0, BPF_ATOMIC_OP(BPF_DW, BPF_CMPXCHG, 2, 3, 0), EXIT }, REJECT,
+	  "variable offset stack pointer cannot be passed into helper function; "
+	  "var_off=(0xfffffffffffffff0; 0x8) off=0 size=8", EACCES, .full_log = true },
 	{ "stk_var_off_oob", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 0xff),
 	  BPF_ALU64_REG(BPF_ADD, 2, 10), BPF_ST_MEM(BPF_B, 2, -1, 0), R0_0, EXIT }, REJECT,
 	  "invalid variable-offset write to stack R2 var_off=(0x0; 0xff) off=-1 size=1", EINVAL },

@@ -977,7 +977,8 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 	return 0;
 }
 
-static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, int dst_regno)
+static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, int dst_regno,
+		      const struct bpf_insn *insn)
 {
 	const struct reg_state *ptr = &cur_regs(env)[regno];
 	struct func_state *f = stack_frame(env, ptr);
@@ -991,6 +992,17 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 	if (err)
 		return err;
 	if (!scalar_is_const(&ptr->s)) {
+		/* A read into no register is refused at a variable offset (it could not say
+		 * whether a pointer went where).  The kernel reads an atomic's operand that way
+		 * first, fetch or not, so no atomic takes a variable-offset stack pointer. */
+		if (!dst || (insn && BPF_MODE(insn->code) == BPF_ATOMIC)) {
+			char tn[48];
+
+			tnum_snprint(tn, sizeof(tn), ptr->s.var_off);
+			verbose(env, "variable offset stack pointer cannot be passed into helper "
+				"function; var_off=%s off=%d size=%d\n", tn, off, size);
+			return -EACCES;
+		}
 		for (s64 o = lo; o < hi; o++) {
 			if (*byte_type(f, o) == STACK_DYNPTR)
 				return dynptr_read_err(env, regno, lo, o, size);
@@ -1262,7 +1274,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		break;
 	case PTR_TO_STACK:
 		err = write ? stack_write(env, regno, off, size, value_regno, insn)
-			    : stack_read(env, regno, off, size, value_regno);
+			    : stack_read(env, regno, off, size, value_regno, insn);
 		break;
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
