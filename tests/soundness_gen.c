@@ -412,16 +412,47 @@ static void snip_call(struct gen *g)
 {
 	if (g->sub || g->ncalls >= 8)
 		return;
-	if (chance(g, 70)) {
+	if (chance(g, 60)) {
 		emit(g, BPF_MOV64_REG(1, 10));
 		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, -8 * (1 + (int)rnd(g, 8))));
 	} else {
-		emit(g, BPF_MOV64_REG(1, chance(g, 50) ? 6 : sreg(g)));
+		emit(g, BPF_MOV64_REG(1, chance(g, 70) ? 6 : sreg(g)));
 	}
 	emit(g, BPF_MOV64_REG(2, sreg(g)));
 	g->calls[g->ncalls++] = g->n;
 	emit(g, BPF_CALL_REL(0));
 	if (chance(g, 50))
+		emit(g, BPF_MOV64_REG(sreg(g), 0));
+}
+
+static const uint32_t gen_types[GEN_NTYPES] = { BPF_PROG_TYPE_SOCKET_FILTER,
+						BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_XDP,
+						BPF_PROG_TYPE_CGROUP_SKB };
+
+static int type_index(uint32_t type)
+{
+	for (int k = 0; k < GEN_NTYPES; k++)
+		if (gen_types[k] == type)
+			return k;
+	return 0;
+}
+
+/* bpf_tail_call(ctx, array, index) into the program type's own (empty) array: usually r1 = r6,
+ * the ctx in main (and in a subprogram that kept its r1 there), a constant index or not.  From
+ * a subprogram the verifier's rules differ (its frames count against 256 bytes of stack; with
+ * func info it must return an int; the call is also an exit). */
+static void snip_tail_call(struct gen *g)
+{
+	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(2, GEN_MAP_PROG_ARRAY + type_index(g->type)) };
+
+	emit(g, BPF_MOV64_REG(1, chance(g, 92) ? 6 : sreg(g)));
+	emit2(g, ld);
+	if (chance(g, 70))
+		emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, GEN_PROG_ARRAY_ENTRIES + 1)));
+	else
+		emit(g, BPF_MOV64_REG(3, sreg(g)));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_tail_call));
+	if (chance(g, 30))
 		emit(g, BPF_MOV64_REG(sreg(g), 0));
 }
 
@@ -769,12 +800,17 @@ static void snippet(struct gen *g)
 	case 16:
 		snip_loop(g);
 		break;
-	case 17:
-		if (chance(g, 30))
+	case 17: {
+		uint32_t r = rnd(g, 100);
+
+		if (r < 25)
 			snip_callback(g);
+		else if (r < 45)
+			snip_tail_call(g);
 		else
 			snip_call(g);
 		break;
+	}
 	case 18:
 		if (g->type != BPF_PROG_TYPE_SOCKET_FILTER && chance(g, 40))
 			snip_sock(g);
@@ -829,11 +865,9 @@ static void mutate(struct gen *g)
 
 unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type)
 {
-	static const uint32_t types[] = { BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_SCHED_CLS,
-					  BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_CGROUP_SKB };
 	struct gen g = { .s = s, .in = insns };
 
-	g.type = types[gen_rand(s) % 4];
+	g.type = gen_types[gen_rand(s) % GEN_NTYPES];
 	*type = g.type;
 	if (chance(&g, 95))
 		emit(&g, BPF_MOV64_REG(6, 1));
@@ -879,6 +913,8 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 		g.sub = true;
 		if (chance(&g, 90))
 			emit(&g, BPF_MOV64_IMM(0, 0));
+		if (chance(&g, 80)) /* the argument kept in r6, for a tail call (when it is ctx) */
+			emit(&g, BPF_MOV64_REG(6, 1));
 		for (int r = 7; r <= 9; r++)
 			if (chance(&g, 60))
 				emit(&g, BPF_MOV64_IMM(r, interesting(&g)));
@@ -908,6 +944,9 @@ void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn
 			out[i].imm = m->hash;
 		else if (out[i].imm == GEN_MAP_RINGBUF)
 			out[i].imm = m->ringbuf;
+		else if (out[i].imm >= GEN_MAP_PROG_ARRAY &&
+			 out[i].imm < GEN_MAP_PROG_ARRAY + GEN_NTYPES)
+			out[i].imm = m->progs[out[i].imm - GEN_MAP_PROG_ARRAY];
 	}
 }
 
@@ -941,32 +980,47 @@ static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
 	return call(BPF_MAP_CREATE, &a, sizeof(a));
 }
 
+/* Every fd of m (-1 for none). */
+static int *gen_maps_fds(struct gen_maps *m, unsigned int *n)
+{
+	_Static_assert(offsetof(struct gen_maps, progs) == 3 * sizeof(int) &&
+			       sizeof(struct gen_maps) == (3 + GEN_NTYPES) * sizeof(int),
+		       "struct gen_maps is an array of fds");
+	*n = sizeof(*m) / sizeof(int);
+	return &m->array;
+}
+
+static void gen_maps_close(struct gen_maps *m)
+{
+	unsigned int n;
+	int *fd = gen_maps_fds(m, &n);
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (fd[k] >= 0)
+			close(fd[k]);
+		fd[k] = -1;
+	}
+}
+
 /* The maps on one side: 0, or -1 (none left open) if one cannot be made. */
 static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 {
 	m->array = map_create(call, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
 	m->hash = map_create(call, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
 	m->ringbuf = map_create(call, BPF_MAP_TYPE_RINGBUF, 0, GEN_RINGBUF_SIZE);
-	if (m->array >= 0 && m->hash >= 0 && m->ringbuf >= 0)
-		return 0;
-	if (m->array >= 0)
-		close(m->array);
-	if (m->hash >= 0)
-		close(m->hash);
-	if (m->ringbuf >= 0)
-		close(m->ringbuf);
-	m->array = m->hash = m->ringbuf = -1;
-	return -1;
-}
+	for (int k = 0; k < GEN_NTYPES; k++)
+		m->progs[k] = map_create(call, BPF_MAP_TYPE_PROG_ARRAY, 4, GEN_PROG_ARRAY_ENTRIES);
 
-static void gen_maps_close(struct gen_maps *m)
-{
-	if (m->array < 0)
-		return;
-	close(m->array);
-	close(m->hash);
-	close(m->ringbuf);
-	m->array = m->hash = m->ringbuf = -1;
+	unsigned int n;
+	int *fd = gen_maps_fds(m, &n);
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (fd[k] < 0) {
+			gen_maps_close(m);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* The BTF a program with callbacks needs (a callback must be a static function): 1 int,
@@ -1009,10 +1063,13 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = cnt;
 	a.license = (uintptr_t) "GPL";
-	/* with a callback: func_info, one record per function start, in order */
+	/* with a callback: func_info, one record per function start, in order; with a tail call,
+	 * for half the programs (by length), as the rules for one in a subprogram depend on it */
 	for (unsigned int i = 0; i < cnt; i++)
-		funcs |= insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-			 insns[i].src_reg == BPF_PSEUDO_FUNC;
+		funcs |= (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			  insns[i].src_reg == BPF_PSEUDO_FUNC) ||
+			 (insns[i].code == (BPF_JMP | BPF_CALL) && !insns[i].src_reg &&
+			  insns[i].imm == BPF_FUNC_tail_call && cnt % 2 == 0);
 	for (unsigned int i = 0; funcs && i < cnt; i++) {
 		int64_t t = (int64_t)i + 1 + insns[i].imm;
 		bool to_func = (insns[i].code == (BPF_JMP | BPF_CALL) &&
@@ -1120,7 +1177,7 @@ static int check_runs(struct gen_src *s, int fd, const struct bpf_insn *insns, u
 	return 0;
 }
 
-static struct gen_maps u_maps = { -1, -1, -1 };
+static struct gen_maps u_maps = GEN_MAPS_NONE;
 
 static int user_maps(void)
 {
@@ -1155,7 +1212,7 @@ static double now(void)
 int sound_run(const struct sound_opts *o, struct sound_stats *st)
 {
 	struct bpf_insn insns[GEN_MAX_INSNS], patched[GEN_MAX_INSNS];
-	struct gen_maps k_maps = { -1, -1, -1 };
+	struct gen_maps k_maps = GEN_MAPS_NONE;
 	double t0 = now();
 	bool kernel = o->kernel;
 	unsigned int reports = 0;
@@ -1198,7 +1255,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			if (kfd >= 0)
 				close(kfd);
 		}
-		bool cb = false, dyn = false;
+		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
@@ -1206,14 +1263,24 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			dyn |= insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg &&
 			       (insns[k].imm == BPF_FUNC_dynptr_from_mem ||
 				insns[k].imm == BPF_FUNC_ringbuf_reserve_dynptr);
+			if (insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg &&
+			    insns[k].imm == BPF_FUNC_tail_call) {
+				tc = true;
+				tc_sub |= past_main;
+			}
+			past_main |= insns[k].code == (BPF_JMP | BPF_EXIT);
 		}
 		st->cb_generated += cb;
 		st->dyn_generated += dyn;
+		st->tc_generated += tc;
+		st->tc_sub_generated += tc_sub;
 		if (fd < 0)
 			continue;
 		st->accepted++;
 		st->cb_accepted += cb;
 		st->dyn_accepted += dyn;
+		st->tc_accepted += tc;
+		st->tc_sub_accepted += tc_sub;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

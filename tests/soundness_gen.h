@@ -8,8 +8,8 @@
  * the same code serves both.  Programs are built from snippets (scalar ALU, stack accesses at
  * constant and variable offsets, map lookups with and without NULL checks, packet accesses with
  * and without bounds checks, range-refining branches, bounded loops, bpf-to-bpf calls, helper
- * calls with memory arguments), then sometimes mutated by one field, so that the verifier both
- * accepts and rejects many of them.
+ * calls with memory arguments, tail calls from main and from a subprogram), then sometimes
+ * mutated by one field, so that the verifier both accepts and rejects many of them.
  */
 #ifndef USERBPF_TESTS_SOUNDNESS_GEN_H
 #define USERBPF_TESTS_SOUNDNESS_GEN_H
@@ -31,11 +31,18 @@
 #define GEN_HASH_ENTRIES 8
 #define GEN_MAP_RINGBUF 0x7fff0003	/* a 4096-byte ring buffer (never consumed: it fills) */
 #define GEN_RINGBUF_SIZE 4096
+/* One program array per generated program type (an array takes programs of the type of the
+ * first program that uses it): the placeholder is GEN_MAP_PROG_ARRAY + the type's index. */
+#define GEN_MAP_PROG_ARRAY 0x7fff0010
+#define GEN_NTYPES 4
+#define GEN_PROG_ARRAY_ENTRIES 4
 
 /* The maps a generated program refers to, on one side. */
 struct gen_maps {
 	int array, hash, ringbuf;
+	int progs[GEN_NTYPES];	/* empty program arrays: every tail call falls through */
 };
+#define GEN_MAPS_NONE { -1, -1, -1, { -1, -1, -1, -1 } }
 
 struct gen_src {
 	uint64_t state;			/* xorshift state, when data is NULL */
@@ -63,6 +70,8 @@ struct sound_stats {
 	uint64_t run_errors;		/* checked runs that ended in an error other than a violation */
 	uint64_t cb_generated, cb_accepted;	/* programs with a callback (bpf_loop, for_each) */
 	uint64_t dyn_generated, dyn_accepted;	/* programs that make a dynptr */
+	uint64_t tc_generated, tc_accepted;	/* programs with a tail call */
+	uint64_t tc_sub_generated, tc_sub_accepted;	/* ... in a subprogram or callback */
 };
 
 struct sound_opts {

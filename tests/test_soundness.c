@@ -203,6 +203,10 @@ TEST(soundness_random_programs_fixed_seed)
 	REQUIRE_EQ(sound_run(&o, &st), 0);
 	CHECK_EQ(st.generated, n);
 	CHECK(st.accepted >= st.generated / 10);
+	/* each kind of snippet that has its own count reaches accepted programs */
+	CHECK(st.cb_accepted > 0);
+	CHECK(st.dyn_accepted > 0);
+	CHECK(st.tc_accepted > 0);
 	CHECK_EQ(st.violations, 0);
 }
 
@@ -222,7 +226,7 @@ static int load_logged(const struct bpf_insn *insns, unsigned int cnt, uint32_t 
 	map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (map < 0)
 		return -errno;
-	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map });
+	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map, { map, map, map, map } });
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.insns = (uintptr_t)patched;

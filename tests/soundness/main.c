@@ -47,6 +47,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.cb_generated, (unsigned long long)st.cb_accepted);
 	printf("with a dynptr: generated %llu, accepted %llu\n",
 	       (unsigned long long)st.dyn_generated, (unsigned long long)st.dyn_accepted);
+	printf("with a tail call: generated %llu, accepted %llu (in a subprogram: generated %llu, "
+	       "accepted %llu)\n",
+	       (unsigned long long)st.tc_generated, (unsigned long long)st.tc_accepted,
+	       (unsigned long long)st.tc_sub_generated, (unsigned long long)st.tc_sub_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",
