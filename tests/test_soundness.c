@@ -8,10 +8,11 @@
 #include <userbpf.h>
 #include <userbpf/insn.h>
 
-#include "exec/interp_checked.h"
-#include "soundness_gen.h"
 #include <stdlib.h>
 
+#include "exec/interp_checked.h"
+#include "kbpf.h"
+#include "soundness_gen.h"
 #include "test.h"
 
 /* Runs insns (unverified) in the checked interpreter with only the stack allowed. */
@@ -208,6 +209,36 @@ TEST(soundness_random_programs_fixed_seed)
 	CHECK(st.dyn_accepted > 0);
 	CHECK(st.tc_accepted > 0);
 	CHECK_EQ(st.violations, 0);
+}
+
+/* The same kind of run with each program also loaded into the live kernel: the verdicts must
+ * be the kernel's, one by one (the long runs, `make soundness`, do this at any seed; this keeps
+ * the divergences they found fixed). */
+TEST(soundness_random_programs_kernel_verdicts)
+{
+	unsigned int n = getenv("USERBPF_VALGRIND") ? 300 : 4000;
+	struct sound_opts o = {
+		.seed = 0x7a11ca11ull,
+		.max_progs = n,
+		.inputs = 1,
+		.kernel = true,
+		.report = stderr,
+		.max_reports = 3,
+	};
+	struct sound_stats st;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE_EQ(sound_run(&o, &st), 0);
+	REQUIRE_EQ(st.kernel_compared, n);
+	CHECK(st.kernel_accepted >= n / 10);
+	CHECK_EQ(st.ua_kr, 0);
+	CHECK_EQ(st.ur_ka, 0);
+	CHECK_EQ(st.kernel_agree, n);
+	CHECK(st.tc_accepted > 0);
+	CHECK_EQ(st.violations, 0);
+	if (getenv("TEST_VERBOSE"))
+		printf("soundness vs kernel: %u programs, %llu accepted by both\n", n,
+		       (unsigned long long)st.kernel_accepted);
 }
 
 /* Loads insns (GEN_MAP_ARRAY placeholders patched) on userbpf; the fd or -errno, log in log. */
