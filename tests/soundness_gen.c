@@ -314,6 +314,69 @@ static void snip_map(struct gen *g)
 		patch(g, j);
 }
 
+/* r1 = &value + off of the one-entry array (LD_IMM64 BPF_PSEUDO_MAP_VALUE, off mostly inside
+ * the value), then an access through it, maybe after moving it by a variable index. */
+static void snip_map_value(struct gen *g)
+{
+	int sz = (int)rnd(g, 4), b = size_bytes[sz];
+	int off = chance(g, 90) ? 8 * (int)rnd(g, GEN_ARRAY_VALUE / 8) : (int)rnd(g, 64);
+	struct bpf_insn ld[2] = { BPF_LD_IMM64_RAW(2, BPF_PSEUDO_MAP_VALUE, 0) };
+
+	ld[0].imm = GEN_MAP_ARRAY1;
+	ld[1].imm = off;
+	emit2(g, ld);
+	if (chance(g, 25)) {
+		var_index(g);
+		emit(g, BPF_ALU64_REG(BPF_ADD, 2, 1));
+	}
+	mem_access(g, 2, chance(g, 80) ? (int)rnd(g, 16) & ~(b - 1) : (int)rnd(g, 56) - 8, sz);
+}
+
+/* A ring buffer record: bpf_ringbuf_reserve(rb, size, 0), NULL-checked (mostly), written or
+ * read inside the size (mostly), then submitted or discarded on every path (mostly: a leak is
+ * refused), maybe through a copy of the pointer. */
+static void snip_ringbuf(struct gen *g)
+{
+	int size = chance(g, 85) ? 8 * (int)(1 + rnd(g, 8)) : interesting(g);
+	bool check = chance(g, 90), release = chance(g, 92);
+	int p = chance(g, 25) ? 7 + (int)rnd(g, 3) : 0;
+	unsigned int j = 0;
+
+	ld_map(g, 1, false);
+	g->in[g->n - 2].imm = GEN_MAP_RINGBUF;
+	if (chance(g, 90)) {
+		emit(g, BPF_MOV64_IMM(2, size));
+	} else {
+		emit(g, BPF_MOV64_REG(2, sreg(g)));
+		emit(g, BPF_ALU64_IMM(BPF_AND, 2, mask_of(g)));
+	}
+	emit(g, BPF_MOV64_IMM(3, chance(g, 95) ? 0 : (int)rnd(g, 4)));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_ringbuf_reserve));
+	if (check) {
+		j = g->n;
+		emit(g, BPF_JMP_IMM(chance(g, 92) ? BPF_JEQ : BPF_JNE, 0, 0, 0));
+	}
+	if (p)
+		emit(g, BPF_MOV64_REG(p, 0));
+	for (int k = 0, n = (int)rnd(g, 3); k < n; k++) {
+		int sz = (int)rnd(g, 4), b = size_bytes[sz];
+		int lim = size > 0 && size <= 64 ? size : 64;
+		int off = chance(g, 85) ? (int)rnd(g, (uint32_t)(lim - b + 1 > 0 ? lim - b + 1 : 1)) &
+						  ~(b - 1)
+					: lim - b + (int)rnd(g, 5) - 2;
+
+		mem_access(g, p ? p : 0, off, sz);
+	}
+	if (release) {
+		emit(g, BPF_MOV64_REG(1, p ? p : 0));
+		emit(g, BPF_MOV64_IMM(2, chance(g, 95) ? 0 : 1));
+		emit(g, BPF_EMIT_CALL(chance(g, 50) ? BPF_FUNC_ringbuf_submit
+						    : BPF_FUNC_ringbuf_discard));
+	}
+	if (check)
+		patch(g, j);
+}
+
 /* Socket filters cannot read data/data_end: legacy packet loads instead (r6 = ctx). */
 static void snip_ld_abs(struct gen *g)
 {
@@ -785,8 +848,14 @@ static void snippet(struct gen *g)
 	case 7:
 		snip_var_stack(g);
 		break;
-	case 8: case 9: case 10:
+	case 8: case 9:
 		snip_map(g);
+		break;
+	case 10:
+		if (chance(g, 50))
+			snip_map_value(g);
+		else
+			snip_ringbuf(g);
 		break;
 	case 11: case 12: case 13:
 		if (g->sub)
@@ -936,7 +1005,8 @@ void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn
 {
 	memcpy(out, in, cnt * sizeof(*in));
 	for (unsigned int i = 0; i < cnt; i++) {
-		if (out[i].code != (BPF_LD | BPF_DW | BPF_IMM) || out[i].src_reg != BPF_PSEUDO_MAP_FD)
+		if (out[i].code != (BPF_LD | BPF_DW | BPF_IMM) ||
+		    (out[i].src_reg != BPF_PSEUDO_MAP_FD && out[i].src_reg != BPF_PSEUDO_MAP_VALUE))
 			continue;
 		if (out[i].imm == GEN_MAP_ARRAY)
 			out[i].imm = m->array;
@@ -944,6 +1014,8 @@ void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn
 			out[i].imm = m->hash;
 		else if (out[i].imm == GEN_MAP_RINGBUF)
 			out[i].imm = m->ringbuf;
+		else if (out[i].imm == GEN_MAP_ARRAY1)
+			out[i].imm = m->array1;
 		else if (out[i].imm >= GEN_MAP_PROG_ARRAY &&
 			 out[i].imm < GEN_MAP_PROG_ARRAY + GEN_NTYPES)
 			out[i].imm = m->progs[out[i].imm - GEN_MAP_PROG_ARRAY];
@@ -983,8 +1055,8 @@ static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
 /* Every fd of m (-1 for none). */
 static int *gen_maps_fds(struct gen_maps *m, unsigned int *n)
 {
-	_Static_assert(offsetof(struct gen_maps, progs) == 3 * sizeof(int) &&
-			       sizeof(struct gen_maps) == (3 + GEN_NTYPES) * sizeof(int),
+	_Static_assert(offsetof(struct gen_maps, progs) == 4 * sizeof(int) &&
+			       sizeof(struct gen_maps) == (4 + GEN_NTYPES) * sizeof(int),
 		       "struct gen_maps is an array of fds");
 	*n = sizeof(*m) / sizeof(int);
 	return &m->array;
@@ -1008,6 +1080,7 @@ static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 	m->array = map_create(call, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, GEN_ARRAY_ENTRIES);
 	m->hash = map_create(call, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
 	m->ringbuf = map_create(call, BPF_MAP_TYPE_RINGBUF, 0, GEN_RINGBUF_SIZE);
+	m->array1 = map_create(call, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, 1);
 	for (int k = 0; k < GEN_NTYPES; k++)
 		m->progs[k] = map_create(call, BPF_MAP_TYPE_PROG_ARRAY, 4, GEN_PROG_ARRAY_ENTRIES);
 
@@ -1132,6 +1205,9 @@ static void fill_maps(struct gen_src *s, const struct gen_maps *m)
 			v[i] = (uint8_t)gen_rand(s);
 		map_elem(array_fd, BPF_MAP_UPDATE_ELEM, k, v);
 	}
+	for (size_t i = 0; i < sizeof(v); i++)
+		v[i] = (uint8_t)gen_rand(s);
+	map_elem(m->array1, BPF_MAP_UPDATE_ELEM, 0, v);
 	for (uint32_t k = 0; k < 6; k++) {
 		for (size_t i = 0; i < GEN_HASH_VALUE; i++)
 			v[i] = (uint8_t)gen_rand(s);

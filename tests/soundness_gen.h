@@ -8,7 +8,8 @@
  * the same code serves both.  Programs are built from snippets (scalar ALU, stack accesses at
  * constant and variable offsets, map lookups with and without NULL checks, packet accesses with
  * and without bounds checks, range-refining branches, bounded loops, bpf-to-bpf calls, helper
- * calls with memory arguments, tail calls from main and from a subprogram), then sometimes
+ * calls with memory arguments, ring buffer records, direct map value loads, tail calls from main
+ * and from a subprogram), then sometimes
  * mutated by one field, so that the verifier both accepts and rejects many of them.
  */
 #ifndef USERBPF_TESTS_SOUNDNESS_GEN_H
@@ -31,6 +32,7 @@
 #define GEN_HASH_ENTRIES 8
 #define GEN_MAP_RINGBUF 0x7fff0003	/* a 4096-byte ring buffer (never consumed: it fills) */
 #define GEN_RINGBUF_SIZE 4096
+#define GEN_MAP_ARRAY1 0x7fff0004	/* array: u32 key, 48-byte values, 1 entry (direct loads) */
 /* One program array per generated program type (an array takes programs of the type of the
  * first program that uses it): the placeholder is GEN_MAP_PROG_ARRAY + the type's index. */
 #define GEN_MAP_PROG_ARRAY 0x7fff0010
@@ -39,10 +41,10 @@
 
 /* The maps a generated program refers to, on one side. */
 struct gen_maps {
-	int array, hash, ringbuf;
+	int array, hash, ringbuf, array1;
 	int progs[GEN_NTYPES];	/* empty program arrays: every tail call falls through */
 };
-#define GEN_MAPS_NONE { -1, -1, -1, { -1, -1, -1, -1 } }
+#define GEN_MAPS_NONE { -1, -1, -1, -1, { -1, -1, -1, -1 } }
 
 struct gen_src {
 	uint64_t state;			/* xorshift state, when data is NULL */
