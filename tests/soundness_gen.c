@@ -1137,12 +1137,13 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 	a.insn_cnt = cnt;
 	a.license = (uintptr_t) "GPL";
 	/* with a callback: func_info, one record per function start, in order; with a tail call,
-	 * for half the programs (by length), as the rules for one in a subprogram depend on it */
+	 * for most programs (by length), as the rules for one in a subprogram depend on it (without
+	 * func info it is refused there) */
 	for (unsigned int i = 0; i < cnt; i++)
 		funcs |= (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			  insns[i].src_reg == BPF_PSEUDO_FUNC) ||
 			 (insns[i].code == (BPF_JMP | BPF_CALL) && !insns[i].src_reg &&
-			  insns[i].imm == BPF_FUNC_tail_call && cnt % 2 == 0);
+			  insns[i].imm == BPF_FUNC_tail_call && cnt % 7 != 0);
 	for (unsigned int i = 0; funcs && i < cnt; i++) {
 		int64_t t = (int64_t)i + 1 + insns[i].imm;
 		bool to_func = (insns[i].code == (BPF_JMP | BPF_CALL) &&
