@@ -716,6 +716,68 @@ static void snip_sock(struct gen *g)
 	}
 }
 
+/* A packet pointer kept in r7..r9 (bounds-checked, mostly), a helper that may move or resize
+ * the packet (mostly; each type's own, the others refused), maybe the pointers loaded and
+ * checked again, then an access through the kept register: which the verifier must refuse
+ * unless it was reloaded.  The register stays as it is for later snippets (snip_saved()). */
+static void snip_pkt_move(struct gen *g)
+{
+	int keep = 7 + (int)rnd(g, 3), k = 1 + (int)rnd(g, 32), sz = (int)rnd(g, 4);
+	bool check = chance(g, 90), reload = chance(g, 35);
+	unsigned int j[2], nj = 0;
+
+	if (g->type == BPF_PROG_TYPE_SOCKET_FILTER && chance(g, 90)) {
+		snip_ld_abs(g);
+		return;
+	}
+	for (int pass = 0; pass < (reload ? 2 : 1); pass++) {
+		emit(g, BPF_LDX_MEM(BPF_W, 2, 6, ctx_data_off(g, 0)));
+		emit(g, BPF_LDX_MEM(BPF_W, 3, 6, ctx_data_off(g, 1)));
+		emit(g, BPF_MOV64_REG(keep, 2));
+		emit(g, BPF_MOV64_REG(4, 2));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 4, k));
+		if (check) {
+			j[nj++] = g->n;
+			emit(g, BPF_JMP_REG(BPF_JGT, 4, 3, 0));
+		}
+		if (pass == 1 || !chance(g, 85))
+			continue;
+		emit(g, BPF_MOV64_REG(1, 6));
+		if (g->type == BPF_PROG_TYPE_XDP) {
+			static const int fns[] = { BPF_FUNC_xdp_adjust_head, BPF_FUNC_xdp_adjust_tail,
+						   BPF_FUNC_xdp_adjust_meta };
+			int fn = fns[rnd(g, 3)];
+
+			emit(g, BPF_MOV64_IMM(2, chance(g, 80) ? (int)rnd(g, 49) - 32 : interesting(g)));
+			emit(g, BPF_EMIT_CALL(fn));
+		} else {
+			static const int fns[] = { BPF_FUNC_skb_pull_data, BPF_FUNC_skb_change_tail,
+						   BPF_FUNC_skb_change_head, BPF_FUNC_skb_vlan_pop };
+			int fn = fns[rnd(g, 4)];
+
+			emit(g, BPF_MOV64_IMM(2, chance(g, 85) ? (int)rnd(g, 100) : interesting(g)));
+			emit(g, BPF_MOV64_IMM(3, 0));
+			emit(g, BPF_EMIT_CALL(fn));
+		}
+		if (chance(g, 30))
+			emit(g, BPF_MOV64_REG(sreg(g), 0));
+	}
+	mem_access(g, keep, chance(g, 85) ? (int)rnd(g, (uint32_t)k) & ~(size_bytes[sz] - 1)
+					  : (int)rnd(g, 40) - 4, sz);
+	for (unsigned int i = 0; i < nj; i++)
+		patch(g, j[i]);
+}
+
+/* An access through r7..r9, whatever a snippet left there: a map value, a packet pointer (maybe
+ * since forgotten by a helper or a callee that moved the packet), ctx, a scalar. */
+static void snip_saved(struct gen *g)
+{
+	int sz = (int)rnd(g, 4);
+
+	mem_access(g, 7 + (int)rnd(g, 3), chance(g, 80) ? 8 * (int)rnd(g, 2) : (int)rnd(g, 24),
+		   sz);
+}
+
 static void snip_ptr(struct gen *g)
 {
 	int base = chance(g, 50) ? 6 : 10;
@@ -858,10 +920,14 @@ static void snippet(struct gen *g)
 			snip_ringbuf(g);
 		break;
 	case 11: case 12: case 13:
-		if (g->sub)
+		if (g->sub && chance(g, 80))
 			snip_arg(g);
-		else
+		else if (chance(g, 25))
+			snip_pkt_move(g);
+		else if (!g->sub)
 			snip_pkt(g);
+		else
+			snip_saved(g);
 		break;
 	case 14: case 15:
 		snip_branch(g);
@@ -897,6 +963,8 @@ static void snippet(struct gen *g)
 	default:
 		if (chance(g, 30))
 			snip_ptr(g);
+		else if (chance(g, 15))
+			snip_saved(g);
 		else
 			snip_alu(g);
 		break;

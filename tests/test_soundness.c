@@ -186,6 +186,44 @@ TEST(soundness_checked_mode_regions)
 	CHECK_EQ(sound_check_one(&s, map_ok, sizeof(map_ok) / sizeof(map_ok[0]), BPF_PROG_TYPE_XDP, 4, stderr), 0);
 }
 
+/* A helper that moves the packet: after it, the packet is where the context says (here in what
+ * was headroom), and the program may read it there once it loaded and checked the pointers
+ * again.  (Were the regions not refreshed after the call, these runs would be violations.) */
+TEST(soundness_checked_mode_packet_moves)
+{
+	struct gen_src s = { .state = 2 };
+#define MOVED_READ(ctx_type)                                                                      \
+	BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 7),                                                   \
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, offsetof(ctx_type, data)),                      \
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, offsetof(ctx_type, data_end)),                  \
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),                                                     \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 16),                                                   \
+	BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 2),                                           \
+	BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_2, 0),                                            \
+	BPF_ST_MEM(BPF_DW, BPF_REG_2, 8, 1),                                                     \
+	BPF_MOV64_IMM(BPF_REG_0, 0),                                                             \
+	BPF_EXIT_INSN()
+	/* xdp: 16 bytes pushed in front (bpf_xdp_adjust_head(ctx, -16)) */
+	const struct bpf_insn xdp_head[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_MOV64_IMM(BPF_REG_2, -16),
+		BPF_EMIT_CALL(BPF_FUNC_xdp_adjust_head),
+		MOVED_READ(struct xdp_md),
+	};
+	/* tc: 16 bytes of room pushed in front (bpf_skb_change_head(ctx, 16, 0)) */
+	const struct bpf_insn skb_head[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_MOV64_IMM(BPF_REG_2, 16),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_EMIT_CALL(BPF_FUNC_skb_change_head),
+		MOVED_READ(struct __sk_buff),
+	};
+#undef MOVED_READ
+
+	CHECK_EQ(sound_check_one(&s, xdp_head, sizeof(xdp_head) / sizeof(xdp_head[0]), BPF_PROG_TYPE_XDP, 8, stderr), 0);
+	CHECK_EQ(sound_check_one(&s, skb_head, sizeof(skb_head) / sizeof(skb_head[0]), BPF_PROG_TYPE_SCHED_CLS, 8, stderr), 0);
+}
+
 TEST(soundness_random_programs_fixed_seed)
 {
 	/* A fixed number of programs, not a time budget, so every build checks the same ones;

@@ -2,9 +2,10 @@
  *
  * The program is prepared afresh for the checked interpreter (the same helper table and LD_ABS
  * source as prog_prepare()), so loading stays as it is.  The context is a zeroed run_skb or
- * xdp_ctx with the packet copied into a heap buffer with 64 bytes of headroom: the headroom is
- * readable memory the program must not reach, so an out-of-bounds packet access is reported,
- * not silently allowed.  Map values enter the region table from helper_post after each
+ * xdp_ctx with the packet copied into a heap buffer with head- and tailroom: memory the program
+ * must not reach, so an out-of-bounds packet access is reported, not silently allowed.  The
+ * frame may move inside the buffer (bpf_xdp_adjust_head() and the like); after each helper that
+ * may move or resize the packet, its regions are what the context then says.  Map values enter the region table from helper_post after each
  * successful bpf_map_lookup_elem; helper_pre checks arguments by the helper's prototype; a
  * bpf_for_each_map_elem() callback may use the key and value it is given while it runs.
  */
@@ -21,7 +22,9 @@
 #include "prog/run.h"
 #include "rcu.h"
 
-#define HEADROOM 64u
+#define HEADROOM 256u /* before the packet: an XDP frame's room for adjust_head(), an skb's for
+			* change_head() (without it the skb would have to move, which it cannot) */
+#define TAILROOM 64u  /* after it: room to grow into (adjust_tail(), change_tail()) */
 #define NR_HELPERS BPF_HELPER_ID_MAX
 
 struct check_priv {
@@ -196,9 +199,48 @@ static void add_map_value(struct interp_check *c, const struct bpf_map *map, u64
 		interp_check_add(c, v, map->value_size, "map value");
 }
 
+/* The packet as the context now says, [data_meta, data) and [data, data_end), replacing what it
+ * was: after a helper that may move or resize it, the bytes it left are the buffer's again,
+ * which the program must not reach (through a pointer the verifier should have forgotten). */
+static void packet_regions(struct interp_check *c, const struct check_priv *cp)
+{
+	u8 *meta, *data, *end;
+
+	for (unsigned int i = c->nregions; i-- > 0;)
+		if (!strcmp(c->regions[i].what, "packet") ||
+		    !strcmp(c->regions[i].what, "packet metadata"))
+			c->regions[i] = c->regions[--c->nregions];
+	if (cp->prog->type == BPF_PROG_TYPE_XDP) {
+		const struct xdp_ctx *x = (const struct xdp_ctx *)(uintptr_t)cp->ctx;
+
+		meta = x->data_meta;
+		data = x->data;
+		end = x->data_end;
+	} else {
+		const struct skb_ctx *sc = (const struct skb_ctx *)(uintptr_t)cp->ctx;
+
+		meta = sc->data_meta;
+		data = sc->data;
+		end = sc->data_end;
+	}
+	if (data > meta)
+		interp_check_add(c, (uintptr_t)meta, (u64)(data - meta), "packet metadata");
+	/* (cgroup skb programs may only read their packet) */
+	if (cp->prog->type == BPF_PROG_TYPE_CGROUP_SKB)
+		interp_check_add_ro(c, (uintptr_t)data, (u64)(end - data), "packet");
+	else
+		interp_check_add(c, (uintptr_t)data, (u64)(end - data), "packet");
+}
+
 static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 {
 	struct check_priv *cp = c->priv;
+	const struct bpf_func_proto *fp = bpf_helper_proto(id, cp->prog->type);
+
+	if (fp && fp->changes_pkt_data) {
+		packet_regions(c, cp);
+		return;
+	}
 
 	if (id == BPF_FUNC_ringbuf_reserve && r0) {
 		interp_check_add(c, r0, cp->reserve_size, "ringbuf record");
@@ -303,7 +345,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	if (err)
 		return err;
 	c = calloc(1, sizeof(*c));
-	buf = malloc(HEADROOM + len + 1);
+	buf = calloc(1, HEADROOM + len + TAILROOM);
 	if (!c || !buf) {
 		err = -ENOMEM;
 		goto out;
@@ -315,6 +357,8 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		memset(&xdp, 0, sizeof(xdp));
 		xdp.data = xdp.data_meta = data;
 		xdp.data_end = data + len;
+		xdp.hard_start = buf;
+		xdp.hard_end = data + len + TAILROOM;
 		xdp.uapi.data = HEADROOM;
 		xdp.uapi.data_end = HEADROOM + len;
 		xdp.uapi.ingress_ifindex = 1;
@@ -323,7 +367,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	} else {
 		memset(&skb, 0, sizeof(skb));
 		skb.head = buf;
-		skb.end = buf + HEADROOM + len + 1;
+		skb.end = data + len + TAILROOM;
 		skb.mac = data;
 		skb.net = len >= 14 ? data + 14 : data;
 		skb.tail = data + len;
@@ -336,11 +380,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		interp_check_add(c, cp.ctx, sizeof(skb.ctx), "ctx");
 		interp_check_add_ro(c, (uintptr_t)&skb.sock.sk, sizeof(skb.sock.sk), "socket");
 	}
-	/* (cgroup skb programs may only read their packet) */
-	if (prog->type == BPF_PROG_TYPE_CGROUP_SKB)
-		interp_check_add_ro(c, (uintptr_t)data, len, "packet");
-	else
-		interp_check_add(c, (uintptr_t)data, len, "packet");
+	packet_regions(c, &cp);
 	for (u32 i = 0; i < prog->used_map_cnt; i++) {
 		struct bpf_map *m = prog->used_maps[i];
 		u32 zero = 0;
