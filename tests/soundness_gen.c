@@ -49,6 +49,7 @@ struct gen {
 	uint32_t type;
 	int depth;		/* snippet nesting */
 	bool sub;		/* generating the subprogram */
+	bool global;		/* ... which is a global function (it starts with `goto +0`) */
 	unsigned int ncalls;
 	unsigned int calls[8];	/* call sites to patch to the subprogram */
 	bool cb;		/* generating the callback */
@@ -920,11 +921,11 @@ static void snippet(struct gen *g)
 			snip_ringbuf(g);
 		break;
 	case 11: case 12: case 13:
-		if (g->sub && chance(g, 80))
+		if (g->sub && !g->global && chance(g, 80))
 			snip_arg(g);
 		else if (chance(g, 25))
 			snip_pkt_move(g);
-		else if (!g->sub)
+		else if (!g->sub || g->global)
 			snip_pkt(g);
 		else
 			snip_saved(g);
@@ -1048,9 +1049,16 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 		unsigned int start = g.n;
 
 		g.sub = true;
+		/* A global function (verified on its own, with r1 the ctx its BTF prototype
+		 * declares, whatever the caller passes, which must be ctx): load_log() gives the
+		 * function starting with this marker a global prototype. */
+		g.global = chance(&g, 35);
+		if (g.global)
+			emit(&g, BPF_JMP_A(0));
 		if (chance(&g, 90))
 			emit(&g, BPF_MOV64_IMM(0, 0));
-		if (chance(&g, 80)) /* the argument kept in r6, for a tail call (when it is ctx) */
+		/* the argument kept in r6, for a tail call or packet access (when it is ctx) */
+		if (chance(&g, g.global ? 95 : 80))
 			emit(&g, BPF_MOV64_REG(6, 1));
 		for (int r = 7; r <= 9; r++)
 			if (chance(&g, 60))
@@ -1164,15 +1172,22 @@ static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 	return 0;
 }
 
-/* The BTF a program with callbacks needs (a callback must be a static function): 1 int,
- * 2 int (void), 3 f0 global (main), 4.. f1, f2, f3 static. */
+/* The BTF of func info (a callback must be a static function): 1 int, 2 int (void), 3 f0 global
+ * (main), 4.. f1, f2, f3 static; global functions taking the ctx: 7 struct __sk_buff,
+ * 8 struct xdp_md, 9, 10 pointers to them, 11, 12 int (ctx *), 13 g_skb, 14 g_xdp. */
+#define FUNC_GLOBAL_SKB 13
+#define FUNC_GLOBAL_XDP 14
 static int funcs_btf(bpf_fn call)
 {
-	static const char strs[] = "\0int\0f0\0f1\0f2\0f3";
+	static const char strs[] = "\0int\0f0\0f1\0f2\0f3\0__sk_buff\0xdp_md\0ctx\0g_skb\0g_xdp";
 	static const uint32_t types[] = {
 		T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0), T_FUNC(5, 2, BTF_FUNC_GLOBAL),
 		T_FUNC(8, 2, BTF_FUNC_STATIC), T_FUNC(11, 2, BTF_FUNC_STATIC),
 		T_FUNC(14, 2, BTF_FUNC_STATIC),
+		T_STRUCT(17, 0, sizeof(struct __sk_buff)), T_STRUCT(27, 0, sizeof(struct xdp_md)),
+		T_PTR(7), T_PTR(8),
+		T_PROTO(1, 1), T_PARAM(34, 9), T_PROTO(1, 1), T_PARAM(34, 10),
+		T_FUNC(38, 11, BTF_FUNC_GLOBAL), T_FUNC(44, 12, BTF_FUNC_GLOBAL),
 	};
 	static int fd[2] = { -1, -1 };
 	int side = call == bpf;
@@ -1188,6 +1203,14 @@ static int funcs_btf(bpf_fn call)
 		free(b.data);
 	}
 	return fd[side];
+}
+
+/* Whether the bpf-to-bpf call at i goes to a function that starts with the global marker. */
+static bool is_global(const struct bpf_insn *insns, unsigned int cnt, unsigned int i)
+{
+	int64_t t = (int64_t)i + 1 + insns[i].imm;
+
+	return t > 0 && t < cnt && insns[t].code == (BPF_JMP | BPF_JA) && !insns[t].off;
 }
 
 /* BPF_PROG_LOAD; a log of level 1 into log (size bytes) when log is not NULL. */
@@ -1210,6 +1233,8 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 	for (unsigned int i = 0; i < cnt; i++)
 		funcs |= (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			  insns[i].src_reg == BPF_PSEUDO_FUNC) ||
+			 (insns[i].code == (BPF_JMP | BPF_CALL) &&
+			  insns[i].src_reg == BPF_PSEUDO_CALL && is_global(insns, cnt, i)) ||
 			 (insns[i].code == (BPF_JMP | BPF_CALL) && !insns[i].src_reg &&
 			  insns[i].imm == BPF_FUNC_tail_call && cnt % 7 != 0);
 	for (unsigned int i = 0; funcs && i < cnt; i++) {
@@ -1231,8 +1256,14 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 		fi[j].insn_off = (uint32_t)t;
 	}
 	if (funcs) {
-		for (uint32_t j = 0; j < n; j++)
+		for (uint32_t j = 0; j < n; j++) {
+			const struct bpf_insn *f = &insns[fi[j].insn_off];
+
 			fi[j].type_id = 3 + j;
+			if (j && f->code == (BPF_JMP | BPF_JA) && !f->off)
+				fi[j].type_id = type == BPF_PROG_TYPE_XDP ? FUNC_GLOBAL_XDP
+									  : FUNC_GLOBAL_SKB;
+		}
 		a.prog_btf_fd = (uint32_t)funcs_btf(call);
 		a.func_info_rec_size = sizeof(fi[0]);
 		a.func_info = (uintptr_t)fi;
