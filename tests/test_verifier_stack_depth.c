@@ -4,7 +4,8 @@
  * with each frame rounded to 16 bytes; no subprogram with a tail call below 256 bytes of frames;
  * (6.12's private stacks for tracing programs' frames are not in the live 6.18.44 kernel: their
  * frames add up too; nor is its refusal of LD_ABS in a callback's code that is never walked.)
- * With BTF func info, a subprogram may hold a tail call or LD_ABS if it returns an integer. */
+ * With BTF func info, a subprogram may hold a tail call or LD_ABS if it returns an integer; no
+ * callback may hold one or call one that does (6.18.44). */
 #include "test.h"
 #include "verifier_harness.h"
 
@@ -61,6 +62,70 @@ static const struct vcase cases[] = {
 	{ "depth_tail_call_shallow", SOCK, {
 		ST(-240), PCALL(2), R0_0, EXIT,
 		TAIL_CALL, R0_0, EXIT }, ACCEPT, .funcs = true, .log_level = 2, .full_log = true },
+	/* No tail call in a callback or below one, even in code never walked (6.18.44; found by
+	 * the soundness run: seed 0x78c4254a, program 162488 of 6441bdd's generator) */
+	{ "tail_call_in_loop_callback", SOCK, {
+		BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 5),
+		BPF_MOV64_REG(1, 6), TAIL_CALL, R0_0, EXIT }, REJECT,
+	  "cannot tail call within callback", EINVAL, .funcs = true, .full_log = true },
+	{ "tail_call_in_sub_of_loop_callback", SOCK, {
+		BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 1), PCALL(2), R0_0, EXIT,
+		/* sub */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 4), TAIL_CALL, R0_0, EXIT },
+	  REJECT, "cannot tail call within callback", EINVAL, .funcs = true, .log_level = 2,
+	  .full_log = true },
+	{ "tail_call_in_sub_called_by_main_and_callback", SOCK, {
+		BPF_MOV64_REG(6, 1), BPF_MOV64_REG(1, 6), PCALL(13), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 1), PCALL(2), R0_0, EXIT,
+		/* sub */ TAIL_CALL, R0_0, EXIT },
+	  REJECT, "cannot tail call within callback", EINVAL, .funcs = true },
+	/* ... checked after the rule of 256 bytes of frames above a tail call */
+	{ "tail_call_in_deep_loop_callback", SOCK, {
+		ST(-256), BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 5),
+		BPF_MOV64_REG(1, 6), TAIL_CALL, R0_0, EXIT }, REJECT,
+	  "tail_calls are not allowed when call stack of previous frames is 256 bytes. Too large",
+	  EACCES, .funcs = true },
+	/* ... and after the frames' combined size (208 + 400) */
+	{ "tail_call_in_big_loop_callback", SOCK, {
+		ST(-200), BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ ST(-400), BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 5),
+		BPF_MOV64_REG(1, 6), TAIL_CALL, R0_0, EXIT }, REJECT,
+	  "combined stack size of 2 calls is 608. Too large", EACCES, .funcs = true },
+	/* ... and after the chains below it */
+	{ "tail_call_in_loop_callback_over_deep_sub", SOCK, {
+		BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ ST(-16), PCALL(9), BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 5),
+		BPF_MOV64_REG(1, 6), TAIL_CALL, R0_0, EXIT,
+		/* sub */ ST(-504), R0_0, EXIT }, REJECT,
+	  "combined stack size of 3 calls is 528. Too large", EACCES, .funcs = true },
+	/* main calls a subprogram with a tail call, then bpf_loop() with a callback that has none */
+	{ "tail_call_in_sub_then_loop_callback", SOCK, {
+		BPF_MOV64_REG(6, 1), BPF_MOV64_REG(1, 6), PCALL(10), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ R0_0, EXIT,
+		/* sub */ TAIL_CALL, R0_0, EXIT },
+	  ACCEPT, .funcs = true },
+	/* the same with the callback before the subprogram in the code */
+	{ "tail_call_loop_callback_then_sub", SOCK, {
+		BPF_MOV64_REG(6, 1), LOOP_CALL(8), BPF_MOV64_REG(1, 6), PCALL(4), R0_0, EXIT,
+		/* callback */ R0_0, EXIT,
+		/* sub */ TAIL_CALL, R0_0, EXIT },
+	  ACCEPT, .funcs = true },
+	/* two calls below the callback */
+	{ "tail_call_two_calls_below_callback", SOCK, {
+		BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,
+		/* callback */ PCALL(2), R0_0, EXIT,
+		/* sub1 */ PCALL(2), R0_0, EXIT,
+		/* sub2 */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 4), TAIL_CALL, R0_0, EXIT },
+	  REJECT, "cannot tail call within callback", EINVAL, .funcs = true },
+	/* a callback with a tail call, then a call whose chain is too deep */
+	{ "tail_call_in_loop_callback_then_deep_sub", SOCK, {
+		ST(-16), BPF_MOV64_REG(6, 1), LOOP_CALL(7), PCALL(11), R0_0, EXIT,
+		/* callback */ BPF_MOV64_IMM(1, 0), BPF_JMP_IMM(BPF_JEQ, 1, 0, 5),
+		BPF_MOV64_REG(1, 6), TAIL_CALL, R0_0, EXIT,
+		/* sub */ ST(-504), R0_0, EXIT }, REJECT,
+	  "cannot tail call within callback", EINVAL, .funcs = true },
 	/* LD_ABS in a callback's dead code: 6.18.44 takes it */
 	{ "depth_ld_abs_in_callback", SOCK, {
 		BPF_MOV64_REG(6, 1), LOOP_CALL(6), R0_0, EXIT,

@@ -724,6 +724,7 @@ static int push_callback_state(struct verifier_env *env, int insn_idx, int sub,
 {
 	if (sub < 0)
 		return -EFAULT;
+	env->subprog[sub].is_cb = true;
 	*st = push_stack(env, env->subprog[sub].start, insn_idx);
 	return *st ? 0 : -ENOMEM;
 }

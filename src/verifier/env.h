@@ -231,6 +231,9 @@ struct subprog_info {
 	/* A timer's callback, which runs later on a stack of its own: the stack depth check
 	 * (check_stack_depth()) walks it on its own. */
 	bool is_async_cb;
+	/* The callback of a helper call the verifier walked (a timer's too): no tail call may
+	 * run in it or below it (check_stack_depth()). */
+	bool is_cb;
 };
 
 /* Per instruction data. */

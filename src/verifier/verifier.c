@@ -325,14 +325,20 @@ process_exit:
  * or an LD_IMM64 of a callback, which runs below the frame that names it (but a timer callback
  * named so does not).  Each frame counts rounded up to 16 bytes, as for a JITed program, and a
  * chain must stay within 512; no subprogram with a tail call may run below 256 bytes or more of
- * frames.  (6.12's private stacks for tracing programs are not in the live 6.18.44 kernel, nor
- * its refusal of LD_ABS in a callback's code the verifier never walks: neither here.) */
-/* The chains from subprogram idx, entered below depth bytes of frames as frame number frame. */
-static int check_stack_chains(struct verifier_env *env, int idx, int depth, int frame)
+ * frames.  Nor may a callback (a timer's too) hold one, or call one that does: 6.18.44 checks
+ * this at the end of each function's code, after its callees' chains, unless the function is
+ * the root of the walk (a timer callback with a tail call of its own is reported by the walk
+ * from main instead).  (6.12's private stacks for tracing programs are not in the live 6.18.44
+ * kernel, nor its refusal of LD_ABS in a callback's code the verifier never walks: neither.) */
+/* The chains from subprogram idx, entered below depth bytes of frames as frame number frame,
+ * below a callback if in_cb; *tail_call: whether idx or a function below it has a tail call. */
+static int check_stack_chains(struct verifier_env *env, int idx, int depth, int frame,
+			      bool in_cb, bool *tail_call)
 {
 	struct subprog_info *sp = env->subprog;
 
-	if (idx && depth >= 256 && subprog_has_insn(env, (u32)idx, insn_is_tail_call)) {
+	*tail_call = subprog_has_insn(env, (u32)idx, insn_is_tail_call);
+	if (idx && depth >= 256 && *tail_call) {
 		verbose(env, "tail_calls are not allowed when call stack of previous frames is %d "
 			     "bytes. Too large\n", depth);
 		return -EACCES;
@@ -342,9 +348,11 @@ static int check_stack_chains(struct verifier_env *env, int idx, int depth, int 
 		verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1, depth);
 		return -EACCES;
 	}
+	in_cb |= sp[idx].is_cb;
 	for (int i = sp[idx].start; i < sp[idx + 1].start; i++) {
 		const struct bpf_insn *in = &env->insns[i];
 		bool call = in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
+		bool below;
 		int callee, err;
 
 		if (!call && !(in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
@@ -353,16 +361,27 @@ static int check_stack_chains(struct verifier_env *env, int idx, int depth, int 
 		callee = find_subprog(env, i + in->imm + 1);
 		if (callee < 0)
 			return -EFAULT;
-		/* a timer callback named by LD_IMM64 runs later, elsewhere */
-		if (sp[callee].is_async_cb && !call)
-			continue;
+		if (sp[callee].is_async_cb) {
+			if (subprog_has_insn(env, (u32)callee, insn_is_tail_call)) {
+				verbose(env, "verifier bug: subprog has tail_call and async cb\n");
+				return -EFAULT;
+			}
+			/* a timer callback named by LD_IMM64 runs later, elsewhere */
+			if (!call)
+				continue;
+		}
 		if (frame + 1 >= MAX_CALL_FRAMES) {
 			verbose(env, "the call stack of %d frames is too deep !\n", frame + 1);
 			return -E2BIG;
 		}
-		err = check_stack_chains(env, callee, depth, frame + 1);
+		err = check_stack_chains(env, callee, depth, frame + 1, in_cb, &below);
 		if (err)
 			return err;
+		*tail_call |= below;
+	}
+	if (*tail_call && frame && in_cb) {
+		verbose(env, "cannot tail call within callback\n");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -371,7 +390,8 @@ static int check_stack_depth(struct verifier_env *env)
 {
 	for (int s = (int)env->subprog_cnt - 1; s >= 0; s--)
 		if (!s || env->subprog[s].is_async_cb) {
-			int err = check_stack_chains(env, s, 0, 0);
+			bool tail_call;
+			int err = check_stack_chains(env, s, 0, 0, false, &tail_call);
 
 			if (err)
 				return err;
