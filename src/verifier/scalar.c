@@ -146,9 +146,51 @@ bool scalar_is_valid(const struct scalar *s)
 
 /* ---- bounds synchronisation ---- */
 
+/* The smallest member of t above z (t's smallest if z is below it; its largest, tmax, if z is
+ * not below that): the kernel's tnum_step().  Members ordered as numbers are ordered as their
+ * unknown bits are, so: the first member at or above z + 1, built from the top bit down, staying
+ * equal to z + 1 while a fixed bit allows, and otherwise raising the lowest unknown bit above
+ * that z + 1 has clear. */
+static u64 tnum_step(struct tnum t, u64 z)
+{
+	u64 tmax = t.value | t.mask, want, raise = 0;
+
+	if (z >= tmax)
+		return tmax;
+	if (z < t.value)
+		return t.value;
+	want = z + 1;
+	for (int b = 63; b >= 0; b--) {
+		u64 bit = (u64)1 << b, wb = want & bit, vb = t.value & bit;
+
+		if (t.mask & bit) {
+			if (!wb)
+				raise = bit;
+			continue;
+		}
+		if (vb == wb)
+			continue;
+		if (vb) /* a fixed 1 where z + 1 has 0: the rest as small as it goes */
+			return (want & ~((bit << 1) - 1)) | bit | (t.value & (bit - 1));
+		if (!raise) /* (cannot happen below tmax) */
+			return tmax;
+		return (want & ~((raise << 1) - 1)) | raise | (t.value & (raise - 1));
+	}
+	return want;
+}
+
+/* The kernel's ___mark_reg_known() on the bounds and tnum. */
+static void set_known(struct scalar *s, u64 v)
+{
+	*s = scalar_const(v);
+}
+
 /* Step 1: the smallest member of a tnum in the signed view has the sign bit set if it may be,
  * and every other unknown bit clear; the largest the opposite.  Unsigned: unknown bits all 0 for
- * the smallest, all 1 for the largest. */
+ * the smallest, all 1 for the largest.  Then 6.18's rule (__update_reg64_bounds()): when the
+ * unsigned range and the tnum seem to share one value, the register is that value; its second
+ * case does not check the range's end, so a range and tnum sharing nothing (a dead branch) give
+ * the tnum's largest member, as in the kernel. */
 static void bounds_from_tnum(struct scalar *s)
 {
 	struct tnum t = s->var_off, t32 = tnum_subreg(t);
@@ -164,6 +206,16 @@ static void bounds_from_tnum(struct scalar *s)
 	s->s32_max = smin32(s->s32_max, (s32)(u32)(t32.value | (t32.mask & ~sign32)));
 	s->u32_min = umax32(s->u32_min, (u32)t32.value);
 	s->u32_max = umin32(s->u32_max, (u32)(t32.value | t32.mask));
+
+	u64 next = tnum_step(t, s->umin), tmax = t.value | t.mask;
+	bool umin_in = (s->umin & ~t.mask) == t.value;
+
+	if (umin_in && next > s->umax)
+		set_known(s, s->umin);
+	else if (!umin_in && next == tmax)
+		set_known(s, tmax);
+	else if (!umin_in && next <= s->umax && tnum_step(t, next) > s->umax)
+		set_known(s, next);
 }
 
 /* Step 2 for the low 32 bits.  If the signed range stays on one side of zero, signed and
