@@ -24,6 +24,7 @@
 #include <userbpf/insn.h>
 
 #include "btf_blob.h"
+#include "exec/helpers.h"
 #include "prog/check_run.h"
 #include "soundness_gen.h"
 
@@ -1432,6 +1433,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				close(kfd);
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
+		bool glob = false, move = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
@@ -1445,11 +1447,21 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				tc_sub |= past_main;
 			}
 			past_main |= insns[k].code == (BPF_JMP | BPF_EXIT);
+			glob |= insns[k].code == (BPF_JMP | BPF_CALL) &&
+				insns[k].src_reg == BPF_PSEUDO_CALL && is_global(insns, cnt, k);
+			if (insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg) {
+				const struct bpf_func_proto *fp = bpf_helper_proto((u32)insns[k].imm,
+										   type);
+
+				move |= fp && fp->changes_pkt_data;
+			}
 		}
 		st->cb_generated += cb;
 		st->dyn_generated += dyn;
 		st->tc_generated += tc;
 		st->tc_sub_generated += tc_sub;
+		st->glob_generated += glob;
+		st->move_generated += move;
 		if (fd < 0)
 			continue;
 		st->accepted++;
@@ -1457,6 +1469,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->dyn_accepted += dyn;
 		st->tc_accepted += tc;
 		st->tc_sub_accepted += tc_sub;
+		st->glob_accepted += glob;
+		st->move_accepted += move;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

@@ -74,6 +74,8 @@ struct sound_stats {
 	uint64_t dyn_generated, dyn_accepted;	/* programs that make a dynptr */
 	uint64_t tc_generated, tc_accepted;	/* programs with a tail call */
 	uint64_t tc_sub_generated, tc_sub_accepted;	/* ... in a subprogram or callback */
+	uint64_t glob_generated, glob_accepted;	/* programs with a global function */
+	uint64_t move_generated, move_accepted;	/* programs calling a helper that moves the packet */
 };
 
 struct sound_opts {

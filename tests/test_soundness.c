@@ -248,6 +248,8 @@ TEST(soundness_random_programs_fixed_seed)
 		CHECK(st.cb_accepted > 0);
 		CHECK(st.dyn_accepted > 0);
 		CHECK(st.tc_accepted > 0);
+		CHECK(st.glob_accepted > 0);
+		CHECK(st.move_accepted > 0);
 	}
 	CHECK_EQ(st.violations, 0);
 }

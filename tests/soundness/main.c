@@ -51,6 +51,10 @@ int main(int argc, char **argv)
 	       "accepted %llu)\n",
 	       (unsigned long long)st.tc_generated, (unsigned long long)st.tc_accepted,
 	       (unsigned long long)st.tc_sub_generated, (unsigned long long)st.tc_sub_accepted);
+	printf("with a global function: generated %llu, accepted %llu\n",
+	       (unsigned long long)st.glob_generated, (unsigned long long)st.glob_accepted);
+	printf("with a helper that moves the packet: generated %llu, accepted %llu\n",
+	       (unsigned long long)st.move_generated, (unsigned long long)st.move_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",
