@@ -874,6 +874,42 @@ static bool prints(const struct scalar *s, u32 id, const char *want)
 	return true;
 }
 
+/* 6.18's rule: a range sharing one value with the tnum makes the register that value. */
+static struct scalar tnum_and_range(u64 value, u64 mask, u64 umin, u64 umax)
+{
+	struct scalar s = scalar_unknown();
+
+	s.var_off = (struct tnum){ value, mask };
+	s.umin = umin;
+	s.umax = umax;
+	scalar_sync_bounds(&s);
+	return s;
+}
+
+TEST(scalar_sync_single_tnum_value)
+{
+	struct scalar s;
+
+	/* members of (0; 0x1010): 0, 0x10, 0x1000, 0x1010 */
+	s = tnum_and_range(0, 0x1010, 0x10, 0x100); /* umin itself, the next member above */
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x10);
+	s = tnum_and_range(0, 0x1010, 1, 0x100); /* one member inside, umin not a member */
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x10);
+	s = tnum_and_range(0, 0x1010, 0x1001, 0x1010); /* only the largest member */
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x1010);
+	s = tnum_and_range(0, 0x1010, 1, 0x1000); /* two members: the range stays as it was */
+	CHECK(!scalar_is_const(&s) && s.umin == 1 && s.umax == 0x1000);
+	/* fixed bits among the unknown ones: members of (0x101; 0x1010) are 0x101, 0x111,
+	 * 0x1101, 0x1111 */
+	s = tnum_and_range(0x101, 0x1010, 0x112, 0x1110);
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x1101);
+	s = tnum_and_range(0x101, 0x1010, 0x102, 0x1100);
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x111);
+	/* no member inside: the kernel's second case gives the largest (a dead branch) */
+	s = tnum_and_range(0, 0x80000000, 1, 0x7fffffff);
+	CHECK(scalar_is_const(&s) && s.var_off.value == 0x80000000);
+}
+
 TEST(scalar_printer_kernel_format)
 {
 	struct scalar s = scalar_unknown(), k;
