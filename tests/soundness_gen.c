@@ -1206,6 +1206,12 @@ static int funcs_btf(bpf_fn call)
 	return fd[side];
 }
 
+/* Whether in is a call of helper id. */
+static bool is_helper_call(const struct bpf_insn *in, int32_t id)
+{
+	return in->code == (BPF_JMP | BPF_CALL) && !in->src_reg && in->imm == id;
+}
+
 /* Whether the bpf-to-bpf call at i goes to a function that starts with the global marker. */
 static bool is_global(const struct bpf_insn *insns, unsigned int cnt, unsigned int i)
 {
@@ -1236,8 +1242,7 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 			  insns[i].src_reg == BPF_PSEUDO_FUNC) ||
 			 (insns[i].code == (BPF_JMP | BPF_CALL) &&
 			  insns[i].src_reg == BPF_PSEUDO_CALL && is_global(insns, cnt, i)) ||
-			 (insns[i].code == (BPF_JMP | BPF_CALL) && !insns[i].src_reg &&
-			  insns[i].imm == BPF_FUNC_tail_call && cnt % 7 != 0);
+			 (is_helper_call(&insns[i], BPF_FUNC_tail_call) && cnt % 7 != 0);
 	for (unsigned int i = 0; funcs && i < cnt; i++) {
 		int64_t t = (int64_t)i + 1 + insns[i].imm;
 		bool to_func = (insns[i].code == (BPF_JMP | BPF_CALL) &&
@@ -1438,11 +1443,9 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
-			dyn |= insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg &&
-			       (insns[k].imm == BPF_FUNC_dynptr_from_mem ||
-				insns[k].imm == BPF_FUNC_ringbuf_reserve_dynptr);
-			if (insns[k].code == (BPF_JMP | BPF_CALL) && !insns[k].src_reg &&
-			    insns[k].imm == BPF_FUNC_tail_call) {
+			dyn |= is_helper_call(&insns[k], BPF_FUNC_dynptr_from_mem) ||
+			       is_helper_call(&insns[k], BPF_FUNC_ringbuf_reserve_dynptr);
+			if (is_helper_call(&insns[k], BPF_FUNC_tail_call)) {
 				tc = true;
 				tc_sub |= past_main;
 			}

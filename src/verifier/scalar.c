@@ -146,39 +146,6 @@ bool scalar_is_valid(const struct scalar *s)
 
 /* ---- bounds synchronisation ---- */
 
-/* The smallest member of t above z (t's smallest if z is below it; its largest, tmax, if z is
- * not below that): the kernel's tnum_step().  Members ordered as numbers are ordered as their
- * unknown bits are, so: the first member at or above z + 1, built from the top bit down, staying
- * equal to z + 1 while a fixed bit allows, and otherwise raising the lowest unknown bit above
- * that z + 1 has clear. */
-static u64 tnum_step(struct tnum t, u64 z)
-{
-	u64 tmax = t.value | t.mask, want, raise = 0;
-
-	if (z >= tmax)
-		return tmax;
-	if (z < t.value)
-		return t.value;
-	want = z + 1;
-	for (int b = 63; b >= 0; b--) {
-		u64 bit = (u64)1 << b, wb = want & bit, vb = t.value & bit;
-
-		if (t.mask & bit) {
-			if (!wb)
-				raise = bit;
-			continue;
-		}
-		if (vb == wb)
-			continue;
-		if (vb) /* a fixed 1 where z + 1 has 0: the rest as small as it goes */
-			return (want & ~((bit << 1) - 1)) | bit | (t.value & (bit - 1));
-		if (!raise) /* (cannot happen below tmax) */
-			return tmax;
-		return (want & ~((raise << 1) - 1)) | raise | (t.value & (raise - 1));
-	}
-	return want;
-}
-
 /* The kernel's ___mark_reg_known() on the bounds and tnum. */
 static void set_known(struct scalar *s, u64 v)
 {

@@ -110,6 +110,10 @@ struct tnum tnum_xor(struct tnum a, struct tnum b);
  * the kernel's tnum_intersect does, and callers detect emptiness by other means. */
 struct tnum tnum_intersect(struct tnum a, struct tnum b);
 
+/* The smallest member of t above z; t's smallest if z is below it, its largest if z is not
+ * below that (the kernel's tnum_step()). */
+u64 tnum_step(struct tnum t, u64 z);
+
 /* Join: the smallest tnum holding every value of a and every value of b. */
 struct tnum tnum_union(struct tnum a, struct tnum b);
 
