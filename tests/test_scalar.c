@@ -851,6 +851,23 @@ TEST(scalar_precision_examples)
 	k = scalar_const(0x800000000000000aULL);
 	CHECK(scalar_refine_branch(&s, &k, BPF_JLE, false, true));
 	CHECK(s.smin == 0 && s.smax == 100 && s.umin == 0 && s.umax == 100);
+	/* the same in 32 bits: u32 [3, U32_MAX] meets only the negative piece of s32 [S32_MIN, 1] */
+	s = scalar_unknown();
+	k = scalar_const(3);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JLT, true, false));
+	k = scalar_const(1);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JSGT, true, false));
+	CHECK(s.s32_min == INT32_MIN && s.s32_max == -1 && s.u32_min == 0x80000000u &&
+	      s.u32_max == 0xffffffffu);
+	/* and u32 [0, 0x80000005] only the non-negative piece of s32 [-5, 100] */
+	s = scalar_unknown();
+	k = scalar_const(0x80000005u);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JGT, true, false));
+	k = scalar_const(100);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JSGT, true, false));
+	k = scalar_const((u64)-5);
+	CHECK(scalar_refine_branch(&s, &k, BPF_JSLT, true, false));
+	CHECK(s.s32_min == 0 && s.s32_max == 100 && s.u32_min == 0 && s.u32_max == 100);
 	/* unknown shifts */
 	s = scalar_urange(0, 5);
 	k = scalar_urange(1, 2);

@@ -282,6 +282,24 @@ static const struct vcase cases[] = {
 	  BPF_JMP_IMM(BPF_JLE, 8, 42, 1), EXIT, BPF_MOV64_REG(2, 10), BPF_ALU64_IMM(BPF_ADD, 2, -8),
 	  BPF_ALU64_REG(BPF_ADD, 2, 8), BPF_LDX_MEM(BPF_B, 0, 2, 0), EXIT }, REJECT,
 	  "invalid variable-offset read from stack R2 var_off=(0x0; 0x3f) off=-8 size=1", EINVAL },
+	/* A signed 32-bit range across zero that the unsigned range meets in one piece only is
+	 * that piece (6.18.44, a 2026 backport): u32 [3, U32_MAX] and s32 [S32_MIN, 1] leave
+	 * [S32_MIN, -1], so `if w2 s< 0` is always taken and the read of r9 is never walked */
+	{ "jmp32_s32_across_zero_negative_piece", SOCK, { R0_0,
+	  BPF_LDX_MEM(BPF_W, 2, 1, SKB(len)), BPF_JMP32_IMM(BPF_JLT, 2, 3, 3),
+	  BPF_JMP32_IMM(BPF_JSGT, 2, 1, 2), BPF_JMP32_IMM(BPF_JSLT, 2, 0, 1), BPF_MOV64_REG(0, 9),
+	  EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	/* the mirror image: u32 [0, 0x80000005] and s32 [-5, 100] meet in [0, 100] */
+	{ "jmp32_s32_across_zero_non_negative_piece", SOCK, { R0_0,
+	  BPF_LDX_MEM(BPF_W, 2, 1, SKB(len)), BPF_JMP32_IMM(BPF_JGT, 2, (int32_t)0x80000005u, 3),
+	  BPF_JMP32_IMM(BPF_JSLT, 2, -5, 2), BPF_JMP32_IMM(BPF_JSGT, 2, 100, 1),
+	  BPF_JMP32_IMM(BPF_JSLT, 2, 0, 1), EXIT, BPF_MOV64_REG(0, 9), EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	/* meeting both pieces: nothing learnt, the read is walked */
+	{ "jmp32_s32_across_zero_both_pieces", SOCK, { R0_0,
+	  BPF_LDX_MEM(BPF_W, 2, 1, SKB(len)), BPF_JMP32_IMM(BPF_JLT, 2, 1, 3),
+	  BPF_JMP32_IMM(BPF_JSGT, 2, 1, 2), BPF_JMP32_IMM(BPF_JSLT, 2, 0, 1), BPF_MOV64_REG(0, 9),
+	  EXIT }, REJECT, "R9 !read_ok", EACCES, .full_log = true, .log_level = 2 },
 	{ "atomic_scalar_base", SOCK, { R0_0, ATOMIC(BPF_DW, BPF_ADD, 0, 0, 0), EXIT }, REJECT,
 	  "R0 invalid mem access 'scalar'", EACCES },
 };

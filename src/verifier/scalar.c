@@ -188,7 +188,9 @@ static void bounds_from_tnum(struct scalar *s)
 /* Step 2 for the low 32 bits.  If the signed range stays on one side of zero, signed and
  * unsigned orders agree on it: intersect.  Otherwise, if the unsigned range lies entirely in the
  * non-negative half, the value is non-negative and the unsigned range is also a signed one (and
- * the signed maximum still bounds it); symmetrically for the negative half. */
+ * the signed maximum still bounds it); symmetrically for the negative half.  Last, the case
+ * deduce64() explains, for 32 bits (6.18.44 has it: a 2026 stable backport): a signed range
+ * across zero that the unsigned range meets in one piece only. */
 static void deduce32(struct scalar *s)
 {
 	if (s->s32_min >= 0 || s->s32_max < 0) {
@@ -207,11 +209,17 @@ static void deduce32(struct scalar *s)
 		s->u32_min = umax32(s->u32_min, (u32)s->s32_min);
 		s->s32_min = (s32)s->u32_min;
 		s->s32_max = (s32)s->u32_max;
+	} else if ((u32)s->s32_max < s->u32_min) { /* only the negative piece */
+		s->u32_min = umax32(s->u32_min, (u32)s->s32_min);
+		s->s32_max = (s32)s->u32_max;
+	} else if (s->u32_max < (u32)s->s32_min) { /* only the non-negative piece */
+		s->u32_max = umin32(s->u32_max, (u32)s->s32_max);
+		s->s32_min = (s32)s->u32_min;
 	}
 }
 
 /* Step 2 for the whole register: the same argument with 64-bit ranges, and one more case (as
- * 6.18, for 64 bits only): the signed range crosses zero, so in unsigned order it is two pieces,
+ * 6.18): the signed range crosses zero, so in unsigned order it is two pieces,
  * [0, smax] and [smin, U64_MAX]; an unsigned range that crosses 2^63 but lies wholly above the
  * first piece, or wholly below the second, meets only the other one. */
 static void deduce64(struct scalar *s)
