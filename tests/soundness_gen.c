@@ -379,6 +379,60 @@ static void snip_ringbuf(struct gen *g)
 		patch(g, j);
 }
 
+/* A bpf_spin_lock region: a lookup in the lock map (NULL-checked, mostly), the value kept in
+ * r7..r9, its lock taken (mostly at the lock's offset), a few accesses to the value (mostly
+ * around the lock word), sometimes a nested snippet (a helper call there is refused, a
+ * bpf-to-bpf call is not), then the lock released (mostly: on every path, through the same
+ * pointer). */
+static void snip_lock(struct gen *g)
+{
+	static const int odd_off[] = { 0, 8, 5, -4 };
+	int p = 7 + (int)rnd(g, 3);
+	int off = chance(g, 92) ? GEN_LOCK_OFF : odd_off[rnd(g, 4)];
+	bool check = chance(g, 92);
+	unsigned int j = 0, skip = 0;
+
+	emit(g, BPF_ST_MEM(BPF_W, 10, -8, (int32_t)rnd(g, GEN_LOCK_ENTRIES + 1)));
+	ld_map(g, 1, true);
+	g->in[g->n - 2].imm = GEN_MAP_LOCK;
+	emit(g, BPF_MOV64_REG(2, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -8));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
+	if (check) {
+		j = g->n;
+		emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 0));
+	}
+	emit(g, BPF_MOV64_REG(p, 0));
+	emit(g, BPF_MOV64_REG(1, p));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 1, off));
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_spin_lock));
+	for (int k = 0, n = (int)rnd(g, 3); k < n; k++) {
+		int sz = (int)rnd(g, 4), b = size_bytes[sz];
+		int at = chance(g, 85) ? 8 + ((int)rnd(g, GEN_LOCK_VALUE - 8 - b + 1) & ~(b - 1))
+				       : (int)rnd(g, GEN_LOCK_VALUE + 4) - 2;
+
+		mem_access(g, p, at, sz);
+	}
+	if (chance(g, 20)) {
+		g->depth++;
+		snippet(g);
+		g->depth--;
+	}
+	if (chance(g, 6)) { /* a path that skips the release */
+		skip = g->n;
+		emit(g, BPF_JMP_IMM(BPF_JEQ, sreg(g), 0, 0));
+	}
+	if (chance(g, 95)) {
+		emit(g, BPF_MOV64_REG(1, chance(g, 95) ? p : sreg(g)));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 95) ? off : GEN_LOCK_OFF));
+		emit(g, BPF_EMIT_CALL(BPF_FUNC_spin_unlock));
+	}
+	if (skip)
+		patch(g, skip);
+	if (check)
+		patch(g, j);
+}
+
 /* Socket filters cannot read data/data_end: legacy packet loads instead (r6 = ctx). */
 static void snip_ld_abs(struct gen *g)
 {
@@ -915,12 +969,17 @@ static void snippet(struct gen *g)
 	case 8: case 9:
 		snip_map(g);
 		break;
-	case 10:
-		if (chance(g, 50))
+	case 10: {
+		uint32_t r = rnd(g, 100);
+
+		if (r < 40)
 			snip_map_value(g);
-		else
+		else if (r < 75)
 			snip_ringbuf(g);
+		else
+			snip_lock(g);
 		break;
+	}
 	case 11: case 12: case 13:
 		if (g->sub && !g->global && chance(g, 80))
 			snip_arg(g);
@@ -1093,6 +1152,8 @@ void gen_patch_maps(const struct bpf_insn *in, unsigned int cnt, struct bpf_insn
 			out[i].imm = m->ringbuf;
 		else if (out[i].imm == GEN_MAP_ARRAY1)
 			out[i].imm = m->array1;
+		else if (out[i].imm == GEN_MAP_LOCK)
+			out[i].imm = m->lock;
 		else if (out[i].imm >= GEN_MAP_PROG_ARRAY &&
 			 out[i].imm < GEN_MAP_PROG_ARRAY + GEN_NTYPES)
 			out[i].imm = m->progs[out[i].imm - GEN_MAP_PROG_ARRAY];
@@ -1132,8 +1193,8 @@ static int map_create(bpf_fn call, uint32_t type, uint32_t vs, uint32_t n)
 /* Every fd of m (-1 for none). */
 static int *gen_maps_fds(struct gen_maps *m, unsigned int *n)
 {
-	_Static_assert(offsetof(struct gen_maps, progs) == 4 * sizeof(int) &&
-			       sizeof(struct gen_maps) == (4 + GEN_NTYPES) * sizeof(int),
+	_Static_assert(offsetof(struct gen_maps, progs) == 5 * sizeof(int) &&
+			       sizeof(struct gen_maps) == (5 + GEN_NTYPES) * sizeof(int),
 		       "struct gen_maps is an array of fds");
 	*n = sizeof(*m) / sizeof(int);
 	return &m->array;
@@ -1151,6 +1212,28 @@ static void gen_maps_close(struct gen_maps *m)
 	}
 }
 
+static int funcs_btf(bpf_fn call);
+#define BTF_LOCK_VALUE 17 /* the lock map's value type in funcs_btf() */
+
+/* The lock map: its value type from BTF, as a bpf_spin_lock requires. */
+static int lock_map_create(bpf_fn call)
+{
+	union bpf_attr a;
+	int btf = funcs_btf(call);
+
+	if (btf < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = GEN_LOCK_VALUE;
+	a.max_entries = GEN_LOCK_ENTRIES;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = 1;
+	a.btf_value_type_id = BTF_LOCK_VALUE;
+	return call(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
 /* The maps on one side: 0, or -1 (none left open) if one cannot be made. */
 static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 {
@@ -1158,6 +1241,7 @@ static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 	m->hash = map_create(call, BPF_MAP_TYPE_HASH, GEN_HASH_VALUE, GEN_HASH_ENTRIES);
 	m->ringbuf = map_create(call, BPF_MAP_TYPE_RINGBUF, 0, GEN_RINGBUF_SIZE);
 	m->array1 = map_create(call, BPF_MAP_TYPE_ARRAY, GEN_ARRAY_VALUE, 1);
+	m->lock = lock_map_create(call);
 	for (int k = 0; k < GEN_NTYPES; k++)
 		m->progs[k] = map_create(call, BPF_MAP_TYPE_PROG_ARRAY, 4, GEN_PROG_ARRAY_ENTRIES);
 
@@ -1175,12 +1259,14 @@ static int gen_maps_create(bpf_fn call, struct gen_maps *m)
 
 /* The BTF of func info (a callback must be a static function): 1 int, 2 int (void), 3 f0 global
  * (main), 4.. f1, f2, f3 static; global functions taking the ctx: 7 struct __sk_buff,
- * 8 struct xdp_md, 9, 10 pointers to them, 11, 12 int (ctx *), 13 g_skb, 14 g_xdp. */
+ * 8 struct xdp_md, 9, 10 pointers to them, 11, 12 int (ctx *), 13 g_skb, 14 g_xdp; and the lock
+ * map's value: 15 struct bpf_spin_lock, 16 long, 17 struct lockval. */
 #define FUNC_GLOBAL_SKB 13
 #define FUNC_GLOBAL_XDP 14
 static int funcs_btf(bpf_fn call)
 {
-	static const char strs[] = "\0int\0f0\0f1\0f2\0f3\0__sk_buff\0xdp_md\0ctx\0g_skb\0g_xdp";
+	static const char strs[] = "\0int\0f0\0f1\0f2\0f3\0__sk_buff\0xdp_md\0ctx\0g_skb\0g_xdp"
+				   "\0bpf_spin_lock\0val\0lockval\0a\0lock\0b\0long\0c";
 	static const uint32_t types[] = {
 		T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0), T_FUNC(5, 2, BTF_FUNC_GLOBAL),
 		T_FUNC(8, 2, BTF_FUNC_STATIC), T_FUNC(11, 2, BTF_FUNC_STATIC),
@@ -1189,6 +1275,9 @@ static int funcs_btf(bpf_fn call)
 		T_PTR(7), T_PTR(8),
 		T_PROTO(1, 1), T_PARAM(34, 9), T_PROTO(1, 1), T_PARAM(34, 10),
 		T_FUNC(38, 11, BTF_FUNC_GLOBAL), T_FUNC(44, 12, BTF_FUNC_GLOBAL),
+		T_STRUCT(50, 1, 4), T_MEMBER(64, 1, 0), T_INT(85, 8, BTF_INT_SIGNED, 0, 64),
+		T_STRUCT(68, 4, GEN_LOCK_VALUE), T_MEMBER(76, 1, 0), T_MEMBER(78, 15, 8 * GEN_LOCK_OFF),
+		T_MEMBER(83, 16, 64), T_MEMBER(90, 16, 128),
 	};
 	static int fd[2] = { -1, -1 };
 	int side = call == bpf;
@@ -1314,6 +1403,12 @@ static void fill_maps(struct gen_src *s, const struct gen_maps *m)
 	for (size_t i = 0; i < sizeof(v); i++)
 		v[i] = (uint8_t)gen_rand(s);
 	map_elem(m->array1, BPF_MAP_UPDATE_ELEM, 0, v);
+	/* (an update leaves the lock word alone) */
+	for (uint32_t k = 0; k < GEN_LOCK_ENTRIES; k++) {
+		for (size_t i = 0; i < GEN_LOCK_VALUE; i++)
+			v[i] = (uint8_t)gen_rand(s);
+		map_elem(m->lock, BPF_MAP_UPDATE_ELEM, k, v);
+	}
 	for (uint32_t k = 0; k < 6; k++) {
 		for (size_t i = 0; i < GEN_HASH_VALUE; i++)
 			v[i] = (uint8_t)gen_rand(s);
@@ -1366,16 +1461,21 @@ static int user_maps(void)
 	return u_maps.array >= 0 ? 0 : gen_maps_create(bpf, &u_maps);
 }
 
-int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
-		    uint32_t type, unsigned int inputs, FILE *report)
+int gen_load_user(const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
 {
 	struct bpf_insn patched[GEN_MAX_INSNS];
-	int fd, v;
 
 	if (cnt > GEN_MAX_INSNS || user_maps())
 		return -1;
 	gen_patch_maps(insns, cnt, patched, &u_maps);
-	fd = load(bpf, patched, cnt, type);
+	return load(bpf, patched, cnt, type);
+}
+
+int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
+		    uint32_t type, unsigned int inputs, FILE *report)
+{
+	int fd = gen_load_user(insns, cnt, type), v;
+
 	if (fd < 0)
 		return -1;
 	v = check_runs(s, fd, insns, cnt, type, inputs, &u_maps, report, NULL);
@@ -1438,11 +1538,12 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				close(kfd);
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
-		bool glob = false, move = false;
+		bool glob = false, move = false, lock = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
+			lock |= is_helper_call(&insns[k], BPF_FUNC_spin_lock);
 			dyn |= is_helper_call(&insns[k], BPF_FUNC_dynptr_from_mem) ||
 			       is_helper_call(&insns[k], BPF_FUNC_ringbuf_reserve_dynptr);
 			if (is_helper_call(&insns[k], BPF_FUNC_tail_call)) {
@@ -1465,6 +1566,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->tc_sub_generated += tc_sub;
 		st->glob_generated += glob;
 		st->move_generated += move;
+		st->lock_generated += lock;
 		if (fd < 0)
 			continue;
 		st->accepted++;
@@ -1474,6 +1576,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->tc_sub_accepted += tc_sub;
 		st->glob_accepted += glob;
 		st->move_accepted += move;
+		st->lock_accepted += lock;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

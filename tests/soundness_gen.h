@@ -9,7 +9,7 @@
  * constant and variable offsets, map lookups with and without NULL checks, packet accesses with
  * and without bounds checks, range-refining branches, bounded loops, bpf-to-bpf calls, helper
  * calls with memory arguments, ring buffer records, direct map value loads, tail calls from main
- * and from a subprogram), then sometimes
+ * and from a subprogram, bpf_spin_lock regions), then sometimes
  * mutated by one field, so that the verifier both accepts and rejects many of them.
  */
 #ifndef USERBPF_TESTS_SOUNDNESS_GEN_H
@@ -33,6 +33,11 @@
 #define GEN_MAP_RINGBUF 0x7fff0003	/* a 4096-byte ring buffer (never consumed: it fills) */
 #define GEN_RINGBUF_SIZE 4096
 #define GEN_MAP_ARRAY1 0x7fff0004	/* array: u32 key, 48-byte values, 1 entry (direct loads) */
+/* array: u32 key, 2 entries of struct { int a; struct bpf_spin_lock lock; long b, c; } (BTF) */
+#define GEN_MAP_LOCK 0x7fff0005
+#define GEN_LOCK_VALUE 24
+#define GEN_LOCK_OFF 4
+#define GEN_LOCK_ENTRIES 2
 /* One program array per generated program type (an array takes programs of the type of the
  * first program that uses it): the placeholder is GEN_MAP_PROG_ARRAY + the type's index. */
 #define GEN_MAP_PROG_ARRAY 0x7fff0010
@@ -41,10 +46,10 @@
 
 /* The maps a generated program refers to, on one side. */
 struct gen_maps {
-	int array, hash, ringbuf, array1;
+	int array, hash, ringbuf, array1, lock;
 	int progs[GEN_NTYPES];	/* empty program arrays: every tail call falls through */
 };
-#define GEN_MAPS_NONE { -1, -1, -1, -1, { -1, -1, -1, -1 } }
+#define GEN_MAPS_NONE { -1, -1, -1, -1, -1, { -1, -1, -1, -1 } }
 
 struct gen_src {
 	uint64_t state;			/* xorshift state, when data is NULL */
@@ -76,6 +81,7 @@ struct sound_stats {
 	uint64_t tc_sub_generated, tc_sub_accepted;	/* ... in a subprogram or callback */
 	uint64_t glob_generated, glob_accepted;	/* programs with a global function */
 	uint64_t move_generated, move_accepted;	/* programs calling a helper that moves the packet */
+	uint64_t lock_generated, lock_accepted;	/* programs taking a bpf_spin_lock */
 };
 
 struct sound_opts {
@@ -94,6 +100,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st);
 
 /* Loads one program on userbpf (maps patched in) and runs it checked on inputs from s.  Returns
  * -1 when rejected, 0 when accepted and clean, 1 on a violation (printed to report if not NULL). */
+/* Loads a program into userbpf with its map placeholders patched: the fd, or -1. */
+int gen_load_user(const struct bpf_insn *insns, unsigned int cnt, uint32_t type);
 /* Prints program idx of seed and both verifiers' verdicts and logs. */
 void sound_show(uint64_t seed, uint64_t idx, FILE *f);
 

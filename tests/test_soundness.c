@@ -11,6 +11,9 @@
 #include <stdlib.h>
 
 #include "exec/interp_checked.h"
+#include "fd.h"
+#include "prog/check_run.h"
+#include "prog/prog.h"
 #include "kbpf.h"
 #include "soundness_gen.h"
 #include "test.h"
@@ -224,6 +227,79 @@ TEST(soundness_checked_mode_packet_moves)
 	CHECK_EQ(sound_check_one(&s, skb_head, sizeof(skb_head) / sizeof(skb_head[0]), BPF_PROG_TYPE_SCHED_CLS, 8, stderr), 0);
 }
 
+/* bpf_spin_lock: a correct region runs clean; the same program with one instruction changed
+ * after verification (as if the verifier had accepted the change) shows each rule the checked
+ * run enforces, and a run that stops holding the lock releases it (the next run would spin
+ * forever on it otherwise). */
+TEST(soundness_checked_mode_spin_lock)
+{
+	const struct bpf_insn prog[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0),
+		BPF_LD_MAP_FD(BPF_REG_1, GEN_MAP_LOCK),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 8),
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, GEN_LOCK_OFF),
+		BPF_EMIT_CALL(BPF_FUNC_spin_lock),			/* 10 */
+		BPF_ST_MEM(BPF_DW, BPF_REG_7, 8, 1),			/* 11 */
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_7),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, GEN_LOCK_OFF),
+		BPF_EMIT_CALL(BPF_FUNC_spin_unlock),			/* 14 */
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	const struct {
+		unsigned int at;
+		struct bpf_insn insn;
+		enum interp_violation_kind kind;
+		const char *msg;
+	} bad[] = {
+		{ 14, BPF_MOV64_IMM(BPF_REG_0, 0), IV_LOCK, "exit while holding" },
+		{ 14, BPF_MOV64_IMM(BPF_REG_0, 0), IV_LOCK, "exit while holding" }, /* released */
+		{ 14, BPF_EMIT_CALL(BPF_FUNC_spin_lock), IV_LOCK, "bpf_spin_lock while holding" },
+		{ 11, BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), IV_LOCK, "helper call while" },
+		{ 10, BPF_MOV64_IMM(BPF_REG_0, 0), IV_LOCK, "unlock of a lock not held" },
+		{ 11, BPF_ST_MEM(BPF_W, BPF_REG_7, GEN_LOCK_OFF, 1), IV_MEM, "outside every region" },
+		{ 13, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 0), IV_HELPER_ARG, "not the bpf_spin_lock" },
+	};
+	struct gen_src s = { .state = 3 };
+	unsigned int n = sizeof(prog) / sizeof(prog[0]);
+	struct prog_check_result r;
+	struct bpf_object *obj;
+	struct bpf_prog *p;
+	uint8_t pkt[16] = { 0 };
+	int fd, err;
+
+	CHECK_EQ(sound_check_one(&s, prog, n, BPF_PROG_TYPE_XDP, 4, stderr), 0);
+	fd = gen_load_user(prog, n, BPF_PROG_TYPE_XDP);
+	REQUIRE(fd >= 0);
+	obj = obj_get_from_fd(fd, OBJ_PROG, &err);
+	REQUIRE(obj != NULL);
+	p = prog_of(obj);
+	REQUIRE_EQ(p->len, n);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct bpf_insn was = p->insns[bad[k].at];
+
+		p->insns[bad[k].at] = bad[k].insn;
+		CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+		CHECK_EQ(r.err, -EACCES);
+		CHECK_EQ(r.v.kind, bad[k].kind);
+		if (!strstr(r.v.msg, bad[k].msg))
+			test_fail(__FILE__, __LINE__, "case %zu: \"%s\", want \"%s\"", k, r.v.msg,
+				  bad[k].msg);
+		p->insns[bad[k].at] = was;
+	}
+	/* and the original again: clean */
+	CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+	CHECK_EQ(r.err, 0);
+	CHECK_EQ(r.retval, XDP_PASS);
+	obj_put(obj);
+	close(fd);
+}
+
 TEST(soundness_random_programs_fixed_seed)
 {
 	/* A fixed number of programs, not a time budget, so every build checks the same ones;
@@ -250,6 +326,7 @@ TEST(soundness_random_programs_fixed_seed)
 		CHECK(st.tc_accepted > 0);
 		CHECK(st.glob_accepted > 0);
 		CHECK(st.move_accepted > 0);
+		CHECK(st.lock_accepted > 0);
 	}
 	CHECK_EQ(st.violations, 0);
 }
@@ -299,7 +376,7 @@ static int load_logged(const struct bpf_insn *insns, unsigned int cnt, uint32_t 
 	map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (map < 0)
 		return -errno;
-	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map, map, { map, map, map, map } });
+	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map, map, map, { map, map, map, map } });
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.insns = (uintptr_t)patched;

@@ -47,6 +47,8 @@ enum interp_violation_kind {
 	IV_WRITE_R10,	/* r10 written */
 	IV_HELPER_ARG,	/* a helper argument the hook refused */
 	IV_MISALIGNED,	/* an atomic operand not naturally aligned */
+	IV_LOCK,	/* a bpf_spin_lock taken twice, released unheld, held over a helper
+			 * call or at exit (a hook's: the interpreter knows no helper) */
 };
 
 struct interp_violation {

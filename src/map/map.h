@@ -210,23 +210,31 @@ static inline void map_hide_lock(const struct bpf_map *map, void *value)
 		memset((u8 *)value + map->timer_off, 0, MAP_TIMER_SIZE);
 }
 
-/* Copies value_size bytes of a value from src to dst, but for the lock word and the timer of a
- * map with them (the kernel's copy_map_value()): copy is racy_store or racy_load. */
-static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
-					void (*copy)(void *, const void *, size_t))
+/* The value's lock word and timer, as {offset, size} in order of offset: how many (0 to 2). */
+static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[2][2])
 {
-	u32 hole[2][2], n = 0, at = 0;
+	u32 n = 0;
 
 	if (map->spin_lock_off >= 0)
 		hole[n][0] = (u32)map->spin_lock_off, hole[n++][1] = sizeof(u32);
 	if (map->timer_off >= 0)
 		hole[n][0] = (u32)map->timer_off, hole[n++][1] = MAP_TIMER_SIZE;
-	if (n == 2 && hole[0][0] > hole[1][0]) { /* in order of offset */
+	if (n == 2 && hole[0][0] > hole[1][0]) {
 		u32 t0 = hole[0][0], t1 = hole[0][1];
 
 		hole[0][0] = hole[1][0], hole[0][1] = hole[1][1];
 		hole[1][0] = t0, hole[1][1] = t1;
 	}
+	return n;
+}
+
+/* Copies value_size bytes of a value from src to dst, but for the lock word and the timer of a
+ * map with them (the kernel's copy_map_value()): copy is racy_store or racy_load. */
+static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
+					void (*copy)(void *, const void *, size_t))
+{
+	u32 hole[2][2], n = map_value_holes(map, hole), at = 0;
+
 	for (u32 i = 0; i < n; i++) {
 		copy((u8 *)dst + at, (const u8 *)src + at, hole[i][0] - at);
 		at = hole[i][0] + hole[i][1];

@@ -6,8 +6,14 @@
  * must not reach, so an out-of-bounds packet access is reported, not silently allowed.  The
  * frame may move inside the buffer (bpf_xdp_adjust_head() and the like); after each helper that
  * may move or resize the packet, its regions are what the context then says.  Map values enter the region table from helper_post after each
- * successful bpf_map_lookup_elem; helper_pre checks arguments by the helper's prototype; a
+ * successful bpf_map_lookup_elem, without their bpf_spin_lock and bpf_timer fields (only helpers
+ * may touch those); helper_pre checks arguments by the helper's prototype; a
  * bpf_for_each_map_elem() callback may use the key and value it is given while it runs.
+ *
+ * bpf_spin_lock: the verifier promises that a program takes one lock at a time, releases the one
+ * it holds, calls no other helper while holding it, and never exits with it held.  A run checks
+ * each promise (IV_LOCK), and a lock taken twice is reported before the helper would spin
+ * forever; a lock still held when a run stops is released, so no later run waits on it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +41,9 @@ struct check_priv {
 	u64 reserve_size;	/* the pending bpf_ringbuf_reserve()'s */
 	u64 dynptr;		/* the pending bpf_ringbuf_reserve_dynptr()'s dynptr */
 	u64 slice_len;		/* the pending bpf_dynptr_data()'s length */
+	u64 locks[16];		/* the bpf_spin_lock words of the map values the run has seen */
+	unsigned int nlocks;
+	u64 held;		/* the lock the program holds, or 0 */
 };
 
 /* A reserved ring buffer record: its region, by its start. */
@@ -63,6 +72,42 @@ static int arg_fail(struct interp_check *c, int reg, const char *what, u64 addr,
 	c->v.size = (u32)size;
 	snprintf(c->v.msg, sizeof(c->v.msg), "helper argument r%d: %s", reg, what);
 	return 1;
+}
+
+static int lock_fail(struct interp_check *c, u64 lock, const char *what)
+{
+	c->v.kind = IV_LOCK;
+	c->v.insn = c->insn;
+	c->v.reg = 1;
+	c->v.addr = lock;
+	c->v.size = 4;
+	snprintf(c->v.msg, sizeof(c->v.msg), "%s", what);
+	return 1;
+}
+
+static bool is_lock(const struct check_priv *cp, u64 addr)
+{
+	for (unsigned int i = 0; i < cp->nlocks; i++)
+		if (cp->locks[i] == addr)
+			return true;
+	return false;
+}
+
+/* The lock rules, for a helper call about to run (its arguments checked). */
+static int lock_pre(struct interp_check *c, struct check_priv *cp, u32 id, u64 r1)
+{
+	if (id == BPF_FUNC_spin_lock) {
+		if (cp->held) /* it would spin forever on its own lock, or hold two */
+			return lock_fail(c, r1, "bpf_spin_lock while holding a lock");
+		cp->held = r1;
+	} else if (id == BPF_FUNC_spin_unlock) {
+		if (cp->held != r1)
+			return lock_fail(c, r1, "bpf_spin_unlock of a lock not held");
+		cp->held = 0;
+	} else if (cp->held) {
+		return lock_fail(c, cp->held, "helper call while holding a bpf_spin_lock");
+	}
+	return 0;
 }
 
 static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
@@ -141,6 +186,11 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			if (!interp_checked_is_callback(cp->ip, R[reg]))
 				return arg_fail(c, reg, "not a callback of the program", R[reg], 0);
 			break;
+		case ARG_PTR_TO_SPIN_LOCK:
+			if (!is_lock(cp, R[reg]))
+				return arg_fail(c, reg, "not the bpf_spin_lock of a map value",
+						R[reg], 4);
+			break;
 		/* (ARG_PTR_TO_STACK_OR_NULL: what the callback does with it is checked) */
 		case ARG_PTR_TO_RINGBUF_MEM_RELEASE: {
 			/* submitted or discarded once: the record leaves the regions */
@@ -183,6 +233,8 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 			break;
 		}
 	}
+	if (lock_pre(c, cp, id, R[1]))
+		return 1;
 	if (id == BPF_FUNC_map_lookup_elem)
 		cp->lookup_map = map;
 	cp->reserve_size = R[2];
@@ -190,13 +242,34 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 	return 0;
 }
 
-/* A map's value at v: read-only to programs with BPF_F_RDONLY_PROG. */
-static void add_map_value(struct interp_check *c, const struct bpf_map *map, u64 v)
+static void add_value_part(struct interp_check *c, const struct bpf_map *map, u64 start, u64 len)
 {
+	if (!len)
+		return;
 	if (map->map_flags & BPF_F_RDONLY_PROG)
-		interp_check_add_ro(c, v, map->value_size, "map value");
+		interp_check_add_ro(c, start, len, "map value");
 	else
-		interp_check_add(c, v, map->value_size, "map value");
+		interp_check_add(c, start, len, "map value");
+}
+
+/* A map's value at v (read-only to programs with BPF_F_RDONLY_PROG), once: the bytes around its
+ * bpf_spin_lock and bpf_timer, which programs reach only through helpers. */
+static void add_map_value(struct interp_check *c, struct check_priv *cp,
+			  const struct bpf_map *map, u64 v)
+{
+	u32 hole[2][2], n = map_value_holes(map, hole), at = 0;
+
+	for (unsigned int i = 0; i < c->nregions; i++)
+		if (c->regions[i].start >= v && c->regions[i].start < v + map->value_size &&
+		    !strcmp(c->regions[i].what, "map value"))
+			return;
+	if (map->spin_lock_off >= 0 && cp->nlocks < sizeof(cp->locks) / sizeof(cp->locks[0]))
+		cp->locks[cp->nlocks++] = v + (u32)map->spin_lock_off;
+	for (u32 i = 0; i < n; i++) {
+		add_value_part(c, map, v + at, hole[i][0] - at);
+		at = hole[i][0] + hole[i][1];
+	}
+	add_value_part(c, map, v + at, map->value_size - at);
 }
 
 /* The packet as the context now says, [data_meta, data) and [data, data_end), replacing what it
@@ -272,10 +345,7 @@ static void helper_post(struct interp_check *c, u32 id, const u64 *R, u64 r0)
 	}
 	if (id != BPF_FUNC_map_lookup_elem || !r0 || !cp->lookup_map)
 		return;
-	for (unsigned int i = 0; i < c->nregions; i++)
-		if (c->regions[i].start == r0)
-			return;
-	add_map_value(c, cp->lookup_map, r0);
+	add_map_value(c, cp, cp->lookup_map, r0);
 }
 
 /* A bpf_for_each_map_elem() callback gets the element's key and value: readable (and the value
@@ -392,7 +462,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		v = m->ops->lookup_ptr(m, &zero);
 		rcu_read_unlock();
 		if (v)
-			add_map_value(c, m, (uintptr_t)v);
+			add_map_value(c, &cp, m, (uintptr_t)v);
 	}
 	c->helper_pre = helper_pre;
 	c->helper_post = helper_post;
@@ -405,6 +475,13 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	rcu_read_lock();
 	res->err = interp_checked_exec(ip, args, &r0, c);
 	rcu_read_unlock();
+	if (cp.held) {
+		if (!res->err) {
+			lock_fail(c, cp.held, "exit while holding a bpf_spin_lock");
+			res->err = -EACCES;
+		}
+		map_spin_unlock((u32 *)(uintptr_t)cp.held);
+	}
 	sock_lookup_run_end();
 	if (prog->type != BPF_PROG_TYPE_XDP)
 		sk_storage_free(&skb.sock.storage);

@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.glob_generated, (unsigned long long)st.glob_accepted);
 	printf("with a helper that moves the packet: generated %llu, accepted %llu\n",
 	       (unsigned long long)st.move_generated, (unsigned long long)st.move_accepted);
+	printf("with a bpf_spin_lock: generated %llu, accepted %llu\n",
+	       (unsigned long long)st.lock_generated, (unsigned long long)st.lock_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",
