@@ -300,6 +300,49 @@ TEST(soundness_checked_mode_spin_lock)
 	close(fd);
 }
 
+/* A ring buffer record reserved and never submitted or discarded: a leak at exit (the same
+ * program with the submit replaced after verification); submitted, the run is clean. */
+TEST(soundness_checked_mode_ringbuf_leak)
+{
+	const struct bpf_insn prog[] = {
+		BPF_LD_MAP_FD(BPF_REG_1, GEN_MAP_RINGBUF),
+		BPF_MOV64_IMM(BPF_REG_2, 8),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_EMIT_CALL(BPF_FUNC_ringbuf_reserve),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 4),
+		BPF_ST_MEM(BPF_DW, BPF_REG_0, 0, 1),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_MOV64_IMM(BPF_REG_2, 0),
+		BPF_EMIT_CALL(BPF_FUNC_ringbuf_submit),			/* 9 */
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	unsigned int n = sizeof(prog) / sizeof(prog[0]);
+	struct prog_check_result r;
+	struct bpf_object *obj;
+	struct bpf_insn was;
+	struct bpf_prog *p;
+	uint8_t pkt[16] = { 0 };
+	int fd, err;
+
+	fd = gen_load_user(prog, n, BPF_PROG_TYPE_XDP);
+	REQUIRE(fd >= 0);
+	obj = obj_get_from_fd(fd, OBJ_PROG, &err);
+	REQUIRE(obj != NULL);
+	p = prog_of(obj);
+	CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+	CHECK_EQ(r.err, 0);
+	was = p->insns[9];
+	p->insns[9] = BPF_MOV64_IMM(BPF_REG_0, 0);
+	CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+	CHECK_EQ(r.err, -EACCES);
+	CHECK_EQ(r.v.kind, IV_LEAK);
+	CHECK_EQ(r.v.size, 8);
+	p->insns[9] = was;
+	obj_put(obj);
+	close(fd);
+}
+
 TEST(soundness_random_programs_fixed_seed)
 {
 	/* A fixed number of programs, not a time budget, so every build checks the same ones;

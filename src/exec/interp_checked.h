@@ -49,6 +49,7 @@ enum interp_violation_kind {
 	IV_MISALIGNED,	/* an atomic operand not naturally aligned */
 	IV_LOCK,	/* a bpf_spin_lock taken twice, released unheld, held over a helper
 			 * call or at exit (a hook's: the interpreter knows no helper) */
+	IV_LEAK,	/* a reference (ring buffer record) not released at exit (a hook's) */
 };
 
 struct interp_violation {

@@ -14,6 +14,7 @@
  * it holds, calls no other helper while holding it, and never exits with it held.  A run checks
  * each promise (IV_LOCK), and a lock taken twice is reported before the helper would spin
  * forever; a lock still held when a run stops is released, so no later run waits on it.
+ * Likewise a ring buffer record still reserved at a clean exit is a leak (IV_LEAK).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -384,6 +385,23 @@ static void callback_post(struct interp_check *c, int helper, const u64 *R)
 			c->regions[i] = c->regions[--c->nregions];
 }
 
+/* At a clean exit: every ring buffer record the program reserved was submitted or discarded
+ * (the verifier's reference tracking promises it; a record left reserved stalls its ring). */
+static int leak_check(struct interp_check *c)
+{
+	for (unsigned int i = 0; i < c->nregions; i++) {
+		if (strcmp(c->regions[i].what, "ringbuf record"))
+			continue;
+		c->v.kind = IV_LEAK;
+		c->v.insn = c->insn;
+		c->v.addr = c->regions[i].start;
+		c->v.size = (u32)c->regions[i].len;
+		snprintf(c->v.msg, sizeof(c->v.msg), "exit with a ring buffer record reserved");
+		return -EACCES;
+	}
+	return 0;
+}
+
 static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct interp_env *env)
 {
 	memset(env, 0, sizeof(*env));
@@ -482,6 +500,8 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		}
 		map_spin_unlock((u32 *)(uintptr_t)cp.held);
 	}
+	if (!res->err)
+		res->err = leak_check(c);
 	sock_lookup_run_end();
 	if (prog->type != BPF_PROG_TYPE_XDP)
 		sk_storage_free(&skb.sock.storage);
