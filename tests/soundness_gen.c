@@ -544,9 +544,12 @@ static void snip_call(struct gen *g)
 		emit(g, BPF_MOV64_REG(sreg(g), 0));
 }
 
+/* The first GEN_NRUN types are ones the checked interpreter runs. */
+#define GEN_NRUN 4
 static const uint32_t gen_types[GEN_NTYPES] = { BPF_PROG_TYPE_SOCKET_FILTER,
 						BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_XDP,
-						BPF_PROG_TYPE_CGROUP_SKB };
+						BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_SK_SKB,
+						BPF_PROG_TYPE_LWT_XMIT, BPF_PROG_TYPE_LWT_IN };
 
 static int type_index(uint32_t type)
 {
@@ -1065,7 +1068,8 @@ unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *ty
 {
 	struct gen g = { .s = s, .in = insns };
 
-	g.type = gen_types[gen_rand(s) % GEN_NTYPES];
+	g.type = chance(&g, 85) ? gen_types[rnd(&g, GEN_NRUN)]
+				: gen_types[GEN_NRUN + rnd(&g, GEN_NTYPES - GEN_NRUN)];
 	*type = g.type;
 	if (chance(&g, 95))
 		emit(&g, BPF_MOV64_REG(6, 1));

@@ -41,7 +41,7 @@
 /* One program array per generated program type (an array takes programs of the type of the
  * first program that uses it): the placeholder is GEN_MAP_PROG_ARRAY + the type's index. */
 #define GEN_MAP_PROG_ARRAY 0x7fff0010
-#define GEN_NTYPES 4
+#define GEN_NTYPES 7
 #define GEN_PROG_ARRAY_ENTRIES 4
 
 /* The maps a generated program refers to, on one side. */
@@ -49,7 +49,7 @@ struct gen_maps {
 	int array, hash, ringbuf, array1, lock;
 	int progs[GEN_NTYPES];	/* empty program arrays: every tail call falls through */
 };
-#define GEN_MAPS_NONE { -1, -1, -1, -1, -1, { -1, -1, -1, -1 } }
+#define GEN_MAPS_NONE { -1, -1, -1, -1, -1, { -1, -1, -1, -1, -1, -1, -1 } }
 
 struct gen_src {
 	uint64_t state;			/* xorshift state, when data is NULL */
@@ -59,8 +59,10 @@ struct gen_src {
 
 uint32_t gen_rand(struct gen_src *s);
 
-/* Generates one program of a random type (SOCKET_FILTER, SCHED_CLS or XDP) into insns
- * (GEN_MAX_INSNS slots).  Returns the number of instructions; *type gets the program type. */
+/* Generates one program of a random type into insns (GEN_MAX_INSNS slots): mostly one the
+ * checked interpreter runs (SOCKET_FILTER, SCHED_CLS, XDP, CGROUP_SKB), sometimes one whose
+ * verdict alone is compared (SK_SKB, LWT_XMIT, LWT_IN: other ctx and helper rules).  Returns
+ * the number of instructions; *type gets the program type. */
 unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type);
 
 /* Replaces the map placeholders with fds (a copy in out). */

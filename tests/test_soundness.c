@@ -419,7 +419,7 @@ static int load_logged(const struct bpf_insn *insns, unsigned int cnt, uint32_t 
 	map = bpf(BPF_MAP_CREATE, &a, sizeof(a));
 	if (map < 0)
 		return -errno;
-	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map, map, map, { map, map, map, map } });
+	gen_patch_maps(insns, cnt, patched, &(struct gen_maps){ map, map, map, map, map, { map, map, map, map, map, map, map } });
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.insns = (uintptr_t)patched;

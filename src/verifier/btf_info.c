@@ -222,8 +222,14 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 	case BPF_PROG_TYPE_LWT_IN:
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_LWT_SEG6LOCAL:
+	case BPF_PROG_TYPE_SK_SKB:
 	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		return typedef_name ? NULL : "__sk_buff";
+	case BPF_PROG_TYPE_SK_MSG:
+		return typedef_name ? NULL : "sk_msg_md";
+	case BPF_PROG_TYPE_SK_REUSEPORT:
+		return typedef_name ? NULL : "sk_reuseport_md";
 	case BPF_PROG_TYPE_XDP:
 		return typedef_name ? NULL : "xdp_md";
 	case BPF_PROG_TYPE_CGROUP_SOCK:
@@ -245,6 +251,7 @@ static const char *ctx_type_name(u32 prog_type, bool typedef_name)
 	case BPF_PROG_TYPE_KPROBE:
 		return typedef_name ? "bpf_user_pt_regs_t" : "pt_regs";
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+	case BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE:
 		return typedef_name ? NULL : "bpf_raw_tracepoint_args";
 	default:
 		return NULL;

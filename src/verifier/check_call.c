@@ -1190,19 +1190,19 @@ static int check_mem_arg(struct verifier_env *env, u32 regno, u32 size)
 	/* NULL: precise, as a helper's NULL argument */
 	if (reg_is_const(reg) && !reg->s.var_off.value)
 		return mark_precise_reg(env, regno);
-	if (!is_mem_ptr(reg) && !reg_may_be_null(reg)) {
-		verbose(env, "R%u type=%s expected=%s\n", regno, reg_type_str(reg->type), MEM_TYPES);
-		return -EACCES;
-	}
-	if (reg->type == PTR_TO_MEM_OR_NULL)
-		reg->type = PTR_TO_MEM;
-	else if (reg->type == PTR_TO_MAP_VALUE_OR_NULL)
-		reg->type = PTR_TO_MAP_VALUE;
-	else if (reg->type == PTR_TO_RINGBUF_MEM_OR_NULL)
-		reg->type = PTR_TO_RINGBUF_MEM;
-	else if (reg_may_be_null(reg)) {
-		verbose(env, "R%u type=%s expected=%s\n", regno, reg_type_str(reg->type), MEM_TYPES);
-		return -EACCES;
+	/* no check of the register's type before its bytes: the ctx of a program type whose
+	 * ctx loads are not rewritten gets a ctx check of its last byte, anything else that
+	 * is not memory the kernel's "expected=fp" */
+	switch (reg->type) {
+	case PTR_TO_MEM_OR_NULL: reg->type = PTR_TO_MEM; break;
+	case PTR_TO_MAP_VALUE_OR_NULL: reg->type = PTR_TO_MAP_VALUE; break;
+	case PTR_TO_RINGBUF_MEM_OR_NULL: reg->type = PTR_TO_RINGBUF_MEM; break;
+	case PTR_TO_SOCK_COMMON_OR_NULL: reg->type = PTR_TO_SOCK_COMMON; break;
+	case PTR_TO_SOCKET_OR_NULL: reg->type = PTR_TO_SOCKET; break;
+	case PTR_TO_TCP_SOCK_OR_NULL: reg->type = PTR_TO_TCP_SOCK; break;
+	case PTR_TO_XDP_SOCK_OR_NULL: reg->type = PTR_TO_XDP_SOCK; break;
+	case CONST_PTR_TO_MAP_OR_NULL: reg->type = CONST_PTR_TO_MAP; break;
+	default: break;
 	}
 	err = check_helper_mem(env, regno, (int)size, true, false, false);
 	if (!err)

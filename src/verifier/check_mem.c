@@ -551,6 +551,28 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 	}
 }
 
+/* Whether the kernel rewrites this program type's ctx loads (its verifier ops have a
+ * convert_ctx_access): then its ctx is no memory a helper may be given bytes of. */
+static bool ctx_loads_rewritten(u32 prog_type)
+{
+	switch (prog_type) {
+	case BPF_PROG_TYPE_KPROBE:
+	case BPF_PROG_TYPE_TRACEPOINT:
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+	case BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE:
+	case BPF_PROG_TYPE_CGROUP_DEVICE:
+	case BPF_PROG_TYPE_LIRC_MODE2:
+	case BPF_PROG_TYPE_TRACING:
+	case BPF_PROG_TYPE_LSM:
+	case BPF_PROG_TYPE_EXT:
+	case BPF_PROG_TYPE_STRUCT_OPS:
+	case BPF_PROG_TYPE_SYSCALL:
+		return false;
+	default:
+		return true;
+	}
+}
+
 int check_ptr_off(struct verifier_env *env, const struct reg_state *reg, u32 regno, bool fixed_ok)
 {
 	if (reg->off < 0) {
@@ -1550,6 +1572,15 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 				return err;
 		}
 		return 0;
+	case PTR_TO_CTX:
+		/* a ctx whose loads the kernel does not rewrite (tracing types, cgroup device):
+		 * the access is checked as a ctx load or store of its last byte */
+		if (!ctx_loads_rewritten(env->prog->type)) {
+			if (!size)
+				return zero_ok ? 0 : -EACCES;
+			return mem_access(env, regno, size - 1, 1, write, -1, false, NULL);
+		}
+		/* fall through */
 	default:
 		if (zero_ok && size == 0 && reg_is_const(reg) && reg->s.var_off.value == 0)
 			return 0;
