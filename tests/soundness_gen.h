@@ -59,10 +59,9 @@ struct gen_src {
 
 uint32_t gen_rand(struct gen_src *s);
 
-/* Generates one program of a random type into insns (GEN_MAX_INSNS slots): mostly one the
- * checked interpreter runs (SOCKET_FILTER, SCHED_CLS, XDP, CGROUP_SKB), sometimes one whose
- * verdict alone is compared (SK_SKB, LWT_XMIT, LWT_IN: other ctx and helper rules).  Returns
- * the number of instructions; *type gets the program type. */
+/* Generates one program of a random type into insns (GEN_MAX_INSNS slots): mostly SOCKET_FILTER,
+ * SCHED_CLS, XDP or CGROUP_SKB, sometimes SK_SKB, LWT_XMIT or LWT_IN (other ctx and helper
+ * rules).  Returns the number of instructions; *type gets the program type. */
 unsigned int gen_program(struct gen_src *s, struct bpf_insn *insns, uint32_t *type);
 
 /* Replaces the map placeholders with fds (a copy in out). */

@@ -299,8 +299,9 @@ static void packet_regions(struct interp_check *c, const struct check_priv *cp)
 	}
 	if (data > meta)
 		interp_check_add(c, (uintptr_t)meta, (u64)(data - meta), "packet metadata");
-	/* (cgroup skb programs may only read their packet) */
-	if (cp->prog->type == BPF_PROG_TYPE_CGROUP_SKB)
+	/* (cgroup skb and lwt in/out programs may only read their packet) */
+	if (cp->prog->type == BPF_PROG_TYPE_CGROUP_SKB ||
+	    cp->prog->type == BPF_PROG_TYPE_LWT_IN || cp->prog->type == BPF_PROG_TYPE_LWT_OUT)
 		interp_check_add_ro(c, (uintptr_t)data, (u64)(end - data), "packet");
 	else
 		interp_check_add(c, (uintptr_t)data, (u64)(end - data), "packet");
@@ -402,6 +403,31 @@ static int leak_check(struct interp_check *c)
 	return 0;
 }
 
+/* The program types a checked run builds a context for: an skb's or an XDP frame's. */
+static bool check_run_supported(u32 type)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_SK_SKB:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_XDP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool pkt_is_l3(u32 type)
+{
+	return type == BPF_PROG_TYPE_LWT_IN || type == BPF_PROG_TYPE_LWT_OUT ||
+	       type == BPF_PROG_TYPE_LWT_XMIT;
+}
+
 static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct interp_env *env)
 {
 	memset(env, 0, sizeof(*env));
@@ -425,8 +451,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 	u8 *buf, *data;
 	int err;
 
-	if (prog->type != BPF_PROG_TYPE_SOCKET_FILTER && !prog_type_is_tc(prog->type) &&
-	    prog->type != BPF_PROG_TYPE_CGROUP_SKB && prog->type != BPF_PROG_TYPE_XDP)
+	if (!check_run_supported(prog->type))
 		return -EOPNOTSUPP;
 	prepare_env(prog, fns, &env);
 	err = interp_checked_prepare(prog->insns, prog->len, &env, &ip);
@@ -457,7 +482,8 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 		skb.head = buf;
 		skb.end = data + len + TAILROOM;
 		skb.mac = data;
-		skb.net = len >= 14 ? data + 14 : data;
+		/* (a lightweight tunnel's packet starts at its network header) */
+		skb.net = len >= 14 && !pkt_is_l3(prog->type) ? data + 14 : data;
 		skb.tail = data + len;
 		skb.ctx.data = skb.ctx.data_meta = data;
 		skb.ctx.data_end = data + len;

@@ -1,9 +1,10 @@
 /* Running a loaded program in the checked interpreter (src/exec/interp_checked.h), for soundness
  * testing: "what the verifier accepts is safe".
  *
- * prog_check_run() builds the context a program of the prog's type sees (socket filter and tc:
- * a run_skb; XDP: an xdp_ctx) around a copy of the caller's packet, and allows exactly: the
- * context structure, the packet [data_meta, data_end), the value of each element the program
+ * prog_check_run() builds the context a program of the prog's type sees (socket filter, tc,
+ * cgroup skb, sk_skb and the lwt types: a run_skb; XDP: an xdp_ctx) around a copy of the
+ * caller's packet, and allows exactly: the context structure, the packet [data_meta, data_end)
+ * (read-only where the type may only read it), the value of each element the program
  * looked up (value_size bytes at the address bpf_map_lookup_elem returned), element 0 of each
  * array map it holds (direct value loads), and its live stack frames.  Helper arguments are
  * checked against their prototypes: map arguments must be maps the program holds, key/value and
