@@ -343,6 +343,47 @@ TEST(soundness_checked_mode_ringbuf_leak)
 	close(fd);
 }
 
+/* Lightweight tunnel programs: lwt in may only read its packet, lwt xmit may write it.  A read
+ * verified for both is turned into a store after verification: a violation for lwt in only. */
+TEST(soundness_checked_mode_lwt_packet)
+{
+	const struct bpf_insn prog[] = {
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct __sk_buff, data)),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct __sk_buff, data_end)),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_2),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 8),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 1),
+		BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_2, 7),		/* 6 */
+		BPF_EXIT_INSN(),
+	};
+	const uint32_t types[] = { BPF_PROG_TYPE_LWT_IN, BPF_PROG_TYPE_LWT_XMIT };
+	uint8_t pkt[16] = { 0 };
+
+	for (int t = 0; t < 2; t++) {
+		struct prog_check_result r;
+		struct bpf_object *obj;
+		int fd = gen_load_user(prog, sizeof(prog) / sizeof(prog[0]), types[t]), err;
+
+		REQUIRE(fd >= 0);
+		obj = obj_get_from_fd(fd, OBJ_PROG, &err);
+		REQUIRE(obj != NULL);
+		CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+		CHECK_EQ(r.err, 0);
+		prog_of(obj)->insns[6] = BPF_ST_MEM(BPF_B, BPF_REG_2, 7, 1);
+		CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+		if (types[t] == BPF_PROG_TYPE_LWT_IN) {
+			CHECK_EQ(r.err, -EACCES);
+			CHECK_EQ(r.v.kind, IV_MEM);
+			CHECK(strstr(r.v.msg, "read-only packet") != NULL);
+		} else {
+			CHECK_EQ(r.err, 0);
+		}
+		obj_put(obj);
+		close(fd);
+	}
+}
+
 TEST(soundness_random_programs_fixed_seed)
 {
 	/* A fixed number of programs, not a time budget, so every build checks the same ones;
