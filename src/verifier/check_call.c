@@ -1193,17 +1193,7 @@ static int check_mem_arg(struct verifier_env *env, u32 regno, u32 size)
 	/* no check of the register's type before its bytes: the ctx of a program type whose
 	 * ctx loads are not rewritten gets a ctx check of its last byte, anything else that
 	 * is not memory the kernel's "expected=fp" */
-	switch (reg->type) {
-	case PTR_TO_MEM_OR_NULL: reg->type = PTR_TO_MEM; break;
-	case PTR_TO_MAP_VALUE_OR_NULL: reg->type = PTR_TO_MAP_VALUE; break;
-	case PTR_TO_RINGBUF_MEM_OR_NULL: reg->type = PTR_TO_RINGBUF_MEM; break;
-	case PTR_TO_SOCK_COMMON_OR_NULL: reg->type = PTR_TO_SOCK_COMMON; break;
-	case PTR_TO_SOCKET_OR_NULL: reg->type = PTR_TO_SOCKET; break;
-	case PTR_TO_TCP_SOCK_OR_NULL: reg->type = PTR_TO_TCP_SOCK; break;
-	case PTR_TO_XDP_SOCK_OR_NULL: reg->type = PTR_TO_XDP_SOCK; break;
-	case CONST_PTR_TO_MAP_OR_NULL: reg->type = CONST_PTR_TO_MAP; break;
-	default: break;
-	}
+	reg->type = reg_type_not_null(reg->type);
 	err = check_helper_mem(env, regno, (int)size, true, false, false);
 	if (!err)
 		err = check_helper_mem(env, regno, (int)size, true, true, false);

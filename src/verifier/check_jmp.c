@@ -41,13 +41,7 @@ static void null_fn(struct reg_state *reg, void *p)
 		return;
 	}
 	/* not NULL: a record keeps its reference (a submit or discard releases it) */
-	reg->type = reg->type == PTR_TO_MAP_VALUE_OR_NULL    ? PTR_TO_MAP_VALUE
-		    : reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ? PTR_TO_RINGBUF_MEM
-		    : reg->type == PTR_TO_MEM_OR_NULL	      ? PTR_TO_MEM
-		    : reg->type == PTR_TO_SOCKET_OR_NULL      ? PTR_TO_SOCKET
-		    : reg->type == PTR_TO_TCP_SOCK_OR_NULL    ? PTR_TO_TCP_SOCK
-		    : reg->type == PTR_TO_XDP_SOCK_OR_NULL    ? PTR_TO_XDP_SOCK
-							      : PTR_TO_SOCK_COMMON;
+	reg->type = reg_type_not_null(reg->type);
 	reg->id = 0;
 }
 

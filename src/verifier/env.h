@@ -366,6 +366,8 @@ void mark_reg_const(struct reg_state *reg, u64 v);
 void mark_ptr(struct reg_state *reg, u8 type);
 bool reg_is_ptr(const struct reg_state *reg);
 bool reg_is_pkt(const struct reg_state *reg);
+/* The type a NULL check leaves a maybe-NULL pointer type with (any other type: itself). */
+u8 reg_type_not_null(u8 type);
 /* A pointer a NULL check turns into its non-NULL type (the kernel's type_may_be_null()). */
 bool reg_may_be_null(const struct reg_state *reg);
 /* Calls fn on every register of every frame of st, spilled ones included. */

@@ -82,12 +82,24 @@ bool reg_is_ptr(const struct reg_state *reg)
 	return reg->type != SCALAR_VALUE && reg->type != NOT_INIT;
 }
 
+u8 reg_type_not_null(u8 type)
+{
+	switch (type) {
+	case PTR_TO_MAP_VALUE_OR_NULL: return PTR_TO_MAP_VALUE;
+	case PTR_TO_RINGBUF_MEM_OR_NULL: return PTR_TO_RINGBUF_MEM;
+	case PTR_TO_SOCK_COMMON_OR_NULL: return PTR_TO_SOCK_COMMON;
+	case PTR_TO_MEM_OR_NULL: return PTR_TO_MEM;
+	case CONST_PTR_TO_MAP_OR_NULL: return CONST_PTR_TO_MAP;
+	case PTR_TO_SOCKET_OR_NULL: return PTR_TO_SOCKET;
+	case PTR_TO_TCP_SOCK_OR_NULL: return PTR_TO_TCP_SOCK;
+	case PTR_TO_XDP_SOCK_OR_NULL: return PTR_TO_XDP_SOCK;
+	default: return type;
+	}
+}
+
 bool reg_may_be_null(const struct reg_state *reg)
 {
-	return reg->type == PTR_TO_MAP_VALUE_OR_NULL || reg->type == PTR_TO_RINGBUF_MEM_OR_NULL ||
-	       reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_MEM_OR_NULL ||
-	       reg->type == CONST_PTR_TO_MAP_OR_NULL || reg->type == PTR_TO_SOCKET_OR_NULL ||
-	       reg->type == PTR_TO_TCP_SOCK_OR_NULL || reg->type == PTR_TO_XDP_SOCK_OR_NULL;
+	return reg_type_not_null(reg->type) != reg->type;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)
