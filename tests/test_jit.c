@@ -916,3 +916,48 @@ TEST(jit_unsupported)
 }
 
 #endif
+
+/* A kfunc call: the engines call what env->resolve_kfunc() gives for its imm and off, as a
+ * helper; one it does not resolve (or no resolver) is -EOPNOTSUPP. */
+static uint64_t kf_mix(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+	return a * 10000 + b * 1000 + c * 100 + d * 10 + e;
+}
+
+static interp_helper_fn kf_resolve(int32_t imm, int16_t off)
+{
+	return imm == 77 && off == 0 ? kf_mix : NULL;
+}
+
+TEST(jit_kfunc_calls)
+{
+	struct interp_env env = interp_case_env;
+	struct bpf_insn prog[] = {
+		BPF_MOV64_IMM(1, 1), BPF_MOV64_IMM(2, 2), BPF_MOV64_IMM(3, 3), BPF_MOV64_IMM(4, 4),
+		BPF_MOV64_IMM(5, 5), BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 77),
+		BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_EXIT_INSN(),
+	};
+	struct interp_prog *ip;
+	struct jit_prog *jp;
+	int je;
+
+	env.resolve_kfunc = kf_resolve;
+	REQUIRE_EQ(interp_prepare(prog, 8, &env, &ip), 0);
+	CHECK_EQ(interp_run(ip, 0, 0), 12346);
+	interp_free(ip);
+	je = jit_compile(prog, 8, &env, NULL, &jp);
+#if defined(__x86_64__)
+	REQUIRE_EQ(je, 0);
+	CHECK_EQ(jit_run(jp, 0, 0), 12346);
+	jit_free(jp);
+#else
+	CHECK_EQ(je, -EOPNOTSUPP);
+#endif
+	prog[5].imm = 78; /* not resolved */
+	CHECK_EQ(interp_prepare(prog, 8, &env, &ip), -EOPNOTSUPP);
+	CHECK_EQ(jit_compile(prog, 8, &env, NULL, &jp), -EOPNOTSUPP);
+	prog[5].imm = 77;
+	env.resolve_kfunc = NULL;
+	CHECK_EQ(interp_prepare(prog, 8, &env, &ip), -EOPNOTSUPP);
+	CHECK_EQ(jit_compile(prog, 8, &env, NULL, &jp), -EOPNOTSUPP);
+}

@@ -14,6 +14,7 @@
 #include "verifier_harness.h"
 #include "btf_blob.h"
 #include "btf/btf.h"
+#include "btf/vmlinux.h"
 
 #define LOG_SIZE (1 << 18)	/* a 1100-insn program's level-2 log fits */
 
@@ -230,8 +231,27 @@ static int prog_len(const struct vcase *c)
 	return n;
 }
 
+static const char *const kf_names[KF_NAMES] = {
+	[KF_SIZE] = "bpf_dynptr_size",		[KF_IS_NULL] = "bpf_dynptr_is_null",
+	[KF_IS_RDONLY] = "bpf_dynptr_is_rdonly",	[KF_ADJUST] = "bpf_dynptr_adjust",
+	[KF_SLICE] = "bpf_dynptr_slice",		[KF_SLICE_RDWR] = "bpf_dynptr_slice_rdwr",
+	[KF_CLONE] = "bpf_dynptr_clone",		[KF_RCU_READ_LOCK] = "bpf_rcu_read_lock",
+	[KF_RCU_READ_UNLOCK] = "bpf_rcu_read_unlock",	[KF_TCP_V4_RCV] = "tcp_v4_rcv",
+};
+
+bool kfunc_btf_available(void)
+{
+	return btf_vmlinux() != NULL;
+}
+
 static void fix_maps(struct bpf_insn *in, int n, const int *fds)
 {
+	for (int i = 0; i < n; i++)
+		if (((in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == BPF_PSEUDO_KFUNC_CALL) ||
+		     (in[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+		      in[i].src_reg == BPF_PSEUDO_BTF_ID)) &&
+		    in[i].imm >= KF_BASE && in[i].imm < KF_BASE + KF_NAMES && btf_vmlinux())
+			in[i].imm = (s32)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
 	for (int i = 0; i + 1 < n; i++) {
 		if (in[i].code != (BPF_LD | BPF_DW | BPF_IMM) || !in[i].src_reg)
 			continue;

@@ -119,6 +119,17 @@ void vlog_first_diff(const char *a, const char *b, char *out, size_t size);
 /* Replaces what differs between two runs of one program in a log by "0x?": map addresses. */
 void vlog_blank_addrs(char *log);
 
+/* kfunc calls: `call` with src_reg BPF_PSEUDO_KFUNC_CALL and imm KF_BASE + i calls the i-th
+ * of kf_names (in verifier_harness.c), whose id in the kernel's BTF replaces imm on both sides.
+ * kfunc_btf_available() says whether there is a kernel BTF to find them in. */
+#define KF_BASE 0x7fe00000
+enum { KF_SIZE, KF_IS_NULL, KF_IS_RDONLY, KF_ADJUST, KF_SLICE, KF_SLICE_RDWR, KF_CLONE,
+       KF_RCU_READ_LOCK, KF_RCU_READ_UNLOCK, KF_TCP_V4_RCV, KF_NAMES };
+#define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
+/* r = the address of the kernel function (an LD_IMM64 of its BTF id: BPF_PSEUDO_BTF_ID) */
+#define KSYM(r, k) BPF_LD_IMM64_RAW(r, BPF_PSEUDO_BTF_ID, KF_BASE + (k))
+bool kfunc_btf_available(void);
+
 /* Shorthands the tables share. */
 #define R0_0 BPF_MOV64_IMM(0, 0)
 #define EXIT BPF_EXIT_INSN()

@@ -170,3 +170,81 @@ void bpf_dynptr_init_local(void *p, void *data, u32 size)
 {
 	dynptr_init(p, data, DYNPTR_LOCAL, size);
 }
+
+/* ---- the dynptr kfuncs (kernel/bpf/helpers.c's bpf_dynptr_*() kfuncs) ----
+ * Their int, u32 and bool results come back zero-extended from 32 bits: what the kernel's
+ * compiled kfuncs leave in rax, and so what a program sees in r0 there. */
+
+static u64 ret32(int v)
+{
+	return (u64)(u32)v;
+}
+
+u64 bpf_dynptr_size_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(p);
+
+	return d->data ? dynptr_size(d) : ret32(-EINVAL);
+}
+
+u64 bpf_dynptr_is_null_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return !dynptr_at(p)->data;
+}
+
+u64 bpf_dynptr_is_rdonly_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(p);
+
+	return d->data && (d->size & DYNPTR_RDONLY_BIT);
+}
+
+/* The view becomes [start, end) of what it was. */
+u64 bpf_dynptr_adjust_kfunc(u64 p, u64 start, u64 end, u64 a4, u64 a5)
+{
+	struct dynptr *d = dynptr_at(p);
+	u32 s = (u32)start, e = (u32)end, size;
+
+	if (!d->data || s > e)
+		return ret32(-EINVAL);
+	size = dynptr_size(d);
+	if (s > size || e > size)
+		return ret32(-ERANGE);
+	d->offset += s;
+	d->size = (d->size & ~DYNPTR_SIZE_MASK) | (e - s);
+	return 0;
+}
+
+/* A pointer to len bytes at offset of a local or ring buffer dynptr (their memory is
+ * contiguous: the buffer, which an skb or XDP one would copy into, is not used), or NULL. */
+u64 bpf_dynptr_slice_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(p);
+
+	if (!d->data || !dynptr_range_ok(d, (u32)offset, (u32)len))
+		return 0;
+	return (u64)(uintptr_t)(d->data + d->offset + (u32)offset);
+}
+
+u64 bpf_dynptr_slice_rdwr_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(p);
+
+	if (!d->data || (d->size & DYNPTR_RDONLY_BIT))
+		return 0;
+	return bpf_dynptr_slice_kfunc(p, offset, buffer, len, a5);
+}
+
+/* The clone views what p views (a ring buffer one shares its record: the verifier releases
+ * every clone with it). */
+u64 bpf_dynptr_clone_kfunc(u64 p, u64 clone, u64 a3, u64 a4, u64 a5)
+{
+	const struct dynptr *d = dynptr_at(p);
+
+	if (!d->data) {
+		dynptr_set_null(dynptr_at(clone));
+		return ret32(-EINVAL);
+	}
+	*dynptr_at(clone) = *d;
+	return 0;
+}

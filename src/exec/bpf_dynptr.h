@@ -20,6 +20,15 @@ u64 bpf_ringbuf_reserve_dynptr_helper(u64 map, u64 size, u64 flags, u64 ptr, u64
 u64 bpf_ringbuf_submit_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
 u64 bpf_ringbuf_discard_dynptr_helper(u64 ptr, u64 flags, u64 a3, u64 a4, u64 a5);
 
+/* The dynptr kfuncs (src/exec/kfuncs.c). */
+u64 bpf_dynptr_size_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5);
+u64 bpf_dynptr_is_null_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5);
+u64 bpf_dynptr_is_rdonly_kfunc(u64 p, u64 a2, u64 a3, u64 a4, u64 a5);
+u64 bpf_dynptr_adjust_kfunc(u64 p, u64 start, u64 end, u64 a4, u64 a5);
+u64 bpf_dynptr_slice_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5);
+u64 bpf_dynptr_slice_rdwr_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5);
+u64 bpf_dynptr_clone_kfunc(u64 p, u64 clone, u64 a3, u64 a4, u64 a5);
+
 /* Makes the 16 bytes at p a local dynptr over [data, data + size) (a user ring buffer
  * sample, for the drain's callback); size below 2^24. */
 void bpf_dynptr_init_local(void *p, void *data, u32 size);

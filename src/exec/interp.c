@@ -488,7 +488,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 #define CALL_HELPER                                                                                \
 	R[0] = pc->u.fn(HELPER_ARGS);                                                              \
 	NEXT;
-#define CALL_KFUNC goto L_TRAP_SLOT2; /* rejected by the decoder */
+#define CALL_KFUNC CALL_HELPER /* the decoder resolved it (env->resolve_kfunc) */
 #define CALL_REG                                                                                   \
 	{                                                                                          \
 		uint64_t id_ = DST;                                                                \
@@ -1020,8 +1020,12 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			break;
 		case INSN_K_CALL:
 			if (desc->op == INSN_OP_KFUNC) {
-				err = -EOPNOTSUPP;
-				goto fail;
+				d->u.fn = env->resolve_kfunc ? env->resolve_kfunc(in->imm, in->off)
+							     : NULL;
+				if (!d->u.fn) {
+					err = -EOPNOTSUPP;
+					goto fail;
+				}
 			}
 			if (desc->op == INSN_OP_HELPER) {
 				uint32_t hid = (uint32_t)in->imm;

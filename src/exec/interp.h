@@ -72,6 +72,10 @@ struct interp_env {
 	 * bpf-to-bpf call of the callback (whose frame counts towards INTERP_MAX_FRAMES, as the
 	 * verifier counts it), instead of calling the helper; otherwise they call the helper. */
 	uint32_t loop_id;
+	/* The function a kfunc call (src_reg BPF_PSEUDO_KFUNC_CALL) with this imm (a BTF id) and
+	 * off (its BTF: 0 for the kernel's) runs, called as a helper; NULL (the resolver, or its
+	 * answer) makes interp_prepare() refuse the program with -EOPNOTSUPP. */
+	interp_helper_fn (*resolve_kfunc)(int32_t imm, int16_t off);
 	/* What the program's callbacks name as their owner (exec_callback.owner): the struct
 	 * bpf_prog, for helpers that keep a callback; opaque to the engines. */
 	void *owner;
@@ -82,7 +86,7 @@ struct interp_prog;
 /* Decode cnt instructions for env into *out.  Returns 0, or -EINVAL for malformed input (unknown
  * opcode, nonzero reserved field, bad register, jump, call or callback target out of range or
  * into the second slot of an LD_IMM64, truncated LD_IMM64, unknown helper, LD_ABS without
- * load_pkt), -E2BIG for cnt 0 or above INTERP_MAX_INSNS, -EOPNOTSUPP for kfunc calls (and, in
+ * load_pkt), -E2BIG for cnt 0 or above INTERP_MAX_INSNS, -EOPNOTSUPP for kfunc calls resolve_kfunc does not resolve (and, in
  * the checked interpreter, callbacks), -ENOMEM. */
 int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct interp_env *env,
 		   struct interp_prog **out);

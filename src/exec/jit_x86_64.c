@@ -894,7 +894,10 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 	case INSN_OP_REG:
 		emit_callx(c, in);
 		break;
-	default: /* LOCAL; scan() refused KFUNC */
+	case INSN_OP_KFUNC: /* scan() made sure it resolves; called as a helper */
+		emit_call_abs(c, (const void *)env->resolve_kfunc(in->imm, in->off));
+		break;
+	default: /* LOCAL */
 		emit_local_call(c, in);
 		break;
 	}
@@ -1661,7 +1664,8 @@ static int scan(struct jit_ctx *c)
 			c->labels |= 1u << LBL_EXIT_ZERO;
 			break;
 		case INSN_K_CALL:
-			if (d->op == INSN_OP_KFUNC)
+			if (d->op == INSN_OP_KFUNC &&
+			    (!env->resolve_kfunc || !env->resolve_kfunc(in->imm, in->off)))
 				return -EOPNOTSUPP;
 			c->any_call = 1;
 			if (d->op == INSN_OP_HELPER) {

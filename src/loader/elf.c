@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf/vmlinux.h"
 #include "loader.h"
 
 #ifndef EM_BPF
@@ -571,6 +572,37 @@ static bool is_call(const struct bpf_insn *insn)
 	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
 }
 
+/* A relocation against an undefined symbol: an extern kernel function (`extern ... __ksym`),
+ * called (a kfunc call) or loaded (its address: `if (kfunc)`), found by name in the kernel's BTF
+ * as libbpf finds it.  A weak one the kernel lacks resolves to id 0: the call must be dead code,
+ * the address is NULL.  Other externs (__kconfig, kernel variables) are not supported. */
+static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name,
+			  const struct bpf_insn *insn, struct ld_reloc *r)
+{
+	const struct ld_sec *s = &obj->secs[r->sec];
+	const struct btf *vmlinux = btf_vmlinux();
+	bool call = insn->code == (BPF_JMP | BPF_CALL);
+	u32 id = vmlinux ? btf_find_func(vmlinux, name) : 0;
+
+	if (!call && insn->code != (BPF_LD | BPF_IMM | BPF_DW))
+		return ld_err(obj, -EINVAL,
+			      "section '%s': insn %u refers to extern '%s' but is not a call or a "
+			      "ld_imm64 (code 0x%02x)", s->name, r->insn, name, insn->code);
+	if (!call && r->insn + 1 >= s->size / BPF_INSN_SZ)
+		return ld_err(obj, -EBADMSG,
+			      "section '%s': the ld_imm64 of extern '%s' at insn %u is cut by the end "
+			      "of the section", s->name, name, r->insn);
+	if (!id && ELF64_ST_BIND(sym->st_info) != STB_WEAK)
+		return ld_err(obj, -ENOENT,
+			      "section '%s': insn %u refers to extern '%s', which is not a function "
+			      "of the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs "
+			      "userbpf supports are kernel functions (__ksym)", s->name, r->insn,
+			      name);
+	r->kind = call ? RELO_KFUNC : RELO_KSYM;
+	r->func = id;
+	return 0;
+}
+
 /* Resolves one relocation entry of code section sec into *r. */
 static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size_t idx,
 			 const Elf64_Rel *rel, size_t sec, struct ld_reloc *r)
@@ -606,10 +638,7 @@ static int resolve_reloc(struct userbpf_object *obj, const struct parse *p, size
 			      "unsupported relocation type %u",
 			      s->name, idx, name, type);
 	if (sym.st_shndx == SHN_UNDEF)
-		return ld_err(obj, -ENOENT,
-			      "section '%s': relocation %zu at insn %u refers to "
-			      "undefined symbol '%s' (externs are not supported)",
-			      s->name, idx, r->insn, name);
+		return resolve_extern(obj, &sym, name, &insn, r);
 	if (sym.st_shndx >= obj->nsecs)
 		return ld_err(obj, -EBADMSG,
 			      "section '%s': relocation %zu against '%s': symbol "

@@ -59,6 +59,10 @@ enum ld_reloc_kind {
 	RELO_DATA, /* ld_imm64 into global data: BPF_PSEUDO_MAP_VALUE, fd and offset */
 	RELO_CALL, /* bpf-to-bpf call: imm = distance to the callee's copy */
 	RELO_FUNC, /* ld_imm64 of a function (a callback): BPF_PSEUDO_FUNC, imm as a call's */
+	RELO_KFUNC, /* call of an extern kernel function (__ksym): BPF_PSEUDO_KFUNC_CALL, imm =
+		     * its id in the kernel's BTF (0: a weak one the kernel lacks) */
+	RELO_KSYM, /* ld_imm64 of an extern kernel function (a weak kfunc's existence test):
+		    * BPF_PSEUDO_BTF_ID with its id, or the constant 0 for a weak one it lacks */
 };
 
 struct ld_reloc {
@@ -67,7 +71,8 @@ struct ld_reloc {
 	enum ld_reloc_kind kind;
 	u32 map;  /* RELO_MAP, RELO_DATA */
 	u32 off;  /* RELO_DATA: byte offset in the section's value */
-	u32 func; /* RELO_CALL, RELO_FUNC: index in funcs[] of the callee */
+	u32 func; /* RELO_CALL, RELO_FUNC: index in funcs[] of the callee; RELO_KFUNC, RELO_KSYM:
+		   * the kernel BTF id */
 };
 
 /* struct bpf_map_def and the BTF map definition reduce to this. */

@@ -88,7 +88,7 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 			break;
 		pos = b->base[fi] + (r->insn - f->off);
 		insn = &b->insns[pos];
-		if (r->kind != RELO_CALL && r->insn + 1 >= f->off + f->cnt)
+		if (r->kind != RELO_CALL && r->kind != RELO_KFUNC && r->insn + 1 >= f->off + f->cnt)
 			return ld_err(obj, -EBADMSG,
 				      "program '%s': function '%s': ld_imm64 at insn "
 				      "%u runs past the function's end",
@@ -113,6 +113,16 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 			insn->imm = (s32)b->base[r->func] - (s32)(pos + 1);
 			if (r->kind == RELO_FUNC)
 				insn[1].imm = 0;
+			break;
+		case RELO_KFUNC:
+			insn->src_reg = BPF_PSEUDO_KFUNC_CALL;
+			insn->imm = (s32)r->func;
+			insn->off = 0;
+			break;
+		case RELO_KSYM:
+			insn[0].src_reg = r->func ? BPF_PSEUDO_BTF_ID : 0;
+			insn[0].imm = (s32)r->func;
+			insn[1].imm = 0;
 			break;
 		}
 	}

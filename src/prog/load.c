@@ -19,6 +19,7 @@
 #include "btf/btf.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
+#include "exec/kfuncs.h"
 
 #include <userbpf.h>
 #include "map/map.h"
@@ -134,6 +135,7 @@ int prog_prepare(struct bpf_prog *prog)
 		env.tail_call_id = BPF_FUNC_tail_call;
 		env.loop_id = BPF_FUNC_loop;
 		env.tail_call = prog_tail_call;
+		env.resolve_kfunc = kfunc_resolve;
 	}
 	for (u32 i = 0; i < prog->len; i++)
 		if (prog->insns[i].code == (BPF_JMP | BPF_CALL) && !prog->insns[i].src_reg &&

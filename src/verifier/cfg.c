@@ -104,10 +104,8 @@ int add_subprogs(struct verifier_env *env)
 			i++;
 			continue;
 		}
-		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
-			verbose(env, "calling kernel functions are not allowed in non-JITed programs\n");
-			return -EINVAL;
-		}
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+			err = add_kfunc_call(env, in);
 		if (is_pseudo_call(in))
 			err = add_subprog(env, (s64)i + in->imm + 1);
 	}

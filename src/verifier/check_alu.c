@@ -420,6 +420,12 @@ int check_ld_imm(struct verifier_env *env, const struct bpf_insn *insn)
 		dst->subprogno = sub;
 		return 0;
 	}
+	if (insn->src_reg == BPF_PSEUDO_BTF_ID) {
+		/* a kernel function (ldimm64.c): memory of no bytes, never NULL */
+		mark_ptr(dst, PTR_TO_RDONLY_MEM);
+		dst->mem_size = 0;
+		return 0;
+	}
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
 		mark_ptr(dst, PTR_TO_MAP_VALUE);
 		dst->off = (s32)env->aux[idx].map_off;

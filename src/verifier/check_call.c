@@ -38,7 +38,7 @@
 
 
 
-static void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs)
+void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs)
 {
 	for (int i = 0; i <= BPF_REG_5; i++) {
 		mark_reg_not_init(&regs[i]);
@@ -53,12 +53,14 @@ static int type_err(struct verifier_env *env, u32 regno, const struct reg_state 
 	return -EACCES;
 }
 
-static bool is_mem_ptr(const struct reg_state *reg)
+/* One of the memory pointer types; read-only memory only where the helper just reads (the
+ * kernel's MEM_RDONLY arguments). */
+static bool is_mem_ptr(const struct reg_state *reg, bool rdonly_ok)
 {
 	return reg->type == PTR_TO_STACK || reg->type == PTR_TO_PACKET ||
 	       reg->type == PTR_TO_PACKET_META || reg->type == PTR_TO_MAP_VALUE ||
 	       reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MAP_KEY ||
-	       reg->type == PTR_TO_MEM;
+	       reg->type == PTR_TO_MEM || (rdonly_ok && reg->type == PTR_TO_RDONLY_MEM);
 }
 
 #define MEM_TYPES "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
@@ -96,6 +98,33 @@ static int check_size_arg(struct verifier_env *env, u32 regno, bool zero_ok,
 
 	/* the access was checked with the size's bounds */
 	return err ? err : mark_precise_reg(env, regno);
+}
+
+int check_mem_size_pair(struct verifier_env *env, u32 regno)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	struct reg_state *mem = &cur_regs(env)[regno - 1], saved = *mem;
+	int err = 0;
+
+	/* a maybe-NULL pointer is checked as the pointer it is when not NULL */
+	mem->type = reg_type_not_null(mem->type);
+	for (int write = 0; write <= 1 && !err; write++) {
+		if (reg->s.smin < 0) {
+			verbose(env, "R%u min value is negative, either use unsigned or 'var &= "
+				     "const'\n", regno);
+			err = -EACCES;
+		} else if (reg->s.umax >= BPF_MAX_VAR_SIZ) {
+			verbose(env, "R%u unbounded memory access, use 'var &= const' or 'if (var < "
+				     "const)'\n", regno);
+			err = -EACCES;
+		} else {
+			err = check_helper_mem(env, regno - 1, (int)reg->s.umax, true, write, false);
+			if (!err)
+				err = mark_precise_reg(env, regno);
+		}
+	}
+	mem->type = saved.type;
+	return err;
 }
 
 /* A constant string (the kernel's check_reg_const_str()): in a map whose values no one can
@@ -145,9 +174,9 @@ static int check_const_str(struct verifier_env *env, u32 regno)
 /* A memory argument's register: one of the memory pointer types (a packet only for helpers
  * that may access it, which check_arg() saw to). */
 static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_proto *fn, u32 regno,
-			     const struct reg_state *reg)
+			     const struct reg_state *reg, enum bpf_arg_type t)
 {
-	if (!is_mem_ptr(reg))
+	if (!is_mem_ptr(reg, t == ARG_PTR_TO_MEM || t == ARG_PTR_TO_MEM_OR_NULL))
 		return type_err(env, regno, reg, MEM_TYPES);
 	return 0;
 }
@@ -280,7 +309,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_MAP_KEY:
 	case ARG_PTR_TO_MAP_VALUE:
 	case ARG_PTR_TO_UNINIT_MAP_VALUE:
-		err = check_mem_ptr_arg(env, fn, regno, reg);
+		err = check_mem_ptr_arg(env, fn, regno, reg, t);
 		if (err)
 			return err;
 		if (!*map) {
@@ -328,7 +357,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
 	case ARG_PTR_TO_WRITE_MEM:
-		return check_mem_ptr_arg(env, fn, regno, reg); /* the size: with its argument */
+		return check_mem_ptr_arg(env, fn, regno, reg, t); /* the size: with its argument */
 	case ARG_PTR_TO_LONG:
 	case ARG_PTR_TO_INT: {
 		/* bpf_strtol()'s result, bpf_check_mtu()'s mtu: 8 or 4 bytes the helper writes
@@ -336,7 +365,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		 * program's alignment flags (MEM_ALIGNED) */
 		int size = t == ARG_PTR_TO_LONG ? 8 : 4;
 
-		err = check_mem_ptr_arg(env, fn, regno, reg);
+		err = check_mem_ptr_arg(env, fn, regno, reg, t);
 		if (!err)
 			err = check_helper_mem(env, regno, size, false, true, true);
 		return err ? err : check_alignment(env, reg, 0, size, true);

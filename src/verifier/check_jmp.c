@@ -245,6 +245,7 @@ static bool ptr_not_null(const struct reg_state *r)
 	case PTR_TO_TCP_SOCK:
 	case PTR_TO_XDP_SOCK:
 	case PTR_TO_MEM:
+	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RINGBUF_MEM:
 		return true;
 	default:

@@ -706,7 +706,7 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		     int value_regno, bool zero_ok)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM || reg->type == PTR_TO_MEM ? reg->mem_size
+	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM || reg_is_mem(reg) ? reg->mem_size
 		       : reg->type == PTR_TO_MAP_KEY ? reg->map->key_size
 						     : reg->map->value_size;
 	s64 smin = reg->s.smin;
@@ -924,6 +924,7 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 		if (err)
 			return err;
 	}
+	forget_buf_slices(env, f->frameno, lo, hi);
 	if (f == cur_frame(env)) {
 		for (s64 o = lo; o < hi; o++)
 			env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
@@ -1260,6 +1261,12 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 				mark_reg_unknown(&cur_regs(env)[value_regno]);
 		}
 		break;
+	case PTR_TO_RDONLY_MEM:
+		if (write) {
+			verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
+			return -EACCES;
+		}
+		/* fall through */
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_MEM:
 		err = check_mem_region(env, regno, off, size, write, value_regno, false);
@@ -1517,6 +1524,12 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 	case PTR_TO_MAP_VALUE:
 		err = check_map_access_type(env, reg, reg->off, size, write);
 		return err ? err : check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+	case PTR_TO_RDONLY_MEM:
+		if (write) {
+			verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
+			return -EACCES;
+		}
+		/* fall through */
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_MEM:
 		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
@@ -1552,6 +1565,7 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 			return dynptr_read_err(env, regno, lo, o, size);
 		}
 		if (write) {
+			forget_buf_slices(env, f->frameno, lo, hi);
 			for (s64 o = lo; o < hi; o++) {
 				struct stack_slot *sl = &f->stack[(-o - 1) / SLOT_SIZE];
 

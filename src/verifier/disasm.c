@@ -7,6 +7,7 @@
  * program type.  The text goes straight to the log sink; no allocation.
  * bpf_insn_snprint() (disasm.h) points a throwaway log sink at a caller's buffer for the CLI.
  */
+#include "exec/kfuncs.h"
 #include "verifier/disasm.h"
 #include "verifier/env.h"
 
@@ -110,7 +111,10 @@ static void print_jmp(struct verifier_env *env, const struct bpf_insn *in)
 		if (in->src_reg == BPF_PSEUDO_CALL)
 			verbose(env, "(%02x) call pc%+d", in->code, in->imm);
 		else if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
-			verbose(env, "(%02x) call kernel-function#%d", in->code, in->imm);
+			verbose(env, "(%02x) call %s#%d", in->code,
+				!in->imm && !in->off ? "" /* BTF's void */
+				: (in->off ? NULL : kfunc_btf_name(in->imm)) ?: "kernel-function",
+				in->imm);
 		else
 			verbose(env, "(%02x) call %s#%d", in->code, helper_name_of(in->imm), in->imm);
 	} else if (in->code == (BPF_JMP | BPF_JA)) {

@@ -97,8 +97,7 @@ static void forget_slice(struct reg_state *reg, void *p)
 {
 	const struct slice_arg *a = p;
 
-	if ((reg->type == PTR_TO_MEM || reg->type == PTR_TO_MEM_OR_NULL) &&
-	    reg->dynptr_id == a->dynptr_id)
+	if (reg_is_mem(reg) && reg->dynptr_id == a->dynptr_id)
 		mark_reg_unknown(reg); /* (privileged: an unknown scalar, as the kernel's) */
 }
 
@@ -124,7 +123,7 @@ int destroy_dynptr_slot(struct verifier_env *env, struct func_state *f, int spi)
 
 /* A helper that makes a dynptr: two 8-byte stores of unknown data (which grow the stack and
  * destroy what was there, or refuse to), then the slots' new state. */
-static int init_dynptr(struct verifier_env *env, u32 regno, u8 type, int insn_idx)
+static int init_dynptr(struct verifier_env *env, u32 regno, u8 type, int insn_idx, u32 clone_ref)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	struct func_state *f = frame_of(env, reg);
@@ -150,7 +149,9 @@ static int init_dynptr(struct verifier_env *env, u32 regno, u8 type, int insn_id
 			return err;
 	}
 	id = ++env->id_gen;
-	if (type == DYNPTR_TYPE_RINGBUF) {
+	if (type == DYNPTR_TYPE_RINGBUF && clone_ref) {
+		ref = clone_ref; /* a clone shares its parent's record */
+	} else if (type == DYNPTR_TYPE_RINGBUF) {
 		err = acquire_ref(env, insn_idx, &ref);
 		if (err)
 			return err;
@@ -228,9 +229,9 @@ int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn
 	if (reg->type == CONST_PTR_TO_DYNPTR)
 		return check_const_dynptr_arg(env, regno, arg_type);
 	if (arg_type == ARG_PTR_TO_DYNPTR_LOCAL_UNINIT)
-		return init_dynptr(env, regno, DYNPTR_TYPE_LOCAL, insn_idx);
+		return init_dynptr(env, regno, DYNPTR_TYPE_LOCAL, insn_idx, 0);
 	if (arg_type == ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT)
-		return init_dynptr(env, regno, DYNPTR_TYPE_RINGBUF, insn_idx);
+		return init_dynptr(env, regno, DYNPTR_TYPE_RINGBUF, insn_idx, 0);
 	/* a release wants the reference before anything else (its own arg number: regno) */
 	if (arg_type == ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE) {
 		spi = dynptr_spi(env, reg);
@@ -259,7 +260,7 @@ int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn
 	return 0;
 }
 
-int check_global_dynptr_arg(struct verifier_env *env, u32 regno)
+int check_dynptr_arg_reg(struct verifier_env *env, u32 regno)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	int err;
@@ -273,6 +274,7 @@ int check_global_dynptr_arg(struct verifier_env *env, u32 regno)
 	case PTR_TO_MAP_KEY:
 	case PTR_TO_MAP_VALUE:
 	case PTR_TO_MEM:
+	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RINGBUF_MEM:
 		break;
 	default:
@@ -285,7 +287,30 @@ int check_global_dynptr_arg(struct verifier_env *env, u32 regno)
 			regno - 1);
 		return -EINVAL;
 	}
-	return check_dynptr_arg(env, regno, ARG_PTR_TO_DYNPTR_RDONLY, -1);
+	return 0;
+}
+
+int check_global_dynptr_arg(struct verifier_env *env, u32 regno)
+{
+	int err = check_dynptr_arg_reg(env, regno);
+
+	return err ? err : check_dynptr_arg(env, regno, ARG_PTR_TO_DYNPTR_RDONLY, -1);
+}
+
+int make_dynptr_arg(struct verifier_env *env, u32 regno, u8 type, u32 clone_ref, int insn_idx)
+{
+	return init_dynptr(env, regno, type, insn_idx, clone_ref);
+}
+
+u8 dynptr_arg_type(struct verifier_env *env, u32 regno)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	int spi;
+
+	if (reg->type == CONST_PTR_TO_DYNPTR)
+		return reg->dynptr_type;
+	spi = dynptr_spi(env, reg);
+	return spi < 0 ? DYNPTR_TYPE_INVALID : frame_of(env, reg)->stack[spi].spilled.dynptr_type;
 }
 
 int release_dynptr_arg(struct verifier_env *env, u32 regno)

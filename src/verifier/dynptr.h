@@ -23,6 +23,17 @@ int check_dynptr_arg(struct verifier_env *env, u32 regno, int arg_type, int insn
  * (on its stack, or one it was given). */
 int check_global_dynptr_arg(struct verifier_env *env, u32 regno);
 
+/* A kfunc's struct bpf_dynptr * argument in regno: a pointer to the stack or a const dynptr,
+ * at no offset where the type allows none (the kernel's check_func_arg_reg_off()). */
+int check_dynptr_arg_reg(struct verifier_env *env, u32 regno);
+
+/* A kfunc's __uninit dynptr argument: a dynptr of kind type is made at regno's stack; of the
+ * ring buffer kind with clone_ref, one sharing that reference (bpf_dynptr_clone()). */
+int make_dynptr_arg(struct verifier_env *env, u32 regno, u8 type, u32 clone_ref, int insn_idx);
+
+/* The kind of the initialised dynptr regno points at (DYNPTR_TYPE_INVALID for none). */
+u8 dynptr_arg_type(struct verifier_env *env, u32 regno);
+
 /* After the arguments: the ring buffer dynptr in regno is submitted or discarded. */
 int release_dynptr_arg(struct verifier_env *env, u32 regno);
 

@@ -80,6 +80,9 @@ enum reg_type {
 	CONST_PTR_TO_DYNPTR,		/* a dynptr the program did not make, which it may read
 					 * through helpers only (a user ring buffer callback's R1;
 					 * dynptr_type its kind) */
+	PTR_TO_RDONLY_MEM,		/* PTR_TO_MEM that may only be read (the kernel's
+					 * PTR_TO_MEM | MEM_RDONLY: bpf_dynptr_slice()'s) */
+	PTR_TO_RDONLY_MEM_OR_NULL,	/* the same, before its NULL check */
 };
 
 /* One register.
@@ -122,6 +125,12 @@ struct reg_state {
 	u8 dynptr_type;		/* CONST_PTR_TO_DYNPTR, and a STACK_DYNPTR slot's spilled state:
 				 * its kind (dynptr.h's DYNPTR_TYPE_*) */
 	bool dynptr_first;	/* a STACK_DYNPTR slot's: whether it is the dynptr's first slot */
+	/* RDONLY_MEM*: the stack buffer a bpf_dynptr_slice() may have returned instead of the
+	 * dynptr's memory, buf_size bytes at buf_off of frame buf_frame (6.18.44's "buf="): a
+	 * write there makes the slice an unknown scalar.  buf_size 0: none. */
+	u8 buf_frame;
+	s16 buf_off;
+	u16 buf_size;
 	struct scalar s;
 };
 
@@ -306,6 +315,7 @@ struct verifier_env {
 	u32 num_backedges;	/* loop back edges kept until their loop is left (states.c) */
 	struct vstate **explored; /* len buckets of explored states (states.c) */
 	u32 id_gen;
+	u64 fd_array;		/* BPF_PROG_LOAD's fd_array (a module kfunc's BTF would be there) */
 	bool hist_this_insn;	/* cur->hist's last entry is the current insn's */
 	int path_prev;		/* the insn before the current one on the current path */
 	bool scratched[MAX_BPF_REG]; /* registers changed by the current insn (for the log) */
@@ -370,6 +380,12 @@ bool reg_is_pkt(const struct reg_state *reg);
 u8 reg_type_not_null(u8 type);
 /* A pointer a NULL check turns into its non-NULL type (the kernel's type_may_be_null()). */
 bool reg_may_be_null(const struct reg_state *reg);
+/* The maybe-NULL type of a pointer type that has one (the inverse of reg_type_not_null()). */
+u8 reg_type_or_null(u8 type);
+/* Stack bytes [lo, hi) of frame frameno were written: slices that may be a buffer there go. */
+void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi);
+/* PTR_TO_MEM or PTR_TO_RDONLY_MEM, NULL-checked or not: memory of mem_size bytes. */
+bool reg_is_mem(const struct reg_state *reg);
 /* Calls fn on every register of every frame of st, spilled ones included. */
 typedef void (*reg_fn)(struct reg_state *reg, void *arg);
 void for_each_reg(struct vstate *st, reg_fn fn, void *arg);
@@ -452,6 +468,21 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 /* Sets subprog[].changes_pkt_data (after check_cfg()). */
 void mark_pkt_data_changers(struct verifier_env *env);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
+/* R0..R5 become unreadable (after a call). */
+void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);
+/* A memory and size pair whose size is in regno (the kernel's check_kfunc_mem_size_reg()): the
+ * memory in regno - 1 (as if not NULL) must take reads and writes of every size the register
+ * may hold, 0 included. */
+int check_mem_size_pair(struct verifier_env *env, u32 regno);
+
+/* check_kfunc.c */
+/* A kfunc call met before the walk (add_subprogs()): it must name a function of the kernel's
+ * BTF, from a GPL-compatible program. */
+int add_kfunc_call(struct verifier_env *env, const struct bpf_insn *in);
+/* A kfunc call in the walk: its arguments, then R0 as its prototype returns it. */
+int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int insn_idx);
+/* How many argument registers the kfunc call in reads (5 when it is not a known function). */
+u32 kfunc_nargs(const struct bpf_insn *in);
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
 /* References (ring buffer records): release one (and, with forget_regs, the registers holding
  * it); complain about any still held (prefix: what would leak them). */

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "btf/vmlinux.h"
+#include "exec/kfuncs.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "rcu.h"
@@ -68,6 +70,51 @@ void release_maps(struct verifier_env *env)
 	env->used_map_cnt = 0;
 }
 
+/* An LD_IMM64 of a kernel symbol by its BTF id (BPF_PSEUDO_BTF_ID, the kernel's
+ * check_pseudo_btf_id()): a function of the kernel's BTF loads as read-only memory of 0 bytes
+ * that is not NULL (what `if (kfunc)`, a weak kfunc's existence test, compiles to).  Its address
+ * is userbpf's implementation of the kfunc, or some non-NULL address.  Kernel variables and
+ * module BTFs userbpf does not have. */
+static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in)
+{
+	static const char not_a_kfunc; /* the address of a function userbpf does not have */
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *t;
+	const char *name;
+	u64 addr;
+
+	if (in[1].imm) {
+		verbose(env, "invalid module BTF object FD specified.\n");
+		return -EINVAL;
+	}
+	if (!btf) {
+		verbose(env, "kernel is missing BTF, make sure CONFIG_DEBUG_INFO_BTF=y is specified in "
+			     "Kconfig.\n");
+		return -EINVAL;
+	}
+	t = btf_type_by_id(btf, (u32)in[0].imm);
+	if (!t) {
+		verbose(env, "ldimm64 insn specifies invalid btf_id %d.\n", in[0].imm);
+		return -ENOENT;
+	}
+	name = btf_str_by_offset(btf, t->name_off);
+	if (BTF_INFO_KIND(t->info) == BTF_KIND_VAR) {
+		verbose(env, "kernel variable '%s': userbpf has no kernel variables\n",
+			name ? name : "");
+		return -EOPNOTSUPP;
+	}
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC) {
+		verbose(env, "pseudo btf_id %d in ldimm64 isn't KIND_VAR or KIND_FUNC\n", in[0].imm);
+		return -EINVAL;
+	}
+	addr = (uintptr_t)kfunc_resolve(in[0].imm, 0);
+	if (!addr)
+		addr = (uintptr_t)&not_a_kfunc;
+	in[0].imm = (s32)(u32)addr;
+	in[1].imm = (s32)(u32)(addr >> 32);
+	return 0;
+}
+
 static int resolve_one(struct verifier_env *env, u32 i)
 {
 	struct bpf_insn *in = &env->insns[i];
@@ -79,6 +126,8 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	switch (in[0].src_reg) {
 	case BPF_PSEUDO_FUNC:
 		return 0; /* a callback: the engines resolve it (src/exec/callback.h) */
+	case BPF_PSEUDO_BTF_ID:
+		return resolve_btf_id(env, in);
 	case BPF_PSEUDO_MAP_VALUE:
 		break;
 	case BPF_PSEUDO_MAP_FD:

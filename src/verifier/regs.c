@@ -45,6 +45,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_XDP_SOCK] = "xdp_sock",
 		[PTR_TO_XDP_SOCK_OR_NULL] = "xdp_sock_or_null",
 		[CONST_PTR_TO_DYNPTR] = "dynptr_ptr",
+		[PTR_TO_RDONLY_MEM] = "rdonly_mem",
+		[PTR_TO_RDONLY_MEM_OR_NULL] = "rdonly_mem_or_null",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -89,6 +91,7 @@ u8 reg_type_not_null(u8 type)
 	case PTR_TO_RINGBUF_MEM_OR_NULL: return PTR_TO_RINGBUF_MEM;
 	case PTR_TO_SOCK_COMMON_OR_NULL: return PTR_TO_SOCK_COMMON;
 	case PTR_TO_MEM_OR_NULL: return PTR_TO_MEM;
+	case PTR_TO_RDONLY_MEM_OR_NULL: return PTR_TO_RDONLY_MEM;
 	case CONST_PTR_TO_MAP_OR_NULL: return CONST_PTR_TO_MAP;
 	case PTR_TO_SOCKET_OR_NULL: return PTR_TO_SOCKET;
 	case PTR_TO_TCP_SOCK_OR_NULL: return PTR_TO_TCP_SOCK;
@@ -100,6 +103,41 @@ u8 reg_type_not_null(u8 type)
 bool reg_may_be_null(const struct reg_state *reg)
 {
 	return reg_type_not_null(reg->type) != reg->type;
+}
+
+u8 reg_type_or_null(u8 type)
+{
+	for (u8 t = 0; t <= PTR_TO_RDONLY_MEM_OR_NULL; t++)
+		if (t != type && reg_type_not_null(t) == type)
+			return t;
+	return type;
+}
+
+struct buf_range {
+	u32 frameno;
+	s64 lo, hi;
+};
+
+static void forget_buf_slice(struct reg_state *reg, void *p)
+{
+	const struct buf_range *b = p;
+
+	if (reg_is_mem(reg) && reg->buf_size && reg->buf_frame == b->frameno &&
+	    reg->buf_off < b->hi && reg->buf_off + reg->buf_size > b->lo)
+		mark_reg_unknown(reg); /* (privileged: an unknown scalar, as the kernel's) */
+}
+
+void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi)
+{
+	struct buf_range b = { frameno, lo, hi };
+
+	for_each_reg(env->cur, forget_buf_slice, &b);
+}
+
+bool reg_is_mem(const struct reg_state *reg)
+{
+	return reg->type == PTR_TO_MEM || reg->type == PTR_TO_MEM_OR_NULL ||
+	       reg->type == PTR_TO_RDONLY_MEM || reg->type == PTR_TO_RDONLY_MEM_OR_NULL;
 }
 
 bool reg_is_pkt(const struct reg_state *reg)
@@ -368,9 +406,12 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		sep = ",";
 		pb_unum(&p, (u64)(s64)reg->range); /* the sentinels as the kernel prints them */
 	}
-	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL || t == PTR_TO_MEM ||
-	    t == PTR_TO_MEM_OR_NULL) {
+	if (t == PTR_TO_RINGBUF_MEM || t == PTR_TO_RINGBUF_MEM_OR_NULL || reg_is_mem(reg)) {
 		pb(&p, "%ssz=%u", sep, reg->mem_size);
+		sep = ",";
+	}
+	if (reg_is_mem(reg) && reg->buf_size) {
+		pb(&p, "%sbuf=fp[%u]%d+%u", sep, reg->buf_frame, reg->buf_off, reg->buf_size);
 		sep = ",";
 	}
 	if (t == CONST_PTR_TO_DYNPTR) {

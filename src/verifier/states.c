@@ -154,8 +154,12 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		return check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_MEM:
 	case PTR_TO_MEM_OR_NULL:
+	case PTR_TO_RDONLY_MEM:
+	case PTR_TO_RDONLY_MEM_OR_NULL:
 		/* the kernel's memcmp up to var_off covers the size and a slice's dynptr id */
 		return o->mem_size == c->mem_size && o->dynptr_id == c->dynptr_id &&
+		       o->buf_frame == c->buf_frame && o->buf_off == c->buf_off &&
+		       o->buf_size == c->buf_size &&
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_RINGBUF_MEM_OR_NULL:

@@ -220,8 +220,10 @@ static int do_check(struct verifier_env *env, u32 sub)
 
 			env->jmps_processed++;
 			if (op == BPF_CALL) {
-				if (BPF_SRC(insn->code) != BPF_K || insn->off != 0 ||
-				    (insn->src_reg != 0 && insn->src_reg != BPF_PSEUDO_CALL) ||
+				if (BPF_SRC(insn->code) != BPF_K ||
+				    (insn->src_reg != BPF_PSEUDO_KFUNC_CALL && insn->off != 0) ||
+				    (insn->src_reg != 0 && insn->src_reg != BPF_PSEUDO_CALL &&
+				     insn->src_reg != BPF_PSEUDO_KFUNC_CALL) ||
 				    insn->dst_reg != 0 || cls == BPF_JMP32) {
 					verbose(env, "BPF_CALL uses reserved fields\n");
 					return -EINVAL;
@@ -229,13 +231,16 @@ static int do_check(struct verifier_env *env, u32 sub)
 				/* (bpf-to-bpf calls are fine, as in 6.18: the callee is held to
 				 * the same rule) */
 				if (env->cur->active_locks && insn->src_reg != BPF_PSEUDO_CALL &&
-				    insn->imm != BPF_FUNC_spin_unlock) {
+				    (insn->imm != BPF_FUNC_spin_unlock ||
+				     insn->src_reg == BPF_PSEUDO_KFUNC_CALL)) {
 					verbose(env, "function calls are not allowed while holding a "
 						     "lock\n");
 					return -EINVAL;
 				}
 				if (insn->src_reg == BPF_PSEUDO_CALL)
 					err = check_func_call(env, insn, &env->insn_idx);
+				else if (insn->src_reg == BPF_PSEUDO_KFUNC_CALL)
+					err = check_kfunc_call(env, insn, env->insn_idx);
 				else
 					err = check_helper_call(env, insn, &env->insn_idx);
 				if (err == TAIL_CALL_EXIT)
@@ -490,6 +495,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (ret)
 		goto out_free_env;
 	env->prog = prog;
+	env->fd_array = attr->fd_array;
 	env->insns = prog->insns;
 	env->len = prog->len;
 	insn_first_of(env->insn_first);
@@ -533,6 +539,13 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		convert_ctx_accesses(env);
 	if (!ret)
 		sanitize_dead_code(env);
+	/* a kfunc call without a function is let through the walk, to be dropped if dead */
+	for (u32 i = 0; !ret && i < env->len; i++)
+		if (env->insns[i].code == (BPF_JMP | BPF_CALL) &&
+		    env->insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL && !env->insns[i].imm) {
+			verbose(env, "invalid kernel function call not eliminated in verifier pass\n");
+			ret = -EINVAL;
+		}
 	if (env->log.level & 4) {
 		verbose(env, "verification time %d usec\n", 0);
 		verbose(env, "stack depth ");

@@ -1,0 +1,101 @@
+/* The kernel's BTF, read once from the running kernel's file (vmlinux.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "verifier/env.h"
+
+#define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
+
+static struct btf *vmlinux;
+static pthread_once_t vmlinux_once = PTHREAD_ONCE_INIT;
+
+/* The whole file at path (sysfs reports its size, but a copy elsewhere may be a pipe: read to
+ * the end), or NULL. */
+static u8 *read_file(const char *path, u32 *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 20, len = 0;
+	u8 *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap || !buf) {
+			u8 *nb;
+
+			if (buf)
+				cap *= 2;
+			if (cap > BTF_MAX_SIZE * 2u)
+				break;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 && len) {
+				sys_close(fd);
+				*size = (u32)len;
+				return buf;
+			}
+			break;
+		}
+		len += (size_t)n;
+	}
+	sys_close(fd);
+	free(buf);
+	return NULL;
+}
+
+static void vmlinux_load(void)
+{
+	const char *path = getenv("USERBPF_VMLINUX_BTF");
+	struct vlog log = { 0 };
+	struct btf *btf;
+	u32 size = 0;
+	u8 *data;
+
+	data = read_file(path && *path ? path : VMLINUX_BTF_PATH, &size);
+	if (!data)
+		return;
+	btf = calloc(1, sizeof(*btf));
+	/* (btf_parse() keeps copies of the sections: the file's bytes can go) */
+	if (btf && !btf_parse(btf, data, size, &log)) {
+		vmlinux = btf;
+	} else if (btf) {
+		btf_free_data(btf);
+		free(btf);
+	}
+	free(data);
+}
+
+const struct btf *btf_vmlinux(void)
+{
+	pthread_once(&vmlinux_once, vmlinux_load);
+	return vmlinux;
+}
+
+u32 btf_find_func(const struct btf *btf, const char *name)
+{
+	for (u32 id = 1; id < btf->nr_types; id++) {
+		const struct btf_type *t = btf->types[id];
+		const char *n;
+
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
+			continue;
+		n = btf_str_by_offset(btf, t->name_off);
+		if (n && !strcmp(n, name))
+			return id;
+	}
+	return 0;
+}

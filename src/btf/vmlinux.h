@@ -1,0 +1,19 @@
+/* The kernel's BTF ("vmlinux BTF"): what a kfunc call's imm and an `extern ... __ksym` function
+ * name.  userbpf reads the running kernel's own file, /sys/kernel/btf/vmlinux (readable without
+ * privileges), so the BTF ids libbpf and its users compute against the kernel are the ids
+ * userbpf resolves: code written for the kernel runs unchanged.  USERBPF_VMLINUX_BTF names
+ * another file (a copy, for a machine without one).
+ */
+#ifndef USERBPF_BTF_VMLINUX_H
+#define USERBPF_BTF_VMLINUX_H
+
+#include "btf/btf.h"
+
+/* The kernel's BTF, parsed on first use and kept for the process's life; NULL when there is
+ * none (no such file, or it does not parse). */
+const struct btf *btf_vmlinux(void);
+
+/* The id of the BTF_KIND_FUNC called name in btf, or 0. */
+u32 btf_find_func(const struct btf *btf, const char *name);
+
+#endif

@@ -1,0 +1,32 @@
+/* kfuncs: the kernel functions a program calls by BTF id (`call` with src_reg
+ * BPF_PSEUDO_KFUNC_CALL), the ones userbpf has.  A call's imm is the id of the function in the
+ * kernel's BTF (src/btf/vmlinux.h); the verifier (src/verifier/check_kfunc.c) checks the
+ * arguments against the function's prototype there, as the kernel does, and the engines call
+ * the implementation as they call a helper.
+ */
+#ifndef USERBPF_EXEC_KFUNCS_H
+#define USERBPF_EXEC_KFUNCS_H
+
+#include "exec/helpers.h"
+
+/* The kernel's kfunc flags (include/linux/btf.h), those userbpf's kfuncs carry. */
+#define KF_RET_NULL (1u << 2)	/* the result may be NULL: the program must check it */
+
+struct kfunc_desc {
+	const char *name;
+	bpf_helper_fn func;
+	u32 flags;
+};
+
+/* userbpf's kfunc called name, or NULL. */
+const struct kfunc_desc *kfunc_by_name(const char *name);
+
+/* The name of the kernel BTF's function id (a call's imm), or NULL when there is no kernel BTF
+ * or id is not a function there. */
+const char *kfunc_btf_name(s32 id);
+
+/* The implementation of the kfunc call with imm id and off (0: the kernel's BTF), or NULL: the
+ * engines' resolver (struct interp_env's resolve_kfunc). */
+u64 (*kfunc_resolve(s32 id, s16 off))(u64, u64, u64, u64, u64);
+
+#endif

@@ -1,0 +1,372 @@
+/* kfunc calls (`call` with src_reg BPF_PSEUDO_KFUNC_CALL), as the kernel's verifier checks
+ * them: at the start, each call must name a function of the kernel's BTF (add_kfunc_call());
+ * when the walk reaches it, its arguments are checked against that function's prototype, by
+ * kind (a scalar, a struct bpf_dynptr, a memory and size pair), and R0 is what the prototype
+ * returns (check_kfunc_call()).  The functions are userbpf's own (src/exec/kfuncs.c): a kernel
+ * function userbpf does not have is refused with EOPNOTSUPP, one the kernel does not offer as a
+ * kfunc with the kernel's EACCES.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "btf/vmlinux.h"
+#include "exec/kfuncs.h"
+#include "prog/prog.h"
+#include "verifier/dynptr.h"
+#include "verifier/env.h"
+
+#define MAX_KFUNC_ARGS 5 /* the kernel's MAX_BPF_FUNC_REG_ARGS */
+
+/* What a call needs of its function: the kernel's BTF, the function and its prototype. */
+struct kfunc_btf {
+	const struct btf *btf;
+	const char *name;
+	const struct btf_type *proto;
+};
+
+static bool str_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static const char *param_name(const struct kfunc_btf *k, u32 i)
+{
+	const struct btf_param *p = (const struct btf_param *)(k->proto + 1) + i;
+	const char *n = btf_str_by_offset(k->btf, p->name_off);
+
+	return n ? n : "";
+}
+
+static const struct btf_type *param_type(const struct kfunc_btf *k, u32 i)
+{
+	const struct btf_param *p = (const struct btf_param *)(k->proto + 1) + i;
+
+	return btf_skip_modifiers(k->btf, p->type, NULL);
+}
+
+static bool is_ptr(const struct btf_type *t)
+{
+	return t && BTF_INFO_KIND(t->info) == BTF_KIND_PTR;
+}
+
+static bool is_scalar(const struct btf_type *t)
+{
+	u32 kind = t ? BTF_INFO_KIND(t->info) : 0;
+
+	return kind == BTF_KIND_INT || kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64;
+}
+
+/* The struct a pointer parameter points at is called name. */
+static bool points_to_struct(const struct kfunc_btf *k, const struct btf_type *t, const char *name)
+{
+	const struct btf_type *r = btf_skip_modifiers(k->btf, t->type, NULL);
+	const char *n = r ? btf_str_by_offset(k->btf, r->name_off) : NULL;
+
+	return r && BTF_INFO_KIND(r->info) == BTF_KIND_STRUCT && n && !strcmp(n, name);
+}
+
+/* Whether the kernel marks name as a kfunc in its BTF (a "bpf_kfunc" declaration tag, which
+ * __bpf_kfunc adds). */
+static bool btf_is_kfunc(const struct btf *btf, u32 func_id)
+{
+	for (u32 id = 1; id < btf->nr_types; id++) {
+		const struct btf_type *t = btf->types[id];
+		const char *n;
+
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_DECL_TAG || t->type != func_id)
+			continue;
+		n = btf_str_by_offset(btf, t->name_off);
+		if (n && !strcmp(n, "bpf_kfunc"))
+			return true;
+	}
+	return false;
+}
+
+/* The function behind a call's imm and off, or the kernel's message and error. */
+static int kfunc_btf_of(struct verifier_env *env, s32 imm, s16 off, struct kfunc_btf *k)
+{
+	const struct btf_type *func;
+
+	if (off) {
+		int err = -EINVAL;
+
+		/* a module's BTF, by fd in fd_array: userbpf has no module BTFs */
+		if (off < 0) {
+			verbose(env, "negative offset disallowed for kernel module function call\n");
+		} else if (!env->fd_array) {
+			verbose(env, "kfunc offset > 0 without fd_array is invalid\n");
+			err = -EPROTO;
+		} else {
+			verbose(env, "BTF fd for kfunc is not a module BTF\n");
+		}
+		verbose(env, "failed to find BTF for kernel function\n");
+		return err;
+	}
+	k->btf = btf_vmlinux();
+	if (!k->btf) {
+		verbose(env, "calling kernel function is not supported without "
+			     "CONFIG_DEBUG_INFO_BTF\n");
+		return -ENOTSUPP;
+	}
+	func = imm > 0 ? btf_type_by_id(k->btf, (u32)imm) : NULL;
+	if (!func || BTF_INFO_KIND(func->info) != BTF_KIND_FUNC) {
+		verbose(env, "kernel btf_id %u is not a function\n", (u32)imm);
+		return -EINVAL;
+	}
+	k->proto = btf_type_by_id(k->btf, func->type);
+	if (!k->proto || BTF_INFO_KIND(k->proto->info) != BTF_KIND_FUNC_PROTO) {
+		verbose(env, "kernel function btf_id %u does not have a valid func_proto\n",
+			(u32)imm);
+		return -EINVAL;
+	}
+	k->name = btf_str_by_offset(k->btf, func->name_off);
+	if (!k->name)
+		k->name = "";
+	return 0;
+}
+
+int add_kfunc_call(struct verifier_env *env, const struct bpf_insn *in)
+{
+	struct kfunc_btf k;
+
+	if (!env->prog->gpl_compatible) {
+		verbose(env, "cannot call kernel function from non-GPL compatible program\n");
+		return -EINVAL;
+	}
+	/* a call to id 0 is refused only if it survives dead code removal (bpf_check()) */
+	if (!in->imm && !in->off)
+		return 0;
+	return kfunc_btf_of(env, in->imm, in->off, &k);
+}
+
+u32 kfunc_nargs(const struct bpf_insn *in)
+{
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *func = btf && !in->off && in->imm > 0
+					      ? btf_type_by_id(btf, (u32)in->imm) : NULL;
+	const struct btf_type *proto = func ? btf_type_by_id(btf, func->type) : NULL;
+
+	if (!proto || BTF_INFO_KIND(func->info) != BTF_KIND_FUNC ||
+	    BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+		return MAX_KFUNC_ARGS;
+	return BTF_INFO_VLEN(proto->info) < MAX_KFUNC_ARGS ? BTF_INFO_VLEN(proto->info)
+							   : MAX_KFUNC_ARGS;
+}
+
+/* What the arguments taught about the call (the kernel's struct bpf_kfunc_call_arg_meta). */
+struct kfunc_meta {
+	bool const_found;
+	u64 const_value;	/* a __szk size */
+	bool buf_found;		/* a __szk memory argument that is a stack buffer: where */
+	u8 buf_frame;
+	s16 buf_off;
+	bool dynptr_found;
+	u8 dynptr_type;		/* the initialised dynptr argument's kind, id and reference */
+	u32 dynptr_id, dynptr_ref;
+};
+
+/* A struct bpf_dynptr * argument (the kernel's KF_ARG_PTR_TO_DYNPTR): an initialised dynptr,
+ * or, for a parameter named __uninit, stack to make one in (bpf_dynptr_clone()'s, which is
+ * of the kind of, and shares the reference of, the dynptr before it). */
+static int kfunc_dynptr_arg(struct verifier_env *env, const struct kfunc_btf *k, u32 i,
+			    struct kfunc_meta *meta, int insn_idx)
+{
+	u32 regno = BPF_REG_1 + i;
+	int err;
+
+	if (str_ends(param_name(k, i), "__uninit")) {
+		const struct reg_state *reg = &cur_regs(env)[regno];
+
+		err = check_dynptr_arg_reg(env, regno);
+		if (err)
+			return err;
+		if (reg->type == CONST_PTR_TO_DYNPTR) {
+			verbose(env, "Dynptr has to be an uninitialized dynptr\n");
+			return -EINVAL;
+		}
+		if (!meta->dynptr_found) {
+			verbose(env, "verifier internal error: no dynptr type for parent of "
+				     "clone\n");
+			return -EFAULT;
+		}
+		return make_dynptr_arg(env, regno, meta->dynptr_type, meta->dynptr_ref, insn_idx);
+	}
+	err = check_global_dynptr_arg(env, regno);
+	if (err)
+		return err;
+	err = dynptr_arg_ids(env, regno, &meta->dynptr_id, &meta->dynptr_ref);
+	if (err)
+		return err;
+	meta->dynptr_type = dynptr_arg_type(env, regno);
+	meta->dynptr_found = true;
+	return 0;
+}
+
+/* A known-zero scalar (the kernel's register_is_null()). */
+static bool reg_is_null(const struct reg_state *reg)
+{
+	return reg_is_const(reg) && !reg->s.var_off.value;
+}
+
+/* A memory argument with its size in the next parameter (named __sz, or __szk for a constant
+ * the result depends on); NULL where the parameter is named __opt. */
+static int kfunc_mem_size_arg(struct verifier_env *env, const struct kfunc_btf *k, u32 i,
+			      struct kfunc_meta *meta)
+{
+	u32 regno = BPF_REG_1 + i;
+	const struct reg_state *buf = &cur_regs(env)[regno], *size = buf + 1;
+	int err;
+
+	if (!reg_is_null(buf) || !str_ends(param_name(k, i), "__opt")) {
+		err = check_mem_size_pair(env, regno + 1);
+		if (err) {
+			verbose(env, "arg#%u arg#%u memory, len pair leads to invalid memory "
+				     "access\n", i, i + 1);
+			return err;
+		}
+	} else {
+		err = mark_precise_reg(env, regno);
+		if (err)
+			return err;
+	}
+	if (str_ends(param_name(k, i + 1), "__szk")) {
+		if (!scalar_is_const(&size->s)) {
+			verbose(env, "R%u must be a known constant\n", regno + 1);
+			return -EINVAL;
+		}
+		err = mark_precise_reg(env, regno + 1);
+		if (err)
+			return err;
+		meta->const_found = true;
+		meta->const_value = size->s.var_off.value;
+		if (buf->type == PTR_TO_STACK && scalar_is_const(&buf->s)) {
+			meta->buf_found = true;
+			meta->buf_frame = buf->frameno;
+			meta->buf_off = (s16)(buf->off + (s64)buf->s.var_off.value);
+		}
+	}
+	return 0;
+}
+
+static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
+			    struct kfunc_meta *meta, int insn_idx)
+{
+	u32 nargs = BTF_INFO_VLEN(k->proto->info);
+
+	if (nargs > MAX_KFUNC_ARGS) {
+		verbose(env, "Function %s has %u > %d args\n", k->name, nargs, MAX_KFUNC_ARGS);
+		return -EINVAL;
+	}
+	for (u32 i = 0; i < nargs; i++) {
+		const struct btf_type *t = param_type(k, i);
+		u32 regno = BPF_REG_1 + i;
+		int err;
+
+		if (is_scalar(t)) {
+			if (cur_regs(env)[regno].type != SCALAR_VALUE) {
+				verbose(env, "R%u is not a scalar\n", regno);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (!is_ptr(t)) {
+			verbose(env, "Unrecognized arg#%u type %s\n", i,
+				btf_kind_str(t ? BTF_INFO_KIND(t->info) : 0));
+			return -EINVAL;
+		}
+		/* 6.18.44 holds every kfunc's pointers to this (only __opt ones may be NULL) */
+		if ((reg_is_null(&cur_regs(env)[regno]) || reg_may_be_null(&cur_regs(env)[regno])) &&
+		    !str_ends(param_name(k, i), "__opt") &&
+		    !str_ends(param_name(k, i), "__nullable")) {
+			verbose(env, "Possibly NULL pointer passed to trusted arg%u\n", i);
+			return -EACCES;
+		}
+		if (points_to_struct(k, t, "bpf_dynptr")) {
+			err = kfunc_dynptr_arg(env, k, i, meta, insn_idx);
+		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||
+					     str_ends(param_name(k, i + 1), "__szk"))) {
+			err = kfunc_mem_size_arg(env, k, i, meta);
+			i++; /* the size went with it */
+		} else {
+			/* (no kfunc of userbpf's takes another kind) */
+			verbose(env, "verifier internal error: unsupported arg#%u of %s\n", i,
+				k->name);
+			err = -EFAULT;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int insn_idx)
+{
+	struct reg_state *regs = cur_regs(env);
+	struct kfunc_meta meta = { 0 };
+	const struct kfunc_desc *desc;
+	const struct btf_type *ret;
+	struct kfunc_btf k;
+	int err;
+
+	env->scratched[BPF_REG_0] = true; /* (the kernel's log shows R0 after any kfunc call) */
+	if (!insn->imm) /* refused after the walk if it is reachable (bpf_check()) */
+		return 0;
+	err = kfunc_btf_of(env, insn->imm, insn->off, &k);
+	if (err)
+		return err;
+	desc = kfunc_by_name(k.name);
+	if (!desc) {
+		if (!btf_is_kfunc(k.btf, (u32)insn->imm)) {
+			verbose(env, "calling kernel function %s is not allowed\n", k.name);
+			return -EACCES;
+		}
+		verbose(env, "kernel function %s is not supported by userbpf\n", k.name);
+		return -EOPNOTSUPP;
+	}
+	err = check_kfunc_args(env, &k, &meta, insn_idx);
+	if (err)
+		return err;
+
+	clobber_caller_saved(env, regs);
+	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);
+	if (!ret) {
+		mark_reg_not_init(&regs[BPF_REG_0]); /* void */
+		return 0;
+	}
+	if (is_scalar(ret)) {
+		mark_reg_unknown(&regs[BPF_REG_0]);
+		return 0;
+	}
+	if (!strcmp(k.name, "bpf_dynptr_slice") || !strcmp(k.name, "bpf_dynptr_slice_rdwr")) {
+		if (!meta.const_found) {
+			verbose(env, "verifier internal error: bpf_dynptr_slice(_rdwr) no constant "
+				     "size\n");
+			return -EFAULT;
+		}
+		if (!strcmp(k.name, "bpf_dynptr_slice_rdwr")) {
+			/* 6.18.44 refuses it whatever the program type and the dynptr */
+			verbose(env, "bpf_dynptr_slice_rdwr() is not allowed\n");
+			return -EPERM;
+		}
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_RDONLY_MEM);
+		regs[BPF_REG_0].mem_size = (u32)meta.const_value;
+		/* (6.18.44 ties the slice to the dynptr's reference, not to the dynptr: an
+		 * overwritten local dynptr leaves it, its memory being there still) */
+		regs[BPF_REG_0].ref_obj_id = meta.dynptr_ref;
+		if (meta.buf_found) {
+			regs[BPF_REG_0].buf_frame = meta.buf_frame;
+			regs[BPF_REG_0].buf_off = meta.buf_off;
+			regs[BPF_REG_0].buf_size = (u16)meta.const_value;
+		}
+	} else {
+		mark_reg_unknown(&regs[BPF_REG_0]); /* a void * is a scalar */
+		return 0;
+	}
+	if (desc->flags & KF_RET_NULL) {
+		regs[BPF_REG_0].type = reg_type_or_null(regs[BPF_REG_0].type);
+		regs[BPF_REG_0].id = ++env->id_gen;
+	}
+	return 0;
+}

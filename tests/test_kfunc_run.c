@@ -1,0 +1,183 @@
+/* What the dynptr kfuncs do when programs run: each program below runs on userbpf (the JIT and
+ * the interpreter) and must return the value the table gives, which the live kernel's run of the
+ * same program must return too where its bpf() is available.  Results of 32 bits (int, u32,
+ * bool) come back zero-extended, as from the kernel's compiled kfuncs.  Skipped without a kernel
+ * BTF (/sys/kernel/btf/vmlinux), which the calls' ids come from. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MAXI 64
+
+/* Placeholders the loader below fills in per side: the maps, and kfuncs by name. */
+#define ARRAY_FD 0x7fd00001 /* array 4/16, 1 entry, value bytes 1..16 */
+#define RINGBUF_FD 0x7fd00002 /* a 4096-byte ring buffer */
+#define KF_BASE 0x7fe10000
+static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
+					"bpf_dynptr_is_rdonly", "bpf_dynptr_adjust",
+					"bpf_dynptr_slice", "bpf_dynptr_clone" };
+enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE };
+#define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
+
+#define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
+#define FP(r, off) BPF_MOV64_REG(r, 10), BPF_ALU64_IMM(BPF_ADD, r, off)
+#define EXIT BPF_EXIT_INSN()
+/* r6 = the array's value (or return 0); a local dynptr over its size bytes at fp-16 (with
+ * flags 1: a NULL dynptr) */
+#define FROM_MEM(size, flags)                                                                    \
+	BPF_ST_MEM(BPF_W, 10, -4, 0), FP(2, -4), BPF_LD_MAP_FD(1, ARRAY_FD),                    \
+		CALL(map_lookup_elem), BPF_JMP_IMM(BPF_JNE, 0, 0, 1), EXIT, BPF_MOV64_REG(6, 0),  \
+		BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, size), BPF_MOV64_IMM(3, flags), FP(4, -16), \
+		CALL(dynptr_from_mem)
+#define LOCAL(size) FROM_MEM(size, 0)
+#define NULL_DYNPTR FROM_MEM(8, 1)
+/* a bool result: its low byte (the kernel's kfuncs leave the rest of the register as it was) */
+#define BOOL(r) BPF_ALU64_IMM(BPF_AND, r, 0xff)
+#define ON(k, off) FP(1, off), KFUNC(k)
+#define ADJ(off, start, end) FP(1, off), BPF_MOV64_IMM(2, start), BPF_MOV64_IMM(3, end), KFUNC(ADJUST)
+/* r0 = bpf_dynptr_slice(fp + off, start, NULL, size) */
+#define SLICE_OF(off, start, size)                                                               \
+	FP(1, off), BPF_MOV64_IMM(2, start), BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(4, size), KFUNC(SLICE)
+#define RESERVE(size)                                                                            \
+	BPF_LD_MAP_FD(1, RINGBUF_FD), BPF_MOV64_IMM(2, size), BPF_MOV64_IMM(3, 0), FP(4, -16),    \
+		CALL(ringbuf_reserve_dynptr)
+#define SUBMIT(off) FP(1, off), BPF_MOV64_IMM(2, 0), CALL(ringbuf_submit_dynptr)
+
+static const struct {
+	const char *name;
+	struct bpf_insn insns[MAXI];
+	uint32_t ret;
+} progs[] = {
+	{ "size", { LOCAL(16), ON(SIZE, -16), EXIT }, 16 },
+	{ "size_of_null", { NULL_DYNPTR, ON(SIZE, -16), EXIT }, (uint32_t)-EINVAL },
+	{ "is_null", { NULL_DYNPTR, ON(IS_NULL, -16), BPF_MOV64_REG(7, 0), BOOL(7), LOCAL(8),
+	  ON(IS_NULL, -16), BOOL(0), BPF_ALU64_IMM(BPF_LSH, 7, 4), BPF_ALU64_REG(BPF_OR, 0, 7),
+	  EXIT },
+	  0x10 },
+	{ "is_rdonly", { LOCAL(8), ON(IS_RDONLY, -16), BOOL(0), EXIT }, 0 },
+	{ "adjust", { LOCAL(16), ADJ(-16, 2, 6), BPF_MOV64_REG(7, 0), ON(SIZE, -16),
+	  BPF_ALU64_IMM(BPF_LSH, 7, 8), BPF_ALU64_REG(BPF_OR, 0, 7), EXIT }, 4 },
+	{ "adjust_backwards", { LOCAL(16), ADJ(-16, 6, 2), EXIT }, (uint32_t)-EINVAL },
+	{ "adjust_upper_32", { LOCAL(16), ADJ(-16, 6, 2), BPF_ALU64_IMM(BPF_RSH, 0, 32), EXIT }, 0 },
+	{ "adjust_too_far", { LOCAL(16), ADJ(-16, 0, 17), EXIT }, (uint32_t)-ERANGE },
+	{ "adjust_to_empty", { LOCAL(16), ADJ(-16, 16, 16), BPF_MOV64_REG(7, 0), ON(SIZE, -16),
+	  BPF_ALU64_REG(BPF_ADD, 0, 7), EXIT }, 0 },
+	/* value bytes 3..6 (1-based values 3, 4, 5, 6), little-endian */
+	{ "slice_read", { LOCAL(16), SLICE_OF(-16, 2, 4), BPF_JMP_IMM(BPF_JNE, 0, 0, 2),
+	  BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_W, 0, 0, 0), EXIT }, 0x06050403 },
+	{ "slice_after_adjust", { LOCAL(16), ADJ(-16, 4, 12), SLICE_OF(-16, 1, 2),
+	  BPF_JMP_IMM(BPF_JNE, 0, 0, 2), BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_H, 0, 0, 0),
+	  EXIT }, 0x0706 },
+	{ "slice_past_end", { LOCAL(16), SLICE_OF(-16, 13, 4), BPF_JMP_IMM(BPF_JNE, 0, 0, 2),
+	  BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_W, 0, 0, 0), EXIT }, 99 },
+	{ "slice_of_null", { NULL_DYNPTR, SLICE_OF(-16, 0, 1), BPF_JMP_IMM(BPF_JNE, 0, 0, 2),
+	  BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_B, 0, 0, 0), EXIT }, 99 },
+	{ "slice_with_buffer", { LOCAL(16), BPF_ST_MEM(BPF_DW, 10, -24, 0), FP(1, -16),
+	  BPF_MOV64_IMM(2, 8), FP(3, -24), BPF_MOV64_IMM(4, 8), KFUNC(SLICE),
+	  BPF_JMP_IMM(BPF_JNE, 0, 0, 2), BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_B, 0, 0, 7),
+	  EXIT }, 16 },
+	/* the clone moves on its own: the original keeps its view */
+	{ "clone", { LOCAL(16), FP(1, -16), FP(2, -32), KFUNC(CLONE), BPF_MOV64_REG(7, 0),
+	  ADJ(-32, 8, 10), ON(SIZE, -32), BPF_MOV64_REG(8, 0), ON(SIZE, -16),
+	  BPF_ALU64_IMM(BPF_LSH, 8, 8), BPF_ALU64_REG(BPF_OR, 0, 8), BPF_ALU64_IMM(BPF_LSH, 7, 16),
+	  BPF_ALU64_REG(BPF_OR, 0, 7), EXIT }, 0x0210 },
+	{ "clone_of_null", { NULL_DYNPTR, FP(1, -16), FP(2, -32), KFUNC(CLONE),
+	  BPF_MOV64_REG(7, 0), ON(IS_NULL, -32), BOOL(0), BPF_ALU64_IMM(BPF_LSH, 0, 32),
+	  BPF_ALU64_REG(BPF_OR, 0, 7), BPF_ALU64_IMM(BPF_RSH, 0, 16), EXIT },
+	  (uint32_t)(((1ull << 32) | (uint32_t)-EINVAL) >> 16) },
+	/* a ring buffer record: sized, sliced, cloned and submitted through the clone */
+	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),
+	  KFUNC(CLONE), SUBMIT(-32), BPF_MOV64_REG(0, 7), EXIT }, 0x118 },
+	{ "ringbuf_failed", { RESERVE(8192), ON(IS_NULL, -16), BPF_MOV64_REG(7, 0), BOOL(7),
+	  SUBMIT(-16),
+	  BPF_MOV64_REG(0, 7), EXIT }, 1 },
+};
+
+static int prog_len(const struct bpf_insn *in)
+{
+	int n = MAXI;
+
+	while (n > 0 && !in[n - 1].code && !in[n - 1].imm && !in[n - 1].dst_reg &&
+	       !in[n - 1].src_reg && !in[n - 1].off)
+		n--;
+	return n;
+}
+
+static int load(int s, const struct bpf_insn *prog, int n, const int fds[2])
+{
+	struct bpf_insn in[MAXI];
+
+	memcpy(in, prog, (size_t)n * sizeof(*in));
+	for (int i = 0; i < n; i++) {
+		if (in[i].code == (BPF_LD | BPF_DW | BPF_IMM) && in[i].imm >= ARRAY_FD &&
+		    in[i].imm <= RINGBUF_FD)
+			in[i].imm = fds[in[i].imm - ARRAY_FD];
+		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
+			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
+	}
+	return side_prog_load(s, BPF_PROG_TYPE_XDP, in, (uint32_t)n);
+}
+
+static void make_maps(int s, int fds[2])
+{
+	uint8_t v[16];
+	uint32_t k = 0;
+
+	fds[0] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0).rc;
+	fds[1] = side_map_create(s, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0).rc;
+	for (int i = 0; i < 16; i++)
+		v[i] = (uint8_t)(i + 1);
+	CHECK(fds[0] >= 0 && fds[1] >= 0);
+	CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fds[0], &k, v, 0).rc, 0);
+}
+
+TEST(kfunc_run)
+{
+	int fds[NSIDES][2], old = userbpf_set_jit(1);
+	bool kernel = kernel_bpf_available();
+	uint8_t pkt[64] = { 0 };
+
+	if (!btf_vmlinux()) {
+		test_skip("no kernel BTF (/sys/kernel/btf/vmlinux): kfunc ids cannot be resolved");
+		return;
+	}
+	for (int s = kernel ? K : U; s < NSIDES; s++)
+		make_maps(s, fds[s]);
+	for (size_t i = 0; i < N(progs); i++) {
+		int n = prog_len(progs[i].insns);
+
+		for (int s = kernel ? K : U; s < NSIDES; s++) {
+			/* userbpf twice: the JIT, then the interpreter */
+			for (int jit = 1; jit >= (s == U ? 0 : 1); jit--) {
+				uint32_t ret = 0;
+				int fd;
+
+				userbpf_set_jit(jit);
+				fd = load(s, progs[i].insns, n, fds[s]);
+				if (fd < 0) {
+					test_fail(__FILE__, __LINE__, "%s: %s load failed (errno %d)",
+						  progs[i].name, s == K ? "kernel" : "userbpf", errno);
+					continue;
+				}
+				CHECK_EQ(side_test_run(s, fd, pkt, sizeof(pkt), &ret).rc, 0);
+				if (ret != progs[i].ret)
+					test_fail(__FILE__, __LINE__, "%s: %s%s returned %#x, not %#x",
+						  progs[i].name, s == K ? "kernel" : "userbpf",
+						  s == K ? "" : jit ? " (JIT)" : " (interpreter)", ret,
+						  progs[i].ret);
+				close(fd);
+			}
+		}
+	}
+	userbpf_set_jit(old);
+	for (int s = kernel ? K : U; s < NSIDES; s++)
+		for (int m = 0; m < 2; m++)
+			close(fds[s][m]);
+}
