@@ -21,8 +21,9 @@
 #define KF_BASE 0x7fe10000
 static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_dynptr_is_rdonly", "bpf_dynptr_adjust",
-					"bpf_dynptr_slice", "bpf_dynptr_clone" };
-enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE };
+					"bpf_dynptr_slice", "bpf_dynptr_clone", "bpf_dynptr_copy",
+					"bpf_dynptr_memset" };
+enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -48,6 +49,18 @@ enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE };
 	BPF_LD_MAP_FD(1, RINGBUF_FD), BPF_MOV64_IMM(2, size), BPF_MOV64_IMM(3, 0), FP(4, -16),    \
 		CALL(ringbuf_reserve_dynptr)
 #define SUBMIT(off) FP(1, off), BPF_MOV64_IMM(2, 0), CALL(ringbuf_submit_dynptr)
+/* bpf_dynptr_copy(fp + dst, doff, fp + src, soff, n) */
+#define COPY_OF(dst, doff, src, soff, n)                                                         \
+	FP(1, dst), BPF_MOV64_IMM(2, doff), FP(3, src), BPF_MOV64_IMM(4, soff),                 \
+		BPF_MOV64_IMM(5, n), KFUNC(COPY)
+/* bpf_dynptr_memset(fp + off, at, n, val) */
+#define MEMSET_OF(off, at, n, val)                                                               \
+	FP(1, off), BPF_MOV64_IMM(2, at), BPF_MOV64_IMM(3, n), BPF_MOV64_IMM(4, val), KFUNC(MEMSET)
+/* r0 = r0's low byte << 24 | the value's 3 bytes at off (r6 the value), little-endian */
+#define AND_WORD(off)                                                                            \
+	BPF_ALU64_IMM(BPF_AND, 0, 0xff), BPF_ALU64_IMM(BPF_LSH, 0, 24),                          \
+		BPF_LDX_MEM(BPF_W, 1, 6, off), BPF_ALU64_IMM(BPF_AND, 1, 0xffffff),               \
+		BPF_ALU64_REG(BPF_OR, 0, 1)
 
 static const struct {
 	const char *name;
@@ -91,6 +104,27 @@ static const struct {
 	  BPF_MOV64_REG(7, 0), ON(IS_NULL, -32), BOOL(0), BPF_ALU64_IMM(BPF_LSH, 0, 32),
 	  BPF_ALU64_REG(BPF_OR, 0, 7), BPF_ALU64_IMM(BPF_RSH, 0, 16), EXIT },
 	  (uint32_t)(((1ull << 32) | (uint32_t)-EINVAL) >> 16) },
+	/* copies between views of the value (they overlap: a memmove), and a memset; each returns
+	 * its result, then the bytes it changed */
+	{ "copy", { LOCAL(16), FP(1, -16), FP(2, -32), KFUNC(CLONE), ADJ(-32, 8, 16),
+	  COPY_OF(-16, 0, -32, 0, 4), AND_WORD(0), EXIT }, 0x000b0a09 },
+	{ "copy_overlap", { LOCAL(16), COPY_OF(-16, 1, -16, 0, 8), AND_WORD(4), EXIT }, 0x00060504 },
+	{ "copy_dst_short", { LOCAL(16), FP(1, -16), FP(2, -32), KFUNC(CLONE), ADJ(-32, 8, 16),
+	  COPY_OF(-32, 6, -16, 0, 4), EXIT }, (uint32_t)-E2BIG },
+	{ "copy_src_short", { LOCAL(16), FP(1, -16), FP(2, -32), KFUNC(CLONE), ADJ(-32, 8, 16),
+	  COPY_OF(-16, 0, -32, 6, 4), EXIT }, (uint32_t)-E2BIG },
+	{ "copy_from_null", { NULL_DYNPTR, BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 16),
+	  BPF_MOV64_IMM(3, 0), FP(4, -32), CALL(dynptr_from_mem), COPY_OF(-32, 0, -16, 0, 4),
+	  EXIT }, (uint32_t)-EINVAL },
+	{ "copy_into_null", { NULL_DYNPTR, BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 16),
+	  BPF_MOV64_IMM(3, 0), FP(4, -32), CALL(dynptr_from_mem), COPY_OF(-16, 0, -32, 0, 4),
+	  EXIT }, (uint32_t)-EINVAL },
+	{ "copy_nulls_nothing", { NULL_DYNPTR, COPY_OF(-16, 0, -16, 0, 0), EXIT }, 0 },
+	{ "copy_nulls", { NULL_DYNPTR, COPY_OF(-16, 0, -16, 0, 1), EXIT }, (uint32_t)-E2BIG },
+	{ "memset", { LOCAL(16), MEMSET_OF(-16, 2, 3, 0x77), AND_WORD(0), EXIT }, 0x00770201 },
+	{ "memset_past_end", { LOCAL(16), MEMSET_OF(-16, 14, 3, 0x77), EXIT }, (uint32_t)-E2BIG },
+	{ "memset_null", { NULL_DYNPTR, MEMSET_OF(-16, 0, 1, 0x77), EXIT }, (uint32_t)-E2BIG },
+	{ "memset_null_nothing", { NULL_DYNPTR, MEMSET_OF(-16, 0, 0, 0x77), EXIT }, 0 },
 	/* a ring buffer record: sized, sliced, cloned and submitted through the clone */
 	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),
@@ -125,17 +159,22 @@ static int load(int s, const struct bpf_insn *prog, int n, const int fds[2])
 	return side_prog_load(s, BPF_PROG_TYPE_XDP, in, (uint32_t)n);
 }
 
-static void make_maps(int s, int fds[2])
+/* The array's value: bytes 1..16 (the programs may change it). */
+static void reset_value(int s, int fd)
 {
 	uint8_t v[16];
 	uint32_t k = 0;
 
-	fds[0] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0).rc;
-	fds[1] = side_map_create(s, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0).rc;
 	for (int i = 0; i < 16; i++)
 		v[i] = (uint8_t)(i + 1);
+	CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fd, &k, v, 0).rc, 0);
+}
+
+static void make_maps(int s, int fds[2])
+{
+	fds[0] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0).rc;
+	fds[1] = side_map_create(s, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0).rc;
 	CHECK(fds[0] >= 0 && fds[1] >= 0);
-	CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fds[0], &k, v, 0).rc, 0);
 }
 
 TEST(kfunc_run)
@@ -166,6 +205,7 @@ TEST(kfunc_run)
 						  progs[i].name, s == K ? "kernel" : "userbpf", errno);
 					continue;
 				}
+				reset_value(s, fds[s][0]);
 				CHECK_EQ(side_test_run(s, fd, pkt, sizeof(pkt), &ret).rc, 0);
 				if (ret != progs[i].ret)
 					test_fail(__FILE__, __LINE__, "%s: %s%s returned %#x, not %#x",

@@ -181,6 +181,24 @@ static const struct vcase cases[] = {
 	{ "kfunc_clone_uninit_parent", XDP, { FP(1, -16), FP(2, -32), KFUNC(KF_CLONE), R0_0, EXIT },
 	  REJECT, "Expected an initialized dynptr as arg #0", EINVAL, .full_log = true },
 
+	/* copies and memsets: two dynptrs (any kinds), scalars */
+	{ "kfunc_copy", XDP, { LOCAL(-16), RESERVE(-32, 8), FP(1, -32), BPF_MOV64_IMM(2, 0),
+	  FP(3, -16), BPF_MOV64_IMM(4, 2), BPF_MOV64_IMM(5, 4), KFUNC(KF_COPY), SUBMIT(-32), R0_0,
+	  EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "kfunc_copy_uninit_src", XDP, { LOCAL(-16), FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -32),
+	  BPF_MOV64_IMM(4, 2), BPF_MOV64_IMM(5, 4), KFUNC(KF_COPY), R0_0, EXIT }, REJECT, "Expected an initialized dynptr as arg #2", EINVAL,
+	  .full_log = true },
+	{ "kfunc_copy_ptr_size", XDP, { LOCAL(-16), FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -16),
+	  BPF_MOV64_IMM(4, 2), BPF_MOV64_REG(5, 6), KFUNC(KF_COPY), R0_0, EXIT }, REJECT, "R5 is not a scalar", EINVAL,
+	  .full_log = true },
+	{ "kfunc_memset", CLS, { LOCAL(-16), FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4),
+	  BPF_MOV64_IMM(4, 0x1ff), KFUNC(KF_MEMSET), EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	{ "kfunc_memset_slice_stays", XDP, { LOCAL(-16), SLICE(KF_SLICE, -16, 0, 4),
+	  BPF_MOV64_REG(7, 0), FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4),
+	  BPF_MOV64_IMM(4, 1), KFUNC(KF_MEMSET), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1),
+	  BPF_LDX_MEM(BPF_W, 0, 7, 0), EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+
 	/* kernel functions by address: a weak kfunc's existence test */
 	{ "ksym_exists", XDP, { KSYM(1, KF_SIZE), R0_0, BPF_JMP_IMM(BPF_JEQ, 1, 0, 1),
 	  BPF_MOV64_IMM(0, 1), EXIT }, ACCEPT, .full_log = true, .log_level = 2 },

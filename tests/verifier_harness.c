@@ -237,6 +237,7 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_SLICE] = "bpf_dynptr_slice",		[KF_SLICE_RDWR] = "bpf_dynptr_slice_rdwr",
 	[KF_CLONE] = "bpf_dynptr_clone",		[KF_RCU_READ_LOCK] = "bpf_rcu_read_lock",
 	[KF_RCU_READ_UNLOCK] = "bpf_rcu_read_unlock",	[KF_TCP_V4_RCV] = "tcp_v4_rcv",
+	[KF_COPY] = "bpf_dynptr_copy",			[KF_MEMSET] = "bpf_dynptr_memset",
 };
 
 bool kfunc_btf_available(void)

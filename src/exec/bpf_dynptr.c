@@ -248,3 +248,41 @@ u64 bpf_dynptr_clone_kfunc(u64 p, u64 clone, u64 a3, u64 a4, u64 a5)
 	*dynptr_at(clone) = *d;
 	return 0;
 }
+
+/* size bytes from src at src_off to dst at dst_off (the views may overlap); a NULL, read-only
+ * or too small dynptr fails as the kernel's helpers fail: what it tries first (both views
+ * whole), then the write into dst, then the read from src decide the error. */
+u64 bpf_dynptr_copy_kfunc(u64 dst, u64 dst_off, u64 src, u64 src_off, u64 size)
+{
+	struct dynptr *d = dynptr_at(dst);
+	const struct dynptr *s = dynptr_at(src);
+	u32 n = (u32)size;
+	bool d_ok = d->data && !(d->size & DYNPTR_RDONLY_BIT) && dynptr_range_ok(d, (u32)dst_off, n);
+	bool s_ok = s->data && dynptr_range_ok(s, (u32)src_off, n);
+
+	if (d_ok && s_ok) {
+		memmove(d->data + d->offset + (u32)dst_off, s->data + s->offset + (u32)src_off, n);
+		return 0;
+	}
+	if (s_ok) /* the write into dst fails */
+		return ret32(!d->data || (d->size & DYNPTR_RDONLY_BIT) ? -EINVAL : -E2BIG);
+	if (d_ok) /* the read from src fails */
+		return ret32(!s->data ? -EINVAL : -E2BIG);
+	return dynptr_range_ok(d, (u32)dst_off, n) && dynptr_range_ok(s, (u32)src_off, n)
+		       ? 0 : ret32(-E2BIG);
+}
+
+/* size bytes at offset set to val. */
+u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5)
+{
+	struct dynptr *d = dynptr_at(p);
+	u32 n = (u32)size;
+
+	if (d->size & DYNPTR_RDONLY_BIT)
+		return ret32(-EINVAL);
+	if (!dynptr_range_ok(d, (u32)offset, n))
+		return ret32(-E2BIG);
+	if (d->data)
+		memset(d->data + d->offset + (u32)offset, (u8)val, n);
+	return 0;
+}

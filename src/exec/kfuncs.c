@@ -9,8 +9,10 @@
 static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_dynptr_adjust", bpf_dynptr_adjust_kfunc, 0 },
 	{ "bpf_dynptr_clone", bpf_dynptr_clone_kfunc, 0 },
+	{ "bpf_dynptr_copy", bpf_dynptr_copy_kfunc, 0 },
 	{ "bpf_dynptr_is_null", bpf_dynptr_is_null_kfunc, 0 },
 	{ "bpf_dynptr_is_rdonly", bpf_dynptr_is_rdonly_kfunc, 0 },
+	{ "bpf_dynptr_memset", bpf_dynptr_memset_kfunc, 0 },
 	{ "bpf_dynptr_size", bpf_dynptr_size_kfunc, 0 },
 	{ "bpf_dynptr_slice", bpf_dynptr_slice_kfunc, KF_RET_NULL },
 	{ "bpf_dynptr_slice_rdwr", bpf_dynptr_slice_rdwr_kfunc, KF_RET_NULL },
