@@ -4,6 +4,8 @@
  * bool) come back zero-extended, as from the kernel's compiled kfuncs.  Skipped without a kernel
  * BTF (/sys/kernel/btf/vmlinux), which the calls' ids come from. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,8 +24,10 @@
 static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_dynptr_is_rdonly", "bpf_dynptr_adjust",
 					"bpf_dynptr_slice", "bpf_dynptr_clone", "bpf_dynptr_copy",
-					"bpf_dynptr_memset" };
-enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET };
+					"bpf_dynptr_memset", "bpf_iter_num_new",
+					"bpf_iter_num_next", "bpf_iter_num_destroy" };
+enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, ITER_NEXT,
+       ITER_DESTROY };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -56,6 +60,17 @@ enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET };
 /* bpf_dynptr_memset(fp + off, at, n, val) */
 #define MEMSET_OF(off, at, n, val)                                                               \
 	FP(1, off), BPF_MOV64_IMM(2, at), BPF_MOV64_IMM(3, n), BPF_MOV64_IMM(4, val), KFUNC(MEMSET)
+/* An iterator over [start, end) at fp-8: r7 = new()'s result, r6 = the sum of the numbers
+ * times 3 plus the number of rounds, r0 = r7 << 24 | r6 (8 insns + the loop's 9) */
+#define ITER_SUM(start, end)                                                                     \
+	BPF_MOV64_IMM(6, 0), FP(1, -8), BPF_LD_IMM64(2, start), BPF_LD_IMM64(3, end),           \
+		KFUNC(ITER_NEW), BPF_MOV64_REG(7, 0), FP(1, -8), KFUNC(ITER_NEXT),                \
+		BPF_JMP_IMM(BPF_JEQ, 0, 0, 5), BPF_LDX_MEM(BPF_W, 1, 0, 0),                       \
+		BPF_ALU64_IMM(BPF_MUL, 1, 3), BPF_ALU64_REG(BPF_ADD, 6, 1),                       \
+		BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -9), FP(1, -8),           \
+		KFUNC(ITER_DESTROY), BPF_ALU64_IMM(BPF_LSH, 7, 24), BPF_MOV64_REG(0, 6),           \
+		BPF_ALU64_REG(BPF_OR, 0, 7)
+
 /* r0 = r0's low byte << 24 | the value's 3 bytes at off (r6 the value), little-endian */
 #define AND_WORD(off)                                                                            \
 	BPF_ALU64_IMM(BPF_AND, 0, 0xff), BPF_ALU64_IMM(BPF_LSH, 0, 24),                          \
@@ -125,6 +140,20 @@ static const struct {
 	{ "memset_past_end", { LOCAL(16), MEMSET_OF(-16, 14, 3, 0x77), EXIT }, (uint32_t)-E2BIG },
 	{ "memset_null", { NULL_DYNPTR, MEMSET_OF(-16, 0, 1, 0x77), EXIT }, (uint32_t)-E2BIG },
 	{ "memset_null_nothing", { NULL_DYNPTR, MEMSET_OF(-16, 0, 0, 0x77), EXIT }, 0 },
+	/* open-coded iterators: numbers [start, end); a range the kernel refuses gives none */
+	{ "iter_sum", { ITER_SUM(0, 5), EXIT }, 30 + 5 },
+	{ "iter_negative", { ITER_SUM(-3, 1), EXIT }, (uint32_t)(-18 + 4) },
+	{ "iter_empty", { ITER_SUM(7, 7), EXIT }, 0 },
+	{ "iter_backwards", { ITER_SUM(5, 2), EXIT }, (uint32_t)-EINVAL << 24 },
+	{ "iter_too_long", { ITER_SUM(0, (8 << 20) + 1), EXIT }, (uint32_t)-E2BIG << 24 },
+	{ "iter_int_max", { ITER_SUM(0x7ffffffd, 0x7fffffff), EXIT },
+	  (uint32_t)((0x7ffffffdull + 0x7ffffffeull) * 3 + 2) },
+	/* _next() after the end keeps answering NULL */
+	{ "iter_drained", { FP(1, -8), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 1), KFUNC(ITER_NEW),
+	  BPF_MOV64_IMM(6, 0), FP(1, -8), KFUNC(ITER_NEXT), BPF_JMP_IMM(BPF_JEQ, 0, 0, 2),
+	  BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -6), FP(1, -8), KFUNC(ITER_NEXT),
+	  BPF_JMP_IMM(BPF_JNE, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 6, 16), FP(1, -8),
+	  KFUNC(ITER_DESTROY), BPF_MOV64_REG(0, 6), EXIT }, 17 },
 	/* a ring buffer record: sized, sliced, cloned and submitted through the clone */
 	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),
@@ -170,6 +199,22 @@ static void reset_value(int s, int fd)
 	CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fd, &k, v, 0).rc, 0);
 }
 
+static void load_log(int s, const struct bpf_insn *prog, int n, const int fds[2], char *log,
+		     size_t size)
+{
+	struct bpf_insn in[MAXI];
+
+	memcpy(in, prog, (size_t)n * sizeof(*in));
+	for (int i = 0; i < n; i++) {
+		if (in[i].code == (BPF_LD | BPF_DW | BPF_IMM) && in[i].imm >= ARRAY_FD &&
+		    in[i].imm <= RINGBUF_FD)
+			in[i].imm = fds[in[i].imm - ARRAY_FD];
+		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
+			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
+	}
+	side_prog_load_log(s, BPF_PROG_TYPE_XDP, in, (uint32_t)n, log, (uint32_t)size);
+}
+
 static void make_maps(int s, int fds[2])
 {
 	fds[0] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0).rc;
@@ -200,6 +245,12 @@ TEST(kfunc_run)
 
 				userbpf_set_jit(jit);
 				fd = load(s, progs[i].insns, n, fds[s]);
+				if (fd < 0 && getenv("TEST_VERBOSE")) {
+					char log[4096];
+
+					load_log(s, progs[i].insns, n, fds[s], log, sizeof(log));
+					fprintf(stderr, "%s", log);
+				}
 				if (fd < 0) {
 					test_fail(__FILE__, __LINE__, "%s: %s load failed (errno %d)",
 						  progs[i].name, s == K ? "kernel" : "userbpf", errno);

@@ -100,6 +100,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_dynptr_global_caller_pkt", false },
 	{ "xdp_dynptr_global_uninit", false },
 	{ "xdp_kfunc_dynptr", true, .kfuncs = true },
+	{ "xdp_iter_bytes", true, .kfuncs = true },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

@@ -77,6 +77,17 @@ static const struct vcase cases[] = {
 	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
 	  BPF_ALU64_IMM(BPF_SUB, 2, 16), BPF_ALU64_REG(BPF_ADD, 2, 10),
 	  BPF_LDX_MEM(BPF_DW, 0, 2, 0), EXIT }, ACCEPT },
+	/* a variable-offset read: zero bytes all the way read as 0; the state line shows the
+	 * slots up to the first other byte (found by the iterator tests) */
+	{ "stk_var_off_read_spill_shown", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0),
+	  BPF_ST_MEM(BPF_DW, 10, -16, 0), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 8),
+	  BPF_ALU64_IMM(BPF_SUB, 2, 16), BPF_ALU64_REG(BPF_ADD, 2, 10),
+	  BPF_LDX_MEM(BPF_B, 0, 2, 0), EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "stk_var_off_read_zeros", SOCK, { BPF_MOV64_IMM(3, 0), BPF_STX_MEM(BPF_W, 10, 3, -12),
+	  BPF_STX_MEM(BPF_W, 10, 3, -20), BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_ALU64_IMM(BPF_AND, 2, 4),
+	  BPF_ALU64_IMM(BPF_SUB, 2, 12), BPF_ALU64_REG(BPF_ADD, 2, 10),
+	  BPF_LDX_MEM(BPF_W, 0, 2, -4), BPF_MOV64_REG(4, 0), BPF_LDX_MEM(BPF_B, 0, 2, 0),
+	  BPF_ALU64_REG(BPF_ADD, 0, 4), EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	/* an atomic on the stack needs a constant offset, fetch or not (the kernel's first read
 	 * of the operand goes to no register; found by the soundness run) */
 	{ "stk_var_off_atomic_add", SOCK, { BPF_ST_MEM(BPF_DW, 10, -8, 0),

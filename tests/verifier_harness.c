@@ -238,6 +238,8 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_CLONE] = "bpf_dynptr_clone",		[KF_RCU_READ_LOCK] = "bpf_rcu_read_lock",
 	[KF_RCU_READ_UNLOCK] = "bpf_rcu_read_unlock",	[KF_TCP_V4_RCV] = "tcp_v4_rcv",
 	[KF_COPY] = "bpf_dynptr_copy",			[KF_MEMSET] = "bpf_dynptr_memset",
+	[KF_ITER_NEW] = "bpf_iter_num_new",		[KF_ITER_NEXT] = "bpf_iter_num_next",
+	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",
 };
 
 bool kfunc_btf_available(void)

@@ -124,7 +124,8 @@ void vlog_blank_addrs(char *log);
  * kfunc_btf_available() says whether there is a kernel BTF to find them in. */
 #define KF_BASE 0x7fe00000
 enum { KF_SIZE, KF_IS_NULL, KF_IS_RDONLY, KF_ADJUST, KF_SLICE, KF_SLICE_RDWR, KF_CLONE,
-       KF_RCU_READ_LOCK, KF_RCU_READ_UNLOCK, KF_TCP_V4_RCV, KF_COPY, KF_MEMSET, KF_NAMES };
+       KF_RCU_READ_LOCK, KF_RCU_READ_UNLOCK, KF_TCP_V4_RCV, KF_COPY, KF_MEMSET, KF_ITER_NEW,
+       KF_ITER_NEXT, KF_ITER_DESTROY, KF_NAMES };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 /* r = the address of the kernel function (an LD_IMM64 of its BTF id: BPF_PSEUDO_BTF_ID) */
 #define KSYM(r, k) BPF_LD_IMM64_RAW(r, BPF_PSEUDO_BTF_ID, KF_BASE + (k))

@@ -1,10 +1,60 @@
 /* The kfunc table (kfuncs.h).  The kernel registers these for every program type (its
  * common_btf_ids set, kernel/bpf/helpers.c). */
+#include <errno.h>
 #include <string.h>
 
 #include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
 #include "exec/kfuncs.h"
+
+/* ---- open-coded iterators: struct bpf_iter_num (the kernel's bpf_iter_num_kern) ---- */
+
+#define BPF_MAX_LOOPS (8 * 1024 * 1024) /* the kernel's bound, as bpf_loop()'s */
+
+struct iter_num {
+	int cur, end;
+};
+
+_Static_assert(sizeof(struct iter_num) == 8, "struct bpf_iter_num is 8 bytes");
+
+/* Numbers [start, end): the first _next() gives start. */
+static u64 bpf_iter_num_new_kfunc(u64 it, u64 start, u64 end, u64 a4, u64 a5)
+{
+	struct iter_num *s = (struct iter_num *)(uintptr_t)it;
+	int b = (int)start, e = (int)end;
+
+	if (b > e) {
+		s->cur = s->end = 0;
+		return (u32)-EINVAL;
+	}
+	if ((s64)e - (s64)b > BPF_MAX_LOOPS) {
+		s->cur = s->end = 0;
+		return (u32)-E2BIG;
+	}
+	s->cur = (int)((u32)b - 1); /* (wraps for INT_MIN, as the kernel's does) */
+	s->end = e;
+	return 0;
+}
+
+static u64 bpf_iter_num_next_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_num *s = (struct iter_num *)(uintptr_t)it;
+
+	if ((s64)s->cur + 1 >= s->end) {
+		s->cur = s->end = 0;
+		return 0;
+	}
+	s->cur++;
+	return (u64)(uintptr_t)&s->cur;
+}
+
+static u64 bpf_iter_num_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_num *s = (struct iter_num *)(uintptr_t)it;
+
+	s->cur = s->end = 0;
+	return 0;
+}
 
 static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_dynptr_adjust", bpf_dynptr_adjust_kfunc, 0 },
@@ -16,6 +66,9 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_dynptr_size", bpf_dynptr_size_kfunc, 0 },
 	{ "bpf_dynptr_slice", bpf_dynptr_slice_kfunc, KF_RET_NULL },
 	{ "bpf_dynptr_slice_rdwr", bpf_dynptr_slice_rdwr_kfunc, KF_RET_NULL },
+	{ "bpf_iter_num_destroy", bpf_iter_num_destroy_kfunc, KF_ITER_DESTROY },
+	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW },
+	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 };
 
 const struct kfunc_desc *kfunc_by_name(const char *name)
@@ -24,6 +77,13 @@ const struct kfunc_desc *kfunc_by_name(const char *name)
 		if (!strcmp(kfuncs[i].name, name))
 			return &kfuncs[i];
 	return NULL;
+}
+
+const struct kfunc_desc *kfunc_of_insn(const struct bpf_insn *in)
+{
+	const char *name = in->off ? NULL : kfunc_btf_name(in->imm);
+
+	return name ? kfunc_by_name(name) : NULL;
 }
 
 const char *kfunc_btf_name(s32 id)

@@ -11,6 +11,9 @@
 
 /* The kernel's kfunc flags (include/linux/btf.h), those userbpf's kfuncs carry. */
 #define KF_RET_NULL (1u << 2)	/* the result may be NULL: the program must check it */
+#define KF_ITER_NEW (1u << 8)	/* makes the iterator its first argument points at */
+#define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
+#define KF_ITER_DESTROY (1u << 10) /* destroys it */
 
 struct kfunc_desc {
 	const char *name;
@@ -20,6 +23,9 @@ struct kfunc_desc {
 
 /* userbpf's kfunc called name, or NULL. */
 const struct kfunc_desc *kfunc_by_name(const char *name);
+
+/* userbpf's kfunc that the call in names (by its kernel BTF id), or NULL. */
+const struct kfunc_desc *kfunc_of_insn(const struct bpf_insn *in);
 
 /* The name of the kernel BTF's function id (a call's imm), or NULL when there is no kernel BTF
  * or id is not a function there. */

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "exec/kfuncs.h"
 #include "verifier/env.h"
 
 static bool is_ldimm64(const struct bpf_insn *in)
@@ -282,6 +283,14 @@ static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 			env->aux[t].calls_callback = 1;
 			env->aux[t].prune_point = 1;
 			env->aux[t].jmp_point = 1;
+		}
+		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
+			const struct kfunc_desc *k = kfunc_of_insn(in);
+
+			if (k && (k->flags & KF_ITER_NEXT)) {
+				env->aux[t].iter_next = 1;
+				env->aux[t].prune_point = 1;
+			}
 		}
 		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, false);
 		if (ret)

@@ -13,6 +13,7 @@
 #include "exec/kfuncs.h"
 #include "prog/prog.h"
 #include "verifier/dynptr.h"
+#include "verifier/iter.h"
 #include "verifier/env.h"
 
 #define MAX_KFUNC_ARGS 5 /* the kernel's MAX_BPF_FUNC_REG_ARGS */
@@ -159,6 +160,9 @@ u32 kfunc_nargs(const struct bpf_insn *in)
 struct kfunc_meta {
 	bool const_found;
 	u64 const_value;	/* a __szk size */
+	u32 ref_obj_id;		/* the reference an argument holds (an iterator's) */
+	u32 iter_frameno;	/* the iterator argument's frame and first slot */
+	int iter_spi;
 	bool buf_found;		/* a __szk memory argument that is a stack buffer: where */
 	u8 buf_frame;
 	s16 buf_off;
@@ -250,8 +254,28 @@ static int kfunc_mem_size_arg(struct verifier_env *env, const struct kfunc_btf *
 	return 0;
 }
 
+/* An iterator kfunc's first argument: a pointer to its struct bpf_iter_<type> on the stack. */
+static int kfunc_iter_arg(struct verifier_env *env, const struct kfunc_btf *k,
+			  const struct kfunc_desc *desc, const struct btf_type *t,
+			  struct kfunc_meta *meta, int insn_idx)
+{
+	u32 btf_id;
+	const struct btf_type *s = btf_skip_modifiers(k->btf, t->type, &btf_id);
+	enum iter_op op = desc->flags & KF_ITER_NEW    ? ITER_OP_NEW
+			  : desc->flags & KF_ITER_NEXT ? ITER_OP_NEXT
+						       : ITER_OP_DESTROY;
+
+	if (!s || BTF_INFO_KIND(s->info) != BTF_KIND_STRUCT || s->size % SLOT_SIZE || !s->size) {
+		verbose(env, "expected valid iter pointer as arg #0\n");
+		return -EINVAL;
+	}
+	meta->iter_frameno = cur_regs(env)[BPF_REG_1].frameno;
+	return iter_arg(env, BPF_REG_1, op, btf_id, (int)(s->size / SLOT_SIZE), insn_idx,
+			&meta->ref_obj_id, &meta->iter_spi);
+}
+
 static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
-			    struct kfunc_meta *meta, int insn_idx)
+			    const struct kfunc_desc *desc, struct kfunc_meta *meta, int insn_idx)
 {
 	u32 nargs = BTF_INFO_VLEN(k->proto->info);
 
@@ -283,7 +307,9 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			verbose(env, "Possibly NULL pointer passed to trusted arg%u\n", i);
 			return -EACCES;
 		}
-		if (points_to_struct(k, t, "bpf_dynptr")) {
+		if (i == 0 && (desc->flags & (KF_ITER_NEW | KF_ITER_NEXT | KF_ITER_DESTROY))) {
+			err = kfunc_iter_arg(env, k, desc, t, meta, insn_idx);
+		} else if (points_to_struct(k, t, "bpf_dynptr")) {
 			err = kfunc_dynptr_arg(env, k, i, meta, insn_idx);
 		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||
 					     str_ends(param_name(k, i + 1), "__szk"))) {
@@ -325,7 +351,7 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "kernel function %s is not supported by userbpf\n", k.name);
 		return -EOPNOTSUPP;
 	}
-	err = check_kfunc_args(env, &k, &meta, insn_idx);
+	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
 		return err;
 
@@ -361,12 +387,31 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 			regs[BPF_REG_0].buf_size = (u16)meta.const_value;
 		}
 	} else {
-		mark_reg_unknown(&regs[BPF_REG_0]); /* a void * is a scalar */
-		return 0;
+		u32 size;
+		const struct btf_type *p = btf_skip_modifiers(k.btf, ret->type, NULL);
+
+		if (!p) {
+			mark_reg_unknown(&regs[BPF_REG_0]); /* a void * is a scalar */
+			return 0;
+		}
+		/* a pointer to a scalar (bpf_iter_num_next()'s int *): read-only memory of its
+		 * size, gone with the reference the arguments held */
+		size = is_scalar(p) ? p->size : 0;
+		if (!size) {
+			verbose(env, "kernel function %s returns pointer type %s %s is not "
+				     "supported\n", k.name, btf_kind_str(BTF_INFO_KIND(p->info)),
+				btf_str_by_offset(k.btf, p->name_off) ?: "");
+			return -EINVAL;
+		}
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_RDONLY_MEM);
+		regs[BPF_REG_0].mem_size = size;
+		regs[BPF_REG_0].ref_obj_id = meta.ref_obj_id;
 	}
 	if (desc->flags & KF_RET_NULL) {
 		regs[BPF_REG_0].type = reg_type_or_null(regs[BPF_REG_0].type);
 		regs[BPF_REG_0].id = ++env->id_gen;
 	}
+	if (desc->flags & KF_ITER_NEXT)
+		return iter_next_fork(env, insn_idx, meta.iter_frameno, meta.iter_spi);
 	return 0;
 }

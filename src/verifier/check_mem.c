@@ -844,7 +844,8 @@ static void scrub_slot(struct stack_slot *sl)
  * scrub_spilled_slot()). */
 static void scrub_spill_fixed(struct stack_slot *sl)
 {
-	if (!is_spilled(sl) && sl->type[0] != STACK_SPILL)
+	/* (an iterator's slot likewise: its reference stays held, to leak) */
+	if (!is_spilled(sl) && sl->type[0] != STACK_SPILL && sl->type[SLOT_SIZE - 1] != STACK_ITER)
 		return;
 	for (int j = 0; j < SLOT_SIZE; j++)
 		if (sl->type[j] != STACK_INVALID)
@@ -1033,7 +1034,21 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 			if (err)
 				return err;
 		}
-		if (dst)
+		/* zeros all the way make a zero; the slots up to the first other byte show in
+		 * the state line, by index whatever the frame (the kernel's mark_reg_stack_read()) */
+		s64 o = lo;
+
+		for (; o < hi; o++) {
+			u32 spi = (u32)((-o - 1) / SLOT_SIZE);
+
+			if (spi < 64)
+				env->scratched_slots |= 1ull << spi;
+			if (*byte_type(f, o) != STACK_ZERO)
+				break;
+		}
+		if (o == hi)
+			mark_reg_const(dst, 0);
+		else
 			mark_reg_unknown(dst);
 		return 0;
 	}
@@ -1096,7 +1111,7 @@ static int stack_read(struct verifier_env *env, u32 regno, s32 off, int size, in
 		return hist_push(env, fill_flag, NULL, 0);
 	}
 	for (s64 o = lo; o < hi; o++) {
-		if (*byte_type(f, o) == STACK_DYNPTR) {
+		if (*byte_type(f, o) == STACK_DYNPTR || *byte_type(f, o) == STACK_ITER) {
 			verbose(env, "invalid read from stack off %lld+%lld size %d\n", (long long)lo,
 				(long long)(o - lo), size);
 			return -EACCES;

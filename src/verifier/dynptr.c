@@ -46,31 +46,34 @@ static void scratch_slot(struct verifier_env *env, const struct func_state *f, i
 		env->scratched_slots |= 1ull << spi;
 }
 
-/* The first (upper) slot of the dynptr reg points at, or a negative errno: -EINVAL with a
- * message for an offset that cannot hold one, -ERANGE (silent) when it lies beyond the stack
- * allocated so far (the kernel's stack_slot_obj_get_spi()). */
-static int dynptr_spi(struct verifier_env *env, const struct reg_state *reg)
+int stack_obj_spi(struct verifier_env *env, const struct reg_state *reg, const char *kind,
+		  int nr_slots)
 {
 	s64 off;
 	int spi;
 
 	if (!scalar_is_const(&reg->s)) {
-		verbose(env, "dynptr has to be at a constant offset\n");
+		verbose(env, "%s has to be at a constant offset\n", kind);
 		return -EINVAL;
 	}
 	off = reg->off + (s64)reg->s.var_off.value;
 	if (off % SLOT_SIZE) {
-		verbose(env, "cannot pass in dynptr at an offset=%d\n", (int)off);
+		verbose(env, "cannot pass in %s at an offset=%d\n", kind, (int)off);
 		return -EINVAL;
 	}
 	spi = (int)((-off - 1) / SLOT_SIZE);
-	if (spi + 1 < DYNPTR_SLOTS) {
-		verbose(env, "cannot pass in dynptr at an offset=%d\n", (int)off);
+	if (spi + 1 < nr_slots) {
+		verbose(env, "cannot pass in %s at an offset=%d\n", kind, (int)off);
 		return -EINVAL;
 	}
-	if (spi - DYNPTR_SLOTS + 1 < 0 || (u32)spi >= frame_of(env, reg)->allocated)
+	if (spi - nr_slots + 1 < 0 || (u32)spi >= frame_of(env, reg)->allocated)
 		return -ERANGE;
 	return spi;
+}
+
+static int dynptr_spi(struct verifier_env *env, const struct reg_state *reg)
+{
+	return stack_obj_spi(env, reg, "dynptr", DYNPTR_SLOTS);
 }
 
 static void slot_set(struct stack_slot *sl, u8 type)

@@ -131,6 +131,12 @@ struct reg_state {
 	u8 buf_frame;
 	s16 buf_off;
 	u16 buf_size;
+	/* A STACK_ITER slot's spilled state: the iterator's struct (its kernel BTF id), whether
+	 * it is active or drained (ITER_*), and how many _next() rounds led here.  Its first slot
+	 * holds the reference (ref_obj_id). */
+	u32 iter_btf_id;
+	u32 iter_depth;
+	u8 iter_state;
 	struct scalar s;
 };
 
@@ -140,6 +146,7 @@ enum slot_type {
 	STACK_MISC,		/* some initialised bytes of unknown value */
 	STACK_ZERO,		/* known zero */
 	STACK_DYNPTR,		/* half of a struct bpf_dynptr (dynptr.c): its state in spilled */
+	STACK_ITER,		/* part of an open-coded iterator (iter.c): its state in spilled */
 };
 
 struct stack_slot {
@@ -264,6 +271,9 @@ struct insn_aux {
 	 * always kept here, and a callback's exit comes back here (the kernel's calls_callback
 	 * and force_checkpoint). */
 	u8 calls_callback;
+	/* A call of an iterator's _next() kfunc: a state is always kept here, against which the
+	 * loop's rounds converge (the kernel's is_iter_next_insn() and force_checkpoint). */
+	u8 iter_next;
 	/* bpf_loop: whether every visit had flags 0 and the same callback (the kernel's
 	 * loop_inline_state, which asks R4 to be precise while it holds). */
 	u8 loop_inline_seen, loop_inline_fit;
@@ -382,6 +392,12 @@ u8 reg_type_not_null(u8 type);
 bool reg_may_be_null(const struct reg_state *reg);
 /* The maybe-NULL type of a pointer type that has one (the inverse of reg_type_not_null()). */
 u8 reg_type_or_null(u8 type);
+/* The first (upper) slot of the nr_slots-slot object (a dynptr, an iterator: kind) reg points
+ * at, or a negative errno: -EINVAL with a message for an offset that cannot hold one, -ERANGE
+ * (silent) when it lies beyond the stack allocated so far (the kernel's
+ * stack_slot_obj_get_spi()). */
+int stack_obj_spi(struct verifier_env *env, const struct reg_state *reg, const char *kind,
+		  int nr_slots);
 /* Stack bytes [lo, hi) of frame frameno were written: slices that may be a buffer there go. */
 void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi);
 /* PTR_TO_MEM or PTR_TO_RDONLY_MEM, NULL-checked or not: memory of mem_size bytes. */
@@ -527,6 +543,9 @@ int is_state_visited(struct verifier_env *env, int insn_idx);
  * since the state kept at that call become unknown, so that rounds converge (the kernel's
  * widen_imprecise_scalars()). */
 void widen_imprecise_scalars(struct verifier_env *env, int callsite);
+/* The same for state cur, against the nearest state at callsite from `from` up its parents. */
+void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
+				const struct vstate *from, int callsite);
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
 int pop_stack(struct verifier_env *env, bool pop_log);
 int update_branch_counts(struct verifier_env *env, struct vstate *st);

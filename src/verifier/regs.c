@@ -14,6 +14,7 @@
 #include "map/map.h"
 #include "verifier/dynptr.h"
 #include "verifier/env.h"
+#include "verifier/iter.h"
 
 const char *reg_type_str(u8 type)
 {
@@ -436,7 +437,7 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 	return (int)p.len;
 }
 
-static const char slot_char[] = { '?', 'r', 'm', '0', 'd' };
+static const char slot_char[] = { '?', 'r', 'm', '0', 'd', 'i' };
 
 /* Every register and slot shows in the next state line. */
 void mark_all_scratched(struct verifier_env *env)
@@ -487,6 +488,17 @@ void print_state(struct verifier_env *env, const struct vstate *vs, const struct
 			if (d->dynptr_id)
 				verbose(env, "%sdynptr_id=%u", sep, d->dynptr_id);
 			verbose(env, ")");
+			continue;
+		}
+		/* an iterator shows at its first slot, which holds the reference */
+		if (sl->type[SLOT_SIZE - 1] == STACK_ITER) {
+			const struct reg_state *it = &sl->spilled;
+			static const char *const states[] = { "invalid", "active", "drained" };
+
+			if (it->ref_obj_id)
+				verbose(env, " fp%d=iter_%s(ref_id=%u,state=%s,depth=%u)",
+					-(int)(i + 1) * SLOT_SIZE, iter_type_str(it->iter_btf_id),
+					it->ref_obj_id, states[it->iter_state % 3], it->iter_depth);
 			continue;
 		}
 		for (int j = 0; j < SLOT_SIZE; j++) {

@@ -43,6 +43,7 @@
 
 #include "prog/prog.h"
 #include "verifier/env.h"
+#include "verifier/iter.h"
 
 /* the kernel's, plus the references */
 #define ID_MAP_SIZE                                                                              \
@@ -240,6 +241,13 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 		if (os->type[SLOT_SIZE - 1] == STACK_SPILL &&
 		    !regsafe(&os->spilled, &cs->spilled, m, mode))
 			return false;
+		/* the same kind of iterator in the same state, holding the same reference (the
+		 * depth is left out: it would keep the rounds from converging) */
+		if (os->type[SLOT_SIZE - 1] == STACK_ITER &&
+		    (os->spilled.iter_btf_id != cs->spilled.iter_btf_id ||
+		     os->spilled.iter_state != cs->spilled.iter_state ||
+		     !check_ids(m, os->spilled.ref_obj_id, cs->spilled.ref_obj_id)))
+			return false;
 		/* the same half of the same kind of dynptr, holding the same reference */
 		if (os->type[SLOT_SIZE - 1] == STACK_DYNPTR &&
 		    (os->spilled.dynptr_type != cs->spilled.dynptr_type ||
@@ -321,13 +329,15 @@ static void maybe_widen_reg(const struct reg_state *old, struct reg_state *cur, 
 	mark_reg_unknown(cur);
 }
 
-void widen_imprecise_scalars(struct verifier_env *env, int callsite)
+void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
+				const struct vstate *from, int callsite)
 {
-	struct vstate *cur = env->cur, *old;
+	const struct vstate *old;
 	struct idmap m = { .cnt = 0 };
 
+	(void)env;
 	/* the nearest state at the call on this path (the kernel's find_prev_entry()) */
-	for (old = cur->parent; old; old = old->parent) {
+	for (old = from; old; old = old->parent) {
 		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
 			    old->branches;
 
@@ -350,6 +360,11 @@ void widen_imprecise_scalars(struct verifier_env *env, int callsite)
 			    fc->stack[i].type[SLOT_SIZE - 1] == STACK_SPILL)
 				maybe_widen_reg(&fo->stack[i].spilled, &fc->stack[i].spilled, &m);
 	}
+}
+
+void widen_imprecise_scalars(struct verifier_env *env, int callsite)
+{
+	widen_imprecise_scalars_of(env, env->cur, env->cur->parent, callsite);
 }
 
 static void update_peak_states(struct verifier_env *env)
@@ -622,8 +637,9 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 {
 	struct vstate *cur = env->cur, *sl, **pprev, **head, *n;
 	/* a long history is costly to walk: the kernel checkpoints after 40 entries */
+	bool checkpoint = env->aux[insn_idx].calls_callback || env->aux[insn_idx].iter_next;
 	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40 ||
-		     env->aux[insn_idx].calls_callback;
+		     checkpoint;
 	bool add = force, loop = false;
 	u32 cnt = 0;
 
@@ -644,6 +660,14 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 			if (env->aux[insn_idx].calls_callback) {
 				if (states_equal(env, sl, cur, RANGE_WITHIN)) {
 					loop = true;	/* the call is a loop (compute_scc()) */
+					goto hit;
+				}
+				goto skip_inf_loop_check;
+			}
+			/* an iterator's round that brings nothing new, its iterator still active */
+			if (env->aux[insn_idx].iter_next) {
+				if (states_equal(env, sl, cur, RANGE_WITHIN) && iter_r1_active(env, cur)) {
+					loop = true;
 					goto hit;
 				}
 				goto skip_inf_loop_check;
@@ -688,7 +712,7 @@ miss:
 		if (add)
 			sl->miss_cnt++;
 		/* a callback's call keeps its states longer: the rounds converge against them */
-		u32 tolerance = env->aux[insn_idx].calls_callback && sl->branches ? 64 : 3;
+		u32 tolerance = checkpoint && sl->branches ? 64 : 3;
 
 		if (sl->miss_cnt > sl->hit_cnt * tolerance + tolerance) {
 			*pprev = sl->next;
