@@ -23,6 +23,7 @@
 #include <userbpf.h>
 #include <userbpf/insn.h>
 
+#include "btf/vmlinux.h"
 #include "btf_blob.h"
 #include "exec/helpers.h"
 #include "prog/check_run.h"
@@ -260,6 +261,33 @@ static void snip_var_stack(struct gen *g)
 	emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -base[rnd(g, 7)]));
 	emit(g, BPF_ALU64_REG(BPF_ADD, 2, 1));
 	mem_access(g, 2, chance(g, 70) ? 0 : -8 * (int)rnd(g, 4), sz);
+}
+
+/* kfuncs by name: their ids in the kernel's BTF (0 without one: no kfunc snippets). */
+enum { KF_DYN_SIZE, KF_DYN_ADJUST, KF_DYN_SLICE, KF_DYN_CLONE, KF_DYN_IS_NULL, KF_DYN_COPY,
+       KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_N };
+
+static int32_t kf(int k)
+{
+	static const char *const names[KF_N] = {
+		"bpf_dynptr_size", "bpf_dynptr_adjust", "bpf_dynptr_slice", "bpf_dynptr_clone",
+		"bpf_dynptr_is_null", "bpf_dynptr_copy", "bpf_dynptr_memset", "bpf_iter_num_new",
+		"bpf_iter_num_next", "bpf_iter_num_destroy",
+	};
+	static int32_t ids[KF_N];
+	static bool done;
+
+	if (!done) {
+		for (int i = 0; i < KF_N; i++)
+			ids[i] = btf_vmlinux() ? (int32_t)btf_find_func(btf_vmlinux(), names[i]) : 0;
+		done = true;
+	}
+	return ids[k];
+}
+
+static void kcall(struct gen *g, int k)
+{
+	emit(g, BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, kf(k)));
 }
 
 static void ld_map(struct gen *g, int reg, bool array)
@@ -695,7 +723,7 @@ static void snip_dynptr(struct gen *g)
 		int len = chance(g, 85) ? 1 + (int)rnd(g, 16) : (int)rnd(g, 80);
 		int buf = -8 * (int)(7 + rnd(g, 4)); /* below the usual dynptrs: fp-56..-80 */
 
-		int what = (int)rnd(g, 4);
+		int what = (int)rnd(g, kf(KF_DYN_SIZE) ? 7 : 4);
 		bool rd = what == 1;
 
 		switch (what) {
@@ -731,7 +759,74 @@ static void snip_dynptr(struct gen *g)
 			emit(g, BPF_MOV64_IMM(5, 0));
 			emit(g, BPF_EMIT_CALL(rd ? BPF_FUNC_dynptr_read : BPF_FUNC_dynptr_write));
 			break;
-		default: /* a store over (or near) its slots */
+		case 4: { /* bpf_dynptr_slice(): NULL-checked (mostly), read (mostly: it is
+			   * read-only), with a stack buffer sometimes */
+			int sz = (int)rnd(g, 4);
+			bool check = chance(g, 90);
+
+			emit(g, BPF_MOV64_REG(1, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, 1, at));
+			emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 24)));
+			if (chance(g, 70)) {
+				emit(g, BPF_MOV64_IMM(3, 0));
+			} else {
+				emit(g, BPF_MOV64_REG(3, 10));
+				emit(g, BPF_ALU64_IMM(BPF_ADD, 3, buf));
+			}
+			emit(g, BPF_MOV64_IMM(4, len));
+			kcall(g, KF_DYN_SLICE);
+			if (check)
+				emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 1));
+			if (chance(g, 85))
+				emit(g, BPF_LDX_MEM(sizes[sz], sreg(g), 0,
+						    chance(g, 85) ? (int)rnd(g, (uint32_t)len) &
+									~(size_bytes[sz] - 1)
+								  : (int)rnd(g, 24)));
+			else
+				mem_access(g, 0, (int)rnd(g, (uint32_t)len), sz);
+			break;
+		}
+		case 5: /* bpf_dynptr_adjust(), _size() or _is_null() */
+			emit(g, BPF_MOV64_REG(1, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, 1, at));
+			if (chance(g, 50)) {
+				emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 12)));
+				emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, 40)));
+				kcall(g, KF_DYN_ADJUST);
+			} else {
+				kcall(g, chance(g, 50) ? KF_DYN_SIZE : KF_DYN_IS_NULL);
+			}
+			if (chance(g, 50))
+				emit(g, BPF_MOV64_REG(sreg(g), 0));
+			break;
+		default: /* a clone (then maybe a copy or memset between the two), or a store
+			  * over (or near) its slots */
+			if (kf(KF_DYN_CLONE) && chance(g, 50)) {
+				int to = chance(g, 85) ? off - 16 : stack_off(g, 3);
+
+				emit(g, BPF_MOV64_REG(1, 10));
+				emit(g, BPF_ALU64_IMM(BPF_ADD, 1, at));
+				emit(g, BPF_MOV64_REG(2, 10));
+				emit(g, BPF_ALU64_IMM(BPF_ADD, 2, to));
+				kcall(g, KF_DYN_CLONE);
+				if (chance(g, 50)) {
+					emit(g, BPF_MOV64_REG(1, 10));
+					emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 50) ? to : at));
+					emit(g, BPF_MOV64_IMM(2, (int32_t)rnd(g, 16)));
+					if (chance(g, 50)) {
+						emit(g, BPF_MOV64_REG(3, 10));
+						emit(g, BPF_ALU64_IMM(BPF_ADD, 3, at));
+						emit(g, BPF_MOV64_IMM(4, (int32_t)rnd(g, 16)));
+						emit(g, BPF_MOV64_IMM(5, (int32_t)rnd(g, 16)));
+						kcall(g, KF_DYN_COPY);
+					} else {
+						emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, 16)));
+						emit(g, BPF_MOV64_IMM(4, interesting(g)));
+						kcall(g, KF_DYN_MEMSET);
+					}
+				}
+				break;
+			}
 			emit(g, BPF_ST_MEM(sizes[rnd(g, 4)], 10, at + (int)rnd(g, 16) - 4,
 					   interesting(g)));
 			break;
@@ -746,6 +841,70 @@ static void snip_dynptr(struct gen *g)
 	}
 	if (!rb)
 		patch(g, j);
+}
+
+/* An open-coded iterator loop (libbpf's bpf_for()): bpf_iter_num_new() over a range (mostly
+ * small, sometimes from a register), then rounds of bpf_iter_num_next(), its result NULL-checked
+ * (mostly) and read (sometimes out of its 4 bytes, or used as an index), a snippet in the body
+ * (sometimes), and bpf_iter_num_destroy() (mostly: else a leak); the iterator's slot is mostly
+ * apart from the other snippets' stack. */
+static void snip_iter(struct gen *g)
+{
+	int off = chance(g, 90) ? -8 * (int)(11 + rnd(g, 4)) : stack_off(g, 3);
+	unsigned int head, j = 0;
+	bool check = chance(g, 92);
+
+	if (!kf(KF_ITER_NEW) || g->depth > 1)
+		return;
+	emit(g, BPF_MOV64_REG(1, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 1, off));
+	emit(g, BPF_MOV64_IMM(2, chance(g, 80) ? (int32_t)rnd(g, 4) : interesting(g)));
+	if (chance(g, 85)) {
+		emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, 8)));
+	} else {
+		emit(g, BPF_MOV64_REG(3, sreg(g)));
+		emit(g, BPF_ALU64_IMM(BPF_AND, 3, mask_of(g)));
+	}
+	kcall(g, KF_ITER_NEW);
+	head = g->n;
+	emit(g, BPF_MOV64_REG(1, 10));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 97) ? off : stack_off(g, 3)));
+	kcall(g, KF_ITER_NEXT);
+	if (check) {
+		j = g->n;
+		emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 0));
+	}
+	switch (rnd(g, 3)) {
+	case 0: /* the number, into a scalar register */
+		emit(g, BPF_LDX_MEM(BPF_W, sreg(g), 0, chance(g, 90) ? 0 : (int)rnd(g, 8) - 2));
+		break;
+	case 1: /* as an index into the stack */
+		emit(g, BPF_LDX_MEM(BPF_W, 1, 0, 0));
+		if (chance(g, 80))
+			emit(g, BPF_ALU64_IMM(BPF_AND, 1, mask_of(g)));
+		emit(g, BPF_MOV64_REG(2, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -64));
+		emit(g, BPF_ALU64_REG(BPF_ADD, 2, 1));
+		mem_access(g, 2, 0, (int)rnd(g, 4));
+		break;
+	default:
+		mem_access(g, 0, chance(g, 90) ? 0 : (int)rnd(g, 6), (int)rnd(g, 3));
+		break;
+	}
+	if (chance(g, 30)) {
+		g->depth++;
+		snippet(g);
+		g->depth--;
+	}
+	emit(g, BPF_JMP_IMM(BPF_JA, 0, 0, 0));
+	g->in[g->n - 1].off = (int16_t)((int)head - (int)g->n);
+	if (check)
+		patch(g, j);
+	if (chance(g, 94)) {
+		emit(g, BPF_MOV64_REG(1, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 97) ? off : stack_off(g, 3)));
+		kcall(g, KF_ITER_DESTROY);
+	}
 }
 
 /* A socket lookup (tc, XDP and cgroup skb programs; the ctx in r6) of a tuple on the stack,
@@ -1015,6 +1174,8 @@ static void snippet(struct gen *g)
 			snip_sock(g);
 		else if (chance(g, 45))
 			snip_dynptr(g);
+		else if (chance(g, 25))
+			snip_iter(g);
 		else
 			snip_helper(g);
 		break;
@@ -1542,12 +1703,17 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				close(kfd);
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
-		bool glob = false, move = false, lock = false;
+		bool glob = false, move = false, lock = false, kfn = false, iter = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
 			lock |= is_helper_call(&insns[k], BPF_FUNC_spin_lock);
+			if (insns[k].code == (BPF_JMP | BPF_CALL) &&
+			    insns[k].src_reg == BPF_PSEUDO_KFUNC_CALL) {
+				kfn = true;
+				iter |= insns[k].imm && insns[k].imm == kf(KF_ITER_NEW);
+			}
 			dyn |= is_helper_call(&insns[k], BPF_FUNC_dynptr_from_mem) ||
 			       is_helper_call(&insns[k], BPF_FUNC_ringbuf_reserve_dynptr);
 			if (is_helper_call(&insns[k], BPF_FUNC_tail_call)) {
@@ -1571,6 +1737,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->glob_generated += glob;
 		st->move_generated += move;
 		st->lock_generated += lock;
+		st->kf_generated += kfn;
+		st->iter_generated += iter;
 		if (fd < 0)
 			continue;
 		st->accepted++;
@@ -1581,6 +1749,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->glob_accepted += glob;
 		st->move_accepted += move;
 		st->lock_accepted += lock;
+		st->kf_accepted += kfn;
+		st->iter_accepted += iter;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

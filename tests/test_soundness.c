@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "btf/vmlinux.h"
 #include "exec/interp_checked.h"
 #include "fd.h"
 #include "prog/check_run.h"
@@ -343,6 +344,87 @@ TEST(soundness_checked_mode_ringbuf_leak)
 	close(fd);
 }
 
+/* kfunc calls run checked: their dynptr and iterator arguments must be where the program may
+ * write, their argument registers written; each is broken after verification in turn. */
+TEST(soundness_checked_mode_kfuncs)
+{
+	const struct btf *btf = btf_vmlinux();
+	int32_t size = btf ? (int32_t)btf_find_func(btf, "bpf_dynptr_size") : 0;
+	int32_t inew = btf ? (int32_t)btf_find_func(btf, "bpf_iter_num_new") : 0;
+	int32_t idestroy = btf ? (int32_t)btf_find_func(btf, "bpf_iter_num_destroy") : 0;
+	const struct bpf_insn prog[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_LD_MAP_FD(BPF_REG_1, GEN_MAP_ARRAY),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 17),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+		BPF_MOV64_IMM(BPF_REG_2, 8),
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -16),
+		BPF_EMIT_CALL(BPF_FUNC_dynptr_from_mem),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),			/* 14 */
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, size),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -32),			/* 17 */
+		BPF_MOV64_IMM(BPF_REG_2, 0),				/* 18 */
+		BPF_MOV64_IMM(BPF_REG_3, 3),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, inew),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -32),
+		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, idestroy),
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	const struct {
+		unsigned int at;
+		struct bpf_insn insn;
+		enum interp_violation_kind kind;
+		const char *msg;
+	} bad[] = {
+		{ 14, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 8), IV_HELPER_ARG, "dynptr outside" },
+		{ 17, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 0), IV_HELPER_ARG, "iterator outside" },
+		{ 18, BPF_MOV64_IMM(BPF_REG_0, 0), IV_UNINIT_REG, "kfunc reads uninitialised r2" },
+	};
+	struct prog_check_result r;
+	struct bpf_object *obj;
+	struct bpf_prog *p;
+	uint8_t pkt[16] = { 0 };
+	int fd, err;
+
+	if (!size || !inew || !idestroy) {
+		test_skip("no kernel BTF (/sys/kernel/btf/vmlinux): kfunc ids cannot be resolved");
+		return;
+	}
+	fd = gen_load_user(prog, sizeof(prog) / sizeof(prog[0]), BPF_PROG_TYPE_XDP);
+	REQUIRE(fd >= 0);
+	obj = obj_get_from_fd(fd, OBJ_PROG, &err);
+	REQUIRE(obj != NULL);
+	p = prog_of(obj);
+	CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+	CHECK_EQ(r.err, 0);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct bpf_insn was = p->insns[bad[k].at];
+
+		p->insns[bad[k].at] = bad[k].insn;
+		CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+		CHECK_EQ(r.err, -EACCES);
+		CHECK_EQ(r.v.kind, bad[k].kind);
+		if (!strstr(r.v.msg, bad[k].msg))
+			test_fail(__FILE__, __LINE__, "case %zu: \"%s\", want \"%s\"", k, r.v.msg,
+				  bad[k].msg);
+		p->insns[bad[k].at] = was;
+	}
+	CHECK_EQ(prog_check_run(fd, pkt, sizeof(pkt), 1000, &r), 0);
+	CHECK_EQ(r.err, 0);
+	CHECK_EQ(r.retval, XDP_PASS);
+	obj_put(obj);
+	close(fd);
+}
+
 /* Lightweight tunnel programs: lwt in may only read its packet, lwt xmit may write it.  A read
  * verified for both is turned into a store after verification: a violation for lwt in only. */
 TEST(soundness_checked_mode_lwt_packet)
@@ -411,8 +493,17 @@ TEST(soundness_random_programs_fixed_seed)
 		CHECK(st.glob_accepted > 0);
 		CHECK(st.move_accepted > 0);
 		CHECK(st.lock_accepted > 0);
+		/* (kfunc snippets need the kernel's BTF, for their ids) */
+		if (btf_vmlinux()) {
+			CHECK(st.kf_accepted > 0);
+			CHECK(st.iter_accepted > 0);
+		}
 	}
 	CHECK_EQ(st.violations, 0);
+	if (getenv("TEST_VERBOSE"))
+		printf("soundness fixed seed: kfuncs %llu/%llu accepted, iterators %llu/%llu\n",
+		       (unsigned long long)st.kf_accepted, (unsigned long long)st.kf_generated,
+		       (unsigned long long)st.iter_accepted, (unsigned long long)st.iter_generated);
 }
 
 /* The same kind of run with each program also loaded into the live kernel: the verdicts must

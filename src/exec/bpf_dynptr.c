@@ -166,6 +166,11 @@ bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len)
 	return true;
 }
 
+u64 bpf_dynptr_base(const void *p)
+{
+	return (u64)(uintptr_t)((const struct dynptr *)p)->data;
+}
+
 void bpf_dynptr_init_local(void *p, void *data, u32 size)
 {
 	dynptr_init(p, data, DYNPTR_LOCAL, size);

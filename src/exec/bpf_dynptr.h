@@ -38,5 +38,8 @@ void bpf_dynptr_init_local(void *p, void *data, u32 size);
 /* The bytes the dynptr at p views, [*start, *start + *len); false for a NULL dynptr (the checked
  * interpreter's view of a helper's dynptr argument). */
 bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len);
+/* The start of the memory the dynptr at p was made over (before any bpf_dynptr_adjust(): a ring
+ * buffer record's), 0 for a NULL dynptr. */
+u64 bpf_dynptr_base(const void *p);
 
 #endif

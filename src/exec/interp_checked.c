@@ -206,6 +206,8 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 			return 1;
 		if (d->op == INSN_OP_HELPER)
 			c->pending_helper = pc->imm;
+		if (d->op == INSN_OP_KFUNC && c->kfunc_pre && c->kfunc_pre(c, pc->imm, R, cs->init))
+			return 1;
 		cs->init = (cs->init & ~REGS_ARGS) | BIT(0);
 		return 0;
 	case INSN_K_EXIT:

@@ -69,6 +69,8 @@ struct interp_check {
 	/* Before a helper call (R: r0..r10, init: bit n set if rn is initialised): 0 to let it
 	 * run, else fill c->v (kind IV_HELPER_ARG or IV_UNINIT_REG) and return nonzero. */
 	int (*helper_pre)(struct interp_check *c, uint32_t id, const uint64_t *R, uint32_t init);
+	/* Before a kfunc call (imm: its kernel BTF id), as helper_pre. */
+	int (*kfunc_pre)(struct interp_check *c, int32_t imm, const uint64_t *R, uint32_t init);
 	/* After a helper call returned r0. */
 	void (*helper_post)(struct interp_check *c, uint32_t id, const uint64_t *R, uint64_t r0);
 	void *priv;

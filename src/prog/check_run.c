@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
 #include "exec/interp_checked.h"
+#include "exec/kfuncs.h"
 #include "map/map.h"
 #include "prog/check_run.h"
 #include "prog/prog.h"
@@ -224,6 +226,8 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 				return arg_fail(c, reg, "dynptr over memory outside", start, len);
 			if (t != ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE)
 				break;
+			/* (the record itself, wherever bpf_dynptr_adjust() moved the view) */
+			start = bpf_dynptr_base((const void *)(uintptr_t)R[reg]);
 			r = record_region(c, start);
 			if (r < 0)
 				return arg_fail(c, reg, "dynptr not over a reserved record", start, 0);
@@ -240,6 +244,88 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 		cp->lookup_map = map;
 	cp->reserve_size = R[2];
 	cp->slice_len = R[3];
+	return 0;
+}
+
+/* A dynptr argument at p: 16 bytes the program may use (written: the kfunc changes it), whose
+ * view, if it has one, is memory the program may read (or write). */
+static int dynptr_arg_ok(struct interp_check *c, int reg, u64 p, bool write_ptr, bool write_view)
+{
+	u64 start;
+	u32 len;
+
+	if (!interp_check_mem(c, p, 16, write_ptr))
+		return arg_fail(c, reg, "dynptr outside", p, 16);
+	if (bpf_dynptr_bytes((const void *)(uintptr_t)p, &start, &len) && len &&
+	    !interp_check_mem(c, start, len, write_view))
+		return arg_fail(c, reg, "dynptr over memory outside", start, len);
+	return 0;
+}
+
+static bool name_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A kfunc's arguments, by its kernel BTF prototype: registers written, its dynptrs and
+ * iterators where the program may use them, a memory and size pair inside; no kfunc while a
+ * lock is held. */
+static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
+{
+	struct check_priv *cp = c->priv;
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *func = btf ? btf_type_by_id(btf, (u32)imm) : NULL;
+	const struct btf_type *proto = func ? btf_type_by_id(btf, func->type) : NULL;
+	const struct kfunc_desc *k = func ? kfunc_by_name(btf_str_by_offset(btf, func->name_off))
+					  : NULL;
+	const struct btf_param *params;
+	u32 n;
+
+	if (!k || !proto)
+		return arg_fail(c, 0, "not a kfunc userbpf has", 0, 0);
+	if (cp->held)
+		return lock_fail(c, cp->held, "kfunc call while holding a bpf_spin_lock");
+	params = (const struct btf_param *)(proto + 1);
+	n = BTF_INFO_VLEN(proto->info);
+	for (u32 i = 0; i < n && i < 5; i++) {
+		int reg = (int)i + 1;
+		const struct btf_type *t = btf_skip_modifiers(btf, params[i].type, NULL);
+		const struct btf_type *to;
+		const char *name = btf_str_by_offset(btf, params[i].name_off) ?: "";
+		const char *next = i + 1 < n ? btf_str_by_offset(btf, params[i + 1].name_off) : NULL;
+
+		if (!(init & (1u << reg))) {
+			c->v.kind = IV_UNINIT_REG;
+			c->v.insn = c->insn;
+			c->v.reg = reg;
+			snprintf(c->v.msg, sizeof(c->v.msg), "kfunc reads uninitialised r%d", reg);
+			return 1;
+		}
+		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+			continue;
+		to = btf_skip_modifiers(btf, t->type, NULL);
+		if (i == 0 && (k->flags & (KF_ITER_NEW | KF_ITER_NEXT | KF_ITER_DESTROY))) {
+			if (!to || !interp_check_mem(c, R[reg], to->size, true))
+				return arg_fail(c, reg, "iterator outside", R[reg], to ? to->size : 0);
+		} else if (to && BTF_INFO_KIND(to->info) == BTF_KIND_STRUCT &&
+			   !strcmp(btf_str_by_offset(btf, to->name_off) ?: "", "bpf_dynptr")) {
+			bool made = name_ends(name, "__uninit");
+			bool writes_view = !strcmp(k->name, "bpf_dynptr_memset") ||
+					   (!strcmp(k->name, "bpf_dynptr_copy") && i == 0);
+
+			if (made ? !interp_check_mem(c, R[reg], 16, true)
+				 : dynptr_arg_ok(c, reg, R[reg], true, writes_view))
+				return made ? arg_fail(c, reg, "dynptr outside", R[reg], 16) : 1;
+		} else if (next && (name_ends(next, "__sz") || name_ends(next, "__szk"))) {
+			/* NULL only where the parameter says __opt */
+			if (R[reg] || !name_ends(name, "__opt"))
+				if (!interp_check_mem(c, R[reg], R[reg + 1], true))
+					return arg_fail(c, reg, "memory outside", R[reg], R[reg + 1]);
+			i++;
+		}
+	}
 	return 0;
 }
 
@@ -433,6 +519,7 @@ static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct 
 	memset(env, 0, sizeof(*env));
 	env->helpers = fns;
 	env->nr_helpers = helper_fns(prog->type, fns, NR_HELPERS);
+	env->resolve_kfunc = kfunc_resolve;
 	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog_type_is_tc(prog->type))
 		env->load_pkt = run_skb_load_pkt;
 }
@@ -509,6 +596,7 @@ static int run_checked(const struct bpf_prog *prog, const void *pkt, u32 len, u6
 			add_map_value(c, &cp, m, (uintptr_t)v);
 	}
 	c->helper_pre = helper_pre;
+	c->kfunc_pre = kfunc_pre;
 	c->helper_post = helper_post;
 	c->callback_pre = callback_pre;
 	c->callback_post = callback_post;

@@ -57,6 +57,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.move_generated, (unsigned long long)st.move_accepted);
 	printf("with a bpf_spin_lock: generated %llu, accepted %llu\n",
 	       (unsigned long long)st.lock_generated, (unsigned long long)st.lock_accepted);
+	printf("with a kfunc call: generated %llu, accepted %llu (with an iterator: generated %llu, "
+	       "accepted %llu)\n",
+	       (unsigned long long)st.kf_generated, (unsigned long long)st.kf_accepted,
+	       (unsigned long long)st.iter_generated, (unsigned long long)st.iter_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",
