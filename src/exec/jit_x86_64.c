@@ -1683,7 +1683,7 @@ static int scan(struct jit_ctx *c)
 				c->labels |= 1u << LBL_ENOENT;
 				if (has_unwind(env))
 					c->labels |= 1u << LBL_EXIT_ZERO;
-			} else {
+			} else if (d->op == INSN_OP_LOCAL) {
 				c->local_calls = 1;
 				c->labels |= 1u << LBL_ELOOP;
 			}
