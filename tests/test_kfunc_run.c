@@ -25,9 +25,10 @@ static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_dynptr_is_rdonly", "bpf_dynptr_adjust",
 					"bpf_dynptr_slice", "bpf_dynptr_clone", "bpf_dynptr_copy",
 					"bpf_dynptr_memset", "bpf_iter_num_new",
-					"bpf_iter_num_next", "bpf_iter_num_destroy" };
+					"bpf_iter_num_next", "bpf_iter_num_destroy",
+					"bpf_rcu_read_lock", "bpf_rcu_read_unlock" };
 enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, ITER_NEXT,
-       ITER_DESTROY };
+       ITER_DESTROY, RCU_LOCK, RCU_UNLOCK };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -154,6 +155,9 @@ static const struct {
 	  BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -6), FP(1, -8), KFUNC(ITER_NEXT),
 	  BPF_JMP_IMM(BPF_JNE, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 6, 16), FP(1, -8),
 	  KFUNC(ITER_DESTROY), BPF_MOV64_REG(0, 6), EXIT }, 17 },
+	/* an RCU read section around a lookup changes nothing */
+	{ "rcu_section", { KFUNC(RCU_LOCK), LOCAL(16), ON(SIZE, -16), BPF_MOV64_REG(7, 0),
+	  KFUNC(RCU_UNLOCK), BPF_MOV64_REG(0, 7), EXIT }, 16 },
 	/* a ring buffer record: sized, sliced, cloned and submitted through the clone */
 	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),

@@ -239,7 +239,7 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_RCU_READ_UNLOCK] = "bpf_rcu_read_unlock",	[KF_TCP_V4_RCV] = "tcp_v4_rcv",
 	[KF_COPY] = "bpf_dynptr_copy",			[KF_MEMSET] = "bpf_dynptr_memset",
 	[KF_ITER_NEW] = "bpf_iter_num_new",		[KF_ITER_NEXT] = "bpf_iter_num_next",
-	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",
+	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",	[KF_CAST_TO_KERN_CTX] = "bpf_cast_to_kern_ctx",
 };
 
 bool kfunc_btf_available(void)

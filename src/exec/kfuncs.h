@@ -14,6 +14,9 @@
 #define KF_ITER_NEW (1u << 8)	/* makes the iterator its first argument points at */
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */
+/* userbpf's own marks (bits the kernel's flags leave free) */
+#define KF_RCU_LOCK (1u << 30)	/* bpf_rcu_read_lock() */
+#define KF_RCU_UNLOCK (1u << 31)	/* bpf_rcu_read_unlock() */
 
 struct kfunc_desc {
 	const char *name;

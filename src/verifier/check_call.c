@@ -671,11 +671,20 @@ int check_reference_leak(struct verifier_env *env, const char *prefix)
 
 int check_resource_leak(struct verifier_env *env, const char *prefix, bool check_lock)
 {
+	int err;
+
 	if (check_lock && env->cur->active_locks) {
 		verbose(env, "%s cannot be used inside bpf_spin_lock-ed region\n", prefix);
 		return -EINVAL;
 	}
-	return check_reference_leak(env, prefix);
+	err = check_reference_leak(env, prefix);
+	if (err)
+		return err;
+	if (check_lock && env->cur->active_rcu_lock) {
+		verbose(env, "%s cannot be used inside bpf_rcu_read_lock-ed region\n", prefix);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void forget_pkt_fn(struct reg_state *reg, void *arg)
@@ -1078,7 +1087,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			if (err)
 				return err;
 		}
-		err = check_reference_leak(env, "tail_call");
+		err = check_resource_leak(env, "tail_call", true);
 		if (err)
 			return err;
 	}

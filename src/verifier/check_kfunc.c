@@ -354,6 +354,16 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
 		return err;
+	if (env->cur->active_rcu_lock && (desc->flags & KF_RCU_LOCK)) {
+		verbose(env, "nested rcu read lock (kernel function %s)\n", k.name);
+		return -EINVAL;
+	}
+	if (!env->cur->active_rcu_lock && (desc->flags & KF_RCU_UNLOCK)) {
+		verbose(env, "unmatched rcu read unlock (kernel function %s)\n", k.name);
+		return -EINVAL;
+	}
+	if (desc->flags & (KF_RCU_LOCK | KF_RCU_UNLOCK))
+		env->cur->active_rcu_lock = desc->flags & KF_RCU_LOCK;
 
 	clobber_caller_saved(env, regs);
 	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);

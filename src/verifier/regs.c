@@ -251,6 +251,7 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 	memcpy(dst->ref_insn, src->ref_insn, src->nrefs * sizeof(src->ref_insn[0]));
 	memcpy(dst->ref_type, src->ref_type, src->nrefs * sizeof(src->ref_type[0]));
 	dst->active_locks = src->active_locks;
+	dst->active_rcu_lock = src->active_rcu_lock;
 	dst->callback_unroll_depth = src->callback_unroll_depth;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
