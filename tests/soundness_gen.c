@@ -265,14 +265,16 @@ static void snip_var_stack(struct gen *g)
 
 /* kfuncs by name: their ids in the kernel's BTF (0 without one: no kfunc snippets). */
 enum { KF_DYN_SIZE, KF_DYN_ADJUST, KF_DYN_SLICE, KF_DYN_CLONE, KF_DYN_IS_NULL, KF_DYN_COPY,
-       KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_N };
+       KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_FROM_SKB, KF_FROM_XDP,
+       KF_N };
 
 static int32_t kf(int k)
 {
 	static const char *const names[KF_N] = {
 		"bpf_dynptr_size", "bpf_dynptr_adjust", "bpf_dynptr_slice", "bpf_dynptr_clone",
 		"bpf_dynptr_is_null", "bpf_dynptr_copy", "bpf_dynptr_memset", "bpf_iter_num_new",
-		"bpf_iter_num_next", "bpf_iter_num_destroy",
+		"bpf_iter_num_next", "bpf_iter_num_destroy", "bpf_dynptr_from_skb",
+		"bpf_dynptr_from_xdp",
 	};
 	static int32_t ids[KF_N];
 	static bool done;
@@ -690,10 +692,16 @@ static void snip_helper(struct gen *g)
 static void snip_dynptr(struct gen *g)
 {
 	int off = chance(g, 85) ? -16 - 8 * (int)rnd(g, 6) : stack_off(g, 3);
-	bool rb = chance(g, 40);
+	bool rb = chance(g, 40), pkt = !rb && kf(KF_FROM_SKB) && chance(g, 35);
 	unsigned int j = 0;
 
-	if (rb) {
+	if (pkt) { /* the packet's: bpf_dynptr_from_skb() or _xdp() of the ctx (r6) */
+		emit(g, BPF_MOV64_REG(1, chance(g, 95) ? 6 : sreg(g)));
+		emit(g, BPF_MOV64_IMM(2, chance(g, 95) ? 0 : (int)rnd(g, 3)));
+		emit(g, BPF_MOV64_REG(3, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 3, off));
+		kcall(g, g->type == BPF_PROG_TYPE_XDP ? KF_FROM_XDP : KF_FROM_SKB);
+	} else if (rb) {
 		ld_map(g, 1, false);
 		g->in[g->n - 2].imm = GEN_MAP_RINGBUF;
 		emit(g, BPF_MOV64_IMM(2, chance(g, 85) ? 8 * (int)(1 + rnd(g, 8)) : interesting(g)));
@@ -715,9 +723,12 @@ static void snip_dynptr(struct gen *g)
 		}
 		emit(g, BPF_MOV64_IMM(3, chance(g, 90) ? 0 : (int)rnd(g, 4)));
 	}
-	emit(g, BPF_MOV64_REG(4, 10));
-	emit(g, BPF_ALU64_IMM(BPF_ADD, 4, off));
-	emit(g, BPF_EMIT_CALL(rb ? BPF_FUNC_ringbuf_reserve_dynptr : BPF_FUNC_dynptr_from_mem));
+	if (!pkt) {
+		emit(g, BPF_MOV64_REG(4, 10));
+		emit(g, BPF_ALU64_IMM(BPF_ADD, 4, off));
+		emit(g, BPF_EMIT_CALL(rb ? BPF_FUNC_ringbuf_reserve_dynptr
+					 : BPF_FUNC_dynptr_from_mem));
+	}
 	for (int k = 0, uses = (int)rnd(g, 4); k < uses; k++) {
 		int at = chance(g, 90) ? off : stack_off(g, 3);
 		int len = chance(g, 85) ? 1 + (int)rnd(g, 16) : (int)rnd(g, 80);
@@ -839,7 +850,7 @@ static void snip_dynptr(struct gen *g)
 		emit(g, BPF_EMIT_CALL(chance(g, 50) ? BPF_FUNC_ringbuf_submit_dynptr
 						    : BPF_FUNC_ringbuf_discard_dynptr));
 	}
-	if (!rb)
+	if (!rb && !pkt)
 		patch(g, j);
 }
 
@@ -1686,8 +1697,14 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		gen_patch_maps(insns, cnt, patched, &u_maps);
 		fd = load(bpf, patched, cnt, type);
 		if (kernel) {
+			double kt = now();
+
 			gen_patch_maps(insns, cnt, patched, &k_maps);
 			kfd = load(kbpf, patched, cnt, type);
+			/* a program the kernel takes seconds on slows the run: say which */
+			if (now() - kt > 2 && o->report)
+				fprintf(o->report, "slow in the kernel (%.1f s): seed 0x%llx program %llu\n",
+					now() - kt, (unsigned long long)o->seed, (unsigned long long)i);
 			st->kernel_compared++;
 			st->kernel_accepted += kfd >= 0;
 			st->kernel_agree += (fd >= 0) == (kfd >= 0);

@@ -924,7 +924,7 @@ static uint64_t kf_mix(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t 
 	return a * 10000 + b * 1000 + c * 100 + d * 10 + e;
 }
 
-static interp_helper_fn kf_resolve(int32_t imm, int16_t off)
+static interp_helper_fn kf_resolve(const struct interp_env *env, int32_t imm, int16_t off)
 {
 	return imm == 77 && off == 0 ? kf_mix : NULL;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include "btf/vmlinux.h"
 #include "kbpf.h"
 #include "test.h"
@@ -26,9 +28,10 @@ static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_dynptr_slice", "bpf_dynptr_clone", "bpf_dynptr_copy",
 					"bpf_dynptr_memset", "bpf_iter_num_new",
 					"bpf_iter_num_next", "bpf_iter_num_destroy",
-					"bpf_rcu_read_lock", "bpf_rcu_read_unlock" };
+					"bpf_rcu_read_lock", "bpf_rcu_read_unlock",
+					"bpf_dynptr_from_skb", "bpf_dynptr_from_xdp" };
 enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, ITER_NEXT,
-       ITER_DESTROY, RCU_LOCK, RCU_UNLOCK };
+       ITER_DESTROY, RCU_LOCK, RCU_UNLOCK, FROM_SKB, FROM_XDP };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -54,6 +57,9 @@ enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, I
 	BPF_LD_MAP_FD(1, RINGBUF_FD), BPF_MOV64_IMM(2, size), BPF_MOV64_IMM(3, 0), FP(4, -16),    \
 		CALL(ringbuf_reserve_dynptr)
 #define SUBMIT(off) FP(1, off), BPF_MOV64_IMM(2, 0), CALL(ringbuf_submit_dynptr)
+/* bpf_dynptr_from_skb/_xdp(ctx, flags, fp - 16) (r1 the ctx) */
+#define PKT_DYN(k, flags) BPF_MOV64_IMM(2, flags), FP(3, -16), KFUNC(k)
+#define R0_0_ BPF_MOV64_IMM(0, 0)
 /* bpf_dynptr_copy(fp + dst, doff, fp + src, soff, n) */
 #define COPY_OF(dst, doff, src, soff, n)                                                         \
 	FP(1, dst), BPF_MOV64_IMM(2, doff), FP(3, src), BPF_MOV64_IMM(4, soff),                 \
@@ -82,6 +88,7 @@ static const struct {
 	const char *name;
 	struct bpf_insn insns[MAXI];
 	uint32_t ret;
+	uint32_t type;	/* 0: XDP */
 } progs[] = {
 	{ "size", { LOCAL(16), ON(SIZE, -16), EXIT }, 16 },
 	{ "size_of_null", { NULL_DYNPTR, ON(SIZE, -16), EXIT }, (uint32_t)-EINVAL },
@@ -155,6 +162,50 @@ static const struct {
 	  BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -6), FP(1, -8), KFUNC(ITER_NEXT),
 	  BPF_JMP_IMM(BPF_JNE, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 6, 16), FP(1, -8),
 	  KFUNC(ITER_DESTROY), BPF_MOV64_REG(0, 6), EXIT }, 17 },
+	/* packets' dynptrs (the packet's bytes are i * 3 + 1): sized, sliced, read, written */
+	{ "xdp_size", { PKT_DYN(FROM_XDP, 0), ON(SIZE, -16), EXIT }, 64 },
+	{ "xdp_flags", { PKT_DYN(FROM_XDP, 1), EXIT }, (uint32_t)-EINVAL },
+	{ "xdp_flags_null", { PKT_DYN(FROM_XDP, 1), ON(IS_NULL, -16), BOOL(0), EXIT }, 1 },
+	{ "xdp_slice", { PKT_DYN(FROM_XDP, 0), SLICE_OF(-16, 12, 2), BPF_JMP_IMM(BPF_JNE, 0, 0, 2),
+	  BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_H, 0, 0, 0), EXIT }, 37 | 40 << 8 },
+	{ "xdp_slice_past_end", { PKT_DYN(FROM_XDP, 0), SLICE_OF(-16, 62, 4),
+	  BPF_JMP_IMM(BPF_JNE, 0, 0, 2), BPF_MOV64_IMM(0, 99), EXIT, BPF_LDX_MEM(BPF_H, 0, 0, 0),
+	  EXIT }, 99 },
+	{ "xdp_read", { PKT_DYN(FROM_XDP, 0), FP(1, -24), BPF_MOV64_IMM(2, 4), FP(3, -16),
+	  BPF_MOV64_IMM(4, 20), BPF_MOV64_IMM(5, 0), CALL(dynptr_read), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  EXIT, BPF_LDX_MEM(BPF_W, 0, 10, -24), EXIT }, 61 | 64 << 8 | 67 << 16 | 70u << 24 },
+	{ "xdp_write", { BPF_MOV64_REG(6, 1), PKT_DYN(FROM_XDP, 0), BPF_ST_MEM(BPF_W, 10, -24, 0x55),
+	  FP(1, -16), BPF_MOV64_IMM(2, 30), FP(3, -24), BPF_MOV64_IMM(4, 1), BPF_MOV64_IMM(5, 0),
+	  CALL(dynptr_write), BPF_MOV64_REG(7, 0), BPF_LDX_MEM(BPF_W, 2, 6, 0),
+	  BPF_LDX_MEM(BPF_W, 3, 6, 4), BPF_MOV64_REG(4, 2), BPF_ALU64_IMM(BPF_ADD, 4, 31),
+	  BPF_MOV64_IMM(0, 98), BPF_JMP_REG(BPF_JGT, 4, 3, 2), BPF_LDX_MEM(BPF_B, 0, 2, 30),
+	  BPF_ALU64_REG(BPF_ADD, 0, 7), EXIT }, 0x55 },
+	{ "xdp_write_flags", { PKT_DYN(FROM_XDP, 0), BPF_ST_MEM(BPF_DW, 10, -24, 0), FP(1, -16),
+	  BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 1), BPF_MOV64_IMM(5, 1),
+	  CALL(dynptr_write), EXIT },
+	  (uint32_t)-EINVAL },
+	{ "xdp_data_helper", { PKT_DYN(FROM_XDP, 0), FP(1, -16), BPF_MOV64_IMM(2, 0),
+	  BPF_MOV64_IMM(3, 4), CALL(dynptr_data), BPF_JMP_IMM(BPF_JNE, 0, 0, 2),
+	  BPF_MOV64_IMM(0, 99), EXIT, R0_0_, EXIT }, 99 },
+	{ "skb_size_slice", { PKT_DYN(FROM_SKB, 0), ON(SIZE, -16), BPF_MOV64_REG(7, 0),
+	  SLICE_OF(-16, 3, 1), BPF_JMP_IMM(BPF_JNE, 0, 0, 2), BPF_MOV64_IMM(0, 99), EXIT,
+	  BPF_LDX_MEM(BPF_B, 0, 0, 0), BPF_ALU64_IMM(BPF_LSH, 7, 8), BPF_ALU64_REG(BPF_OR, 0, 7),
+	  EXIT }, 10 | 64 << 8, BPF_PROG_TYPE_SCHED_CLS },
+	{ "skb_write_flags", { PKT_DYN(FROM_SKB, 0), BPF_ST_MEM(BPF_DW, 10, -24, 0), FP(1, -16),
+	  BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 2),
+	  BPF_MOV64_IMM(5, BPF_F_INVALIDATE_HASH), CALL(dynptr_write), BPF_MOV64_REG(7, 0),
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 2),
+	  BPF_MOV64_IMM(5, 8), CALL(dynptr_write), BPF_ALU64_IMM(BPF_AND, 0, 0xff),
+	  BPF_ALU64_IMM(BPF_LSH, 0, 8), BPF_ALU64_REG(BPF_OR, 0, 7), EXIT },
+	  (uint8_t)-EINVAL << 8, BPF_PROG_TYPE_SCHED_CLS },
+	/* (a cgroup skb program returns 0 or 1: 1 when read-only, and a write fails) */
+	{ "skb_cgroup_rdonly", { PKT_DYN(FROM_SKB, 0), ON(IS_RDONLY, -16), BOOL(0),
+	  BPF_MOV64_REG(7, 0), BPF_ST_MEM(BPF_DW, 10, -24, 0), FP(1, -16), BPF_MOV64_IMM(2, 0),
+	  FP(3, -24), BPF_MOV64_IMM(4, 2), BPF_MOV64_IMM(5, 0), CALL(dynptr_write),
+	  BPF_ALU64_IMM(BPF_LSH, 0, 32), BPF_ALU64_IMM(BPF_ARSH, 0, 32),
+	  BPF_JMP_IMM(BPF_JEQ, 0, -EINVAL, 1), BPF_MOV64_IMM(7, 0), BPF_MOV64_REG(0, 7),
+	  BPF_ALU64_IMM(BPF_AND, 0, 1), EXIT },
+	  1, BPF_PROG_TYPE_CGROUP_SKB },
 	/* an RCU read section around a lookup changes nothing */
 	{ "rcu_section", { KFUNC(RCU_LOCK), LOCAL(16), ON(SIZE, -16), BPF_MOV64_REG(7, 0),
 	  KFUNC(RCU_UNLOCK), BPF_MOV64_REG(0, 7), EXIT }, 16 },
@@ -177,7 +228,7 @@ static int prog_len(const struct bpf_insn *in)
 	return n;
 }
 
-static int load(int s, const struct bpf_insn *prog, int n, const int fds[2])
+static int load(int s, uint32_t type, const struct bpf_insn *prog, int n, const int fds[2])
 {
 	struct bpf_insn in[MAXI];
 
@@ -189,7 +240,7 @@ static int load(int s, const struct bpf_insn *prog, int n, const int fds[2])
 		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
 			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
 	}
-	return side_prog_load(s, BPF_PROG_TYPE_XDP, in, (uint32_t)n);
+	return side_prog_load(s, type ? type : BPF_PROG_TYPE_XDP, in, (uint32_t)n);
 }
 
 /* The array's value: bytes 1..16 (the programs may change it). */
@@ -203,8 +254,8 @@ static void reset_value(int s, int fd)
 	CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, fd, &k, v, 0).rc, 0);
 }
 
-static void load_log(int s, const struct bpf_insn *prog, int n, const int fds[2], char *log,
-		     size_t size)
+static void load_log(int s, uint32_t type, const struct bpf_insn *prog, int n, const int fds[2],
+		     char *log, size_t size)
 {
 	struct bpf_insn in[MAXI];
 
@@ -216,7 +267,8 @@ static void load_log(int s, const struct bpf_insn *prog, int n, const int fds[2]
 		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
 			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
 	}
-	side_prog_load_log(s, BPF_PROG_TYPE_XDP, in, (uint32_t)n, log, (uint32_t)size);
+	side_prog_load_log(s, type ? type : BPF_PROG_TYPE_XDP, in, (uint32_t)n, log,
+			   (uint32_t)size);
 }
 
 static void make_maps(int s, int fds[2])
@@ -230,7 +282,7 @@ TEST(kfunc_run)
 {
 	int fds[NSIDES][2], old = userbpf_set_jit(1);
 	bool kernel = kernel_bpf_available();
-	uint8_t pkt[64] = { 0 };
+	uint8_t pkt[64];
 
 	if (!btf_vmlinux()) {
 		test_skip("no kernel BTF (/sys/kernel/btf/vmlinux): kfunc ids cannot be resolved");
@@ -248,11 +300,12 @@ TEST(kfunc_run)
 				int fd;
 
 				userbpf_set_jit(jit);
-				fd = load(s, progs[i].insns, n, fds[s]);
+				fd = load(s, progs[i].type, progs[i].insns, n, fds[s]);
 				if (fd < 0 && getenv("TEST_VERBOSE")) {
 					char log[4096];
 
-					load_log(s, progs[i].insns, n, fds[s], log, sizeof(log));
+					load_log(s, progs[i].type, progs[i].insns, n, fds[s], log,
+						 sizeof(log));
 					fprintf(stderr, "%s", log);
 				}
 				if (fd < 0) {
@@ -261,6 +314,8 @@ TEST(kfunc_run)
 					continue;
 				}
 				reset_value(s, fds[s][0]);
+				for (size_t b = 0; b < sizeof(pkt); b++)
+					pkt[b] = (uint8_t)(b * 3 + 1);
 				CHECK_EQ(side_test_run(s, fd, pkt, sizeof(pkt), &ret).rc, 0);
 				if (ret != progs[i].ret)
 					test_fail(__FILE__, __LINE__, "%s: %s%s returned %#x, not %#x",

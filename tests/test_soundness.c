@@ -685,3 +685,65 @@ TEST(soundness_regress_dynptr_slice_atomic)
 	CHECK_EQ(buf[0], 1ull << 24);
 	interp_checked_free(p);
 }
+
+/* Found by the generator (seed 5151, program 31284): an iterator loop whose body joins again
+ * before its back edge; there the states of two rounds differ only in the iterator's depth,
+ * which 6.18 does not take for an infinite loop (its iter_active_depths_differ()): the kernel
+ * accepts the program, and so must userbpf. */
+TEST(soundness_regress_iter_depths)
+{
+	const struct btf *btf = btf_vmlinux();
+	int32_t inew = btf ? (int32_t)btf_find_func(btf, "bpf_iter_num_new") : 0;
+	int32_t inext = btf ? (int32_t)btf_find_func(btf, "bpf_iter_num_next") : 0;
+	int32_t idestroy = btf ? (int32_t)btf_find_func(btf, "bpf_iter_num_destroy") : 0;
+	const struct bpf_insn prog[] = {
+		BPF_RAW_INSN(0xbf, 6, 1, 0, 0),
+		BPF_RAW_INSN(0xb7, 7, 0, 0, 255),
+		BPF_RAW_INSN(0xb7, 9, 0, 0, -344633226),
+		BPF_RAW_INSN(0xb7, 7, 0, 0, 2),
+		BPF_RAW_INSN(0xbf, 1, 10, 0, 0),
+		BPF_RAW_INSN(0x07, 1, 0, 0, -112),
+		BPF_RAW_INSN(0xb7, 2, 0, 0, 1),
+		BPF_RAW_INSN(0xb7, 3, 0, 0, 7),
+		BPF_RAW_INSN(0x85, 0, 2, 0, inew),
+		BPF_RAW_INSN(0xbf, 1, 10, 0, 0),
+		BPF_RAW_INSN(0x07, 1, 0, 0, -112),
+		BPF_RAW_INSN(0x85, 0, 2, 0, inext),
+		BPF_RAW_INSN(0x15, 0, 0, 10, 0),
+		BPF_RAW_INSN(0x61, 7, 0, 0, 0),
+		BPF_RAW_INSN(0x62, 10, 0, -8, 1),
+		BPF_RAW_INSN(0x18, 1, 1, 0, 2147418113),
+		BPF_RAW_INSN(0x00, 0, 0, 0, 0),
+		BPF_RAW_INSN(0xbf, 2, 10, 0, 0),
+		BPF_RAW_INSN(0x07, 2, 0, 0, -8),
+		BPF_RAW_INSN(0x85, 0, 0, 0, 1),
+		BPF_RAW_INSN(0x15, 0, 0, 1, 0),
+		BPF_RAW_INSN(0x6a, 0, 0, 44, 2),
+		BPF_RAW_INSN(0x05, 0, 0, -14, 0),
+		BPF_RAW_INSN(0xbf, 1, 10, 0, 0),
+		BPF_RAW_INSN(0x07, 1, 0, 0, -112),
+		BPF_RAW_INSN(0x85, 0, 2, 0, idestroy),
+		BPF_RAW_INSN(0x48, 0, 9, 0, 5),
+		BPF_RAW_INSN(0xbf, 9, 0, 0, 0),
+		BPF_RAW_INSN(0x18, 2, 2, 0, 2147418116),
+		BPF_RAW_INSN(0x00, 0, 0, 0, 32),
+		BPF_RAW_INSN(0xbf, 1, 7, 0, 0),
+		BPF_RAW_INSN(0x57, 1, 0, 0, 1),
+		BPF_RAW_INSN(0x0f, 2, 1, 0, 0),
+		BPF_RAW_INSN(0x79, 8, 2, 0, 0),
+		BPF_RAW_INSN(0x48, 0, 7, 0, 20),
+		BPF_RAW_INSN(0xbf, 7, 0, 0, 0),
+		BPF_RAW_INSN(0xb7, 0, 0, 0, 3),
+		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
+	};
+	int fd;
+
+	if (!inew || !inext || !idestroy) {
+		test_skip("no kernel BTF (/sys/kernel/btf/vmlinux): kfunc ids cannot be resolved");
+		return;
+	}
+	fd = gen_load_user(prog, sizeof(prog) / sizeof(prog[0]), BPF_PROG_TYPE_SOCKET_FILTER);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}

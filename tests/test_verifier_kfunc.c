@@ -33,6 +33,8 @@
 /* the same with a buffer: register buf */
 #define SLICE_BUF(k, off, start, buf, size)                                                      \
 	FP(1, off), BPF_MOV64_IMM(2, start), BPF_MOV64_REG(3, buf), BPF_MOV64_IMM(4, size), KFUNC(k)
+/* bpf_dynptr_from_skb/_xdp(ctx: r1, 0, fp + off) */
+#define PKT(k, off) BPF_MOV64_IMM(2, 0), FP(3, off), KFUNC(k)
 /* bpf_dynptr_<k>(fp + off) */
 #define ON(k, off) FP(1, off), KFUNC(k)
 
@@ -243,6 +245,51 @@ static const struct vcase cases[] = {
 	  BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_lock), ON(KF_SIZE, -16), BPF_MOV64_REG(1, 6),
 	  BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_unlock), R0_0, EXIT }, REJECT,
 	  "function calls are not allowed while holding a lock", EINVAL, .full_log = true },
+	/* packets' dynptrs: bpf_dynptr_from_skb() for skb programs, _from_xdp() for XDP; their
+	 * slices go with the packet pointers */
+	{ "pkt_skb_slice", CLS, { PKT(KF_FROM_SKB, -16), SLICE(KF_SLICE, -16, 12, 2),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_LDX_MEM(BPF_H, 0, 0, 0), EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "pkt_xdp_slice", XDP, { PKT(KF_FROM_XDP, -16), SLICE(KF_SLICE, -16, 12, 2),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_LDX_MEM(BPF_H, 0, 0, 0), EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "pkt_skb_in_xdp", XDP, { PKT(KF_FROM_SKB, -16), R0_0, EXIT }, REJECT,
+	  "calling kernel function bpf_dynptr_from_skb is not allowed", EACCES, .full_log = true },
+	{ "pkt_xdp_in_tc", CLS, { PKT(KF_FROM_XDP, -16), R0_0, EXIT }, REJECT,
+	  "calling kernel function bpf_dynptr_from_xdp is not allowed", EACCES, .full_log = true },
+	{ "pkt_skb_in_kprobe", KPROBE, { PKT(KF_FROM_SKB, -16), R0_0, EXIT }, REJECT,
+	  "calling kernel function bpf_dynptr_from_skb is not allowed", EACCES,
+	  .full_log = true },
+	{ "pkt_skb_socket_filter", SOCK, { PKT(KF_FROM_SKB, -16), ON(KF_SIZE, -16), EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "pkt_skb_cgroup_write", CGSKB, { PKT(KF_FROM_SKB, -16), BPF_ST_MEM(BPF_DW, 10, -24, 0),
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 4), BPF_MOV64_IMM(5, 0),
+	  CALL(dynptr_write), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "pkt_skb_not_ctx", CLS, { BPF_MOV64_REG(1, 10), BPF_MOV64_IMM(2, 0), FP(3, -16),
+	  KFUNC(KF_FROM_SKB), R0_0, EXIT }, REJECT, "arg#0 expected pointer to ctx, but got fp",
+	  EINVAL, .full_log = true },
+	{ "pkt_skb_ctx_moved", CLS, { BPF_ALU64_IMM(BPF_ADD, 1, 8), BPF_MOV64_IMM(2, 0), FP(3, -16),
+	  KFUNC(KF_FROM_SKB), R0_0, EXIT }, REJECT,
+	  "dereference of modified ctx ptr R1 off=8 disallowed", EACCES, .full_log = true },
+	{ "pkt_skb_slice_after_store", CLS, { BPF_MOV64_REG(6, 1), PKT(KF_FROM_SKB, -16),
+	  SLICE(KF_SLICE, -16, 0, 4), BPF_MOV64_REG(7, 0), BPF_ST_MEM(BPF_W, 10, -24, 0),
+	  BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 4),
+	  BPF_MOV64_IMM(5, 0), CALL(skb_store_bytes), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1),
+	  BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0, EXIT }, REJECT, "R7 invalid mem access 'scalar'",
+	  EACCES, .full_log = true },
+	{ "pkt_skb_slice_after_dynptr_write", CLS, { PKT(KF_FROM_SKB, -16),
+	  SLICE(KF_SLICE, -16, 0, 4), BPF_MOV64_REG(7, 0), BPF_ST_MEM(BPF_DW, 10, -24, 0),
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 4), BPF_MOV64_IMM(5, 0),
+	  CALL(dynptr_write), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1), BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0,
+	  EXIT }, REJECT, "R7 invalid mem access 'scalar'", EACCES, .full_log = true },
+	{ "pkt_xdp_slice_after_adjust", XDP, { BPF_MOV64_REG(6, 1), PKT(KF_FROM_XDP, -16),
+	  SLICE(KF_SLICE, -16, 0, 4), BPF_MOV64_REG(7, 0), BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 4),
+	  CALL(xdp_adjust_head), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1), BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0,
+	  EXIT }, REJECT, "R7 invalid mem access 'scalar'", EACCES, .full_log = true },
+	{ "pkt_xdp_data_helper", XDP, { PKT(KF_FROM_XDP, -16), FP(1, -16), BPF_MOV64_IMM(2, 0),
+	  BPF_MOV64_IMM(3, 4), CALL(dynptr_data), BPF_JMP_IMM(BPF_JEQ, 0, 0, 1),
+	  BPF_LDX_MEM(BPF_W, 0, 0, 0), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+
 	/* RCU read sections: not nested, left before the exit (or an LD_ABS) */
 	{ "rcu_section", XDP, { KFUNC(KF_RCU_READ_LOCK), LOOKUP(MAP_HASH),
 	  KFUNC(KF_RCU_READ_UNLOCK), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },

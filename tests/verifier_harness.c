@@ -240,6 +240,7 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_COPY] = "bpf_dynptr_copy",			[KF_MEMSET] = "bpf_dynptr_memset",
 	[KF_ITER_NEW] = "bpf_iter_num_new",		[KF_ITER_NEXT] = "bpf_iter_num_next",
 	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",	[KF_CAST_TO_KERN_CTX] = "bpf_cast_to_kern_ctx",
+	[KF_FROM_SKB] = "bpf_dynptr_from_skb",		[KF_FROM_XDP] = "bpf_dynptr_from_xdp",
 };
 
 bool kfunc_btf_available(void)

@@ -6,10 +6,13 @@
 #include <string.h>
 
 #include "exec/bpf_dynptr.h"
+#include "exec/ctx.h"
+#include "exec/helpers/impl.h"
 #include "map/ringbuf.h"
 
 /* The kernel's struct bpf_dynptr_kern, which fits the program's 16 bytes: size holds the
- * length in its low 24 bits, the kind above (bit 31: read-only, which no helper here makes). */
+ * length in its low 24 bits, the kind above (bit 31: read-only).  A packet's dynptr (skb, XDP)
+ * has the program's context as its data: its bytes are the packet's, wherever it now is. */
 struct dynptr {
 	u8 *data;
 	u32 size;
@@ -20,13 +23,38 @@ struct dynptr {
 #define DYNPTR_SIZE_MASK 0xffffffu
 #define DYNPTR_TYPE_SHIFT 28
 #define DYNPTR_RDONLY_BIT (1u << 31)
-enum { DYNPTR_LOCAL = 1, DYNPTR_RINGBUF = 2 }; /* (the kernel's enum bpf_dynptr_type) */
+enum { DYNPTR_LOCAL = 1, DYNPTR_RINGBUF = 2, DYNPTR_SKB = 3, DYNPTR_XDP = 4 }; /* (the
+										       * kernel's) */
 
 _Static_assert(sizeof(struct dynptr) <= 16, "a dynptr is 16 bytes of the program's stack");
 
 static struct dynptr *dynptr_at(u64 p)
 {
 	return (struct dynptr *)(uintptr_t)p;
+}
+
+static u32 dynptr_type(const struct dynptr *d)
+{
+	return d->size >> DYNPTR_TYPE_SHIFT & 7;
+}
+
+/* The first byte of the dynptr's view (the packet's for a packet dynptr: userbpf's frames keep
+ * an XDP frame's frags right after its linear part, and skbs are linear). */
+static u8 *view(const struct dynptr *d)
+{
+	switch (dynptr_type(d)) {
+	case DYNPTR_SKB:
+		return ((const struct skb_ctx *)(const void *)d->data)->data + d->offset;
+	case DYNPTR_XDP:
+		return ((const struct xdp_ctx *)(const void *)d->data)->data + d->offset;
+	default:
+		return d->data + d->offset;
+	}
+}
+
+static bool is_pkt(const struct dynptr *d)
+{
+	return dynptr_type(d) == DYNPTR_SKB || dynptr_type(d) == DYNPTR_XDP;
 }
 
 static void dynptr_init(struct dynptr *d, void *data, u32 type, u32 size)
@@ -79,7 +107,7 @@ u64 bpf_dynptr_read_helper(u64 dst, u64 len, u64 src, u64 offset, u64 flags)
 		return (u64)-EINVAL;
 	if (!dynptr_range_ok(d, (u32)offset, (u32)len))
 		return (u64)-E2BIG;
-	memmove((void *)(uintptr_t)dst, d->data + d->offset + (u32)offset, (u32)len);
+	memmove((void *)(uintptr_t)dst, view(d) + (u32)offset, (u32)len);
 	return 0;
 }
 
@@ -91,9 +119,13 @@ u64 bpf_dynptr_write_helper(u64 dst, u64 offset, u64 src, u64 len, u64 flags)
 		return (u64)-EINVAL;
 	if (!dynptr_range_ok(d, (u32)offset, (u32)len))
 		return (u64)-E2BIG;
+	/* an skb's takes bpf_skb_store_bytes()'s flags (its checksum kept up to date) */
+	if (dynptr_type(d) == DYNPTR_SKB)
+		return h_skb_store_bytes((u64)(uintptr_t)d->data, d->offset + (u32)offset, src,
+					 (u32)len, flags);
 	if (flags)
 		return (u64)-EINVAL;
-	memmove(d->data + d->offset + (u32)offset, (const void *)(uintptr_t)src, (u32)len);
+	memmove(view(d) + (u32)offset, (const void *)(uintptr_t)src, (u32)len);
 	return 0;
 }
 
@@ -102,10 +134,11 @@ u64 bpf_dynptr_data_helper(u64 ptr, u64 offset, u64 len, u64 a4, u64 a5)
 {
 	const struct dynptr *d = dynptr_at(ptr);
 
+	/* (a packet's: through bpf_dynptr_slice() only) */
 	if (!d->data || !dynptr_range_ok(d, (u32)offset, (u32)len) ||
-	    (d->size & DYNPTR_RDONLY_BIT))
+	    (d->size & DYNPTR_RDONLY_BIT) || is_pkt(d))
 		return 0;
-	return (u64)(uintptr_t)(d->data + d->offset + (u32)offset);
+	return (u64)(uintptr_t)(view(d) + (u32)offset);
 }
 
 /* A record of size bytes as a dynptr; on failure a NULL dynptr, which must still be submitted
@@ -161,7 +194,7 @@ bool bpf_dynptr_bytes(const void *p, u64 *start, u32 *len)
 
 	if (!d->data)
 		return false;
-	*start = (u64)(uintptr_t)(d->data + d->offset);
+	*start = (u64)(uintptr_t)view(d);
 	*len = dynptr_size(d);
 	return true;
 }
@@ -220,15 +253,34 @@ u64 bpf_dynptr_adjust_kfunc(u64 p, u64 start, u64 end, u64 a4, u64 a5)
 	return 0;
 }
 
-/* A pointer to len bytes at offset of a local or ring buffer dynptr (their memory is
- * contiguous: the buffer, which an skb or XDP one would copy into, is not used), or NULL. */
+/* Where len bytes at offset of a dynptr in range are: in place, except for an XDP frame's
+ * bytes across its linear part and a frag, or two frags (the kernel's bpf_xdp_pointer()
+ * fails there), which go to the buffer (NULL without one).  (userbpf's skbs are linear.) */
+static void *xdp_slice(const struct dynptr *d, u32 offset, u32 len, void *buffer)
+{
+	const struct xdp_ctx *x = (const void *)d->data;
+	u64 at = d->offset + (u64)offset, lin;
+
+	if (dynptr_type(d) != DYNPTR_XDP || !len || !x->nr_frags)
+		return view(d) + offset;
+	lin = (u64)(x->data_end - x->data);
+	if (at + len > lin && (at < lin || (at - lin) / 4096 != (at - lin + len - 1) / 4096)) {
+		if (!buffer)
+			return NULL;
+		memcpy(buffer, view(d) + offset, len);
+		return buffer;
+	}
+	return view(d) + offset;
+}
+
+/* A pointer to len bytes at offset of the dynptr, or NULL. */
 u64 bpf_dynptr_slice_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5)
 {
 	const struct dynptr *d = dynptr_at(p);
 
 	if (!d->data || !dynptr_range_ok(d, (u32)offset, (u32)len))
 		return 0;
-	return (u64)(uintptr_t)(d->data + d->offset + (u32)offset);
+	return (u64)(uintptr_t)xdp_slice(d, (u32)offset, (u32)len, (void *)(uintptr_t)buffer);
 }
 
 u64 bpf_dynptr_slice_rdwr_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5)
@@ -254,6 +306,46 @@ u64 bpf_dynptr_clone_kfunc(u64 p, u64 clone, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* A dynptr over the skb's bytes (the skb: the program's context). */
+u64 bpf_dynptr_from_skb_kfunc(u64 skb, u64 flags, u64 p, u64 a4, u64 a5)
+{
+	struct dynptr *d = dynptr_at(p);
+
+	if (flags) {
+		dynptr_set_null(d);
+		return ret32(-EINVAL);
+	}
+	/* (the skb's bytes from its data on: linear here) */
+	dynptr_init(d, (void *)(uintptr_t)skb, DYNPTR_SKB,
+		    (u32)(((const struct skb_ctx *)(uintptr_t)skb)->data_end -
+			  ((const struct skb_ctx *)(uintptr_t)skb)->data));
+	return 0;
+}
+
+u64 bpf_dynptr_from_skb_rdonly_kfunc(u64 skb, u64 flags, u64 p, u64 a4, u64 a5)
+{
+	u64 err = bpf_dynptr_from_skb_kfunc(skb, flags, p, a4, a5);
+
+	if (!err)
+		dynptr_at(p)->size |= DYNPTR_RDONLY_BIT;
+	return err;
+}
+
+/* A dynptr over the frame's bytes, its frags included. */
+u64 bpf_dynptr_from_xdp_kfunc(u64 xdp, u64 flags, u64 p, u64 a4, u64 a5)
+{
+	const struct xdp_ctx *x = (const struct xdp_ctx *)(uintptr_t)xdp;
+	struct dynptr *d = dynptr_at(p);
+
+	if (flags) {
+		dynptr_set_null(d);
+		return ret32(-EINVAL);
+	}
+	dynptr_init(d, (void *)(uintptr_t)xdp, DYNPTR_XDP,
+		    (u32)(x->data_end - x->data) + x->frags_size);
+	return 0;
+}
+
 /* size bytes from src at src_off to dst at dst_off (the views may overlap); a NULL, read-only
  * or too small dynptr fails as the kernel's helpers fail: what it tries first (both views
  * whole), then the write into dst, then the read from src decide the error. */
@@ -266,7 +358,7 @@ u64 bpf_dynptr_copy_kfunc(u64 dst, u64 dst_off, u64 src, u64 src_off, u64 size)
 	bool s_ok = s->data && dynptr_range_ok(s, (u32)src_off, n);
 
 	if (d_ok && s_ok) {
-		memmove(d->data + d->offset + (u32)dst_off, s->data + s->offset + (u32)src_off, n);
+		memmove(view(d) + (u32)dst_off, view(s) + (u32)src_off, n);
 		return 0;
 	}
 	if (s_ok) /* the write into dst fails */
@@ -288,6 +380,6 @@ u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5)
 	if (!dynptr_range_ok(d, (u32)offset, n))
 		return ret32(-E2BIG);
 	if (d->data)
-		memset(d->data + d->offset + (u32)offset, (u8)val, n);
+		memset(view(d) + (u32)offset, (u8)val, n);
 	return 0;
 }

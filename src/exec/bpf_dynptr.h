@@ -28,6 +28,9 @@ u64 bpf_dynptr_adjust_kfunc(u64 p, u64 start, u64 end, u64 a4, u64 a5);
 u64 bpf_dynptr_slice_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5);
 u64 bpf_dynptr_slice_rdwr_kfunc(u64 p, u64 offset, u64 buffer, u64 len, u64 a5);
 u64 bpf_dynptr_clone_kfunc(u64 p, u64 clone, u64 a3, u64 a4, u64 a5);
+u64 bpf_dynptr_from_skb_kfunc(u64 skb, u64 flags, u64 p, u64 a4, u64 a5);
+u64 bpf_dynptr_from_skb_rdonly_kfunc(u64 skb, u64 flags, u64 p, u64 a4, u64 a5);
+u64 bpf_dynptr_from_xdp_kfunc(u64 xdp, u64 flags, u64 p, u64 a4, u64 a5);
 u64 bpf_dynptr_copy_kfunc(u64 dst, u64 dst_off, u64 src, u64 src_off, u64 size);
 u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5);
 

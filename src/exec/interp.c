@@ -1020,8 +1020,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			break;
 		case INSN_K_CALL:
 			if (desc->op == INSN_OP_KFUNC) {
-				d->u.fn = env->resolve_kfunc ? env->resolve_kfunc(in->imm, in->off)
-							     : NULL;
+				d->u.fn = env->resolve_kfunc
+						  ? env->resolve_kfunc(env, in->imm, in->off) : NULL;
 				if (!d->u.fn) {
 					err = -EOPNOTSUPP;
 					goto fail;

@@ -73,9 +73,10 @@ struct interp_env {
 	 * verifier counts it), instead of calling the helper; otherwise they call the helper. */
 	uint32_t loop_id;
 	/* The function a kfunc call (src_reg BPF_PSEUDO_KFUNC_CALL) with this imm (a BTF id) and
-	 * off (its BTF: 0 for the kernel's) runs, called as a helper; NULL (the resolver, or its
-	 * answer) makes interp_prepare() refuse the program with -EOPNOTSUPP. */
-	interp_helper_fn (*resolve_kfunc)(int32_t imm, int16_t off);
+	 * off (its BTF: 0 for the kernel's) runs in this environment, called as a helper; NULL
+	 * (the resolver, or its answer) makes interp_prepare() refuse the program with
+	 * -EOPNOTSUPP. */
+	interp_helper_fn (*resolve_kfunc)(const struct interp_env *env, int32_t imm, int16_t off);
 	/* What the program's callbacks name as their owner (exec_callback.owner): the struct
 	 * bpf_prog, for helpers that keep a callback; opaque to the engines. */
 	void *owner;

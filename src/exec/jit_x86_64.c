@@ -895,7 +895,7 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 		emit_callx(c, in);
 		break;
 	case INSN_OP_KFUNC: /* scan() made sure it resolves; called as a helper */
-		emit_call_abs(c, (const void *)env->resolve_kfunc(in->imm, in->off));
+		emit_call_abs(c, (const void *)env->resolve_kfunc(env, in->imm, in->off));
 		break;
 	default: /* LOCAL */
 		emit_local_call(c, in);
@@ -1665,7 +1665,7 @@ static int scan(struct jit_ctx *c)
 			break;
 		case INSN_K_CALL:
 			if (d->op == INSN_OP_KFUNC &&
-			    (!env->resolve_kfunc || !env->resolve_kfunc(in->imm, in->off)))
+			    (!env->resolve_kfunc || !env->resolve_kfunc(env, in->imm, in->off)))
 				return -EOPNOTSUPP;
 			c->any_call = 1;
 			if (d->op == INSN_OP_HELPER) {

@@ -5,7 +5,9 @@
 
 #include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
+#include "exec/interp.h"
 #include "exec/kfuncs.h"
+#include "prog/prog.h"
 
 /* ---- open-coded iterators: struct bpf_iter_num (the kernel's bpf_iter_num_kern) ---- */
 
@@ -67,6 +69,8 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_dynptr_adjust", bpf_dynptr_adjust_kfunc, 0 },
 	{ "bpf_dynptr_clone", bpf_dynptr_clone_kfunc, 0 },
 	{ "bpf_dynptr_copy", bpf_dynptr_copy_kfunc, 0 },
+	{ "bpf_dynptr_from_skb", bpf_dynptr_from_skb_kfunc, KF_PKT_SKB },
+	{ "bpf_dynptr_from_xdp", bpf_dynptr_from_xdp_kfunc, KF_PKT_XDP },
 	{ "bpf_dynptr_is_null", bpf_dynptr_is_null_kfunc, 0 },
 	{ "bpf_dynptr_is_rdonly", bpf_dynptr_is_rdonly_kfunc, 0 },
 	{ "bpf_dynptr_memset", bpf_dynptr_memset_kfunc, 0 },
@@ -105,10 +109,15 @@ const char *kfunc_btf_name(s32 id)
 	return btf_str_by_offset(btf, t->name_off);
 }
 
-u64 (*kfunc_resolve(s32 id, s16 off))(u64, u64, u64, u64, u64)
+u64 (*kfunc_resolve(const struct interp_env *env, s32 id, s16 off))(u64, u64, u64, u64, u64)
 {
 	const char *name = off ? NULL : kfunc_btf_name(id);
 	const struct kfunc_desc *k = name ? kfunc_by_name(name) : NULL;
+	const struct bpf_prog *prog = env ? env->owner : NULL;
 
+	/* a program that may not write its packet gets a read-only skb dynptr (the kernel's
+	 * specialize_kfunc(): bpf_dynptr_from_skb_rdonly()) */
+	if (k && k->func == bpf_dynptr_from_skb_kfunc && prog && !prog_may_write_pkt(prog->type))
+		return bpf_dynptr_from_skb_rdonly_kfunc;
 	return k ? k->func : NULL;
 }

@@ -15,6 +15,8 @@
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */
 /* userbpf's own marks (bits the kernel's flags leave free) */
+#define KF_PKT_SKB (1u << 28)	/* bpf_dynptr_from_skb(): skb program types only */
+#define KF_PKT_XDP (1u << 29)	/* bpf_dynptr_from_xdp(): XDP only */
 #define KF_RCU_LOCK (1u << 30)	/* bpf_rcu_read_lock() */
 #define KF_RCU_UNLOCK (1u << 31)	/* bpf_rcu_read_unlock() */
 
@@ -34,8 +36,10 @@ const struct kfunc_desc *kfunc_of_insn(const struct bpf_insn *in);
  * or id is not a function there. */
 const char *kfunc_btf_name(s32 id);
 
-/* The implementation of the kfunc call with imm id and off (0: the kernel's BTF), or NULL: the
- * engines' resolver (struct interp_env's resolve_kfunc). */
-u64 (*kfunc_resolve(s32 id, s16 off))(u64, u64, u64, u64, u64);
+struct interp_env;
+/* The implementation of the kfunc call with imm id and off (0: the kernel's BTF) in a program
+ * (env->owner, a struct bpf_prog: its type may choose the variant), or NULL: the engines'
+ * resolver (struct interp_env's resolve_kfunc). */
+u64 (*kfunc_resolve(const struct interp_env *env, s32 id, s16 off))(u64, u64, u64, u64, u64);
 
 #endif

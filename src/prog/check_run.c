@@ -312,8 +312,10 @@ static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
 		} else if (to && BTF_INFO_KIND(to->info) == BTF_KIND_STRUCT &&
 			   !strcmp(btf_str_by_offset(btf, to->name_off) ?: "", "bpf_dynptr")) {
 			bool made = name_ends(name, "__uninit");
-			bool writes_view = !strcmp(k->name, "bpf_dynptr_memset") ||
-					   (!strcmp(k->name, "bpf_dynptr_copy") && i == 0);
+			/* (a read-only dynptr's view is not written: the kfunc fails) */
+			bool writes_view = (!strcmp(k->name, "bpf_dynptr_memset") ||
+					    (!strcmp(k->name, "bpf_dynptr_copy") && i == 0)) &&
+					   !bpf_dynptr_is_rdonly_kfunc(R[reg], 0, 0, 0, 0);
 
 			if (made ? !interp_check_mem(c, R[reg], 16, true)
 				 : dynptr_arg_ok(c, reg, R[reg], true, writes_view))
@@ -520,6 +522,7 @@ static void prepare_env(const struct bpf_prog *prog, bpf_helper_fn *fns, struct 
 	env->helpers = fns;
 	env->nr_helpers = helper_fns(prog->type, fns, NR_HELPERS);
 	env->resolve_kfunc = kfunc_resolve;
+	env->owner = (void *)prog;
 	if (prog->type == BPF_PROG_TYPE_SOCKET_FILTER || prog_type_is_tc(prog->type))
 		env->load_pkt = run_skb_load_pkt;
 }

@@ -160,6 +160,15 @@ static inline bool prog_type_is_tc(u32 type)
 	return type == BPF_PROG_TYPE_SCHED_CLS || type == BPF_PROG_TYPE_SCHED_ACT;
 }
 
+/* Program types that may write their packet (the kernel's may_access_direct_pkt_data() for a
+ * write; the verifier's may_access_pkt()). */
+static inline bool prog_may_write_pkt(u32 type)
+{
+	return prog_type_is_tc(type) || type == BPF_PROG_TYPE_XDP ||
+	       type == BPF_PROG_TYPE_LWT_XMIT || type == BPF_PROG_TYPE_SK_SKB ||
+	       type == BPF_PROG_TYPE_SK_MSG || type == BPF_PROG_TYPE_CGROUP_SOCKOPT;
+}
+
 /* Lightweight tunnel programs: on the way in, out, or to transmit. */
 static inline bool prog_type_is_lwt(u32 type)
 {

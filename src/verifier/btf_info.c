@@ -212,7 +212,7 @@ static int check_btf_line(struct verifier_env *env, const union bpf_attr *attr,
 }
 
 /* The name of the struct (or typedef) a program type's ctx is declared as in BPF C. */
-static const char *ctx_type_name(u32 prog_type, bool typedef_name)
+const char *ctx_type_name(u32 prog_type, bool typedef_name)
 {
 	switch (prog_type) {
 	case BPF_PROG_TYPE_SOCKET_FILTER:

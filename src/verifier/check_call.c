@@ -690,7 +690,9 @@ int check_resource_leak(struct verifier_env *env, const char *prefix, bool check
 static void forget_pkt_fn(struct reg_state *reg, void *arg)
 {
 	(void)arg;
-	if (reg_is_pkt(reg) || reg->type == PTR_TO_PACKET_END)
+	if (reg_is_pkt(reg) || reg->type == PTR_TO_PACKET_END ||
+	    (reg_is_mem(reg) && (reg->dynptr_type == DYNPTR_TYPE_SKB ||
+				 reg->dynptr_type == DYNPTR_TYPE_XDP)))
 		mark_reg_unknown(reg); /* (privileged: an unknown scalar, not uninitialised) */
 }
 
@@ -1075,8 +1077,10 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	u32 release_id = 0, alloc_size = 0, cast_ref = 0, slice_of = 0, slice_ref = 0;
 	/* a write through an skb's dynptr may move the packet */
 	bool skb_dynptr = id == BPF_FUNC_dynptr_write &&
-			  regs[BPF_REG_1].type == CONST_PTR_TO_DYNPTR &&
-			  regs[BPF_REG_1].dynptr_type == DYNPTR_TYPE_SKB;
+			  ((regs[BPF_REG_1].type == CONST_PTR_TO_DYNPTR &&
+			    regs[BPF_REG_1].dynptr_type == DYNPTR_TYPE_SKB) ||
+			   (regs[BPF_REG_1].type == PTR_TO_STACK &&
+			    dynptr_arg_type(env, BPF_REG_1) == DYNPTR_TYPE_SKB));
 
 	if (id == BPF_FUNC_tail_call) {
 		/* a constant index into the array is a direct jump for the kernel's JIT: precise

@@ -174,8 +174,9 @@ struct kfunc_meta {
 /* A struct bpf_dynptr * argument (the kernel's KF_ARG_PTR_TO_DYNPTR): an initialised dynptr,
  * or, for a parameter named __uninit, stack to make one in (bpf_dynptr_clone()'s, which is
  * of the kind of, and shares the reference of, the dynptr before it). */
-static int kfunc_dynptr_arg(struct verifier_env *env, const struct kfunc_btf *k, u32 i,
-			    struct kfunc_meta *meta, int insn_idx)
+static int kfunc_dynptr_arg(struct verifier_env *env, const struct kfunc_btf *k,
+			    const struct kfunc_desc *desc, u32 i, struct kfunc_meta *meta,
+			    int insn_idx)
 {
 	u32 regno = BPF_REG_1 + i;
 	int err;
@@ -190,6 +191,12 @@ static int kfunc_dynptr_arg(struct verifier_env *env, const struct kfunc_btf *k,
 			verbose(env, "Dynptr has to be an uninitialized dynptr\n");
 			return -EINVAL;
 		}
+		/* a packet's (bpf_dynptr_from_skb()/_xdp()), or a clone of the one before */
+		if (desc->flags & (KF_PKT_SKB | KF_PKT_XDP))
+			return make_dynptr_arg(env, regno,
+					       desc->flags & KF_PKT_SKB ? DYNPTR_TYPE_SKB
+									: DYNPTR_TYPE_XDP,
+					       0, insn_idx);
 		if (!meta->dynptr_found) {
 			verbose(env, "verifier internal error: no dynptr type for parent of "
 				     "clone\n");
@@ -206,6 +213,25 @@ static int kfunc_dynptr_arg(struct verifier_env *env, const struct kfunc_btf *k,
 	meta->dynptr_type = dynptr_arg_type(env, regno);
 	meta->dynptr_found = true;
 	return 0;
+}
+
+/* The program types bpf_dynptr_from_skb() is registered for (those userbpf loads). */
+static bool skb_dynptr_type(u32 type)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_SCHED_ACT:
+	case BPF_PROG_TYPE_SK_SKB:
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_LWT_OUT:
+	case BPF_PROG_TYPE_LWT_IN:
+	case BPF_PROG_TYPE_LWT_XMIT:
+	case BPF_PROG_TYPE_TRACING:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* A known-zero scalar (the kernel's register_is_null()). */
@@ -250,6 +276,27 @@ static int kfunc_mem_size_arg(struct verifier_env *env, const struct kfunc_btf *
 			meta->buf_frame = buf->frameno;
 			meta->buf_off = (s16)(buf->off + (s64)buf->s.var_off.value);
 		}
+	}
+	return 0;
+}
+
+/* The program's ctx (the kernel's KF_ARG_PTR_TO_CTX), unmodified. */
+static int kfunc_ctx_arg(struct verifier_env *env, u32 regno)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	if (reg->type != PTR_TO_STACK && reg->type != SCALAR_VALUE && !reg_is_pkt(reg) &&
+	    reg->type != PTR_TO_MAP_VALUE && reg->type != PTR_TO_MAP_KEY && !reg_is_mem(reg) &&
+	    reg->type != PTR_TO_RINGBUF_MEM) {
+		err = check_ptr_off(env, reg, regno, false);
+		if (err)
+			return err;
+	}
+	if (reg->type != PTR_TO_CTX) {
+		verbose(env, "arg#%u expected pointer to ctx, but got %s\n", regno - 1,
+			reg_type_str(reg->type));
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -309,8 +356,11 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		}
 		if (i == 0 && (desc->flags & (KF_ITER_NEW | KF_ITER_NEXT | KF_ITER_DESTROY))) {
 			err = kfunc_iter_arg(env, k, desc, t, meta, insn_idx);
+		} else if (ctx_type_name(env->prog->type, false) &&
+			   points_to_struct(k, t, ctx_type_name(env->prog->type, false))) {
+			err = kfunc_ctx_arg(env, regno);
 		} else if (points_to_struct(k, t, "bpf_dynptr")) {
-			err = kfunc_dynptr_arg(env, k, i, meta, insn_idx);
+			err = kfunc_dynptr_arg(env, k, desc, i, meta, insn_idx);
 		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||
 					     str_ends(param_name(k, i + 1), "__szk"))) {
 			err = kfunc_mem_size_arg(env, k, i, meta);
@@ -350,6 +400,12 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		}
 		verbose(env, "kernel function %s is not supported by userbpf\n", k.name);
 		return -EOPNOTSUPP;
+	}
+	/* a packet's dynptr, for the program types the kernel gives the kfunc to */
+	if (((desc->flags & KF_PKT_SKB) && !skb_dynptr_type(env->prog->type)) ||
+	    ((desc->flags & KF_PKT_XDP) && env->prog->type != BPF_PROG_TYPE_XDP)) {
+		verbose(env, "calling kernel function %s is not allowed\n", k.name);
+		return -EACCES;
 	}
 	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
@@ -391,6 +447,9 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		/* (6.18.44 ties the slice to the dynptr's reference, not to the dynptr: an
 		 * overwritten local dynptr leaves it, its memory being there still) */
 		regs[BPF_REG_0].ref_obj_id = meta.dynptr_ref;
+		/* a packet's slice goes with the packet pointers (clear_all_pkt_pointers()) */
+		if (meta.dynptr_type == DYNPTR_TYPE_SKB || meta.dynptr_type == DYNPTR_TYPE_XDP)
+			regs[BPF_REG_0].dynptr_type = meta.dynptr_type;
 		if (meta.buf_found) {
 			regs[BPF_REG_0].buf_frame = meta.buf_frame;
 			regs[BPF_REG_0].buf_off = meta.buf_off;

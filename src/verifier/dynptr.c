@@ -30,6 +30,8 @@ const char *dynptr_type_str(u8 type)
 		return "ringbuf";
 	case DYNPTR_TYPE_SKB:
 		return "skb";
+	case DYNPTR_TYPE_XDP:
+		return "xdp";
 	default:
 		return "<invalid>";
 	}

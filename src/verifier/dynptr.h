@@ -7,7 +7,8 @@
 /* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type).  userbpf makes no skb
  * dynptrs (bpf_dynptr_from_skb() is a kfunc), but 6.18 types a global function's dynptr
  * argument so, and then takes bpf_dynptr_write() through it to move the packet. */
-enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF, DYNPTR_TYPE_SKB };
+enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF, DYNPTR_TYPE_SKB,
+       DYNPTR_TYPE_XDP };
 
 const char *dynptr_type_str(u8 type);
 

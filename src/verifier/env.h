@@ -492,6 +492,10 @@ void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);
  * may hold, 0 included. */
 int check_mem_size_pair(struct verifier_env *env, u32 regno);
 
+/* The name of the struct (or, typedef_name, the typedef) a program type's ctx is declared as in
+ * BPF C ("__sk_buff"), or NULL (btf_info.c). */
+const char *ctx_type_name(u32 prog_type, bool typedef_name);
+
 /* check_kfunc.c */
 /* A kfunc call met before the walk (add_subprogs()): it must name a function of the kernel's
  * BTF, from a GPL-compatible program. */

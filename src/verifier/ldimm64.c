@@ -107,7 +107,7 @@ static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in)
 		verbose(env, "pseudo btf_id %d in ldimm64 isn't KIND_VAR or KIND_FUNC\n", in[0].imm);
 		return -EINVAL;
 	}
-	addr = (uintptr_t)kfunc_resolve(in[0].imm, 0);
+	addr = (uintptr_t)kfunc_resolve(NULL, in[0].imm, 0);
 	if (!addr)
 		addr = (uintptr_t)&not_a_kfunc;
 	in[0].imm = (s32)(u32)addr;

@@ -159,7 +159,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_RDONLY_MEM_OR_NULL:
 		/* the kernel's memcmp up to var_off covers the size and a slice's dynptr id */
 		return o->mem_size == c->mem_size && o->dynptr_id == c->dynptr_id &&
-		       o->buf_frame == c->buf_frame && o->buf_off == c->buf_off &&
+		       o->dynptr_type == c->dynptr_type && o->buf_frame == c->buf_frame && o->buf_off == c->buf_off &&
 		       o->buf_size == c->buf_size &&
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_RINGBUF_MEM:
@@ -626,6 +626,22 @@ static bool states_maybe_looping(const struct vstate *o, const struct vstate *c)
 	return true;
 }
 
+/* An active iterator of o at a depth other than c's (the kernel's iter_active_depths_differ()):
+ * the rounds of an iterator loop are not an infinite loop. */
+static bool iter_depths_differ(const struct vstate *o, const struct vstate *c)
+{
+	for (int fr = (int)o->curframe; fr >= 0; fr--) {
+		const struct func_state *of = o->frame[fr], *cf = c->frame[fr];
+
+		for (u32 i = 0; i < of->allocated && i < cf->allocated; i++)
+			if (of->stack[i].type[0] == STACK_ITER &&
+			    of->stack[i].spilled.iter_state == ITER_ACTIVE &&
+			    of->stack[i].spilled.iter_depth != cf->stack[i].spilled.iter_depth)
+				return true;
+	}
+	return false;
+}
+
 /* Linux 6.18's is_state_visited().  Returns 1 when an explored state covers the current one
  * (prune), 0 to go on, a negative errno on an infinite loop or no memory.
  *
@@ -674,6 +690,7 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 				goto skip_inf_loop_check;
 			}
 			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, EXACT) &&
+			    !iter_depths_differ(sl, cur) &&
 			    sl->callback_unroll_depth == cur->callback_unroll_depth) {
 				verbose_linfo(env, (u32)insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
