@@ -1,5 +1,6 @@
-/* The kfunc table (kfuncs.h).  The kernel registers these for every program type (its
- * common_btf_ids set, kernel/bpf/helpers.c). */
+/* The kfunc table (kfuncs.h): the kernel's common_btf_ids set (kernel/bpf/helpers.c), for
+ * every program type, and the packets' dynptr constructors, for the skb types and XDP
+ * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c). */
 #include <errno.h>
 #include <string.h>
 

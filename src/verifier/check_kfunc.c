@@ -1,10 +1,12 @@
 /* kfunc calls (`call` with src_reg BPF_PSEUDO_KFUNC_CALL), as the kernel's verifier checks
  * them: at the start, each call must name a function of the kernel's BTF (add_kfunc_call());
- * when the walk reaches it, its arguments are checked against that function's prototype, by
- * kind (a scalar, a struct bpf_dynptr, a memory and size pair), and R0 is what the prototype
- * returns (check_kfunc_call()).  The functions are userbpf's own (src/exec/kfuncs.c): a kernel
- * function userbpf does not have is refused with EOPNOTSUPP, one the kernel does not offer as a
- * kfunc with the kernel's EACCES.
+ * when the walk reaches it, the program type must be one the kfunc is for, its arguments are
+ * checked against that function's prototype, by kind (a scalar, the ctx, a struct bpf_dynptr,
+ * an iterator (iter.c), a memory and size pair), and R0 is what the prototype returns
+ * (check_kfunc_call()); an iterator's _next() then forks the walk, an RCU section opens or
+ * closes.  The functions are userbpf's own (src/exec/kfuncs.c): a kernel function userbpf does
+ * not have is refused with EOPNOTSUPP, one the kernel does not offer as a kfunc with the
+ * kernel's EACCES.
  */
 #include <errno.h>
 #include <string.h>
@@ -95,7 +97,8 @@ static int kfunc_btf_of(struct verifier_env *env, s32 imm, s16 off, struct kfunc
 
 		/* a module's BTF, by fd in fd_array: userbpf has no module BTFs */
 		if (off < 0) {
-			verbose(env, "negative offset disallowed for kernel module function call\n");
+			verbose(env, "negative offset disallowed for kernel module function "
+				     "call\n");
 		} else if (!env->fd_array) {
 			verbose(env, "kfunc offset > 0 without fd_array is invalid\n");
 			err = -EPROTO;
@@ -347,8 +350,10 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 				btf_kind_str(t ? BTF_INFO_KIND(t->info) : 0));
 			return -EINVAL;
 		}
+		const struct reg_state *reg = &cur_regs(env)[regno];
+
 		/* 6.18.44 holds every kfunc's pointers to this (only __opt ones may be NULL) */
-		if ((reg_is_null(&cur_regs(env)[regno]) || reg_may_be_null(&cur_regs(env)[regno])) &&
+		if ((reg_is_null(reg) || reg_may_be_null(reg)) &&
 		    !str_ends(param_name(k, i), "__opt") &&
 		    !str_ends(param_name(k, i), "__nullable")) {
 			verbose(env, "Possibly NULL pointer passed to trusted arg%u\n", i);

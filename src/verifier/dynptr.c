@@ -2,11 +2,12 @@
  *
  * A dynptr is 16 bytes at an 8-aligned constant stack offset: two slots typed STACK_DYNPTR whose
  * spilled states carry its kind (local: over a map value, bpf_dynptr_from_mem(); ring buffer: a
- * reserved record, bpf_ringbuf_reserve_dynptr()), which slot is the first (the one the pointer
- * points at: the higher slot index), and one id shared by both.  A ring buffer
- * dynptr is a reference (ref_obj_id): it must be submitted or discarded before the program ends,
- * even when the reservation failed, and then both slots become invalid, as does every slice
- * (bpf_dynptr_data()'s PTR_TO_MEM, which carries the dynptr's id and reference).
+ * reserved record, bpf_ringbuf_reserve_dynptr(); a packet's, bpf_dynptr_from_skb()/_xdp(); a
+ * bpf_dynptr_clone(): its parent's kind and reference (check_kfunc.c)), which slot is the first
+ * (the one the pointer points at: the higher slot index), and one id shared by both.  A ring
+ * buffer dynptr is a reference (ref_obj_id): it must be submitted or discarded before the
+ * program ends, even when the reservation failed, and then both slots become invalid, as does
+ * every slice (bpf_dynptr_data()'s PTR_TO_MEM, which carries the dynptr's id and reference).
  *
  * The program cannot read a dynptr's bytes, and a store into either slot destroys a local one
  * (its slices become unusable) but is refused for a ring buffer one, whose reference would be

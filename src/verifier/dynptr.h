@@ -4,9 +4,10 @@
 
 #include "verifier/env.h"
 
-/* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type).  userbpf makes no skb
- * dynptrs (bpf_dynptr_from_skb() is a kfunc), but 6.18 types a global function's dynptr
- * argument so, and then takes bpf_dynptr_write() through it to move the packet. */
+/* A dynptr's kind, as the kernel numbers them (enum bpf_dynptr_type).  A packet's (skb: from
+ * bpf_dynptr_from_skb(); xdp: bpf_dynptr_from_xdp()) moves the packet when written through
+ * bpf_dynptr_write() (an skb's), and its slices go with the packet pointers.  6.18 also types a
+ * global function's dynptr argument as an skb's. */
 enum { DYNPTR_TYPE_INVALID, DYNPTR_TYPE_LOCAL, DYNPTR_TYPE_RINGBUF, DYNPTR_TYPE_SKB,
        DYNPTR_TYPE_XDP };
 
