@@ -228,10 +228,9 @@ static int prog_len(const struct bpf_insn *in)
 	return n;
 }
 
-static int load(int s, uint32_t type, const struct bpf_insn *prog, int n, const int fds[2])
+/* prog with side s's maps and the kernel's kfunc ids in place of the placeholders, into in. */
+static void patch(const struct bpf_insn *prog, int n, const int fds[2], struct bpf_insn *in)
 {
-	struct bpf_insn in[MAXI];
-
 	memcpy(in, prog, (size_t)n * sizeof(*in));
 	for (int i = 0; i < n; i++) {
 		if (in[i].code == (BPF_LD | BPF_DW | BPF_IMM) && in[i].imm >= ARRAY_FD &&
@@ -240,6 +239,13 @@ static int load(int s, uint32_t type, const struct bpf_insn *prog, int n, const 
 		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
 			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
 	}
+}
+
+static int load(int s, uint32_t type, const struct bpf_insn *prog, int n, const int fds[2])
+{
+	struct bpf_insn in[MAXI];
+
+	patch(prog, n, fds, in);
 	return side_prog_load(s, type ? type : BPF_PROG_TYPE_XDP, in, (uint32_t)n);
 }
 
@@ -259,14 +265,7 @@ static void load_log(int s, uint32_t type, const struct bpf_insn *prog, int n, c
 {
 	struct bpf_insn in[MAXI];
 
-	memcpy(in, prog, (size_t)n * sizeof(*in));
-	for (int i = 0; i < n; i++) {
-		if (in[i].code == (BPF_LD | BPF_DW | BPF_IMM) && in[i].imm >= ARRAY_FD &&
-		    in[i].imm <= RINGBUF_FD)
-			in[i].imm = fds[in[i].imm - ARRAY_FD];
-		if (in[i].src_reg == BPF_PSEUDO_KFUNC_CALL && in[i].imm >= KF_BASE)
-			in[i].imm = (int32_t)btf_find_func(btf_vmlinux(), kf_names[in[i].imm - KF_BASE]);
-	}
+	patch(prog, n, fds, in);
 	side_prog_load_log(s, type ? type : BPF_PROG_TYPE_XDP, in, (uint32_t)n, log,
 			   (uint32_t)size);
 }

@@ -77,6 +77,16 @@ static int arg_fail(struct interp_check *c, int reg, const char *what, u64 addr,
 	return 1;
 }
 
+/* A helper's or kfunc's (who) argument register reg not written on this path. */
+static int uninit_arg(struct interp_check *c, int reg, const char *who)
+{
+	c->v.kind = IV_UNINIT_REG;
+	c->v.insn = c->insn;
+	c->v.reg = reg;
+	snprintf(c->v.msg, sizeof(c->v.msg), "%s reads uninitialised r%d", who, reg);
+	return 1;
+}
+
 static int lock_fail(struct interp_check *c, u64 lock, const char *what)
 {
 	c->v.kind = IV_LOCK;
@@ -129,13 +139,8 @@ static int helper_pre(struct interp_check *c, u32 id, const u64 *R, u32 init)
 
 		if (t == ARG_DONTCARE)
 			continue;
-		if (!(init & (1u << reg))) {
-			c->v.kind = IV_UNINIT_REG;
-			c->v.insn = c->insn;
-			c->v.reg = reg;
-			snprintf(c->v.msg, sizeof(c->v.msg), "helper reads uninitialised r%d", reg);
-			return 1;
-		}
+		if (!(init & (1u << reg)))
+			return uninit_arg(c, reg, "helper");
 		switch (t) {
 		case ARG_CONST_MAP_PTR:
 			map = held_map(cp->prog, R[reg]);
@@ -296,13 +301,8 @@ static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
 		const char *name = btf_str_by_offset(btf, params[i].name_off) ?: "";
 		const char *next = i + 1 < n ? btf_str_by_offset(btf, params[i + 1].name_off) : NULL;
 
-		if (!(init & (1u << reg))) {
-			c->v.kind = IV_UNINIT_REG;
-			c->v.insn = c->insn;
-			c->v.reg = reg;
-			snprintf(c->v.msg, sizeof(c->v.msg), "kfunc reads uninitialised r%d", reg);
-			return 1;
-		}
+		if (!(init & (1u << reg)))
+			return uninit_arg(c, reg, "kfunc");
 		if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
 			continue;
 		to = btf_skip_modifiers(btf, t->type, NULL);
