@@ -49,7 +49,7 @@ DEMO    := $(BUILD)/examples/maps_demo
 EMBED_DEMO := $(BUILD)/examples/embed_demo
 PLUGIN  := $(BUILD)/userbpf-conformance-plugin
 
-.PHONY: all check check-build check-interp check32 check-asan check-tsan fuzz bench demo demo-maps embed-demo install clean valgrind
+.PHONY: all check check-build check-interp check32 check-asan check-tsan fuzz fuzz-loader bench demo demo-maps embed-demo install clean valgrind
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN) $(EMBED_DEMO)
 
@@ -234,6 +234,16 @@ fuzz:
 	    -o build-fuzz/fuzz-bpf tests/fuzz/fuzz_bpf.c build-fuzz/libuserbpf.a -lpthread
 	@mkdir -p build-fuzz/corpus
 	build-fuzz/fuzz-bpf -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus
+
+# The ELF loader on mutated objects; the corpus starts from the build's own BPF objects.
+fuzz-loader: $(BPF_OBJS)
+	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
+	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	    -o build-fuzz/fuzz-loader tests/fuzz/fuzz_loader.c build-fuzz/libuserbpf.a -lpthread -lelf
+	@mkdir -p build-fuzz/corpus-loader
+	cp $(BPF_OBJS) build-fuzz/corpus-loader/
+	build-fuzz/fuzz-loader -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 -malloc_limit_mb=65536 \
+	    -artifact_prefix=build-fuzz/ build-fuzz/corpus-loader
 
 $(BENCH): $(BENCH_SRCS) tests/btf_blob.c $(LIB_A)
 	@mkdir -p $(dir $@)
