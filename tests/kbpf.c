@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "btf_blob.h"
@@ -548,4 +549,14 @@ bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32
 				side[s][i].imm = map[s];
 	}
 	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
+}
+
+bool self_reads_work(void)
+{
+	static const char src[] = "probe";
+	char dst[sizeof(src)] = { 0 };
+	struct iovec local = { dst, sizeof(dst) }, remote = { (void *)src, sizeof(src) };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(src) &&
+	       !memcmp(dst, src, sizeof(src));
 }

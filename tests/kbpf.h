@@ -34,6 +34,10 @@ int kernel_bpf_available(void);
 /* Why the probe failed ("EPERM (...)", "ENOSYS (...)"), or "" when it succeeded. */
 const char *kernel_bpf_unavailable_reason(void);
 
+/* Whether process_vm_readv() on our own pid reads our memory, as userbpf's probe reads and
+ * string kfuncs need (not under qemu-user, which has guest addresses). */
+bool self_reads_work(void);
+
 /* The two sides of a differential test, the kernel first. */
 enum { K, U, NSIDES };
 extern const struct bpf_backend *const diff_sides[NSIDES];

@@ -266,7 +266,7 @@ static void snip_var_stack(struct gen *g)
 /* kfuncs by name: their ids in the kernel's BTF (0 without one: no kfunc snippets). */
 enum { KF_DYN_SIZE, KF_DYN_ADJUST, KF_DYN_SLICE, KF_DYN_CLONE, KF_DYN_IS_NULL, KF_DYN_COPY,
        KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_FROM_SKB, KF_FROM_XDP,
-       KF_N };
+       KF_STRLEN, KF_STRCMP, KF_STRNCHR, KF_N };
 
 static int32_t kf(int k)
 {
@@ -274,7 +274,7 @@ static int32_t kf(int k)
 		"bpf_dynptr_size", "bpf_dynptr_adjust", "bpf_dynptr_slice", "bpf_dynptr_clone",
 		"bpf_dynptr_is_null", "bpf_dynptr_copy", "bpf_dynptr_memset", "bpf_iter_num_new",
 		"bpf_iter_num_next", "bpf_iter_num_destroy", "bpf_dynptr_from_skb",
-		"bpf_dynptr_from_xdp",
+		"bpf_dynptr_from_xdp", "bpf_strlen", "bpf_strcmp", "bpf_strnchr",
 	};
 	static int32_t ids[KF_N];
 	static bool done;
@@ -918,6 +918,32 @@ static void snip_iter(struct gen *g)
 	}
 }
 
+/* A string kfunc (bpf_strlen(), bpf_strcmp(), bpf_strnchr()): a string is whatever its register
+ * holds (a scalar, a pointer, nothing written), or the stack, written or not; the kfunc must
+ * read it without faulting, and its result is a scalar, sometimes kept. */
+static void snip_str(struct gen *g)
+{
+	int k = KF_STRLEN + (int)rnd(g, 3);
+
+	if (!kf(k))
+		return;
+	for (int r = 1; r <= (k == KF_STRCMP ? 2 : 1); r++) {
+		if (chance(g, 60)) {
+			emit(g, BPF_MOV64_REG(r, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, r, stack_off(g, 1)));
+		} else if (chance(g, 30)) {
+			emit(g, BPF_MOV64_REG(r, sreg(g)));
+		}
+	}
+	if (k == KF_STRNCHR) {
+		emit(g, BPF_MOV64_IMM(2, chance(g, 70) ? (int32_t)rnd(g, 64) : interesting(g)));
+		emit(g, BPF_MOV64_IMM(3, chance(g, 50) ? 0 : interesting(g)));
+	}
+	kcall(g, k);
+	if (chance(g, 50))
+		emit(g, BPF_MOV64_REG(sreg(g), 0));
+}
+
 /* A socket lookup (tc, XDP and cgroup skb programs; the ctx in r6) of a tuple on the stack,
  * NULL-checked (mostly), a field read (any offset), and a release (mostly: else a leak).  The
  * reference it acquires must be released on every path, whatever the snippets around do. */
@@ -1187,6 +1213,8 @@ static void snippet(struct gen *g)
 			snip_dynptr(g);
 		else if (chance(g, 25))
 			snip_iter(g);
+		else if (chance(g, 20))
+			snip_str(g);
 		else
 			snip_helper(g);
 		break;
@@ -1720,7 +1748,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 				close(kfd);
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
-		bool glob = false, move = false, lock = false, kfn = false, iter = false;
+		bool glob = false, move = false, lock = false, kfn = false, iter = false, str = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
@@ -1730,6 +1758,9 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			    insns[k].src_reg == BPF_PSEUDO_KFUNC_CALL) {
 				kfn = true;
 				iter |= insns[k].imm && insns[k].imm == kf(KF_ITER_NEW);
+				str |= insns[k].imm && (insns[k].imm == kf(KF_STRLEN) ||
+							insns[k].imm == kf(KF_STRCMP) ||
+							insns[k].imm == kf(KF_STRNCHR));
 			}
 			dyn |= is_helper_call(&insns[k], BPF_FUNC_dynptr_from_mem) ||
 			       is_helper_call(&insns[k], BPF_FUNC_ringbuf_reserve_dynptr);
@@ -1756,6 +1787,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->lock_generated += lock;
 		st->kf_generated += kfn;
 		st->iter_generated += iter;
+		st->str_generated += str;
 		if (fd < 0)
 			continue;
 		st->accepted++;
@@ -1768,6 +1800,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->lock_accepted += lock;
 		st->kf_accepted += kfn;
 		st->iter_accepted += iter;
+		st->str_accepted += str;
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

@@ -85,6 +85,7 @@ struct sound_stats {
 	uint64_t lock_generated, lock_accepted;	/* programs taking a bpf_spin_lock */
 	uint64_t kf_generated, kf_accepted;	/* programs calling a kfunc */
 	uint64_t iter_generated, iter_accepted;	/* ... an open-coded iterator's */
+	uint64_t str_generated, str_accepted;	/* ... a string kfunc's */
 };
 
 struct sound_opts {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -29,9 +30,11 @@ static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_dynptr_memset", "bpf_iter_num_new",
 					"bpf_iter_num_next", "bpf_iter_num_destroy",
 					"bpf_rcu_read_lock", "bpf_rcu_read_unlock",
-					"bpf_dynptr_from_skb", "bpf_dynptr_from_xdp" };
+					"bpf_dynptr_from_skb", "bpf_dynptr_from_xdp", "bpf_strchr",
+					"bpf_strrchr", "bpf_strnlen", "bpf_strlen" };
 enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, ITER_NEXT,
-       ITER_DESTROY, RCU_LOCK, RCU_UNLOCK, FROM_SKB, FROM_XDP };
+       ITER_DESTROY, RCU_LOCK, RCU_UNLOCK, FROM_SKB, FROM_XDP, STRCHR, STRRCHR, STRNLEN,
+       STRLEN };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -77,6 +80,9 @@ enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, I
 		BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -9), FP(1, -8),           \
 		KFUNC(ITER_DESTROY), BPF_ALU64_IMM(BPF_LSH, 7, 24), BPF_MOV64_REG(0, 6),           \
 		BPF_ALU64_REG(BPF_OR, 0, 7)
+
+/* "abc" at fp-8, r1 pointing at it */
+#define ABC BPF_ST_MEM(BPF_W, 10, -8, 0x636261), FP(1, -8)
 
 /* r0 = r0's low byte << 24 | the value's 3 bytes at off (r6 the value), little-endian */
 #define AND_WORD(off)                                                                            \
@@ -213,6 +219,17 @@ static const struct {
 	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),
 	  KFUNC(CLONE), SUBMIT(-32), BPF_MOV64_REG(0, 7), EXIT }, 0x118 },
+	/* the string kfuncs' integer arguments: a char is the register's low byte, an int its
+	 * low 32 bits, a size_t all 64 */
+	{ "str_chr_char", { ABC, BPF_MOV64_IMM(2, 0x163), KFUNC(STRCHR), EXIT }, 2 },
+	{ "str_rchr_int", { ABC, BPF_LD_IMM64(2, 0x100000063ull), KFUNC(STRRCHR), EXIT }, 2 },
+	{ "str_nlen_size", { ABC, BPF_LD_IMM64(2, 0x100000002ull), KFUNC(STRNLEN), EXIT }, 3 },
+	/* addresses: the kernel's unmapped guard hole, a non-canonical one, a small integer */
+	{ "str_len_unmapped", { BPF_LD_IMM64(1, 0xffff800000000000ull), KFUNC(STRLEN), EXIT },
+	  (uint32_t)-EFAULT },
+	{ "str_len_noncanonical", { BPF_LD_IMM64(1, 0x0000800000000000ull), KFUNC(STRLEN),
+	  EXIT }, (uint32_t)-ERANGE },
+	{ "str_len_small", { BPF_MOV64_IMM(1, 4095), KFUNC(STRLEN), EXIT }, (uint32_t)-ERANGE },
 	{ "ringbuf_failed", { RESERVE(8192), ON(IS_NULL, -16), BPF_MOV64_REG(7, 0), BOOL(7),
 	  SUBMIT(-16),
 	  BPF_MOV64_REG(0, 7), EXIT }, 1 },
@@ -292,6 +309,14 @@ TEST(kfunc_run)
 	for (size_t i = 0; i < N(progs); i++) {
 		int n = prog_len(progs[i].insns);
 
+		/* (the string kfuncs need process_vm_readv() on this process, and a kernel of
+		 * 6.17 or later for their ids) */
+		if (!strncmp(progs[i].name, "str_", 4) &&
+		    (!self_reads_work() || !btf_find_func(btf_vmlinux(), "bpf_strlen"))) {
+			printf("  %s left out: no string kfuncs here\n", progs[i].name);
+			continue;
+		}
+
 		for (int s = kernel ? K : U; s < NSIDES; s++) {
 			/* userbpf twice: the JIT, then the interpreter */
 			for (int jit = 1; jit >= (s == U ? 0 : 1); jit--) {
@@ -329,4 +354,63 @@ TEST(kfunc_run)
 	for (int s = kernel ? K : U; s < NSIDES; s++)
 		for (int m = 0; m < 2; m++)
 			close(fds[s][m]);
+}
+
+/* userbpf alone: the string kfuncs read without faulting.  A string that ends in the last bytes
+ * before an unreadable page is read whole; one that runs into it, or one in that page,
+ * gives -EFAULT (the kernel's answer for its own unmapped addresses, above). */
+TEST(kfunc_strings_fault)
+{
+	static const int fds[2] = { -1, -1 };
+	char *page;
+	struct {
+		int at;		/* offset from the mapped page's start */
+		const char *text;	/* written there (no NUL unless it has one) */
+		uint32_t ret;
+	} steps[] = {
+		{ 4096 - 4, "abc", 3 },
+		{ 4096 - 3, "xyz", (uint32_t)-EFAULT },
+		{ 4096, NULL, (uint32_t)-EFAULT },
+		{ 0, "hello", 5 },
+	};
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_strlen")) {
+		test_skip("no kernel BTF with bpf_strlen() (6.17 and later): no kfunc id for it");
+		return;
+	}
+	if (!self_reads_work()) {
+		test_skip("process_vm_readv() cannot read this process (qemu-user?): the string "
+			  "kfuncs read through it");
+		return;
+	}
+	page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(page != MAP_FAILED);
+	if (page == MAP_FAILED)
+		return;
+	/* (unreadable but kept: an unmapped page could be taken by the next mmap()) */
+	CHECK_EQ(mprotect(page + 4096, 4096, PROT_NONE), 0);
+	for (size_t i = 0; i < N(steps); i++) {
+		struct bpf_insn prog[] = { BPF_LD_IMM64(1, (uint64_t)(uintptr_t)(page + steps[i].at)),
+					   KFUNC(STRLEN), EXIT };
+		uint8_t pkt[64] = { 0 };
+		uint32_t ret = 0;
+
+		if (steps[i].text)
+			memcpy(page + steps[i].at, steps[i].text,
+			       strlen(steps[i].text) + (steps[i].at + strlen(steps[i].text) < 4096));
+		for (int jit = 1; jit >= 0; jit--) {
+			int old = userbpf_set_jit(jit), fd = load(U, 0, prog, N(prog), fds);
+
+			userbpf_set_jit(old);
+			CHECK(fd >= 0);
+			if (fd < 0)
+				continue;
+			CHECK_EQ(side_test_run(U, fd, pkt, sizeof(pkt), &ret).rc, 0);
+			if (ret != steps[i].ret)
+				test_fail(__FILE__, __LINE__, "step %zu (%s): %d, not %d", i,
+					  jit ? "JIT" : "interpreter", (int)ret, (int)steps[i].ret);
+			close(fd);
+		}
+	}
+	munmap(page, 8192);
 }

@@ -29,7 +29,8 @@ struct corpus_case {
 	bool accept;		/* the kernel's verdict */
 	const char *known;	/* a known difference of the level-1 logs: why */
 	const char *known2;	/* ... of the level-2 logs */
-	bool kfuncs;		/* calls kfuncs: skipped without a kernel BTF to resolve them */
+	const char *kfunc;	/* calls kfuncs, this one among them: skipped without a kernel
+				 * BTF that has it */
 };
 
 
@@ -99,8 +100,9 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_dynptr_global_pkt", false },
 	{ "xdp_dynptr_global_caller_pkt", false },
 	{ "xdp_dynptr_global_uninit", false },
-	{ "xdp_kfunc_dynptr", true, .kfuncs = true },
-	{ "xdp_iter_bytes", true, .kfuncs = true },
+	{ "xdp_kfunc_dynptr", true, .kfunc = "bpf_dynptr_slice" },
+	{ "xdp_iter_bytes", true, .kfunc = "bpf_iter_num_new" },
+	{ "xdp_string_kfuncs", true, .kfunc = "bpf_strnstr" }, /* (6.17 and later) */
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */
@@ -178,8 +180,8 @@ TEST(verifier_corpus)
 		char path[512], where[600];
 		int uerr, kerr;
 
-		if (c->kfuncs && !btf_vmlinux()) {
-			printf("  %s skipped: no kernel BTF to resolve its kfuncs\n", c->name);
+		if (c->kfunc && (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), c->kfunc))) {
+			printf("  %s skipped: no kernel BTF with %s()\n", c->name, c->kfunc);
 			continue;
 		}
 		snprintf(path, sizeof(path), CORPUS("%s"), c->name);

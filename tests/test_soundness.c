@@ -497,13 +497,17 @@ TEST(soundness_random_programs_fixed_seed)
 		if (btf_vmlinux()) {
 			CHECK(st.kf_accepted > 0);
 			CHECK(st.iter_accepted > 0);
+			if (btf_find_func(btf_vmlinux(), "bpf_strlen")) /* (6.17 and later) */
+				CHECK(st.str_accepted > 0);
 		}
 	}
 	CHECK_EQ(st.violations, 0);
 	if (getenv("TEST_VERBOSE"))
-		printf("soundness fixed seed: kfuncs %llu/%llu accepted, iterators %llu/%llu\n",
+		printf("soundness fixed seed: kfuncs %llu/%llu accepted, iterators %llu/%llu, string "
+		       "kfuncs %llu/%llu\n",
 		       (unsigned long long)st.kf_accepted, (unsigned long long)st.kf_generated,
-		       (unsigned long long)st.iter_accepted, (unsigned long long)st.iter_generated);
+		       (unsigned long long)st.iter_accepted, (unsigned long long)st.iter_generated,
+		       (unsigned long long)st.str_accepted, (unsigned long long)st.str_generated);
 }
 
 /* The same kind of run with each program also loaded into the live kernel: the verdicts must

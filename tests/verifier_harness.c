@@ -241,6 +241,8 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_ITER_NEW] = "bpf_iter_num_new",		[KF_ITER_NEXT] = "bpf_iter_num_next",
 	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",	[KF_CAST_TO_KERN_CTX] = "bpf_cast_to_kern_ctx",
 	[KF_FROM_SKB] = "bpf_dynptr_from_skb",		[KF_FROM_XDP] = "bpf_dynptr_from_xdp",
+	[KF_STRLEN] = "bpf_strlen",			[KF_STRNCHR] = "bpf_strnchr",
+	[KF_STRCMP] = "bpf_strcmp",
 };
 
 bool kfunc_btf_available(void)

@@ -1,6 +1,7 @@
 /* The kfunc table (kfuncs.h): the kernel's common_btf_ids set (kernel/bpf/helpers.c), for
  * every program type, and the packets' dynptr constructors, for the skb types and XDP
- * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c). */
+ * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c), the
+ * string ones in kfuncs_string.c. */
 #include <errno.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "exec/bpf_dynptr.h"
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
+#include "exec/kfuncs_string.h"
 #include "prog/prog.h"
 
 /* ---- open-coded iterators: struct bpf_iter_num (the kernel's bpf_iter_num_kern) ---- */
@@ -83,6 +85,18 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	{ "bpf_rcu_read_lock", bpf_rcu_read_lock_kfunc, KF_RCU_LOCK },
 	{ "bpf_rcu_read_unlock", bpf_rcu_read_lock_kfunc, KF_RCU_UNLOCK },
+	{ "bpf_strcasecmp", bpf_strcasecmp_kfunc, 0 },
+	{ "bpf_strchr", bpf_strchr_kfunc, 0 },
+	{ "bpf_strchrnul", bpf_strchrnul_kfunc, 0 },
+	{ "bpf_strcmp", bpf_strcmp_kfunc, 0 },
+	{ "bpf_strcspn", bpf_strcspn_kfunc, 0 },
+	{ "bpf_strlen", bpf_strlen_kfunc, 0 },
+	{ "bpf_strnchr", bpf_strnchr_kfunc, 0 },
+	{ "bpf_strnlen", bpf_strnlen_kfunc, 0 },
+	{ "bpf_strnstr", bpf_strnstr_kfunc, 0 },
+	{ "bpf_strrchr", bpf_strrchr_kfunc, 0 },
+	{ "bpf_strspn", bpf_strspn_kfunc, 0 },
+	{ "bpf_strstr", bpf_strstr_kfunc, 0 },
 };
 
 const struct kfunc_desc *kfunc_by_name(const char *name)

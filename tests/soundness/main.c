@@ -58,9 +58,10 @@ int main(int argc, char **argv)
 	printf("with a bpf_spin_lock: generated %llu, accepted %llu\n",
 	       (unsigned long long)st.lock_generated, (unsigned long long)st.lock_accepted);
 	printf("with a kfunc call: generated %llu, accepted %llu (with an iterator: generated %llu, "
-	       "accepted %llu)\n",
+	       "accepted %llu; with a string kfunc: generated %llu, accepted %llu)\n",
 	       (unsigned long long)st.kf_generated, (unsigned long long)st.kf_accepted,
-	       (unsigned long long)st.iter_generated, (unsigned long long)st.iter_accepted);
+	       (unsigned long long)st.iter_generated, (unsigned long long)st.iter_accepted,
+	       (unsigned long long)st.str_generated, (unsigned long long)st.str_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu)\n",

@@ -1,0 +1,278 @@
+/* kfuncs_string.c — the kernel's read-only string kfuncs (kernel/bpf/helpers.c, 6.17 and later):
+ * bpf_strcmp(), bpf_strcasecmp(), bpf_strchr(), bpf_strchrnul(), bpf_strnchr(), bpf_strrchr(),
+ * bpf_strlen(), bpf_strnlen(), bpf_strspn(), bpf_strcspn(), bpf_strstr(), bpf_strnstr().
+ *
+ * Their string arguments are named __ign: the verifier checks nothing about them, so a string
+ * may be any value at all.  Like the kernel's, these read a byte at a time without faulting
+ * (-EFAULT where a byte cannot be read), stop after XATTR_SIZE_MAX bytes (-E2BIG), and return
+ * an index, never a pointer.  The kernel says -ERANGE for an address outside its own half;
+ * here every address is the process's, so -ERANGE is for those no mapping can hold: below
+ * mmap_min_addr (NULL and small integers, as on the kernel) and non-canonical ones.  `char` is
+ * unsigned, as in every kernel since 6.2 (-funsigned-char): bytes 0x80 and above compare above
+ * ASCII.
+ */
+#include <errno.h>
+
+#include "exec/helpers/impl.h"
+#include "exec/kfuncs_string.h"
+
+#define XATTR_SIZE_MAX 65536
+#define MMAP_MIN_ADDR 65536
+#define CHUNK 256 /* bytes copied at a time: one process_vm_readv() per chunk, never past a page */
+
+/* A string being read: the bytes at [at, at + len) are in buf. */
+struct rstr {
+	uintptr_t base;
+	uintptr_t at;
+	size_t len;
+	char buf[CHUNK];
+};
+
+static bool addr_allowed(u64 p)
+{
+	u64 top = p >> 47;
+
+	return p >= MMAP_MIN_ADDR && (top == 0 || top == 0x1ffff);
+}
+
+static void rstr_init(struct rstr *s, u64 p)
+{
+	/* (an address past a 32-bit process's reach reads as unmapped) */
+	s->base = p <= UINTPTR_MAX ? (uintptr_t)p : 0;
+	s->at = 0;
+	s->len = 0;
+}
+
+/* The byte i into the string in *c; false if it cannot be read.
+ * A chunk stops at the page's end, so that a string ending before unreadable memory reads. */
+static bool rstr_at(struct rstr *s, u32 i, unsigned char *c)
+{
+	uintptr_t a = s->base + i;
+
+	if (a - s->at >= s->len) {
+		size_t n = 4096 - (a & 4095);
+
+		if (n > CHUNK)
+			n = CHUNK;
+		if (!s->base || !copy_nofault(s->buf, (const void *)a, n)) {
+			s->len = 0;
+			return false;
+		}
+		s->at = a;
+		s->len = n;
+	}
+	*c = (unsigned char)s->buf[a - s->at];
+	return true;
+}
+
+/* The kernel's tolower(): its ctype table is Latin-1, whose upper-case letters are A-Z and
+ * 0xc0-0xde but 0xd7. */
+static unsigned char lower(unsigned char c)
+{
+	if ((c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7))
+		c += 'a' - 'A';
+	return c;
+}
+
+#define RET(v) ((u64)(u32)(int)(v)) /* an int result, zero-extended as from compiled code */
+
+static u64 str_compare(u64 p1, u64 p2, bool ignore_case)
+{
+	struct rstr s1, s2;
+	unsigned char c1, c2;
+
+	if (!addr_allowed(p1) || !addr_allowed(p2))
+		return RET(-ERANGE);
+	rstr_init(&s1, p1);
+	rstr_init(&s2, p2);
+	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
+		if (!rstr_at(&s1, i, &c1) || !rstr_at(&s2, i, &c2))
+			return RET(-EFAULT);
+		if (ignore_case) {
+			c1 = lower(c1);
+			c2 = lower(c2);
+		}
+		if (c1 != c2)
+			return RET(c1 < c2 ? -1 : 1);
+		if (!c1)
+			return 0;
+	}
+	return RET(-E2BIG);
+}
+
+u64 bpf_strcmp_kfunc(u64 s1, u64 s2, u64 a3, u64 a4, u64 a5)
+{
+	return str_compare(s1, s2, false);
+}
+
+u64 bpf_strcasecmp_kfunc(u64 s1, u64 s2, u64 a3, u64 a4, u64 a5)
+{
+	return str_compare(s1, s2, true);
+}
+
+/* The first c in the first count bytes (the NUL counts: c 0 finds it).  Past count: -ENOENT,
+ * or count itself for bpf_strnlen() (len). */
+static u64 str_nchr(u64 p, u64 count, unsigned char c, bool len)
+{
+	struct rstr s;
+	unsigned char sc;
+	u32 i;
+
+	if (!addr_allowed(p))
+		return RET(-ERANGE);
+	rstr_init(&s, p);
+	for (i = 0; i < count && i < XATTR_SIZE_MAX; i++) {
+		if (!rstr_at(&s, i, &sc))
+			return RET(-EFAULT);
+		if (sc == c)
+			return i;
+		if (!sc)
+			return RET(-ENOENT);
+	}
+	if (i == XATTR_SIZE_MAX)
+		return RET(-E2BIG);
+	return len ? i : RET(-ENOENT);
+}
+
+/* (a char argument is the register's low byte) */
+u64 bpf_strnchr_kfunc(u64 s, u64 count, u64 c, u64 a4, u64 a5)
+{
+	return str_nchr(s, count, (unsigned char)c, false);
+}
+
+u64 bpf_strchr_kfunc(u64 s, u64 c, u64 a3, u64 a4, u64 a5)
+{
+	return str_nchr(s, XATTR_SIZE_MAX, (unsigned char)c, false);
+}
+
+/* The first c, or the NUL's index. */
+u64 bpf_strchrnul_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
+{
+	struct rstr s;
+	unsigned char sc;
+
+	if (!addr_allowed(p))
+		return RET(-ERANGE);
+	rstr_init(&s, p);
+	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
+		if (!rstr_at(&s, i, &sc))
+			return RET(-EFAULT);
+		if (!sc || sc == (unsigned char)c)
+			return i;
+	}
+	return RET(-E2BIG);
+}
+
+/* The last c.  Here c is an int, compared whole with each byte: 0xff finds the bytes 0xff, -1
+ * finds nothing. */
+u64 bpf_strrchr_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
+{
+	struct rstr s;
+	unsigned char sc;
+	int last = -ENOENT;
+
+	if (!addr_allowed(p))
+		return RET(-ERANGE);
+	rstr_init(&s, p);
+	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
+		if (!rstr_at(&s, i, &sc))
+			return RET(-EFAULT);
+		if (sc == (int)c)
+			last = (int)i;
+		if (!sc)
+			return RET(last);
+	}
+	return RET(-E2BIG);
+}
+
+u64 bpf_strnlen_kfunc(u64 s, u64 count, u64 a3, u64 a4, u64 a5)
+{
+	return str_nchr(s, count, 0, true);
+}
+
+u64 bpf_strlen_kfunc(u64 s, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return bpf_strnlen_kfunc(s, XATTR_SIZE_MAX, 0, 0, 0);
+}
+
+/* The length of s's first part made of bytes in set (accept), or of bytes not in it. */
+static u64 str_span(u64 p, u64 pset, bool accept)
+{
+	struct rstr s, set;
+	unsigned char cs, cset = 0;
+
+	if (!addr_allowed(p) || !addr_allowed(pset))
+		return RET(-ERANGE);
+	rstr_init(&s, p);
+	rstr_init(&set, pset);
+	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
+		u32 j;
+
+		if (!rstr_at(&s, i, &cs))
+			return RET(-EFAULT);
+		if (!cs)
+			return i;
+		for (j = 0; j < XATTR_SIZE_MAX; j++) {
+			if (!rstr_at(&set, j, &cset))
+				return RET(-EFAULT);
+			if (cs == cset || !cset)
+				break;
+		}
+		if (j == XATTR_SIZE_MAX)
+			return RET(-E2BIG);
+		if (accept ? !cset : cset != 0)
+			return i;
+	}
+	return RET(-E2BIG);
+}
+
+u64 bpf_strspn_kfunc(u64 s, u64 accept, u64 a3, u64 a4, u64 a5)
+{
+	return str_span(s, accept, true);
+}
+
+u64 bpf_strcspn_kfunc(u64 s, u64 reject, u64 a3, u64 a4, u64 a5)
+{
+	return str_span(s, reject, false);
+}
+
+/* Where s2 first occurs within s1's first len bytes.  A match may end exactly at len: s2's
+ * byte there is read to see whether it is the NUL. */
+u64 bpf_strnstr_kfunc(u64 p1, u64 p2, u64 len, u64 a4, u64 a5)
+{
+	struct rstr s1, s2;
+	unsigned char c1, c2;
+
+	if (!addr_allowed(p1) || !addr_allowed(p2))
+		return RET(-ERANGE);
+	rstr_init(&s1, p1);
+	rstr_init(&s2, p2);
+	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
+		u32 j;
+
+		for (j = 0; (u64)i + j <= len && j < XATTR_SIZE_MAX; j++) {
+			if (!rstr_at(&s2, j, &c2))
+				return RET(-EFAULT);
+			if (!c2)
+				return i;
+			if ((u64)i + j == len)
+				break;
+			if (!rstr_at(&s1, i + j, &c1))
+				return RET(-EFAULT);
+			if (!c1)
+				return RET(-ENOENT);
+			if (c1 != c2)
+				break;
+		}
+		if (j == XATTR_SIZE_MAX)
+			return RET(-E2BIG);
+		if ((u64)i + j == len)
+			return RET(-ENOENT);
+	}
+	return RET(-E2BIG);
+}
+
+u64 bpf_strstr_kfunc(u64 s1, u64 s2, u64 a3, u64 a4, u64 a5)
+{
+	return bpf_strnstr_kfunc(s1, s2, XATTR_SIZE_MAX, 0, 0);
+}
