@@ -266,7 +266,7 @@ static void snip_var_stack(struct gen *g)
 /* kfuncs by name: their ids in the kernel's BTF (0 without one: no kfunc snippets). */
 enum { KF_DYN_SIZE, KF_DYN_ADJUST, KF_DYN_SLICE, KF_DYN_CLONE, KF_DYN_IS_NULL, KF_DYN_COPY,
        KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_FROM_SKB, KF_FROM_XDP,
-       KF_STRLEN, KF_STRCMP, KF_STRNCHR, KF_N };
+       KF_STRLEN, KF_STRCMP, KF_STRNCHR, KF_BITS_NEW, KF_BITS_NEXT, KF_BITS_DESTROY, KF_N };
 
 static int32_t kf(int k)
 {
@@ -275,6 +275,7 @@ static int32_t kf(int k)
 		"bpf_dynptr_is_null", "bpf_dynptr_copy", "bpf_dynptr_memset", "bpf_iter_num_new",
 		"bpf_iter_num_next", "bpf_iter_num_destroy", "bpf_dynptr_from_skb",
 		"bpf_dynptr_from_xdp", "bpf_strlen", "bpf_strcmp", "bpf_strnchr",
+		"bpf_iter_bits_new", "bpf_iter_bits_next", "bpf_iter_bits_destroy",
 	};
 	static int32_t ids[KF_N];
 	static bool done;
@@ -855,13 +856,16 @@ static void snip_dynptr(struct gen *g)
 }
 
 /* An open-coded iterator loop (libbpf's bpf_for()): bpf_iter_num_new() over a range (mostly
- * small, sometimes from a register), then rounds of bpf_iter_num_next(), its result NULL-checked
+ * small, sometimes from a register), or (sometimes) bpf_iter_bits_new() over a few words of the
+ * stack or whatever a register holds, then rounds of _next(), its result NULL-checked
  * (mostly) and read (sometimes out of its 4 bytes, or used as an index), a snippet in the body
  * (sometimes), and bpf_iter_num_destroy() (mostly: else a leak); the iterator's slot is mostly
  * apart from the other snippets' stack. */
 static void snip_iter(struct gen *g)
 {
 	int off = chance(g, 90) ? -8 * (int)(11 + rnd(g, 4)) : stack_off(g, 3);
+	bool bits = kf(KF_BITS_NEW) && chance(g, 30);
+	int k_next = bits ? KF_BITS_NEXT : KF_ITER_NEXT;
 	unsigned int head, j = 0;
 	bool check = chance(g, 92);
 
@@ -869,18 +873,29 @@ static void snip_iter(struct gen *g)
 		return;
 	emit(g, BPF_MOV64_REG(1, 10));
 	emit(g, BPF_ALU64_IMM(BPF_ADD, 1, off));
-	emit(g, BPF_MOV64_IMM(2, chance(g, 80) ? (int32_t)rnd(g, 4) : interesting(g)));
-	if (chance(g, 85)) {
-		emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, 8)));
+	if (bits) {
+		if (chance(g, 75)) {
+			emit(g, BPF_MOV64_REG(2, 10));
+			emit(g, BPF_ALU64_IMM(BPF_ADD, 2, -8 * (int)(1 + rnd(g, 8))));
+		} else if (chance(g, 50)) {
+			emit(g, BPF_MOV64_REG(2, sreg(g)));
+		}
+		emit(g, BPF_MOV64_IMM(3, chance(g, 90) ? (int32_t)rnd(g, 3) : interesting(g)));
+		kcall(g, KF_BITS_NEW);
 	} else {
-		emit(g, BPF_MOV64_REG(3, sreg(g)));
-		emit(g, BPF_ALU64_IMM(BPF_AND, 3, mask_of(g)));
+		emit(g, BPF_MOV64_IMM(2, chance(g, 80) ? (int32_t)rnd(g, 4) : interesting(g)));
+		if (chance(g, 85)) {
+			emit(g, BPF_MOV64_IMM(3, (int32_t)rnd(g, 8)));
+		} else {
+			emit(g, BPF_MOV64_REG(3, sreg(g)));
+			emit(g, BPF_ALU64_IMM(BPF_AND, 3, mask_of(g)));
+		}
+		kcall(g, KF_ITER_NEW);
 	}
-	kcall(g, KF_ITER_NEW);
 	head = g->n;
 	emit(g, BPF_MOV64_REG(1, 10));
 	emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 97) ? off : stack_off(g, 3)));
-	kcall(g, KF_ITER_NEXT);
+	kcall(g, k_next);
 	if (check) {
 		j = g->n;
 		emit(g, BPF_JMP_IMM(BPF_JEQ, 0, 0, 0));
@@ -914,7 +929,7 @@ static void snip_iter(struct gen *g)
 	if (chance(g, 94)) {
 		emit(g, BPF_MOV64_REG(1, 10));
 		emit(g, BPF_ALU64_IMM(BPF_ADD, 1, chance(g, 97) ? off : stack_off(g, 3)));
-		kcall(g, KF_ITER_DESTROY);
+		kcall(g, bits ? KF_BITS_DESTROY : KF_ITER_DESTROY);
 	}
 }
 
@@ -1757,7 +1772,8 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 			if (insns[k].code == (BPF_JMP | BPF_CALL) &&
 			    insns[k].src_reg == BPF_PSEUDO_KFUNC_CALL) {
 				kfn = true;
-				iter |= insns[k].imm && insns[k].imm == kf(KF_ITER_NEW);
+				iter |= insns[k].imm && (insns[k].imm == kf(KF_ITER_NEW) ||
+							 insns[k].imm == kf(KF_BITS_NEW));
 				str |= insns[k].imm && (insns[k].imm == kf(KF_STRLEN) ||
 							insns[k].imm == kf(KF_STRCMP) ||
 							insns[k].imm == kf(KF_STRNCHR));

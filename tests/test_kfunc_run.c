@@ -31,10 +31,13 @@ static const char *const kf_names[] = { "bpf_dynptr_size", "bpf_dynptr_is_null",
 					"bpf_iter_num_next", "bpf_iter_num_destroy",
 					"bpf_rcu_read_lock", "bpf_rcu_read_unlock",
 					"bpf_dynptr_from_skb", "bpf_dynptr_from_xdp", "bpf_strchr",
-					"bpf_strrchr", "bpf_strnlen", "bpf_strlen" };
+					"bpf_strrchr", "bpf_strnlen", "bpf_strlen",
+					"bpf_iter_bits_new", "bpf_iter_bits_next",
+					"bpf_iter_bits_destroy", "bpf_preempt_disable",
+					"bpf_preempt_enable" };
 enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, ITER_NEXT,
        ITER_DESTROY, RCU_LOCK, RCU_UNLOCK, FROM_SKB, FROM_XDP, STRCHR, STRRCHR, STRNLEN,
-       STRLEN };
+       STRLEN, BITS_NEW, BITS_NEXT, BITS_DESTROY, PREEMPT_OFF, PREEMPT_ON };
 #define KFUNC(k) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, KF_BASE + (k))
 
 #define CALL(id) BPF_EMIT_CALL(BPF_FUNC_##id)
@@ -80,6 +83,20 @@ enum { SIZE, IS_NULL, IS_RDONLY, ADJUST, SLICE, CLONE, COPY, MEMSET, ITER_NEW, I
 		BPF_ALU64_IMM(BPF_ADD, 6, 1), BPF_JMP_IMM(BPF_JA, 0, 0, -9), FP(1, -8),           \
 		KFUNC(ITER_DESTROY), BPF_ALU64_IMM(BPF_LSH, 7, 24), BPF_MOV64_REG(0, 6),           \
 		BPF_ALU64_REG(BPF_OR, 0, 7)
+
+/* A bits iterator at fp-40 over nwords u64s at r2 (set up by the caller): r0 = new()'s result's
+ * low byte << 24 | the number of set bits << 16 | the sum of their indexes (9 insns + the
+ * loop's 8) */
+#define BITS_SUM(nwords)                                                                         \
+	BPF_MOV64_IMM(6, 0), FP(1, -40), BPF_MOV64_IMM(3, nwords), KFUNC(BITS_NEW),              \
+		BPF_MOV64_REG(7, 0), FP(1, -40), KFUNC(BITS_NEXT), BPF_JMP_IMM(BPF_JEQ, 0, 0, 4), \
+		BPF_LDX_MEM(BPF_W, 1, 0, 0), BPF_ALU64_REG(BPF_ADD, 6, 1),                       \
+		BPF_ALU64_IMM(BPF_ADD, 6, 0x10000), BPF_JMP_IMM(BPF_JA, 0, 0, -8), FP(1, -40),    \
+		KFUNC(BITS_DESTROY), BPF_ALU64_IMM(BPF_AND, 7, 0xff), BPF_ALU64_IMM(BPF_LSH, 7, 24), \
+		BPF_MOV64_REG(0, 6), BPF_ALU64_REG(BPF_OR, 0, 7)
+/* two words at fp-16: w0 at fp-16, w1 at fp-8; r2 = fp-16 */
+#define WORDS(w0, w1) BPF_LD_IMM64(1, w0), BPF_STX_MEM(BPF_DW, 10, 1, -16), BPF_LD_IMM64(1, w1), \
+	BPF_STX_MEM(BPF_DW, 10, 1, -8), FP(2, -16)
 
 /* "abc" at fp-8, r1 pointing at it */
 #define ABC BPF_ST_MEM(BPF_W, 10, -8, 0x636261), FP(1, -8)
@@ -215,6 +232,10 @@ static const struct {
 	/* an RCU read section around a lookup changes nothing */
 	{ "rcu_section", { KFUNC(RCU_LOCK), LOCAL(16), ON(SIZE, -16), BPF_MOV64_REG(7, 0),
 	  KFUNC(RCU_UNLOCK), BPF_MOV64_REG(0, 7), EXIT }, 16 },
+	/* nor does a region with preemption off, nested */
+	{ "preempt_section", { KFUNC(PREEMPT_OFF), KFUNC(PREEMPT_OFF), LOCAL(16), ON(SIZE, -16),
+	  BPF_MOV64_REG(7, 0), KFUNC(PREEMPT_ON), KFUNC(PREEMPT_ON), BPF_MOV64_REG(0, 7), EXIT },
+	  16 },
 	/* a ring buffer record: sized, sliced, cloned and submitted through the clone */
 	{ "ringbuf", { RESERVE(24), ON(SIZE, -16), BPF_MOV64_REG(7, 0), SLICE_OF(-16, 20, 4),
 	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 1), BPF_ALU64_IMM(BPF_ADD, 7, 0x100), FP(1, -16), FP(2, -32),
@@ -230,6 +251,28 @@ static const struct {
 	{ "str_len_noncanonical", { BPF_LD_IMM64(1, 0x0000800000000000ull), KFUNC(STRLEN),
 	  EXIT }, (uint32_t)-ERANGE },
 	{ "str_len_small", { BPF_MOV64_IMM(1, 4095), KFUNC(STRLEN), EXIT }, (uint32_t)-ERANGE },
+	/* the bits iterator: one word (kept in the iterator), two (copied to the heap), none,
+	 * too many, NULL, addresses it cannot read */
+	{ "bits_one_word", { WORDS(0xf7310, 0), BITS_SUM(1), EXIT }, 10 << 16 | 130 },
+	{ "bits_two_words", { WORDS(1ull << 63 | 1, 1 << 5 | 1), BITS_SUM(2), EXIT },
+	  4 << 16 | 196 },
+	{ "bits_none_set", { WORDS(0, 0), BITS_SUM(2), EXIT }, 0 },
+	{ "bits_top_bit", { WORDS(0, 1ull << 63), BITS_SUM(2), EXIT }, 1 << 16 | 127 },
+	{ "bits_zero_words", { WORDS(1, 1), BITS_SUM(0), EXIT }, (uint32_t)(uint8_t)-EINVAL << 24 },
+	{ "bits_too_many", { WORDS(1, 1), BITS_SUM(512), EXIT },
+	  (uint32_t)(uint8_t)-E2BIG << 24 },
+	{ "bits_null", { BPF_MOV64_IMM(2, 0), BITS_SUM(1), EXIT },
+	  (uint32_t)(uint8_t)-EINVAL << 24 },
+	{ "bits_small_int_one", { BPF_MOV64_IMM(2, 1234), BITS_SUM(1), EXIT },
+	  (uint32_t)(uint8_t)-EFAULT << 24 },
+	{ "bits_small_int_two", { BPF_MOV64_IMM(2, 1234), BITS_SUM(2), EXIT },
+	  (uint32_t)(uint8_t)-ERANGE << 24 },
+	{ "bits_unmapped_two", { BPF_LD_IMM64(2, 0xffff800000000000ull), BITS_SUM(2), EXIT },
+	  (uint32_t)(uint8_t)-EFAULT << 24 },
+	/* the array's value, bytes 1..16: 33 bits set, their indexes summing to 2316 */
+	{ "bits_map_value", { BPF_ST_MEM(BPF_W, 10, -4, 0), FP(2, -4), BPF_LD_MAP_FD(1, ARRAY_FD),
+	  CALL(map_lookup_elem), BPF_JMP_IMM(BPF_JNE, 0, 0, 1), EXIT, BPF_MOV64_REG(2, 0),
+	  BITS_SUM(2), EXIT }, 33 << 16 | 2316 },
 	{ "ringbuf_failed", { RESERVE(8192), ON(IS_NULL, -16), BPF_MOV64_REG(7, 0), BOOL(7),
 	  SUBMIT(-16),
 	  BPF_MOV64_REG(0, 7), EXIT }, 1 },
@@ -309,11 +352,18 @@ TEST(kfunc_run)
 	for (size_t i = 0; i < N(progs); i++) {
 		int n = prog_len(progs[i].insns);
 
-		/* (the string kfuncs need process_vm_readv() on this process, and a kernel of
-		 * 6.17 or later for their ids) */
+		/* (the string kfuncs and the bits iterator read through process_vm_readv() on
+		 * this process; the string kfuncs need a kernel of 6.17 or later for their ids) */
+		if ((!strncmp(progs[i].name, "str_", 4) || !strncmp(progs[i].name, "bits_", 5)) &&
+		    !self_reads_work()) {
+			printf("  %s left out: process_vm_readv() cannot read this process\n",
+			       progs[i].name);
+			continue;
+		}
 		if (!strncmp(progs[i].name, "str_", 4) &&
-		    (!self_reads_work() || !btf_find_func(btf_vmlinux(), "bpf_strlen"))) {
-			printf("  %s left out: no string kfuncs here\n", progs[i].name);
+		    !btf_find_func(btf_vmlinux(), "bpf_strlen")) {
+			printf("  %s left out: no string kfuncs in this kernel's BTF\n",
+			       progs[i].name);
 			continue;
 		}
 

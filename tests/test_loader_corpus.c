@@ -103,6 +103,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_kfunc_dynptr", true, .kfunc = "bpf_dynptr_slice" },
 	{ "xdp_iter_bytes", true, .kfunc = "bpf_iter_num_new" },
 	{ "xdp_string_kfuncs", true, .kfunc = "bpf_strnstr" }, /* (6.17 and later) */
+	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },
 };
 
 /* Loads the object on one backend; returns 0 or the negative errno, the log in log. */

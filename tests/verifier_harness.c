@@ -242,7 +242,9 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_ITER_DESTROY] = "bpf_iter_num_destroy",	[KF_CAST_TO_KERN_CTX] = "bpf_cast_to_kern_ctx",
 	[KF_FROM_SKB] = "bpf_dynptr_from_skb",		[KF_FROM_XDP] = "bpf_dynptr_from_xdp",
 	[KF_STRLEN] = "bpf_strlen",			[KF_STRNCHR] = "bpf_strnchr",
-	[KF_STRCMP] = "bpf_strcmp",
+	[KF_STRCMP] = "bpf_strcmp",			[KF_BITS_NEW] = "bpf_iter_bits_new",
+	[KF_BITS_NEXT] = "bpf_iter_bits_next",		[KF_BITS_DESTROY] = "bpf_iter_bits_destroy",
+	[KF_PREEMPT_OFF] = "bpf_preempt_disable",	[KF_PREEMPT_ON] = "bpf_preempt_enable",
 };
 
 bool kfunc_btf_available(void)

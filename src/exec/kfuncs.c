@@ -3,10 +3,12 @@
  * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c), the
  * string ones in kfuncs_string.c. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
+#include "exec/helpers/impl.h"
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
 #include "exec/kfuncs_string.h"
@@ -61,8 +63,96 @@ static u64 bpf_iter_num_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-/* A program runs inside an RCU read section already (src/rcu.h): the region it marks only
- * matters to the verifier. */
+/* ---- struct bpf_iter_bits (the kernel's bpf_iter_bits_kern): the set bits of nr_words u64s,
+ * copied at _new() from any address without faulting; one word is kept in place, more are
+ * allocated (freed by _destroy(), which the verifier makes every path call) ---- */
+
+#define BITS_ITER_NR_WORDS_MAX 511
+
+struct iter_bits {
+	union {
+		u64 *bits;
+		u64 bits_copy;
+	};
+	int nr_bits;
+	int bit;
+};
+
+_Static_assert(sizeof(struct iter_bits) == 16, "struct bpf_iter_bits is 16 bytes");
+
+static u64 bpf_iter_bits_new_kfunc(u64 it, u64 ptr, u64 nr_words, u64 a4, u64 a5)
+{
+	struct iter_bits *k = (struct iter_bits *)(uintptr_t)it;
+	u32 words = (u32)nr_words, bytes = words * 8;
+	u64 *bits;
+
+	k->nr_bits = 0;
+	k->bits_copy = 0;
+	k->bit = -1;
+	if (!ptr || !words)
+		return (u32)-EINVAL;
+	if (words > BITS_ITER_NR_WORDS_MAX)
+		return (u32)-E2BIG;
+	if (words == 1) {
+		if (ptr > UINTPTR_MAX || !copy_nofault(&k->bits_copy, (void *)(uintptr_t)ptr, 8)) {
+			k->bits_copy = 0;
+			return (u32)-EFAULT;
+		}
+		k->nr_bits = 64;
+		return 0;
+	}
+	bits = malloc(bytes);
+	if (!bits)
+		return (u32)-ENOMEM;
+	/* (the kernel's read here answers -ERANGE for an address it does not allow) */
+	if (!nofault_allowed(ptr) || ptr > UINTPTR_MAX ||
+	    !copy_nofault(bits, (void *)(uintptr_t)ptr, bytes)) {
+		int err = nofault_allowed(ptr) ? -EFAULT : -ERANGE;
+
+		free(bits);
+		return (u32)err;
+	}
+	k->bits = bits;
+	k->nr_bits = (int)bytes * 8;
+	return 0;
+}
+
+static u64 bpf_iter_bits_next_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_bits *k = (struct iter_bits *)(uintptr_t)it;
+	const u64 *bits = k->nr_bits == 64 ? &k->bits_copy : k->bits;
+	int bit = k->bit + 1;
+
+	if (!k->nr_bits || k->bit >= k->nr_bits)
+		return 0;
+	/* the next set bit from bit on (nr_bits at the end) */
+	while (bit < k->nr_bits) {
+		u64 w = bits[bit / 64] >> (bit % 64);
+
+		if (w) {
+			bit += __builtin_ctzll(w);
+			break;
+		}
+		bit = (bit / 64 + 1) * 64;
+	}
+	if (bit > k->nr_bits)
+		bit = k->nr_bits;
+	k->bit = bit;
+	return bit < k->nr_bits ? (u64)(uintptr_t)&k->bit : 0;
+}
+
+static u64 bpf_iter_bits_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_bits *k = (struct iter_bits *)(uintptr_t)it;
+
+	if (k->nr_bits > 64)
+		free(k->bits);
+	return 0;
+}
+
+/* A program runs inside an RCU read section already (src/rcu.h), and nothing preempts it but
+ * the operating system: the regions these mark (RCU, preemption off) only matter to the
+ * verifier. */
 static u64 bpf_rcu_read_lock_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return 0;
@@ -80,9 +170,14 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_dynptr_size", bpf_dynptr_size_kfunc, 0 },
 	{ "bpf_dynptr_slice", bpf_dynptr_slice_kfunc, KF_RET_NULL },
 	{ "bpf_dynptr_slice_rdwr", bpf_dynptr_slice_rdwr_kfunc, KF_RET_NULL },
+	{ "bpf_iter_bits_destroy", bpf_iter_bits_destroy_kfunc, KF_ITER_DESTROY },
+	{ "bpf_iter_bits_new", bpf_iter_bits_new_kfunc, KF_ITER_NEW },
+	{ "bpf_iter_bits_next", bpf_iter_bits_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	{ "bpf_iter_num_destroy", bpf_iter_num_destroy_kfunc, KF_ITER_DESTROY },
 	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW },
 	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
+	{ "bpf_preempt_disable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_OFF },
+	{ "bpf_preempt_enable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_ON },
 	{ "bpf_rcu_read_lock", bpf_rcu_read_lock_kfunc, KF_RCU_LOCK },
 	{ "bpf_rcu_read_unlock", bpf_rcu_read_lock_kfunc, KF_RCU_UNLOCK },
 	{ "bpf_strcasecmp", bpf_strcasecmp_kfunc, 0 },

@@ -6,8 +6,7 @@
  * may be any value at all.  Like the kernel's, these read a byte at a time without faulting
  * (-EFAULT where a byte cannot be read), stop after XATTR_SIZE_MAX bytes (-E2BIG), and return
  * an index, never a pointer.  The kernel says -ERANGE for an address outside its own half;
- * here every address is the process's, so -ERANGE is for those no mapping can hold: below
- * mmap_min_addr (NULL and small integers, as on the kernel) and non-canonical ones.  `char` is
+ * here, for those no mapping can hold (nofault_allowed(), probe.c).  `char` is
  * unsigned, as in every kernel since 6.2 (-funsigned-char): bytes 0x80 and above compare above
  * ASCII.
  */
@@ -17,7 +16,6 @@
 #include "exec/kfuncs_string.h"
 
 #define XATTR_SIZE_MAX 65536
-#define MMAP_MIN_ADDR 65536
 #define CHUNK 256 /* bytes copied at a time: one process_vm_readv() per chunk, never past a page */
 
 /* A string being read: the bytes at [at, at + len) are in buf. */
@@ -27,13 +25,6 @@ struct rstr {
 	size_t len;
 	char buf[CHUNK];
 };
-
-static bool addr_allowed(u64 p)
-{
-	u64 top = p >> 47;
-
-	return p >= MMAP_MIN_ADDR && (top == 0 || top == 0x1ffff);
-}
 
 static void rstr_init(struct rstr *s, u64 p)
 {
@@ -81,7 +72,7 @@ static u64 str_compare(u64 p1, u64 p2, bool ignore_case)
 	struct rstr s1, s2;
 	unsigned char c1, c2;
 
-	if (!addr_allowed(p1) || !addr_allowed(p2))
+	if (!nofault_allowed(p1) || !nofault_allowed(p2))
 		return RET(-ERANGE);
 	rstr_init(&s1, p1);
 	rstr_init(&s2, p2);
@@ -118,7 +109,7 @@ static u64 str_nchr(u64 p, u64 count, unsigned char c, bool len)
 	unsigned char sc;
 	u32 i;
 
-	if (!addr_allowed(p))
+	if (!nofault_allowed(p))
 		return RET(-ERANGE);
 	rstr_init(&s, p);
 	for (i = 0; i < count && i < XATTR_SIZE_MAX; i++) {
@@ -151,7 +142,7 @@ u64 bpf_strchrnul_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
 	struct rstr s;
 	unsigned char sc;
 
-	if (!addr_allowed(p))
+	if (!nofault_allowed(p))
 		return RET(-ERANGE);
 	rstr_init(&s, p);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
@@ -171,7 +162,7 @@ u64 bpf_strrchr_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
 	unsigned char sc;
 	int last = -ENOENT;
 
-	if (!addr_allowed(p))
+	if (!nofault_allowed(p))
 		return RET(-ERANGE);
 	rstr_init(&s, p);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
@@ -201,7 +192,7 @@ static u64 str_span(u64 p, u64 pset, bool accept)
 	struct rstr s, set;
 	unsigned char cs, cset = 0;
 
-	if (!addr_allowed(p) || !addr_allowed(pset))
+	if (!nofault_allowed(p) || !nofault_allowed(pset))
 		return RET(-ERANGE);
 	rstr_init(&s, p);
 	rstr_init(&set, pset);
@@ -243,7 +234,7 @@ u64 bpf_strnstr_kfunc(u64 p1, u64 p2, u64 len, u64 a4, u64 a5)
 	struct rstr s1, s2;
 	unsigned char c1, c2;
 
-	if (!addr_allowed(p1) || !addr_allowed(p2))
+	if (!nofault_allowed(p1) || !nofault_allowed(p2))
 		return RET(-ERANGE);
 	rstr_init(&s1, p1);
 	rstr_init(&s2, p2);

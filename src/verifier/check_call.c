@@ -684,6 +684,10 @@ int check_resource_leak(struct verifier_env *env, const char *prefix, bool check
 		verbose(env, "%s cannot be used inside bpf_rcu_read_lock-ed region\n", prefix);
 		return -EINVAL;
 	}
+	if (check_lock && env->cur->active_preempt_locks) {
+		verbose(env, "%s cannot be used inside bpf_preempt_disable-ed region\n", prefix);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -429,6 +429,17 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	}
 	if (desc->flags & (KF_RCU_LOCK | KF_RCU_UNLOCK))
 		env->cur->active_rcu_lock = desc->flags & KF_RCU_LOCK;
+	/* preemption off nests: each enable matches a disable */
+	if (desc->flags & KF_PREEMPT_OFF)
+		env->cur->active_preempt_locks++;
+	if (desc->flags & KF_PREEMPT_ON) {
+		if (!env->cur->active_preempt_locks) {
+			verbose(env, "unmatched attempt to enable preemption (kernel function %s)\n",
+				k.name);
+			return -EINVAL;
+		}
+		env->cur->active_preempt_locks--;
+	}
 
 	clobber_caller_saved(env, regs);
 	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);

@@ -217,6 +217,7 @@ struct vstate {
 	u8 ref_type[MAX_ACQUIRED_REFS];		/* REF_PTR or REF_LOCK */
 	u32 active_locks;			/* REF_LOCK entries (0 or 1) */
 	bool active_rcu_lock;			/* inside bpf_rcu_read_lock() (6.18: not nested) */
+	u32 active_preempt_locks;		/* bpf_preempt_disable()s not yet enabled */
 	u32 callback_unroll_depth;		/* callback rounds pushed on this path */
 	const struct vstate *equal_state;	/* a back edge's copy: the explored state it
 						 * was found equal to (states.c) */

@@ -252,6 +252,7 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 	memcpy(dst->ref_type, src->ref_type, src->nrefs * sizeof(src->ref_type[0]));
 	dst->active_locks = src->active_locks;
 	dst->active_rcu_lock = src->active_rcu_lock;
+	dst->active_preempt_locks = src->active_preempt_locks;
 	dst->callback_unroll_depth = src->callback_unroll_depth;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;

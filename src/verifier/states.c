@@ -290,7 +290,8 @@ static bool states_equal(const struct verifier_env *env, const struct vstate *o,
 	m.tmp_gen = env->id_gen;
 	/* the same references held (the kernel's refsafe()) */
 	if (o->nrefs != c->nrefs || o->active_locks != c->active_locks ||
-	    o->active_rcu_lock != c->active_rcu_lock)
+	    o->active_rcu_lock != c->active_rcu_lock ||
+	    o->active_preempt_locks != c->active_preempt_locks)
 		return false;
 	for (u32 i = 0; i < o->nrefs; i++)
 		if (o->ref_type[i] != c->ref_type[i] || !check_ids(&m, o->ref_id[i], c->ref_id[i]))

@@ -13,9 +13,11 @@
 
 /* Shared by the families: the time of clock clk in ns (task.c); copies that fail instead of
  * faulting on a bad address, the string one up to its NUL (probe.c: bytes copied with the NUL,
- * or -EFAULT). */
+ * or -EFAULT), and which addresses the kernel's copy_from_kernel_nofault_allowed() would let
+ * through (probe.c). */
 u64 clock_ns(clockid_t clk);
 bool copy_nofault(void *dst, const void *src, size_t size);
+bool nofault_allowed(u64 addr);
 int copy_str_nofault(char *dst, const char *src, size_t size);
 
 #define HELPER(name) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
@@ -56,6 +58,8 @@ HELPER(h_get_ns_current_pid_tgid);
 /* probe.c */
 HELPER(h_probe_read);
 HELPER(h_probe_read_str);
+HELPER(h_probe_read_kernel);
+HELPER(h_probe_read_kernel_str);
 
 /* string.c */
 HELPER(h_trace_printk);

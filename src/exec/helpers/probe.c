@@ -16,9 +16,21 @@ bool copy_nofault(void *dst, const void *src, size_t size)
 	return !size || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
 }
 
+/* The kernel refuses user-space addresses (-ERANGE) where it reads its own memory without
+ * faulting (string kfuncs, the bits iterator); here every address is the process's, so only
+ * those no mapping can hold are refused: below mmap_min_addr (NULL and small integers, as on
+ * the kernel) and non-canonical ones. */
+bool nofault_allowed(u64 addr)
+{
+	u64 top = addr >> 47;
+
+	return addr >= 65536 && (top == 0 || top == 0x1ffff);
+}
+
 u64 h_probe_read(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 {
-	if (likely(copy_nofault(PTR(dst), PTR(src), (u32)size)))
+	/* (an address past a 32-bit process's reach cannot be read) */
+	if (likely(src <= UINTPTR_MAX && copy_nofault(PTR(dst), PTR(src), (u32)size)))
 		return 0;
 	memset(PTR(dst), 0, (u32)size);
 	return (u64)-EFAULT;
@@ -61,8 +73,29 @@ u64 h_probe_read_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 
 	if (!(u32)size)
 		return 0;
-	n = copy_str_nofault(PTR(dst), PTR(src), (u32)size);
+	n = src <= UINTPTR_MAX ? copy_str_nofault(PTR(dst), PTR(src), (u32)size) : -EFAULT;
 	if (n < 0)
 		memset(PTR(dst), 0, (u32)size);
 	return (u64)(s64)n;
+}
+
+/* The _kernel forms: the kernel's copy_from_kernel_nofault() first refuses an address it does
+ * not allow with -ERANGE (whatever the size, 0 included), and its string copy returns 0 for size
+ * 0 before that; the legacy and _user forms read "user" memory: -EFAULT. */
+u64 h_probe_read_kernel(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	if (unlikely(!nofault_allowed(src))) {
+		memset(PTR(dst), 0, (u32)size);
+		return (u64)-ERANGE;
+	}
+	return h_probe_read(dst, size, src, a4, a5);
+}
+
+u64 h_probe_read_kernel_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	if (unlikely((u32)size && !nofault_allowed(src))) {
+		memset(PTR(dst), 0, (u32)size);
+		return (u64)-ERANGE;
+	}
+	return h_probe_read_str(dst, size, src, a4, a5);
 }
