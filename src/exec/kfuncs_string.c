@@ -11,19 +11,42 @@
  * ASCII.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "exec/helpers/impl.h"
 #include "exec/kfuncs_string.h"
+#include "map/value_ranges.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+#ifdef __SANITIZE_ADDRESS__
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
 
 #define XATTR_SIZE_MAX 65536
 #define CHUNK 256 /* bytes copied at a time: one process_vm_readv() per chunk, never past a page */
 
-/* A string being read: the bytes at [at, at + len) are in buf. */
+/* A string being read: the bytes at [at, at + len) are at win (buf, a copy, or the memory
+ * itself where it can be read directly). */
 struct rstr {
 	uintptr_t base;
 	uintptr_t at;
 	size_t len;
-	char buf[CHUNK];
+	const unsigned char *win;
+	unsigned char buf[CHUNK];
 };
 
 static void rstr_init(struct rstr *s, u64 p)
@@ -34,25 +57,78 @@ static void rstr_init(struct rstr *s, u64 p)
 	s->len = 0;
 }
 
-/* The byte i into the string in *c; false if it cannot be read.
- * A chunk stops at the page's end, so that a string ending before unreadable memory reads. */
-static bool rstr_at(struct rstr *s, u32 i, unsigned char *c)
+/* This thread's stack, [lo, hi) (0, 0 until asked; hi 1 where it cannot be known). */
+static __thread uintptr_t stack_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
+
+/* How many bytes from a lie in this thread's stack above our own frame (0: a is not there): the
+ * frames of the
+ * program that called us (its BPF stack is there, for the JIT and the interpreter alike) and of
+ * its callers, all mapped, so that a plain copy is safe.  A string on the program's stack, the
+ * common case, then costs no system call.  Not under ASan, which would take the chunk's bytes
+ * past the string for an overflow of their frame, nor under valgrind, which would take the
+ * program's unwritten stack bytes for undefined: both take process_vm_readv()'s as defined. */
+static size_t on_live_stack(uintptr_t a)
 {
-	uintptr_t a = s->base + i;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
-	if (a - s->at >= s->len) {
-		size_t n = 4096 - (a & 4095);
+	if (!stack_hi) {
+		pthread_attr_t attr;
+		void *lo;
+		size_t size;
 
+		stack_hi = 1;
+		if (!UNDER_ASAN && !RUNNING_ON_VALGRIND &&
+		    !pthread_getattr_np(pthread_self(), &attr)) {
+			if (!pthread_attr_getstack(&attr, &lo, &size)) {
+				stack_lo = (uintptr_t)lo;
+				stack_hi = (uintptr_t)lo + size;
+			}
+			pthread_attr_destroy(&attr);
+		}
+	}
+	/* (here below lo or above hi: running on another stack, a coroutine's) */
+	return here >= stack_lo && here < stack_hi && a >= here && a < stack_hi ? stack_hi - a : 0;
+}
+
+/* Makes the bytes from a readable at s->win; false if a cannot be read.  A chunk stops at the
+ * page's end, so that a string ending before unreadable memory reads; on the live stack or in a
+ * map's values (value_ranges.c), the memory itself is read. */
+static __attribute__((noinline)) bool rstr_fill(struct rstr *s, uintptr_t a)
+{
+	size_t n = 4096 - (a & 4095), direct = 0;
+	uintptr_t end;
+
+	if (!s->base)
+		return false;
+	direct = on_live_stack(a);
+	if (!direct && (end = value_ranges_end(a)))
+		direct = end - a;
+	if (direct) {
+		s->win = (const unsigned char *)a;
+		n = direct;
+	} else {
 		if (n > CHUNK)
 			n = CHUNK;
-		if (!s->base || !copy_nofault(s->buf, (const void *)a, n)) {
+		if (!copy_nofault(s->buf, (const void *)a, n)) {
 			s->len = 0;
 			return false;
 		}
-		s->at = a;
-		s->len = n;
+		s->win = s->buf;
 	}
-	*c = (unsigned char)s->buf[a - s->at];
+	s->at = a;
+	s->len = n;
+	return true;
+}
+
+/* The byte i into the string in *c; false if it cannot be read. */
+static inline bool rstr_at(struct rstr *s, u32 i, unsigned char *c)
+{
+	uintptr_t a = s->base + i;
+
+	if (unlikely(a - s->at >= s->len) && !rstr_fill(s, a))
+		return false;
+	*c = s->win[a - s->at];
 	return true;
 }
 

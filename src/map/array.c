@@ -23,6 +23,7 @@
 #include "exec/bpf_timer.h"
 #include "exec/callback.h"
 #include "map/map.h"
+#include "map/value_ranges.h"
 
 #define ARRAY_CREATE_FLAG_MASK                                                                   \
 	(BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG |     \
@@ -101,6 +102,15 @@ static int array_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **o
 		if (!a->values)
 			goto nomem;
 	}
+	/* (the string kfuncs then read the values, global data's literals among them, without a
+	 * system call) */
+	if (value_ranges_add((uintptr_t)a->values, a->area_size)) {
+		if (a->mmapped)
+			munmap(a->values, a->area_size);
+		else
+			free(a->values);
+		goto nomem;
+	}
 	*out = &a->map;
 	return 0;
 nomem:
@@ -112,6 +122,7 @@ static void array_free(struct bpf_map *map)
 {
 	struct bpf_array *a = array_of(map);
 
+	value_ranges_del((uintptr_t)a->values);
 	if (a->mmapped)
 		munmap(a->values, a->area_size);
 	else
