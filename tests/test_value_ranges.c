@@ -1,7 +1,8 @@
 /* value_ranges (src/map/value_ranges.c): the set of map value areas the string kfuncs read
  * directly.  Ranges added out of order are found by any address inside them, up to their end
  * and not past it; a removed one is no longer found, the others still are; an array map's values
- * are in the set while the map lives. */
+ * and a preallocated hash map's elements are in the set while the map lives (not those of a hash
+ * map made with BPF_F_NO_PREALLOC, each its own allocation). */
 #include <unistd.h>
 
 #include "fd.h"
@@ -68,4 +69,40 @@ TEST(value_ranges_array_map)
 	rcu_read_lock();
 	CHECK_EQ(value_ranges_end(v), 0);
 	rcu_read_unlock();
+}
+
+/* A hash map's value: in the set when the map preallocates its elements. */
+static void hash_value_in_set(uint32_t flags, bool in_set)
+{
+	union bpf_attr attr = { .map_type = BPF_MAP_TYPE_HASH, .key_size = 4, .value_size = 16,
+				.max_entries = 8, .map_flags = flags };
+	int fd = bpf(BPF_MAP_CREATE, &attr, sizeof(attr)), err;
+	uint32_t key = 5;
+	uint8_t val[16] = { 1 };
+	uintptr_t v = 0;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	attr = (union bpf_attr){ .map_fd = (uint32_t)fd, .key = (uintptr_t)&key,
+				 .value = (uintptr_t)val };
+	CHECK_EQ(bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)), 0);
+	rcu_read_lock();
+	struct bpf_object *obj = obj_from_fd(fd, OBJ_MAP, &err);
+
+	if (obj)
+		v = (uintptr_t)map_of(obj)->ops->lookup_ptr(map_of(obj), &key);
+	CHECK(v != 0);
+	CHECK_EQ(value_ranges_end(v) >= v + 16, in_set);
+	rcu_read_unlock();
+	close(fd);
+	rcu_read_lock();
+	CHECK_EQ(value_ranges_end(v), 0);
+	rcu_read_unlock();
+}
+
+TEST(value_ranges_hash_map)
+{
+	hash_value_in_set(0, true);
+	hash_value_in_set(BPF_F_NO_PREALLOC, false);
 }

@@ -55,6 +55,7 @@
 #include "map/lru.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
+#include "map/value_ranges.h"
 #include "rcu.h"
 
 #define HTAB_CREATE_FLAG_MASK                                                                    \
@@ -250,6 +251,11 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 		h->area = calloc(max_entries, h->elem_size);
 		if (!h->area)
 			goto free_buckets;
+		/* (the string kfuncs then read values there without a system call) */
+		if (value_ranges_add((uintptr_t)h->area, (size_t)max_entries * h->elem_size)) {
+			free(h->area);
+			goto free_buckets;
+		}
 	}
 	if (h->lru) {
 		/* every element is the lists' to hand out */
@@ -268,6 +274,8 @@ static int htab_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 	return 0;
 
 free_area:
+	if (h->prealloc)
+		value_ranges_del((uintptr_t)h->area);
 	free(h->area);
 free_buckets:
 	free(h->buckets);
@@ -298,6 +306,8 @@ static void htab_free(struct bpf_map *map)
 	}
 	if (h->lru)
 		lru_destroy(&h->lists);
+	if (h->prealloc)
+		value_ranges_del((uintptr_t)h->area);
 	free(h->area);
 	free(h->buckets);
 	free(h);

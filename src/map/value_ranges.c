@@ -1,7 +1,7 @@
 /* value_ranges.c — where map values live, so that a read that must not fault (the string
  * kfuncs') can copy straight from them instead of through process_vm_readv(), a system call.
  * Array maps register their values (global data among them: a program's string literals are
- * in .rodata).
+ * in .rodata), preallocated hash maps their elements' area.
  *
  * Readers are running programs, inside their RCU read section (src/rcu.h): they load the
  * published set and search it, without a lock.  Writers (a map made or freed) take a mutex and
