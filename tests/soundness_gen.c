@@ -266,7 +266,8 @@ static void snip_var_stack(struct gen *g)
 /* kfuncs by name: their ids in the kernel's BTF (0 without one: no kfunc snippets). */
 enum { KF_DYN_SIZE, KF_DYN_ADJUST, KF_DYN_SLICE, KF_DYN_CLONE, KF_DYN_IS_NULL, KF_DYN_COPY,
        KF_DYN_MEMSET, KF_ITER_NEW, KF_ITER_NEXT, KF_ITER_DESTROY, KF_FROM_SKB, KF_FROM_XDP,
-       KF_STRLEN, KF_STRCMP, KF_STRNCHR, KF_BITS_NEW, KF_BITS_NEXT, KF_BITS_DESTROY, KF_N };
+       KF_STRLEN, KF_STRCMP, KF_STRNCHR, KF_BITS_NEW, KF_BITS_NEXT, KF_BITS_DESTROY,
+       KF_RCU_LOCK, KF_RCU_UNLOCK, KF_PREEMPT_OFF, KF_PREEMPT_ON, KF_N };
 
 static int32_t kf(int k)
 {
@@ -276,6 +277,8 @@ static int32_t kf(int k)
 		"bpf_iter_num_next", "bpf_iter_num_destroy", "bpf_dynptr_from_skb",
 		"bpf_dynptr_from_xdp", "bpf_strlen", "bpf_strcmp", "bpf_strnchr",
 		"bpf_iter_bits_new", "bpf_iter_bits_next", "bpf_iter_bits_destroy",
+		"bpf_rcu_read_lock", "bpf_rcu_read_unlock", "bpf_preempt_disable",
+		"bpf_preempt_enable",
 	};
 	static int32_t ids[KF_N];
 	static bool done;
@@ -933,6 +936,35 @@ static void snip_iter(struct gen *g)
 	}
 }
 
+/* An RCU read section, or a region with preemption off (nested, sometimes), around a snippet;
+ * its end sometimes skipped on one branch, or missing: the kernel's verdicts on what may not be
+ * inside (an exit, a tail call, LD_ABS) and on unmatched ends. */
+static void snip_region(struct gen *g)
+{
+	bool rcu = chance(g, 50), nested = !rcu && chance(g, 20), branch = chance(g, 10);
+	int on = rcu ? KF_RCU_LOCK : KF_PREEMPT_OFF, off = rcu ? KF_RCU_UNLOCK : KF_PREEMPT_ON;
+	unsigned int j = 0;
+
+	if (!kf(on) || g->depth > 1)
+		return;
+	kcall(g, on);
+	if (nested)
+		kcall(g, on);
+	g->depth++;
+	snippet(g);
+	g->depth--;
+	if (branch) {
+		j = g->n;
+		emit(g, BPF_JMP_IMM(BPF_JEQ, sreg(g), 0, 0));
+	}
+	if (chance(g, 97))
+		kcall(g, off);
+	if (branch)
+		patch(g, j);
+	if (nested)
+		kcall(g, off);
+}
+
 /* A string kfunc (bpf_strlen(), bpf_strcmp(), bpf_strnchr()): a string is whatever its register
  * holds (a scalar, a pointer, nothing written), or the stack, written or not; the kfunc must
  * read it without faulting, and its result is a scalar, sometimes kept. */
@@ -1230,6 +1262,8 @@ static void snippet(struct gen *g)
 			snip_iter(g);
 		else if (chance(g, 20))
 			snip_str(g);
+		else if (chance(g, 15))
+			snip_region(g);
 		else
 			snip_helper(g);
 		break;
