@@ -174,6 +174,17 @@ static const struct vcase cases[] = {
 	    BPF_ALU64_IMM(BPF_LSH, 0, 32), BPF_ALU64_REG(BPF_ADD, 2, 0), R0_0, EXIT }, REJECT,
 	  "math between fp pointer and register with unbounded min value is not allowed", EINVAL },
 	{ "alu_ptr_copy_32_unknown", SOCK, { BPF_MOV32_REG(0, 1), EXIT }, ACCEPT },
+	/* a 32-bit copy of a pointer's bits is unknown but for its zero upper half: a branch on
+	 * the upper half is dead (the soundness generator found this) */
+	{ "alu_ptr_copy_32_zext", SOCK, { BPF_MOV32_REG(2, 10), BPF_LD_IMM64(3, 0x100000000ull),
+	  BPF_JMP_REG(BPF_JLT, 2, 3, 1), BPF_ALU64_IMM(BPF_AND, 10, 1), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "alu_ptr_movsx_32_zext", SOCK, { BPF_MOVSX32_REG(2, 10, 8),
+	  BPF_LD_IMM64(3, 0x100000000ull), BPF_JMP_REG(BPF_JLT, 2, 3, 1),
+	  BPF_ALU64_IMM(BPF_AND, 10, 1), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "alu_ptr_movsx_64_unknown", SOCK, { R0_0, BPF_MOVSX64_REG(2, 10, 16),
+	  BPF_LD_IMM64(3, 0x100000000ull), BPF_JMP_REG(BPF_JLT, 2, 3, 1), BPF_MOV64_IMM(0, 1),
+	  EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	{ "alu_ctx_neg", SOCK, { BPF_MOV64_REG(0, 1), BPF_ALU64_IMM(BPF_NEG, 0, 0), EXIT }, ACCEPT },
 	{ "alu_ldimm64_ptr", SOCK, { BPF_LD_MAP_FD(0, MAP_HASH), EXIT }, ACCEPT },
 };

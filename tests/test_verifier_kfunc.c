@@ -407,6 +407,21 @@ static const struct vcase cases[] = {
 	  EXIT }, REJECT,
 	  "BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region",
 	  EINVAL, .full_log = true },
+	/* under a bpf_spin_lock: the number iterator's kfuncs only (the soundness generator found
+	 * that 6.18.44 allows them) */
+	{ "lock_iter_num_inside", XDP, { BPF_ST_MEM(BPF_W, 10, -4, 0), FP(2, -4),
+	  BPF_LD_MAP_FD(1, MAP_ALOCK), CALL(map_lookup_elem), BPF_JMP_IMM(BPF_JEQ, 0, 0, 12),
+	  BPF_MOV64_REG(6, 0), BPF_MOV64_REG(1, 6), BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_lock),
+	  FP(1, -24), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 3), KFUNC(KF_ITER_NEW), FP(1, -24),
+	  KFUNC(KF_ITER_NEXT), BPF_JMP_IMM(BPF_JNE, 0, 0, -4), FP(1, -24), KFUNC(KF_ITER_DESTROY),
+	  BPF_MOV64_REG(1, 6), BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_unlock), R0_0, EXIT },
+	  ACCEPT, .full_log = true, .log_level = 2 },
+	{ "lock_other_kfunc_inside", XDP, { BPF_ST_MEM(BPF_W, 10, -4, 0), FP(2, -4),
+	  BPF_LD_MAP_FD(1, MAP_ALOCK), CALL(map_lookup_elem), BPF_JMP_IMM(BPF_JEQ, 0, 0, 7),
+	  BPF_MOV64_REG(6, 0), BPF_MOV64_REG(1, 6), BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_lock),
+	  KFUNC(KF_PREEMPT_OFF), KFUNC(KF_PREEMPT_ON), BPF_MOV64_REG(1, 6),
+	  BPF_ALU64_IMM(BPF_ADD, 1, 4), CALL(spin_unlock), R0_0, EXIT }, REJECT,
+	  "function calls are not allowed while holding a lock", EINVAL, .full_log = true },
 	{ "kfunc_userbpf_lacks", XDP, { KFUNC(KF_CAST_TO_KERN_CTX), R0_0, EXIT }, ACCEPT,
 	  .known = "userbpf refuses kfuncs it does not have (EOPNOTSUPP); the kernel takes them" },
 };

@@ -275,8 +275,8 @@ static bool name_ends(const char *s, const char *suffix)
 }
 
 /* A kfunc's arguments, by its kernel BTF prototype: registers written, its dynptrs and
- * iterators where the program may use them, a memory and size pair inside; no kfunc while a
- * lock is held. */
+ * iterators where the program may use them, a memory and size pair inside; no kfunc but the
+ * number iterator's while a lock is held. */
 static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
 {
 	struct check_priv *cp = c->priv;
@@ -290,7 +290,8 @@ static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
 
 	if (!k || !proto)
 		return arg_fail(c, 0, "not a kfunc userbpf has", 0, 0);
-	if (cp->held)
+	/* (the number iterator's kfuncs may be called under the lock, as the kernel allows) */
+	if (cp->held && strncmp(k->name, "bpf_iter_num_", 13))
 		return lock_fail(c, cp->held, "kfunc call while holding a bpf_spin_lock");
 	params = (const struct btf_param *)(proto + 1);
 	n = BTF_INFO_VLEN(proto->info);

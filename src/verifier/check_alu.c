@@ -308,10 +308,15 @@ int check_alu_op(struct verifier_env *env, const struct bpf_insn *insn)
 		struct reg_state *src = &regs[insn->src_reg];
 
 		if (src->type != SCALAR_VALUE) {
-			if (cls == BPF_ALU64 && insn->off == 0)
+			if (cls == BPF_ALU64 && insn->off == 0) {
 				*dst = *src;
-			else
+			} else {
 				mark_reg_unknown(dst);
+				/* (a 32-bit copy of a pointer's bits: the upper half is zero, as
+				 * after the kernel's zext_32_to_64()) */
+				if (cls == BPF_ALU)
+					scalar_zext32(&dst->s);
+			}
 			return 0;
 		}
 		if (cls == BPF_ALU64 && insn->off == 0) {

@@ -13,8 +13,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/ctx.h"
+#include "exec/kfuncs.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "verifier/dynptr.h"
@@ -43,6 +45,19 @@ static void print_insn_state(struct verifier_env *env, int idx)
 		verbose(env, "%d:", idx);
 	}
 	print_state(env, env->cur, cur_frame(env), false);
+}
+
+/* The kfuncs a program may call while holding a bpf_spin_lock: the number iterator's (the
+ * kernel's list also has the graph and resilient-lock kfuncs, which userbpf lacks). */
+static bool kfunc_spin_allowed(const struct bpf_insn *insn)
+{
+	const char *name;
+
+	if (insn->src_reg != BPF_PSEUDO_KFUNC_CALL || insn->off)
+		return false;
+	name = kfunc_btf_name(insn->imm);
+	return name && (!strcmp(name, "bpf_iter_num_new") || !strcmp(name, "bpf_iter_num_next") ||
+			!strcmp(name, "bpf_iter_num_destroy"));
 }
 
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
@@ -229,10 +244,12 @@ static int do_check(struct verifier_env *env, u32 sub)
 					return -EINVAL;
 				}
 				/* (bpf-to-bpf calls are fine, as in 6.18: the callee is held to
-				 * the same rule) */
+				 * the same rule; so are the number iterator's kfuncs, the
+				 * kernel's kfunc_spin_allowed()) */
 				if (env->cur->active_locks && insn->src_reg != BPF_PSEUDO_CALL &&
 				    (insn->imm != BPF_FUNC_spin_unlock ||
-				     insn->src_reg == BPF_PSEUDO_KFUNC_CALL)) {
+				     insn->src_reg == BPF_PSEUDO_KFUNC_CALL) &&
+				    !kfunc_spin_allowed(insn)) {
 					verbose(env, "function calls are not allowed while holding a "
 						     "lock\n");
 					return -EINVAL;
