@@ -62,12 +62,12 @@ static __thread uintptr_t stack_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
 
 /* How many bytes from a lie in this thread's stack above our own frame (0: a is not there): the
- * frames of the
- * program that called us (its BPF stack is there, for the JIT and the interpreter alike) and of
- * its callers, all mapped, so that a plain copy is safe.  A string on the program's stack, the
- * common case, then costs no system call.  Not under ASan, which would take the chunk's bytes
- * past the string for an overflow of their frame, nor under valgrind, which would take the
- * program's unwritten stack bytes for undefined: both take process_vm_readv()'s as defined. */
+ * frames of the program that called us (its BPF stack is there, for the JIT and the interpreter
+ * alike) and of its callers, all mapped, so that plain loads are safe.  A string on the
+ * program's stack, the common case, then costs no system call.  Not under ASan, which would take
+ * a string that runs past the BPF stack for an overflow of its frame, nor under valgrind, which
+ * would take the program's unwritten stack bytes for undefined: both take process_vm_readv()'s
+ * bytes as defined. */
 static size_t on_live_stack(uintptr_t a)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
