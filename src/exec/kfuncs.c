@@ -173,9 +173,10 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_iter_bits_destroy", bpf_iter_bits_destroy_kfunc, KF_ITER_DESTROY },
 	{ "bpf_iter_bits_new", bpf_iter_bits_new_kfunc, KF_ITER_NEW },
 	{ "bpf_iter_bits_next", bpf_iter_bits_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
-	{ "bpf_iter_num_destroy", bpf_iter_num_destroy_kfunc, KF_ITER_DESTROY },
-	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW },
-	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
+	/* (the number iterator also under a bpf_spin_lock: the kernel's kfunc_spin_allowed()) */
+	{ "bpf_iter_num_destroy", bpf_iter_num_destroy_kfunc, KF_ITER_DESTROY | KF_SPIN_OK },
+	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW | KF_SPIN_OK },
+	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL | KF_SPIN_OK },
 	{ "bpf_preempt_disable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_OFF },
 	{ "bpf_preempt_enable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_ON },
 	{ "bpf_rcu_read_lock", bpf_rcu_read_lock_kfunc, KF_RCU_LOCK },

@@ -15,6 +15,7 @@
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */
 /* userbpf's own marks (bits the kernel's flags leave free) */
+#define KF_SPIN_OK (1u << 25)	/* may be called while a bpf_spin_lock is held */
 #define KF_PREEMPT_OFF (1u << 26)	/* bpf_preempt_disable() */
 #define KF_PREEMPT_ON (1u << 27)	/* bpf_preempt_enable() */
 #define KF_PKT_SKB (1u << 28)	/* bpf_dynptr_from_skb(): skb program types only */

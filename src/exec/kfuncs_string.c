@@ -49,12 +49,14 @@ struct rstr {
 	unsigned char buf[CHUNK];
 };
 
-static void rstr_init(struct rstr *s, u64 p)
+/* Starts reading the string at p; false (-ERANGE) where the address is not allowed at all. */
+static bool rstr_open(struct rstr *s, u64 p)
 {
 	/* (an address past a 32-bit process's reach reads as unmapped) */
 	s->base = p <= UINTPTR_MAX ? (uintptr_t)p : 0;
 	s->at = 0;
 	s->len = 0;
+	return nofault_allowed(p);
 }
 
 /* This thread's stack, [lo, hi) (0, 0 until asked; hi 1 where it cannot be known). */
@@ -148,10 +150,11 @@ static u64 str_compare(u64 p1, u64 p2, bool ignore_case)
 	struct rstr s1, s2;
 	unsigned char c1, c2;
 
-	if (!nofault_allowed(p1) || !nofault_allowed(p2))
+	/* (both opened, both addresses checked, before either string is read) */
+	bool ok1 = rstr_open(&s1, p1), ok2 = rstr_open(&s2, p2);
+
+	if (!ok1 || !ok2)
 		return RET(-ERANGE);
-	rstr_init(&s1, p1);
-	rstr_init(&s2, p2);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
 		if (!rstr_at(&s1, i, &c1) || !rstr_at(&s2, i, &c2))
 			return RET(-EFAULT);
@@ -185,9 +188,8 @@ static u64 str_nchr(u64 p, u64 count, unsigned char c, bool len)
 	unsigned char sc;
 	u32 i;
 
-	if (!nofault_allowed(p))
+	if (!rstr_open(&s, p))
 		return RET(-ERANGE);
-	rstr_init(&s, p);
 	for (i = 0; i < count && i < XATTR_SIZE_MAX; i++) {
 		if (!rstr_at(&s, i, &sc))
 			return RET(-EFAULT);
@@ -218,9 +220,8 @@ u64 bpf_strchrnul_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
 	struct rstr s;
 	unsigned char sc;
 
-	if (!nofault_allowed(p))
+	if (!rstr_open(&s, p))
 		return RET(-ERANGE);
-	rstr_init(&s, p);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
 		if (!rstr_at(&s, i, &sc))
 			return RET(-EFAULT);
@@ -238,9 +239,8 @@ u64 bpf_strrchr_kfunc(u64 p, u64 c, u64 a3, u64 a4, u64 a5)
 	unsigned char sc;
 	int last = -ENOENT;
 
-	if (!nofault_allowed(p))
+	if (!rstr_open(&s, p))
 		return RET(-ERANGE);
-	rstr_init(&s, p);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
 		if (!rstr_at(&s, i, &sc))
 			return RET(-EFAULT);
@@ -268,10 +268,11 @@ static u64 str_span(u64 p, u64 pset, bool accept)
 	struct rstr s, set;
 	unsigned char cs, cset = 0;
 
-	if (!nofault_allowed(p) || !nofault_allowed(pset))
+	/* (both opened, both addresses checked, before either string is read) */
+	bool ok1 = rstr_open(&s, p), ok2 = rstr_open(&set, pset);
+
+	if (!ok1 || !ok2)
 		return RET(-ERANGE);
-	rstr_init(&s, p);
-	rstr_init(&set, pset);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
 		u32 j;
 
@@ -310,10 +311,11 @@ u64 bpf_strnstr_kfunc(u64 p1, u64 p2, u64 len, u64 a4, u64 a5)
 	struct rstr s1, s2;
 	unsigned char c1, c2;
 
-	if (!nofault_allowed(p1) || !nofault_allowed(p2))
+	/* (both opened, both addresses checked, before either string is read) */
+	bool ok1 = rstr_open(&s1, p1), ok2 = rstr_open(&s2, p2);
+
+	if (!ok1 || !ok2)
 		return RET(-ERANGE);
-	rstr_init(&s1, p1);
-	rstr_init(&s2, p2);
 	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
 		u32 j;
 

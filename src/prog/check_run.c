@@ -291,7 +291,7 @@ static int kfunc_pre(struct interp_check *c, s32 imm, const u64 *R, u32 init)
 	if (!k || !proto)
 		return arg_fail(c, 0, "not a kfunc userbpf has", 0, 0);
 	/* (the number iterator's kfuncs may be called under the lock, as the kernel allows) */
-	if (cp->held && strncmp(k->name, "bpf_iter_num_", 13))
+	if (cp->held && !(k->flags & KF_SPIN_OK))
 		return lock_fail(c, cp->held, "kfunc call while holding a bpf_spin_lock");
 	params = (const struct btf_param *)(proto + 1);
 	n = BTF_INFO_VLEN(proto->info);

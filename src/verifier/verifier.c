@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "exec/ctx.h"
 #include "exec/kfuncs.h"
@@ -47,17 +46,16 @@ static void print_insn_state(struct verifier_env *env, int idx)
 	print_state(env, env->cur, cur_frame(env), false);
 }
 
-/* The kfuncs a program may call while holding a bpf_spin_lock: the number iterator's (the
- * kernel's list also has the graph and resilient-lock kfuncs, which userbpf lacks). */
+/* A kfunc a program may call while holding a bpf_spin_lock (KF_SPIN_OK: the number iterator's;
+ * the kernel's list also has the graph and resilient-lock kfuncs, which userbpf lacks). */
 static bool kfunc_spin_allowed(const struct bpf_insn *insn)
 {
-	const char *name;
+	const struct kfunc_desc *k;
 
-	if (insn->src_reg != BPF_PSEUDO_KFUNC_CALL || insn->off)
+	if (insn->src_reg != BPF_PSEUDO_KFUNC_CALL)
 		return false;
-	name = kfunc_btf_name(insn->imm);
-	return name && (!strcmp(name, "bpf_iter_num_new") || !strcmp(name, "bpf_iter_num_next") ||
-			!strcmp(name, "bpf_iter_num_destroy"));
+	k = kfunc_of_insn(insn);
+	return k && (k->flags & KF_SPIN_OK);
 }
 
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
