@@ -426,6 +426,8 @@ int check_btf_info(struct verifier_env *env, const union bpf_attr *attr, union b
 		return err;
 	err = check_btf_line(env, attr, uattr, usize);
 	if (!err)
+		err = check_core_relo(env, attr, uattr, usize);
+	if (!err)
 		find_global_subprogs(env);
 	return err;
 }

@@ -528,6 +528,10 @@ void btf_info_transfer(struct verifier_env *env, struct bpf_prog *prog);
 void btf_info_free(struct verifier_env *env);
 bool func_is_static(struct verifier_env *env, u32 sub);
 
+/* core_relo.c: BPF_PROG_LOAD's CO-RE relocations, applied to env->insns (after line_info). */
+int check_core_relo(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
+		    u32 usize);
+
 /* check_jmp.c */
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 void mark_pkt_ranges(struct vstate *st, u32 id, u32 range, u8 type);

@@ -1,0 +1,321 @@
+/* BPF_PROG_LOAD's CO-RE relocations (core_relos), against the kernel.  The program's BTF holds
+ * local versions of kernel types (task_struct with its fields elsewhere, __sk_buff's protocol
+ * as the first member, flavors, a type the kernel lacks, an enum with other values, iphdr's
+ * bitfields); each case is a two- to four-instruction socket filter with one relocation (or a
+ * malformed record), loaded on both sides with its log at level 1 and level 2, then run.
+ * Verdict, errno, the whole level-1 log (the kernel's CO-RE lines included: candidates by
+ * vmlinux id, specs, patches, poisoning), the level-2 log but for its candidate-cache lines
+ * (the kernel's cache holds every loader's lookups since boot), and the returned value (the
+ * relocated immediate, or skb->protocol read at a relocated offset) must be the kernel's.
+ * Skipped where the kernel's bpf() is unavailable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btf_blob.h"
+#include "kbpf.h"
+#include "test.h"
+#include "verifier_harness.h"
+#include "userbpf/insn.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define LOG_SIZE 65536
+
+/* The local BTF's strings, at fixed offsets (S_*). */
+#define STRS                                                                                     \
+	"\0int\0unsigned int\0long long\0unsigned long long\0char\0task_struct\0pid\0tgid\0comm\0" \
+	"flags\0task_struct___flav\0no_such_field\0userbpf_no_such_type\0x\0__sk_buff\0"           \
+	"protocol\0__sk_buff___u64\0__sk_buff___s64\0bpf_map_type\0BPF_MAP_TYPE_HASH\0"           \
+	"BPF_MAP_TYPE_NO_SUCH\0iphdr\0ihl\0version\0tos\0unsigned char\0prog\0"                    \
+	"task_struct___wrong\0" "0\0" "0:0\0" "0:1\0" "0:2:3\0" "0:3\0" "1\0" "0:2\0" "x:1\0" "0:9\0"
+
+enum {
+	S_INT = 1, S_UINT = 5, S_LL = 18, S_ULL = 28, S_CHAR = 47, S_TASK = 52, S_PID = 64,
+	S_TGID = 68, S_COMM = 73, S_FLAGS = 78, S_TASK_FLAV = 84, S_NO_FIELD = 103,
+	S_NO_TYPE = 117, S_X = 138, S_SKB = 140, S_PROTO = 150, S_SKB_U64 = 159,
+	S_SKB_S64 = 175, S_MAP_TYPE = 191, S_HASH = 204, S_NO_SUCH = 222, S_IPHDR = 243,
+	S_IHL = 249, S_VERSION = 253, S_TOS = 261, S_UCHAR = 265, S_PROG = 279,
+	S_TASK_WRONG = 284, A_0 = 304, A_00 = 306, A_01 = 310, A_023 = 314, A_03 = 320,
+	A_1 = 324, A_02 = 326, A_BAD = 330, A_09 = 334,
+};
+
+/* Type ids. */
+enum {
+	T_INT_ = 1, T_UINT, T_LL, T_ULL, T_CHAR, T_COMM, T_TASK, T_TASK_FLAV, T_NO_TYPE, T_SKB,
+	T_SKB_U64, T_SKB_S64, T_MAP_TYPE, T_IPHDR, T_UCHAR, T_PROTO_, T_FUNC_, T_TASK_WRONG,
+	T_ANON,
+};
+
+#define BF(bits, off) ((uint32_t)(bits) << 24 | (off)) /* a kflag struct's member offset */
+
+static const uint32_t types_w[] = {
+	T_INT(S_INT, 4, BTF_INT_SIGNED, 0, 32),
+	T_INT(S_UINT, 4, 0, 0, 32),
+	T_INT(S_LL, 8, BTF_INT_SIGNED, 0, 64),
+	T_INT(S_ULL, 8, 0, 0, 64),
+	T_INT(S_CHAR, 1, BTF_INT_SIGNED, 0, 8),
+	T_ARRAY(T_CHAR, T_INT_, 16),
+	/* task_struct: pid, tgid, comm[16], flags, packed at the front */
+	T_STRUCT(S_TASK, 4, 28), T_MEMBER(S_PID, T_INT_, 0), T_MEMBER(S_TGID, T_INT_, 32),
+	T_MEMBER(S_COMM, T_COMM, 64), T_MEMBER(S_FLAGS, T_UINT, 192),
+	T_STRUCT(S_TASK_FLAV, 2, 8), T_MEMBER(S_PID, T_INT_, 0), T_MEMBER(S_NO_FIELD, T_INT_, 32),
+	T_STRUCT(S_NO_TYPE, 1, 4), T_MEMBER(S_X, T_INT_, 0),
+	T_STRUCT(S_SKB, 1, 4), T_MEMBER(S_PROTO, T_UINT, 0),
+	T_STRUCT(S_SKB_U64, 1, 8), T_MEMBER(S_PROTO, T_ULL, 0),
+	T_STRUCT(S_SKB_S64, 1, 8), T_MEMBER(S_PROTO, T_LL, 0),
+	S_MAP_TYPE, INFO(BTF_KIND_ENUM, 0, 2), 4, S_HASH, 99, S_NO_SUCH, 7,
+	S_IPHDR, INFO(BTF_KIND_STRUCT, 1, 3), 4, S_IHL, T_UCHAR, BF(4, 0), S_VERSION, T_UCHAR,
+	BF(4, 4), S_TOS, T_UCHAR, BF(0, 8),
+	T_INT(S_UCHAR, 1, 0, 0, 8),
+	T_PROTO(T_INT_, 0),
+	T_FUNC(S_PROG, T_PROTO_, BTF_FUNC_GLOBAL),
+	T_STRUCT(S_TASK_WRONG, 1, 4), T_MEMBER(S_PID, T_NO_TYPE, 0),
+	T_STRUCT(0, 1, 4), T_MEMBER(S_X, T_INT_, 0),
+};
+
+enum form { ALU, LDX, LDX64, LD64, DEAD, JMP };
+
+static const struct core_case {
+	const char *what;
+	enum form form;
+	int32_t imm; /* what clang would have written: the local value (or off, for LDX) */
+	struct bpf_core_relo relo;
+	uint32_t rec_size; /* 0: sizeof(struct bpf_core_relo) */
+	uint32_t tail;	   /* a word after the record (with rec_size 20) */
+} cases[] = {
+	{ "task_struct.tgid offset", ALU, 4, { 0, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "task_struct.flags offset", ALU, 24, { 0, T_TASK, A_03, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "task_struct.comm[3] offset", ALU, 11, { 0, T_TASK, A_023, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "task_struct.comm size", ALU, 16, { 0, T_TASK, A_02, BPF_CORE_FIELD_BYTE_SIZE } },
+	{ "task_struct.pid exists", ALU, 1, { 0, T_TASK, A_00, BPF_CORE_FIELD_EXISTS } },
+	{ "task_struct.pid signed", ALU, 1, { 0, T_TASK, A_00, BPF_CORE_FIELD_SIGNED } },
+	{ "task_struct.flags signed", ALU, 0, { 0, T_TASK, A_03, BPF_CORE_FIELD_SIGNED } },
+	{ "task_struct.pid lshift", ALU, 32, { 0, T_TASK, A_00, BPF_CORE_FIELD_LSHIFT_U64 } },
+	{ "task_struct.pid rshift", ALU, 32, { 0, T_TASK, A_00, BPF_CORE_FIELD_RSHIFT_U64 } },
+	{ "task_struct size", ALU, 28, { 0, T_TASK, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "task_struct exists", ALU, 1, { 0, T_TASK, A_0, BPF_CORE_TYPE_EXISTS } },
+	{ "task_struct matches", ALU, 1, { 0, T_TASK, A_0, BPF_CORE_TYPE_MATCHES } },
+	{ "task_struct target id", LD64, T_TASK, { 0, T_TASK, A_0, BPF_CORE_TYPE_ID_TARGET } },
+	{ "task_struct local id", LD64, T_TASK, { 0, T_TASK, A_0, BPF_CORE_TYPE_ID_LOCAL } },
+	{ "task_struct local id, ALU", ALU, 1234, { 0, T_TASK, A_0, BPF_CORE_TYPE_ID_LOCAL } },
+	{ "flavor: pid offset", ALU, 0, { 0, T_TASK_FLAV, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "flavor: missing field exists", ALU, 1,
+	  { 0, T_TASK_FLAV, A_01, BPF_CORE_FIELD_EXISTS } },
+	{ "flavor: missing field offset", ALU, 4,
+	  { 0, T_TASK_FLAV, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "flavor: missing field offset, dead", DEAD, 4,
+	  { 16, T_TASK_FLAV, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "flavor: size", ALU, 8, { 0, T_TASK_FLAV, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "no such type: exists", ALU, 1, { 0, T_NO_TYPE, A_0, BPF_CORE_TYPE_EXISTS } },
+	{ "no such type: size", ALU, 4, { 0, T_NO_TYPE, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "no such type: field exists", ALU, 1, { 0, T_NO_TYPE, A_00, BPF_CORE_FIELD_EXISTS } },
+	{ "no such type: field offset", ALU, 0, { 0, T_NO_TYPE, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "no such type: target id", LD64, T_NO_TYPE,
+	  { 0, T_NO_TYPE, A_0, BPF_CORE_TYPE_ID_TARGET } },
+	{ "wrong field type", ALU, 0, { 0, T_TASK_WRONG, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "__sk_buff.protocol load", LDX, 0, { 0, T_SKB, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "__sk_buff.protocol as u64: load narrowed", LDX64, 0,
+	  { 0, T_SKB_U64, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "__sk_buff.protocol as s64: load poisoned", LDX64, 0,
+	  { 0, T_SKB_S64, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "__sk_buff.protocol load, wrong off", LDX, 8,
+	  { 0, T_SKB, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "enum value", ALU, 99, { 0, T_MAP_TYPE, A_0, BPF_CORE_ENUMVAL_VALUE } },
+	{ "enum value exists", ALU, 1, { 0, T_MAP_TYPE, A_0, BPF_CORE_ENUMVAL_EXISTS } },
+	{ "missing enum value exists", ALU, 1, { 0, T_MAP_TYPE, A_1, BPF_CORE_ENUMVAL_EXISTS } },
+	{ "missing enum value", ALU, 7, { 0, T_MAP_TYPE, A_1, BPF_CORE_ENUMVAL_VALUE } },
+	{ "enum value, wrong imm", ALU, 98, { 0, T_MAP_TYPE, A_0, BPF_CORE_ENUMVAL_VALUE } },
+	{ "iphdr.version offset", ALU, 0, { 0, T_IPHDR, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "iphdr.version size", ALU, 1, { 0, T_IPHDR, A_01, BPF_CORE_FIELD_BYTE_SIZE } },
+	{ "iphdr.version lshift", ALU, 56, { 0, T_IPHDR, A_01, BPF_CORE_FIELD_LSHIFT_U64 } },
+	{ "iphdr.version rshift", ALU, 60, { 0, T_IPHDR, A_01, BPF_CORE_FIELD_RSHIFT_U64 } },
+	{ "iphdr.ihl signed", ALU, 0, { 0, T_IPHDR, A_00, BPF_CORE_FIELD_SIGNED } },
+	{ "iphdr.tos offset", ALU, 1, { 0, T_IPHDR, A_02, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "iphdr matches", ALU, 1, { 0, T_IPHDR, A_0, BPF_CORE_TYPE_MATCHES } },
+	{ "anonymous struct", ALU, 4, { 0, T_ANON, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "bad type id", ALU, 0, { 0, 999, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "bad access string", ALU, 0, { 0, T_TASK, A_BAD, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "member index out of range", ALU, 0, { 0, T_TASK, A_09, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "type relo, field access string", ALU, 28, { 0, T_TASK, A_01, BPF_CORE_TYPE_SIZE } },
+	{ "unknown kind", ALU, 0, { 0, T_TASK, A_0, 13 } },
+	{ "insn_off not a multiple of 8", ALU, 4, { 4, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "insn_off past the end", ALU, 4, { 64, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "relocating a jump", JMP, 0, { 8, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "record size 12", ALU, 4, { 0, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET }, 12 },
+	{ "record size 20, zero tail", ALU, 4, { 0, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET }, 20 },
+	{ "record size 20, nonzero tail", ALU, 4,
+	  { 0, T_TASK, A_01, BPF_CORE_FIELD_BYTE_OFFSET }, 20, 1 },
+};
+
+/* Drops the level-2 candidate-cache lines (the kernel's cache is the whole machine's). */
+static void drop_cache_lines(char *log)
+{
+	static const char *const heads[] = { "vmlinux_cand_cache:", "module_cand_cache:" };
+
+	for (size_t h = 0; h < N(heads); h++) {
+		char *p;
+
+		while ((p = strstr(log, heads[h])) != NULL) {
+			char *end = strchr(p, '\n');
+			char *rest = end ? end + 1 : p + strlen(p);
+
+			memmove(p, rest, strlen(rest) + 1);
+		}
+	}
+}
+
+static int build_prog(enum form form, int32_t imm, struct bpf_insn *p)
+{
+	switch (form) {
+	case ALU:
+		p[0] = BPF_MOV64_IMM(BPF_REG_0, imm);
+		p[1] = BPF_EXIT_INSN();
+		return 2;
+	case LDX:
+		p[0] = BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, (int16_t)imm);
+		p[1] = BPF_EXIT_INSN();
+		return 2;
+	case LDX64:
+		p[0] = BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, (int16_t)imm);
+		p[1] = BPF_EXIT_INSN();
+		return 2;
+	case LD64: {
+		struct bpf_insn ld[2] = { BPF_LD_IMM64(BPF_REG_0, (uint32_t)imm) };
+
+		p[0] = ld[0];
+		p[1] = ld[1];
+		p[2] = BPF_EXIT_INSN();
+		return 3;
+	}
+	case DEAD:
+		p[0] = BPF_MOV64_IMM(BPF_REG_0, 0);
+		p[1] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1);
+		p[2] = BPF_MOV64_IMM(BPF_REG_0, imm);
+		p[3] = BPF_EXIT_INSN();
+		return 4;
+	case JMP:
+		p[0] = BPF_MOV64_IMM(BPF_REG_0, 0);
+		p[1] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0);
+		p[2] = BPF_EXIT_INSN();
+		return 3;
+	}
+	return 0;
+}
+
+/* Loads case c on side s with a log at level (fd or -1 and errno). */
+static struct bpf_result load(int s, int btf, const struct core_case *c, bool with_func_info,
+			      uint32_t level, char *log)
+{
+	struct bpf_func_info fi = { 0, T_FUNC_ };
+	uint8_t rec[24];
+	struct bpf_insn prog[4];
+	uint32_t n = (uint32_t)build_prog(c->form, c->imm, prog);
+	union bpf_attr a;
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &c->relo, sizeof(c->relo));
+	memcpy(rec + sizeof(c->relo), &c->tail, sizeof(c->tail));
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = PTR_TO_U64(prog);
+	a.insn_cnt = n;
+	a.license = PTR_TO_U64("GPL");
+	a.prog_btf_fd = (uint32_t)btf;
+	if (with_func_info) {
+		a.func_info = PTR_TO_U64(&fi);
+		a.func_info_rec_size = sizeof(fi);
+		a.func_info_cnt = 1;
+	}
+	a.core_relos = PTR_TO_U64(rec);
+	a.core_relo_rec_size = c->rec_size ? c->rec_size : sizeof(c->relo);
+	a.core_relo_cnt = 1;
+	a.log_buf = PTR_TO_U64(log);
+	a.log_size = LOG_SIZE;
+	a.log_level = level;
+	log[0] = 0;
+	return side_call(s, BPF_PROG_LOAD, &a);
+}
+
+TEST(diff_core_relo)
+{
+	static char logs[2][NSIDES][LOG_SIZE];
+	static const char strs[] = STRS;
+	uint8_t pkt[64];
+	int btf[NSIDES], accepted = 0, relocated = 0, poisoned = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	/* the string offsets above are the table's */
+	REQUIRE(!strcmp(strs + S_TASK, "task_struct") && !strcmp(strs + S_TASK_WRONG,
+								  "task_struct___wrong"));
+	REQUIRE(!strcmp(strs + A_09, "0:9") && !strcmp(strs + S_UCHAR, "unsigned char"));
+	memset(pkt, 0, sizeof(pkt));
+	pkt[12] = 0x08; /* an IPv4 frame: skb->protocol 0x0008 */
+	for (int s = 0; s < NSIDES; s++)
+		btf[s] = side_btf_load(s, types_w, N(types_w), strs, sizeof(strs));
+	REQUIRE(btf[K] >= 0 && btf[U] >= 0);
+
+	for (size_t i = 0; i < N(cases); i++) {
+		const struct core_case *c = &cases[i];
+		struct bpf_result r[2][NSIDES];
+		uint32_t ret[NSIDES] = { 0, 0 };
+		char diff[512];
+
+		for (int l = 0; l < 2; l++) {
+			for (int s = 0; s < NSIDES; s++) {
+				r[l][s] = load(s, btf[s], c, true, (uint32_t)l + 1, logs[l][s]);
+				if (l == 1)
+					drop_cache_lines(logs[l][s]);
+				if (r[l][s].rc >= 0 && l == 1) {
+					struct bpf_result t = side_test_run(s, r[l][s].rc, pkt,
+									    sizeof(pkt), &ret[s]);
+
+					CHECK_EQ(t.rc, 0);
+				}
+				if (r[l][s].rc >= 0)
+					close(r[l][s].rc);
+			}
+			if (!AGREE(c->what, r[l]))
+				continue;
+			if (strcmp(logs[l][K], logs[l][U])) {
+				vlog_first_diff(logs[l][K], logs[l][U], diff, sizeof(diff));
+				test_fail(__FILE__, __LINE__, "%s, log level %d: %s", c->what, l + 1,
+					  diff);
+			}
+		}
+		if (r[1][K].rc < 0)
+			continue;
+		accepted++;
+		if (ret[K] != ret[U])
+			test_fail(__FILE__, __LINE__, "%s: the kernel's program returns %u, userbpf's %u",
+				  c->what, ret[K], ret[U]);
+		relocated += c->form == ALU && ret[K] != (uint32_t)c->imm;
+		/* (a level-1 log keeps only a failed path: the CO-RE lines of a load that
+		 * succeeds are in the level-2 one) */
+		poisoned += strstr(logs[1][K], "w/ invalid insn") != NULL;
+		if (getenv("TEST_VERBOSE"))
+			printf("  %-45s -> %u\n", c->what, ret[K]);
+	}
+	/* without func_info or line_info the kernel never reads core_relos: the immediate stays */
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_result r = load(s, btf[s], &cases[0], false, 1, logs[0][s]);
+		uint32_t ret = 0;
+
+		CHECK(r.rc >= 0);
+		if (r.rc >= 0) {
+			side_test_run(s, r.rc, pkt, sizeof(pkt), &ret);
+			CHECK_EQ(ret, 4u);
+			close(r.rc);
+		}
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(btf[s]);
+	if (getenv("TEST_VERBOSE"))
+		printf("diff_core_relo: %zu cases, %d accepted, %d with a new immediate, %d with a "
+		       "dead poisoned instruction\n", N(cases), accepted, relocated, poisoned);
+	/* the cases must exercise what they claim: most load, many values change, and the dead
+	 * poisoned instruction loads */
+	CHECK(accepted >= 30);
+	CHECK(relocated >= 10);
+	CHECK(poisoned >= 1);
+}
