@@ -1212,3 +1212,40 @@ TEST(loader_program_reload)
 	CHECK_EQ(errno, EINVAL);
 	userbpf_object_close(obj);
 }
+
+/* CO-RE in the loader, on userbpf alone: an unguarded access to a field the kernel's BTF lacks
+ * is poisoned, its load fails with EINVAL and the log names the relocation where the verifier
+ * refused the instruction (as libbpf rewrites it); a target BTF that cannot be read fails the
+ * load before any program, saying which file.  (test_preload.c compares these with libbpf.) */
+TEST(loader_core_unresolved)
+{
+	static char log[1 << 16];
+	char err[512];
+	struct userbpf_object_opts o = { .sz = sizeof(o), .errbuf = err, .errbuf_size = sizeof(err),
+					 .log_buf = log, .log_size = sizeof(log), .log_level = 1 };
+	struct userbpf_object *obj;
+	const char *p;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) && !getenv("USERBPF_VMLINUX_BTF"))
+		SKIP("no kernel BTF to relocate against");
+	REQUIRE(!userbpf_object_open_file(FIXTURE("core_unresolved"), &o, &obj));
+	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
+	CHECK(strstr(err, "program 'core_unresolved' (section 'socket'): BPF_PROG_LOAD failed: "
+			  "Invalid argument") != NULL);
+	p = strstr(log, "0: <invalid CO-RE relocation>\nfailed to resolve CO-RE relocation "
+			"<byte_off> [");
+	CHECK(p != NULL);
+	CHECK(p && strstr(p, "] struct task_struct.userbpf_no_such_field (0:1 @ offset 4)\n"));
+	CHECK(strstr(log, "invalid func unknown#195896080") == NULL);
+	userbpf_object_close(obj);
+
+	o.btf_custom_path = "/nonexistent/userbpf.btf";
+	REQUIRE(!userbpf_object_open_file(EXAMPLE("sockex1"), &o, &obj));
+	CHECK_EQ(userbpf_object_load(obj), 0); /* no CO-RE relocations: the file is never read */
+	userbpf_object_close(obj);
+	REQUIRE(!userbpf_object_open_file(FIXTURE("core_unresolved"), &o, &obj));
+	CHECK_EQ(userbpf_object_load(obj), -ENOENT);
+	CHECK(strstr(err, "CO-RE relocations: target BTF '/nonexistent/userbpf.btf': No such file") !=
+	      NULL);
+	userbpf_object_close(obj);
+}

@@ -10,11 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "btf/vmlinux.h"
+#include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf/loader.h"
+#include "preload/core_dump.h"
 
 #define OUT_MAX 8192
 
@@ -155,4 +160,200 @@ TEST(preload_libbpf_loads_as_the_kernel)
 	}
 	printf("preload: libbpf loaded %d of %d objects on the kernel, and the same on userbpf\n",
 	       loaded, n - 2);
+}
+
+/* ---- CO-RE: the ELF loader relocates as libbpf does ---- */
+
+#define CORE_OBJ LOADER_OBJ_DIR "/tests/corpus/socket_core_reads.bpf.o"
+
+/* What libbpf-user --core prints, made by userbpf's loader on the backend bpf_fn (NULL:
+ * userbpf), against btf (NULL: the kernel's BTF): instructions, test run, the "out" array. */
+static void core_dump_ours(userbpf_bpf_fn bpf_fn, const char *btf, char *out, size_t size)
+{
+	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = bpf_fn, .btf_custom_path = btf };
+	int (*call)(int, union bpf_attr *, unsigned int) = bpf_fn ? bpf_fn : bpf;
+	struct userbpf_object *obj;
+	const struct userbpf_program *prog;
+	const struct userbpf_map *m;
+	const struct bpf_insn *insn;
+	unsigned char frame[64];
+	union bpf_attr a;
+	size_t len = 0, n;
+	int err;
+
+#define OUT(...) (len += (size_t)snprintf(out + len, len < size ? size - len : 0, __VA_ARGS__))
+	out[0] = '\0';
+	err = userbpf_object_open_file(CORE_OBJ, &o, &obj);
+	if (!err)
+		err = userbpf_object_load(obj);
+	if (err) {
+		OUT("load: %d\n", err);
+		if (!userbpf_object_open_file(CORE_OBJ, &o, &obj) && obj)
+			userbpf_object_close(obj);
+		return;
+	}
+	prog = userbpf_object_program(obj, 0);
+	insn = userbpf_program_insns(prog);
+	n = userbpf_program_insn_cnt(prog);
+	{
+		FILE *f = fmemopen(out + len, size - len, "w");
+
+		if (f) {
+			core_print_insns(f, insn, n);
+			len += (size_t)ftell(f);
+			fclose(f);
+		}
+	}
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08;
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)userbpf_program_fd(prog);
+	a.test.data_in = PTR_TO_U64(frame);
+	a.test.data_size_in = sizeof(frame);
+	err = call(BPF_PROG_TEST_RUN, &a, sizeof(a));
+	OUT("retval %d %u\n", err < 0 ? -errno : err, a.test.retval);
+	m = userbpf_object_find_map(obj, "out");
+	for (unsigned int k = 0; m && k < userbpf_map_max_entries(m); k++) {
+		unsigned long long v = 0;
+
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)userbpf_map_fd(m);
+		a.key = PTR_TO_U64(&k);
+		a.value = PTR_TO_U64(&v);
+		call(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a));
+		OUT("out %u %llu\n", k, v);
+	}
+#undef OUT
+	userbpf_object_close(obj);
+}
+
+/* The first line where a and b differ, as a test failure naming what. */
+static bool same_lines(const char *what, const char *a, const char *b)
+{
+	for (; *a || *b;) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		if (la != lb || strncmp(a, b, la)) {
+			test_fail(__FILE__, __LINE__, "%s: \"%.*s\" where libbpf has \"%.*s\"", what,
+				  (int)la, a, (int)lb, b);
+			return false;
+		}
+		a += la + (a[la] == '\n');
+		b += lb + (b[lb] == '\n');
+	}
+	return true;
+}
+
+static int kernel_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, size);
+}
+
+/* A target BTF unlike the kernel's: task_struct {long state; int tgid; char comm[8]}, __sk_buff
+ * {len, protocol}, enum bpf_map_type {BPF_MAP_TYPE_ARENA = 7}, iphdr with version before ihl.
+ * Written to path; false if it cannot be. */
+static bool write_custom_btf(const char *path)
+{
+	static const char strs[] = "\0int\0long\0char\0task_struct\0state\0tgid\0comm\0"
+				   "unsigned int\0__sk_buff\0len\0protocol\0bpf_map_type\0"
+				   "BPF_MAP_TYPE_ARENA\0unsigned char\0iphdr\0version\0ihl\0tos";
+	const uint32_t types_w[] = {
+		T_INT(1, 4, BTF_INT_SIGNED, 0, 32),			    /* 1 */
+		T_INT(5, 8, BTF_INT_SIGNED, 0, 64),			    /* 2 */
+		T_INT(10, 1, BTF_INT_SIGNED, 0, 8),			    /* 3 */
+		T_ARRAY(3, 1, 8),					    /* 4 */
+		T_STRUCT(15, 3, 24), T_MEMBER(27, 2, 0), T_MEMBER(33, 1, 64),
+		T_MEMBER(38, 4, 96),					    /* 5 */
+		T_INT(43, 4, 0, 0, 32),					    /* 6 */
+		T_STRUCT(56, 2, 8), T_MEMBER(66, 6, 0), T_MEMBER(70, 6, 32), /* 7 */
+		79, INFO(BTF_KIND_ENUM, 0, 1), 4, 92, 7,		    /* 8 */
+		T_INT(111, 1, 0, 0, 8),					    /* 9 */
+		125, INFO(BTF_KIND_STRUCT, 1, 3), 4, 131, 9, 4u << 24 | 0, 139, 9,
+		4u << 24 | 4, 143, 9, 8,				    /* 10 */
+	};
+	struct blob b;
+	FILE *f;
+	bool ok;
+
+	if (strcmp(strs + 143, "tos") || strcmp(strs + 92, "BPF_MAP_TYPE_ARENA"))
+		return false;
+	b = btf_blob(types_w, sizeof(types_w) / sizeof(types_w[0]), strs, sizeof(strs));
+	f = fopen(path, "w");
+	ok = f && fwrite(b.data, 1, b.size, f) == b.size;
+	if (f)
+		ok = !fclose(f) && ok;
+	free(b.data);
+	return ok;
+}
+
+/* socket_core_reads (tests/corpus) loaded by libbpf (on userbpf through the preload, and on the
+ * kernel) and by userbpf's loader (on userbpf, and on the kernel): the relocated instructions
+ * (poisoned ones included), the test run and every value the program stores must be libbpf's.
+ * Then the same against a made-up target BTF (btf_custom_path), where the values all move. */
+TEST(loader_core_relocates_as_libbpf)
+{
+	static char lib[1 << 16], ours[1 << 16];
+	char btf_path[] = "/tmp/userbpf-core-btf-XXXXXX";
+	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core", (char *)CORE_OBJ, NULL, NULL };
+	int fd;
+
+	REQUIRE_LIBBPF_USER();
+	REQUIRE(btf_vmlinux() != NULL);
+	CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
+	core_dump_ours(NULL, NULL, ours, sizeof(ours));
+	same_lines("userbpf's loader on userbpf", ours, lib);
+	/* the values are relocated ones: task_struct.tgid is not at 4 in any kernel */
+	CHECK(strstr(ours, "out 0 4\n") == NULL && strstr(ours, "out 7 1\n") != NULL);
+	CHECK(strstr(ours, "insn 38 85 0 0 0 195896080\n") != NULL); /* the dead poisoned one */
+	if (kernel_bpf_available()) {
+		CHECK_EQ(run_user_args(false, args, lib, sizeof(lib)), 0);
+		same_lines("userbpf's loader on userbpf, libbpf on the kernel", ours, lib);
+		core_dump_ours(kernel_bpf, NULL, ours, sizeof(ours));
+		same_lines("userbpf's loader on the kernel", ours, lib);
+	}
+
+	fd = mkstemp(btf_path);
+	REQUIRE(fd >= 0);
+	close(fd);
+	REQUIRE(write_custom_btf(btf_path));
+	args[3] = btf_path;
+	CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
+	core_dump_ours(NULL, btf_path, ours, sizeof(ours));
+	same_lines("userbpf's loader, btf_custom_path", ours, lib);
+	/* tgid at 8, comm 8 bytes, the old flavor's state found, ARENA 7, task_struct id 5 */
+	CHECK(strstr(ours, "out 0 8\n") && strstr(ours, "out 1 8\n") && strstr(ours, "out 4 1\n"));
+	CHECK(strstr(ours, "out 8 7\n") && strstr(ours, "out 10 5\n"));
+	unlink(btf_path);
+}
+
+/* An unguarded CO-RE access to a field the kernel lacks (tests/fixtures/core_unresolved): the
+ * load fails, and the verifier log our loader leaves is libbpf's, the refusal of the poisoned
+ * instruction rewritten to name the relocation; on userbpf and on the kernel alike. */
+TEST(loader_core_unresolved_log_as_libbpf)
+{
+	static const char path[] = LOADER_OBJ_DIR "/tests/fixtures/core_unresolved.bpf.o";
+	static char lib[1 << 16], ours[1 << 16], log[1 << 16];
+	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core-log", (char *)path, NULL };
+	userbpf_bpf_fn backends[2] = { NULL, kernel_bpf };
+
+	REQUIRE_LIBBPF_USER();
+	REQUIRE(btf_vmlinux() != NULL);
+	for (int b = 0; b < 2; b++) {
+		struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = backends[b], .log_buf = log,
+						 .log_size = sizeof(log), .log_level = 1 };
+		struct userbpf_object *obj;
+		int err;
+
+		if (b == 1 && !kernel_bpf_available())
+			break;
+		CHECK_EQ(run_user_args(b == 0, args, lib, sizeof(lib)), 0);
+		log[0] = '\0';
+		err = userbpf_object_open_file(path, &o, &obj);
+		REQUIRE(!err);
+		err = userbpf_object_load(obj);
+		userbpf_object_close(obj);
+		snprintf(ours, sizeof(ours), "load: %d\n%s", err, log);
+		same_lines(b ? "on the kernel" : "on userbpf", ours, lib);
+		CHECK(strstr(ours, "\nfailed to resolve CO-RE relocation <byte_off> ") != NULL);
+	}
 }

@@ -52,8 +52,12 @@ struct userbpf_object_opts {
 	 * pinned there already is reused (its type, sizes, max_entries and flags must match, else
 	 * -EINVAL) and its contents left as they are; otherwise the map is made and pinned. */
 	const char *pin_root_path;
+	/* The BTF that CO-RE relocations (.BTF.ext's, from BPF_CORE_READ() and the like) are
+	 * resolved against, as libbpf's option of this name; NULL: the running kernel's
+	 * (/sys/kernel/btf/vmlinux, or the file USERBPF_VMLINUX_BTF names). */
+	const char *btf_custom_path;
 };
-#define userbpf_object_opts__last_field pin_root_path
+#define userbpf_object_opts__last_field btf_custom_path
 
 struct userbpf_object;
 struct userbpf_program;

@@ -749,6 +749,21 @@ static void format_spec(const struct core_who *who, char *buf, size_t size, cons
 #undef APPEND
 }
 
+int core_format_local_spec(const struct core_who *who, const struct btf *local,
+			   const struct bpf_core_relo *relo, char *buf, size_t size)
+{
+	struct spec *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	err = parse_spec(who, local, relo, s);
+	if (!err)
+		format_spec(who, buf, size, s);
+	free(s);
+	return err;
+}
+
 /* ---- values ---- */
 
 /* A field relocation's value for spec s (NULL: nothing matched).  *field_sz and *type_id: the
@@ -1081,14 +1096,14 @@ int core_patch_insn(const struct core_who *who, struct bpf_insn *insns, u32 cnt,
 	struct bpf_insn *insn = &insns[idx];
 	u64 orig = res->orig_val, nv = res->new_val;
 	const char *p = who->prog;
+	u32 shown = relo->insn_off / 8; /* messages count from the relocation's frame */
 
-	(void)relo;
 	if (res->poison) {
 poison:
 		/* both halves of an ldimm64, or the verifier would see "unknown opcode 00" */
 		if (is_ldimm64(insn) && idx + 1 < cnt)
-			poison(who, relo_idx, idx + 1, insn + 1);
-		poison(who, relo_idx, idx, insn);
+			poison(who, relo_idx, shown + 1, insn + 1);
+		poison(who, relo_idx, shown, insn);
 		return 0;
 	}
 	switch (BPF_CLASS(insn->code)) {
@@ -1098,12 +1113,12 @@ poison:
 			return -EINVAL;
 		if (res->validate && (u64)(s64)insn->imm != orig) {
 			say(who, "prog '%s': relo #%d: unexpected insn #%u (ALU/ALU64) value: got %u, exp %llu -> %llu\n",
-			    p, relo_idx, idx, (u32)insn->imm, (unsigned long long)orig,
+			    p, relo_idx, shown, (u32)insn->imm, (unsigned long long)orig,
 			    (unsigned long long)nv);
 			return -EINVAL;
 		}
 		say(who, "prog '%s': relo #%d: patched insn #%u (ALU/ALU64) imm %llu -> %llu\n", p,
-		    relo_idx, idx, (unsigned long long)(s64)insn->imm, (unsigned long long)nv);
+		    relo_idx, shown, (unsigned long long)(s64)insn->imm, (unsigned long long)nv);
 		insn->imm = (s32)nv;
 		return 0;
 	case BPF_LDX:
@@ -1111,40 +1126,40 @@ poison:
 	case BPF_STX:
 		if (res->validate && (u64)(s64)insn->off != orig) {
 			say(who, "prog '%s': relo #%d: unexpected insn #%u (LDX/ST/STX) value: got %u, exp %llu -> %llu\n",
-			    p, relo_idx, idx, (u32)insn->off, (unsigned long long)orig,
+			    p, relo_idx, shown, (u32)insn->off, (unsigned long long)orig,
 			    (unsigned long long)nv);
 			return -EINVAL;
 		}
 		if (nv > SHRT_MAX) {
 			say(who, "prog '%s': relo #%d: insn #%u (LDX/ST/STX) value too big: %llu\n", p,
-			    relo_idx, idx, (unsigned long long)nv);
+			    relo_idx, shown, (unsigned long long)nv);
 			return -ERANGE;
 		}
 		if (res->fail_memsz_adjust) {
 			say(who, "prog '%s': relo #%d: insn #%u (LDX/ST/STX) accesses field incorrectly. "
 				 "Make sure you are accessing pointers, unsigned integers, or fields of matching type and size.\n",
-			    p, relo_idx, idx);
+			    p, relo_idx, shown);
 			goto poison;
 		}
 		say(who, "prog '%s': relo #%d: patched insn #%u (LDX/ST/STX) off %llu -> %llu\n", p,
-		    relo_idx, idx, (unsigned long long)(s64)insn->off, (unsigned long long)nv);
+		    relo_idx, shown, (unsigned long long)(s64)insn->off, (unsigned long long)nv);
 		insn->off = (s16)nv;
 		if (res->new_sz != res->orig_sz) {
 			int have = size_bytes(insn->code), code = size_code(res->new_sz);
 
 			if (have != (int)res->orig_sz) {
 				say(who, "prog '%s': relo #%d: insn #%u (LDX/ST/STX) unexpected mem size: got %d, exp %u\n",
-				    p, relo_idx, idx, have, res->orig_sz);
+				    p, relo_idx, shown, have, res->orig_sz);
 				return -EINVAL;
 			}
 			if (code < 0) {
 				say(who, "prog '%s': relo #%d: insn #%u (LDX/ST/STX) invalid new mem size: %u\n",
-				    p, relo_idx, idx, res->new_sz);
+				    p, relo_idx, shown, res->new_sz);
 				return -EINVAL;
 			}
 			insn->code = (u8)(BPF_MODE(insn->code) | code | BPF_CLASS(insn->code));
 			say(who, "prog '%s': relo #%d: patched insn #%u (LDX/ST/STX) mem_sz %u -> %u\n", p,
-			    relo_idx, idx, res->orig_sz, res->new_sz);
+			    relo_idx, shown, res->orig_sz, res->new_sz);
 		}
 		return 0;
 	case BPF_LD: {
@@ -1153,25 +1168,25 @@ poison:
 		if (!is_ldimm64(insn) || idx + 1 >= cnt || insn[0].src_reg || insn[0].off ||
 		    insn[1].code || insn[1].dst_reg || insn[1].src_reg || insn[1].off) {
 			say(who, "prog '%s': relo #%d: insn #%u (LDIMM64) has unexpected form\n", p,
-			    relo_idx, idx);
+			    relo_idx, shown);
 			return -EINVAL;
 		}
 		imm = (u32)insn[0].imm | (u64)(u32)insn[1].imm << 32;
 		if (res->validate && imm != orig) {
 			say(who, "prog '%s': relo #%d: unexpected insn #%u (LDIMM64) value: got %llu, exp %llu -> %llu\n",
-			    p, relo_idx, idx, (unsigned long long)imm, (unsigned long long)orig,
+			    p, relo_idx, shown, (unsigned long long)imm, (unsigned long long)orig,
 			    (unsigned long long)nv);
 			return -EINVAL;
 		}
 		insn[0].imm = (s32)(u32)nv;
 		insn[1].imm = (s32)(u32)(nv >> 32);
 		say(who, "prog '%s': relo #%d: patched insn #%u (LDIMM64) imm64 %llu -> %llu\n", p,
-		    relo_idx, idx, (unsigned long long)imm, (unsigned long long)nv);
+		    relo_idx, shown, (unsigned long long)imm, (unsigned long long)nv);
 		return 0;
 	}
 	default:
 		say(who, "prog '%s': relo #%d: trying to relocate unrecognized insn #%u, code:0x%x, src:0x%x, dst:0x%x, off:0x%x, imm:0x%x\n",
-		    p, relo_idx, idx, insn->code, insn->src_reg, insn->dst_reg, (u32)(s32)insn->off,
+		    p, relo_idx, shown, insn->code, insn->src_reg, insn->dst_reg, (u32)(s32)insn->off,
 		    (u32)insn->imm);
 		return -EINVAL;
 	}

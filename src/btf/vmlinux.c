@@ -57,26 +57,56 @@ static u8 *read_file(const char *path, u32 *size)
 	return NULL;
 }
 
-static void vmlinux_load(void)
+struct btf *btf_parse_blob(const u8 *data, u32 size, int *err)
 {
-	const char *path = getenv("USERBPF_VMLINUX_BTF");
 	struct vlog log = { 0 };
+	struct btf *btf = calloc(1, sizeof(*btf));
+
+	if (!btf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	/* (btf_parse() keeps copies of the sections: the caller's bytes can go) */
+	*err = btf_parse(btf, data, size, &log);
+	if (*err) {
+		btf_free_parsed(btf);
+		return NULL;
+	}
+	return btf;
+}
+
+struct btf *btf_parse_file(const char *path, int *err)
+{
 	struct btf *btf;
 	u32 size = 0;
 	u8 *data;
 
-	data = read_file(path && *path ? path : VMLINUX_BTF_PATH, &size);
-	if (!data)
-		return;
-	btf = calloc(1, sizeof(*btf));
-	/* (btf_parse() keeps copies of the sections: the file's bytes can go) */
-	if (btf && !btf_parse(btf, data, size, &log)) {
-		vmlinux = btf;
-	} else if (btf) {
+	errno = 0;
+	data = read_file(path, &size);
+	if (!data) {
+		*err = errno ? -errno : -EINVAL;
+		return NULL;
+	}
+	btf = btf_parse_blob(data, size, err);
+	free(data);
+	return btf;
+}
+
+void btf_free_parsed(struct btf *btf)
+{
+	if (btf) {
 		btf_free_data(btf);
 		free(btf);
 	}
-	free(data);
+}
+
+static void vmlinux_load(void)
+{
+	const char *path = getenv("USERBPF_VMLINUX_BTF");
+	int err;
+
+	vmlinux = btf_parse_file(path && *path ? path : VMLINUX_BTF_PATH, &err);
+	(void)err; /* no kernel BTF: btf_vmlinux() says NULL */
 }
 
 const struct btf *btf_vmlinux(void)

@@ -13,6 +13,12 @@
  * none (no such file, or it does not parse). */
 const struct btf *btf_vmlinux(void);
 
+/* A BTF file (a kernel's, or any raw BTF blob) parsed and checked as BPF_BTF_LOAD checks, or
+ * NULL and *err.  Freed with btf_free_parsed(). */
+struct btf *btf_parse_file(const char *path, int *err);
+struct btf *btf_parse_blob(const u8 *data, u32 size, int *err);
+void btf_free_parsed(struct btf *btf);
+
 /* The id of the BTF_KIND_FUNC called name in btf, or 0. */
 u32 btf_find_func(const struct btf *btf, const char *name);
 

@@ -13,6 +13,7 @@
  * did not take (obj->btf_fd < 0), is loaded without func/line info (as libbpf does).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <linux/btf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,11 @@ struct ext_hdr {
 	u8 flags;
 	u32 hdr_len;
 	u32 func_info_off, func_info_len, line_info_off, line_info_len;
+	u32 core_relo_off, core_relo_len; /* present when hdr_len says so */
 };
+#define EXT_HDR_MIN offsetof(struct ext_hdr, core_relo_off) /* before CO-RE was added */
 
-/* The .BTF string at off, or NULL. */
-static const char *btf_string(const struct userbpf_object *obj, u32 off)
+const char *ld_btf_string(const struct userbpf_object *obj, u32 off)
 {
 	const struct ld_sec *s = &obj->secs[obj->btf_sec];
 	struct btf_header h;
@@ -42,11 +44,8 @@ static const char *btf_string(const struct userbpf_object *obj, u32 off)
 	return (const char *)s->data + h.hdr_len + h.str_off + off;
 }
 
-/* The records (ksize bytes each, of rec_size in the file) of the part [off, off + len) that lie
- * in function f, appended to *out at their new offsets.  Returns 0 or -errno (-ENOMEM; a
- * malformed part gives -EBADMSG and is ignored by the caller). */
-static int collect(const struct userbpf_object *obj, const u8 *part, u32 len, u32 ksize,
-		   const struct ld_func *f, u32 base, u8 **out, u32 *n)
+int ld_btf_ext_walk(const struct userbpf_object *obj, const u8 *part, u32 len, u32 ksize,
+		    const struct ld_func *f, ld_ext_rec_fn fn, void *arg)
 {
 	u32 rec_size, pos = 4;
 
@@ -64,30 +63,80 @@ static int collect(const struct userbpf_object *obj, const u8 *part, u32 len, u3
 		pos += 8;
 		if ((u64)cnt * rec_size > len - pos)
 			return -EBADMSG;
-		sec = btf_string(obj, name_off);
-		if (sec && !strcmp(sec, obj->secs[f->sec].name)) {
-			for (u32 i = 0; i < cnt; i++) {
-				const u8 *r = part + pos + (size_t)i * rec_size;
-				u32 byte_off, insn;
-				u8 *grown;
+		sec = ld_btf_string(obj, name_off);
+		for (u32 i = 0; sec && !strcmp(sec, obj->secs[f->sec].name) && i < cnt; i++) {
+			const u8 *r = part + pos + (size_t)i * rec_size;
+			u32 byte_off, insn;
+			int err;
 
-				memcpy(&byte_off, r, 4);
-				insn = byte_off / BPF_INSN_SZ;
-				if (insn < f->off || insn >= f->off + f->cnt)
-					continue;
-				grown = realloc(*out, (size_t)(*n + 1) * ksize);
-				if (!grown)
-					return -ENOMEM;
-				*out = grown;
-				memcpy(grown + (size_t)*n * ksize, r, ksize);
-				insn = base + (insn - f->off);
-				memcpy(grown + (size_t)*n * ksize, &insn, 4);
-				(*n)++;
-			}
+			memcpy(&byte_off, r, 4);
+			insn = byte_off / BPF_INSN_SZ;
+			if (insn < f->off || insn >= f->off + f->cnt)
+				continue;
+			err = fn(arg, r, i);
+			if (err)
+				return err;
 		}
 		pos += cnt * rec_size;
 	}
 	return 0;
+}
+
+/* Appends one func_info or line_info record (ksize bytes) at its offset in the program. */
+struct collect {
+	const struct ld_func *f;
+	u32 base, ksize;
+	u8 **out;
+	u32 *n;
+};
+
+static int collect_one(void *arg, const u8 *r, u32 idx)
+{
+	struct collect *c = arg;
+	u32 insn;
+	u8 *grown;
+
+	(void)idx;
+	memcpy(&insn, r, 4);
+	insn = c->base + (insn / BPF_INSN_SZ - c->f->off);
+	grown = realloc(*c->out, (size_t)(*c->n + 1) * c->ksize);
+	if (!grown)
+		return -ENOMEM;
+	*c->out = grown;
+	memcpy(grown + (size_t)*c->n * c->ksize, r, c->ksize);
+	memcpy(grown + (size_t)*c->n * c->ksize, &insn, 4);
+	(*c->n)++;
+	return 0;
+}
+
+/* The records (ksize bytes each) of part that lie in function f, appended to *out at their new
+ * offsets.  Returns 0 or -errno (-ENOMEM; a malformed part gives -EBADMSG and is ignored by
+ * the caller). */
+static int collect(const struct userbpf_object *obj, const u8 *part, u32 len, u32 ksize,
+		   const struct ld_func *f, u32 base, u8 **out, u32 *n)
+{
+	struct collect c = { f, base, ksize, out, n };
+
+	return ld_btf_ext_walk(obj, part, len, ksize, f, collect_one, &c);
+}
+
+const u8 *ld_btf_ext_core_relos(const struct userbpf_object *obj, u32 *len)
+{
+	const struct ld_sec *s;
+	struct ext_hdr h;
+
+	if (!obj->btf_ext_sec)
+		return NULL;
+	s = &obj->secs[obj->btf_ext_sec];
+	if (!s->data || s->size < EXT_HDR_MIN)
+		return NULL;
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, s->data, s->size < sizeof(h) ? s->size : sizeof(h));
+	if (h.magic != BTF_MAGIC || h.version != 1 || h.hdr_len < sizeof(h) || h.hdr_len > s->size ||
+	    (u64)h.core_relo_off + h.core_relo_len > s->size - h.hdr_len || h.core_relo_len < 4)
+		return NULL;
+	*len = h.core_relo_len;
+	return s->data + h.hdr_len + h.core_relo_off;
 }
 
 int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *prog,
@@ -107,11 +156,12 @@ int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *pr
 	if (!obj->btf_ext_sec || !obj->btf_sec || obj->btf_fd < 0)
 		return 0;
 	s = &obj->secs[obj->btf_ext_sec];
-	if (!s->data || s->size < sizeof(h))
+	if (!s->data || s->size < EXT_HDR_MIN)
 		return 0;
-	memcpy(&h, s->data, sizeof(h));
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, s->data, EXT_HDR_MIN);
 	/* u64 sums: each part must lie inside the section */
-	if (h.magic != BTF_MAGIC || h.version != 1 || h.hdr_len < sizeof(h) ||
+	if (h.magic != BTF_MAGIC || h.version != 1 || h.hdr_len < EXT_HDR_MIN ||
 	    h.hdr_len > s->size ||
 	    (u64)h.func_info_off + h.func_info_len > s->size - h.hdr_len ||
 	    (u64)h.line_info_off + h.line_info_len > s->size - h.hdr_len)

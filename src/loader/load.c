@@ -98,6 +98,14 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 			return -ENOMEM;
 		}
 	}
+	if (o.btf_custom_path) {
+		obj->btf_custom_path = strdup(o.btf_custom_path);
+		if (!obj->btf_custom_path) {
+			free(obj->pin_root);
+			free(obj);
+			return -ENOMEM;
+		}
+	}
 	*objp = obj;
 	return 0;
 }
@@ -533,6 +541,8 @@ static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 		if (err >= 0)
 			close(err); /* loads with a log: report the first failure anyway */
 	}
+	if (fd < 0 && obj->log_buf && obj->log_size)
+		ld_core_explain_log(prog, obj->log_buf, obj->log_size);
 	if (fd < 0)
 		return ld_err(obj, fd, "program '%s' (section '%s'): BPF_PROG_LOAD failed: %s",
 			      prog->name, prog->sec_name, strerror(-fd));
@@ -593,6 +603,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 		free(obj->progs[i].insns);
 		free(obj->progs[i].func_info);
 		free(obj->progs[i].line_info);
+		free(obj->progs[i].poisoned);
 	}
 	free(obj->progs);
 	for (size_t i = 0; i < obj->nmaps; i++) {
@@ -609,6 +620,8 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 		elf_end(obj->elf);
 	free(obj->image);
 	free(obj->pin_root);
+	free(obj->btf_custom_path);
+	ld_core_free(obj);
 	free(obj);
 }
 

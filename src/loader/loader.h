@@ -136,6 +136,9 @@ struct userbpf_program {
 	u32 nfunc_info;
 	struct bpf_line_info *line_info;
 	u32 nline_info;
+	/* CO-RE relocations that found nothing, by instruction (for the verifier log's sake) */
+	struct ld_poisoned *poisoned;
+	u32 npoisoned;
 };
 
 struct userbpf_object {
@@ -171,6 +174,8 @@ struct userbpf_object {
 	size_t symtab, strtab, nsyms; /* section indexes of .symtab and its strings */
 	size_t btf_sec, btf_ext_sec;  /* section indexes of .BTF and .BTF.ext, 0 if none */
 	int btf_fd;		      /* the loaded .BTF, -1 when none could be loaded */
+	char *btf_custom_path;	      /* the option, copied: CO-RE's target BTF; NULL: the kernel's */
+	struct ld_core *core;	      /* CO-RE state, made on first use (core.c) */
 };
 
 /* Writes "<object>: <message>" into the caller's error buffer and returns err (negative). */
@@ -201,6 +206,33 @@ int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size);
  * base[order[k]] (k < norder).  Without .BTF.ext or a loaded .BTF, none. */
 int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *prog,
 		    const u32 *order, size_t norder, const u32 *base);
+
+/* btf_ext.c: the .BTF string at off, or NULL. */
+const char *ld_btf_string(const struct userbpf_object *obj, u32 off);
+/* btf_ext.c: calls fn(arg, record, index in its block) for each record of a .BTF.ext part
+ * (len bytes: a record size of at least ksize, then blocks { section name, count, records })
+ * whose section is f's and whose instruction lies in f.  0, -EBADMSG for a malformed part, or
+ * what fn returned first if not 0. */
+typedef int (*ld_ext_rec_fn)(void *arg, const u8 *rec, u32 idx);
+int ld_btf_ext_walk(const struct userbpf_object *obj, const u8 *part, u32 len, u32 ksize,
+		    const struct ld_func *f, ld_ext_rec_fn fn, void *arg);
+/* btf_ext.c: .BTF.ext's CO-RE relocation part (record size, then blocks as func_info's), or
+ * NULL when there is none. */
+const u8 *ld_btf_ext_core_relos(const struct userbpf_object *obj, u32 *len);
+
+/* core.c: applies the CO-RE relocations of the functions appended at base[order[k]] to the
+ * program being built (insns, cnt), against the kernel's BTF (or btf_custom_path), as libbpf
+ * does before it loads; nothing without relocations.  0 or -errno with a message. */
+int ld_core_relocate(struct userbpf_object *obj, struct userbpf_program *prog,
+		     struct bpf_insn *insns, size_t cnt, const u32 *order, size_t norder,
+		     const u32 *base);
+/* core.c: in a failed load's verifier log (buf, size bytes), the last refusal of a poisoned
+ * instruction ("N: (85) call unknown#195896080" / "invalid func unknown#195896080") rewritten
+ * as libbpf does: "N: <invalid CO-RE relocation>" / "failed to resolve CO-RE relocation
+ * <spec>". */
+void ld_core_explain_log(const struct userbpf_program *prog, char *buf, size_t size);
+/* core.c: frees the object's CO-RE state (its parsed BTFs and candidate lists). */
+void ld_core_free(struct userbpf_object *obj);
 
 /* reloc.c: builds prog->insns: the function, the subprograms it calls (transitively) appended,
  * map and global-data references set to the created maps' fds. */

@@ -153,6 +153,9 @@ int ld_prog_build(struct userbpf_object *obj, struct userbpf_program *prog)
 		if (err)
 			goto free_all;
 	}
+	err = ld_core_relocate(obj, prog, b.insns, b.cnt, b.order, b.norder, b.base);
+	if (err)
+		goto free_all;
 	err = ld_btf_ext_info(obj, prog, b.order, b.norder, b.base);
 	if (err)
 		goto free_all;

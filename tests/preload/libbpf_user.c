@@ -28,6 +28,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core_dump.h"
+
 static int failed;
 
 #define CHECK(cond, ...)                                                                           \
@@ -309,10 +311,82 @@ static int load_each(int n, char **paths)
 	return 0;
 }
 
+/* --core OBJ [BTF]: OBJ loaded by libbpf (CO-RE against the kernel's BTF, or the file BTF),
+ * then its first program's instructions as libbpf relocated them ("insn N code dst src off imm",
+ * map references' fds as 0), its test run on an IPv4 frame ("retval N") and the array "out"
+ * ("out K V").  Status 1 when libbpf fails. */
+static int core_dump(const char *path, const char *btf)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf);
+	unsigned char frame[64];
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *out;
+	const struct bpf_insn *insn;
+	size_t n;
+	int err;
+
+	libbpf_set_print(quiet);
+	obj = bpf_object__open_file(path, &oo);
+	err = (int)libbpf_get_error(obj);
+	if (!err)
+		err = bpf_object__load(obj);
+	if (err) {
+		printf("load: %d\n", err);
+		return 1;
+	}
+	prog = bpf_object__next_program(obj, NULL);
+	insn = bpf_program__insns(prog);
+	n = bpf_program__insn_cnt(prog);
+	core_print_insns(stdout, insn, n);
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x08; /* IPv4 */
+	{
+		LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = frame, .data_size_in = sizeof(frame));
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &t);
+		printf("retval %d %u\n", err, t.retval);
+	}
+	out = bpf_object__find_map_by_name(obj, "out");
+	for (unsigned int k = 0; out && k < bpf_map__max_entries(out); k++) {
+		unsigned long long v = 0;
+
+		bpf_map_lookup_elem(bpf_map__fd(out), &k, &v);
+		printf("out %u %llu\n", k, v);
+	}
+	bpf_object__close(obj);
+	return 0;
+}
+
+/* --core-log OBJ: OBJ loaded by libbpf with a verifier log at level 1 ("load: ERR", then the
+ * log as libbpf leaves it: a poisoned CO-RE instruction's refusal rewritten). */
+static int core_log(const char *path)
+{
+	static char log[1 << 16];
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = log, .kernel_log_size = sizeof(log),
+		    .kernel_log_level = 1);
+	struct bpf_object *obj;
+	int err;
+
+	libbpf_set_print(quiet);
+	obj = bpf_object__open_file(path, &oo);
+	err = (int)libbpf_get_error(obj);
+	if (!err) {
+		err = bpf_object__load(obj);
+		bpf_object__close(obj);
+	}
+	printf("load: %d\n%s", err, log);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--load"))
 		return load_each(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "--core-log"))
+		return core_log(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--core"))
+		return core_dump(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc != 2) {
 		fprintf(stderr, "usage: libbpf-user OBJDIR\n");
 		return 2;
