@@ -362,6 +362,23 @@ TEST(cli_prog_load)
 	CHECK(strstr(err, "R0 invalid mem access 'map_value_or_null'"));
 }
 
+/* --btf FILE: the object's CO-RE relocations resolved against FILE; one that cannot be read
+ * is an object error naming it (and an object without relocations never reads it). */
+TEST(cli_btf_option)
+{
+	const char *core = LOADER_OBJ_DIR "/tests/corpus/socket_core_reads.bpf.o";
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("no kernel BTF to relocate against");
+	CHECK_EQ(cli("prog", "load", core, NULL), 0);
+	CHECK(strstr(out, "prog socket_core_reads: socket_filter, section socket"));
+	/* the kernel's own BTF named explicitly: the same */
+	CHECK_EQ(cli("--btf", "/sys/kernel/btf/vmlinux", "prog", "load", core, NULL), 0);
+	CHECK_EQ(cli("--btf", "/nonexistent.btf", "prog", "load", core, NULL), 2);
+	CHECK(strstr(err, "CO-RE relocations: target BTF '/nonexistent.btf': No such file"));
+	CHECK_EQ(cli("--btf", "/nonexistent.btf", "prog", "load", EXAMPLE("sockex1"), NULL), 0);
+}
+
 TEST(cli_prog_verify_and_dump)
 {
 	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), NULL), 0);

@@ -37,6 +37,7 @@ enum cli_exit {
 struct cli_global {
 	bool json;   /* --json: one JSON document on stdout */
 	bool kernel; /* --kernel: load into the live kernel through bpf(2) */
+	const char *btf; /* --btf FILE: CO-RE relocations against FILE, not the kernel's BTF */
 };
 extern struct cli_global cli;
 

@@ -40,7 +40,7 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "Usage: userbpf [--json] [--kernel] OBJECT COMMAND [ARGS]\n"
+	    "Usage: userbpf [--json] [--kernel] [--btf FILE] OBJECT COMMAND [ARGS]\n"
 	    "       userbpf version | help\n"
 	    "\n"
 	    "Objects and commands (each has --help):\n"
@@ -56,6 +56,8 @@ static void usage(FILE *f)
 	    "Global options:\n"
 	    "  -j, --json    JSON output\n"
 	    "  --kernel      load into the live kernel's bpf() instead of userbpf (root)\n"
+	    "  --btf FILE    resolve CO-RE relocations against FILE (another kernel's BTF)\n"
+	    "                instead of the running kernel's /sys/kernel/btf/vmlinux\n"
 	    "\n"
 	    "Maps live in this process: a map command loads the object, optionally runs packets\n"
 	    "through a program, then reads or writes the map.\n"
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
 			cli.json = true;
 		} else if (!strcmp(argv[i], "--kernel")) {
 			cli.kernel = true;
+		} else if (!strcmp(argv[i], "--btf") && i + 1 < argc) {
+			cli.btf = argv[++i];
 		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
 			printf("userbpf %s\n", userbpf_version());
 			return EXIT_OK;

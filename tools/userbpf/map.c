@@ -670,7 +670,7 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "Usage: userbpf [--json] [--kernel] map COMMAND ...\n"
+	    "Usage: userbpf [--json] [--kernel] [--btf FILE] map COMMAND ...\n"
 	    "  map list   OBJ                          maps of the object\n"
 	    "  map dump   OBJ:MAP [OPTIONS]            every entry\n"
 	    "  map lookup OBJ:MAP KEY [OPTIONS]        one entry\n"

@@ -41,6 +41,7 @@ int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object 
 	memset(&o, 0, sizeof(o));
 	o.sz = sizeof(o);
 	o.bpf = cli_backend();
+	o.btf_custom_path = cli.btf;
 	o.errbuf = l->err;
 	o.errbuf_size = sizeof(l->err);
 	o.log_buf = l->log;

@@ -32,7 +32,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: userbpf [--json] [--kernel] prog COMMAND ...\n"
+		"Usage: userbpf [--json] [--kernel] [--btf FILE] prog COMMAND ...\n"
 		"  prog load   OBJ                   load; list programs and maps\n"
 		"  prog run    OBJ[:PROG] INPUT [OPTIONS]\n"
 		"                                    run over packets: counts per return value,\n"
@@ -236,7 +236,7 @@ static int dump_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 
 static int cmd_dump(const char *path, const char *name, bool opcodes)
 {
-	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = dump_bpf};
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = dump_bpf, .btf_custom_path = cli.btf};
 	struct userbpf_object *obj;
 	struct userbpf_program **sel;
 	char errbuf[512];
