@@ -28,7 +28,8 @@
 	"flags\0task_struct___flav\0no_such_field\0userbpf_no_such_type\0x\0__sk_buff\0"           \
 	"protocol\0__sk_buff___u64\0__sk_buff___s64\0bpf_map_type\0BPF_MAP_TYPE_HASH\0"           \
 	"BPF_MAP_TYPE_NO_SUCH\0iphdr\0ihl\0version\0tos\0unsigned char\0prog\0"                    \
-	"task_struct___wrong\0" "0\0" "0:0\0" "0:1\0" "0:2:3\0" "0:3\0" "1\0" "0:2\0" "x:1\0" "0:9\0"
+	"task_struct___wrong\0" "0\0" "0:0\0" "0:1\0" "0:2:3\0" "0:3\0" "1\0" "0:2\0" "x:1\0" "0:9\0" \
+	"0:2:20\0" "-1\0" "0:0:0\0" "2:1\0" "0:2:-1\0" "0:4\0" "1:0\0" "0:1:0\0" "0::1\0" "0:\0"
 
 enum {
 	S_INT = 1, S_UINT = 5, S_LL = 18, S_ULL = 28, S_CHAR = 47, S_TASK = 52, S_PID = 64,
@@ -74,7 +75,7 @@ static const uint32_t types_w[] = {
 	T_STRUCT(0, 1, 4), T_MEMBER(S_X, T_INT_, 0),
 };
 
-enum form { ALU, LDX, LDX64, LD64, DEAD, JMP };
+enum form { ALU, LDX, LDX64, LD64, DEAD, JMP, ALUX, LDABS, NFORMS };
 
 static const struct core_case {
 	const char *what;
@@ -199,6 +200,18 @@ static int build_prog(enum form form, int32_t imm, struct bpf_insn *p)
 		p[1] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0);
 		p[2] = BPF_EXIT_INSN();
 		return 3;
+	case ALUX:
+		p[0] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_10);
+		p[1] = BPF_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_10);
+		p[2] = BPF_EXIT_INSN();
+		return 3;
+	case LDABS:
+		p[0] = BPF_MOV64_REG(BPF_REG_6, BPF_REG_1);
+		p[1] = BPF_LD_ABS(BPF_B, imm);
+		p[2] = BPF_EXIT_INSN();
+		return 3;
+	case NFORMS:
+		break;
 	}
 	return 0;
 }
@@ -318,4 +331,99 @@ TEST(diff_core_relo)
 	CHECK(accepted >= 30);
 	CHECK(relocated >= 10);
 	CHECK(poisoned >= 1);
+}
+
+/* Random relocations against the same BTF: any kind (and one past the last), any type id (and
+ * some past the last), access strings well-formed or not, in range or not, on each instruction
+ * form, at the relocated instruction or elsewhere.  Verdict, errno, level-1 log and the value
+ * returned must be the kernel's. */
+TEST(diff_core_relo_random)
+{
+	static char logs[NSIDES][LOG_SIZE];
+	static const char strs[] = STRS;
+	uint32_t access[32], naccess = 0, seed = 20261206;
+	uint8_t pkt[64];
+	int btf[NSIDES], accepted = 0, rejected = 0, rounds = 400;
+
+	/* CORE_ROUNDS and CORE_SEED: longer or other runs, to explore */
+	if (getenv("CORE_ROUNDS"))
+		rounds = atoi(getenv("CORE_ROUNDS"));
+	if (getenv("CORE_SEED"))
+		seed = (uint32_t)strtoul(getenv("CORE_SEED"), NULL, 0);
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	/* the access strings: the table's entries that start with a digit, '-' or "x:" */
+	for (uint32_t off = 1; off < sizeof(strs) - 1; off += (uint32_t)strlen(strs + off) + 1)
+		if ((strs[off] >= '0' && strs[off] <= '9') || strs[off] == '-' || strs[off] == 'x')
+			access[naccess++] = off;
+	REQUIRE(naccess >= 19);
+	memset(pkt, 0, sizeof(pkt));
+	pkt[12] = 0x08;
+	for (int s = 0; s < NSIDES; s++)
+		btf[s] = side_btf_load(s, types_w, N(types_w), strs, sizeof(strs));
+	REQUIRE(btf[K] >= 0 && btf[U] >= 0);
+	for (int i = 0; i < rounds; i++) {
+		static const int32_t imms[] = { 0, 1, 1, 1, 4, 8, 16, 24, 28, 99, 7, 11, 60 };
+		struct core_case c;
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES] = { 0, 0 };
+		char what[128], diff[512];
+
+#define RND(n) ((seed = seed * 1103515245u + 12345u) >> 8) % (n)
+		memset(&c, 0, sizeof(c));
+		c.form = (enum form)RND(NFORMS);
+		c.imm = imms[RND(N(imms))];
+		c.relo.kind = RND(14);
+		c.relo.insn_off = RND(6) ? (c.form == DEAD ? 16 : c.form >= JMP ? 8 : 0) : 8 * RND(4);
+		if (RND(4)) { /* a coherent record: the kind's kind of type and access string */
+			static const uint32_t structs[] = { T_TASK, T_TASK_FLAV, T_NO_TYPE, T_SKB,
+							    T_SKB_U64, T_IPHDR, T_TASK_WRONG };
+			static const uint32_t fields[] = { A_00, A_01, A_02, A_03, A_023, A_09 };
+
+			if (c.relo.kind <= BPF_CORE_FIELD_RSHIFT_U64) {
+				c.relo.type_id = structs[RND(N(structs))];
+				c.relo.access_str_off = RND(5) ? fields[RND(N(fields))]
+							       : access[RND(naccess)];
+			} else if (c.relo.kind == BPF_CORE_ENUMVAL_EXISTS ||
+				   c.relo.kind == BPF_CORE_ENUMVAL_VALUE) {
+				c.relo.type_id = RND(5) ? T_MAP_TYPE : 1 + RND(T_ANON);
+				c.relo.access_str_off = RND(2) ? A_0 : A_1;
+			} else {
+				c.relo.type_id = 1 + RND(T_ANON);
+				c.relo.access_str_off = RND(5) ? A_0 : access[RND(naccess)];
+			}
+		} else {
+			c.relo.type_id = RND(8) ? 1 + RND(T_ANON) : RND(40);
+			c.relo.access_str_off = access[RND(naccess)];
+		}
+#undef RND
+		snprintf(what, sizeof(what), "random #%d: form %d imm %d, type %u, \"%s\", kind %u, "
+			 "insn_off %u", i, c.form, c.imm, c.relo.type_id,
+			 strs + c.relo.access_str_off, c.relo.kind, c.relo.insn_off);
+		c.what = what;
+		for (int s = 0; s < NSIDES; s++) {
+			r[s] = load(s, btf[s], &c, true, 1, logs[s]);
+			if (r[s].rc >= 0) {
+				side_test_run(s, r[s].rc, pkt, sizeof(pkt), &ret[s]);
+				close(r[s].rc);
+			}
+		}
+		if (!AGREE(what, r))
+			continue;
+		if (strcmp(logs[K], logs[U])) {
+			vlog_first_diff(logs[K], logs[U], diff, sizeof(diff));
+			test_fail(__FILE__, __LINE__, "%s: %s", what, diff);
+		}
+		if (r[K].rc >= 0 && ret[K] != ret[U])
+			test_fail(__FILE__, __LINE__, "%s: the kernel's program returns %u, userbpf's %u",
+				  what, ret[K], ret[U]);
+		accepted += r[K].rc >= 0;
+		rejected += r[K].rc < 0;
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(btf[s]);
+	if (getenv("TEST_VERBOSE"))
+		printf("diff_core_relo_random: %d relocations, %d loads accepted, %d refused\n", rounds,
+		       accepted, rejected);
+	CHECK(accepted >= rounds / 25 && rejected >= rounds / 10);
 }

@@ -150,6 +150,15 @@ static bool str_empty(const char *s)
 	return !s || !*s;
 }
 
+/* Type id's record, void's (kind 0, no name) for id 0, NULL for a bad id: the kernel's and
+ * libbpf's lookups, which a relocation's root type goes through. */
+static const struct btf_type *type_or_void(const struct btf *btf, u32 id)
+{
+	static const struct btf_type void_type;
+
+	return id ? btf_type_by_id(btf, id) : &void_type;
+}
+
 /* Modifiers and typedefs skipped; NULL for void or a bad id. */
 static const struct btf_type *skip_mods(const struct btf *btf, u32 id, u32 *res_id)
 {
@@ -463,7 +472,7 @@ static int parse_spec(const struct core_who *who, const struct btf *btf,
 
 		if (*p == ':')
 			p++;
-		if (sscanf(p, "%d%n", &v, &n) != 1)
+		if (sscanf(p, "%d%n", &v, &n) != 1 || v < 0)
 			return -EINVAL;
 		if (s->raw_len == SPEC_MAX_LEN)
 			return -E2BIG;
@@ -527,8 +536,9 @@ static int parse_spec(const struct core_who *who, const struct btf *btf,
 				return (int)sz;
 			s->bit_offset += (u32)(idx * sz * 8);
 		} else {
+			/* (the string as left by the parse: its end, as the kernel's and libbpf's print) */
 			say(who, "prog '%s': relo for [%u] %s (at idx %d) captures type [%u] of unexpected kind %s\n",
-			    who->prog, relo->type_id, str, i, id, kind_name(who, t));
+			    who->prog, relo->type_id, p, i, id, kind_name(who, t));
 			return -EINVAL;
 		}
 	}
@@ -698,7 +708,7 @@ static int spec_match(const struct core_who *who, const struct spec *ls, const s
 /* "<byte_off> [7] STRUCT foo.a[2] (0:1:2 @ offset 12)", into buf. */
 static void format_spec(const struct core_who *who, char *buf, size_t size, const struct spec *s)
 {
-	const struct btf_type *t = btf_type_by_id(s->btf, s->root_type_id);
+	const struct btf_type *t = type_or_void(s->btf, s->root_type_id);
 	const char *name = t ? name_of(s->btf, t->name_off) : NULL;
 	size_t len = 0;
 
@@ -965,7 +975,7 @@ int core_calc_relo_insn(const struct core_who *who, const struct bpf_core_relo *
 			const struct btf *local, struct core_cands *cands, struct core_res *res)
 {
 	struct spec *specs, *ls, *cs, *ts;
-	const struct btf_type *lt = btf_type_by_id(local, relo->type_id);
+	const struct btf_type *lt = type_or_void(local, relo->type_id);
 	const char *lname;
 	char buf[256];
 	u32 kept = 0;
@@ -1097,20 +1107,48 @@ int core_patch_insn(const struct core_who *who, struct bpf_insn *insns, u32 cnt,
 	u64 orig = res->orig_val, nv = res->new_val;
 	const char *p = who->prog;
 	u32 shown = relo->insn_off / 8; /* messages count from the relocation's frame */
+	bool both;
 
+	/* only these carry a relocatable value; anything else is refused even when the
+	 * relocation would have poisoned it (6.18 checks the instruction's form first) */
+	switch (BPF_CLASS(insn->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (BPF_SRC(insn->code) == BPF_K)
+			break;
+		goto unrecognized;
+	case BPF_LDX:
+	case BPF_ST:
+	case BPF_STX:
+		break;
+	case BPF_LD:
+		if (!is_ldimm64(insn) || idx + 1 >= cnt || insn[0].src_reg || insn[0].off ||
+		    insn[1].code || insn[1].dst_reg || insn[1].src_reg || insn[1].off) {
+			say(who, "prog '%s': relo #%d: insn #%u (LDIMM64) has unexpected form\n", p,
+			    relo_idx, shown);
+			return -EINVAL;
+		}
+		break;
+	default:
+unrecognized:
+		say(who, "prog '%s': relo #%d: trying to relocate unrecognized insn #%u, code:0x%x, src:0x%x, dst:0x%x, off:0x%x, imm:0x%x\n",
+		    p, relo_idx, shown, insn->code, insn->src_reg, insn->dst_reg, (u32)(s32)insn->off,
+		    (u32)insn->imm);
+		return -EINVAL;
+	}
 	if (res->poison) {
 poison:
-		/* both halves of an ldimm64, or the verifier would see "unknown opcode 00" */
-		if (is_ldimm64(insn) && idx + 1 < cnt)
-			poison(who, relo_idx, shown + 1, insn + 1);
+		/* both halves of an ldimm64, or the verifier would see "unknown opcode 00" (in
+		 * this order, as 6.18 logs them) */
+		both = is_ldimm64(insn) && idx + 1 < cnt;
 		poison(who, relo_idx, shown, insn);
+		if (both)
+			poison(who, relo_idx, shown + 1, insn + 1);
 		return 0;
 	}
 	switch (BPF_CLASS(insn->code)) {
 	case BPF_ALU:
 	case BPF_ALU64:
-		if (BPF_SRC(insn->code) != BPF_K)
-			return -EINVAL;
 		if (res->validate && (u64)(s64)insn->imm != orig) {
 			say(who, "prog '%s': relo #%d: unexpected insn #%u (ALU/ALU64) value: got %u, exp %llu -> %llu\n",
 			    p, relo_idx, shown, (u32)insn->imm, (unsigned long long)orig,
@@ -1165,12 +1203,6 @@ poison:
 	case BPF_LD: {
 		u64 imm;
 
-		if (!is_ldimm64(insn) || idx + 1 >= cnt || insn[0].src_reg || insn[0].off ||
-		    insn[1].code || insn[1].dst_reg || insn[1].src_reg || insn[1].off) {
-			say(who, "prog '%s': relo #%d: insn #%u (LDIMM64) has unexpected form\n", p,
-			    relo_idx, shown);
-			return -EINVAL;
-		}
 		imm = (u32)insn[0].imm | (u64)(u32)insn[1].imm << 32;
 		if (res->validate && imm != orig) {
 			say(who, "prog '%s': relo #%d: unexpected insn #%u (LDIMM64) value: got %llu, exp %llu -> %llu\n",
@@ -1185,10 +1217,7 @@ poison:
 		return 0;
 	}
 	default:
-		say(who, "prog '%s': relo #%d: trying to relocate unrecognized insn #%u, code:0x%x, src:0x%x, dst:0x%x, off:0x%x, imm:0x%x\n",
-		    p, relo_idx, shown, insn->code, insn->src_reg, insn->dst_reg, (u32)(s32)insn->off,
-		    (u32)insn->imm);
-		return -EINVAL;
+		goto unrecognized;
 	}
 }
 

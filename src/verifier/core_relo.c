@@ -164,7 +164,7 @@ static int apply_one(struct verifier_env *env, const struct bpf_core_relo *relo,
 	struct core_res res;
 	int err = 0;
 
-	if (!btf_type_by_id(env->btf, relo->type_id)) {
+	if (relo->type_id && !btf_type_by_id(env->btf, relo->type_id)) { /* (0 is void) */
 		verbose(env, "relo #%u: bad type id %u\n", idx, relo->type_id);
 		return -EINVAL;
 	}
