@@ -49,6 +49,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_printk", true },
 	{ "socket_rodata_cfg", true },
 	{ "socket_core_reads", true },
+	{ "xdp_core_parse", true },
 	{ "kprobe_open_procs", true },
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true },

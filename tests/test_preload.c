@@ -168,7 +168,8 @@ TEST(preload_libbpf_loads_as_the_kernel)
 
 /* What libbpf-user --core prints, made by userbpf's loader on the backend bpf_fn (NULL:
  * userbpf), against btf (NULL: the kernel's BTF): instructions, test run, the "out" array. */
-static void core_dump_ours(userbpf_bpf_fn bpf_fn, const char *btf, char *out, size_t size)
+static void core_dump_ours(const char *path, userbpf_bpf_fn bpf_fn, const char *btf, char *out,
+			   size_t size)
 {
 	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = bpf_fn, .btf_custom_path = btf };
 	int (*call)(int, union bpf_attr *, unsigned int) = bpf_fn ? bpf_fn : bpf;
@@ -183,13 +184,15 @@ static void core_dump_ours(userbpf_bpf_fn bpf_fn, const char *btf, char *out, si
 
 #define OUT(...) (len += (size_t)snprintf(out + len, len < size ? size - len : 0, __VA_ARGS__))
 	out[0] = '\0';
-	err = userbpf_object_open_file(CORE_OBJ, &o, &obj);
-	if (!err)
-		err = userbpf_object_load(obj);
+	err = userbpf_object_open_file(path, &o, &obj);
 	if (err) {
 		OUT("load: %d\n", err);
-		if (!userbpf_object_open_file(CORE_OBJ, &o, &obj) && obj)
-			userbpf_object_close(obj);
+		return;
+	}
+	err = userbpf_object_load(obj);
+	if (err) {
+		OUT("load: %d\n", err);
+		userbpf_object_close(obj);
 		return;
 	}
 	prog = userbpf_object_program(obj, 0);
@@ -204,8 +207,7 @@ static void core_dump_ours(userbpf_bpf_fn bpf_fn, const char *btf, char *out, si
 			fclose(f);
 		}
 	}
-	memset(frame, 0, sizeof(frame));
-	frame[12] = 0x08;
+	core_frame(frame);
 	memset(&a, 0, sizeof(a));
 	a.test.prog_fd = (uint32_t)userbpf_program_fd(prog);
 	a.test.data_in = PTR_TO_U64(frame);
@@ -286,39 +288,52 @@ static bool write_custom_btf(const char *path)
 	return ok;
 }
 
-/* socket_core_reads (tests/corpus) loaded by libbpf (on userbpf through the preload, and on the
- * kernel) and by userbpf's loader (on userbpf, and on the kernel): the relocated instructions
- * (poisoned ones included), the test run and every value the program stores must be libbpf's.
- * Then the same against a made-up target BTF (btf_custom_path), where the values all move. */
+/* Objects of tests/corpus with CO-RE relocations, loaded by libbpf (on userbpf through the
+ * preload, and on the kernel) and by userbpf's loader (on userbpf, and on the kernel): the
+ * relocated instructions (poisoned ones included), the test run and every value the program
+ * stores must be libbpf's.  socket_core_reads: bpf_core_read.h's queries; xdp_core_parse: a
+ * vmlinux.h-style packet parser, every field read relocated.  Then socket_core_reads against a
+ * made-up target BTF (btf_custom_path), where the values all move. */
 TEST(loader_core_relocates_as_libbpf)
 {
+	static const char *const objs[] = { CORE_OBJ, LOADER_OBJ_DIR "/tests/corpus/xdp_core_parse.bpf.o" };
 	static char lib[1 << 16], ours[1 << 16];
 	char btf_path[] = "/tmp/userbpf-core-btf-XXXXXX";
-	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core", (char *)CORE_OBJ, NULL, NULL };
+	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core", NULL, NULL, NULL };
 	int fd;
 
 	REQUIRE_LIBBPF_USER();
 	REQUIRE(btf_vmlinux() != NULL);
-	CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
-	core_dump_ours(NULL, NULL, ours, sizeof(ours));
-	same_lines("userbpf's loader on userbpf", ours, lib);
-	/* the values are relocated ones: task_struct.tgid is not at 4 in any kernel */
-	CHECK(strstr(ours, "out 0 4\n") == NULL && strstr(ours, "out 7 1\n") != NULL);
-	CHECK(strstr(ours, "insn 38 85 0 0 0 195896080\n") != NULL); /* the dead poisoned one */
-	if (kernel_bpf_available()) {
-		CHECK_EQ(run_user_args(false, args, lib, sizeof(lib)), 0);
-		same_lines("userbpf's loader on userbpf, libbpf on the kernel", ours, lib);
-		core_dump_ours(kernel_bpf, NULL, ours, sizeof(ours));
-		same_lines("userbpf's loader on the kernel", ours, lib);
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		args[2] = (char *)objs[i];
+		CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
+		core_dump_ours(objs[i], NULL, NULL, ours, sizeof(ours));
+		same_lines(objs[i], ours, lib);
+		if (kernel_bpf_available()) {
+			CHECK_EQ(run_user_args(false, args, lib, sizeof(lib)), 0);
+			same_lines(objs[i], ours, lib);
+			core_dump_ours(objs[i], kernel_bpf, NULL, ours, sizeof(ours));
+			same_lines(objs[i], ours, lib);
+		}
+		if (i == 0) {
+			/* relocated: task_struct.tgid is not at 4 in any kernel */
+			CHECK(strstr(ours, "out 0 4\n") == NULL && strstr(ours, "out 7 1\n") != NULL);
+			CHECK(strstr(ours, "insn 38 85 0 0 0 195896080\n") != NULL); /* dead, poisoned */
+		} else {
+			/* the frame's UDP port 0x34 counted once, its source address summed: XDP_TX */
+			CHECK(strstr(ours, "retval 0 3\nout 0 0\n") && strstr(ours, "out 52 1\n"));
+			CHECK(strstr(ours, "out 256 167772161\n"));
+		}
 	}
 
 	fd = mkstemp(btf_path);
 	REQUIRE(fd >= 0);
 	close(fd);
 	REQUIRE(write_custom_btf(btf_path));
+	args[2] = (char *)CORE_OBJ;
 	args[3] = btf_path;
 	CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
-	core_dump_ours(NULL, btf_path, ours, sizeof(ours));
+	core_dump_ours(CORE_OBJ, NULL, btf_path, ours, sizeof(ours));
 	same_lines("userbpf's loader, btf_custom_path", ours, lib);
 	/* tgid at 8, comm 8 bytes, the old flavor's state found, ARENA 7, task_struct id 5 */
 	CHECK(strstr(ours, "out 0 8\n") && strstr(ours, "out 1 8\n") && strstr(ours, "out 4 1\n"));

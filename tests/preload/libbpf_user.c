@@ -313,7 +313,7 @@ static int load_each(int n, char **paths)
 
 /* --core OBJ [BTF]: OBJ loaded by libbpf (CO-RE against the kernel's BTF, or the file BTF),
  * then its first program's instructions as libbpf relocated them ("insn N code dst src off imm",
- * map references' fds as 0), its test run on an IPv4 frame ("retval N") and the array "out"
+ * map references' fds as 0), its test run on a UDP frame ("retval N") and the array "out"
  * ("out K V").  Status 1 when libbpf fails. */
 static int core_dump(const char *path, const char *btf)
 {
@@ -339,8 +339,7 @@ static int core_dump(const char *path, const char *btf)
 	insn = bpf_program__insns(prog);
 	n = bpf_program__insn_cnt(prog);
 	core_print_insns(stdout, insn, n);
-	memset(frame, 0, sizeof(frame));
-	frame[12] = 0x08; /* IPv4 */
+	core_frame(frame);
 	{
 		LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = frame, .data_size_in = sizeof(frame));
 
