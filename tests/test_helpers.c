@@ -1038,3 +1038,35 @@ TEST(helpers_numa_coarse_clock)
 	CHECK(t >= (u_int64_t)a.tv_sec * 1000000000u + (u_int64_t)a.tv_nsec);
 	CHECK(t <= (u_int64_t)b.tv_sec * 1000000000u + (u_int64_t)b.tv_nsec);
 }
+
+/* bpf_get_attach_cookie(): the kernel's raw tracepoint test run has no link, so no cookie (0),
+ * and neither has userbpf's; a raw tracepoint program returning it gives the same value on
+ * both (its availability per program type: helpers_table_vs_kernel). */
+TEST(helpers_attach_cookie_vs_kernel)
+{
+	const struct bpf_insn insns[] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_attach_cookie),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 7),
+		BPF_EXIT_INSN(),
+	};
+	const struct side *sides[2] = { &side_kern, &side_user };
+	u_int64_t args[2] = { 1, 2 };
+	u_int32_t ret[2] = { 0, 0 };
+
+	REQUIRE_KERNEL();
+	for (int s = 0; s < 2; s++) {
+		int fd = prog_load_on(sides[s], BPF_PROG_TYPE_RAW_TRACEPOINT, insns, 3, -1);
+		union bpf_attr a;
+
+		REQUIRE(fd >= 0);
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (u_int32_t)fd;
+		a.test.ctx_in = (uintptr_t)args;
+		a.test.ctx_size_in = sizeof(args);
+		CHECK_EQ(sides[s]->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
+		ret[s] = a.test.retval;
+		close(fd);
+	}
+	CHECK_EQ(ret[0], 7u);
+	CHECK_EQ(ret[1], ret[0]);
+}

@@ -28,7 +28,8 @@
 	 TYPE_BIT(BPF_PROG_TYPE_RAW_TRACEPOINT))
 #define ALL_TYPES (SKB_TYPES | TRACING_TYPES | TYPE_BIT(BPF_PROG_TYPE_XDP))
 
-/* 0: no route's realm; and the helpers of the cgroup hooks userbpf verifies but never runs. */
+/* 0: no route's realm, no attach cookie; and the helpers of the cgroup hooks userbpf verifies
+ * but never runs. */
 static u64 h_zero(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return 0;
@@ -148,6 +149,10 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	/* the cookie of the link the program runs from: userbpf attaches nothing, and the
+	 * kernel's test runs say 0 too */
+	[BPF_FUNC_get_attach_cookie] = { { h_zero, "bpf_get_attach_cookie", false, false,
+					   RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
 	[BPF_FUNC_get_stackid] = { { h_get_stackid, "bpf_get_stackid", true, false, RET_INTEGER,
 				     ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				   TRACING_TYPES },
@@ -982,6 +987,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return &syscall_helpers[0].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_close)
 		return &syscall_helpers[1].proto;
+	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_get_attach_cookie)
+		return NULL; /* (a syscall program has no trampoline, the kernel's condition) */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL)
 		prog_type = BPF_PROG_TYPE_KPROBE;
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
