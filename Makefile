@@ -65,7 +65,7 @@ $(BUILD)/%.o: %.c
 HAVE_LIBELF := $(shell printf 'int main(void){return 0;}' | \
 		 $(CC) $(ARCHFLAGS) -x c - -lelf -o /dev/null 2>/dev/null && echo 1)
 ifeq ($(HAVE_LIBELF),1)
-LDLIBS     += -lelf
+LDLIBS     += -lelf -lz
 else
 $(warning no libelf for '$(CC) $(ARCHFLAGS)': building without the ELF loader and its tests)
 LIB_SRCS   := $(filter-out src/loader/%,$(LIB_SRCS))
@@ -239,7 +239,7 @@ fuzz:
 fuzz-loader: $(BPF_OBJS)
 	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
 	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-	    -o build-fuzz/fuzz-loader tests/fuzz/fuzz_loader.c build-fuzz/libuserbpf.a -lpthread -lelf
+	    -o build-fuzz/fuzz-loader tests/fuzz/fuzz_loader.c build-fuzz/libuserbpf.a -lpthread -lelf -lz
 	@mkdir -p build-fuzz/corpus-loader
 	cp $(BPF_OBJS) build-fuzz/corpus-loader/
 	build-fuzz/fuzz-loader -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 -malloc_limit_mb=65536 \
@@ -319,7 +319,7 @@ fuzz-verifier:
 	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
 	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itests \
 	    -o build-fuzz/fuzz-verifier tests/fuzz/fuzz_verifier.c tests/soundness_gen.c tests/btf_blob.c \
-	    build-fuzz/libuserbpf.a -lpthread $(if $(filter 1,$(HAVE_LIBELF)),-lelf)
+	    build-fuzz/libuserbpf.a -lpthread $(if $(filter 1,$(HAVE_LIBELF)),-lelf -lz)
 	@mkdir -p build-fuzz/corpus-verifier
 	build-fuzz/fuzz-verifier -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus-verifier
 # --- end of soundness block --------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <userbpf/loader.h>
@@ -1247,5 +1248,61 @@ TEST(loader_core_unresolved)
 	CHECK_EQ(userbpf_object_load(obj), -ENOENT);
 	CHECK(strstr(err, "CO-RE relocations: target BTF '/nonexistent/userbpf.btf': No such file") !=
 	      NULL);
+	userbpf_object_close(obj);
+}
+
+/* __kconfig externs on userbpf alone (test_preload.c compares every value with libbpf's):
+ * LINUX_KERNEL_VERSION is uname's release, the .kconfig map is listed and read-only to the
+ * program, and the externs libbpf refuses are refused with its errno and message. */
+TEST(loader_kconfig)
+{
+	char err[512];
+	struct userbpf_object_opts o = { .sz = sizeof(o), .errbuf = err, .errbuf_size = sizeof(err) };
+	struct userbpf_object *obj;
+	const struct userbpf_map *m;
+	unsigned int major, minor, patch, key = 0;
+	unsigned long long v = 0;
+	struct utsname uts;
+	union bpf_attr a;
+	unsigned char pkt[64] = { [12] = 0x08 };
+
+	if (access("/proc/config.gz", R_OK) && uname(&uts) == 0) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "/boot/config-%s", uts.release);
+		if (access(path, R_OK))
+			SKIP("no kernel config to read (/boot/config-%s, /proc/config.gz)",
+			     uts.release);
+	}
+	REQUIRE(!uname(&uts) && sscanf(uts.release, "%u.%u.%u", &major, &minor, &patch) == 3);
+	REQUIRE(!userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o", &o,
+					  &obj));
+	REQUIRE(!userbpf_object_load(obj));
+	m = userbpf_object_find_map(obj, ".kconfig");
+	REQUIRE(m != NULL);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG);
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (unsigned int)userbpf_program_fd(userbpf_object_program(obj, 0));
+	a.test.data_in = (uintptr_t)pkt;
+	a.test.data_size_in = sizeof(pkt);
+	CHECK_EQ(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (unsigned int)userbpf_map_fd(userbpf_object_find_map(obj, "out"));
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&v;
+	CHECK_EQ(bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	if (access("/proc/version_signature", R_OK)) /* (Ubuntu's says another version) */
+		CHECK_EQ(v, (major << 16) + (minor << 8) + (patch > 255 ? 255 : patch));
+	userbpf_object_close(obj);
+
+	REQUIRE(!userbpf_object_open_file(FIXTURE("kconfig_strong_missing"), &o, &obj));
+	CHECK_EQ(userbpf_object_load(obj), -ESRCH);
+	CHECK(strstr(err, "extern 'CONFIG_USERBPF_NO_SUCH_OPTION' (strong): not resolved") != NULL);
+	userbpf_object_close(obj);
+	CHECK_EQ(userbpf_object_open_file(FIXTURE("kconfig_bad_type"), &o, &obj), -EOPNOTSUPP);
+	CHECK(strstr(err, "extern (kcfg) 'CONFIG_NR_CPUS': type is unsupported") != NULL);
+	REQUIRE(!userbpf_object_open_file(FIXTURE("kconfig_bad_linux"), &o, &obj));
+	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
+	CHECK(strstr(err, "'LINUX_USERBPF_NO_SUCH_THING': unrecognized virtual extern") != NULL);
 	userbpf_object_close(obj);
 }

@@ -288,15 +288,17 @@ static bool write_custom_btf(const char *path)
 	return ok;
 }
 
-/* Objects of tests/corpus with CO-RE relocations, loaded by libbpf (on userbpf through the
- * preload, and on the kernel) and by userbpf's loader (on userbpf, and on the kernel): the
- * relocated instructions (poisoned ones included), the test run and every value the program
- * stores must be libbpf's.  socket_core_reads: bpf_core_read.h's queries; xdp_core_parse: a
- * vmlinux.h-style packet parser, every field read relocated.  Then socket_core_reads against a
- * made-up target BTF (btf_custom_path), where the values all move. */
+/* Objects of tests/corpus with CO-RE relocations or __kconfig externs, loaded by libbpf (on
+ * userbpf through the preload, and on the kernel) and by userbpf's loader (on userbpf, and on
+ * the kernel): the relocated instructions (poisoned ones included), the test run and every
+ * value the program stores must be libbpf's.  socket_core_reads: bpf_core_read.h's queries;
+ * xdp_core_parse: a vmlinux.h-style packet parser, every field read relocated; socket_kconfig:
+ * the kernel's version, feature flags and config.  Then socket_core_reads against a made-up
+ * target BTF (btf_custom_path), where the values all move. */
 TEST(loader_core_relocates_as_libbpf)
 {
-	static const char *const objs[] = { CORE_OBJ, LOADER_OBJ_DIR "/tests/corpus/xdp_core_parse.bpf.o" };
+	static const char *const objs[] = { CORE_OBJ, LOADER_OBJ_DIR "/tests/corpus/xdp_core_parse.bpf.o",
+					    LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o" };
 	static char lib[1 << 16], ours[1 << 16];
 	char btf_path[] = "/tmp/userbpf-core-btf-XXXXXX";
 	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core", NULL, NULL, NULL };
@@ -319,6 +321,10 @@ TEST(loader_core_relocates_as_libbpf)
 			/* relocated: task_struct.tgid is not at 4 in any kernel */
 			CHECK(strstr(ours, "out 0 4\n") == NULL && strstr(ours, "out 7 1\n") != NULL);
 			CHECK(strstr(ours, "insn 38 85 0 0 0 195896080\n") != NULL); /* dead, poisoned */
+		} else if (i == 2) {
+			/* __kconfig: CONFIG_BPF_SYSCALL=y and CONFIG_BPF_JIT=y on any kernel
+			 * that runs these tests, the absent ones 0 */
+			CHECK(strstr(ours, "out 3 1\nout 4 1\n") && strstr(ours, "out 9 0\nout 10 0\n"));
 		} else {
 			/* the frame's UDP port 0x34 counted once, its source address summed: XDP_TX */
 			CHECK(strstr(ours, "retval 0 3\nout 0 0\n") && strstr(ours, "out 52 1\n"));
@@ -371,4 +377,37 @@ TEST(loader_core_unresolved_log_as_libbpf)
 		same_lines(b ? "on the kernel" : "on userbpf", ours, lib);
 		CHECK(strstr(ours, "\nfailed to resolve CO-RE relocation <byte_off> ") != NULL);
 	}
+}
+
+/* __kconfig externs libbpf refuses: a strong one no config sets (ESRCH), a type it cannot fill
+ * (EOPNOTSUPP, at open), an unknown LINUX_ one (EINVAL); userbpf's loader gives libbpf's errno. */
+TEST(loader_kconfig_errors_as_libbpf)
+{
+	static const char *const names[] = { "kconfig_strong_missing", "kconfig_bad_type",
+					     "kconfig_bad_linux" };
+	static char lib[4096];
+	char paths[3][256], *args[6] = { (char *)LIBBPF_USER_PATH, (char *)"--load" };
+
+	REQUIRE_LIBBPF_USER();
+	for (int i = 0; i < 3; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/tests/fixtures/%s.bpf.o", LOADER_OBJ_DIR,
+			 names[i]);
+		args[2 + i] = paths[i];
+	}
+	args[5] = NULL;
+	CHECK_EQ(run_user_args(true, args, lib, sizeof(lib)), 0);
+	for (int i = 0; i < 3; i++) {
+		struct userbpf_object *obj = NULL;
+		char want[128];
+		int err = userbpf_object_open_file(paths[i], NULL, &obj);
+
+		if (!err)
+			err = userbpf_object_load(obj);
+		userbpf_object_close(obj);
+		snprintf(want, sizeof(want), "load %s.bpf.o: %d\n", names[i], err);
+		if (!strstr(lib, want))
+			test_fail(__FILE__, __LINE__, "%s: userbpf %d; libbpf said:\n%s", names[i],
+				  err, lib);
+	}
+	CHECK(strstr(lib, "load kconfig_strong_missing.bpf.o: -3\n") != NULL);
 }

@@ -492,6 +492,95 @@ u32 ld_btf_datasec_id(const struct userbpf_object *obj, const u8 *data, size_t s
 	return found;
 }
 
+/* libbpf's kcfg type of id (find_kcfg_type()): bool (a 1-byte BTF_INT_BOOL), char (any
+ * other 1-byte int), int (2, 4 or 8 bytes), tristate (enum libbpf_tristate), char array. */
+static enum ld_kcfg_type kcfg_type(const struct btf *btf, u32 id, bool *is_signed, int depth)
+{
+	long sid = depth < MAX_CHAIN ? skip_mods(btf, id) : -1;
+	struct btf_array arr;
+	struct btf_type t;
+	const char *n;
+	u32 enc;
+
+	if (sid < 0)
+		return KCFG_UNKNOWN;
+	btf_type_at(btf, sid, &t);
+	n = btf_str(btf, t.name_off);
+	switch (BTF_INFO_KIND(t.info)) {
+	case BTF_KIND_INT:
+		memcpy(&enc, btf_extra(btf, sid), sizeof(enc));
+		enc = BTF_INT_ENCODING(enc);
+		if (enc & BTF_INT_BOOL)
+			return t.size == 1 ? KCFG_BOOL : KCFG_UNKNOWN;
+		if (is_signed)
+			*is_signed = enc & BTF_INT_SIGNED;
+		if (t.size == 1)
+			return KCFG_CHAR;
+		if (t.size < 1 || t.size > 8 || (t.size & (t.size - 1)))
+			return KCFG_UNKNOWN;
+		return KCFG_INT;
+	case BTF_KIND_ENUM:
+		if (t.size != 4)
+			return KCFG_UNKNOWN;
+		/* fall through */
+	case BTF_KIND_ENUM64:
+		return n && !strcmp(n, "libbpf_tristate") ? KCFG_TRISTATE : KCFG_UNKNOWN;
+	case BTF_KIND_ARRAY:
+		memcpy(&arr, btf_extra(btf, sid), sizeof(arr));
+		if (!arr.nelems || kcfg_type(btf, arr.type, NULL, depth + 1) != KCFG_CHAR)
+			return KCFG_UNKNOWN;
+		return KCFG_CHAR_ARR;
+	}
+	return KCFG_UNKNOWN;
+}
+
+/* libbpf's btf__align_of() for the kcfg types: an integer's or enum's size up to 8, an
+ * array's element's. */
+static u32 kcfg_align(const struct btf *btf, u32 id, int depth)
+{
+	long sid = depth < MAX_CHAIN ? skip_mods(btf, id) : -1;
+	struct btf_array arr;
+	struct btf_type t;
+
+	if (sid < 0)
+		return 1;
+	btf_type_at(btf, sid, &t);
+	if (BTF_INFO_KIND(t.info) == BTF_KIND_ARRAY) {
+		memcpy(&arr, btf_extra(btf, sid), sizeof(arr));
+		return kcfg_align(btf, arr.type, depth + 1);
+	}
+	return t.size < 8 ? (t.size ? t.size : 1) : 8;
+}
+
+int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, const char *name,
+		struct ld_kcfg *k)
+{
+	struct btf btf = {.obj = obj};
+	long type = -1;
+	int err;
+
+	err = btf_index(&btf, data, size);
+	for (u32 id = 1; !err && id < btf.nr && type < 0; id++) {
+		struct btf_type t;
+		const char *n;
+
+		btf_type_at(&btf, id, &t);
+		n = btf_str(&btf, t.name_off);
+		if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, ".kconfig"))
+			type = datasec_var(&btf, id, name);
+	}
+	if (!err && type >= 0) {
+		long long sz = type_size(&btf, (u32)type, 0);
+
+		k->is_signed = false;
+		k->type = kcfg_type(&btf, (u32)type, &k->is_signed, 0);
+		k->sz = sz > 0 && sz <= UINT32_MAX ? (u32)sz : 0;
+		k->align = kcfg_align(&btf, (u32)type, 0);
+	}
+	free(btf.offs);
+	return err ? err : type >= 0;
+}
+
 /* The value of the symbol called name (a variable), or -1. */
 static long long sym_value(const struct userbpf_object *obj, const char *name)
 {
@@ -529,6 +618,10 @@ int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size)
 		for (size_t i = 1; i < obj->nsecs && !t.size; i++)
 			if (obj->secs[i].name && !strcmp(obj->secs[i].name, sec))
 				t.size = obj->secs[i].size;
+		/* .kconfig has no section: its size is the map's, its externs become its
+		 * variables, at their offsets there (libbpf's rewrite) */
+		if (!strcmp(sec, ".kconfig") && obj->kconfig_map >= 0)
+			t.size = obj->maps[obj->kconfig_map].def.value_size;
 		memcpy((u8 *)btf.types + btf.offs[id], &t, sizeof(t));
 		vsi = (u8 *)btf_extra(&btf, id);
 		for (u32 i = 0; i < BTF_INFO_VLEN(t.info); i++, vsi += sizeof(struct btf_var_secinfo)) {
@@ -545,6 +638,16 @@ int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size)
 			if (BTF_INFO_KIND(v.info) != BTF_KIND_VAR || !n)
 				continue;
 			val = sym_value(obj, n);
+			for (size_t k = 0; !strcmp(sec, ".kconfig") && k < obj->nkcfg; k++) {
+				struct btf_var var;
+
+				if (strcmp(obj->kcfg[k].name, n))
+					continue;
+				val = obj->kcfg[k].off;
+				memcpy(&var, btf_extra(&btf, si.type), sizeof(var));
+				var.linkage = BTF_VAR_GLOBAL_ALLOCATED;
+				memcpy((u8 *)btf_extra(&btf, si.type), &var, sizeof(var));
+			}
 			if (val >= 0 && val <= UINT32_MAX) {
 				si.offset = (u32)val;
 				memcpy(vsi, &si, sizeof(si));

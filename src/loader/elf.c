@@ -458,7 +458,8 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 	n = nbtf + nlegacy;
 	for (size_t i = 1; i < obj->nsecs; i++)
 		n += obj->secs[i].kind == SEC_DATA;
-	obj->maps = calloc(n ? n : 1, sizeof(*obj->maps));
+	/* (+ 1: the .kconfig map, if __kconfig externs turn up among the relocations) */
+	obj->maps = calloc(n + 1, sizeof(*obj->maps));
 	vars = calloc(nbtf ? nbtf : 1, sizeof(*vars));
 	if (!obj->maps || !vars) {
 		err = ld_err(obj, -ENOMEM, "out of memory for %zu maps", n);
@@ -572,10 +573,41 @@ static bool is_call(const struct bpf_insn *insn)
 	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
 }
 
-/* A relocation against an undefined symbol: an extern kernel function (`extern ... __ksym`),
+/* The index in obj->kcfg[] of extern name if the .BTF puts it in ".kconfig" (added on first
+ * sight), -ENOENT if it does not, or another -errno with a message (a type libbpf does not take
+ * there, as libbpf's check). */
+static int kconfig_extern(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name)
+{
+	const struct ld_sec *b = &obj->secs[obj->btf_sec];
+	struct ld_kcfg k, *grown;
+	int found;
+
+	for (size_t i = 0; i < obj->nkcfg; i++)
+		if (!strcmp(obj->kcfg[i].name, name))
+			return (int)i;
+	if (!obj->btf_sec || !b->data)
+		return -ENOENT;
+	memset(&k, 0, sizeof(k));
+	found = ld_btf_kcfg(obj, b->data, b->size, name, &k);
+	if (found <= 0)
+		return found < 0 ? found : -ENOENT;
+	if (k.type == KCFG_UNKNOWN || !k.sz)
+		return ld_err(obj, -EOPNOTSUPP, "extern (kcfg) '%s': type is unsupported", name);
+	grown = realloc(obj->kcfg, (obj->nkcfg + 1) * sizeof(*grown));
+	if (!grown)
+		return ld_err(obj, -ENOMEM, "out of memory for __kconfig externs");
+	obj->kcfg = grown;
+	k.name = name;
+	k.is_weak = ELF64_ST_BIND(sym->st_info) == STB_WEAK;
+	grown[obj->nkcfg] = k;
+	return (int)obj->nkcfg++;
+}
+
+/* A relocation against an undefined symbol: a __kconfig extern (kconfig.c), or an extern
+ * kernel function (`extern ... __ksym`),
  * called (a kfunc call) or loaded (its address: `if (kfunc)`), found by name in the kernel's BTF
  * as libbpf finds it.  A weak one the kernel lacks resolves to id 0: the call must be dead code,
- * the address is NULL.  Other externs (__kconfig, kernel variables) are not supported. */
+ * the address is NULL.  Other externs (kernel variables) are not supported. */
 static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name,
 			  const struct bpf_insn *insn, struct ld_reloc *r)
 {
@@ -592,11 +624,23 @@ static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, cons
 		return ld_err(obj, -EBADMSG,
 			      "section '%s': the ld_imm64 of extern '%s' at insn %u is cut by the end "
 			      "of the section", s->name, name, r->insn);
+	if (!call) {
+		int k = kconfig_extern(obj, sym, name);
+
+		if (k < 0 && k != -ENOENT)
+			return k;
+		if (k >= 0) {
+			r->kind = RELO_KCONFIG;
+			r->func = (u32)k;
+			return 0;
+		}
+	}
 	if (!id && ELF64_ST_BIND(sym->st_info) != STB_WEAK)
 		return ld_err(obj, -ENOENT,
 			      "section '%s': insn %u refers to extern '%s', which is not a function "
 			      "of the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs "
-			      "userbpf supports are kernel functions (__ksym)", s->name, r->insn,
+			      "userbpf supports are kernel functions (__ksym) and __kconfig "
+			      "variables", s->name, r->insn,
 			      name);
 	r->kind = call ? RELO_KFUNC : RELO_KSYM;
 	r->func = id;
@@ -946,5 +990,8 @@ int ld_elf_parse(struct userbpf_object *obj)
 	err = parse_map_relocs(obj, &p);
 	if (err)
 		return err;
-	return parse_relocs(obj, &p);
+	err = parse_relocs(obj, &p);
+	if (err)
+		return err;
+	return ld_kconfig_layout(obj);
 }

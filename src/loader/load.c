@@ -91,6 +91,7 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 	obj->log_size = o.log_size;
 	obj->log_level = o.log_level;
 	obj->btf_fd = -1;
+	obj->kconfig_map = -1;
 	if (o.pin_root_path) {
 		obj->pin_root = strdup(o.pin_root_path);
 		if (!obj->pin_root) {
@@ -438,7 +439,7 @@ static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m)
 			      m->name, strerror(-fd), m->def.type, m->def.key_size,
 			      m->def.value_size, m->def.max_entries, m->def.map_flags);
 	m->fd = fd;
-	if (obj->secs[m->sec].kind != SEC_DATA)
+	if (obj->secs[m->sec].kind != SEC_DATA && (int)(m - obj->maps) != obj->kconfig_map)
 		return 0;
 	if (m->init) {
 		memset(&attr, 0, sizeof(attr));
@@ -577,7 +578,9 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 		return -EINVAL;
 	if (obj->loaded)
 		return ld_err(obj, -EALREADY, "already loaded");
-	err = btf_load(obj);
+	err = ld_kconfig_fill(obj);
+	if (!err)
+		err = btf_load(obj);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_create(obj, &obj->maps[i]);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
@@ -621,6 +624,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	free(obj->image);
 	free(obj->pin_root);
 	free(obj->btf_custom_path);
+	free(obj->kcfg);
 	ld_core_free(obj);
 	free(obj);
 }

@@ -61,6 +61,7 @@ enum ld_reloc_kind {
 	RELO_FUNC, /* ld_imm64 of a function (a callback): BPF_PSEUDO_FUNC, imm as a call's */
 	RELO_KFUNC, /* call of an extern kernel function (__ksym): BPF_PSEUDO_KFUNC_CALL, imm =
 		     * its id in the kernel's BTF (0: a weak one the kernel lacks) */
+	RELO_KCONFIG, /* ld_imm64 of a __kconfig extern: BPF_PSEUDO_MAP_VALUE of .kconfig */
 	RELO_KSYM, /* ld_imm64 of an extern kernel function (a weak kfunc's existence test):
 		    * BPF_PSEUDO_BTF_ID with its id, or the constant 0 for a weak one it lacks */
 };
@@ -71,7 +72,7 @@ struct ld_reloc {
 	enum ld_reloc_kind kind;
 	u32 map;  /* RELO_MAP, RELO_DATA */
 	u32 off;  /* RELO_DATA: byte offset in the section's value */
-	u32 func; /* RELO_CALL, RELO_FUNC: index in funcs[] of the callee; RELO_KFUNC, RELO_KSYM:
+	u32 func; /* RELO_KCONFIG: index in kcfg[]; RELO_CALL, RELO_FUNC: index in funcs[] of the callee; RELO_KFUNC, RELO_KSYM:
 		   * the kernel BTF id */
 };
 
@@ -141,6 +142,19 @@ struct userbpf_program {
 	u32 npoisoned;
 };
 
+/* A __kconfig extern (kconfig.c): its slot in the read-only ".kconfig" map libbpf makes. */
+enum ld_kcfg_type { KCFG_UNKNOWN, KCFG_CHAR, KCFG_BOOL, KCFG_INT, KCFG_TRISTATE, KCFG_CHAR_ARR };
+
+struct ld_kcfg {
+	const char *name;
+	enum ld_kcfg_type type;
+	u32 sz, align;
+	u32 off;	/* in the map's value */
+	bool is_signed; /* KCFG_INT, KCFG_CHAR */
+	bool is_weak;	/* unresolved, it reads as zero */
+	bool is_set;
+};
+
 struct userbpf_object {
 	char name[64];
 	userbpf_bpf_fn bpf;
@@ -175,6 +189,9 @@ struct userbpf_object {
 	size_t btf_sec, btf_ext_sec;  /* section indexes of .BTF and .BTF.ext, 0 if none */
 	int btf_fd;		      /* the loaded .BTF, -1 when none could be loaded */
 	char *btf_custom_path;	      /* the option, copied: CO-RE's target BTF; NULL: the kernel's */
+	struct ld_kcfg *kcfg;	      /* the __kconfig externs, in the order first referenced */
+	size_t nkcfg;
+	int kconfig_map;	      /* their map's index in maps[], -1 without */
 	struct ld_core *core;	      /* CO-RE state, made on first use (core.c) */
 };
 
@@ -198,6 +215,18 @@ int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t siz
 /* The id of the DATASEC named name in .BTF (data, size), 0 if none (or no valid BTF). */
 u32 ld_btf_datasec_id(const struct userbpf_object *obj, const u8 *data, size_t size,
 		      const char *name);
+
+/* btf.c: whether name is a VAR of the DATASEC ".kconfig" in .BTF (data, size): 1 with k's
+ * type, size, alignment and sign filled as libbpf classifies them, 0 if not, or -errno. */
+int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, const char *name,
+		struct ld_kcfg *k);
+/* kconfig.c: after the relocations, lays the __kconfig externs out as libbpf does and adds
+ * the ".kconfig" map (an array of one read-only value, frozen once filled). */
+int ld_kconfig_layout(struct userbpf_object *obj);
+/* kconfig.c: at load, the .kconfig map's value: LINUX_KERNEL_VERSION and LINUX_HAS_*
+ * probed as libbpf probes them, CONFIG_* read from /boot/config-$(uname -r) or
+ * /proc/config.gz; a strong extern left unset fails (-ESRCH). */
+int ld_kconfig_fill(struct userbpf_object *obj);
 
 /* btf.c: fills, in a copy of .BTF (data, size), what clang leaves for the loader: each
  * DATASEC's size (its ELF section's) and its variables' offsets (their symbols' values). */

@@ -119,6 +119,11 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 			insn->imm = (s32)r->func;
 			insn->off = 0;
 			break;
+		case RELO_KCONFIG:
+			insn[0].src_reg = BPF_PSEUDO_MAP_VALUE;
+			insn[0].imm = obj->maps[obj->kconfig_map].fd;
+			insn[1].imm = (s32)obj->kcfg[r->func].off;
+			break;
 		case RELO_KSYM:
 			insn[0].src_reg = r->func ? BPF_PSEUDO_BTF_ID : 0;
 			insn[0].imm = (s32)r->func;

@@ -41,20 +41,10 @@ enum bpf_map_type___mine {
 	BPF_MAP_TYPE_USERBPF_NONE___mine = 1001,
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 16);
-	__type(key, __u32);
-	__type(value, __u64);
-} out SEC(".maps");
+#include "out_array.h"
 
 /* an IPv4 header's first bytes: version 4, ihl 5, tos 0x10 */
 const volatile __u8 hdr_bytes[8] = { 0x45, 0x10, 0x00, 0x54 };
-
-static void put(__u32 k, __u64 v)
-{
-	bpf_map_update_elem(&out, &k, &v, BPF_ANY);
-}
 
 static __attribute__((noinline)) int iphdr_size(void)
 {
