@@ -21,6 +21,7 @@
 #include "loader.h"
 
 #define MAX_CHAIN 32
+#define INFO_ENC(kind, kflag, vlen) ((u32)(kflag) << 31 | (u32)(kind) << 24 | (u32)(vlen))
 
 struct btf {
 	const struct userbpf_object *obj;
@@ -598,6 +599,23 @@ static long long sym_value(const struct userbpf_object *obj, const char *name)
 	return -1;
 }
 
+/* Sorts n struct btf_var_secinfo at p by offset (insertion sort: a handful of them). */
+static void sort_secinfos(u8 *p, u32 n)
+{
+	for (u32 i = 1; i < n; i++) {
+		for (u32 j = i; j > 0; j--) {
+			struct btf_var_secinfo a, b;
+
+			memcpy(&a, p + (j - 1) * sizeof(a), sizeof(a));
+			memcpy(&b, p + j * sizeof(b), sizeof(b));
+			if (a.offset <= b.offset)
+				break;
+			memcpy(p + (j - 1) * sizeof(a), &b, sizeof(b));
+			memcpy(p + j * sizeof(b), &a, sizeof(a));
+		}
+	}
+}
+
 int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size)
 {
 	struct btf btf = {.obj = obj};
@@ -653,8 +671,156 @@ int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size)
 				memcpy(vsi, &si, sizeof(si));
 			}
 		}
+		/* .kconfig's entries in the order of their new offsets, which the kernel's check
+		 * wants (libbpf sorts them too) */
+		if (!strcmp(sec, ".kconfig"))
+			sort_secinfos((u8 *)btf_extra(&btf, id), BTF_INFO_VLEN(t.info));
 	}
 free_offs:
 	free(btf.offs);
 	return err;
+}
+
+/* libbpf's rewrite of .ksyms (bpf_object__collect_externs()): the kernel's BTF check takes
+ * neither an extern FUNC nor a DATASEC entry that is not a VAR, so each extern function
+ * becomes a global one (its unnamed parameters named), and its .ksyms entry a 4-byte slot of
+ * one new VAR "dummy_ksym" of type int appended to the blob. */
+int ld_btf_ksyms(const struct userbpf_object *obj, u8 **data, size_t *size)
+{
+	static const char dummy[] = "dummy_ksym";
+	struct btf btf = {.obj = obj};
+	struct btf_header hdr;
+	u32 ksyms = 0, int_id = 0, var_id, name_off;
+	size_t grown_size;
+	u8 *grown, *types;
+	int err;
+
+	err = btf_index(&btf, *data, *size);
+	for (u32 id = 1; !err && id < btf.nr; id++) {
+		struct btf_type t;
+		const char *n;
+		u32 enc;
+
+		btf_type_at(&btf, id, &t);
+		n = btf_str(&btf, t.name_off);
+		if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, ".ksyms"))
+			ksyms = id;
+		if (BTF_INFO_KIND(t.info) == BTF_KIND_INT && !int_id) {
+			memcpy(&enc, btf_extra(&btf, id), sizeof(enc));
+			if (BTF_INT_BITS(enc) == 32)
+				int_id = id;
+		}
+	}
+	if (err || !ksyms || !int_id) {
+		free(btf.offs);
+		return err;
+	}
+	/* the new blob: types, the VAR, strings, the VAR's name */
+	memcpy(&hdr, *data, sizeof(hdr));
+	grown_size = *size + sizeof(struct btf_type) + sizeof(struct btf_var) + sizeof(dummy);
+	grown = calloc(1, grown_size);
+	if (!grown) {
+		free(btf.offs);
+		return ld_err(obj, -ENOMEM, "section '.BTF': out of memory");
+	}
+	var_id = btf.nr;
+	name_off = hdr.str_len;
+	memcpy(grown, *data, hdr.hdr_len + hdr.type_off + hdr.type_len);
+	{
+		struct btf_type v = { .name_off = name_off, .info = INFO_ENC(BTF_KIND_VAR, 0, 0),
+				      .type = int_id };
+		struct btf_var linkage = { BTF_VAR_GLOBAL_ALLOCATED };
+		u8 *at = grown + hdr.hdr_len + hdr.type_off + hdr.type_len;
+
+		memcpy(at, &v, sizeof(v));
+		memcpy(at + sizeof(v), &linkage, sizeof(linkage));
+	}
+	memcpy(grown + hdr.hdr_len + hdr.type_off + hdr.type_len + sizeof(struct btf_type) +
+		       sizeof(struct btf_var),
+	       *data + hdr.hdr_len + hdr.str_off, hdr.str_len);
+	memcpy(grown + grown_size - sizeof(dummy), dummy, sizeof(dummy));
+	/* (the strings now follow the types: one layout, whatever clang's was) */
+	hdr.type_off = 0;
+	hdr.type_len += sizeof(struct btf_type) + sizeof(struct btf_var);
+	hdr.str_off = hdr.type_len;
+	hdr.str_len += sizeof(dummy);
+	memcpy(grown, &hdr, sizeof(hdr));
+	if (grown_size != (size_t)hdr.hdr_len + hdr.str_off + hdr.str_len) {
+		/* clang puts the strings right after the types; anything else is left alone */
+		free(grown);
+		free(btf.offs);
+		return 0;
+	}
+	types = grown + hdr.hdr_len;
+	{
+		struct btf_type ds;
+		u8 *vsi;
+
+		memcpy(&ds, types + btf.offs[ksyms], sizeof(ds));
+		vsi = types + btf.offs[ksyms] + sizeof(ds);
+		for (u32 i = 0; i < BTF_INFO_VLEN(ds.info); i++, vsi += sizeof(struct btf_var_secinfo)) {
+			struct btf_var_secinfo si;
+			struct btf_type f, proto;
+
+			memcpy(&si, vsi, sizeof(si));
+			if (!si.type || si.type >= btf.nr)
+				continue;
+			memcpy(&f, types + btf.offs[si.type], sizeof(f));
+			if (BTF_INFO_KIND(f.info) != BTF_KIND_FUNC)
+				continue;
+			f.info = INFO_ENC(BTF_KIND_FUNC, 0, BTF_FUNC_GLOBAL);
+			memcpy(types + btf.offs[si.type], &f, sizeof(f));
+			if (f.type && f.type < btf.nr) {
+				u8 *params = types + btf.offs[f.type] + sizeof(proto);
+
+				memcpy(&proto, types + btf.offs[f.type], sizeof(proto));
+				for (u32 j = 0; BTF_INFO_KIND(proto.info) == BTF_KIND_FUNC_PROTO &&
+						j < BTF_INFO_VLEN(proto.info); j++) {
+					struct btf_param p;
+
+					memcpy(&p, params + j * sizeof(p), sizeof(p));
+					if (p.type && !p.name_off) {
+						p.name_off = name_off;
+						memcpy(params + j * sizeof(p), &p, sizeof(p));
+					}
+				}
+			}
+			si.type = var_id;
+			si.offset = i * 4;
+			si.size = 4;
+			memcpy(vsi, &si, sizeof(si));
+		}
+		ds.size = BTF_INFO_VLEN(ds.info) * 4;
+		memcpy(types + btf.offs[ksyms], &ds, sizeof(ds));
+	}
+	free(btf.offs);
+	free(*data);
+	*data = grown;
+	*size = grown_size;
+	return 0;
+}
+
+u8 *ld_btf_prepared(const struct userbpf_object *obj, size_t *size, int *err)
+{
+	const struct ld_sec *s = &obj->secs[obj->btf_sec];
+	u8 *copy;
+
+	*err = 0;
+	if (!obj->btf_sec || !s->data || !s->size || s->size > UINT32_MAX - 64)
+		return NULL;
+	copy = malloc(s->size);
+	if (!copy) {
+		*err = ld_err(obj, -ENOMEM, "out of memory for a copy of '.BTF'");
+		return NULL;
+	}
+	memcpy(copy, s->data, s->size);
+	*size = s->size;
+	*err = ld_btf_fixup(obj, copy, *size);
+	if (!*err)
+		*err = ld_btf_ksyms(obj, &copy, size);
+	if (*err) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
 }

@@ -55,27 +55,23 @@ static void keep_last(void *arg, const char *fmt, va_list ap)
 /* The object's CO-RE state, made on first use.  0 or -errno with a message. */
 static int core_init(struct userbpf_object *obj, const char *prog)
 {
-	const struct ld_sec *s = &obj->secs[obj->btf_sec];
 	struct ld_core *c;
+	size_t size = 0;
 	u8 *copy;
 	int err;
 
 	if (obj->core)
 		return 0;
-	if (!obj->btf_sec || !s->data || !s->size || s->size > UINT32_MAX)
-		return ld_err(obj, -EINVAL, "program '%s': CO-RE relocations without a .BTF section",
-			      prog);
+	copy = ld_btf_prepared(obj, &size, &err);
+	if (!copy)
+		return err ? err : ld_err(obj, -EINVAL, "program '%s': CO-RE relocations without "
+						       "a .BTF section", prog);
 	c = calloc(1, sizeof(*c));
-	copy = malloc(s->size);
-	if (!c || !copy) {
-		free(c);
+	if (!c) {
 		free(copy);
 		return ld_err(obj, -ENOMEM, "out of memory for CO-RE relocations");
 	}
-	memcpy(copy, s->data, s->size);
-	err = ld_btf_fixup(obj, copy, s->size);
-	if (!err)
-		c->local = btf_parse_blob(copy, (u32)s->size, &err);
+	c->local = btf_parse_blob(copy, (u32)size, &err);
 	free(copy);
 	obj->core = c; /* from here ld_core_free() cleans up */
 	if (err)

@@ -468,21 +468,17 @@ static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m)
  * refuses it (or has no BTF) only costs the programs their func/line info: not an error. */
 static int btf_load(struct userbpf_object *obj)
 {
-	const struct ld_sec *s = &obj->secs[obj->btf_sec];
 	union bpf_attr attr;
-	u8 *copy;
-	int fd;
+	size_t size = 0;
+	int fd, err;
+	u8 *copy = ld_btf_prepared(obj, &size, &err);
 
-	if (!obj->btf_sec || !s->data || !s->size || s->size > UINT32_MAX)
-		return 0;
-	copy = malloc(s->size);
-	if (!copy)
-		return ld_err(obj, -ENOMEM, "out of memory for a copy of '.BTF'");
-	memcpy(copy, s->data, s->size);
-	if (!ld_btf_fixup(obj, copy, s->size)) {
+	if (err == -ENOMEM)
+		return err;
+	if (copy) {
 		memset(&attr, 0, sizeof(attr));
 		attr.btf = (u64)(uintptr_t)copy;
-		attr.btf_size = (u32)s->size;
+		attr.btf_size = (u32)size;
 		fd = backend(obj, BPF_BTF_LOAD, &attr);
 		if (fd >= 0)
 			obj->btf_fd = fd;

@@ -231,6 +231,12 @@ int ld_kconfig_fill(struct userbpf_object *obj);
 /* btf.c: fills, in a copy of .BTF (data, size), what clang leaves for the loader: each
  * DATASEC's size (its ELF section's) and its variables' offsets (their symbols' values). */
 int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size);
+/* btf.c: then libbpf's rewrite of .ksyms (extern kernel functions), which appends a type:
+ * *data (malloc'ed) may be replaced by a larger copy.  0 or -errno. */
+int ld_btf_ksyms(const struct userbpf_object *obj, u8 **data, size_t *size);
+/* btf.c: a malloc'ed copy of .BTF with both rewrites, as it is loaded and as CO-RE reads it;
+ * NULL without .BTF (*err 0) or when it is malformed (*err, with a message). */
+u8 *ld_btf_prepared(const struct userbpf_object *obj, size_t *size, int *err);
 /* btf_ext.c: prog's func_info and line_info from .BTF.ext, for the functions appended at
  * base[order[k]] (k < norder).  Without .BTF.ext or a loaded .BTF, none. */
 int ld_btf_ext_info(const struct userbpf_object *obj, struct userbpf_program *prog,

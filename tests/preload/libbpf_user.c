@@ -339,6 +339,14 @@ static int core_dump(const char *path, const char *btf)
 	insn = bpf_program__insns(prog);
 	n = bpf_program__insn_cnt(prog);
 	core_print_insns(stdout, insn, n);
+	{
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			printf("func_info %u line_info %u\n", info.nr_func_info, info.nr_line_info);
+	}
 	core_frame(frame);
 	{
 		LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = frame, .data_size_in = sizeof(frame));
