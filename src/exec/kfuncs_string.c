@@ -134,6 +134,20 @@ static inline bool rstr_at(struct rstr *s, u32 i, unsigned char *c)
 	return true;
 }
 
+/* The bytes from i on that can be read now without another fill: *w points at byte i, *n of
+ * them (at least 1); false if byte i cannot be read.  Loops over a string take it a window
+ * at a time, with plain loads inside. */
+static inline bool rstr_span(struct rstr *s, u32 i, const unsigned char **w, size_t *n)
+{
+	uintptr_t a = s->base + i;
+
+	if (unlikely(a - s->at >= s->len) && !rstr_fill(s, a))
+		return false;
+	*w = s->win + (a - s->at);
+	*n = s->len - (a - s->at);
+	return true;
+}
+
 /* The kernel's tolower(): its ctype table is Latin-1, whose upper-case letters are A-Z and
  * 0xc0-0xde but 0xd7. */
 static unsigned char lower(unsigned char c)
@@ -148,24 +162,35 @@ static unsigned char lower(unsigned char c)
 static u64 str_compare(u64 p1, u64 p2, bool ignore_case)
 {
 	struct rstr s1, s2;
-	unsigned char c1, c2;
 
 	/* (both opened, both addresses checked, before either string is read) */
 	bool ok1 = rstr_open(&s1, p1), ok2 = rstr_open(&s2, p2);
 
 	if (!ok1 || !ok2)
 		return RET(-ERANGE);
-	for (u32 i = 0; i < XATTR_SIZE_MAX; i++) {
-		if (!rstr_at(&s1, i, &c1) || !rstr_at(&s2, i, &c2))
+	for (u32 i = 0; i < XATTR_SIZE_MAX;) {
+		const unsigned char *w1, *w2;
+		size_t n1, n2, n;
+
+		/* byte i of both, then as many more as both windows hold */
+		if (!rstr_span(&s1, i, &w1, &n1) || !rstr_span(&s2, i, &w2, &n2))
 			return RET(-EFAULT);
-		if (ignore_case) {
-			c1 = lower(c1);
-			c2 = lower(c2);
+		n = n1 < n2 ? n1 : n2;
+		if (n > XATTR_SIZE_MAX - i)
+			n = XATTR_SIZE_MAX - i;
+		for (size_t j = 0; j < n; j++) {
+			unsigned char c1 = w1[j], c2 = w2[j];
+
+			if (ignore_case) {
+				c1 = lower(c1);
+				c2 = lower(c2);
+			}
+			if (c1 != c2)
+				return RET(c1 < c2 ? -1 : 1);
+			if (!c1)
+				return 0;
 		}
-		if (c1 != c2)
-			return RET(c1 < c2 ? -1 : 1);
-		if (!c1)
-			return 0;
+		i += (u32)n;
 	}
 	return RET(-E2BIG);
 }
@@ -184,19 +209,27 @@ u64 bpf_strcasecmp_kfunc(u64 s1, u64 s2, u64 a3, u64 a4, u64 a5)
  * or count itself for bpf_strnlen() (len). */
 static u64 str_nchr(u64 p, u64 count, unsigned char c, bool len)
 {
+	u64 end = count < XATTR_SIZE_MAX ? count : XATTR_SIZE_MAX;
 	struct rstr s;
-	unsigned char sc;
-	u32 i;
+	u32 i = 0;
 
 	if (!rstr_open(&s, p))
 		return RET(-ERANGE);
-	for (i = 0; i < count && i < XATTR_SIZE_MAX; i++) {
-		if (!rstr_at(&s, i, &sc))
+	while (i < end) {
+		const unsigned char *w;
+		size_t n;
+
+		if (!rstr_span(&s, i, &w, &n))
 			return RET(-EFAULT);
-		if (sc == c)
-			return i;
-		if (!sc)
-			return RET(-ENOENT);
+		if (n > end - i)
+			n = (size_t)(end - i);
+		for (size_t j = 0; j < n; j++) {
+			if (w[j] == c)
+				return i + j;
+			if (!w[j])
+				return RET(-ENOENT);
+		}
+		i += (u32)n;
 	}
 	if (i == XATTR_SIZE_MAX)
 		return RET(-E2BIG);

@@ -19,6 +19,7 @@
 
 struct range_set {
 	u32 n;
+	u64 gen; /* unique to this copy: a per-thread hit is valid while its copy is published */
 	struct range_set *retired_next;
 	struct {
 		uintptr_t lo, hi;
@@ -27,6 +28,14 @@ struct range_set {
 
 static struct range_set *published;
 static struct range_set *retired;
+static u64 next_gen = 1; /* (under ranges_lock) */
+
+/* This thread's last hit, [lo, hi) of the copy numbered gen: a string read in a loop, or two
+ * strings of one map, then cost no search (whose branches mispredict). */
+static __thread struct {
+	u64 gen;
+	uintptr_t lo, hi;
+} last_hit __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A copy of the published set, room for one more; NULL without memory. */
@@ -39,6 +48,7 @@ static struct range_set *copy_set(void)
 	if (!s)
 		return NULL;
 	s->n = n;
+	s->gen = next_gen++;
 	s->retired_next = NULL;
 	if (n)
 		memcpy(s->r, old->r, n * sizeof(s->r[0]));
@@ -114,6 +124,9 @@ uintptr_t value_ranges_end(uintptr_t a)
 	const struct range_set *s = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
 	u32 lo = 0, hi = s ? s->n : 0;
 
+	if (s && last_hit.gen == s->gen && a >= last_hit.lo && a < last_hit.hi)
+		return last_hit.hi;
+
 	/* the last range that starts at or below a */
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
@@ -123,5 +136,10 @@ uintptr_t value_ranges_end(uintptr_t a)
 		else
 			hi = mid;
 	}
-	return lo && a < s->r[lo - 1].hi ? s->r[lo - 1].hi : 0;
+	if (!lo || a >= s->r[lo - 1].hi)
+		return 0;
+	last_hit.gen = s->gen;
+	last_hit.lo = s->r[lo - 1].lo;
+	last_hit.hi = s->r[lo - 1].hi;
+	return last_hit.hi;
 }
