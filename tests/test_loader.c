@@ -218,11 +218,11 @@ TEST(loader_open_examples)
 	m = userbpf_object_find_map(obj, ".rodata");
 	REQUIRE(m);
 	CHECK_EQ(userbpf_map_value_size(m), 8);
-	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG | BPF_F_MMAPABLE); /* (libbpf's) */
 	m = userbpf_object_find_map(obj, ".data");
 	REQUIRE(m);
 	CHECK_EQ(userbpf_map_value_size(m), 4);
-	CHECK_EQ(userbpf_map_flags(m), 0);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_MMAPABLE);
 	m = userbpf_object_find_map(obj, ".bss");
 	REQUIRE(m);
 	CHECK_EQ(userbpf_map_value_size(m), 16);
@@ -1280,7 +1280,7 @@ TEST(loader_kconfig)
 	REQUIRE(!userbpf_object_load(obj));
 	m = userbpf_object_find_map(obj, ".kconfig");
 	REQUIRE(m != NULL);
-	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG);
+	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG | BPF_F_MMAPABLE);
 	memset(&a, 0, sizeof(a));
 	a.test.prog_fd = (unsigned int)userbpf_program_fd(userbpf_object_program(obj, 0));
 	a.test.data_in = (uintptr_t)pkt;

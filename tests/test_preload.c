@@ -225,6 +225,17 @@ static void core_dump_ours(const char *path, userbpf_bpf_fn bpf_fn, const char *
 	a.test.data_size_in = sizeof(frame);
 	err = call(BPF_PROG_TEST_RUN, &a, sizeof(a));
 	OUT("retval %d %u\n", err < 0 ? -errno : err, a.test.retval);
+	for (size_t i = 0; i < userbpf_object_map_count(obj); i++) {
+		struct bpf_map_info info;
+
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = (uint32_t)userbpf_map_fd(userbpf_object_map(obj, i));
+		a.info.info_len = sizeof(info);
+		a.info.info = PTR_TO_U64(&info);
+		if (!call(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+			OUT("map %s flags 0x%x\n", info.name, info.map_flags);
+	}
 	m = userbpf_object_find_map(obj, "out");
 	for (unsigned int k = 0; m && k < userbpf_map_max_entries(m); k++) {
 		unsigned long long v = 0;
@@ -319,7 +330,9 @@ static bool write_custom_btf(const char *path)
  * value the program stores must be libbpf's.  socket_core_reads: bpf_core_read.h's queries;
  * xdp_core_parse: a vmlinux.h-style packet parser, every field read relocated; socket_kconfig:
  * the kernel's version, feature flags and config; xdp_string_kfuncs: extern kfuncs, whose .BTF
- * (.ksyms) libbpf rewrites before loading it (the func and line info counts show it loaded).  Then socket_core_reads against a made-up
+ * (.ksyms) libbpf rewrites before loading it (the func and line info counts show it loaded).
+ * Every map's kernel-visible name and flags too (libbpf's "<object>.rodata", mmapable where a
+ * global variable lives).  Then socket_core_reads against a made-up
  * target BTF (btf_custom_path), where the values all move. */
 TEST(loader_core_relocates_as_libbpf)
 {
@@ -364,7 +377,8 @@ TEST(loader_core_relocates_as_libbpf)
 			CHECK(strstr(ours, "out 3 1\nout 4 1\n") && strstr(ours, "out 9 0\nout 10 0\n"));
 		} else {
 			/* the frame's UDP port 0x34 counted once, its source address summed: XDP_TX */
-			CHECK(strstr(ours, "retval 0 3\nout 0 0\n") && strstr(ours, "out 52 1\n"));
+			CHECK(strstr(ours, "retval 0 3\n") && strstr(ours, "out 0 0\n") &&
+			      strstr(ours, "out 52 1\n"));
 			CHECK(strstr(ours, "out 256 167772161\n"));
 		}
 	}

@@ -582,6 +582,36 @@ int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, c
 	return err ? err : type >= 0;
 }
 
+bool ld_btf_datasec_has_global(const struct userbpf_object *obj, const u8 *data, size_t size,
+			       u32 ds)
+{
+	struct btf btf = {.obj = obj};
+	bool found = false;
+
+	if (ds && btf_index(&btf, data, size) == 0 && ds < btf.nr) {
+		struct btf_type t;
+
+		btf_type_at(&btf, ds, &t);
+		for (u32 i = 0; BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && i < BTF_INFO_VLEN(t.info) &&
+				!found; i++) {
+			struct btf_var_secinfo si;
+			struct btf_type v;
+			struct btf_var var;
+
+			memcpy(&si, btf_extra(&btf, ds) + i * sizeof(si), sizeof(si));
+			if (!si.type || si.type >= btf.nr)
+				continue;
+			btf_type_at(&btf, si.type, &v);
+			if (BTF_INFO_KIND(v.info) != BTF_KIND_VAR)
+				continue;
+			memcpy(&var, btf_extra(&btf, si.type), sizeof(var));
+			found = var.linkage != BTF_VAR_STATIC;
+		}
+	}
+	free(btf.offs);
+	return found;
+}
+
 /* The value of the symbol called name (a variable), or -1. */
 static long long sym_value(const struct userbpf_object *obj, const char *name)
 {

@@ -541,8 +541,14 @@ static int parse_maps(struct userbpf_object *obj, const struct parse *p)
 		if (p->btf)
 			m->def.btf_value_type_id = ld_btf_datasec_id(
 				obj, obj->secs[p->btf].data, obj->secs[p->btf].size, s->name);
+		/* mmapable where a global variable lives, as libbpf makes them (a skeleton maps
+		 * them) */
+		if (p->btf && ld_btf_datasec_has_global(obj, obj->secs[p->btf].data,
+							obj->secs[p->btf].size,
+							m->def.btf_value_type_id))
+			m->def.map_flags = BPF_F_MMAPABLE;
 		if (!strncmp(s->name, ".rodata", 7)) {
-			m->def.map_flags = BPF_F_RDONLY_PROG;
+			m->def.map_flags |= BPF_F_RDONLY_PROG;
 			m->frozen = true;
 		}
 		m->fd = -1;

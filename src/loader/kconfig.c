@@ -83,6 +83,9 @@ int ld_kconfig_layout(struct userbpf_object *obj)
 	if (obj->btf_sec)
 		m->def.btf_value_type_id = ld_btf_datasec_id(obj, obj->secs[obj->btf_sec].data,
 							     obj->secs[obj->btf_sec].size, ".kconfig");
+	/* (its externs become global variables: mmapable, as libbpf makes it) */
+	if (m->def.btf_value_type_id)
+		m->def.map_flags |= BPF_F_MMAPABLE;
 	obj->kconfig_map = (int)obj->nmaps++;
 	return 0;
 }

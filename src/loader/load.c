@@ -231,6 +231,26 @@ static void obj_name(char dst[LD_OBJ_NAME_LEN], const char *src)
 	dst[i] = '\0';
 }
 
+/* The kernel-visible name libbpf gives a global data map: the object's name up to its first
+ * '.', cut to leave room for the section's name (7 characters at least), then the section's
+ * name (".rodata" of globals.bpf.o: "globals.rodata"); a ".data.x" section's alone. */
+static void internal_name(const struct userbpf_object *obj, const char *sec,
+			  char dst[LD_OBJ_NAME_LEN])
+{
+	size_t base = strcspn(obj->name, "."), sfx = strlen(sec), pfx;
+	char name[LD_OBJ_NAME_LEN];
+
+	if (sfx < 7)
+		sfx = 7;
+	if (sfx >= LD_OBJ_NAME_LEN)
+		sfx = LD_OBJ_NAME_LEN - 1;
+	pfx = strchr(sec + 1, '.') ? 0 : LD_OBJ_NAME_LEN - sfx - 1;
+	if (pfx > base)
+		pfx = base;
+	snprintf(name, sizeof(name), "%.*s%.*s", (int)pfx, obj->name, (int)sfx, sec);
+	obj_name(dst, name);
+}
+
 /* BPF_MAP_CREATE with the object's BTF for the key and value, as libbpf does; a backend that
  * refuses it (an older kernel, a value type it cannot take) gets the map without, as libbpf
  * retries.  Returns the fd or -errno. */
@@ -428,7 +448,10 @@ static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m)
 	attr.map_flags = m->def.map_flags;
 	attr.numa_node = m->def.numa_node;
 	attr.map_extra = m->def.map_extra;
-	obj_name(attr.map_name, m->name);
+	if (m->global_data)
+		internal_name(obj, m->name, attr.map_name);
+	else
+		obj_name(attr.map_name, m->name);
 	fd = create_map(obj, &attr, &m->def);
 	if (inner >= 0)
 		close(inner);

@@ -216,6 +216,10 @@ int ld_btf_map_defs(const struct userbpf_object *obj, const u8 *data, size_t siz
 u32 ld_btf_datasec_id(const struct userbpf_object *obj, const u8 *data, size_t size,
 		      const char *name);
 
+/* btf.c: whether DATASEC ds of .BTF (data, size) holds a variable that is not static: what
+ * makes libbpf create a global data map mmapable (a skeleton can reach it). */
+bool ld_btf_datasec_has_global(const struct userbpf_object *obj, const u8 *data, size_t size,
+			       u32 ds);
 /* btf.c: whether name is a VAR of the DATASEC ".kconfig" in .BTF (data, size): 1 with k's
  * type, size, alignment and sign filled as libbpf classifies them, 0 if not, or -errno. */
 int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, const char *name,

@@ -354,6 +354,18 @@ static int core_dump(const char *path, const char *btf)
 		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &t);
 		printf("retval %d %u\n", err, t.retval);
 	}
+	{
+		struct bpf_map *m;
+
+		bpf_object__for_each_map(m, obj) {
+			struct bpf_map_info info;
+			__u32 len = sizeof(info);
+
+			memset(&info, 0, sizeof(info));
+			if (!bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len))
+				printf("map %s flags 0x%x\n", info.name, info.map_flags);
+		}
+	}
 	out = bpf_object__find_map_by_name(obj, "out");
 	for (unsigned int k = 0; out && k < bpf_map__max_entries(out); k++) {
 		unsigned long long v = 0;
