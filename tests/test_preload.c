@@ -403,30 +403,37 @@ TEST(loader_core_relocates_as_libbpf)
  * instruction rewritten to name the relocation; on userbpf and on the kernel alike. */
 TEST(loader_core_unresolved_log_as_libbpf)
 {
-	static const char path[] = LOADER_OBJ_DIR "/tests/fixtures/core_unresolved.bpf.o";
+	static const char *const names[] = { "core_unresolved", "core_unresolved_long" };
 	static char lib[1 << 16], ours[1 << 16], log[1 << 16];
-	char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core-log", (char *)path, NULL };
 	userbpf_bpf_fn backends[2] = { NULL, kernel_bpf };
 
 	REQUIRE_LIBBPF_USER();
 	REQUIRE(btf_vmlinux() != NULL);
-	for (int b = 0; b < 2; b++) {
-		struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = backends[b], .log_buf = log,
-						 .log_size = sizeof(log), .log_level = 1 };
-		struct userbpf_object *obj;
-		int err;
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		char path[256], *args[4] = { (char *)LIBBPF_USER_PATH, (char *)"--core-log", path };
 
-		if (b == 1 && !kernel_bpf_available())
-			break;
-		CHECK_EQ(run_user_args(b == 0, args, lib, sizeof(lib)), 0);
-		log[0] = '\0';
-		err = userbpf_object_open_file(path, &o, &obj);
-		REQUIRE(!err);
-		err = userbpf_object_load(obj);
-		userbpf_object_close(obj);
-		snprintf(ours, sizeof(ours), "load: %d\n%s", err, log);
-		same_lines(b ? "on the kernel" : "on userbpf", ours, lib);
-		CHECK(strstr(ours, "\nfailed to resolve CO-RE relocation <byte_off> ") != NULL);
+		snprintf(path, sizeof(path), "%s/tests/fixtures/%s.bpf.o", LOADER_OBJ_DIR, names[n]);
+		for (int b = 0; b < 2; b++) {
+			struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = backends[b],
+							 .log_buf = log, .log_size = sizeof(log),
+							 .log_level = 1 };
+			struct userbpf_object *obj;
+			int err;
+
+			if (b == 1 && !kernel_bpf_available())
+				break;
+			CHECK_EQ(run_user_args(b == 0, args, lib, sizeof(lib)), 0);
+			log[0] = '\0';
+			err = userbpf_object_open_file(path, &o, &obj);
+			REQUIRE(!err);
+			err = userbpf_object_load(obj);
+			userbpf_object_close(obj);
+			snprintf(ours, sizeof(ours), "load: %d\n%s", err, log);
+			same_lines(names[n], ours, lib);
+			CHECK(strstr(ours, "\nfailed to resolve CO-RE relocation <byte_off> ") != NULL);
+			/* the long one's text is cut and marked */
+			CHECK((strstr(ours, "...\n") != NULL) == (n == 1));
+		}
 	}
 }
 

@@ -705,25 +705,28 @@ static int spec_match(const struct core_who *who, const struct spec *ls, const s
 	return 1;
 }
 
-/* "<byte_off> [7] STRUCT foo.a[2] (0:1:2 @ offset 12)", into buf. */
-static void format_spec(const struct core_who *who, char *buf, size_t size, const struct spec *s)
+/* "<byte_off> [7] STRUCT foo.a[2] (0:1:2 @ offset 12)", into buf (cut to fit); the length
+ * the whole text has. */
+static size_t format_spec(const struct core_who *who, char *buf, size_t size, const struct spec *s)
 {
 	const struct btf_type *t = type_or_void(s->btf, s->root_type_id);
 	const char *name = t ? name_of(s->btf, t->name_off) : NULL;
-	size_t len = 0;
+	size_t len = 0, total = 0;
 
 #define APPEND(...)                                                                              \
 	do {                                                                                     \
 		int r_ = snprintf(buf + len, size - len, __VA_ARGS__);                           \
-		if (r_ > 0)                                                                      \
+		if (r_ > 0) {                                                                    \
+			total += (size_t)r_;                                                     \
 			len = len + (size_t)r_ >= size ? size - 1 : len + (size_t)r_;            \
+		}                                                                                \
 	} while (0)
 
 	buf[0] = '\0';
 	APPEND("<%s> [%u] %s %s", relo_kind_str(s->kind), s->root_type_id,
 	       t ? kind_name(who, t) : "UNKNOWN", str_empty(name) ? "<anon>" : name);
 	if (is_type_kind(s->kind) || !t)
-		return;
+		return total;
 	if (is_enumval_kind(s->kind)) {
 		const struct btf_type *e = skip_mods(s->btf, s->root_type_id, NULL);
 		u32 i = (u32)s->raw[0];
@@ -741,7 +744,7 @@ static void format_spec(const struct core_who *who, char *buf, size_t size, cons
 		} else {
 			APPEND("::%s = %llu", en, (unsigned long long)v);
 		}
-		return;
+		return total;
 	}
 	for (int i = 0; i < s->len; i++) {
 		if (s->acc[i].name)
@@ -757,10 +760,11 @@ static void format_spec(const struct core_who *who, char *buf, size_t size, cons
 	else
 		APPEND(" @ offset %u)", s->bit_offset / 8);
 #undef APPEND
+	return total;
 }
 
 int core_format_local_spec(const struct core_who *who, const struct btf *local,
-			   const struct bpf_core_relo *relo, char *buf, size_t size)
+			   const struct bpf_core_relo *relo, char *buf, size_t size, size_t *len)
 {
 	struct spec *s = calloc(1, sizeof(*s));
 	int err;
@@ -769,7 +773,7 @@ int core_format_local_spec(const struct core_who *who, const struct btf *local,
 		return -ENOMEM;
 	err = parse_spec(who, local, relo, s);
 	if (!err)
-		format_spec(who, buf, size, s);
+		*len = format_spec(who, buf, size, s);
 	free(s);
 	return err;
 }

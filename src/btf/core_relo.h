@@ -69,9 +69,10 @@ int core_calc_relo_insn(const struct core_who *who, const struct bpf_core_relo *
 			const struct btf *local, struct core_cands *cands, struct core_res *res);
 
 /* relo's local access as the messages show it ("<byte_off> [7] struct foo.a (0:1 @ offset 4)"),
- * into buf.  0 or -errno (an access string that does not parse). */
+ * into buf (cut to fit), *len the whole text's length.  0 or -errno (an access string that does
+ * not parse). */
 int core_format_local_spec(const struct core_who *who, const struct btf *local,
-			   const struct bpf_core_relo *relo, char *buf, size_t size);
+			   const struct bpf_core_relo *relo, char *buf, size_t size, size_t *len);
 
 /* Patches insns[idx] (and idx + 1 for an ldimm64; cnt bounds both) with res.  0 or -errno. */
 int core_patch_insn(const struct core_who *who, struct bpf_insn *insns, u32 cnt, u32 idx,

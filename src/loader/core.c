@@ -30,6 +30,7 @@ struct cand_entry {
 struct ld_poisoned {
 	u32 insn;      /* in the built program */
 	char spec[256];
+	bool cut;      /* the spec did not fit: "..." follows it, as libbpf marks it */
 };
 
 struct ld_core {
@@ -160,9 +161,12 @@ static int relocate_one(struct userbpf_object *obj, struct userbpf_program *prog
 			return ld_err(obj, -ENOMEM, "out of memory for CO-RE relocations");
 		prog->poisoned = grown;
 		grown[prog->npoisoned].insn = at;
+		size_t len = 0;
+
 		if (core_format_local_spec(&who, c->local, r, grown[prog->npoisoned].spec,
-					   sizeof(grown->spec)))
+					   sizeof(grown->spec), &len))
 			grown[prog->npoisoned].spec[0] = '\0';
+		grown[prog->npoisoned].cut = len >= sizeof(grown->spec);
 		prog->npoisoned++;
 	}
 	if (err)
@@ -254,7 +258,8 @@ void ld_core_explain_log(const struct userbpf_program *prog, char *buf, size_t s
 		if (prog->poisoned[i].insn != (u32)insn)
 			continue;
 		snprintf(patch, sizeof(patch), "%d: <invalid CO-RE relocation>\n"
-			 "failed to resolve CO-RE relocation %s\n", insn, prog->poisoned[i].spec);
+			 "failed to resolve CO-RE relocation %s%s\n", insn, prog->poisoned[i].spec,
+			 prog->poisoned[i].cut ? "..." : "");
 		end = line + sizeof(refusal) - 1;
 		off = (size_t)(prev - buf);
 		len = strlen(patch);
