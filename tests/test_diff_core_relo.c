@@ -29,7 +29,10 @@
 	"protocol\0__sk_buff___u64\0__sk_buff___s64\0bpf_map_type\0BPF_MAP_TYPE_HASH\0"           \
 	"BPF_MAP_TYPE_NO_SUCH\0iphdr\0ihl\0version\0tos\0unsigned char\0prog\0"                    \
 	"task_struct___wrong\0" "0\0" "0:0\0" "0:1\0" "0:2:3\0" "0:3\0" "1\0" "0:2\0" "x:1\0" "0:9\0" \
-	"0:2:20\0" "-1\0" "0:0:0\0" "2:1\0" "0:2:-1\0" "0:4\0" "1:0\0" "0:1:0\0" "0::1\0" "0:\0"
+	"0:2:20\0" "-1\0" "0:0:0\0" "2:1\0" "0:2:-1\0" "0:4\0" "1:0\0" "0:1:0\0" "0::1\0" "0:\0"   \
+	"task_t\0bpf_attr\0map_type\0prog_type\0mm_struct\0task_struct___mm\0mm\0bpf_prog\0len\0"     \
+	"insnsi\0bpf_insn\0code\0iphdr___v2\0saddr\0daddr\0" "0:1:0:0\0" "0:1:5\0" "0:1:0:1\0"         \
+	"0:0:1\0bpf_link_type\0BPF_LINK_TYPE_XDP\0"
 
 enum {
 	S_INT = 1, S_UINT = 5, S_LL = 18, S_ULL = 28, S_CHAR = 47, S_TASK = 52, S_PID = 64,
@@ -38,14 +41,19 @@ enum {
 	S_SKB_S64 = 175, S_MAP_TYPE = 191, S_HASH = 204, S_NO_SUCH = 222, S_IPHDR = 243,
 	S_IHL = 249, S_VERSION = 253, S_TOS = 261, S_UCHAR = 265, S_PROG = 279,
 	S_TASK_WRONG = 284, A_0 = 304, A_00 = 306, A_01 = 310, A_023 = 314, A_03 = 320,
-	A_1 = 324, A_02 = 326, A_BAD = 330, A_09 = 334,
+	A_1 = 324, A_02 = 326, A_BAD = 330, A_09 = 334, S_TASK_T = 387, S_ATTR = 394,
+	S_MAP_TYPE_F = 403, S_PROG_TYPE = 412, S_MM_STRUCT = 422, S_TASK_MM = 432, S_MM = 449,
+	S_BPF_PROG = 452, S_LEN = 461, S_INSNSI = 465, S_BPF_INSN = 472, S_CODE = 481,
+	S_IPHDR2 = 486, S_SADDR = 497, S_DADDR = 503, A_0100 = 509, A_015 = 517, A_0101 = 523,
+	A_001 = 531, S_LINK_TYPE = 537, S_LINK_XDP = 551,
 };
 
 /* Type ids. */
 enum {
 	T_INT_ = 1, T_UINT, T_LL, T_ULL, T_CHAR, T_COMM, T_TASK, T_TASK_FLAV, T_NO_TYPE, T_SKB,
 	T_SKB_U64, T_SKB_S64, T_MAP_TYPE, T_IPHDR, T_UCHAR, T_PROTO_, T_FUNC_, T_TASK_WRONG,
-	T_ANON,
+	T_ANON, T_TASK_T, T_CONST_TASK, T_ATTR, T_MM_FWD, T_MM_PTR, T_TASK_MM, T_INSN, T_INSNS,
+	T_BPF_PROG, T_MAP_TYPE64, T_ADDRS, T_ADDRU, T_IPHDR2, T_LAST = T_IPHDR2,
 };
 
 #define BF(bits, off) ((uint32_t)(bits) << 24 | (off)) /* a kflag struct's member offset */
@@ -73,6 +81,25 @@ static const uint32_t types_w[] = {
 	T_FUNC(S_PROG, T_PROTO_, BTF_FUNC_GLOBAL),
 	T_STRUCT(S_TASK_WRONG, 1, 4), T_MEMBER(S_PID, T_NO_TYPE, 0),
 	T_STRUCT(0, 1, 4), T_MEMBER(S_X, T_INT_, 0),
+	/* a typedef and a const of task_struct; a union whose members the kernel's keeps in
+	 * anonymous structs; a pointer to a declared struct; a flexible array of structs; an
+	 * enum64 the kernel has as an enum (not bpf_map_type: the kernel's candidate cache,
+	 * machine-wide, is keyed by name alone, so its answer for a name used with two kinds
+	 * depends on which came first since boot); addresses inside an anonymous union */
+	T_REF(BTF_KIND_TYPEDEF, S_TASK_T, T_TASK),
+	T_REF(BTF_KIND_CONST, 0, T_TASK),
+	S_ATTR, INFO(BTF_KIND_UNION, 0, 2), 4, T_MEMBER(S_MAP_TYPE_F, T_UINT, 0),
+	T_MEMBER(S_PROG_TYPE, T_UINT, 0),
+	S_MM_STRUCT, INFO(BTF_KIND_FWD, 0, 0), 0,
+	T_PTR(T_MM_FWD),
+	T_STRUCT(S_TASK_MM, 1, 8), T_MEMBER(S_MM, T_MM_PTR, 0),
+	T_STRUCT(S_BPF_INSN, 1, 8), T_MEMBER(S_CODE, T_UCHAR, 0),
+	T_ARRAY(T_INSN, T_INT_, 0),
+	T_STRUCT(S_BPF_PROG, 2, 8), T_MEMBER(S_LEN, T_UINT, 0), T_MEMBER(S_INSNSI, T_INSNS, 64),
+	S_LINK_TYPE, INFO(BTF_KIND_ENUM64, 0, 1), 8, S_LINK_XDP, 77, 0,
+	T_STRUCT(0, 2, 8), T_MEMBER(S_SADDR, T_UINT, 0), T_MEMBER(S_DADDR, T_UINT, 32),
+	0, INFO(BTF_KIND_UNION, 0, 1), 8, T_MEMBER(0, T_ADDRS, 0),
+	T_STRUCT(S_IPHDR2, 2, 20), T_MEMBER(S_TOS, T_UCHAR, 8), T_MEMBER(0, T_ADDRU, 96),
 };
 
 enum form { ALU, LDX, LDX64, LD64, DEAD, JMP, ALUX, LDABS, NFORMS };
@@ -134,6 +161,23 @@ static const struct core_case {
 	{ "iphdr.ihl signed", ALU, 0, { 0, T_IPHDR, A_00, BPF_CORE_FIELD_SIGNED } },
 	{ "iphdr.tos offset", ALU, 1, { 0, T_IPHDR, A_02, BPF_CORE_FIELD_BYTE_OFFSET } },
 	{ "iphdr matches", ALU, 1, { 0, T_IPHDR, A_0, BPF_CORE_TYPE_MATCHES } },
+	{ "typedef: size", ALU, 28, { 0, T_TASK_T, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "typedef: field offset", ALU, 4, { 0, T_TASK_T, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "const: size", ALU, 28, { 0, T_CONST_TASK, A_0, BPF_CORE_TYPE_SIZE } },
+	{ "union bpf_attr.prog_type offset", ALU, 0, { 0, T_ATTR, A_01, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "union bpf_attr.map_type exists", ALU, 1, { 0, T_ATTR, A_00, BPF_CORE_FIELD_EXISTS } },
+	{ "pointer field: size", ALU, 8, { 0, T_TASK_MM, A_00, BPF_CORE_FIELD_BYTE_SIZE } },
+	{ "pointer field: offset", ALU, 0, { 0, T_TASK_MM, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "pointer field: load", LDX64, 0, { 0, T_TASK_MM, A_00, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "flexible array element offset", ALU, 48, { 0, T_BPF_PROG, A_015, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "flexible array element size", ALU, 8, { 0, T_BPF_PROG, A_015, BPF_CORE_FIELD_BYTE_SIZE } },
+	{ "enum64: value exists", ALU, 1, { 0, T_MAP_TYPE64, A_0, BPF_CORE_ENUMVAL_EXISTS } },
+	{ "enum64: value", LD64, 77, { 0, T_MAP_TYPE64, A_0, BPF_CORE_ENUMVAL_VALUE } },
+	{ "enum64: value, ALU", ALU, 77, { 0, T_MAP_TYPE64, A_0, BPF_CORE_ENUMVAL_VALUE } },
+	{ "anonymous union member: saddr offset", ALU, 12,
+	  { 0, T_IPHDR2, A_0100, BPF_CORE_FIELD_BYTE_OFFSET } },
+	{ "anonymous union member: daddr offset", ALU, 16,
+	  { 0, T_IPHDR2, A_0101, BPF_CORE_FIELD_BYTE_OFFSET } },
 	{ "anonymous struct", ALU, 4, { 0, T_ANON, A_0, BPF_CORE_TYPE_SIZE } },
 	{ "bad type id", ALU, 0, { 0, 999, A_0, BPF_CORE_TYPE_SIZE } },
 	{ "bad access string", ALU, 0, { 0, T_TASK, A_BAD, BPF_CORE_FIELD_BYTE_OFFSET } },
@@ -341,7 +385,7 @@ TEST(diff_core_relo_random)
 {
 	static char logs[NSIDES][LOG_SIZE];
 	static const char strs[] = STRS;
-	uint32_t access[32], naccess = 0, seed = 20261206;
+	uint32_t access[48], naccess = 0, seed = 20261206;
 	uint8_t pkt[64];
 	int btf[NSIDES], accepted = 0, rejected = 0, rounds = 400;
 
@@ -376,9 +420,13 @@ TEST(diff_core_relo_random)
 		c.relo.kind = RND(14);
 		c.relo.insn_off = RND(6) ? (c.form == DEAD ? 16 : c.form >= JMP ? 8 : 0) : 8 * RND(4);
 		if (RND(4)) { /* a coherent record: the kind's kind of type and access string */
-			static const uint32_t structs[] = { T_TASK, T_TASK_FLAV, T_NO_TYPE, T_SKB,
-							    T_SKB_U64, T_IPHDR, T_TASK_WRONG };
-			static const uint32_t fields[] = { A_00, A_01, A_02, A_03, A_023, A_09 };
+			static const uint32_t structs[] = { T_TASK,	   T_TASK_FLAV, T_NO_TYPE,
+							    T_SKB,	   T_SKB_U64,	T_IPHDR,
+							    T_TASK_WRONG, T_TASK_T,	T_CONST_TASK,
+							    T_ATTR,	   T_TASK_MM,	T_BPF_PROG,
+							    T_IPHDR2 };
+			static const uint32_t fields[] = { A_00, A_01,	 A_02,	A_03,  A_023,
+							   A_09, A_0100, A_015, A_0101, A_001 };
 
 			if (c.relo.kind <= BPF_CORE_FIELD_RSHIFT_U64) {
 				c.relo.type_id = structs[RND(N(structs))];
@@ -386,14 +434,15 @@ TEST(diff_core_relo_random)
 							       : access[RND(naccess)];
 			} else if (c.relo.kind == BPF_CORE_ENUMVAL_EXISTS ||
 				   c.relo.kind == BPF_CORE_ENUMVAL_VALUE) {
-				c.relo.type_id = RND(5) ? T_MAP_TYPE : 1 + RND(T_ANON);
+				c.relo.type_id = RND(5) ? (RND(3) ? T_MAP_TYPE : T_MAP_TYPE64)
+							: 1 + RND(T_LAST);
 				c.relo.access_str_off = RND(2) ? A_0 : A_1;
 			} else {
-				c.relo.type_id = 1 + RND(T_ANON);
+				c.relo.type_id = 1 + RND(T_LAST);
 				c.relo.access_str_off = RND(5) ? A_0 : access[RND(naccess)];
 			}
 		} else {
-			c.relo.type_id = RND(8) ? 1 + RND(T_ANON) : RND(40);
+			c.relo.type_id = RND(8) ? 1 + RND(T_LAST) : RND(40);
 			c.relo.access_str_off = access[RND(naccess)];
 		}
 #undef RND

@@ -1027,7 +1027,7 @@ int core_calc_relo_insn(const struct core_who *who, const struct bpf_core_relo *
 
 		format_spec(who, buf, sizeof(buf), cs);
 		if (r < 0) {
-			say(who, "prog '%s': relo #%d: error matching candidate #%u %s: %d\n ",
+			say(who, "prog '%s': relo #%d: error matching candidate #%u %s: %d\n",
 			    who->prog, relo_idx, i, buf, r);
 			err = r;
 			goto out;
