@@ -1248,6 +1248,8 @@ TEST(loader_core_unresolved)
 	CHECK_EQ(userbpf_object_load(obj), -ENOENT);
 	CHECK(strstr(err, "CO-RE relocations: target BTF '/nonexistent/userbpf.btf': No such file") !=
 	      NULL);
+	/* (a second try fails the same way: nothing half-made was kept) */
+	CHECK_EQ(userbpf_object_load(obj), -ENOENT);
 	userbpf_object_close(obj);
 }
 

@@ -74,24 +74,27 @@ static int core_init(struct userbpf_object *obj, const char *prog)
 	}
 	c->local = btf_parse_blob(copy, (u32)size, &err);
 	free(copy);
-	obj->core = c; /* from here ld_core_free() cleans up */
-	if (err)
-		return ld_err(obj, err, "program '%s': CO-RE relocations: the object's .BTF does not "
-				   "parse: %s", prog, strerror(-err));
-	if (obj->btf_custom_path) {
+	obj->core = c; /* (ld_core_free() cleans up, here on failure too) */
+	if (err) {
+		err = ld_err(obj, err, "program '%s': CO-RE relocations: the object's .BTF does not "
+				  "parse: %s", prog, strerror(-err));
+	} else if (obj->btf_custom_path) {
 		c->custom = btf_parse_file(obj->btf_custom_path, &err);
 		if (!c->custom)
-			return ld_err(obj, err, "program '%s': CO-RE relocations: target BTF '%s': %s",
-				      prog, obj->btf_custom_path, strerror(-err));
+			err = ld_err(obj, err, "program '%s': CO-RE relocations: target BTF '%s': %s",
+				     prog, obj->btf_custom_path, strerror(-err));
 		c->target = c->custom;
 	} else {
 		c->target = btf_vmlinux();
 		if (!c->target)
-			return ld_err(obj, -ESRCH, "program '%s': CO-RE relocations need the kernel's "
-					   "BTF: /sys/kernel/btf/vmlinux is not readable (set "
-					   "USERBPF_VMLINUX_BTF or the btf_custom_path option)", prog);
+			err = ld_err(obj, -ESRCH, "program '%s': CO-RE relocations need the kernel's "
+					  "BTF: /sys/kernel/btf/vmlinux is not readable (set "
+					  "USERBPF_VMLINUX_BTF or the btf_custom_path option)", prog);
 	}
-	return 0;
+	/* a state that cannot relocate is not kept: a later build (a reload) tries again */
+	if (err)
+		ld_core_free(obj);
+	return err;
 }
 
 /* The candidate list of local type id (searched once per object). */
