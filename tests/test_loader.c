@@ -1279,10 +1279,20 @@ TEST(loader_kconfig)
 	REQUIRE(!uname(&uts) && sscanf(uts.release, "%u.%u.%u", &major, &minor, &patch) == 3);
 	REQUIRE(!userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o", &o,
 					  &obj));
+	/* the load fills .kconfig: no initial value of the caller's (libbpf refuses it too) */
+	{
+		struct userbpf_map *k = userbpf_object_find_map(obj, ".kconfig");
+		unsigned char zeros[64] = { 0 };
+
+		REQUIRE(k != NULL && userbpf_map_value_size(k) <= sizeof(zeros));
+		CHECK_EQ(userbpf_map_set_initial_value(k, zeros, userbpf_map_value_size(k)), -1);
+		CHECK_EQ(errno, EINVAL);
+	}
 	REQUIRE(!userbpf_object_load(obj));
 	m = userbpf_object_find_map(obj, ".kconfig");
 	REQUIRE(m != NULL);
 	CHECK_EQ(userbpf_map_flags(m), BPF_F_RDONLY_PROG | BPF_F_MMAPABLE);
+
 	memset(&a, 0, sizeof(a));
 	a.test.prog_fd = (unsigned int)userbpf_program_fd(userbpf_object_program(obj, 0));
 	a.test.data_in = (uintptr_t)pkt;

@@ -838,7 +838,9 @@ USERBPF_API int userbpf_map_set_initial_value(struct userbpf_map *map, const voi
 {
 	u8 *copy;
 
-	if (!map->global_data || size != map->def.value_size || !data) {
+	/* (not .kconfig, which the load fills from the kernel's config, as libbpf refuses) */
+	if (!map->global_data || size != map->def.value_size || !data ||
+	    (int)(map - map->obj->maps) == map->obj->kconfig_map) {
 		errno = EINVAL;
 		return -1;
 	}
