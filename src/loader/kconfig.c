@@ -234,6 +234,7 @@ static int read_config(struct userbpf_object *obj, u8 *data)
 	gzFile f = NULL;
 	int err = 0;
 
+	memset(&uts, 0, sizeof(uts));
 	if (!uname(&uts)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", uts.release);
 		f = gzopen(path, "re"); /* (gzopen reads plain files too) */
