@@ -232,7 +232,8 @@ TEST(loader_open_examples)
 
 /* The section-name table, through the loader's internal helper (the tests link the static
  * library): an object per name would be eleven fixtures testing one table. */
-int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach);
+int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach,
+		    uint32_t *flags);
 
 TEST(loader_section_names)
 {
@@ -240,28 +241,40 @@ TEST(loader_section_names)
 		const char *sec;
 		int err;
 		enum bpf_prog_type type;
+		uint32_t flags;
 	} cases[] = {
-	    {"socket", 0, BPF_PROG_TYPE_SOCKET_FILTER},
-	    {"xdp", 0, BPF_PROG_TYPE_XDP},
-	    {"kprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
-	    {"kretprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE},
-	    {"tracepoint/syscalls/sys_enter_open", 0, BPF_PROG_TYPE_TRACEPOINT},
-	    {"tc", 0, BPF_PROG_TYPE_SCHED_CLS},
-	    {"classifier", 0, BPF_PROG_TYPE_SCHED_CLS},
-	    {"classifier/ingress", 0, BPF_PROG_TYPE_SCHED_CLS},
-	    {"xdpfoo", -EOPNOTSUPP, 0},
-	    {"sock", -EOPNOTSUPP, 0},
-	    {"", -EOPNOTSUPP, 0},
+	    {"socket", 0, BPF_PROG_TYPE_SOCKET_FILTER, 0},
+	    {"xdp", 0, BPF_PROG_TYPE_XDP, 0},
+	    {"kprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE, 0},
+	    {"kretprobe/do_sys_open", 0, BPF_PROG_TYPE_KPROBE, 0},
+	    {"tracepoint/syscalls/sys_enter_open", 0, BPF_PROG_TYPE_TRACEPOINT, 0},
+	    {"tc", 0, BPF_PROG_TYPE_SCHED_CLS, 0},
+	    {"classifier", 0, BPF_PROG_TYPE_SCHED_CLS, 0},
+	    {"classifier/ingress", 0, BPF_PROG_TYPE_SCHED_CLS, 0},
+	    {"xdp.frags", 0, BPF_PROG_TYPE_XDP, BPF_F_XDP_HAS_FRAGS},
+	    {"?xdp", 0, BPF_PROG_TYPE_XDP, 0},
+	    {"syscall", 0, BPF_PROG_TYPE_SYSCALL, BPF_F_SLEEPABLE},
+	    {"fentry/bpf_fentry_test1", 0, BPF_PROG_TYPE_TRACING, 0},
+	    {"?fentry/bpf_fentry_test1", 0, BPF_PROG_TYPE_TRACING, 0},
+	    {"lsm.s/file_open", 0, BPF_PROG_TYPE_LSM, BPF_F_SLEEPABLE},
+	    {"kprobe.multi/do_*", 0, BPF_PROG_TYPE_KPROBE, 0},
+	    {"xdpfoo", -EOPNOTSUPP, 0, 0},
+	    {"xdp.frag", -EOPNOTSUPP, 0, 0},
+	    {"sock", -EOPNOTSUPP, 0, 0},
+	    {"??xdp", -EOPNOTSUPP, 0, 0},
+	    {"", -EOPNOTSUPP, 0, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		enum bpf_prog_type type = 0;
 		enum bpf_attach_type attach;
-		int err = ld_prog_type_of(cases[i].sec, &type, &attach);
+		uint32_t flags = 0;
+		int err = ld_prog_type_of(cases[i].sec, &type, &attach, &flags);
 
-		if (err != cases[i].err || (!err && type != cases[i].type))
-			test_fail(__FILE__, __LINE__, "section '%s': err %d type %d", cases[i].sec,
-				  err, type);
+		if (err != cases[i].err || (!err && (type != cases[i].type ||
+						     flags != cases[i].flags)))
+			test_fail(__FILE__, __LINE__, "section '%s': err %d type %d flags %u",
+				  cases[i].sec, err, type, flags);
 	}
 }
 
@@ -1316,5 +1329,48 @@ TEST(loader_kconfig)
 	REQUIRE(!userbpf_object_open_file(FIXTURE("kconfig_bad_linux"), &o, &obj));
 	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
 	CHECK(strstr(err, "'LINUX_USERBPF_NO_SUCH_THING': unrecognized virtual extern") != NULL);
+	userbpf_object_close(obj);
+}
+
+/* Programs left out of the load: a "?" section is not loaded unless asked for, and any program
+ * can be left out before the load, so that an object with a program userbpf cannot load (here
+ * a tracing one) still gives the others (libbpf's autoload). */
+TEST(loader_autoload)
+{
+	char err[512];
+	struct userbpf_object_opts o = { .sz = sizeof(o), .errbuf = err, .errbuf_size = sizeof(err) };
+	struct userbpf_object *obj;
+	struct userbpf_program *pass, *drop, *trace;
+
+	REQUIRE(!userbpf_object_open_file(FIXTURE("mixed_autoload"), &o, &obj));
+	pass = userbpf_object_find_program(obj, "pass_all");
+	drop = userbpf_object_find_program(obj, "drop_all");
+	trace = userbpf_object_find_program(obj, "on_test1");
+	REQUIRE(pass && drop && trace);
+	CHECK(userbpf_program_autoload(pass) && !userbpf_program_autoload(drop) &&
+	      !userbpf_program_autoload(trace));
+	CHECK_EQ(userbpf_program_type(trace), BPF_PROG_TYPE_TRACING);
+	CHECK_EQ(userbpf_program_expected_attach_type(trace), BPF_TRACE_FENTRY);
+	REQUIRE(!userbpf_object_load(obj));
+	CHECK(userbpf_program_fd(pass) >= 0);
+	CHECK_EQ(userbpf_program_fd(drop), -1);
+	CHECK_EQ(userbpf_program_fd(trace), -1);
+	CHECK_EQ(userbpf_program_set_autoload(obj, drop, true), -1); /* loaded: too late */
+	CHECK_EQ(errno, EBUSY);
+	userbpf_object_close(obj);
+
+	/* asked for: the "?xdp" one loads; the tracing one fails the load, naming it */
+	REQUIRE(!userbpf_object_open_file(FIXTURE("mixed_autoload"), &o, &obj));
+	drop = userbpf_object_find_program(obj, "drop_all");
+	trace = userbpf_object_find_program(obj, "on_test1");
+	CHECK_EQ(userbpf_program_set_autoload(obj, drop, true), 0);
+	CHECK_EQ(userbpf_program_set_autoload(obj, trace, true), 0);
+	CHECK(userbpf_object_load(obj) < 0);
+	CHECK(strstr(err, "program 'on_test1'") != NULL);
+	CHECK_EQ(userbpf_program_set_autoload(obj, trace, false), 0);
+	CHECK_EQ(userbpf_object_load(obj), 0);
+	CHECK(userbpf_program_fd(drop) >= 0);
+	CHECK_EQ(userbpf_program_fd(trace), -1);
+	CHECK_EQ(userbpf_program_set_autoload(NULL, drop, true), -1);
 	userbpf_object_close(obj);
 }

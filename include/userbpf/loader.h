@@ -17,6 +17,7 @@
 #ifndef USERBPF_LOADER_H
 #define USERBPF_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/bpf.h>
 
@@ -104,6 +105,13 @@ USERBPF_API enum bpf_attach_type userbpf_program_expected_attach_type(const stru
 USERBPF_API size_t userbpf_program_insn_cnt(const struct userbpf_program *prog);
 USERBPF_API const struct bpf_insn *userbpf_program_insns(const struct userbpf_program *prog);
 USERBPF_API int userbpf_program_fd(const struct userbpf_program *prog);
+/* Whether userbpf_object_load() loads prog (libbpf's bpf_program__autoload()): yes, but for a
+ * section named with a leading '?' (SEC("?xdp")).  Leaving a program out (before the load;
+ * EBUSY after it) lets an object's other programs load where it cannot (a tracing program on
+ * userbpf): its fd stays -1 and its program-array slots empty.  0, or -1 with errno. */
+USERBPF_API bool userbpf_program_autoload(const struct userbpf_program *prog);
+USERBPF_API int userbpf_program_set_autoload(struct userbpf_object *obj,
+					     struct userbpf_program *prog, bool autoload);
 /* Loads a loaded program of obj once more, exactly as userbpf_object_load() did (its BTF
  * func_info and line_info included), on the object's backend, with the verifier log asked for:
  * the log of that program alone.  Returns the new program fd (the caller closes it), or -1 with

@@ -42,63 +42,100 @@
  * getpeername, getsockname), past what Debian 12's uapi header names. */
 #define ATTACH_UNIX(i) ((enum bpf_attach_type)(49 + (i)))
 
-/* Programs types by section name: "name" or "name/anything". */
+/* Programs types by section name: "name" or "name/anything" (libbpf's names; a leading '?' is
+ * stripped first: the program is not loaded unless asked for).  Some are types userbpf
+ * cannot load (tracing, LSM, struct_ops...): an object holding them still opens, and its
+ * other programs load once those are left out (userbpf_program_set_autoload()). */
 static const struct {
 	const char *prefix;
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach;
+	u32 flags; /* BPF_PROG_LOAD's prog_flags */
 } sec_defs[] = {
-    {"socket", BPF_PROG_TYPE_SOCKET_FILTER, 0},	 {"xdp", BPF_PROG_TYPE_XDP, BPF_XDP},
-    {"kprobe", BPF_PROG_TYPE_KPROBE, 0},	 {"kretprobe", BPF_PROG_TYPE_KPROBE, 0},
-    {"tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0}, {"tp", BPF_PROG_TYPE_TRACEPOINT, 0},
-    {"perf_event", BPF_PROG_TYPE_PERF_EVENT, 0},
-    {"tc", BPF_PROG_TYPE_SCHED_CLS, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0},
-    {"action", BPF_PROG_TYPE_SCHED_ACT, 0},
-    {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0}, {"raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, 0},
-    {"cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS},
-    {"cgroup_skb/egress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS},
-    {"cgroup/skb", BPF_PROG_TYPE_CGROUP_SKB, 0},
-    {"cgroup/sock_create", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
-    {"cgroup/sock_release", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_RELEASE},
-    {"cgroup/post_bind4", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND},
-    {"cgroup/post_bind6", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND},
-    {"cgroup/sock", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE},
-    {"cgroup/dev", BPF_PROG_TYPE_CGROUP_DEVICE, BPF_CGROUP_DEVICE},
-    {"cgroup/sysctl", BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_CGROUP_SYSCTL},
-    {"sockops", BPF_PROG_TYPE_SOCK_OPS, BPF_CGROUP_SOCK_OPS},
-    {"cgroup/getsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_GETSOCKOPT},
-    {"cgroup/setsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_SETSOCKOPT},
-    {"cgroup/bind4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND},
-    {"cgroup/bind6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND},
-    {"cgroup/connect4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_CONNECT},
-    {"cgroup/connect6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_CONNECT},
-    {"cgroup/connect_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(0)},
-    {"cgroup/sendmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_SENDMSG},
-    {"cgroup/sendmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_SENDMSG},
-    {"cgroup/sendmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(1)},
-    {"cgroup/recvmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_RECVMSG},
-    {"cgroup/recvmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_RECVMSG},
-    {"cgroup/recvmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(2)},
-    {"cgroup/getpeername4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETPEERNAME},
-    {"cgroup/getpeername6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETPEERNAME},
-    {"cgroup/getpeername_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(3)},
-    {"cgroup/getsockname4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETSOCKNAME},
-    {"cgroup/getsockname6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETSOCKNAME},
-    {"cgroup/getsockname_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(4)},
-    {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0},
-    {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0},
-    {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR},
-    {"sk_lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP},
+    {"socket", BPF_PROG_TYPE_SOCKET_FILTER, 0, 0},	 {"xdp", BPF_PROG_TYPE_XDP, BPF_XDP, 0},
+    {"xdp.frags", BPF_PROG_TYPE_XDP, BPF_XDP, BPF_F_XDP_HAS_FRAGS},
+    {"syscall", BPF_PROG_TYPE_SYSCALL, 0, BPF_F_SLEEPABLE},
+    {"kprobe.s", BPF_PROG_TYPE_KPROBE, 0, BPF_F_SLEEPABLE},
+    {"uprobe", BPF_PROG_TYPE_KPROBE, 0, 0},	 {"uretprobe", BPF_PROG_TYPE_KPROBE, 0, 0},
+    {"uprobe.s", BPF_PROG_TYPE_KPROBE, 0, BPF_F_SLEEPABLE},
+    {"uretprobe.s", BPF_PROG_TYPE_KPROBE, 0, BPF_F_SLEEPABLE},
+    {"usdt", BPF_PROG_TYPE_KPROBE, 0, 0},		 {"ksyscall", BPF_PROG_TYPE_KPROBE, 0, 0},
+    {"kretsyscall", BPF_PROG_TYPE_KPROBE, 0, 0},
+    {"kprobe.multi", BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0},
+    {"kretprobe.multi", BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0},
+    {"fentry", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, 0},
+    {"fexit", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, 0},
+    {"fmod_ret", BPF_PROG_TYPE_TRACING, BPF_MODIFY_RETURN, 0},
+    {"fentry.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, BPF_F_SLEEPABLE},
+    {"fexit.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, BPF_F_SLEEPABLE},
+    {"tp_btf", BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, 0},
+    {"iter", BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER, 0},
+    {"iter.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER, BPF_F_SLEEPABLE},
+    {"lsm", BPF_PROG_TYPE_LSM, BPF_LSM_MAC, 0},
+    {"lsm.s", BPF_PROG_TYPE_LSM, BPF_LSM_MAC, BPF_F_SLEEPABLE},
+    {"lsm_cgroup", BPF_PROG_TYPE_LSM, BPF_LSM_CGROUP, 0},
+    {"struct_ops", BPF_PROG_TYPE_STRUCT_OPS, 0, 0},
+    {"struct_ops.s", BPF_PROG_TYPE_STRUCT_OPS, 0, BPF_F_SLEEPABLE},
+    {"freplace", BPF_PROG_TYPE_EXT, 0, 0},
+    {"sk_reuseport/migrate", BPF_PROG_TYPE_SK_REUSEPORT, BPF_SK_REUSEPORT_SELECT_OR_MIGRATE, 0},
+    {"sk_reuseport", BPF_PROG_TYPE_SK_REUSEPORT, BPF_SK_REUSEPORT_SELECT, 0},
+    {"lirc_mode2", BPF_PROG_TYPE_LIRC_MODE2, BPF_LIRC_MODE2, 0},
+    {"lwt_seg6local", BPF_PROG_TYPE_LWT_SEG6LOCAL, 0, 0},
+    {"raw_tracepoint.w", BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE, 0, 0},
+    {"raw_tp.w", BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE, 0, 0},
+    {"kprobe", BPF_PROG_TYPE_KPROBE, 0, 0},	 {"kretprobe", BPF_PROG_TYPE_KPROBE, 0, 0},
+    {"tracepoint", BPF_PROG_TYPE_TRACEPOINT, 0, 0}, {"tp", BPF_PROG_TYPE_TRACEPOINT, 0, 0},
+    {"perf_event", BPF_PROG_TYPE_PERF_EVENT, 0, 0},
+    {"tc", BPF_PROG_TYPE_SCHED_CLS, 0, 0},		 {"classifier", BPF_PROG_TYPE_SCHED_CLS, 0, 0},
+    {"action", BPF_PROG_TYPE_SCHED_ACT, 0, 0},
+    {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0}, {"raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0},
+    {"cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS, 0},
+    {"cgroup_skb/egress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, 0},
+    {"cgroup/skb", BPF_PROG_TYPE_CGROUP_SKB, 0, 0},
+    {"cgroup/sock_create", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE, 0},
+    {"cgroup/sock_release", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_RELEASE, 0},
+    {"cgroup/post_bind4", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET4_POST_BIND, 0},
+    {"cgroup/post_bind6", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET6_POST_BIND, 0},
+    {"cgroup/sock", BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE, 0},
+    {"cgroup/dev", BPF_PROG_TYPE_CGROUP_DEVICE, BPF_CGROUP_DEVICE, 0},
+    {"cgroup/sysctl", BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_CGROUP_SYSCTL, 0},
+    {"sockops", BPF_PROG_TYPE_SOCK_OPS, BPF_CGROUP_SOCK_OPS, 0},
+    {"cgroup/getsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_GETSOCKOPT, 0},
+    {"cgroup/setsockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_SETSOCKOPT, 0},
+    {"cgroup/bind4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND, 0},
+    {"cgroup/bind6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_BIND, 0},
+    {"cgroup/connect4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_CONNECT, 0},
+    {"cgroup/connect6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_CONNECT, 0},
+    {"cgroup/connect_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(0), 0},
+    {"cgroup/sendmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_SENDMSG, 0},
+    {"cgroup/sendmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_SENDMSG, 0},
+    {"cgroup/sendmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(1), 0},
+    {"cgroup/recvmsg4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP4_RECVMSG, 0},
+    {"cgroup/recvmsg6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_UDP6_RECVMSG, 0},
+    {"cgroup/recvmsg_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(2), 0},
+    {"cgroup/getpeername4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETPEERNAME, 0},
+    {"cgroup/getpeername6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETPEERNAME, 0},
+    {"cgroup/getpeername_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(3), 0},
+    {"cgroup/getsockname4", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_GETSOCKNAME, 0},
+    {"cgroup/getsockname6", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET6_GETSOCKNAME, 0},
+    {"cgroup/getsockname_unix", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, ATTACH_UNIX(4), 0},
+    {"lwt_in", BPF_PROG_TYPE_LWT_IN, 0, 0},	 {"lwt_out", BPF_PROG_TYPE_LWT_OUT, 0, 0},
+    {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT, 0, 0},
+    {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_FLOW_DISSECTOR, 0},
+    {"sk_lookup", BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP, 0},
     /* (the specific forms before the plain one, which also matches them) */
-    {"sk_skb/stream_parser", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_PARSER},
-    {"sk_skb/stream_verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_VERDICT},
-    {"sk_skb/verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_VERDICT},
-    {"sk_skb", BPF_PROG_TYPE_SK_SKB, 0},
-    {"sk_msg", BPF_PROG_TYPE_SK_MSG, BPF_SK_MSG_VERDICT},
+    {"sk_skb/stream_parser", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_PARSER, 0},
+    {"sk_skb/stream_verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_VERDICT, 0},
+    {"sk_skb/verdict", BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_VERDICT, 0},
+    {"sk_skb", BPF_PROG_TYPE_SK_SKB, 0, 0},
+    {"sk_msg", BPF_PROG_TYPE_SK_MSG, BPF_SK_MSG_VERDICT, 0},
 };
 
-int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach)
+int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach,
+		    u32 *flags)
 {
+	if (*sec == '?')
+		sec++;
 	for (size_t i = 0; i < ARRAY_SIZE(sec_defs); i++) {
 		size_t n = strlen(sec_defs[i].prefix);
 
@@ -106,6 +143,8 @@ int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_t
 			continue;
 		*type = sec_defs[i].type;
 		*attach = sec_defs[i].attach;
+		if (flags)
+			*flags = sec_defs[i].flags;
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -385,7 +424,9 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		prog->func = i;
 		prog->insn_cnt = f->cnt;
 		prog->fd = -1;
-		if (ld_prog_type_of(prog->sec_name, &prog->type, &prog->attach_type))
+		prog->autoload = prog->sec_name[0] != '?';
+		if (ld_prog_type_of(prog->sec_name, &prog->type, &prog->attach_type,
+				    &prog->prog_flags))
 			return ld_err(obj, -EOPNOTSUPP,
 				      "section '%s' (program '%s'): unknown program type for this "
 				      "section name",

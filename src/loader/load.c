@@ -313,6 +313,9 @@ static int map_fill_slots(struct userbpf_object *obj, const struct userbpf_map *
 
 		if (!m->init_slots[i])
 			continue;
+		/* (a program left out of the load leaves its slot empty) */
+		if (progs && obj->progs[m->init_slots[i] - 1].fd < 0)
+			continue;
 		fd = progs ? (u32)obj->progs[m->init_slots[i] - 1].fd
 			   : (u32)obj->maps[m->init_slots[i] - 1].fd;
 		memset(&attr, 0, sizeof(attr));
@@ -519,6 +522,7 @@ static void prog_attr(const struct userbpf_object *obj, const struct userbpf_pro
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = prog->type;
 	attr.expected_attach_type = prog->attach_type;
+	attr.prog_flags = prog->prog_flags;
 	attr.insn_cnt = prog->insn_cnt;
 	attr.insns = (u64)(uintptr_t)prog->insns;
 	attr.license = (u64)(uintptr_t)obj->license;
@@ -605,7 +609,8 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_fill_slots(obj, &obj->maps[i], false);
 	for (size_t i = 0; i < obj->nprogs && !err; i++)
-		err = prog_load(obj, &obj->progs[i]);
+		if (obj->progs[i].autoload)
+			err = prog_load(obj, &obj->progs[i]);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_fill_slots(obj, &obj->maps[i], true);
 	if (err) {
@@ -715,6 +720,26 @@ USERBPF_API const struct bpf_insn *userbpf_program_insns(const struct userbpf_pr
 USERBPF_API int userbpf_program_fd(const struct userbpf_program *prog)
 {
 	return prog->fd;
+}
+
+USERBPF_API bool userbpf_program_autoload(const struct userbpf_program *prog)
+{
+	return prog->autoload;
+}
+
+USERBPF_API int userbpf_program_set_autoload(struct userbpf_object *obj,
+					     struct userbpf_program *prog, bool autoload)
+{
+	if (!obj || !prog || prog < obj->progs || prog >= obj->progs + obj->nprogs) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (obj->loaded) {
+		errno = EBUSY;
+		return -1;
+	}
+	prog->autoload = autoload;
+	return 0;
 }
 
 USERBPF_API size_t userbpf_object_map_count(const struct userbpf_object *obj)

@@ -128,6 +128,8 @@ struct userbpf_program {
 	const char *sec_name;
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach_type;
+	u32 prog_flags;		/* BPF_F_SLEEPABLE, BPF_F_XDP_HAS_FRAGS, as the section says */
+	bool autoload;		/* loaded with the object (a "?" section: not unless asked) */
 	u32 func;		/* index in funcs[] */
 	struct bpf_insn *insns; /* after load: the relocated program */
 	size_t insn_cnt;	/* before load: the function's own count */
@@ -202,7 +204,8 @@ int ld_err(const struct userbpf_object *obj, int err, const char *fmt, ...)
 /* elf.c: parses obj->image into sections, functions, programs, maps and relocations. */
 int ld_elf_parse(struct userbpf_object *obj);
 /* elf.c: the program type a section name implies; -EOPNOTSUPP for unknown names. */
-int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach);
+int ld_prog_type_of(const char *sec, enum bpf_prog_type *type, enum bpf_attach_type *attach,
+		    u32 *flags);
 
 /* btf.c: reads the map definitions of .maps from the .BTF section (data, size).  For each
  * (name, section offset) pair in vars, fills defs[i].  Messages name the map. */
