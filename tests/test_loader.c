@@ -23,6 +23,7 @@
 #endif
 #define EXAMPLE(n) LOADER_OBJ_DIR "/examples/" n ".bpf.o"
 #define FIXTURE(n) LOADER_OBJ_DIR "/tests/fixtures/" n ".bpf.o"
+#define CORPUS(n) LOADER_OBJ_DIR "/tests/corpus/" n ".bpf.o"
 
 static char errbuf[512];
 static char logbuf[65536];
@@ -1373,4 +1374,45 @@ TEST(loader_autoload)
 	CHECK_EQ(userbpf_program_fd(trace), -1);
 	CHECK_EQ(userbpf_program_set_autoload(NULL, drop, true), -1);
 	userbpf_object_close(obj);
+}
+
+/* SEC("syscall"): loaded sleepable, as the section says, and run through BPF_PROG_TEST_RUN on
+ * its ctx: the program makes a map with bpf_sys_bpf(), fills it, closes it; the ctx it leaves
+ * is the kernel's (but the fd number, which is each process's own). */
+TEST(loader_syscall_section)
+{
+	const struct bpf_backend *bes[2] = { &backend_userbpf, &backend_kernel };
+	struct {
+		uint64_t value;
+		int map_fd;
+		int update_ret;
+	} ctx[2];
+	uint32_t retval[2] = { 9, 9 };
+	int sides = kernel_bpf_available() ? 2 : 1;
+
+	for (int s = 0; s < sides; s++) {
+		struct userbpf_object *obj = load_obj(CORPUS("syscall_make_map"), bes[s]);
+		union bpf_attr a;
+
+		REQUIRE(obj != NULL);
+		memset(&ctx[s], 0, sizeof(ctx[s]));
+		ctx[s].value = 42;
+		ctx[s].map_fd = ctx[s].update_ret = -100;
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (uint32_t)userbpf_program_fd(userbpf_object_program(obj, 0));
+		/* (the ctx comes back where it came from: a syscall program has no ctx_out) */
+		a.test.ctx_in = (uintptr_t)&ctx[s];
+		a.test.ctx_size_in = sizeof(ctx[s]);
+		CHECK_EQ(bes[s]->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
+		retval[s] = a.test.retval;
+		userbpf_object_close(obj);
+	}
+	CHECK_EQ(retval[0], 0);
+	CHECK(ctx[0].map_fd >= 0);
+	CHECK_EQ(ctx[0].update_ret, 0);
+	if (sides == 2) {
+		CHECK_EQ(retval[1], retval[0]);
+		CHECK(ctx[1].map_fd >= 0);
+		CHECK_EQ(ctx[1].update_ret, ctx[0].update_ret);
+	}
 }

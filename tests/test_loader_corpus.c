@@ -51,6 +51,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_core_reads", true },
 	{ "xdp_core_parse", true },
 	{ "socket_kconfig", true },
+	{ "syscall_make_map", true },
 	{ "kprobe_open_procs", true },
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true },

@@ -104,6 +104,16 @@ const char *cli_prog_type_name(unsigned int type)
 	    [BPF_PROG_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
 	    [BPF_PROG_TYPE_SK_LOOKUP] = "sk_lookup",
 	    [BPF_PROG_TYPE_FLOW_DISSECTOR] = "flow_dissector",
+	    /* (bpftool's names) */
+	    [BPF_PROG_TYPE_SYSCALL] = "syscall",
+	    [BPF_PROG_TYPE_TRACING] = "tracing",
+	    [BPF_PROG_TYPE_LSM] = "lsm",
+	    [BPF_PROG_TYPE_STRUCT_OPS] = "struct_ops",
+	    [BPF_PROG_TYPE_EXT] = "ext",
+	    [BPF_PROG_TYPE_SK_REUSEPORT] = "sk_reuseport",
+	    [BPF_PROG_TYPE_LIRC_MODE2] = "lirc_mode2",
+	    [BPF_PROG_TYPE_LWT_SEG6LOCAL] = "lwt_seg6local",
+	    [BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE] = "raw_tracepoint_writable",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
