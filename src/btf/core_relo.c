@@ -229,6 +229,15 @@ static bool names_equal_essential(const char *a, const char *b)
 
 /* ---- type compatibility (TYPE_EXISTS, TYPE_SIZE, TYPE_ID_TARGET) ---- */
 
+/* A kind neither relation has a rule for: not compatible, with the engine's message. */
+static int unexpected_kind(const struct core_who *who, const struct btf_type *lt, u32 lid,
+			   u32 tid)
+{
+	say(who, "unexpected kind %s relocated, local [%u], target [%u]\n", kind_name(who, lt), lid,
+	    tid);
+	return 0;
+}
+
 /* Whether local_id and targ_id (names already matched) have compatible shapes: same kinds
  * (enum and enum64 alike), pointers and arrays by their targets, function prototypes by their
  * arguments and return.  level bounds the prototype nesting. */
@@ -283,9 +292,7 @@ static int types_are_compat(const struct core_who *who, const struct btf *lb, u3
 			continue;
 		}
 		default:
-			say(who, "unexpected kind %s relocated, local [%u], target [%u]\n",
-			    kind_name(who, lt), lid, tid);
-			return 0;
+			return unexpected_kind(who, lt, lid, tid);
 		}
 	}
 	return -EINVAL;
@@ -420,9 +427,7 @@ static int types_match(const struct core_who *who, const struct btf *lb, u32 lid
 			tid = tt->type;
 			continue;
 		default:
-			say(who, "unexpected kind %s relocated, local [%u], target [%u]\n",
-			    kind_name(who, lt), lid, tid);
-			return 0;
+			return unexpected_kind(who, lt, lid, tid);
 		}
 	}
 	return -EINVAL;

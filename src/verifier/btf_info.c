@@ -29,8 +29,7 @@
 #define MAX_FUNCINFO_REC_SIZE 252u
 #define MIN_LINEINFO_SIZE 16u /* through line_col */
 
-/* The bytes of a user record beyond the kernel's size must be zero: -E2BIG if not. */
-static int rec_tail_zero(const u8 *rec, u32 ksize, u32 usize)
+int rec_tail_zero(const u8 *rec, u32 ksize, u32 usize)
 {
 	for (u32 i = ksize; i < usize; i++)
 		if (rec[i])
@@ -38,8 +37,7 @@ static int rec_tail_zero(const u8 *rec, u32 ksize, u32 usize)
 	return 0;
 }
 
-/* The kernel tells the loader the record size it expects (so it can zero the rest). */
-static void tell_rec_size(union bpf_attr *uattr, u32 usize, size_t off, u32 size)
+void tell_rec_size(union bpf_attr *uattr, u32 usize, size_t off, u32 size)
 {
 	if (uattr && usize >= off + sizeof(size))
 		memcpy((u8 *)uattr + off, &size, sizeof(size));

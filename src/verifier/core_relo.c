@@ -227,16 +227,13 @@ int check_core_relo(struct verifier_env *env, const union bpf_attr *attr, union 
 		struct bpf_core_relo relo;
 		int err;
 
-		for (u32 b = ksize; urec && b < rsize; b++) {
-			if (urec[b]) {
-				verbose(env, "nonzero tailing record in core_relo");
-				if (uattr && usize >= offsetof(union bpf_attr, core_relo_rec_size) + 4)
-					memcpy(&uattr->core_relo_rec_size, &ksize, sizeof(ksize));
-				return -E2BIG;
-			}
-		}
 		if (!urec)
 			return -EFAULT;
+		if (rec_tail_zero(urec, ksize, rsize)) {
+			verbose(env, "nonzero tailing record in core_relo");
+			tell_rec_size(uattr, usize, offsetof(union bpf_attr, core_relo_rec_size), ksize);
+			return -E2BIG;
+		}
 		memcpy(&relo, urec, ksize);
 		if (relo.insn_off % 8 || relo.insn_off / 8 >= env->len) {
 			verbose(env, "Invalid core_relo[%u].insn_off:%u prog->len:%u\n", i,

@@ -527,6 +527,11 @@ void verbose_linfo(struct verifier_env *env, u32 insn_off, const char *prefix);
 void btf_info_transfer(struct verifier_env *env, struct bpf_prog *prog);
 void btf_info_free(struct verifier_env *env);
 bool func_is_static(struct verifier_env *env, u32 sub);
+/* The bytes of a user record beyond the kernel's size must be zero: -E2BIG if not. */
+int rec_tail_zero(const u8 *rec, u32 ksize, u32 usize);
+/* The kernel tells the loader the record size it expects (so it can zero the rest): at off in
+ * the caller's attr, if it is that long. */
+void tell_rec_size(union bpf_attr *uattr, u32 usize, size_t off, u32 size);
 
 /* core_relo.c: BPF_PROG_LOAD's CO-RE relocations, applied to env->insns (after line_info). */
 int check_core_relo(struct verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr,
