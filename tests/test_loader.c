@@ -1321,6 +1321,35 @@ TEST(loader_kconfig)
 		CHECK_EQ(v, (major << 16) + (minor << 8) + (patch > 255 ? 255 : patch));
 	userbpf_object_close(obj);
 
+	/* the kconfig option comes first: a value of the caller's, an error of the caller's */
+	o.kconfig = "CONFIG_NR_CPUS=5\nCONFIG_DEFAULT_HOSTNAME=\"0123456789abcdefghij\"\n";
+	REQUIRE(!userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o", &o,
+					  &obj));
+	REQUIRE(!userbpf_object_load(obj));
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (unsigned int)userbpf_program_fd(userbpf_object_program(obj, 0));
+	a.test.data_in = (uintptr_t)pkt;
+	a.test.data_size_in = sizeof(pkt);
+	CHECK_EQ(bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
+	key = 5;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (unsigned int)userbpf_map_fd(userbpf_object_find_map(obj, "out"));
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&v;
+	CHECK_EQ(bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	CHECK_EQ(v, 5);
+	key = 8; /* the hostname's bytes 0, 1, 5, 6, cut to 15 characters and a NUL */
+	CHECK_EQ(bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	CHECK_EQ(v, (unsigned long long)('0' | '1' << 8 | '5' << 16 | '6' << 24));
+	userbpf_object_close(obj);
+	o.kconfig = "CONFIG_BPF_SYSCALL=m\n";
+	REQUIRE(!userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o", &o,
+					  &obj));
+	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
+	CHECK(strstr(err, "'CONFIG_BPF_SYSCALL': value 'm' implies tristate or char type") != NULL);
+	userbpf_object_close(obj);
+	o.kconfig = NULL;
+
 	REQUIRE(!userbpf_object_open_file(FIXTURE("kconfig_strong_missing"), &o, &obj));
 	CHECK_EQ(userbpf_object_load(obj), -ESRCH);
 	CHECK(strstr(err, "extern 'CONFIG_USERBPF_NO_SUCH_OPTION' (strong): not resolved") != NULL);

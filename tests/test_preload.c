@@ -168,10 +168,11 @@ TEST(preload_libbpf_loads_as_the_kernel)
 
 /* What libbpf-user --core prints, made by userbpf's loader on the backend bpf_fn (NULL:
  * userbpf), against btf (NULL: the kernel's BTF): instructions, test run, the "out" array. */
-static void core_dump_ours(const char *path, userbpf_bpf_fn bpf_fn, const char *btf, char *out,
-			   size_t size)
+static void core_dump_ours_kconfig(const char *path, userbpf_bpf_fn bpf_fn, const char *btf,
+				   const char *kconfig, char *out, size_t size)
 {
-	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = bpf_fn, .btf_custom_path = btf };
+	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = bpf_fn, .btf_custom_path = btf,
+					 .kconfig = kconfig };
 	int (*call)(int, union bpf_attr *, unsigned int) = bpf_fn ? bpf_fn : bpf;
 	struct userbpf_object *obj;
 	const struct userbpf_program *prog;
@@ -249,6 +250,12 @@ static void core_dump_ours(const char *path, userbpf_bpf_fn bpf_fn, const char *
 	}
 #undef OUT
 	userbpf_object_close(obj);
+}
+
+static void core_dump_ours(const char *path, userbpf_bpf_fn bpf_fn, const char *btf, char *out,
+			   size_t size)
+{
+	core_dump_ours_kconfig(path, bpf_fn, btf, NULL, out, size);
 }
 
 /* The first line where a and b differ, as a test failure naming what. */
@@ -468,4 +475,43 @@ TEST(loader_kconfig_errors_as_libbpf)
 				  err, lib);
 	}
 	CHECK(strstr(lib, "load kconfig_strong_missing.bpf.o: -3\n") != NULL);
+}
+
+/* The kconfig option (libbpf's): config lines that come before the kernel's own, for the
+ * externs they name: a tristate 'm', a char 'm', a hex number, a string cut to its array, and
+ * the errors (a bool 'm', a number too big for an int, a string where a number goes: EINVAL);
+ * socket_kconfig's values, or the load's errno, must be libbpf's. */
+TEST(loader_kconfig_option_as_libbpf)
+{
+	static const char *const configs[] = {
+		"CONFIG_BPF_JIT=m\nCONFIG_IPV6=m\nCONFIG_HZ=0x3e8\n",
+		"CONFIG_DEFAULT_HOSTNAME=\"a-name-longer-than-sixteen\"\nCONFIG_NR_CPUS=-2\n",
+		"CONFIG_USERBPF_NO_SUCH_NUMBER=7", /* (no newline at the end) */
+		"CONFIG_BPF_SYSCALL=m\n",
+		"CONFIG_NR_CPUS=99999999999\n",
+		"CONFIG_NR_CPUS=\"str\"\n",
+		"CONFIG_HZ=12x\n",
+		"# a comment\nNOT_CONFIG=1\nCONFIG_NR_CPUS=3\n",
+		"CONFIG_NR_CPUS\n",
+	};
+	static char lib[1 << 16], ours[1 << 16];
+	const char *obj = LOADER_OBJ_DIR "/tests/corpus/socket_kconfig.bpf.o";
+	int loaded = 0;
+
+	REQUIRE_LIBBPF_USER();
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		char *args[] = { (char *)LIBBPF_USER_PATH, (char *)"--core-kconfig", (char *)obj,
+				 (char *)configs[i], NULL };
+		int rc = run_user_args(true, args, lib, sizeof(lib));
+
+		core_dump_ours_kconfig(obj, NULL, NULL, configs[i], ours, sizeof(ours));
+		if (rc == 0) {
+			loaded++;
+			same_lines(configs[i], ours, lib);
+		} else {
+			/* libbpf's "load: ERR": ours must fail with the same errno */
+			same_lines(configs[i], ours, lib);
+		}
+	}
+	CHECK_EQ(loaded, 4);
 }

@@ -57,8 +57,12 @@ struct userbpf_object_opts {
 	 * resolved against, as libbpf's option of this name; NULL: the running kernel's
 	 * (/sys/kernel/btf/vmlinux, or the file USERBPF_VMLINUX_BTF names). */
 	const char *btf_custom_path;
+	/* Kernel config lines ("CONFIG_X=y\nCONFIG_Y=42\n") for the object's __kconfig
+	 * externs, read before (and overriding) the kernel's own config, as libbpf's option of
+	 * this name; NULL: the kernel's config only. */
+	const char *kconfig;
 };
-#define userbpf_object_opts__last_field btf_custom_path
+#define userbpf_object_opts__last_field kconfig
 
 struct userbpf_object;
 struct userbpf_program;

@@ -11,9 +11,10 @@
  *                               bpf_get_attach_cookie()
  *   LINUX_HAS_SYSCALL_WRAPPER   whether a kprobe can be made on __<arch>_sys_bpf (the kprobe
  *                               PMU, else tracefs' kprobe_events)
- *   CONFIG_*                    the kernel's config, /boot/config-$(uname -r) or
- *                               /proc/config.gz: y/n/m for bool, tristate and char, numbers
- *                               for integers (range-checked), "strings" for char arrays
+ *   CONFIG_*                    the kconfig option's lines, then the kernel's config,
+ *                               /boot/config-$(uname -r) or /proc/config.gz: y/n/m for bool,
+ *                               tristate and char, numbers for integers (range-checked),
+ *                               "strings" for char arrays (any error there: EINVAL)
  * Another LINUX_ name, or an unset extern that is not weak, fails the load as libbpf's does;
  * an unset weak one reads 0.
  */
@@ -227,6 +228,24 @@ static int config_line(struct userbpf_object *obj, char *line, u8 *data)
 	}
 }
 
+/* The kconfig option's lines, then (for externs still unset) the kernel's config. */
+static int read_config_mem(struct userbpf_object *obj, u8 *data)
+{
+	char *copy = strdup(obj->kconfig), *line, *next;
+	int err = 0;
+
+	if (!copy)
+		return ld_err(obj, -ENOMEM, "out of memory for the kconfig option");
+	for (line = copy; line && *line && !err; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		err = config_line(obj, line, data);
+	}
+	free(copy);
+	return err;
+}
+
 static int read_config(struct userbpf_object *obj, u8 *data)
 {
 	char path[512], *line;
@@ -381,8 +400,21 @@ int ld_kconfig_fill(struct userbpf_object *obj)
 				     k->name);
 		}
 	}
-	if (!err && need_config)
+	if (!err && need_config && obj->kconfig) {
+		err = read_config_mem(obj, data);
+		need_config = false;
+		for (size_t i = 0; i < obj->nkcfg && !err; i++)
+			need_config |= !strncmp(obj->kcfg[i].name, "CONFIG_", 7) &&
+				       !obj->kcfg[i].is_set;
+		/* (whatever went wrong in a config, libbpf says EINVAL; the message says what) */
+		if (err && err != -ENOMEM)
+			err = -EINVAL;
+	}
+	if (!err && need_config) {
 		err = read_config(obj, data);
+		if (err && err != -ENOMEM)
+			err = -EINVAL;
+	}
 	for (size_t i = 0; i < obj->nkcfg && !err; i++)
 		if (!obj->kcfg[i].is_set && !obj->kcfg[i].is_weak)
 			err = ld_err(obj, -ESRCH, "extern '%s' (strong): not resolved",

@@ -107,6 +107,15 @@ static int obj_new(const struct userbpf_object_opts *opts, const char *dflt_name
 			return -ENOMEM;
 		}
 	}
+	if (o.kconfig) {
+		obj->kconfig = strdup(o.kconfig);
+		if (!obj->kconfig) {
+			free(obj->btf_custom_path);
+			free(obj->pin_root);
+			free(obj);
+			return -ENOMEM;
+		}
+	}
 	*objp = obj;
 	return 0;
 }
@@ -648,6 +657,7 @@ USERBPF_API void userbpf_object_close(struct userbpf_object *obj)
 	free(obj->image);
 	free(obj->pin_root);
 	free(obj->btf_custom_path);
+	free(obj->kconfig);
 	free(obj->kcfg);
 	ld_core_free(obj);
 	free(obj);

@@ -191,6 +191,7 @@ struct userbpf_object {
 	size_t btf_sec, btf_ext_sec;  /* section indexes of .BTF and .BTF.ext, 0 if none */
 	int btf_fd;		      /* the loaded .BTF, -1 when none could be loaded */
 	char *btf_custom_path;	      /* the option, copied: CO-RE's target BTF; NULL: the kernel's */
+	char *kconfig;		      /* the kconfig option, copied (NULL: none) */
 	struct ld_kcfg *kcfg;	      /* the __kconfig externs, in the order first referenced */
 	size_t nkcfg;
 	int kconfig_map;	      /* their map's index in maps[], -1 without */

@@ -311,13 +311,14 @@ static int load_each(int n, char **paths)
 	return 0;
 }
 
-/* --core OBJ [BTF]: OBJ loaded by libbpf (CO-RE against the kernel's BTF, or the file BTF),
+/* --core OBJ [BTF]: OBJ loaded by libbpf (CO-RE against the kernel's BTF, or the file BTF;
+ * --core-kconfig OBJ TEXT: with TEXT as its kconfig option),
  * then its first program's instructions as libbpf relocated them ("insn N code dst src off imm",
  * map references' fds as 0), its test run on a UDP frame ("retval N") and the array "out"
  * ("out K V").  Status 1 when libbpf fails. */
-static int core_dump(const char *path, const char *btf)
+static int core_dump(const char *path, const char *btf, const char *kconfig)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf, .kconfig = kconfig);
 	unsigned char frame[64];
 	struct bpf_object *obj;
 	struct bpf_program *prog;
@@ -405,7 +406,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--core-log"))
 		return core_log(argv[2]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--core"))
-		return core_dump(argv[2], argc == 4 ? argv[3] : NULL);
+		return core_dump(argv[2], argc == 4 ? argv[3] : NULL, NULL);
+	if (argc == 4 && !strcmp(argv[1], "--core-kconfig"))
+		return core_dump(argv[2], NULL, argv[3]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: libbpf-user OBJDIR\n");
 		return 2;
