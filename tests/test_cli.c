@@ -379,6 +379,32 @@ TEST(cli_btf_option)
 	CHECK_EQ(cli("--btf", "/nonexistent.btf", "prog", "load", EXAMPLE("sockex1"), NULL), 0);
 }
 
+/* An object with "?" sections: a command that names such a program loads it; one that names
+ * none leaves them out and says so. */
+TEST(cli_autoload)
+{
+	char frame[] = "/tmp/userbpf-cli-frame-XXXXXX";
+	unsigned char zeros[64] = { 0 };
+	int fd = mkstemp(frame);
+
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, zeros, sizeof(zeros)) == (ssize_t)sizeof(zeros));
+	close(fd);
+	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":drop_all", "--data", frame, NULL),
+		 0);
+	CHECK(strstr(out, "drop_all (xdp): 1 packets"));
+	CHECK(strstr(out, "XDP_DROP"));
+	CHECK_EQ(cli("prog", "verify", FIXTURE("mixed_autoload"), NULL), 0);
+	CHECK(strstr(out, "pass_all: verified"));
+	CHECK(strstr(out, "drop_all: not loaded (section '?xdp' starts with '?'"));
+	CHECK_EQ(cli("prog", "verify", FIXTURE("mixed_autoload") ":drop_all", NULL), 0);
+	CHECK(strstr(out, "drop_all: verified"));
+	/* the tracing one, named, is loaded, and userbpf cannot: an object error */
+	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":on_test1", "--data", frame, NULL),
+		 2);
+	unlink(frame);
+}
+
 TEST(cli_prog_verify_and_dump)
 {
 	CHECK_EQ(cli("prog", "verify", EXAMPLE("sockex1"), NULL), 0);

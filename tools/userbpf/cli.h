@@ -54,13 +54,15 @@ struct cli_load {
 	unsigned int log_size;
 	unsigned int log_level;
 	bool log_to_stderr; /* on rejection, copy the verifier log to stderr */
+	const char *prog;   /* the program the command names (NULL: none): loaded even from a
+			     * "?" section, which the load otherwise leaves out */
 	char err[512];
 };
 /* Opens and loads path.  Returns EXIT_OK and *objp, or prints the loader's message and returns
  * EXIT_OBJECT, or EXIT_VERIFIER when the verifier left a log (a program was rejected). */
 int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object **objp);
-/* cli_load_object with a 64 KiB log that goes to stderr on rejection. */
-int cli_load_simple(const char *path, struct userbpf_object **objp);
+/* cli_load_object with a 64 KiB log that goes to stderr on rejection (prog: as in cli_load). */
+int cli_load_simple(const char *path, const char *prog, struct userbpf_object **objp);
 const char *cli_prog_type_name(unsigned int type);
 const char *cli_map_type_name(unsigned int type);
 

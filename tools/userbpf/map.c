@@ -773,7 +773,7 @@ int do_map(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = cli_load_simple(path, &obj);
+	rc = cli_load_simple(path, NULL, &obj);
 	if (rc)
 		goto out;
 	if (!strcmp(cmd, "list") || !strcmp(cmd, "show")) {

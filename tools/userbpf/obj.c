@@ -57,6 +57,12 @@ int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object 
 		cli_err("%s", l->err);
 		return EXIT_OBJECT;
 	}
+	if (l->prog) {
+		struct userbpf_program *p = userbpf_object_find_program(*objp, l->prog);
+
+		if (p)
+			userbpf_program_set_autoload(*objp, p, true);
+	}
 	err = userbpf_object_load(*objp);
 	if (!err)
 		return EXIT_OK;
@@ -71,10 +77,11 @@ int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object 
 	return EXIT_OBJECT;
 }
 
-int cli_load_simple(const char *path, struct userbpf_object **objp)
+int cli_load_simple(const char *path, const char *prog, struct userbpf_object **objp)
 {
 	static char log[64 * 1024];
-	struct cli_load l = {.log = log, .log_size = sizeof(log), .log_to_stderr = true};
+	struct cli_load l = {.log = log, .log_size = sizeof(log), .log_to_stderr = true,
+			     .prog = prog};
 
 	return cli_load_object(path, &l, objp);
 }

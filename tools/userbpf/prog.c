@@ -82,7 +82,7 @@ static int select_progs(struct userbpf_object *obj, const char *name, struct use
 static int cmd_load(const char *path)
 {
 	struct userbpf_object *obj;
-	int rc = cli_load_simple(path, &obj);
+	int rc = cli_load_simple(path, NULL, &obj);
 
 	if (rc)
 		return rc;
@@ -309,7 +309,7 @@ static void verify_report(const char *name, bool ok, const char *err, const char
 
 static int cmd_verify(const char *path, const char *name, unsigned int level)
 {
-	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level};
+	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level, .prog = name};
 	struct userbpf_object *obj = NULL;
 	struct userbpf_program **sel = NULL;
 	size_t n;
@@ -330,7 +330,17 @@ static int cmd_verify(const char *path, const char *name, unsigned int level)
 		goto out;
 	rc = select_progs(obj, name, &sel, &n);
 	for (size_t i = 0; !rc && i < n; i++) {
-		int fd = reload(obj, sel[i], l.log, level);
+		int fd;
+
+		/* (a program the load left out, from a "?" section: named, it would be loaded) */
+		if (userbpf_program_fd(sel[i]) < 0) {
+			if (!cli.json)
+				printf("%s: not loaded (section '%s' starts with '?': name the "
+				       "program to load it)\n", userbpf_program_name(sel[i]),
+				       userbpf_program_section(sel[i]));
+			continue;
+		}
+		fd = reload(obj, sel[i], l.log, level);
 
 		if (fd >= 0)
 			close(fd);
@@ -405,7 +415,7 @@ static void print_code(const unsigned char *code, size_t len)
 
 static int cmd_dump_jited(const char *path, const char *name)
 {
-	struct cli_load l = {0};
+	struct cli_load l = {.prog = name};
 	struct userbpf_object *obj = NULL;
 	struct userbpf_program **sel = NULL;
 	size_t n;
@@ -420,6 +430,12 @@ static int cmd_dump_jited(const char *path, const char *name)
 
 		if (i)
 			putchar('\n');
+		if (userbpf_program_fd(sel[i]) < 0) {
+			printf("%s: not loaded (section '%s' starts with '?': name the program to "
+			       "load it)\n", userbpf_program_name(sel[i]),
+			       userbpf_program_section(sel[i]));
+			continue;
+		}
 		if (!code) {
 			printf("%s: not JIT-compiled (the interpreter runs it)\n",
 			       userbpf_program_name(sel[i]));
@@ -440,7 +456,7 @@ static int cmd_run(const char *path, const char *name, const struct run_opts *ro
 {
 	struct userbpf_object *obj;
 	struct userbpf_program *p;
-	int rc = cli_load_simple(path, &obj);
+	int rc = cli_load_simple(path, name, &obj);
 
 	if (rc)
 		return rc;
