@@ -3,6 +3,7 @@
  * 0 (-EINVAL), memmove() for copies (a local dynptr may overlap the other side).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/bpf_dynptr.h"
@@ -382,4 +383,238 @@ u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5)
 	if (d->data)
 		memset(view(d) + (u32)offset, (u8)val, n);
 	return 0;
+}
+
+/* ---- probe reads into a dynptr (6.16): bpf_probe_read_{user,kernel}{,_str}_dynptr() ---- */
+
+/* Reads of this process's memory a page at a time (one system call per page, not per byte):
+ * what the kernel's nofault copies read, byte by byte or word by word. */
+struct src_cursor {
+	uintptr_t page; /* the page held in buf, or 1 (none) */
+	bool ok;	/* it could be read */
+	u8 buf[4096];
+};
+
+static bool src_byte(struct src_cursor *c, uintptr_t a, u8 *v)
+{
+	uintptr_t page = a & ~(uintptr_t)4095;
+
+	if (c->page != page) {
+		c->page = page;
+		c->ok = page && copy_nofault(c->buf, (const void *)page, sizeof(c->buf));
+	}
+	if (!c->ok)
+		return false;
+	*v = c->buf[a - page];
+	return true;
+}
+
+typedef int (*copy_in_fn)(u8 *dst, u64 src, u32 n);
+
+/* copy_from_kernel_nofault(): -ERANGE where the kernel's own memory cannot be (here: no mapping
+ * can hold it, nofault_allowed()), -EFAULT if a byte cannot be read. */
+static int copy_kernel_data(u8 *dst, u64 src, u32 n)
+{
+	if (!nofault_allowed(src))
+		return -ERANGE;
+	return src <= UINTPTR_MAX && copy_nofault(dst, (const void *)(uintptr_t)src, n) ? 0
+										    : -EFAULT;
+}
+
+/* x86-64's highest user address (TASK_SIZE_MAX): user copies end at or below it, even empty
+ * ones (__access_ok()). */
+#define USER_PTR_MAX 0x00007ffffffff000ull
+
+/* copy_from_user_nofault(): -EFAULT past user space or if a byte cannot be read. */
+static int copy_user_data(u8 *dst, u64 src, u32 n)
+{
+	if (src + n < src || src + n > USER_PTR_MAX)
+		return -EFAULT;
+	return !n || (src <= UINTPTR_MAX && copy_nofault(dst, (const void *)(uintptr_t)src, n))
+		       ? 0 : -EFAULT;
+}
+
+/* strncpy_from_user_nofault() on x86-64: words while 8 bytes remain (the word holding the NUL
+ * written whole, its bytes after the NUL zeroed), then bytes; the length with the NUL, or
+ * count with the last byte made a NUL, or -EFAULT. */
+static int copy_user_str(u8 *dst, u64 src, u32 count)
+{
+	struct src_cursor *c = malloc(sizeof(*c));
+	u32 res = 0, max = count;
+	int ret = -EFAULT;
+
+	if (!count) {
+		free(c);
+		return 0;
+	}
+	if (!c)
+		return -ENOMEM;
+	c->page = 1;
+	if (src > UINTPTR_MAX) /* (past a 32-bit process's reach) */
+		max = 0;
+	while (max >= 8) {
+		u8 w[8];
+		u32 z = 8;
+
+		for (u32 i = 0; i < 8; i++)
+			if (!src_byte(c, (uintptr_t)src + res + i, &w[i]))
+				goto bytes; /* (a fault in the word: byte by byte from here) */
+		for (u32 i = 0; i < 8 && z == 8; i++)
+			if (!w[i])
+				z = i;
+		if (z < 8) {
+			memset(w + z, 0, 8 - z);
+			memcpy(dst + res, w, 8);
+			ret = (int)(res + z);
+			goto done;
+		}
+		memcpy(dst + res, w, 8);
+		res += 8;
+		max -= 8;
+	}
+bytes:
+	while (max) {
+		u8 v;
+
+		if (!src_byte(c, (uintptr_t)src + res, &v))
+			goto done; /* -EFAULT */
+		dst[res] = v;
+		if (!v) {
+			ret = (int)res;
+			goto done;
+		}
+		res++;
+		max--;
+	}
+	if (res < count)
+		goto done; /* -EFAULT */
+	ret = (int)res; /* (res == count: the whole count read) */
+done:
+	free(c);
+	if (ret >= (int)count) {
+		ret = (int)count;
+		dst[ret - 1] = 0;
+	} else if (ret >= 0) {
+		ret++;
+	}
+	return ret;
+}
+
+/* strncpy_from_kernel_nofault(): byte by byte up to the NUL or count, the last byte made a
+ * NUL; the bytes copied, -ERANGE (as copy_kernel_data()), or -EFAULT with a NUL where the read
+ * failed. */
+static int copy_kernel_str(u8 *dst, u64 src, u32 count)
+{
+	struct src_cursor *c;
+	u32 i = 0;
+	u8 v;
+
+	if (!count)
+		return 0;
+	if (!nofault_allowed(src))
+		return -ERANGE;
+	if (src > UINTPTR_MAX) {
+		dst[0] = 0;
+		return -EFAULT;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->page = 1;
+	do {
+		if (!src_byte(c, (uintptr_t)src + i, &v)) {
+			dst[i] = 0;
+			free(c);
+			return -EFAULT;
+		}
+		dst[i++] = v;
+	} while (v && i < count);
+	dst[i - 1] = 0;
+	free(c);
+	return (int)i;
+}
+
+/* The kernel's __bpf_dynptr_copy(): straight into the dynptr where it is writable and holds
+ * [off, off + size) in one piece; else -E2BIG out of range, or 256-byte chunks copied, then
+ * written (a read-only or NULL dynptr: -EINVAL, once the first chunk is read). */
+static u64 dynptr_copy_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy)
+{
+	const struct dynptr *d = dynptr_at(p);
+	u8 buf[256];
+	u64 dsize = dynptr_size(d);
+	u8 *slice = NULL;
+
+	if (d->data && !(d->size & DYNPTR_RDONLY_BIT) && size <= dsize && off <= dsize - size)
+		slice = xdp_slice(d, (u32)off, (u32)size, NULL);
+	if (slice)
+		return ret32(copy(slice, src, (u32)size));
+	if (size > dsize || off > dsize - size)
+		return ret32(-E2BIG);
+	for (u64 at = 0; at < size;) {
+		u32 n = size - at < sizeof(buf) ? (u32)(size - at) : (u32)sizeof(buf);
+		int err = copy(buf, src + at, n);
+		u64 w;
+
+		if (err)
+			return ret32(err);
+		w = bpf_dynptr_write_helper(p, off + at, (u64)(uintptr_t)buf, n, 0);
+		if (w)
+			return w & 0xffffffffu;
+		at += n;
+	}
+	return 0;
+}
+
+/* __bpf_dynptr_copy_str(): as dynptr_copy_in(), the string's length with its NUL returned;
+ * in chunks, each overlapping the last one's NUL. */
+static u64 dynptr_copy_str_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy)
+{
+	const struct dynptr *d = dynptr_at(p);
+	u8 buf[256];
+	u64 dsize = dynptr_size(d);
+	u8 *slice = NULL;
+	u64 at;
+
+	if (d->data && !(d->size & DYNPTR_RDONLY_BIT) && size <= dsize && off <= dsize - size)
+		slice = xdp_slice(d, (u32)off, (u32)size, NULL);
+	if (slice)
+		return ret32(copy(slice, src, (u32)size));
+	if (size > dsize || off > dsize - size)
+		return ret32(-E2BIG);
+	for (at = 0; at < size;) {
+		u32 n = size - at < sizeof(buf) ? (u32)(size - at) : (u32)sizeof(buf);
+		int cnt = copy(buf, src + at, n);
+		u64 w;
+
+		if (cnt < 0)
+			return ret32(cnt);
+		w = bpf_dynptr_write_helper(p, off + at, (u64)(uintptr_t)buf, (u32)cnt, 0);
+		if (w)
+			return w & 0xffffffffu;
+		if ((u32)cnt < n || n == 1)
+			return ret32((int)(at + (u32)cnt));
+		at += n - 1;
+	}
+	return ret32((int)at);
+}
+
+/* (offset and size are u32 arguments in 6.18: their registers' upper halves do not count) */
+u64 bpf_probe_read_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_data);
+}
+
+u64 bpf_probe_read_kernel_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_kernel_data);
+}
+
+u64 bpf_probe_read_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_user_str);
+}
+
+u64 bpf_probe_read_kernel_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_kernel_str);
 }

@@ -33,6 +33,12 @@ u64 bpf_dynptr_from_skb_rdonly_kfunc(u64 skb, u64 flags, u64 p, u64 a4, u64 a5);
 u64 bpf_dynptr_from_xdp_kfunc(u64 xdp, u64 flags, u64 p, u64 a4, u64 a5);
 u64 bpf_dynptr_copy_kfunc(u64 dst, u64 dst_off, u64 src, u64 src_off, u64 size);
 u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5);
+/* bpf_probe_read_{user,kernel}{,_str}_dynptr(): this process's memory (all of it counts as the
+ * kernel's, as for bpf_probe_read_kernel()) copied into the dynptr at offset. */
+u64 bpf_probe_read_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_probe_read_kernel_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_probe_read_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_probe_read_kernel_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
 
 /* Makes the 16 bytes at p a local dynptr over [data, data + size) (a user ring buffer
  * sample, for the drain's callback); size below 2^24. */
