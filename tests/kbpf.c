@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -203,11 +204,19 @@ struct bpf_result side_prog_load_level(int s, uint32_t type, uint32_t eat,
 				       const struct bpf_insn *insns, uint32_t cnt, char *log,
 				       size_t log_size, uint32_t level)
 {
+	return side_prog_load_flags(s, type, eat, 0, insns, cnt, log, log_size, level);
+}
+
+struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint32_t prog_flags,
+				       const struct bpf_insn *insns, uint32_t cnt, char *log,
+				       size_t log_size, uint32_t level)
+{
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.expected_attach_type = eat;
+	a.prog_flags = prog_flags;
 	a.insns = PTR_TO_U64(insns);
 	a.insn_cnt = cnt;
 	a.license = PTR_TO_U64("GPL");
@@ -559,4 +568,147 @@ bool self_reads_work(void)
 
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(src) &&
 	       !memcmp(dst, src, sizeof(src));
+}
+
+uint8_t *string_pages(void)
+{
+	uint8_t *pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			      0);
+
+	if (pages == MAP_FAILED)
+		return NULL;
+	for (int i = 0; i < 4096; i++)
+		pages[i] = i % 37 ? (uint8_t)('a' + i % 26) : 0;
+	if (mprotect(pages + 4096, 4096, PROT_NONE)) {
+		munmap(pages, 8192);
+		return NULL;
+	}
+	return pages;
+}
+
+bool copies_agree_at(const char *file, int line, const char *what, const uint32_t ret[NSIDES],
+		     const uint8_t *k_bytes, const uint8_t *u_bytes, size_t n)
+{
+	if (ret[K] != ret[U]) {
+		test_fail(file, line, "%s: the kernel returns %d, userbpf %d", what, (int32_t)ret[K],
+			  (int32_t)ret[U]);
+		return false;
+	}
+	if (!memcmp(k_bytes, u_bytes, n))
+		return true;
+	test_fail(file, line, "%s: the bytes differ", what);
+	if (getenv("TEST_VERBOSE"))
+		for (int s = 0; s < NSIDES; s++) {
+			printf("%s: ", s == K ? "kernel " : "userbpf");
+			for (size_t b = 0; b < n; b++)
+				printf("%02x", (s == K ? k_bytes : u_bytes)[b]);
+			printf("\n");
+		}
+	return false;
+}
+
+uint64_t copy_src(const uint8_t *pages, uint32_t kind, uint32_t r)
+{
+	switch (kind) {
+	case 0: case 1: case 2: case 3:
+		return (uint64_t)(uintptr_t)(pages + r % 4000);
+	case 4: case 5:
+		return (uint64_t)(uintptr_t)(pages + 4096 - r % 70);
+	case 6:
+		return 0;
+	case 7:
+		return r % 65536;
+	case 8:
+		return 0x0000800000000000ull + r % 4096;
+	case 9:
+		return 0xffff800000000000ull;
+	case 10:
+		return 0x00007ffffffff000ull + r % 4096;
+	default:
+		return 0xffffffff81000000ull;
+	}
+}
+
+int copy_prog(int map_fd, uint32_t vsize, int dynptr_flags, uint64_t a2, uint64_t a3,
+	      uint64_t a4, struct bpf_insn call, struct bpf_insn *p)
+{
+	const struct bpf_insn head[] = {
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+	}, dynptr[] = {
+		BPF_MOV64_IMM(BPF_REG_2, (int32_t)vsize),
+		BPF_MOV64_IMM(BPF_REG_3, dynptr_flags),
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -16),
+		BPF_EMIT_CALL(BPF_FUNC_dynptr_from_mem),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
+	}, args[] = {
+		BPF_LD_IMM64(BPF_REG_2, a2),
+		BPF_LD_IMM64(BPF_REG_3, a3),
+		BPF_LD_IMM64(BPF_REG_4, a4),
+		call,
+		BPF_MOV32_REG(BPF_REG_0, BPF_REG_0),
+		BPF_EXIT_INSN(),
+	};
+	int n = 0;
+
+	memcpy(p, head, sizeof(head));
+	n += (int)(sizeof(head) / sizeof(head[0]));
+	if (dynptr_flags >= 0) {
+		memcpy(p + n, dynptr, sizeof(dynptr));
+		n += (int)(sizeof(dynptr) / sizeof(dynptr[0]));
+	}
+	memcpy(p + n, args, sizeof(args));
+	return n + (int)(sizeof(args) / sizeof(args[0]));
+}
+
+uint8_t *copy_fixture(int maps[NSIDES], uint32_t vsize)
+{
+	uint8_t *pages = string_pages();
+
+	for (int s = 0; s < NSIDES; s++)
+		maps[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, vsize, 1, 0).rc;
+	if (pages && maps[K] >= 0 && maps[U] >= 0)
+		return pages;
+	copy_fixture_done(pages, maps);
+	return NULL;
+}
+
+void copy_fixture_done(uint8_t *pages, const int maps[NSIDES])
+{
+	for (int s = 0; s < NSIDES; s++)
+		if (maps[s] >= 0)
+			close(maps[s]);
+	if (pages)
+		munmap(pages, 8192);
+}
+
+struct bpf_result side_copy_run(int s, int map, uint32_t vsize, uint32_t type,
+				uint32_t prog_flags, const struct bpf_insn *insns, uint32_t n,
+				bool pkt, uint8_t *value, uint32_t *ret)
+{
+	static const uint8_t zero_pkt[64];
+	uint32_t key = 0;
+	struct bpf_result r;
+	int fd;
+
+	memset(value, 0xaa, vsize);
+	side_elem(s, BPF_MAP_UPDATE_ELEM, map, &key, value, 0);
+	r = side_prog_load_flags(s, type, 0, prog_flags, insns, n, NULL, 0, 0);
+	fd = r.rc;
+	if (fd < 0)
+		return r;
+	r = side_test_run_ctx(s, fd, pkt ? zero_pkt : NULL, pkt ? sizeof(zero_pkt) : 0, 0, NULL, 0,
+			      NULL, 0, ret);
+	close(fd);
+	side_elem(s, BPF_MAP_LOOKUP_ELEM, map, &key, value, 0);
+	return r;
 }

@@ -38,9 +38,48 @@ const char *kernel_bpf_unavailable_reason(void);
  * string kfuncs need (not under qemu-user, which has guest addresses). */
 bool self_reads_work(void);
 
+/* Two pages for the memory-copy tests: the first lowercase letters with a NUL every 37 bytes
+ * (from its start), the second unreadable (PROT_NONE).  munmap() 8192 bytes when done. */
+uint8_t *string_pages(void);
+
 /* The two sides of a differential test, the kernel first. */
 enum { K, U, NSIDES };
 extern const struct bpf_backend *const diff_sides[NSIDES];
+
+/* Whether a copy's outcome is the same on both sides: the value returned (ret) and the n bytes
+ * it left in value[K] and value[U].  A difference is reported at file:line (TEST_VERBOSE=1
+ * prints both sides' bytes). */
+#define COPIES_AGREE(what, ret, k_bytes, u_bytes, n)                                             \
+	copies_agree_at(__FILE__, __LINE__, what, ret, k_bytes, u_bytes, n)
+bool copies_agree_at(const char *file, int line, const char *what, const uint32_t ret[NSIDES],
+		     const uint8_t *k_bytes, const uint8_t *u_bytes, size_t n);
+
+/* A source address for the memory-copy tests, of a kind (0 to COPY_SRC_KINDS - 1), r a random
+ * number: a string in string_pages() (kinds 0-3), one running into its unreadable page (4, 5),
+ * NULL (6), a small integer (7), a non-canonical address (8), the kernel's guard hole (9), the
+ * top page of user space (10), the kernel's text (11). */
+#define COPY_SRC_KINDS 12
+uint64_t copy_src(const uint8_t *pages, uint32_t kind, uint32_t r);
+
+/* The memory-copy tests' program, into p (room for 32 instructions; the count returned):
+ * r6 = the value at key 0 of map_fd (else return 0); r1 = r6, or, for dynptr_flags >= 0, a
+ * local dynptr at fp - 16 over vsize bytes of it (flags 1: a NULL one); r2, r3, r4 = a2, a3, a4
+ * (64-bit constants); then call, and return its result zero-extended. */
+int copy_prog(int map_fd, uint32_t vsize, int dynptr_flags, uint64_t a2, uint64_t a3,
+	      uint64_t a4, struct bpf_insn call, struct bpf_insn *p);
+
+/* The memory-copy tests' fixture: string_pages() (returned; NULL on failure), and on each side
+ * a one-element array map (4-byte key 0) of vsize-byte values for programs to copy into, whose
+ * fds go in maps.  copy_fixture_done() closes and unmaps them. */
+uint8_t *copy_fixture(int maps[NSIDES], uint32_t vsize);
+void copy_fixture_done(uint8_t *pages, const int maps[NSIDES]);
+
+/* One copy on side s: the map's value set to vsize 0xaa bytes, the program (type, prog_flags)
+ * loaded, test-run once (on a 64-byte zero packet if pkt, else without data or ctx), the value
+ * read back into value.  *ret is the program's return value. */
+struct bpf_result side_copy_run(int s, int map, uint32_t vsize, uint32_t type,
+				uint32_t prog_flags, const struct bpf_insn *insns, uint32_t n,
+				bool pkt, uint8_t *value, uint32_t *ret);
 
 /* backend_call() on side s with the whole attr union. */
 struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
@@ -108,6 +147,10 @@ struct bpf_result side_prog_load_eat_log(int s, uint32_t type, uint32_t eat,
 					 size_t log_size);
 /* The same with a log of that level. */
 struct bpf_result side_prog_load_level(int s, uint32_t type, uint32_t eat,
+				       const struct bpf_insn *insns, uint32_t cnt, char *log,
+				       size_t log_size, uint32_t level);
+/* ... and with these prog_flags (BPF_F_SLEEPABLE, ...). */
+struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint32_t prog_flags,
 				       const struct bpf_insn *insns, uint32_t cnt, char *log,
 				       size_t log_size, uint32_t level);
 

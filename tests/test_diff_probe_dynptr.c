@@ -28,45 +28,21 @@ static const char *const names[] = { "bpf_probe_read_user_dynptr",
 				     "bpf_probe_read_kernel_dynptr",
 				     "bpf_probe_read_kernel_str_dynptr" };
 
-/* r6 = the map value; a dynptr over it at fp-16 (flags 1: a NULL one); then
- * r0 = kfunc(fp-16, off, size, src), zero-extended. */
+/* r0 = kfunc(a local dynptr over the map value (flags 1: a NULL one), off, size, src) */
 static int build(int map_fd, uint32_t kfunc_id, uint32_t flags, uint64_t off, uint64_t size,
 		 uint64_t src, struct bpf_insn *p)
 {
-	struct bpf_insn prog[] = {
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
-		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
-		BPF_MOV64_IMM(BPF_REG_2, VALUE),
-		BPF_MOV64_IMM(BPF_REG_3, (int32_t)flags),
-		BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -16),
-		BPF_EMIT_CALL(BPF_FUNC_dynptr_from_mem),
-		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -16),
-		BPF_LD_IMM64(BPF_REG_2, off),
-		BPF_LD_IMM64(BPF_REG_3, size),
-		BPF_LD_IMM64(BPF_REG_4, src),
-		BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, (int32_t)kfunc_id),
-		BPF_MOV32_REG(BPF_REG_0, BPF_REG_0),
-		BPF_EXIT_INSN(),
-	};
-
-	memcpy(p, prog, sizeof(prog));
-	return (int)N(prog);
+	return copy_prog(map_fd, VALUE, (int)flags, off, size, src,
+			 BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0,
+				      (int32_t)kfunc_id), p);
 }
 
 TEST(diff_probe_read_dynptr)
 {
 	const struct btf *vmlinux = btf_vmlinux();
 	uint32_t ids[N(names)];
-	uint8_t *pages, value[NSIDES][VALUE], fill[VALUE];
-	uint32_t seed = 20261206, key = 0;
+	uint8_t *pages, value[NSIDES][VALUE];
+	uint32_t seed = 20261206;
 	int maps[NSIDES], runs = 0, copied = 0, faulted = 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
@@ -77,19 +53,8 @@ TEST(diff_probe_read_dynptr)
 		if (!ids[k])
 			SKIP("the kernel's BTF has no %s (before 6.16)", names[k]);
 	}
-	/* two pages: strings in the first, the second unreadable */
-	pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	REQUIRE(pages != MAP_FAILED);
-	for (int i = 0; i < 4096; i++)
-		pages[i] = (uint8_t)('a' + i % 26);
-	for (int i = 0; i < 4096; i += 37)
-		pages[i] = 0; /* NULs every 37 bytes */
-	REQUIRE(!mprotect(pages + 4096, 4096, PROT_NONE));
-	memset(fill, 0xaa, sizeof(fill));
-	for (int s = 0; s < NSIDES; s++) {
-		maps[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, VALUE, 1, 0).rc;
-		REQUIRE(maps[s] >= 0);
-	}
+	pages = copy_fixture(maps, VALUE);
+	REQUIRE(pages != NULL);
 
 	/* the verifier's view of each call: the same level-2 log */
 	for (size_t k = 0; k < N(names); k++) {
@@ -137,66 +102,26 @@ TEST(diff_probe_read_dynptr)
 		 * guard hole is not unreadable on every machine) */
 		if (k >= 2 && (kind < 6 || kind > 8))
 			kind = 6 + RND(3);
-		switch (kind) {
-		case 0: case 1: case 2: case 3:
-			src = (uint64_t)(uintptr_t)(pages + RND(4000)); break;
-		case 4: case 5:
-			src = (uint64_t)(uintptr_t)(pages + 4096 - RND(40)); break; /* runs out */
-		case 6:
-			src = 0; break;
-		case 7:
-			src = RND(65536); break;
-		case 8:
-			src = 0x0000800000000000ull + RND(4096); break; /* non-canonical */
-		default:
-			src = 0xffff800000000000ull; break; /* the kernel's guard hole */
-		}
+		src = copy_src(pages, kind, RND(1u << 20));
 #undef RND
 		snprintf(what, sizeof(what), "#%d %s(%s, off %llu, size %llu, src %#llx)", i,
 			 names[k], flags ? "NULL dynptr" : "64-byte dynptr", (unsigned long long)off,
 			 (unsigned long long)size, (unsigned long long)src);
 		for (int s = 0; s < NSIDES; s++) {
 			struct bpf_insn prog[32];
-			int n = build(maps[s], ids[k], flags, off, size, src, prog), fd;
-			union bpf_attr a;
-			uint8_t pkt[64] = { 0 };
+			int n = build(maps[s], ids[k], flags, off, size, src, prog);
 
-			memset(&a, 0, sizeof(a));
-			a.map_fd = (uint32_t)maps[s];
-			a.key = PTR_TO_U64(&key);
-			a.value = PTR_TO_U64(fill);
-			side_call(s, BPF_MAP_UPDATE_ELEM, &a);
-			fd = side_prog_load(s, BPF_PROG_TYPE_SOCKET_FILTER, prog, (uint32_t)n);
-			r[s].rc = fd;
-			r[s].err = fd < 0 ? errno : 0;
-			if (fd < 0)
-				continue;
-			r[s] = side_test_run(s, fd, pkt, sizeof(pkt), &ret[s]);
-			close(fd);
-			a.value = PTR_TO_U64(value[s]);
-			side_call(s, BPF_MAP_LOOKUP_ELEM, &a);
+			r[s] = side_copy_run(s, maps[s], VALUE, BPF_PROG_TYPE_SOCKET_FILTER, 0, prog,
+					     (uint32_t)n, true, value[s], &ret[s]);
 		}
 		if (!AGREE(what, r) || r[K].rc < 0)
 			continue;
 		runs++;
 		copied += ret[K] != 0 && (int32_t)ret[K] > 0;
 		faulted += (int32_t)ret[K] == -EFAULT;
-		if (ret[K] != ret[U])
-			test_fail(__FILE__, __LINE__, "%s: the kernel returns %d, userbpf %d", what,
-				  (int32_t)ret[K], (int32_t)ret[U]);
-		else if (memcmp(value[K], value[U], VALUE)) {
-			test_fail(__FILE__, __LINE__, "%s: the bytes differ", what);
-			if (getenv("TEST_VERBOSE"))
-				for (int s = 0; s < NSIDES; s++) {
-					for (int b = 0; b < VALUE; b++)
-						printf("%02x", value[s][b]);
-					printf("\n");
-				}
-		}
+		COPIES_AGREE(what, ret, value[K], value[U], VALUE);
 	}
-	for (int s = 0; s < NSIDES; s++)
-		close(maps[s]);
-	munmap(pages, 8192);
+	copy_fixture_done(pages, maps);
 	if (getenv("TEST_VERBOSE"))
 		printf("diff_probe_read_dynptr: %d runs, %d returned a length, %d -EFAULT\n", runs,
 		       copied, faulted);

@@ -18,21 +18,8 @@
 static struct bpf_result load(int s, const struct bpf_insn *insns, uint32_t cnt, uint32_t flags,
 			      char *log, size_t log_size)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SYSCALL;
-	a.insns = PTR_TO_U64(insns);
-	a.insn_cnt = cnt;
-	a.license = PTR_TO_U64("GPL");
-	a.prog_flags = flags;
-	if (log) {
-		a.log_buf = PTR_TO_U64(log);
-		a.log_size = (uint32_t)log_size;
-		a.log_level = 1;
-		log[0] = 0;
-	}
-	return side_call(s, BPF_PROG_LOAD, &a);
+	return side_prog_load_flags(s, BPF_PROG_TYPE_SYSCALL, 0, flags, insns, cnt, log, log_size,
+				    1);
 }
 
 /* Both sides' verdicts and error lines (the line before "processed"). */

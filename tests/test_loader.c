@@ -9,12 +9,14 @@
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <userbpf/loader.h>
 
+#include "btf/vmlinux.h"
 #include "kbpf.h"
 #include "test.h"
 
@@ -1405,6 +1407,115 @@ TEST(loader_autoload)
 	userbpf_object_close(obj);
 }
 
+/* BPF_PROG_TEST_RUN of obj's first program, a syscall program, on ctx (size bytes, which come
+ * back changed where the program wrote: a syscall program has no ctx_out); its return value,
+ * or 9999 where the run fails. */
+static uint32_t syscall_run(const struct bpf_backend *be, struct userbpf_object *obj, void *ctx,
+			    uint32_t size)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)userbpf_program_fd(userbpf_object_program(obj, 0));
+	a.test.ctx_in = (uintptr_t)ctx;
+	a.test.ctx_size_in = size;
+	return be->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)) ? 9999 : a.test.retval;
+}
+
+/* A syscall program reading its caller's memory: bpf_copy_from_user() of a struct and the
+ * kfunc bpf_copy_from_user_str() of a path, from good addresses, NULL, a struct running into an
+ * unreadable page, a path longer than the buffer.  The ctx it leaves and its return value are
+ * the table's, and the kernel's where its bpf() is available. */
+TEST(loader_syscall_copy_user)
+{
+	const struct bpf_backend *bes[2] = { &backend_userbpf, &backend_kernel };
+	struct request { uint32_t op, flags; uint64_t cookie; };
+	struct args {
+		uint64_t req_ptr, path_ptr;
+		struct request req;
+		char path[24];
+		int req_ret, path_ret;
+		uint32_t checksum;
+	};
+	int sides = kernel_bpf_available() ? 2 : 1;
+	uint8_t *pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			      0);
+	static const struct request good = { 3, 5, 1000 };
+	static const char *const paths[] = { "/etc/hosts", "", "/a/path/longer/than/the/buffer" };
+	static const struct {
+		int req, path;		/* 0: good (paths[0]); 1: NULL; 2: runs into PROT_NONE; 3,4:
+					 * paths[1], [2] */
+		int req_ret, path_ret;
+		uint32_t retval;
+	} runs[] = {
+		{ 0, 0, 0, 11, 0 },
+		{ 1, 3, -EFAULT, 1, 1 },
+		{ 2, 4, -EFAULT, 24, 1 },
+		{ 0, 1, 0, -EFAULT, 1 },
+		{ 0, 2, 0, 3, 0 },	/* "ab" right before the unreadable page, then a NUL */
+	};
+
+	REQUIRE(pages != MAP_FAILED);
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_copy_from_user_str")) {
+		munmap(pages, 8192);
+		SKIP("no kernel BTF with bpf_copy_from_user_str() (6.12): its extern cannot be "
+		     "resolved");
+	}
+	if (!self_reads_work()) {
+		munmap(pages, 8192);
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): user copies read "
+		     "through it");
+	}
+	REQUIRE(!mprotect(pages + 4096, 4096, PROT_NONE));
+	/* the last 8 bytes of the readable page: half a request (its cookie past the page), the
+	 * last 3 also a path "ab" */
+	memcpy(pages + 4096 - 8, &good, 8);
+	memcpy(pages + 4096 - 3, "ab", 3);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct args ctx[2];
+		uint32_t retval[2] = { 9, 9 };
+		uint64_t ptr[3];
+
+		for (int s = 0; s < sides; s++) {
+			struct userbpf_object *obj = load_obj(CORPUS("syscall_copy_user"), bes[s]);
+
+			REQUIRE(obj != NULL);
+			memset(&ctx[s], 0xee, sizeof(ctx[s]));
+			ptr[0] = (uintptr_t)&good;
+			ptr[1] = 0;
+			ptr[2] = (uintptr_t)(pages + 4096 - 8);
+			ctx[s].req_ptr = ptr[runs[i].req];
+			ctx[s].path_ptr = runs[i].path == 0   ? (uintptr_t)paths[0]
+					  : runs[i].path == 1 ? 0
+					  : runs[i].path == 2 ? (uintptr_t)(pages + 4096 - 3)
+							      : (uintptr_t)paths[runs[i].path - 2];
+			retval[s] = syscall_run(bes[s], obj, &ctx[s], sizeof(ctx[s]));
+			userbpf_object_close(obj);
+		}
+		CHECK_EQ(retval[0], runs[i].retval);
+		CHECK_EQ(ctx[0].req_ret, runs[i].req_ret);
+		CHECK_EQ(ctx[0].path_ret, runs[i].path_ret);
+		if (!runs[i].req_ret) {
+			CHECK(!memcmp(&ctx[0].req, &good, sizeof(good)));
+			CHECK_EQ(ctx[0].checksum, 3u * 31 + 5 * 7 + 1000);
+		} else {
+			static const struct request zero;
+
+			CHECK(!memcmp(&ctx[0].req, &zero, sizeof(zero))); /* (zeroed on a fault) */
+			CHECK_EQ(ctx[0].checksum, 0u);
+		}
+		if (runs[i].path_ret > 0)
+			CHECK_EQ((int)strlen(ctx[0].path), runs[i].path_ret - 1);
+		for (int b = runs[i].path_ret > 0 ? runs[i].path_ret - 1 : 0; b < 24; b++)
+			CHECK_EQ(ctx[0].path[b], 0); /* (BPF_F_PAD_ZEROS) */
+		if (sides == 2) {
+			CHECK_EQ(retval[1], retval[0]);
+			CHECK(!memcmp(&ctx[1], &ctx[0], sizeof(ctx[0])));
+		}
+	}
+	munmap(pages, 8192);
+}
+
 /* SEC("syscall"): loaded sleepable, as the section says, and run through BPF_PROG_TEST_RUN on
  * its ctx: the program makes a map with bpf_sys_bpf(), fills it, closes it; the ctx it leaves
  * is the kernel's (but the fd number, which is each process's own). */
@@ -1421,19 +1532,12 @@ TEST(loader_syscall_section)
 
 	for (int s = 0; s < sides; s++) {
 		struct userbpf_object *obj = load_obj(CORPUS("syscall_make_map"), bes[s]);
-		union bpf_attr a;
 
 		REQUIRE(obj != NULL);
 		memset(&ctx[s], 0, sizeof(ctx[s]));
 		ctx[s].value = 42;
 		ctx[s].map_fd = ctx[s].update_ret = -100;
-		memset(&a, 0, sizeof(a));
-		a.test.prog_fd = (uint32_t)userbpf_program_fd(userbpf_object_program(obj, 0));
-		/* (the ctx comes back where it came from: a syscall program has no ctx_out) */
-		a.test.ctx_in = (uintptr_t)&ctx[s];
-		a.test.ctx_size_in = sizeof(ctx[s]);
-		CHECK_EQ(bes[s]->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
-		retval[s] = a.test.retval;
+		retval[s] = syscall_run(bes[s], obj, &ctx[s], sizeof(ctx[s]));
 		userbpf_object_close(obj);
 	}
 	CHECK_EQ(retval[0], 0);

@@ -52,6 +52,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_core_parse", true },
 	{ "socket_kconfig", true },
 	{ "syscall_make_map", true },
+	{ "syscall_copy_user", true, .kfunc = "bpf_copy_from_user_str" },
 	{ "kprobe_open_procs", true },
 	{ "kprobe_uninit_key", true },
 	{ "kprobe_read_str", true },

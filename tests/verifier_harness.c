@@ -245,6 +245,9 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_STRCMP] = "bpf_strcmp",			[KF_BITS_NEW] = "bpf_iter_bits_new",
 	[KF_BITS_NEXT] = "bpf_iter_bits_next",		[KF_BITS_DESTROY] = "bpf_iter_bits_destroy",
 	[KF_PREEMPT_OFF] = "bpf_preempt_disable",	[KF_PREEMPT_ON] = "bpf_preempt_enable",
+	[KF_COPY_USER_STR] = "bpf_copy_from_user_str",
+	[KF_COPY_USER_DYNPTR] = "bpf_copy_from_user_dynptr",
+	[KF_COPY_USER_STR_DYNPTR] = "bpf_copy_from_user_str_dynptr",
 };
 
 bool kfunc_btf_available(void)

@@ -421,11 +421,8 @@ static int copy_kernel_data(u8 *dst, u64 src, u32 n)
 										    : -EFAULT;
 }
 
-/* x86-64's highest user address (TASK_SIZE_MAX): user copies end at or below it, even empty
- * ones (__access_ok()). */
-#define USER_PTR_MAX 0x00007ffffffff000ull
-
-/* copy_from_user_nofault(): -EFAULT past user space or if a byte cannot be read. */
+/* copy_from_user_nofault(): -EFAULT past user space (USER_PTR_MAX; empty copies too, as its
+ * __access_ok()) or if a byte cannot be read. */
 static int copy_user_data(u8 *dst, u64 src, u32 n)
 {
 	if (src + n < src || src + n > USER_PTR_MAX)
@@ -434,19 +431,18 @@ static int copy_user_data(u8 *dst, u64 src, u32 n)
 		       ? 0 : -EFAULT;
 }
 
-/* strncpy_from_user_nofault() on x86-64: words while 8 bytes remain (the word holding the NUL
- * written whole, its bytes after the NUL zeroed), then bytes; the length with the NUL, or
- * count with the last byte made a NUL, or -EFAULT. */
-static int copy_user_str(u8 *dst, u64 src, u32 count)
+/* strncpy_from_user() on x86-64: words while 8 bytes remain (the word holding the NUL written
+ * whole, its bytes after the NUL zeroed), then bytes; the string's length (its NUL copied), or
+ * count (no NUL), or -EFAULT. */
+static int strncpy_user(u8 *dst, u64 src, u32 count)
 {
-	struct src_cursor *c = malloc(sizeof(*c));
+	struct src_cursor *c;
 	u32 res = 0, max = count;
 	int ret = -EFAULT;
 
-	if (!count) {
-		free(c);
+	if (!count)
 		return 0;
-	}
+	c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->page = 1;
@@ -491,13 +487,37 @@ bytes:
 	ret = (int)res; /* (res == count: the whole count read) */
 done:
 	free(c);
-	if (ret >= (int)count) {
+	return ret;
+}
+
+/* strncpy_from_user_nofault(): the length with the NUL, or count with the last byte made a
+ * NUL, or -EFAULT. */
+static int copy_user_str(u8 *dst, u64 src, u32 count)
+{
+	int ret = strncpy_user(dst, src, count);
+
+	if (ret >= (int)count && count) {
 		ret = (int)count;
 		dst[ret - 1] = 0;
-	} else if (ret >= 0) {
+	} else if (ret >= 0 && count) {
 		ret++;
 	}
 	return ret;
+}
+
+/* The sleepable string copy (copy_user_str_sleepable()): strncpy_from_user() of one byte less
+ * than count, then a NUL after what it copied; the length with the NUL, or -EFAULT. */
+static int copy_user_str_sleepable(u8 *dst, u64 src, u32 count)
+{
+	int ret;
+
+	if (!count)
+		return 0;
+	ret = strncpy_user(dst, src, count - 1);
+	if (ret < 0)
+		return ret;
+	dst[ret] = 0;
+	return ret + 1;
 }
 
 /* strncpy_from_kernel_nofault(): byte by byte up to the NUL or count, the last byte made a
@@ -617,4 +637,69 @@ u64 bpf_probe_read_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 
 u64 bpf_probe_read_kernel_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
 	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_kernel_str);
+}
+
+/* copy_from_user(): the bytes up to the first it cannot read copied, the rest of dst zeroed,
+ * and -EFAULT; nothing past user space (all of dst zeroed), and an empty copy succeeds at any
+ * address. */
+static int copy_user_data_sleepable(u8 *dst, u64 src, u32 n)
+{
+	u32 done = 0;
+
+	if (!n)
+		return 0;
+	if (src + n >= src && src + n <= USER_PTR_MAX && src + n - 1 <= UINTPTR_MAX)
+		while (done < n) { /* (a page at a time: what can be read is whole pages) */
+			u32 chunk = 4096 - (u32)((src + done) & 4095);
+
+			if (chunk > n - done)
+				chunk = n - done;
+			if (!copy_nofault(dst + done, (const void *)(uintptr_t)(src + done), chunk))
+				break;
+			done += chunk;
+		}
+	if (done == n)
+		return 0;
+	memset(dst + done, 0, n - done);
+	return -EFAULT;
+}
+
+/* The sleepable forms (KF_SLEEPABLE): copy_from_user() where the probe reads use the nofault
+ * copy (partial copies zero-filled; for strings: one byte less read, a NUL after the copy). */
+u64 bpf_copy_from_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_data_sleepable);
+}
+
+u64 bpf_copy_from_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
+{
+	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_user_str_sleepable);
+}
+
+/* bpf_copy_from_user_str(dst, dst__sz, src, flags): unknown flags -EINVAL first; a string of
+ * at most dst__sz - 1 bytes and its NUL, the length with the NUL returned; BPF_F_PAD_ZEROS
+ * zeroes the rest of dst, or all of it on -EFAULT (else dst keeps what was copied). */
+#define PAD_ZEROS 1 /* BPF_F_PAD_ZEROS (6.12 uapi) */
+
+u64 bpf_copy_from_user_str_kfunc(u64 dst, u64 size, u64 src, u64 flags, u64 a5)
+{
+	u8 *d = (u8 *)(uintptr_t)dst;
+	u32 n = (u32)size;
+	int ret;
+
+	if (flags & ~(u64)PAD_ZEROS)
+		return ret32(-EINVAL);
+	if (!n)
+		return 0;
+	ret = strncpy_user(d, src, n - 1);
+	if (ret < 0) {
+		if (flags & PAD_ZEROS)
+			memset(d, 0, n);
+		return ret32(ret);
+	}
+	if (flags & PAD_ZEROS)
+		memset(d + ret, 0, n - (u32)ret);
+	else
+		d[ret] = 0;
+	return ret32(ret + 1);
 }

@@ -38,6 +38,9 @@ u64 bpf_dynptr_memset_kfunc(u64 p, u64 offset, u64 size, u64 val, u64 a5);
 u64 bpf_probe_read_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
 u64 bpf_probe_read_kernel_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
 u64 bpf_probe_read_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_copy_from_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_copy_from_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
+u64 bpf_copy_from_user_str_kfunc(u64 dst, u64 size, u64 src, u64 flags, u64 a5);
 u64 bpf_probe_read_kernel_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5);
 
 /* Makes the 16 bytes at p a local dynptr over [data, data + size) (a user ring buffer

@@ -428,6 +428,12 @@ static const struct helper helpers[] = {
 					     false, RET_INTEGER,
 					     ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
 						  ARG_ANYTHING) }, ALL_TYPES },
+	/* (a base helper in 6.18, which the verifier refuses to programs that are not
+	 * sleepable) */
+	[BPF_FUNC_copy_from_user] = { { h_copy_from_user, "bpf_copy_from_user", false, false,
+					RET_INTEGER,
+					ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+					     ARG_ANYTHING), .might_sleep = true }, ALL_TYPES },
 	[BPF_FUNC_probe_read_kernel_str] = { { h_probe_read_kernel_str,
 					       "bpf_probe_read_kernel_str", true, false, RET_INTEGER,
 					       ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,

@@ -83,6 +83,9 @@ struct bpf_func_proto {
 	 * verifier forgets every packet pointer after a call, as the kernel does.  (userbpf's
 	 * helpers write in place, but a program must pass the kernel's verifier too.) */
 	bool changes_pkt_data;
+	/* May sleep (the kernel's might_sleep): only sleepable programs have it, and not inside
+	 * an RCU read section or with preemption off. */
+	bool might_sleep;
 };
 
 /* The prototype of helper func_id for a program of prog_type, or NULL if that program type may

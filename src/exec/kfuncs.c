@@ -159,6 +159,9 @@ static u64 bpf_rcu_read_lock_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 }
 
 static const struct kfunc_desc kfuncs[] = {
+	{ "bpf_copy_from_user_dynptr", bpf_copy_from_user_dynptr_kfunc, KF_SLEEPABLE },
+	{ "bpf_copy_from_user_str", bpf_copy_from_user_str_kfunc, KF_SLEEPABLE },
+	{ "bpf_copy_from_user_str_dynptr", bpf_copy_from_user_str_dynptr_kfunc, KF_SLEEPABLE },
 	{ "bpf_dynptr_adjust", bpf_dynptr_adjust_kfunc, 0 },
 	{ "bpf_dynptr_clone", bpf_dynptr_clone_kfunc, 0 },
 	{ "bpf_dynptr_copy", bpf_dynptr_copy_kfunc, 0 },

@@ -11,6 +11,8 @@
 
 /* The kernel's kfunc flags (include/linux/btf.h), those userbpf's kfuncs carry. */
 #define KF_RET_NULL (1u << 2)	/* the result may be NULL: the program must check it */
+#define KF_SLEEPABLE (1u << 5)	/* may sleep: sleepable programs only, not in RCU or
+				 * preemption-off regions */
 #define KF_ITER_NEW (1u << 8)	/* makes the iterator its first argument points at */
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */

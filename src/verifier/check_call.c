@@ -959,6 +959,17 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		verbose(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
 		return -EINVAL;
 	}
+	/* a helper that may sleep: in sleepable programs only, not where they must not (before
+	 * its arguments, as the kernel checks) */
+	if (fn->might_sleep && !(env->prog->prog_flags & BPF_F_SLEEPABLE)) {
+		verbose(env, "helper call might sleep in a non-sleepable prog\n");
+		return -EINVAL;
+	}
+	if (fn->might_sleep && (env->cur->active_rcu_lock || env->cur->active_preempt_locks)) {
+		verbose(env, "sleepable helper %s#%d in %s region\n", helper_name_of(id), id,
+			env->cur->active_rcu_lock ? "rcu_read_lock" : "non-preemptible");
+		return -EINVAL;
+	}
 	for (int i = 0; i < 5; i++) {
 		err = check_arg(env, fn, i, &map, &cb_sub, *insn_idx);
 		if (err)

@@ -416,9 +416,20 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "calling kernel function %s is not allowed\n", k.name);
 		return -EACCES;
 	}
+	if ((desc->flags & KF_SLEEPABLE) && !(env->prog->prog_flags & BPF_F_SLEEPABLE)) {
+		verbose(env, "program must be sleepable to call sleepable kfunc %s\n", k.name);
+		return -EACCES;
+	}
 	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
 		return err;
+	/* (after its arguments, as the kernel checks) */
+	if ((desc->flags & KF_SLEEPABLE) &&
+	    (env->cur->active_rcu_lock || env->cur->active_preempt_locks)) {
+		verbose(env, "kernel func %s is sleepable within %s region\n", k.name,
+			env->cur->active_rcu_lock ? "rcu_read_lock" : "non-preemptible");
+		return -EACCES;
+	}
 	if (env->cur->active_rcu_lock && (desc->flags & KF_RCU_LOCK)) {
 		verbose(env, "nested rcu read lock (kernel function %s)\n", k.name);
 		return -EINVAL;

@@ -18,6 +18,9 @@
 u64 clock_ns(clockid_t clk);
 bool copy_nofault(void *dst, const void *src, size_t size);
 bool nofault_allowed(u64 addr);
+
+/* x86-64's highest user address (TASK_SIZE_MAX): user copies end at or below it. */
+#define USER_PTR_MAX 0x00007ffffffff000ull
 int copy_str_nofault(char *dst, const char *src, size_t size);
 
 #define HELPER(name) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
@@ -60,6 +63,7 @@ HELPER(h_probe_read);
 HELPER(h_probe_read_str);
 HELPER(h_probe_read_kernel);
 HELPER(h_probe_read_kernel_str);
+HELPER(h_copy_from_user);
 
 /* string.c */
 HELPER(h_trace_printk);

@@ -99,3 +99,18 @@ u64 h_probe_read_kernel_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 	}
 	return h_probe_read_str(dst, size, src, a4, a5);
 }
+
+/* bpf_copy_from_user() (sleepable programs): copy_from_user(), whose empty copy succeeds at any
+ * address; a copy past user space or not all readable zeroes dst and gives -EFAULT. */
+u64 h_copy_from_user(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	u32 n = (u32)size;
+
+	if (!n)
+		return 0;
+	if (likely(src + n >= src && src + n <= USER_PTR_MAX && src <= UINTPTR_MAX &&
+		   copy_nofault(PTR(dst), PTR(src), n)))
+		return 0;
+	memset(PTR(dst), 0, n);
+	return (u64)-EFAULT;
+}
