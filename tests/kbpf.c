@@ -15,7 +15,6 @@
 #include "test.h"
 #include "userbpf/insn.h"
 
-#define ENOTSUPP 524 /* the kernel's, not libc's */
 
 static int under_valgrind = -1;
 

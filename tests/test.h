@@ -42,6 +42,11 @@ int test_failed_now(void);
 			test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);                       \
 	} while (0)
 
+/* The kernel's internal "not supported" errno, which bpf() returns (not in libc's errno.h). */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
 #define REQUIRE(cond)                                                                            \
 	do {                                                                                     \
 		if (!(cond)) {                                                                   \

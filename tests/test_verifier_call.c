@@ -225,6 +225,30 @@ static const struct vcase cases[] = {
 	  BPF_MOV64_IMM(2, 16), BPF_MOV64_IMM(3, 0), BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel_str),
 	  BPF_MOV64_REG(6, 0), BPF_EMIT_CALL(BPF_FUNC_get_smp_processor_id), R0_0, EXIT }, ACCEPT,
 	  .full_log = true, .log_level = 2 },
+	/* bpf_get_func_ip(): the tracing programs have it, only kprobes (of userbpf's types) may
+	 * call it */
+	{ "func_ip_kprobe", KPROBE, { CALL(get_func_ip), EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	{ "func_ip_tp", TP, { CALL(get_func_ip), EXIT }, REJECT,
+	  "func bpf_get_func_ip#173 not supported for program type 5", ENOTSUPP, .full_log = true },
+	{ "func_ip_raw_tp", BPF_PROG_TYPE_RAW_TRACEPOINT, { CALL(get_func_ip), EXIT }, REJECT,
+	  "func bpf_get_func_ip#173 not supported for program type 17", ENOTSUPP, .full_log = true },
+	{ "func_ip_perf_event", BPF_PROG_TYPE_PERF_EVENT, { CALL(get_func_ip), EXIT }, REJECT,
+	  "func bpf_get_func_ip#173 not supported for program type 7", ENOTSUPP,
+	  .full_log = true },
+	{ "func_ip_syscall", BPF_PROG_TYPE_SYSCALL, { CALL(get_func_ip), EXIT }, REJECT,
+	  "func bpf_get_func_ip#173 not supported for program type 31", ENOTSUPP,
+	  .full_log = true, .prog_flags = BPF_F_SLEEPABLE },
+	{ "func_ip_xdp", XDP, { CALL(get_func_ip), EXIT }, REJECT,
+	  "program of this type cannot use helper bpf_get_func_ip#173", EINVAL, .full_log = true },
+	{ "func_ip_not_ctx", KPROBE, { BPF_MOV64_REG(1, 10), CALL(get_func_ip), EXIT }, REJECT,
+	  "R1 type=fp expected=ctx", EACCES, .full_log = true },
+	{ "func_ip_tp_not_ctx", TP, { BPF_MOV64_IMM(1, 0), CALL(get_func_ip), EXIT }, REJECT,
+	  "R1 type=scalar expected=ctx", EACCES,
+	  .full_log = true },
+	{ "func_ip_not_gpl", KPROBE, { CALL(get_func_ip), EXIT }, REJECT,
+	  "cannot call GPL-restricted function from non-GPL compatible program", EINVAL, .license = "MIT",
+	  .full_log = true },
 };
 
 TEST(verifier_call)

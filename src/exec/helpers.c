@@ -153,6 +153,10 @@ static const struct helper helpers[] = {
 	 * kernel's test runs say 0 too */
 	[BPF_FUNC_get_attach_cookie] = { { h_zero, "bpf_get_attach_cookie", false, false,
 					   RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
+	/* the address of the function a kprobe is on: 0, as the kernel's when no kprobe is
+	 * running (userbpf attaches none); the verifier allows it in kprobes only */
+	[BPF_FUNC_get_func_ip] = { { h_zero, "bpf_get_func_ip", true, false, RET_INTEGER,
+				     ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
 	[BPF_FUNC_get_stackid] = { { h_get_stackid, "bpf_get_stackid", true, false, RET_INTEGER,
 				     ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 				   TRACING_TYPES },

@@ -975,6 +975,12 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 	}
+	/* (the tracing programs have it; of those userbpf has, kprobes may call it) */
+	if (id == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE) {
+		verbose(env, "func %s#%d not supported for program type %u\n", helper_name_of(id),
+			id, env->prog->type);
+		return -ENOTSUPP;
+	}
 	if (id == BPF_FUNC_spin_lock || id == BPF_FUNC_spin_unlock) {
 		err = process_spin_lock(env, BPF_REG_1, id == BPF_FUNC_spin_lock, *insn_idx);
 		if (err)
