@@ -4,7 +4,10 @@
  * bpf_sys_close(), with which a program makes a map, fills it and closes fds.  Skipped where
  * the kernel's bpf() is unavailable.
  */
+#include <linux/btf.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -316,4 +319,101 @@ TEST(diff_syscall_prog_sys_bpf)
 		CHECK_EQ(side_map_id(s, victim[s]), 0);
 		close(prog[s]);
 	}
+}
+
+/* bpf_btf_find_by_name_kind() (a light skeleton's way to find kfuncs and ksyms): a program
+ * looks up the name in its ctx (the size and kind there too, and flags as a 64-bit value) and
+ * leaves the result in it.  Names of the kernel's own BTF (userbpf does not search modules'),
+ * ones of no type or of another kind, kinds past a u8, sizes without the NUL at the end, flags
+ * in the upper half: the kernel's results. */
+struct lookup_ctx {
+	char name[48];
+	uint32_t name_sz, kind;
+	uint64_t flags;
+	int64_t ret;
+};
+
+/* the name copied to the stack (the kernel takes no ctx for memory here) */
+#define NAME_WORD(i)                                                                             \
+	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, (i) * 8),                                      \
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -48 + (i) * 8)
+static const struct bpf_insn lookup_prog[] = {
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+	NAME_WORD(0), NAME_WORD(1), NAME_WORD(2), NAME_WORD(3), NAME_WORD(4), NAME_WORD(5),
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, offsetof(struct lookup_ctx, name_sz)),
+	BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 7),
+	BPF_JMP_IMM(BPF_JGT, BPF_REG_2, 48, 6),
+	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, offsetof(struct lookup_ctx, kind)),
+	BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_6, offsetof(struct lookup_ctx, flags)),
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -48),
+	BPF_EMIT_CALL(BPF_FUNC_btf_find_by_name_kind),
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, offsetof(struct lookup_ctx, ret)),
+	BPF_MOV64_IMM(BPF_REG_0, 0),
+	BPF_EXIT_INSN(),
+};
+
+TEST(diff_syscall_prog_btf_lookup)
+{
+	static const struct {
+		const char *name;
+		uint32_t name_sz, kind; /* (name_sz 0: the name's with its NUL) */
+		uint64_t flags;
+	} cases[] = {
+		{ "task_struct", 0, BTF_KIND_STRUCT, 0 },
+		{ "bpf_map", 0, BTF_KIND_STRUCT, 0 },
+		{ "bpf_copy_from_user_str", 0, BTF_KIND_FUNC, 0 },
+		{ "bpf_map_type", 0, BTF_KIND_ENUM, 0 },
+		{ "u32", 0, BTF_KIND_TYPEDEF, 0 },
+		{ "int", 0, BTF_KIND_INT, 0 },
+		{ "runqueues", 0, BTF_KIND_VAR, 0 },
+		{ "task_struct", 0, BTF_KIND_FUNC, 0 },		/* another kind */
+		{ "no_such_type_here", 0, BTF_KIND_STRUCT, 0 },
+		{ "task_struct", 0, 0x100 | BTF_KIND_STRUCT, 0 },	/* kind is a u8 */
+		{ "task_struct", 0, BTF_KIND_STRUCT, 1 },	/* flags */
+		{ "task_struct", 0, BTF_KIND_STRUCT, 1ull << 32 }, /* flags is an int */
+		{ "task_struct", 11, BTF_KIND_STRUCT, 0 },	/* no NUL at the end */
+		{ "task_struct", 20, BTF_KIND_STRUCT, 0 },	/* zeros after it */
+		{ "", 1, BTF_KIND_STRUCT, 0 },			/* too short */
+		{ "void", 0, 0, 0 },
+		{ "", 2, 0, 0 },
+	};
+	int prog[NSIDES], found = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s] = load(s, lookup_prog, N(lookup_prog), BPF_F_SLEEPABLE, NULL, 0).rc;
+		REQUIRE(prog[s] >= 0);
+	}
+	for (size_t i = 0; i < N(cases); i++) {
+		struct lookup_ctx ctx[NSIDES];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+		char what[96];
+
+		for (int s = 0; s < NSIDES; s++) {
+			memset(&ctx[s], 0, sizeof(ctx[s]));
+			strcpy(ctx[s].name, cases[i].name);
+			ctx[s].name_sz = cases[i].name_sz ? cases[i].name_sz
+							  : (uint32_t)strlen(cases[i].name) + 1;
+			ctx[s].kind = cases[i].kind;
+			ctx[s].flags = cases[i].flags;
+			ctx[s].ret = -1000;
+			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, &ctx[s], sizeof(ctx[s]), NULL,
+						 0, &ret[s]);
+		}
+		snprintf(what, sizeof(what), "\"%s\" (size %u) kind %#x flags %#llx", cases[i].name,
+			 ctx[K].name_sz, cases[i].kind, (unsigned long long)cases[i].flags);
+		if (!AGREE(what, r))
+			continue;
+		found += ctx[K].ret > 0;
+		if (getenv("TEST_VERBOSE"))
+			printf("%s: %lld\n", what, (long long)ctx[K].ret);
+		if (ctx[U].ret != ctx[K].ret)
+			test_fail(__FILE__, __LINE__, "%s: the kernel finds %lld, userbpf %lld", what,
+				  (long long)ctx[K].ret, (long long)ctx[U].ret);
+	}
+	CHECK(found >= 6);
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
 }

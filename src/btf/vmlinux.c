@@ -115,17 +115,22 @@ const struct btf *btf_vmlinux(void)
 	return vmlinux;
 }
 
-u32 btf_find_func(const struct btf *btf, const char *name)
+u32 btf_find_by_name_kind(const struct btf *btf, const char *name, u32 kind)
 {
 	for (u32 id = 1; id < btf->nr_types; id++) {
 		const struct btf_type *t = btf->types[id];
 		const char *n;
 
-		if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
+		if (BTF_INFO_KIND(t->info) != kind)
 			continue;
 		n = btf_str_by_offset(btf, t->name_off);
 		if (n && !strcmp(n, name))
 			return id;
 	}
 	return 0;
+}
+
+u32 btf_find_func(const struct btf *btf, const char *name)
+{
+	return btf_find_by_name_kind(btf, name, BTF_KIND_FUNC);
 }

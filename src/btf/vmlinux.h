@@ -19,7 +19,9 @@ struct btf *btf_parse_file(const char *path, int *err);
 struct btf *btf_parse_blob(const u8 *data, u32 size, int *err);
 void btf_free_parsed(struct btf *btf);
 
-/* The id of the BTF_KIND_FUNC called name in btf, or 0. */
+/* The id of the first type of that kind called name in btf, or 0. */
+u32 btf_find_by_name_kind(const struct btf *btf, const char *name, u32 kind);
+/* ... of the BTF_KIND_FUNC called name. */
 u32 btf_find_func(const struct btf *btf, const char *name);
 
 #endif

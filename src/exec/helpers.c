@@ -13,6 +13,7 @@
  */
 #include <unistd.h>
 
+#include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
 #include "exec/bpf_timer.h"
 #include "rcu.h"
@@ -774,10 +775,32 @@ static u64 h_sys_close(u64 fd, u64 a2, u64 a3, u64 a4, u64 a5)
 	return (u64)(s64)ret;
 }
 
+/* bpf_btf_find_by_name_kind(name, name_sz, kind, flags): the id of a type of the kernel's BTF
+ * (kind is a u8 there, name_sz and flags ints), as light skeletons resolve kfuncs and ksyms; the
+ * kernel's modules' BTF is not searched (userbpf reads none), which the kernel would answer
+ * with the module BTF's new fd in the upper 32 bits. */
+static u64 h_btf_find_by_name_kind(u64 name, u64 name_sz, u64 kind, u64 flags, u64 a5)
+{
+	const struct btf *btf;
+	const char *n = PTR(name);
+	int sz = (int)name_sz;
+	u32 id;
+
+	if ((int)flags || sz <= 1 || n[sz - 1])
+		return (u64)-EINVAL;
+	btf = btf_vmlinux();
+	if (!btf)
+		return (u64)-EINVAL; /* (the kernel's answer without a BTF of its own) */
+	id = btf_find_by_name_kind(btf, n, (u8)kind);
+	return id ? id : (u64)-ENOENT;
+}
+
 static const struct helper syscall_helpers[] = {
 	{ { h_sys_bpf, "bpf_sys_bpf", false, false, RET_INTEGER,
 	    ARGS(ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 },
 	{ { h_sys_close, "bpf_sys_close", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 },
+	{ { h_btf_find_by_name_kind, "bpf_btf_find_by_name_kind", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING, ARG_ANYTHING) }, 0 },
 };
 
 /* A sock_ops program's own helpers (the socket's options, its callbacks, socket maps, TCP
@@ -991,12 +1014,14 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return sk_skb_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_SK_MSG)
 		return sk_msg_helper_proto(func_id);
-	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf() and close(), then
-	 * the tracing helpers (not the kernel's BTF or kallsyms lookups) */
+	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf(), close() and the
+	 * kernel BTF's lookup, then the tracing helpers (not the kernel's kallsyms lookup) */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_bpf)
 		return &syscall_helpers[0].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_close)
 		return &syscall_helpers[1].proto;
+	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_btf_find_by_name_kind)
+		return &syscall_helpers[2].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_get_attach_cookie)
 		return NULL; /* (a syscall program has no trampoline, the kernel's condition) */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL)
