@@ -150,10 +150,23 @@ $(BENCH): ALL_CFLAGS += -DHAVE_LIBBPF
 $(BENCH): BENCH_LIBS := -lbpf
 # tests/test_preload.c runs this libbpf user with the preload library
 LIBBPF_USER := $(BUILD)/tests/libbpf-user
-$(LIBBPF_USER): tests/preload/libbpf_user.c
+$(LIBBPF_USER): tests/preload/libbpf_user.c $(wildcard tests/preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lbpf
 $(TESTS): $(LIBBPF_USER)
+# ... and this light skeleton user (bpftool's `gen skeleton -L`: no libbpf at run time, its
+# skel_internal.h only), where bpftool is installed
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
+ifneq ($(BPFTOOL),)
+LSKEL_USER := $(BUILD)/tests/lskel-user
+$(BUILD)/tests/lskel/xdp_lskel_counts.lskel.h: $(BUILD)/tests/corpus/xdp_lskel_counts.bpf.o
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) gen skeleton -L $< name xdp_lskel_counts > $@.tmp && mv $@.tmp $@
+$(LSKEL_USER): tests/preload/lskel_user.c tests/preload/fd_kind.h \
+		$(BUILD)/tests/lskel/xdp_lskel_counts.lskel.h
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests/lskel $(LDFLAGS) -o $@ $<
+$(TESTS): $(LSKEL_USER)
+endif
 endif
 else
 BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
@@ -161,7 +174,8 @@ endif
 # --- end of CLI block --------------------------------------------------------------------------
 $(TESTS): $(PRELOAD)
 $(BUILD)/tests/test_preload.o: ALL_CFLAGS += -DPRELOAD_PATH='"$(PRELOAD)"' \
-	-DLIBBPF_USER_PATH='"$(LIBBPF_USER)"' -DLOADER_OBJ_DIR='"$(BUILD)"'
+	-DLIBBPF_USER_PATH='"$(LIBBPF_USER)"' -DLSKEL_USER_PATH='"$(LSKEL_USER)"' \
+	-DLOADER_OBJ_DIR='"$(BUILD)"'
 
 $(PLUGIN): $(PLUGIN_OBJS) $(LIB_A)
 	$(CC) $(ARCHFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(PLUGIN_OBJS) $(LIB_A) $(LDLIBS)

@@ -228,9 +228,7 @@ struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint3
 	return side_call(s, BPF_PROG_LOAD, &a);
 }
 
-/* The error line of a level-1 log: the last line before "processed ..." (cut there); NULL
- * without that line (6.18 ends some messages without a newline, which glues them to it). */
-static const char *error_line(char *log)
+const char *log_error_line(char *log)
 {
 	char *end = strstr(log, "\nprocessed"), *p;
 
@@ -258,7 +256,7 @@ bool verdicts_agree_eat_at(const char *file, int line, const char *what, uint32_
 	r[K] = side_prog_load_eat_log(K, type, eat, k_insns, cnt, log[K], sizeof(log[K]));
 	r[U] = side_prog_load_eat_log(U, type, eat, u_insns, cnt, log[U], sizeof(log[U]));
 	if (results_agree_at(file, line, what, r) && r[K].rc < 0) {
-		const char *ek = error_line(log[K]), *eu = error_line(log[U]);
+		const char *ek = log_error_line(log[K]), *eu = log_error_line(log[U]);
 
 		if (ek && eu && strcmp(ek, eu))
 			test_fail(file, line, "%s: kernel says \"%s\", userbpf \"%s\"", what, ek,

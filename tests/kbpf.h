@@ -154,6 +154,10 @@ struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint3
 				       const struct bpf_insn *insns, uint32_t cnt, char *log,
 				       size_t log_size, uint32_t level);
 
+/* The error line of a level-1 log: the last line before "processed ..." (cut there); NULL
+ * without that line (6.18 ends some messages without a newline, which glues them to it). */
+const char *log_error_line(char *log);
+
 /* Loads one program on both sides (k_insns and u_insns: the same program with each side's map
  * fds): the verdicts must agree and, for a rejection, the error line (the last one before
  * "processed ..."); failures are reported at file:line. */

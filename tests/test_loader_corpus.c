@@ -107,6 +107,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_dynptr_global_uninit", false },
 	{ "xdp_kfunc_dynptr", true, .kfunc = "bpf_dynptr_slice" },
 	{ "xdp_iter_bytes", true, .kfunc = "bpf_iter_num_new" },
+	{ "xdp_lskel_counts", true, .kfunc = "bpf_iter_num_new" },
 	{ "xdp_string_kfuncs", true, .kfunc = "bpf_strnstr" }, /* (6.17 and later) */
 	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },
 };

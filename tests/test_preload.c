@@ -23,8 +23,9 @@
 
 #define OUT_MAX 8192
 
-/* Runs the helper (with the preload library if preload) with args (NULL: the object directory)
- * into out (size bytes); its exit status, or -1. */
+/* Runs a helper program (with the preload library if preload): args[0] with args, or (args
+ * NULL) the libbpf user on the object directory, its output into out (size bytes); its exit
+ * status, or -1. */
 static int run_user_args(bool preload, char *const *args, char *out, size_t size)
 {
 	char tmpl[] = "/tmp/userbpf-preload-XXXXXX";
@@ -44,7 +45,7 @@ static int run_user_args(bool preload, char *const *args, char *out, size_t size
 		else
 			unsetenv("LD_PRELOAD");
 		if (args)
-			execv(LIBBPF_USER_PATH, args);
+			execv(args[0], args);
 		else
 			execl(LIBBPF_USER_PATH, LIBBPF_USER_PATH, LOADER_OBJ_DIR, (char *)NULL);
 		_exit(127);
@@ -104,6 +105,39 @@ TEST(preload_libbpf_runs_on_userbpf)
 	if (!strstr(k, "skip pin"))
 		CHECK(strchr(u, '\n') && strchr(k, '\n') &&
 		      !strcmp(strchr(u, '\n'), strchr(k, '\n')));
+}
+
+/* A light skeleton (bpftool gen skeleton -L), which loads itself through a syscall program:
+ * the XDP program's verdicts, its .bss, .data and .rodata (mmap()ed maps, .rodata set before
+ * load) and its hash map, read after its runs, are the table's, and the kernel's where its
+ * bpf() is available. */
+TEST(preload_light_skeleton)
+{
+	static char u[OUT_MAX], k[OUT_MAX];
+	char *args[] = { (char *)LSKEL_USER_PATH, NULL };
+	int rc;
+
+	if (SANITIZED)
+		SKIP("a sanitizer build: its library cannot be preloaded into an uninstrumented "
+		     "program");
+	if (!LSKEL_USER_PATH[0] || access(LSKEL_USER_PATH, X_OK) || access(PRELOAD_PATH, R_OK))
+		SKIP("no bpftool (or libbpf's headers) for this build: the light skeleton user is "
+		     "not built");
+	if (!btf_vmlinux())
+		SKIP("no kernel BTF: the skeleton's kfunc cannot be resolved");
+	rc = run_user_args(true, args, u, sizeof(u));
+	if (rc)
+		test_fail(__FILE__, __LINE__, "lskel-user on userbpf: status %d:\n%s", rc, u);
+	CHECK(strstr(u, "backend: userbpf\n"));
+	CHECK(strstr(u, "verdicts: 2 1 2 2 2 1 2\n"));
+	CHECK(strstr(u, ".bss: total_bytes 1842, short_packets 2; .data: head_sum "));
+	CHECK(strstr(u, "; .rodata: min_len 60\n"));
+	CHECK(strstr(u, "protos: 1:1 6:3 17:1 47:No such file or directory\n"));
+	if (!kernel_bpf_available())
+		return;
+	CHECK_EQ(run_user_args(false, args, k, sizeof(k)), 0);
+	CHECK(strstr(k, "backend: kernel\n"));
+	CHECK(strchr(u, '\n') && strchr(k, '\n') && !strcmp(strchr(u, '\n'), strchr(k, '\n')));
 }
 
 /* Every BPF object of the build (examples, corpus, loader fixtures), opened and loaded by libbpf:

@@ -110,6 +110,11 @@ static struct bpf_insn *prepare_dump(const struct bpf_prog *prog)
 		if (m) {
 			insns[i].imm = (s32)m->obj.id;
 			insns[i + 1].imm = (s32)off;
+			/* a map named by index shows as one named by fd, as the kernel's dump */
+			if (insns[i].src_reg == BPF_PSEUDO_MAP_IDX)
+				insns[i].src_reg = BPF_PSEUDO_MAP_FD;
+			if (insns[i].src_reg == BPF_PSEUDO_MAP_IDX_VALUE)
+				insns[i].src_reg = BPF_PSEUDO_MAP_VALUE;
 		}
 		i++;
 	}

@@ -431,7 +431,7 @@ int check_ld_imm(struct verifier_env *env, const struct bpf_insn *insn)
 		dst->mem_size = 0;
 		return 0;
 	}
-	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
+	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
 		mark_ptr(dst, PTR_TO_MAP_VALUE);
 		dst->off = (s32)env->aux[idx].map_off;
 	} else {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "btf/vmlinux.h"
+#include "exec/helpers/impl.h"
 #include "exec/kfuncs.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -129,14 +130,28 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	case BPF_PSEUDO_BTF_ID:
 		return resolve_btf_id(env, in);
 	case BPF_PSEUDO_MAP_VALUE:
+	case BPF_PSEUDO_MAP_IDX_VALUE:
 		break;
 	case BPF_PSEUDO_MAP_FD:
+	case BPF_PSEUDO_MAP_IDX:
 		if (in[1].imm == 0)
 			break;
 		/* fallthrough */
 	default:
 		verbose(env, "unrecognized bpf_ld_imm64 insn\n");
 		return -EINVAL;
+	}
+	/* the _IDX forms name the map by its index in fd_array (what light skeletons send) */
+	if (in[0].src_reg == BPF_PSEUDO_MAP_IDX || in[0].src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
+		u64 at = env->fd_array + (u64)(s64)in[0].imm * sizeof(fd);
+
+		if (!env->fd_array) {
+			verbose(env, "fd_idx without fd_array is invalid\n");
+			return -EPROTO;
+		}
+		if (at > UINTPTR_MAX - sizeof(fd) ||
+		    !copy_nofault(&fd, (const void *)(uintptr_t)at, sizeof(fd)))
+			return -EFAULT;
 	}
 	rcu_read_lock();
 	obj = obj_from_fd(fd, OBJ_MAP, &err);
@@ -186,7 +201,7 @@ static int resolve_one(struct verifier_env *env, u32 i)
 		return -EINVAL;
 	}
 	env->aux[i].map = map;
-	if (in[0].src_reg == BPF_PSEUDO_MAP_FD) {
+	if (in[0].src_reg == BPF_PSEUDO_MAP_FD || in[0].src_reg == BPF_PSEUDO_MAP_IDX) {
 		addr = (uintptr_t)map;
 	} else {
 		u32 off = (u32)in[1].imm;

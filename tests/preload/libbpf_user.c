@@ -29,6 +29,7 @@
 #include <bpf/libbpf.h>
 
 #include "core_dump.h"
+#include "fd_kind.h"
 
 static int failed;
 
@@ -58,18 +59,6 @@ static void tcp_frame(unsigned char *f, unsigned short dport)
 	ip->protocol = IPPROTO_TCP;
 	ip->tot_len = htons(64 - sizeof(*eth));
 	tcp->dest = htons(dport);
-}
-
-static const char *fd_kind(int fd)
-{
-	static char buf[128];
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	return strstr(buf, "memfd:") ? "userbpf" : strstr(buf, "anon_inode:") ? "kernel" : buf;
 }
 
 /* bpf_obj_pin() and bpf_obj_get() in a temporary directory: on the kernel, a BPF filesystem
