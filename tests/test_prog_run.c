@@ -329,6 +329,36 @@ static struct xdp_md xdp_ctx_plain = { .data_end = 58 };
 	BPF_MOV64_IMM(BPF_REG_2, off), BPF_LD_IMM64(BPF_REG_3, from), BPF_LD_IMM64(BPF_REG_4, to), \
 		BPF_LD_IMM64(BPF_REG_5, flags), BPF_EMIT_CALL(BPF_FUNC_##fn), BPF_EXIT_INSN()
 
+/* The packet's u32 at off (26: the IPv4 source) written directly to 0x0d0c0b0a (if write); then
+ * r0 = bpf_csum_update(skb, csum) with csum the change's bpf_csum_diff() (mode 1) or a bogus
+ * 0x1234 (mode 2), or no update (mode 0: r0 = 0x1234); a result >= 0 folded to 16 bits (the
+ * kernel's 32-bit form and userbpf's 16-bit one agree there) */
+/* jumps over n instructions if cond, a branch the verifier sees both ways (r6 is the ctx, never
+ * NULL), which leaves no unreachable instruction */
+#define SKIP_IF(cond, n) BPF_JMP_IMM(BPF_JNE, BPF_REG_6, 0, (cond) ? (n) : 0)
+#define CSUM_UPDATE_PROG(off, write, mode)                                                       \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),                                                     \
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, SKB_OFF(data)),                         \
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, SKB_OFF(data_end)),                     \
+		BPF_MOV64_REG(BPF_REG_4, BPF_REG_2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, off + 4), \
+		BPF_JMP_REG(BPF_JLE, BPF_REG_4, BPF_REG_3, 2), BPF_MOV64_IMM(BPF_REG_0, 99),     \
+		BPF_EXIT_INSN(), BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_2, off),                  \
+		BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_5, -8),                                   \
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0x0d0c0b0a), SKIP_IF(!(write), 1),       \
+		BPF_ST_MEM(BPF_W, BPF_REG_2, off, 0x0d0c0b0a), BPF_MOV64_IMM(BPF_REG_0, 0x1234), \
+		SKIP_IF(!((mode) == 1), 8),                                                  \
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8),     \
+		BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),               \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -4), BPF_MOV64_IMM(BPF_REG_4, 4),              \
+		BPF_MOV64_IMM(BPF_REG_5, 0), BPF_EMIT_CALL(BPF_FUNC_csum_diff),                  \
+		SKIP_IF((mode) == 0, 3), BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),             \
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_0), BPF_EMIT_CALL(BPF_FUNC_csum_update),        \
+		BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 0, 8), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),     \
+		BPF_ALU64_IMM(BPF_RSH, BPF_REG_1, 16), BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff), \
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), \
+		BPF_ALU64_IMM(BPF_RSH, BPF_REG_1, 16), BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff), \
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1), BPF_EXIT_INSN()
+
 /* r0 = bpf_redirect(ifindex, flags) */
 #define REDIRECT_PROG(ifindex, flags)                                                            \
 	BPF_MOV64_IMM(BPF_REG_1, ifindex), BPF_LD_IMM64(BPF_REG_2, flags),                       \
@@ -881,6 +911,25 @@ TEST(prog_test_run_vs_kernel)
 		{ "cls: l4_csum_replace odd offset", CLS,
 		  PROG(CSUM_REPLACE_PROG(l4_csum_replace, 41, 0, 0x1234, 0)), pkt_ip4,
 		  sizeof(pkt_ip4) },
+		{ "cls: csum_update, not CHECKSUM_COMPLETE", CLS, PROG(CSUM_UPDATE_PROG(26, 1, 1)),
+		  pkt_ip4, sizeof(pkt_ip4) },
+		{ "cls: csum_update, CHECKSUM_COMPLETE", CLS, PROG(CSUM_UPDATE_PROG(26, 1, 1)),
+		  pkt_ip4, sizeof(pkt_ip4), .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: csum_update at an odd offset, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_UPDATE_PROG(27, 1, 1)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: a direct write without csum_update, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_UPDATE_PROG(26, 1, 0)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: csum_update of a change not made, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_UPDATE_PROG(26, 0, 1)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: csum_update of a wrong sum, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_UPDATE_PROG(26, 1, 2)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
+		{ "cls: csum_update, no write, CHECKSUM_COMPLETE", CLS,
+		  PROG(CSUM_UPDATE_PROG(26, 0, 0)), pkt_ip4, sizeof(pkt_ip4),
+		  .flags = BPF_F_TEST_SKB_CHECKSUM_COMPLETE },
 		{ "cls: redirect", CLS, PROG(REDIRECT_PROG(1, 0)), pkt_ip4, sizeof(pkt_ip4) },
 		{ "cls: redirect ingress", CLS, PROG(REDIRECT_PROG(1, BPF_F_INGRESS)), pkt_ip4,
 		  sizeof(pkt_ip4) },

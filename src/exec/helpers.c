@@ -95,6 +95,9 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_csum_level] = { { h_csum_level, "bpf_csum_level", false, false, RET_INTEGER,
 				    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
 				  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_csum_update] = { { h_csum_update, "bpf_csum_update", false, false, RET_INTEGER,
+				     ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING) },
+				   TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_redirect_neigh] = { { h_redirect_neigh, "bpf_redirect_neigh", false, false,
 					RET_INTEGER, ARGS(ARG_ANYTHING, ARG_PTR_TO_MEM_OR_NULL,
 							  ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING) },
@@ -619,6 +622,7 @@ static const struct bpf_func_proto *lwt_helper_proto(u32 func_id, u32 prog_type)
 	case BPF_FUNC_skb_change_head:
 	case BPF_FUNC_skb_store_bytes:
 	case BPF_FUNC_csum_level:
+	case BPF_FUNC_csum_update:
 	case BPF_FUNC_l3_csum_replace:
 	case BPF_FUNC_l4_csum_replace:
 	case BPF_FUNC_set_hash_invalid:

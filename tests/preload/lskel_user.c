@@ -53,6 +53,7 @@ int main(void)
 		return 1;
 	}
 	printf("backend: %s\n", fd_kind(skel->maps.protos.map_fd));
+	skel->data->head_sum = 0x5a5a0000; /* (the program reads what user space writes) */
 	printf("verdicts:");
 	for (size_t i = 0; i < sizeof(packets) / sizeof(packets[0]); i++) {
 		union bpf_attr a;

@@ -173,3 +173,20 @@ u64 h_l4_csum_replace(u64 ctx, u64 off, u64 from, u64 to, u64 flags)
 		st16(p, 0xffff); /* CSUM_MANGLED_0 */
 	return 0;
 }
+
+/* bpf_csum_update(skb, csum): adds csum (a bpf_csum_diff() of bytes the program changed
+ * directly) to a CHECKSUM_COMPLETE skb's checksum and returns it; -ENOTSUPP for any other skb.
+ * The kernel returns its 32-bit sum as x86's csum_add() leaves it; userbpf keeps the sum in its
+ * own form and returns it folded to 16 bits, the same value once folded (README). */
+u64 h_csum_update(u64 ctx, u64 csum, u64 a3, u64 a4, u64 a5)
+{
+	struct run_skb *skb = run_skb_of(PTR(ctx));
+	u16 add;
+
+	if (!skb->csum_complete)
+		return (u64)-ENOTSUPP;
+	/* csum is little-endian words' sum; skb->csum big-endian words' (csum_add_bytes()) */
+	add = __builtin_bswap16(csum_fold16((u32)csum));
+	skb->csum = csum_fold16(csum_add32(csum_fold16(skb->csum), add));
+	return __builtin_bswap16(csum_fold16(skb->csum));
+}

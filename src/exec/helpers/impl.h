@@ -81,6 +81,7 @@ HELPER(h_skb_change_head);
 HELPER(h_skb_adjust_room);
 HELPER(h_skb_change_proto);
 HELPER(h_csum_level);
+HELPER(h_csum_update);
 HELPER(h_skb_vlan_push);
 HELPER(h_skb_vlan_pop);
 HELPER(h_get_hash_recalc);
