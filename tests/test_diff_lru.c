@@ -290,7 +290,8 @@ TEST(diff_lru_evictions)
 				uint32_t flags = BPF_F_ZERO_SEED | (common ? 0 : BPF_F_NO_COMMON_LRU);
 				size_t vs = 8 * (types[t] == BPF_MAP_TYPE_LRU_PERCPU_HASH
 						 ? (size_t)userbpf_num_possible_cpus() : 1);
-				uint64_t rng = 0x9e3779b97f4a7c15ull ^ (t << 40 | (uint64_t)common << 32 | max);
+				uint64_t rng = 0x9e3779b97f4a7c15ull ^
+					       ((uint64_t)t << 40 | (uint64_t)common << 32 | max);
 				int fd[NSIDES], prog[NSIDES], before = 0;
 				char what[128];
 

@@ -75,6 +75,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_strncmp_http", true },
 	{ "socket_strtol_parse", true },
 	{ "raw_tp_syscall_hist", true },
+	{ "raw_tp_current_task", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },

@@ -406,6 +406,8 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_current_uid_gid] = { { h_get_current_uid_gid, "bpf_get_current_uid_gid",
 					     false, false, RET_INTEGER, ARGS(0) },
 					   ALL_TYPES },
+	[BPF_FUNC_get_current_task] = { { h_get_current_task, "bpf_get_current_task", true, false,
+					  RET_INTEGER, ARGS(0) }, ALL_TYPES },
 	[BPF_FUNC_get_current_comm] = { { h_get_current_comm, "bpf_get_current_comm", false,
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },

@@ -52,6 +52,7 @@ HELPER(h_strtol);
 HELPER(h_strtoul);
 HELPER(h_strncmp);
 HELPER(h_get_current_comm);
+HELPER(h_get_current_task);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
 HELPER(h_send_signal);

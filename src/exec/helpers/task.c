@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 
+#include "exec/current_task.h"
 #include "map/map.h"
 #include "exec/helpers/impl.h"
 
@@ -92,6 +93,12 @@ u64 h_get_smp_processor_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 u64 h_get_current_pid_tgid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return (u64)(u32)getpid() << 32 | (u32)gettid();
+}
+
+/* bpf_get_current_task(): a task_struct for this thread (current_task.c) */
+u64 h_get_current_task(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return current_task_addr();
 }
 
 u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

@@ -1,0 +1,287 @@
+/* current_task.c — what bpf_get_current_task() returns: the address of a struct task_struct for
+ * the calling thread, laid out as the running kernel's BTF says, so that a program reading it
+ * with bpf_probe_read_kernel() (at CO-RE offsets, as BPF_CORE_READ() does) finds this thread.
+ *
+ * Filled: pid (the thread id) and tgid, comm, group_leader (itself for the main thread), the
+ * parent chain (real_parent and parent: each ancestor process's pid, tgid, comm and credentials
+ * from /proc, up to init, whose parent is the idle task "swapper/0", its own parent), the
+ * credentials (real_cred and cred: uid, gid, suid, sgid, euid, egid, fsuid, fsgid) and mm
+ * (non-NULL: user threads have one; its bytes are zero).  Every other byte reads 0.
+ *
+ * The calling thread's task is rebuilt when its ids or comm changed (a fork, prctl()), its
+ * ancestors when its parent did.  Ancestors are kept for the process's life; a thread's own
+ * task is freed when the thread exits (a program that kept its address reads what a freed
+ * address gives: -EFAULT or stale bytes, as for a task that exited in the kernel).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "exec/current_task.h"
+
+/* Byte offsets in the kernel's structs (-1: the kernel has no such member). */
+static struct {
+	bool ok;
+	u32 task_size, cred_size, mm_size;
+	long pid, tgid, comm, real_parent, parent, group_leader, real_cred, cred, mm;
+	long ids[8]; /* struct cred's uid, gid, suid, sgid, euid, egid, fsuid, fsgid */
+} L;
+
+static const char *const cred_ids[8] = { "uid", "gid", "suid", "sgid",
+					  "euid", "egid", "fsuid", "fsgid" };
+
+/* The byte offset of member name of the struct or union id, in anonymous members too; -1. */
+static long member_off(const struct btf *btf, u32 id, const char *name)
+{
+	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
+	const struct btf_member *m;
+	u32 kind;
+
+	if (!t)
+		return -1;
+	kind = BTF_INFO_KIND(t->info);
+	if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION)
+		return -1;
+	m = (const struct btf_member *)(t + 1);
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
+		u32 bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		const char *n = btf_str_by_offset(btf, m->name_off);
+		long off;
+
+		if (bits % 8)
+			continue; /* (a bitfield: none of ours) */
+		if (n && *n && !strcmp(n, name))
+			return bits / 8;
+		if ((!n || !*n) && (off = member_off(btf, m->type, name)) >= 0)
+			return bits / 8 + off;
+	}
+	return -1;
+}
+
+static u32 struct_size(const struct btf *btf, const char *name)
+{
+	u32 id = btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+
+	return t ? t->size : 0;
+}
+
+static void layout_init(void)
+{
+	const struct btf *btf = btf_vmlinux();
+	u32 task, cred;
+
+	if (!btf)
+		return;
+	task = btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	cred = btf_find_by_name_kind(btf, "cred", BTF_KIND_STRUCT);
+	if (!task || !cred)
+		return;
+	L.task_size = struct_size(btf, "task_struct");
+	L.cred_size = struct_size(btf, "cred");
+	L.mm_size = struct_size(btf, "mm_struct");
+	L.pid = member_off(btf, task, "pid");
+	L.tgid = member_off(btf, task, "tgid");
+	L.comm = member_off(btf, task, "comm");
+	L.real_parent = member_off(btf, task, "real_parent");
+	L.parent = member_off(btf, task, "parent");
+	L.group_leader = member_off(btf, task, "group_leader");
+	L.real_cred = member_off(btf, task, "real_cred");
+	L.cred = member_off(btf, task, "cred");
+	L.mm = member_off(btf, task, "mm");
+	for (int i = 0; i < 8; i++)
+		L.ids[i] = member_off(btf, cred, cred_ids[i]);
+	/* (what a task needs to be one: the ids, the name, the links; the rest may be missing) */
+	L.ok = L.task_size && L.cred_size && L.mm_size && L.pid >= 0 && L.tgid >= 0 &&
+	       L.comm >= 0 && L.real_parent >= 0 && L.group_leader >= 0;
+}
+
+/* A task_struct with its cred and mm, as one allocation. */
+struct fake_task {
+	struct fake_task *next; /* (the ancestors' list) */
+	int pid, tgid, ppid;
+	char comm[16];
+	u8 *task, *cred, *mm;
+};
+
+static void put_u32(u8 *base, long off, u32 v)
+{
+	if (base && off >= 0)
+		memcpy(base + off, &v, sizeof(v));
+}
+
+static void put_ptr(u8 *base, long off, const void *p)
+{
+	u64 v = (uintptr_t)p; /* (a kernel pointer is 64 bits; an i386 build writes the low half) */
+
+	if (base && off >= 0)
+		memcpy(base + off, &v, sizeof(void *));
+}
+
+static struct fake_task *fake_new(int pid, int tgid, const char *comm, const u32 ids[8])
+{
+	size_t size = sizeof(struct fake_task) + L.task_size + L.cred_size + L.mm_size;
+	struct fake_task *f = calloc(1, size);
+
+	if (!f)
+		return NULL;
+	f->task = (u8 *)(f + 1);
+	f->cred = f->task + L.task_size;
+	f->mm = f->cred + L.cred_size;
+	f->pid = pid;
+	f->tgid = tgid;
+	snprintf(f->comm, sizeof(f->comm), "%s", comm);
+	put_u32(f->task, L.pid, (u32)pid);
+	put_u32(f->task, L.tgid, (u32)tgid);
+	memcpy(f->task + L.comm, f->comm, sizeof(f->comm));
+	put_ptr(f->task, L.real_cred, f->cred);
+	put_ptr(f->task, L.cred, f->cred);
+	put_ptr(f->task, L.group_leader, f->task);
+	if (pid) /* (the idle task has no mm) */
+		put_ptr(f->task, L.mm, f->mm);
+	for (int i = 0; i < 8; i++)
+		put_u32(f->cred, L.ids[i], ids[i]);
+	return f;
+}
+
+static void set_parent(struct fake_task *f, const struct fake_task *parent)
+{
+	put_ptr(f->task, L.real_parent, parent->task);
+	put_ptr(f->task, L.parent, parent->task);
+}
+
+/* A process's parent, comm and credentials from /proc (path: its directory); false if gone. */
+static bool proc_read(const char *path, int *ppid, char comm[16], u32 ids[8])
+{
+	char file[64], line[512], *p;
+	FILE *fp;
+	bool ok = false;
+
+	snprintf(file, sizeof(file), "%s/stat", path);
+	fp = fopen(file, "r");
+	if (!fp)
+		return false;
+	/* "pid (comm) state ppid ...": the comm may hold spaces and parentheses */
+	if (fgets(line, sizeof(line), fp) && (p = strrchr(line, ')')) &&
+	    sscanf(p + 1, " %*c %d", ppid) == 1) {
+		char *open = strchr(line, '(');
+		size_t n = open && p > open ? (size_t)(p - open - 1) : 0;
+
+		memset(comm, 0, 16);
+		memcpy(comm, open + 1, n < 15 ? n : 15);
+		ok = true;
+	}
+	fclose(fp);
+	snprintf(file, sizeof(file), "%s/status", path);
+	fp = fopen(file, "r");
+	memset(ids, 0, 8 * sizeof(ids[0]));
+	while (fp && fgets(line, sizeof(line), fp)) {
+		u32 *v = !strncmp(line, "Uid:", 4) ? ids : !strncmp(line, "Gid:", 4) ? ids + 1 : NULL;
+
+		/* (uid, euid, suid, fsuid in the file; cred_ids' order in ids) */
+		if (v)
+			sscanf(line + 4, "%u %u %u %u", &v[0], &v[4], &v[2], &v[6]);
+	}
+	if (fp)
+		fclose(fp);
+	return ok;
+}
+
+/* Ancestors and group leaders, by pid, for the process's life (a parent's new task replaces
+ * nothing: a program may still hold the old one's address). */
+static pthread_mutex_t procs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_task *procs;
+
+/* The task of process pid (with its ancestors), made on first use; NULL if it cannot be. */
+static struct fake_task *proc_task(int pid)
+{
+	static const u32 root[8];
+	struct fake_task *f;
+	char path[32], comm[16];
+	u32 ids[8];
+	int ppid = 0;
+
+	for (f = procs; f; f = f->next)
+		if (f->pid == pid)
+			return f;
+	if (pid == 0) {
+		f = fake_new(0, 0, "swapper/0", root);
+		if (!f)
+			return NULL;
+		set_parent(f, f);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d", pid);
+		if (!proc_read(path, &ppid, comm, ids))
+			return NULL;
+		struct fake_task *parent = proc_task(ppid);
+
+		f = parent ? fake_new(pid, pid, comm, ids) : NULL;
+		if (!f)
+			return NULL;
+		f->ppid = ppid;
+		set_parent(f, parent);
+	}
+	f->next = procs;
+	procs = f;
+	return f;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t self_key;
+static __thread struct fake_task *self;
+
+static void self_free(void *p)
+{
+	free(p);
+}
+
+static void init(void)
+{
+	layout_init();
+	pthread_key_create(&self_key, self_free);
+}
+
+u64 current_task_addr(void)
+{
+	int pid = gettid(), tgid = getpid(), ppid = getppid();
+	char comm[17] = { 0 }, path[64];
+	struct fake_task *parent, *leader = NULL;
+	u32 ids[8];
+
+	pthread_once(&once, init);
+	if (!L.ok)
+		return 0;
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	if (self && self->pid == pid && self->tgid == tgid && self->ppid == ppid &&
+	    !strncmp(self->comm, comm, sizeof(self->comm)))
+		return (uintptr_t)self->task;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
+	{
+		int unused;
+		char unused_comm[16];
+
+		if (!proc_read(path, &unused, unused_comm, ids))
+			return 0;
+	}
+	pthread_mutex_lock(&procs_lock);
+	parent = proc_task(ppid);
+	if (parent && pid != tgid)
+		leader = proc_task(tgid);
+	pthread_mutex_unlock(&procs_lock);
+	if (!parent || (pid != tgid && !leader))
+		return 0;
+	free(self); /* (a forked child's copy too: the child's heap holds it) */
+	self = fake_new(pid, tgid, comm, ids);
+	pthread_setspecific(self_key, self);
+	if (!self)
+		return 0;
+	self->ppid = ppid;
+	set_parent(self, parent);
+	if (leader)
+		put_ptr(self->task, L.group_leader, leader->task);
+	return (uintptr_t)self->task;
+}

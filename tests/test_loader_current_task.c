@@ -1,0 +1,160 @@
+/* bpf_get_current_task() as tracing tools use it: the corpus program raw_tp_current_task reads
+ * the current task with BPF_CORE_READ() chains (ids, names, the parent chain up to init and the
+ * idle task, the group leader, the credentials, the mm) into .bss.  Run from the main thread and
+ * from a second one: userbpf's report is this thread's (gettid(), getpid(), getppid(), its name,
+ * its ids, init's parent the idle task), and, where the kernel's bpf() is available and the pids
+ * are the kernel's own (no pid namespace between), the kernel's report, byte for byte but for
+ * where init is (see below).  Skipped without a kernel BTF (the
+ * task is laid out by it) or where the probe reads cannot read this process (qemu-user). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/loader.h"
+
+#define OBJ LOADER_OBJ_DIR "/tests/corpus/raw_tp_current_task.bpf.o"
+
+struct report {
+	int pid, tgid, ppid, gppid, leader_pid, levels_to_init, init_parent_pid;
+	unsigned int uid, gid, euid, egid;
+	int has_mm, parent_is_real_parent;
+	char comm[16], parent_comm[16], init_parent_comm[16];
+};
+
+/* Loads the object on side s, test-runs it once from the calling thread, reads .bss into *r;
+ * false (with a failure) if any step fails. */
+static bool run_side(int s, struct report *r)
+{
+	struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
+	struct userbpf_object *obj = NULL;
+	uint64_t args[2] = { 0, 0 };
+	uint32_t ret = 1, key = 0;
+	bool ok = false;
+
+	memset(r, 0xee, sizeof(*r));
+	if (userbpf_object_open_file(OBJ, &opts, &obj) || userbpf_object_load(obj)) {
+		test_fail(__FILE__, __LINE__, "side %d: the object does not load", s);
+		goto out;
+	}
+	if (side_test_run_ctx(s, userbpf_program_fd(userbpf_object_program(obj, 0)), NULL, 0, 0,
+			      args, sizeof(args), NULL, 0, &ret).rc || ret) {
+		test_fail(__FILE__, __LINE__, "side %d: the run fails (ret %u)", s, ret);
+		goto out;
+	}
+	ok = !side_elem(s, BPF_MAP_LOOKUP_ELEM, userbpf_map_fd(userbpf_object_find_map(obj, ".bss")),
+			&key, r, 0).rc;
+	if (!ok)
+		test_fail(__FILE__, __LINE__, "side %d: no .bss", s);
+out:
+	userbpf_object_close(obj);
+	return ok;
+}
+
+/* Whether this process's pids are the kernel's own (no pid namespace of its own). */
+static bool pids_are_global(void)
+{
+	char line[256];
+	FILE *fp = fopen("/proc/self/status", "r");
+	bool global = false;
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "NSpid:", 6))
+			global = strchr(line + 6, '\t') == strrchr(line + 6, '\t'); /* one pid */
+	if (fp)
+		fclose(fp);
+	return global;
+}
+
+static void proc_comm(int pid, char comm[16])
+{
+	char path[64];
+	FILE *fp;
+
+	memset(comm, 0, 16);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fp = fopen(path, "r");
+	if (fp && fgets(comm, 16, fp))
+		comm[strcspn(comm, "\n")] = 0;
+	if (fp)
+		fclose(fp);
+}
+
+static int checks;
+
+/* Runs on both sides from the calling thread and checks userbpf's report. */
+static void *check_thread(void *arg)
+{
+	struct report r[NSIDES];
+	char comm[17] = { 0 }, parent_comm[16];
+
+	(void)arg;
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	proc_comm(getppid(), parent_comm);
+	if (!run_side(U, &r[U]))
+		return NULL;
+	CHECK_EQ(r[U].pid, gettid());
+	CHECK_EQ(r[U].tgid, getpid());
+	CHECK(!strcmp(r[U].comm, comm));
+	CHECK_EQ(r[U].ppid, getppid());
+	CHECK(!strcmp(r[U].parent_comm, parent_comm));
+	CHECK_EQ(r[U].leader_pid, getpid());
+	CHECK_EQ(r[U].uid, getuid());
+	CHECK_EQ(r[U].gid, getgid());
+	CHECK_EQ(r[U].euid, geteuid());
+	CHECK_EQ(r[U].egid, getegid());
+	CHECK_EQ(r[U].has_mm, 1);
+	CHECK_EQ(r[U].parent_is_real_parent, 1);
+	CHECK(r[U].levels_to_init >= 1 || getpid() == 1);
+	CHECK_EQ(r[U].init_parent_pid, 0);
+	CHECK(!strcmp(r[U].init_parent_comm, "swapper/0"));
+	checks++;
+	if (!kernel_bpf_available() || !pids_are_global())
+		return NULL;
+	if (!run_side(K, &r[K]))
+		return NULL;
+	/* (not how far up init is: userbpf's chain is /proc's, and a sandbox's /proc may say
+	 * init where the kernel's parent is another process, as on the machine this was
+	 * written on) */
+	r[K].levels_to_init = r[U].levels_to_init;
+	r[K].init_parent_pid = r[U].init_parent_pid;
+	memcpy(r[K].init_parent_comm, r[U].init_parent_comm, sizeof(r[K].init_parent_comm));
+	if (memcmp(&r[K], &r[U], sizeof(r[K])))
+		test_fail(__FILE__, __LINE__,
+			  "kernel: pid %d tgid %d comm %s ppid %d (%s) gppid %d leader %d uid %u gid "
+			  "%u init at %d, parent %d (%s), mm %d; userbpf: pid %d tgid %d comm %s ppid "
+			  "%d (%s) gppid %d leader %d uid %u gid %u init at %d, parent %d (%s), mm %d",
+			  r[K].pid, r[K].tgid, r[K].comm, r[K].ppid, r[K].parent_comm, r[K].gppid,
+			  r[K].leader_pid, r[K].uid, r[K].gid, r[K].levels_to_init,
+			  r[K].init_parent_pid, r[K].init_parent_comm, r[K].has_mm, r[U].pid,
+			  r[U].tgid, r[U].comm, r[U].ppid, r[U].parent_comm, r[U].gppid,
+			  r[U].leader_pid, r[U].uid, r[U].gid, r[U].levels_to_init,
+			  r[U].init_parent_pid, r[U].init_parent_comm, r[U].has_mm);
+	else
+		checks++;
+	return NULL;
+}
+
+TEST(loader_current_task)
+{
+	pthread_t t;
+
+	if (!btf_vmlinux())
+		SKIP("no kernel BTF: the task is laid out by it");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): the probe reads "
+		     "go through it");
+	checks = 0;
+	check_thread(NULL);
+	REQUIRE_EQ(pthread_create(&t, NULL, check_thread, NULL), 0);
+	pthread_join(t, NULL);
+	/* (userbpf's checks on both threads, and the kernel's where it compares) */
+	CHECK(checks >= 2);
+	if (getenv("TEST_VERBOSE"))
+		printf("loader_current_task: %d reports checked\n", checks);
+}
