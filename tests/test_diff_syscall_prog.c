@@ -321,45 +321,122 @@ TEST(diff_syscall_prog_sys_bpf)
 	}
 }
 
-/* bpf_btf_find_by_name_kind() (a light skeleton's way to find kfuncs and ksyms): a program
- * looks up the name in its ctx (the size and kind there too, and flags as a 64-bit value) and
- * leaves the result in it.  Names of the kernel's own BTF (userbpf does not search modules'),
- * ones of no type or of another kind, kinds past a u8, sizes without the NUL at the end, flags
- * in the upper half: the kernel's results. */
+/* The loader programs' lookups, bpf_btf_find_by_name_kind() and bpf_kallsyms_lookup_name():
+ * a program looks up the name in its ctx (the size, kind and flags there too, flags as a 64-bit
+ * value) and leaves the result, and the address a symbol lookup wrote, in it. */
 struct lookup_ctx {
 	char name[48];
 	uint32_t name_sz, kind;
 	uint64_t flags;
 	int64_t ret;
+	uint64_t addr;
+};
+
+struct lookup_case {
+	const char *name;
+	uint32_t name_sz, kind; /* (name_sz 0: the name's with its NUL, or 0 for "") */
+	uint64_t flags;
 };
 
 /* the name copied to the stack (the kernel takes no ctx for memory here) */
 #define NAME_WORD(i)                                                                             \
 	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, (i) * 8),                                      \
 		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_1, -48 + (i) * 8)
-static const struct bpf_insn lookup_prog[] = {
-	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-	NAME_WORD(0), NAME_WORD(1), NAME_WORD(2), NAME_WORD(3), NAME_WORD(4), NAME_WORD(5),
-	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, offsetof(struct lookup_ctx, name_sz)),
-	BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 7),
-	BPF_JMP_IMM(BPF_JGT, BPF_REG_2, 48, 6),
+#define LOOKUP_HEAD                                                                              \
+	BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), NAME_WORD(0), NAME_WORD(1), NAME_WORD(2),          \
+		NAME_WORD(3), NAME_WORD(4), NAME_WORD(5),                                         \
+		BPF_ST_MEM(BPF_DW, BPF_REG_10, -56, 0x77),                                        \
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, offsetof(struct lookup_ctx, name_sz))
+#define LOOKUP_TAIL                                                                              \
+	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, offsetof(struct lookup_ctx, ret)),             \
+		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -56),                                  \
+		BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_1, offsetof(struct lookup_ctx, addr)),     \
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN()
+
+/* r0 = bpf_btf_find_by_name_kind(fp - 48, name_sz (1..48), kind, flags) */
+static const struct bpf_insn btf_lookup_prog[] = {
+	LOOKUP_HEAD,
+	BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 9),
+	BPF_JMP_IMM(BPF_JGT, BPF_REG_2, 48, 8),
 	BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_6, offsetof(struct lookup_ctx, kind)),
 	BPF_LDX_MEM(BPF_DW, BPF_REG_4, BPF_REG_6, offsetof(struct lookup_ctx, flags)),
 	BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
 	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -48),
 	BPF_EMIT_CALL(BPF_FUNC_btf_find_by_name_kind),
-	BPF_STX_MEM(BPF_DW, BPF_REG_6, BPF_REG_0, offsetof(struct lookup_ctx, ret)),
-	BPF_MOV64_IMM(BPF_REG_0, 0),
-	BPF_EXIT_INSN(),
+	LOOKUP_TAIL,
 };
 
+/* r0 = bpf_kallsyms_lookup_name(fp - 48, name_sz (0..48), flags, fp - 56) */
+static const struct bpf_insn ksym_lookup_prog[] = {
+	LOOKUP_HEAD,
+	BPF_JMP_IMM(BPF_JGT, BPF_REG_2, 48, 9),
+	BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_6, offsetof(struct lookup_ctx, flags)),
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -48),
+	BPF_MOV64_REG(BPF_REG_4, BPF_REG_10),
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -56),
+	BPF_EMIT_CALL(BPF_FUNC_kallsyms_lookup_name),
+	LOOKUP_TAIL,
+};
+
+/* Runs prog on both sides for each case: the result and the address left must be the
+ * kernel's.  The number of cases the kernel found (a result of 0 for found_is_zero, else > 0). */
+static int lookups_agree(const char *what_prog, const struct bpf_insn *prog_insns, uint32_t cnt,
+			 const struct lookup_case *cases, size_t n, bool found_is_zero)
+{
+	int prog[NSIDES], found = 0;
+
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s] = load(s, prog_insns, cnt, BPF_F_SLEEPABLE, NULL, 0).rc;
+		if (prog[s] < 0) {
+			test_fail(__FILE__, __LINE__, "%s: no load on side %d", what_prog, s);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct lookup_ctx ctx[NSIDES];
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES];
+		char what[128];
+
+		for (int s = 0; s < NSIDES; s++) {
+			memset(&ctx[s], 0, sizeof(ctx[s]));
+			strcpy(ctx[s].name, cases[i].name);
+			ctx[s].name_sz = cases[i].name_sz || !cases[i].name[0]
+						 ? cases[i].name_sz
+						 : (uint32_t)strlen(cases[i].name) + 1;
+			ctx[s].kind = cases[i].kind;
+			ctx[s].flags = cases[i].flags;
+			ctx[s].ret = -1000;
+			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, &ctx[s], sizeof(ctx[s]), NULL,
+						 0, &ret[s]);
+		}
+		snprintf(what, sizeof(what), "%s(\"%s\", size %u, kind %#x, flags %#llx)", what_prog,
+			 cases[i].name, ctx[K].name_sz, cases[i].kind,
+			 (unsigned long long)cases[i].flags);
+		if (!AGREE(what, r))
+			continue;
+		found += found_is_zero ? !ctx[K].ret : ctx[K].ret > 0;
+		if (getenv("TEST_VERBOSE"))
+			printf("%s: %lld, %#llx\n", what, (long long)ctx[K].ret,
+			       (unsigned long long)ctx[K].addr);
+		if (ctx[U].ret != ctx[K].ret || ctx[U].addr != ctx[K].addr)
+			test_fail(__FILE__, __LINE__, "%s: the kernel says %lld (%#llx), userbpf %lld "
+				  "(%#llx)", what, (long long)ctx[K].ret,
+				  (unsigned long long)ctx[K].addr, (long long)ctx[U].ret,
+				  (unsigned long long)ctx[U].addr);
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
+	return found;
+}
+
+/* bpf_btf_find_by_name_kind() (a light skeleton's way to find kfuncs and ksyms): names of the
+ * kernel's own BTF (userbpf does not search modules'), ones of no type or of another kind, kinds
+ * past a u8, sizes without the NUL at the end, flags in the upper half: the kernel's results. */
 TEST(diff_syscall_prog_btf_lookup)
 {
-	static const struct {
-		const char *name;
-		uint32_t name_sz, kind; /* (name_sz 0: the name's with its NUL) */
-		uint64_t flags;
-	} cases[] = {
+	static const struct lookup_case cases[] = {
 		{ "task_struct", 0, BTF_KIND_STRUCT, 0 },
 		{ "bpf_map", 0, BTF_KIND_STRUCT, 0 },
 		{ "bpf_copy_from_user_str", 0, BTF_KIND_FUNC, 0 },
@@ -378,42 +455,33 @@ TEST(diff_syscall_prog_btf_lookup)
 		{ "void", 0, 0, 0 },
 		{ "", 2, 0, 0 },
 	};
-	int prog[NSIDES], found = 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		prog[s] = load(s, lookup_prog, N(lookup_prog), BPF_F_SLEEPABLE, NULL, 0).rc;
-		REQUIRE(prog[s] >= 0);
-	}
-	for (size_t i = 0; i < N(cases); i++) {
-		struct lookup_ctx ctx[NSIDES];
-		struct bpf_result r[NSIDES];
-		uint32_t ret[NSIDES];
-		char what[96];
+	CHECK(lookups_agree("btf_find_by_name_kind", btf_lookup_prog, N(btf_lookup_prog), cases,
+			    N(cases), false) >= 6);
+}
 
-		for (int s = 0; s < NSIDES; s++) {
-			memset(&ctx[s], 0, sizeof(ctx[s]));
-			strcpy(ctx[s].name, cases[i].name);
-			ctx[s].name_sz = cases[i].name_sz ? cases[i].name_sz
-							  : (uint32_t)strlen(cases[i].name) + 1;
-			ctx[s].kind = cases[i].kind;
-			ctx[s].flags = cases[i].flags;
-			ctx[s].ret = -1000;
-			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, &ctx[s], sizeof(ctx[s]), NULL,
-						 0, &ret[s]);
-		}
-		snprintf(what, sizeof(what), "\"%s\" (size %u) kind %#x flags %#llx", cases[i].name,
-			 ctx[K].name_sz, cases[i].kind, (unsigned long long)cases[i].flags);
-		if (!AGREE(what, r))
-			continue;
-		found += ctx[K].ret > 0;
-		if (getenv("TEST_VERBOSE"))
-			printf("%s: %lld\n", what, (long long)ctx[K].ret);
-		if (ctx[U].ret != ctx[K].ret)
-			test_fail(__FILE__, __LINE__, "%s: the kernel finds %lld, userbpf %lld", what,
-				  (long long)ctx[K].ret, (long long)ctx[U].ret);
-	}
-	CHECK(found >= 6);
-	for (int s = 0; s < NSIDES; s++)
-		close(prog[s]);
+/* bpf_kallsyms_lookup_name() (a light skeleton's way to find typeless ksyms): the kernel's
+ * results and addresses for its own symbols (a unique one, one with two addresses), a name it
+ * has not, an empty name, a size without the NUL at its end, flags.  The addresses are what
+ * /proc/kallsyms shows this process (root's: the real ones; the kernel says -EPERM where it
+ * hides them). */
+TEST(diff_syscall_prog_kallsyms)
+{
+	static const struct lookup_case cases[] = {
+		{ "bpf_prog_put", 0, 0, 0 },
+		{ "schedule", 0, 0, 0 },
+		{ "__cpuid", 0, 0, 0 },			/* (two static functions of that name) */
+		{ "no_such_symbol_here", 0, 0, 0 },
+		{ "bpf_prog_put", 0, 0, 1 },
+		{ "bpf_prog_put", 0, 0, 1ull << 32 },	/* flags is an int */
+		{ "bpf_prog_put", 12, 0, 0 },		/* no NUL at the end */
+		{ "bpf_prog_put", 20, 0, 0 },		/* zeros after it */
+		{ "", 1, 0, 0 },
+		{ "", 0, 0, 0 },
+	};
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	CHECK(lookups_agree("kallsyms_lookup_name", ksym_lookup_prog, N(ksym_lookup_prog), cases,
+			    N(cases), true) >= 3);
 }

@@ -8,16 +8,14 @@
  *
  * The implementations live in src/exec/helpers/, one file per family (maps, the current task,
  * probes, strings, skb, cgroups, sockets, tunnels, checksums, redirects, XDP, output to user
- * space, callbacks), declared in src/exec/helpers/impl.h.  Their semantics are the kernel's, in
- * user space; they run inside the read section the runner holds.
+ * space, callbacks, a syscall program's own), declared in src/exec/helpers/impl.h.  Their
+ * semantics are the kernel's, in user space; they run inside the read section the runner
+ * holds.
  */
 #include <unistd.h>
 
-#include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
 #include "exec/bpf_timer.h"
-#include "rcu.h"
-#include "syscall.h"
 #include "map/map.h"
 #include "prog/run.h"
 #include "exec/helpers/impl.h"
@@ -756,57 +754,14 @@ static const struct bpf_func_proto *flow_dissector_helper_proto(u32 func_id)
 	}
 }
 
-/* bpf_sys_bpf(cmd, attr, attr_size) and bpf_sys_close(fd), a syscall program's: bpf() itself
- * (the commands the kernel's allows), and close().  Each leaves the run's read section while it
- * works (it may wait for read sections to end, and they do not nest):
- * a sleepable program's pointers from before may then be stale if the command freed what they
- * point into (an inner map it deleted), which the kernel's RCU tasks trace keeps alive. */
-static u64 h_sys_bpf(u64 cmd, u64 attr, u64 size, u64 a4, u64 a5)
-{
-	int ret;
-
-	rcu_read_unlock();
-	ret = sys_bpf_from_prog((int)cmd, PTR(attr), (u32)size);
-	rcu_read_lock();
-	return (u64)(s64)ret;
-}
-
-static u64 h_sys_close(u64 fd, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	int ret;
-
-	rcu_read_unlock(); /* (the object the fd held may go: it waits for read sections) */
-	ret = close((int)(u32)fd) ? -errno : 0;
-	rcu_read_lock();
-	return (u64)(s64)ret;
-}
-
-/* bpf_btf_find_by_name_kind(name, name_sz, kind, flags): the id of a type of the kernel's BTF
- * (kind is a u8 there, name_sz and flags ints), as light skeletons resolve kfuncs and ksyms; the
- * kernel's modules' BTF is not searched (userbpf reads none), which the kernel would answer
- * with the module BTF's new fd in the upper 32 bits. */
-static u64 h_btf_find_by_name_kind(u64 name, u64 name_sz, u64 kind, u64 flags, u64 a5)
-{
-	const struct btf *btf;
-	const char *n = PTR(name);
-	int sz = (int)name_sz;
-	u32 id;
-
-	if ((int)flags || sz <= 1 || n[sz - 1])
-		return (u64)-EINVAL;
-	btf = btf_vmlinux();
-	if (!btf)
-		return (u64)-EINVAL; /* (the kernel's answer without a BTF of its own) */
-	id = btf_find_by_name_kind(btf, n, (u8)kind);
-	return id ? id : (u64)-ENOENT;
-}
-
 static const struct helper syscall_helpers[] = {
 	{ { h_sys_bpf, "bpf_sys_bpf", false, false, RET_INTEGER,
 	    ARGS(ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE) }, 0 },
 	{ { h_sys_close, "bpf_sys_close", false, false, RET_INTEGER, ARGS(ARG_ANYTHING) }, 0 },
 	{ { h_btf_find_by_name_kind, "bpf_btf_find_by_name_kind", false, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_ANYTHING, ARG_ANYTHING) }, 0 },
+	{ { h_kallsyms_lookup_name, "bpf_kallsyms_lookup_name", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING, ARG_PTR_TO_LONG) }, 0 },
 };
 
 /* A sock_ops program's own helpers (the socket's options, its callbacks, socket maps, TCP
@@ -1020,14 +975,16 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return sk_skb_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_SK_MSG)
 		return sk_msg_helper_proto(func_id);
-	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf(), close() and the
-	 * kernel BTF's lookup, then the tracing helpers (not the kernel's kallsyms lookup) */
+	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf(), close(), the
+	 * kernel BTF's and kallsyms' lookups, then the tracing helpers */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_bpf)
 		return &syscall_helpers[0].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_close)
 		return &syscall_helpers[1].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_btf_find_by_name_kind)
 		return &syscall_helpers[2].proto;
+	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_kallsyms_lookup_name)
+		return &syscall_helpers[3].proto;
 	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_get_attach_cookie)
 		return NULL; /* (a syscall program has no trampoline, the kernel's condition) */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL)

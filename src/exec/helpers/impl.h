@@ -59,6 +59,12 @@ HELPER(h_send_signal);
 HELPER(h_send_signal_thread);
 HELPER(h_get_ns_current_pid_tgid);
 
+/* syscall.c */
+HELPER(h_sys_bpf);
+HELPER(h_sys_close);
+HELPER(h_btf_find_by_name_kind);
+HELPER(h_kallsyms_lookup_name);
+
 /* probe.c */
 HELPER(h_probe_read);
 HELPER(h_probe_read_str);
