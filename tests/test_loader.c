@@ -17,6 +17,7 @@
 #include <userbpf/loader.h>
 
 #include "btf/vmlinux.h"
+#include "kallsyms.h"
 #include "kbpf.h"
 #include "test.h"
 
@@ -1361,6 +1362,39 @@ TEST(loader_kconfig)
 	REQUIRE(!userbpf_object_open_file(FIXTURE("kconfig_bad_linux"), &o, &obj));
 	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
 	CHECK(strstr(err, "'LINUX_USERBPF_NO_SUCH_THING': unrecognized virtual extern") != NULL);
+	userbpf_object_close(obj);
+}
+
+/* Typeless kernel symbols (`extern const void sym __ksym`), as libbpf resolves them at load from
+ * /proc/kallsyms: the address as a constant, on both sides (the kernel's and userbpf's runs
+ * return its low half), a weak one missing as 0, a strong one missing refused with libbpf's
+ * message. */
+TEST(loader_typeless_ksym)
+{
+	const struct bpf_backend *bes[2] = { &backend_userbpf, &backend_kernel };
+	int sides = kernel_bpf_available() ? 2 : 1;
+	unsigned char pkt[64] = { [12] = 0x08 };
+	struct userbpf_object *obj;
+	u_int64_t addr;
+
+	if (kallsyms_lookup("bpf_prog_put", &addr, NULL))
+		SKIP("/proc/kallsyms shows no address of bpf_prog_put to this process");
+	for (int s = 0; s < sides; s++) {
+		union bpf_attr a;
+
+		obj = load_obj(FIXTURE("ksym_typeless"), bes[s]);
+		REQUIRE(obj != NULL);
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = (u_int32_t)userbpf_program_fd(userbpf_object_program(obj, 0));
+		a.test.data_in = (uintptr_t)pkt;
+		a.test.data_size_in = sizeof(pkt);
+		CHECK_EQ(bes[s]->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
+		CHECK_EQ(a.test.retval, (u_int32_t)addr);
+		userbpf_object_close(obj);
+	}
+	REQUIRE(!open_obj(FIXTURE("ksym_strong_missing"), &backend_userbpf, &obj));
+	CHECK_EQ(userbpf_object_load(obj), -ESRCH);
+	CHECK(strstr(errbuf, "extern 'userbpf_no_such_symbol' (strong): not resolved") != NULL);
 	userbpf_object_close(obj);
 }
 

@@ -109,8 +109,8 @@ TEST(preload_libbpf_runs_on_userbpf)
 
 /* A light skeleton (bpftool gen skeleton -L), which loads itself through a syscall program:
  * the XDP program's verdicts, its .bss, .data and .rodata (mmap()ed maps, .rodata set before
- * load) and its hash map, read after its runs, are the table's, and the kernel's where its
- * bpf() is available. */
+ * load), the typeless ksym's address (the loader program's kallsyms lookup) and its hash map,
+ * read after its runs, are the table's, and the kernel's where its bpf() is available. */
 TEST(preload_light_skeleton)
 {
 	static char u[OUT_MAX], k[OUT_MAX];
@@ -134,6 +134,7 @@ TEST(preload_light_skeleton)
 	 * programs' sums) */
 	CHECK(strstr(u, ".bss: total_bytes 1842, short_packets 2; .data: head_sum 0x5c54937c; "
 			".rodata: min_len 60\n"));
+	CHECK(strstr(u, "ksym bpf_prog_put: kallsyms'\n"));
 	CHECK(strstr(u, "protos: 1:1 6:3 17:1 47:No such file or directory\n"));
 	if (!kernel_bpf_available())
 		return;

@@ -230,6 +230,21 @@ static long datasec_var(const struct btf *btf, u32 ds, const char *name)
 	return -1;
 }
 
+/* The VAR named name in the DATASEC called sec, as the id of its type, or -1. */
+static long section_var(const struct btf *btf, const char *sec, const char *name)
+{
+	for (u32 id = 1; id < btf->nr; id++) {
+		struct btf_type t;
+		const char *n;
+
+		btf_type_at(btf, id, &t);
+		n = btf_str(btf, t.name_off);
+		if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, sec))
+			return datasec_var(btf, id, name);
+	}
+	return -1;
+}
+
 static int map_struct(const struct btf *btf, const char *map, u32 id, struct ld_map_def *def,
 		      bool inner);
 
@@ -561,15 +576,8 @@ int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, c
 	int err;
 
 	err = btf_index(&btf, data, size);
-	for (u32 id = 1; !err && id < btf.nr && type < 0; id++) {
-		struct btf_type t;
-		const char *n;
-
-		btf_type_at(&btf, id, &t);
-		n = btf_str(&btf, t.name_off);
-		if (BTF_INFO_KIND(t.info) == BTF_KIND_DATASEC && n && !strcmp(n, ".kconfig"))
-			type = datasec_var(&btf, id, name);
-	}
+	if (!err)
+		type = section_var(&btf, ".kconfig", name);
 	if (!err && type >= 0) {
 		long long sz = type_size(&btf, (u32)type, 0);
 
@@ -580,6 +588,35 @@ int ld_btf_kcfg(const struct userbpf_object *obj, const u8 *data, size_t size, c
 	}
 	free(btf.offs);
 	return err ? err : type >= 0;
+}
+
+int ld_btf_ksym_typeless(const struct userbpf_object *obj, const u8 *data, size_t size,
+			 const char *name)
+{
+	struct btf btf = {.obj = obj};
+	long type = -1;
+	int err;
+
+	err = btf_index(&btf, data, size);
+	if (!err)
+		type = section_var(&btf, ".ksyms", name);
+	/* (void through qualifiers: `extern const void sym __ksym`) */
+	for (int i = 0; !err && type > 0 && i < MAX_CHAIN; i++) {
+		struct btf_type t;
+		u32 kind;
+
+		if ((u32)type >= btf.nr)
+			break;
+		btf_type_at(&btf, (u32)type, &t);
+		kind = BTF_INFO_KIND(t.info);
+		if (kind != BTF_KIND_CONST && kind != BTF_KIND_VOLATILE &&
+		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPEDEF &&
+		    kind != BTF_KIND_TYPE_TAG)
+			break;
+		type = t.type;
+	}
+	free(btf.offs);
+	return err ? err : type == 0;
 }
 
 bool ld_btf_datasec_has_global(const struct userbpf_object *obj, const u8 *data, size_t size,

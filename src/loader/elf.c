@@ -650,11 +650,31 @@ static int kconfig_extern(struct userbpf_object *obj, const Elf64_Sym *sym, cons
 	return (int)obj->nkcfg++;
 }
 
+/* A typeless kernel symbol (`extern const void sym __ksym`), whose address the load looks up
+ * (reloc.c).  0 (r set), 1 when name is not one, or -errno. */
+static int typeless_ksym(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name,
+			 struct ld_reloc *r)
+{
+	const struct ld_sec *b = &obj->secs[obj->btf_sec];
+	int typeless;
+
+	if (!obj->btf_sec || !b->data)
+		return 1;
+	typeless = ld_btf_ksym_typeless(obj, b->data, b->size, name);
+	if (typeless <= 0)
+		return typeless < 0 ? typeless : 1;
+	r->kind = RELO_KSYM_ADDR;
+	r->name = name;
+	r->weak = ELF64_ST_BIND(sym->st_info) == STB_WEAK;
+	return 0;
+}
+
 /* A relocation against an undefined symbol: a __kconfig extern (kconfig.c), or an extern
  * kernel function (`extern ... __ksym`),
  * called (a kfunc call) or loaded (its address: `if (kfunc)`), found by name in the kernel's BTF
  * as libbpf finds it.  A weak one the kernel lacks resolves to id 0: the call must be dead code,
- * the address is NULL.  Other externs (kernel variables) are not supported. */
+ * the address is NULL.  A typeless symbol is its address; other externs (typed kernel
+ * variables) are not supported. */
 static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name,
 			  const struct bpf_insn *insn, struct ld_reloc *r)
 {
@@ -681,13 +701,16 @@ static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, cons
 			r->func = (u32)k;
 			return 0;
 		}
+		k = typeless_ksym(obj, sym, name, r);
+		if (k <= 0)
+			return k;
 	}
 	if (!id && ELF64_ST_BIND(sym->st_info) != STB_WEAK)
 		return ld_err(obj, -ENOENT,
 			      "section '%s': insn %u refers to extern '%s', which is not a function "
 			      "of the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs "
-			      "userbpf supports are kernel functions (__ksym) and __kconfig "
-			      "variables", s->name, r->insn,
+			      "userbpf supports are kernel functions (__ksym), typeless kernel symbols "
+			      "(extern const void ... __ksym) and __kconfig variables", s->name, r->insn,
 			      name);
 	r->kind = call ? RELO_KFUNC : RELO_KSYM;
 	r->func = id;

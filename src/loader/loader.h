@@ -64,6 +64,8 @@ enum ld_reloc_kind {
 	RELO_KCONFIG, /* ld_imm64 of a __kconfig extern: BPF_PSEUDO_MAP_VALUE of .kconfig */
 	RELO_KSYM, /* ld_imm64 of an extern kernel function (a weak kfunc's existence test):
 		    * BPF_PSEUDO_BTF_ID with its id, or the constant 0 for a weak one it lacks */
+	RELO_KSYM_ADDR, /* ld_imm64 of a typeless kernel symbol: its address (/proc/kallsyms) as
+			 * a plain constant (0 for a weak one the kernel lacks) */
 };
 
 struct ld_reloc {
@@ -74,6 +76,8 @@ struct ld_reloc {
 	u32 off;  /* RELO_DATA: byte offset in the section's value */
 	u32 func; /* RELO_KCONFIG: index in kcfg[]; RELO_CALL, RELO_FUNC: index in funcs[] of the callee; RELO_KFUNC, RELO_KSYM:
 		   * the kernel BTF id */
+	const char *name; /* RELO_KSYM_ADDR: the symbol, looked up at load (as libbpf does) */
+	bool weak;	  /* ... a weak one, 0 where the kernel has it not */
 };
 
 /* struct bpf_map_def and the BTF map definition reduce to this. */
@@ -241,6 +245,10 @@ int ld_kconfig_fill(struct userbpf_object *obj);
 int ld_btf_fixup(const struct userbpf_object *obj, u8 *data, size_t size);
 /* btf.c: then libbpf's rewrite of .ksyms (extern kernel functions), which appends a type:
  * *data (malloc'ed) may be replaced by a larger copy.  0 or -errno. */
+/* Whether extern name is a typeless kernel symbol: a VAR of type void (through qualifiers) in
+ * .ksyms (1, 0, or -errno). */
+int ld_btf_ksym_typeless(const struct userbpf_object *obj, const u8 *data, size_t size,
+			 const char *name);
 int ld_btf_ksyms(const struct userbpf_object *obj, u8 **data, size_t *size);
 /* btf.c: a malloc'ed copy of .BTF with both rewrites, as it is loaded and as CO-RE reads it;
  * NULL without .BTF (*err 0) or when it is malformed (*err, with a message). */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kallsyms.h"
 #include "loader.h"
 
 #define NOT_APPENDED UINT32_MAX
@@ -74,6 +75,25 @@ static void append(const struct userbpf_object *obj, struct build *b, u32 fi)
 	b->cnt += f->cnt;
 }
 
+/* A typeless kernel symbol's address, as libbpf resolves it from /proc/kallsyms: an error where
+ * two lines give it different addresses, or a strong one is missing; a weak one missing is 0. */
+static int ksym_addr(const struct userbpf_object *obj, const struct ld_reloc *r, u64 *addr)
+{
+	bool ambiguous;
+	int err = kallsyms_lookup(r->name, addr, &ambiguous);
+
+	if (!err && ambiguous)
+		return ld_err(obj, -EINVAL, "extern (ksym) '%s': resolution is ambiguous", r->name);
+	if (err == -ENOENT && r->weak)
+		return 0;
+	if (err == -ENOENT)
+		return ld_err(obj, -ESRCH, "extern '%s' (strong): not resolved", r->name);
+	if (err)
+		return ld_err(obj, err, "extern (ksym) '%s': /proc/kallsyms: %s", r->name,
+			      err == -EPERM ? "no addresses shown to this process" : strerror(-err));
+	return 0;
+}
+
 static int fixup_func(const struct userbpf_object *obj, const struct userbpf_program *prog,
 		      struct build *b, u32 fi)
 {
@@ -129,6 +149,17 @@ static int fixup_func(const struct userbpf_object *obj, const struct userbpf_pro
 			insn[0].imm = (s32)r->func;
 			insn[1].imm = 0;
 			break;
+		case RELO_KSYM_ADDR: {
+			u64 addr;
+			int err = ksym_addr(obj, r, &addr);
+
+			if (err)
+				return err;
+			insn[0].src_reg = 0;
+			insn[0].imm = (s32)(u32)addr;
+			insn[1].imm = (s32)(u32)(addr >> 32);
+			break;
+		}
 		}
 	}
 	return 0;

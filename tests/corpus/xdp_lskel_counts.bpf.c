@@ -1,7 +1,8 @@
 /* XDP for the light skeleton test (tests/preload/lskel_user.c): a threshold in .rodata, set
  * before load; packets per IP protocol in a hash map; bytes and short packets counted in .bss, a
  * checksum of the first bytes in .data, summed with the kernel's number iterator (a kfunc,
- * which a light skeleton resolves in the kernel's BTF at load time). */
+ * which a light skeleton resolves in the kernel's BTF at load time); and a typeless kernel
+ * symbol's address (resolved from kallsyms) kept in .bss. */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
@@ -17,7 +18,10 @@ struct {
 	__type(value, __u64);
 } protos SEC(".maps");
 
+extern const void bpf_prog_put __ksym;
+
 const volatile __u32 min_len = 0;
+__u64 ksym_addr = 0;
 __u64 total_bytes = 0;
 __u32 short_packets = 0;
 __u32 head_sum = 1;
@@ -54,6 +58,7 @@ SEC("xdp") int xdp_lskel_counts(struct xdp_md *ctx)
 	}
 	bpf_iter_num_destroy(&it);
 	head_sum ^= sum;
+	ksym_addr = (__u64)&bpf_prog_put;
 	return XDP_PASS;
 }
 

@@ -72,6 +72,21 @@ int main(void)
 	printf("\n.bss: total_bytes %llu, short_packets %u; .data: head_sum %#x; .rodata: min_len %u\n",
 	       (unsigned long long)skel->bss->total_bytes, skel->bss->short_packets,
 	       skel->data->head_sum, skel->rodata->min_len);
+	{
+		unsigned long long addr = 0;
+		char line[256], sym[128];
+		FILE *fp = fopen("/proc/kallsyms", "r");
+
+		while (fp && fgets(line, sizeof(line), fp))
+			if (sscanf(line, "%llx %*s %127s", &addr, sym) == 2 &&
+			    !strcmp(sym, "bpf_prog_put"))
+				break;
+		if (fp)
+			fclose(fp);
+		printf("ksym bpf_prog_put: %s\n", !skel->bss->ksym_addr ? "0"
+						   : skel->bss->ksym_addr == addr ? "kallsyms'"
+										  : "another address");
+	}
 	printf("protos:");
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		unsigned long long count = 0;

@@ -9,6 +9,7 @@
 
 #include "btf/vmlinux.h"
 #include "exec/helpers/impl.h"
+#include "kallsyms.h"
 #include "rcu.h"
 #include "syscall.h"
 
@@ -64,31 +65,16 @@ u64 h_btf_find_by_name_kind(u64 name, u64 name_sz, u64 kind, u64 flags, u64 a5)
 u64 h_kallsyms_lookup_name(u64 name, u64 name_sz, u64 flags, u64 res, u64 a5)
 {
 	const char *n = PTR(name);
-	int sz = (int)name_sz;
-	char line[512], sym[256];
-	unsigned long long addr;
-	bool shown = false;
+	int sz = (int)name_sz, err;
 	u64 found = 0;
-	FILE *fp;
 
 	memcpy(PTR(res), &found, sizeof(found)); /* (0 on every error, as the kernel's) */
 	if ((int)flags)
 		return (u64)-EINVAL;
 	if (sz <= 1 || n[sz - 1])
 		return (u64)-EINVAL;
-	fp = fopen("/proc/kallsyms", "r");
-	while (fp && fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%llx %*s %255s", &addr, sym) != 2)
-			continue;
-		shown |= addr != 0;
-		if (!strcmp(sym, n)) {
-			found = addr;
-			break;
-		}
-	}
-	if (fp)
-		fclose(fp);
-	if (!shown)
+	err = kallsyms_lookup(n, &found, NULL);
+	if (err == -EPERM)
 		return (u64)-EPERM;
 	memcpy(PTR(res), &found, sizeof(found));
 	return found ? 0 : (u64)-ENOENT;

@@ -1,0 +1,17 @@
+/* The kernel's symbols, as /proc/kallsyms shows them to this process: what
+ * bpf_kallsyms_lookup_name() answers and what the ELF loader resolves typeless
+ * `extern const void sym __ksym` variables to (libbpf's way). */
+#ifndef USERBPF_KALLSYMS_H
+#define USERBPF_KALLSYMS_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* The address of the first line naming name into *addr (the kernel's own symbols come before
+ * its modules'); *ambiguous (if not NULL) says whether another line names it at another
+ * address.  0, -ENOENT, -EPERM where the file shows no addresses (not privileged enough), or
+ * -errno when it cannot be read. */
+int kallsyms_lookup(const char *name, u64 *addr, bool *ambiguous);
+
+#endif
