@@ -48,10 +48,88 @@ static bool verdicts(const char *what, const struct bpf_insn *insns, uint32_t cn
 	return r[K].rc >= 0;
 }
 
+/* A sleepable program referring to a map of each kind (an inner map's type counts for a map of
+ * maps): the kernel's verdict and error line. */
+static void sleepable_maps(void)
+{
+	static const struct {
+		const char *what;
+		uint32_t type, key, value, max, flags;
+		int inner; /* for a map of maps: 1 an array, 2 a perf event array, 3 a queue */
+	} maps[] = {
+		{ "hash", BPF_MAP_TYPE_HASH, 4, 8, 4, 0, 0 },
+		{ "array", BPF_MAP_TYPE_ARRAY, 4, 8, 4, 0, 0 },
+		{ "percpu array", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 4, 0, 0 },
+		{ "lru hash", BPF_MAP_TYPE_LRU_HASH, 4, 8, 4, 0, 0 },
+		{ "queue", BPF_MAP_TYPE_QUEUE, 0, 8, 4, 0, 0 },
+		{ "stack", BPF_MAP_TYPE_STACK, 0, 8, 4, 0, 0 },
+		{ "ringbuf", BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, 0 },
+		{ "user ringbuf", BPF_MAP_TYPE_USER_RINGBUF, 0, 0, 4096, 0, 0 },
+		{ "lpm trie", BPF_MAP_TYPE_LPM_TRIE, 8, 8, 4, BPF_F_NO_PREALLOC, 0 },
+		{ "bloom filter", BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 4, 0, 0 },
+		{ "devmap", BPF_MAP_TYPE_DEVMAP, 4, 4, 4, 0, 0 },
+		{ "cpumap", BPF_MAP_TYPE_CPUMAP, 4, 4, 4, 0, 0 },
+		{ "prog array", BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0, 0 },
+		{ "stack trace", BPF_MAP_TYPE_STACK_TRACE, 4, 8, 4, 0, 0 },
+		{ "array of arrays", BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 4, 0, 1 },
+		{ "array of perf event arrays", BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 4, 0, 2 },
+		{ "hash of queues", BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 4, 0, 3 },
+	};
+
+	for (size_t i = 0; i < N(maps); i++) {
+		static char log[NSIDES][8192];
+		struct bpf_result r[NSIDES];
+		const char *line[NSIDES];
+		int fd[NSIDES], inner[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			static const uint32_t inner_type[] = { 0, BPF_MAP_TYPE_ARRAY,
+							       BPF_MAP_TYPE_PERF_EVENT_ARRAY,
+							       BPF_MAP_TYPE_QUEUE };
+			uint32_t it = inner_type[maps[i].inner];
+			union bpf_attr a;
+
+			inner[s] = it ? side_map_create(s, it, it == BPF_MAP_TYPE_QUEUE ? 0 : 4,
+							it == BPF_MAP_TYPE_ARRAY ? 8 : 4, 4, 0).rc
+				      : -1;
+			memset(&a, 0, sizeof(a));
+			a.map_type = maps[i].type;
+			a.key_size = maps[i].key;
+			a.value_size = maps[i].value;
+			a.max_entries = maps[i].max;
+			a.map_flags = maps[i].flags;
+			a.inner_map_fd = inner[s] >= 0 ? (uint32_t)inner[s] : 0;
+			fd[s] = side_call(s, BPF_MAP_CREATE, &a).rc;
+			r[s].rc = fd[s];
+			if (fd[s] < 0)
+				continue;
+			struct bpf_insn p[] = { BPF_LD_MAP_FD(BPF_REG_1, fd[s]), RET(0) };
+
+			r[s] = load(s, p, N(p), BPF_F_SLEEPABLE, log[s], sizeof(log[s]));
+			line[s] = log_error_line(log[s]);
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+		}
+		if (fd[K] < 0 || fd[U] < 0)
+			test_fail(__FILE__, __LINE__, "%s: no map (kernel %d, userbpf %d)",
+				  maps[i].what, fd[K], fd[U]);
+		else if (AGREE(maps[i].what, r) && r[K].rc < 0 &&
+			 strcmp(line[K] ? line[K] : "", line[U] ? line[U] : ""))
+			test_fail(__FILE__, __LINE__, "%s: the kernel says \"%s\", userbpf \"%s\"",
+				  maps[i].what, line[K] ? line[K] : "", line[U] ? line[U] : "");
+		for (int s = 0; s < NSIDES; s++) {
+			if (fd[s] >= 0)
+				close(fd[s]);
+			if (inner[s] >= 0)
+				close(inner[s]);
+		}
+	}
+}
+
 TEST(diff_syscall_prog_verifier)
 {
 	static const struct bpf_insn ret0[] = { RET(0) };
-	int accepted = 0, dev[NSIDES], hash[NSIDES];
+	int accepted = 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
 	verdicts("not sleepable", ret0, 2, 0);
@@ -94,37 +172,9 @@ TEST(diff_syscall_prog_verifier)
 		verdicts(what, p, N(p), BPF_F_SLEEPABLE);
 	}
 	CHECK(accepted > 10);
-	/* the maps a sleepable program may use */
-	for (int s = 0; s < NSIDES; s++) {
-		dev[s] = side_map_create(s, BPF_MAP_TYPE_DEVMAP, 4, 4, 4, 0).rc;
-		hash[s] = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 8, 4, 0).rc;
-		REQUIRE(dev[s] >= 0 && hash[s] >= 0);
-	}
-	for (int m = 0; m < 2; m++) {
-		struct bpf_insn p[NSIDES][4];
-
-		for (int s = 0; s < NSIDES; s++) {
-			struct bpf_insn q[] = { BPF_LD_MAP_FD(BPF_REG_1, m ? hash[s] : dev[s]),
-						RET(0) };
-
-			memcpy(p[s], q, sizeof(q));
-		}
-		struct bpf_result r[NSIDES];
-		char what[32];
-
-		snprintf(what, sizeof(what), "a sleepable program's %s", m ? "hash" : "devmap");
-		for (int s = 0; s < NSIDES; s++) {
-			r[s] = load(s, p[s], 4, BPF_F_SLEEPABLE, NULL, 0);
-			if (r[s].rc >= 0)
-				close(r[s].rc);
-		}
-		AGREE(what, r);
-		CHECK_EQ(r[K].rc >= 0, m == 1);
-	}
-	for (int s = 0; s < NSIDES; s++) {
-		close(dev[s]);
-		close(hash[s]);
-	}
+	/* the maps a sleepable program may use, inner maps' types too: the verdicts and error
+	 * lines (sleepable_maps()) */
+	sleepable_maps();
 }
 
 /* ctx[1] = ctx[0] * 2; return ctx[0] + 1 (u32s). */
@@ -408,11 +458,11 @@ static int lookups_agree(const char *what_prog, const struct bpf_insn *prog_insn
 			ctx[s].kind = cases[i].kind;
 			ctx[s].flags = cases[i].flags;
 			ctx[s].ret = -1000;
-			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, &ctx[s], sizeof(ctx[s]), NULL,
-						 0, &ret[s]);
+			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, &ctx[s], sizeof(ctx[s]),
+						 NULL, 0, &ret[s]);
 		}
-		snprintf(what, sizeof(what), "%s(\"%s\", size %u, kind %#x, flags %#llx)", what_prog,
-			 cases[i].name, ctx[K].name_sz, cases[i].kind,
+		snprintf(what, sizeof(what), "%s(\"%s\", size %u, kind %#x, flags %#llx)",
+			 what_prog, cases[i].name, ctx[K].name_sz, cases[i].kind,
 			 (unsigned long long)cases[i].flags);
 		if (!AGREE(what, r))
 			continue;
@@ -421,8 +471,9 @@ static int lookups_agree(const char *what_prog, const struct bpf_insn *prog_insn
 			printf("%s: %lld, %#llx\n", what, (long long)ctx[K].ret,
 			       (unsigned long long)ctx[K].addr);
 		if (ctx[U].ret != ctx[K].ret || ctx[U].addr != ctx[K].addr)
-			test_fail(__FILE__, __LINE__, "%s: the kernel says %lld (%#llx), userbpf %lld "
-				  "(%#llx)", what, (long long)ctx[K].ret,
+			test_fail(__FILE__, __LINE__,
+				  "%s: the kernel says %lld (%#llx), userbpf %lld (%#llx)", what,
+				  (long long)ctx[K].ret,
 				  (unsigned long long)ctx[K].addr, (long long)ctx[U].ret,
 				  (unsigned long long)ctx[U].addr);
 	}
@@ -471,7 +522,7 @@ TEST(diff_syscall_prog_kallsyms)
 	static const struct lookup_case cases[] = {
 		{ "bpf_prog_put", 0, 0, 0 },
 		{ "schedule", 0, 0, 0 },
-		{ "__cpuid", 0, 0, 0 },			/* (two static functions of that name) */
+		{ "__cpuid", 0, 0, 0 },		/* (two static functions of that name) */
 		{ "no_such_symbol_here", 0, 0, 0 },
 		{ "bpf_prog_put", 0, 0, 1 },
 		{ "bpf_prog_put", 0, 0, 1ull << 32 },	/* flags is an int */

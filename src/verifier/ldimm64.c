@@ -195,9 +195,12 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	}
 	/* a sleepable program may sleep holding a map's element: only the types whose
 	 * elements outlive a sleep */
-	if ((env->prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map_ok(map->map_type)) {
-		verbose(env, "Sleepable programs can only use array, hash, ringbuf and local storage "
-			     "maps\n");
+	if ((env->prog->prog_flags & BPF_F_SLEEPABLE) &&
+	    (!sleepable_map_ok(map->map_type) ||
+	     (map->inner_meta && !sleepable_map_ok(map->inner_meta->map_type)))) {
+		/* (6.18's words: a map of maps' inner type counts too) */
+		verbose(env, "Sleepable programs can only use array, hash, ringbuf and local "
+			     "storage maps, also as inner maps\n");
 		return -EINVAL;
 	}
 	env->aux[i].map = map;
