@@ -26,10 +26,8 @@
 
 #define ATTR_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
 
-/* The reference kernel's (6.18) union bpf_attr is 168 bytes, our uapi header's smaller: bytes up
- * to 168 are inside the kernel's union (EINVAL when set after a command's last field), bytes
- * beyond it are the caller's tail (E2BIG when set). */
-#define KERNEL_ATTR_SIZE 168u
+/* Bytes up to KERNEL_ATTR_SIZE (syscall.h) are inside the kernel's union (EINVAL when set after a
+ * command's last field), bytes beyond it are the caller's tail (E2BIG when set). */
 /* BPF_MAP_CREATE ends there in 6.18: value_type_btf_obj_fd and map_token_fd (72..79, read only
  * with flags userbpf refuses), then excl_prog_hash and its size (80..91). */
 #define MAP_CREATE_ATTR_END 92u
@@ -130,10 +128,7 @@ static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	/* The kernel's union is larger than our header's: commands may read raw bytes up to it. */
-	union {
-		union bpf_attr attr;
-		u8 raw[KERNEL_ATTR_SIZE];
-	} buf;
+	union kernel_attr buf;
 	union bpf_attr *attr = &buf.attr;
 	u32 end, n;
 

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
 #include "userbpf/insn.h"
@@ -157,5 +158,135 @@ TEST(diff_fd_array_map_idx)
 	for (int s = 0; s < NSIDES; s++) {
 		close(fds[s][2]);
 		close(fds[s][3]);
+	}
+}
+
+/* fd_array with fd_array_cnt (6.14): every fd in it is bound to the program from the start, a
+ * map (first in the info's map_ids, in the array's order, once each, checked as a map the
+ * program refers to: a sleepable one's types) or a BTF object; anything else, too many maps, a
+ * count too big or without an array are refused.  The verdict, errno, error line and the
+ * program's maps (which of the test's it holds, in order) must be the kernel's. */
+TEST(diff_fd_array_cnt)
+{
+	enum { A, B, PERF, STDIN, CLOSED, BTF, NFDS };
+	static const struct {
+		const char *what;
+		int fds[4], nfds; /* indexes into the side's fds, or -1 for 64 fresh arrays */
+		uint32_t cnt;
+		bool uses_b, sleepable, null_array;
+	} cases[] = {
+		{ "one map, unused", { A }, 1, 1, .uses_b = false },
+		{ "two maps, the second used", { A, B }, 2, 2, .uses_b = true },
+		{ "two maps, the first used", { B, A }, 2, 2, .uses_b = true },
+		{ "no count: only the used map", { A, B }, 2, 0, .uses_b = true },
+		{ "a map twice", { A, A }, 2, 2, .uses_b = false },
+		{ "stdin", { STDIN }, 1, 1, .uses_b = false },
+		{ "a closed fd", { CLOSED }, 1, 1, .uses_b = false },
+		{ "a BTF object", { BTF }, 1, 1, .uses_b = false },
+		{ "a BTF object and a map", { BTF, B, BTF }, 3, 3, .uses_b = false },
+		{ "a count too big", { A }, 1, 0x40000000, .uses_b = false },
+		{ "a count just too big", { A }, 1, 0x3fffffff, .uses_b = false },
+		{ "a count without an array", { A }, 1, 1, .null_array = true },
+		{ "a sleepable program's perf event array", { PERF }, 1, 1, .sleepable = true },
+		{ "a socket filter's perf event array", { PERF }, 1, 1, .uses_b = false },
+		{ "65 maps", { -1 }, 0, 65, .uses_b = false },
+		{ "64 maps", { -1 }, 0, 64, .uses_b = false },
+	};
+	static const uint32_t types[] = { T_INT(1, 4, 0, 0, 32) };
+	int fds[NSIDES][NFDS], many[NSIDES][65];
+	uint32_t ids[NSIDES][NFDS];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		fds[s][A] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 8, 4, 0).rc;
+		fds[s][B] = side_map_create(s, BPF_MAP_TYPE_HASH, 4, 8, 4, 0).rc;
+		fds[s][PERF] = side_map_create(s, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0).rc;
+		fds[s][STDIN] = 0;
+		fds[s][CLOSED] = 1000;
+		fds[s][BTF] = side_btf_load(s, types, N(types), "\0int", 5);
+		for (int i = 0; i < 65; i++) {
+			many[s][i] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
+			REQUIRE(many[s][i] >= 0);
+		}
+		REQUIRE(fds[s][A] >= 0 && fds[s][B] >= 0 && fds[s][PERF] >= 0 && fds[s][BTF] >= 0);
+		for (int f = 0; f < NFDS; f++)
+			ids[s][f] = f <= PERF ? side_map_id(s, fds[s][f]) : 0;
+	}
+	for (size_t i = 0; i < N(cases); i++) {
+		static char log[NSIDES][4096];
+		struct bpf_result r[NSIDES];
+		const char *line[NSIDES];
+		char held[NSIDES][128];
+
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_insn prog[] = {
+				BPF_LD_MAP_FD(BPF_REG_1, fds[s][B]),
+				BPF_MOV64_IMM(BPF_REG_0, 0),
+				BPF_EXIT_INSN(),
+			};
+			uint8_t attr[160] = { 0 };
+			union bpf_attr *a = (union bpf_attr *)attr;
+			int arr[4];
+
+			for (int f = 0; f < cases[i].nfds; f++)
+				arr[f] = cases[i].fds[0] < 0 ? 0 : fds[s][cases[i].fds[f]];
+			a->prog_type = cases[i].sleepable ? BPF_PROG_TYPE_SYSCALL
+							  : BPF_PROG_TYPE_SOCKET_FILTER;
+			a->prog_flags = cases[i].sleepable ? BPF_F_SLEEPABLE : 0;
+			a->insns = PTR_TO_U64(cases[i].uses_b ? prog : prog + 2);
+			a->insn_cnt = cases[i].uses_b ? 4 : 2;
+			a->license = PTR_TO_U64("GPL");
+			a->log_buf = PTR_TO_U64(log[s]);
+			a->log_size = sizeof(log[s]);
+			a->log_level = 1;
+			log[s][0] = 0;
+			a->fd_array = cases[i].null_array   ? 0
+				      : cases[i].fds[0] < 0 ? PTR_TO_U64(many[s])
+							    : PTR_TO_U64(arr);
+			memcpy(attr + 148, &cases[i].cnt, sizeof(cases[i].cnt));
+			r[s] = backend_call(diff_sides[s], BPF_PROG_LOAD, attr, sizeof(attr));
+			line[s] = log_error_line(log[s]);
+			held[s][0] = 0;
+			if (r[s].rc >= 0) {
+				/* the program's maps, as the test's names for them */
+				struct bpf_prog_info info;
+				uint32_t len = sizeof(info), map_ids[70];
+
+				memset(&info, 0, sizeof(info));
+				memset(map_ids, 0, sizeof(map_ids));
+				info.nr_map_ids = 70;
+				info.map_ids = PTR_TO_U64(map_ids);
+				if (!side_obj_info(s, r[s].rc, &info, &len).rc)
+					for (uint32_t m = 0; m < info.nr_map_ids && m < 70; m++) {
+						const char *name = "other";
+
+						for (int f = A; f <= PERF; f++)
+							if (map_ids[m] == ids[s][f])
+								name = f == A ? "A" : f == B ? "B" : "perf";
+						if (strlen(held[s]) < sizeof(held[s]) - 8)
+							strcat(strcat(held[s], " "), name);
+					}
+				close(r[s].rc);
+			}
+		}
+		if (!AGREE(cases[i].what, r))
+			continue;
+		if (r[K].rc < 0 && strcmp(line[K] ? line[K] : "", line[U] ? line[U] : ""))
+			test_fail(__FILE__, __LINE__, "%s: the kernel says \"%s\", userbpf \"%s\"",
+				  cases[i].what, line[K] ? line[K] : "", line[U] ? line[U] : "");
+		if (strcmp(held[K], held[U]))
+			test_fail(__FILE__, __LINE__, "%s: the kernel's program holds%s, userbpf's%s",
+				  cases[i].what, held[K], held[U]);
+		if (getenv("TEST_VERBOSE"))
+			printf("%s: %d/%d \"%s\" holds%s\n", cases[i].what, r[K].rc < 0 ? -1 : 0,
+			       r[K].err, line[K] ? line[K] : "", held[K]);
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		close(fds[s][A]);
+		close(fds[s][B]);
+		close(fds[s][PERF]);
+		close(fds[s][BTF]);
+		for (int i = 0; i < 65; i++)
+			close(many[s][i]);
 	}
 }

@@ -8,6 +8,7 @@
 
 #include "map/map.h"
 #include "prog/prog.h"
+#include "syscall.h"
 #include "verifier/verifier.h"
 #include "test.h"
 #include "userbpf.h"
@@ -342,7 +343,8 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 {
 	struct bpf_prog *prog = calloc(1, sizeof(*prog));
 	struct bpf_func_info fi[FUNCS_MAX];
-	union bpf_attr a;
+	union kernel_attr ka; /* (bpf_check() reads the kernel's whole union) */
+	union bpf_attr *a = &ka.attr;
 
 	for (int i = 0; i < NMAPS; i++)
 		if (umaps[i] < 0)
@@ -353,13 +355,13 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	prog->gpl_compatible = gpl_license(c->license ? c->license : "GPL");
 	prog->insns = copy_insns(insns, n, umaps);
 	prog->len = n;
-	memset(&a, 0, sizeof(a));
-	set_funcs(&a, c, insns, n, fi, false);
-	a.log_level = log_level_of(c);
-	a.log_buf = (uintptr_t)o->log;
-	a.log_size = LOG_SIZE;
+	memset(&ka, 0, sizeof(ka));
+	set_funcs(a, c, insns, n, fi, false);
+	a->log_level = log_level_of(c);
+	a->log_buf = (uintptr_t)o->log;
+	a->log_size = LOG_SIZE;
 	o->log[0] = 0;
-	o->ret = bpf_check(prog, &a, NULL, 0);
+	o->ret = bpf_check(prog, a, NULL, 0);
 	o->err = o->ret < 0 ? -o->ret : 0;
 	error_line(o->log, o->line, sizeof(o->line));
 	for (u32 i = 0; i < prog->used_map_cnt; i++)

@@ -29,6 +29,7 @@
 #include "exec/jit.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "syscall.h"
 #include "prog/run.h"
 #include "rcu.h"
 
@@ -256,7 +257,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	struct userbpf_prog_load_opts o;
 	struct userbpf_prog *h;
 	struct bpf_prog *prog;
-	union bpf_attr attr;
+	union kernel_attr ka; /* (zero past our header's fields too) */
 	int err, fd;
 
 	if (!out)
@@ -270,21 +271,21 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	if (cnt == 0 || cnt > EXT_MAX_INSNS)
 		return -E2BIG;
 
-	memset(&attr, 0, sizeof(attr));
+	memset(&ka, 0, sizeof(ka));
 	if (o.name) {
-		size_t len = strnlen(o.name, sizeof(attr.prog_name));
+		size_t len = strnlen(o.name, sizeof(ka.attr.prog_name));
 
-		if (len >= sizeof(attr.prog_name))
+		if (len >= sizeof(ka.attr.prog_name))
 			return -EINVAL;
-		memcpy(attr.prog_name, o.name, len);
+		memcpy(ka.attr.prog_name, o.name, len);
 	}
-	attr.prog_type = USERBPF_PROG_TYPE_EXT;
-	attr.insn_cnt = cnt;
-	attr.insns = (uintptr_t)insns;
-	attr.license = (uintptr_t) "GPL";
-	attr.log_level = o.log_level;
-	attr.log_buf = (uintptr_t)o.log_buf;
-	attr.log_size = o.log_size;
+	ka.attr.prog_type = USERBPF_PROG_TYPE_EXT;
+	ka.attr.insn_cnt = cnt;
+	ka.attr.insns = (uintptr_t)insns;
+	ka.attr.license = (uintptr_t) "GPL";
+	ka.attr.log_level = o.log_level;
+	ka.attr.log_buf = (uintptr_t)o.log_buf;
+	ka.attr.log_size = o.log_size;
 
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -297,7 +298,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	prog->gpl_compatible = true; /* no GPL-only helper is offered anyway */
 	prog->ctx_size = o.ctx_size;
 	prog->ctx_writable = o.ctx_writable;
-	err = obj_name_cpy(prog->name, attr.prog_name, sizeof(attr.prog_name));
+	err = obj_name_cpy(prog->name, ka.attr.prog_name, sizeof(ka.attr.prog_name));
 	if (err)
 		goto free_prog;
 	prog->len = cnt;
@@ -312,7 +313,7 @@ int userbpf_prog_load_ext(const struct bpf_insn *insns, uint32_t cnt,
 	if (err)
 		goto free_prog;
 
-	fd = prog_verify_install(prog, &attr, NULL, 0); /* frees prog on failure */
+	fd = prog_verify_install(prog, &ka.attr, NULL, 0); /* frees prog on failure */
 	if (fd < 0) {
 		err = fd;
 		goto free_handle;

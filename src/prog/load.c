@@ -173,6 +173,9 @@ static void prog_free(struct bpf_prog *prog)
 	free(prog->used_maps);
 	prog_unbind_maps(prog);
 	btf_put(prog->btf);
+	for (u32 i = 0; i < prog->used_btf_cnt; i++)
+		btf_put(prog->used_btfs[i]);
+	free(prog->used_btfs);
 	free(prog->func_info);
 	free(prog->linfo);
 	free(prog->insns);
@@ -255,17 +258,15 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	if (attr->insn_cnt == 0 || attr->insn_cnt > PROG_MAX_INSNS)
 		return -E2BIG;
 	/* 6.18 fields beyond our uapi header (sys_bpf() copied them): an fd_array with a count
-	 * binds maps up front, a signature asks for verification against a keyring.  Neither
-	 * exists here; the kernel answers EFAULT for a count without an array and EOPNOTSUPP
-	 * for a signature it cannot check. */
+	 * binds its maps up front (the verifier's process_fd_array()); a signature asks for
+	 * verification against a keyring, which userbpf has not.  The kernel answers EFAULT for
+	 * a count without an array and EOPNOTSUPP for a signature it cannot check. */
 	{
-		u32 fd_array_cnt;
 		u64 signature;
 
-		memcpy(&fd_array_cnt, (const u8 *)attr + 148, sizeof(fd_array_cnt));
-		memcpy(&signature, (const u8 *)attr + 152, sizeof(signature));
-		if (fd_array_cnt)
-			return attr->fd_array ? -EOPNOTSUPP : -EFAULT;
+		memcpy(&signature, (const u8 *)attr + ATTR_SIGNATURE_OFF, sizeof(signature));
+		if (attr_fd_array_cnt(attr) && !attr->fd_array)
+			return -EFAULT;
 		if (signature)
 			return -EOPNOTSUPP;
 	}

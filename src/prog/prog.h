@@ -9,6 +9,7 @@
 #define USERBPF_PROG_H
 
 #include <linux/bpf.h>
+#include <string.h>
 
 #include "fd.h"
 #include "util.h"
@@ -87,6 +88,10 @@ struct bpf_prog {
 
 	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
 	struct btf *btf;
+	/* BTF objects fd_array bound (fd_array_cnt), a reference each, as the kernel's used_btfs
+	 * (for module kfuncs, which userbpf has not: only held). */
+	struct btf **used_btfs;
+	u32 used_btf_cnt;
 	struct bpf_func_info *func_info;	/* per subprogram */
 	u32 func_info_cnt;
 	struct bpf_line_info *linfo;
@@ -206,5 +211,17 @@ int prog_enable_stats(const union bpf_attr *attr);	/* stats.c */
 int prog_map_ids(const struct bpf_prog *prog, u32 **ids, u32 *cnt);
 /* bind_map.c: drops the bound maps' references (prog_free()). */
 void prog_unbind_maps(struct bpf_prog *prog);
+
+/* BPF_PROG_LOAD's fields past our uapi header (6.14's fd_array_cnt, 6.18's signature), read
+ * where the kernel's union has them. */
+#define ATTR_FD_ARRAY_CNT_OFF 148
+#define ATTR_SIGNATURE_OFF 152
+static inline u32 attr_fd_array_cnt(const union bpf_attr *attr)
+{
+	u32 cnt;
+
+	memcpy(&cnt, (const u8 *)attr + ATTR_FD_ARRAY_CNT_OFF, sizeof(cnt));
+	return cnt;
+}
 
 #endif

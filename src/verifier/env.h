@@ -450,6 +450,8 @@ int compute_live_registers(struct verifier_env *env);
 
 /* ldimm64.c */
 int resolve_ldimm64(struct verifier_env *env);
+/* Binds the cnt maps and BTF objects of BPF_PROG_LOAD's fd_array (fd_array_cnt). */
+int process_fd_array(struct verifier_env *env, u32 cnt);
 void release_maps(struct verifier_env *env);
 
 /* check_alu.c */

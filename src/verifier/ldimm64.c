@@ -49,8 +49,11 @@ static int use_map(struct verifier_env *env, struct bpf_map *map)
 	for (u32 j = 0; j < env->used_map_cnt; j++)
 		if (env->used_maps[j] == map)
 			return 0;
-	if (env->used_map_cnt >= MAX_USED_MAPS)
+	if (env->used_map_cnt >= MAX_USED_MAPS) {
+		verbose(env, "The total number of maps per program has reached the limit of %u\n",
+			MAX_USED_MAPS);
 		return -E2BIG;
+	}
 	if (!env->used_maps) {
 		env->used_maps = calloc(MAX_USED_MAPS, sizeof(*env->used_maps));
 		if (!env->used_maps)
@@ -116,58 +119,39 @@ static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in)
 	return 0;
 }
 
-static int resolve_one(struct verifier_env *env, u32 i)
+/* fd_array[idx] (read from the caller's memory) into *fd: 0, or -EFAULT. */
+static int fd_array_read(const struct verifier_env *env, s64 idx, int *fd)
 {
-	struct bpf_insn *in = &env->insns[i];
+	u64 at = env->fd_array + (u64)idx * sizeof(*fd);
+
+	return at <= UINTPTR_MAX - sizeof(*fd) &&
+		       copy_nofault(fd, (const void *)(uintptr_t)at, sizeof(*fd))
+		       ? 0
+		       : -EFAULT;
+}
+
+/* The map fd names, recorded in env->used_maps (*added: 1 new there, 0 already, or -errno);
+ * NULL with *err when fd is not a map's (or was closed meanwhile: as if before). */
+static struct bpf_map *map_of_fd(struct verifier_env *env, int fd, int *err, int *added)
+{
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	int fd = in[0].imm, err = 0, added;
-	u64 addr;
 
-	switch (in[0].src_reg) {
-	case BPF_PSEUDO_FUNC:
-		return 0; /* a callback: the engines resolve it (src/exec/callback.h) */
-	case BPF_PSEUDO_BTF_ID:
-		return resolve_btf_id(env, in);
-	case BPF_PSEUDO_MAP_VALUE:
-	case BPF_PSEUDO_MAP_IDX_VALUE:
-		break;
-	case BPF_PSEUDO_MAP_FD:
-	case BPF_PSEUDO_MAP_IDX:
-		if (in[1].imm == 0)
-			break;
-		/* fallthrough */
-	default:
-		verbose(env, "unrecognized bpf_ld_imm64 insn\n");
-		return -EINVAL;
-	}
-	/* the _IDX forms name the map by its index in fd_array (what light skeletons send) */
-	if (in[0].src_reg == BPF_PSEUDO_MAP_IDX || in[0].src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
-		u64 at = env->fd_array + (u64)(s64)in[0].imm * sizeof(fd);
-
-		if (!env->fd_array) {
-			verbose(env, "fd_idx without fd_array is invalid\n");
-			return -EPROTO;
-		}
-		if (at > UINTPTR_MAX - sizeof(fd) ||
-		    !copy_nofault(&fd, (const void *)(uintptr_t)at, sizeof(fd)))
-			return -EFAULT;
-	}
 	rcu_read_lock();
-	obj = obj_from_fd(fd, OBJ_MAP, &err);
+	obj = obj_from_fd(fd, OBJ_MAP, err);
 	map = obj ? map_of(obj) : NULL;
-	added = map ? use_map(env, map) : 0;
-	if (added == -EBADF) { /* closed meanwhile: as if it had been before */
+	*added = map ? use_map(env, map) : 0;
+	if (*added == -EBADF) {
 		map = NULL;
-		err = -EBADF;
+		*err = -EBADF;
 	}
 	rcu_read_unlock();
-	if (!map) {
-		verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
-		return err;
-	}
-	if (added < 0)
-		return added;
+	return map;
+}
+
+/* The kernel's check_map_prog_compatibility(): which maps a program of this kind may use. */
+static int map_prog_compat(struct verifier_env *env, const struct bpf_map *map)
+{
 	/* the kernel's check_map_prog_compatibility(): locks are for the other types */
 	if (map->spin_lock_off >= 0) {
 		u32 t = env->prog->type;
@@ -203,6 +187,52 @@ static int resolve_one(struct verifier_env *env, u32 i)
 			     "storage maps, also as inner maps\n");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int resolve_one(struct verifier_env *env, u32 i)
+{
+	struct bpf_insn *in = &env->insns[i];
+	struct bpf_map *map;
+	int fd = in[0].imm, err = 0, added;
+	u64 addr;
+
+	switch (in[0].src_reg) {
+	case BPF_PSEUDO_FUNC:
+		return 0; /* a callback: the engines resolve it (src/exec/callback.h) */
+	case BPF_PSEUDO_BTF_ID:
+		return resolve_btf_id(env, in);
+	case BPF_PSEUDO_MAP_VALUE:
+	case BPF_PSEUDO_MAP_IDX_VALUE:
+		break;
+	case BPF_PSEUDO_MAP_FD:
+	case BPF_PSEUDO_MAP_IDX:
+		if (in[1].imm == 0)
+			break;
+		/* fallthrough */
+	default:
+		verbose(env, "unrecognized bpf_ld_imm64 insn\n");
+		return -EINVAL;
+	}
+	/* the _IDX forms name the map by its index in fd_array (what light skeletons send) */
+	if (in[0].src_reg == BPF_PSEUDO_MAP_IDX || in[0].src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
+		if (!env->fd_array) {
+			verbose(env, "fd_idx without fd_array is invalid\n");
+			return -EPROTO;
+		}
+		if (fd_array_read(env, in[0].imm, &fd))
+			return -EFAULT;
+	}
+	map = map_of_fd(env, fd, &err, &added);
+	if (!map) {
+		verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
+		return err;
+	}
+	if (added < 0)
+		return added;
+	err = map_prog_compat(env, map);
+	if (err)
+		return err;
 	env->aux[i].map = map;
 	if (in[0].src_reg == BPF_PSEUDO_MAP_FD || in[0].src_reg == BPF_PSEUDO_MAP_IDX) {
 		addr = (uintptr_t)map;
@@ -283,6 +313,64 @@ int resolve_ldimm64(struct verifier_env *env)
 			verbose(env, "unknown opcode %02x\n", in->code);
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/* prog holds btf (a reference the caller gives it), once. */
+static int hold_btf(struct bpf_prog *prog, struct btf *btf)
+{
+	struct btf **grown;
+
+	for (u32 i = 0; i < prog->used_btf_cnt; i++)
+		if (prog->used_btfs[i] == btf) {
+			btf_put(btf);
+			return 0;
+		}
+	grown = realloc(prog->used_btfs, (prog->used_btf_cnt + 1) * sizeof(*grown));
+	if (!grown) {
+		btf_put(btf);
+		return -ENOMEM;
+	}
+	prog->used_btfs = grown;
+	prog->used_btfs[prog->used_btf_cnt++] = btf;
+	return 0;
+}
+
+/* fd_array with fd_array_cnt (6.14): every fd in it is a map the program holds from the start
+ * (listed first in its info's map_ids, checked as a map it refers to) or a BTF object it holds;
+ * the kernel's process_fd_array(). */
+int process_fd_array(struct verifier_env *env, u32 cnt)
+{
+	if (cnt >= UINT32_MAX / sizeof(int)) {
+		verbose(env, "fd_array_cnt is too big (%u)\n", cnt);
+		return -EINVAL;
+	}
+	for (u32 i = 0; i < cnt; i++) {
+		struct bpf_map *map;
+		struct btf *btf;
+		int fd, err = 0, added, btf_err = 0;
+
+		if (fd_array_read(env, i, &fd))
+			return -EFAULT;
+		map = map_of_fd(env, fd, &err, &added);
+		if (map && added < 0)
+			return added;
+		if (map) {
+			err = map_prog_compat(env, map);
+			if (err)
+				return err;
+			continue;
+		}
+		btf = btf_get_by_fd(fd, &btf_err);
+		if (btf) {
+			err = hold_btf(env->prog, btf);
+			if (err)
+				return err;
+			continue;
+		}
+		verbose(env, "fd %d is not pointing to valid bpf_map or btf\n", fd);
+		return err;
 	}
 	return 0;
 }

@@ -519,7 +519,9 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		ret = -ENOMEM;
 		goto out_free_env;
 	}
-	ret = check_btf_info_early(env, attr, uattr, usize);
+	ret = process_fd_array(env, attr_fd_array_cnt(attr));
+	if (!ret)
+		ret = check_btf_info_early(env, attr, uattr, usize);
 	if (!ret)
 		ret = add_subprogs(env);
 	if (!ret)

@@ -16,7 +16,9 @@
 
 struct bpf_prog;
 
-/* uattr (usize bytes) receives what the kernel writes back (the record size it expects). */
+/* attr is the kernel's whole union (KERNEL_ATTR_SIZE bytes, src/syscall.h: union kernel_attr),
+ * for the fields past our header's (fd_array_cnt).  uattr (usize bytes) receives what the
+ * kernel writes back (the record size it expects). */
 int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
 	      u32 usize);
 
