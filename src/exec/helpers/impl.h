@@ -55,6 +55,7 @@ HELPER(h_get_current_comm);
 HELPER(h_get_current_task);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
+HELPER(h_get_branch_snapshot);
 HELPER(h_send_signal);
 HELPER(h_send_signal_thread);
 HELPER(h_get_ns_current_pid_tgid);

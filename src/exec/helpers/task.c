@@ -249,6 +249,14 @@ u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
 	return err;
 }
 
+/* bpf_get_branch_snapshot(buf, size, flags): the CPU's last-branch records, which a program in
+ * user space has none of: -ENOENT with buf untouched, as the kernel's without LBR (flags are
+ * checked after the snapshot: -EINVAL then). */
+u64 h_get_branch_snapshot(u64 buf, u64 size, u64 flags, u64 a4, u64 a5)
+{
+	return flags ? (u64)-EINVAL : (u64)-ENOENT;
+}
+
 /* bpf_send_signal(sig), bpf_send_signal_thread(sig): sig to the current process (or thread),
  * which for a test run is whoever runs it; -EINVAL for no signal number. */
 u64 h_send_signal(u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
