@@ -1066,20 +1066,13 @@ TEST(helpers_branch_snapshot_vs_kernel)
 			BPF_EXIT_INSN(),
 		};
 		u_int32_t ret[2] = { 0, 0 };
-		u_int8_t pkt[64] = { 0 };
 
 		for (int s = 0; s < 2; s++) {
 			int fd = prog_load_on(sides[s], BPF_PROG_TYPE_SOCKET_FILTER, insns,
 					      ARRAY_SIZE(insns), -1);
-			union bpf_attr a;
 
 			REQUIRE(fd >= 0);
-			memset(&a, 0, sizeof(a));
-			a.test.prog_fd = (u_int32_t)fd;
-			a.test.data_in = (uintptr_t)pkt;
-			a.test.data_size_in = sizeof(pkt);
-			CHECK_EQ(sides[s]->bpf(BPF_PROG_TEST_RUN, &a, sizeof(a)), 0);
-			ret[s] = a.test.retval;
+			CHECK_EQ(run_retval(sides[s], fd, &ret[s]), 0);
 			close(fd);
 		}
 		/* (a kernel on a CPU with LBR records branches: nothing to compare then) */

@@ -554,40 +554,13 @@ static int copy_kernel_str(u8 *dst, u64 src, u32 count)
 	return (int)i;
 }
 
-/* The kernel's __bpf_dynptr_copy(): straight into the dynptr where it is writable and holds
- * [off, off + size) in one piece; else -E2BIG out of range, or 256-byte chunks copied, then
- * written (a read-only or NULL dynptr: -EINVAL, once the first chunk is read). */
-static u64 dynptr_copy_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy)
-{
-	const struct dynptr *d = dynptr_at(p);
-	u8 buf[256];
-	u64 dsize = dynptr_size(d);
-	u8 *slice = NULL;
-
-	if (d->data && !(d->size & DYNPTR_RDONLY_BIT) && size <= dsize && off <= dsize - size)
-		slice = xdp_slice(d, (u32)off, (u32)size, NULL);
-	if (slice)
-		return ret32(copy(slice, src, (u32)size));
-	if (size > dsize || off > dsize - size)
-		return ret32(-E2BIG);
-	for (u64 at = 0; at < size;) {
-		u32 n = size - at < sizeof(buf) ? (u32)(size - at) : (u32)sizeof(buf);
-		int err = copy(buf, src + at, n);
-		u64 w;
-
-		if (err)
-			return ret32(err);
-		w = bpf_dynptr_write_helper(p, off + at, (u64)(uintptr_t)buf, n, 0);
-		if (w)
-			return w & 0xffffffffu;
-		at += n;
-	}
-	return 0;
-}
-
-/* __bpf_dynptr_copy_str(): as dynptr_copy_in(), the string's length with its NUL returned;
- * in chunks, each overlapping the last one's NUL. */
-static u64 dynptr_copy_str_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy)
+/* The kernel's __bpf_dynptr_copy() and, for str, __bpf_dynptr_copy_str(): straight into the
+ * dynptr where it is writable and holds [off, off + size) in one piece; else -E2BIG out of
+ * range, or 256-byte chunks copied, then written (a read-only or NULL dynptr: -EINVAL, once the
+ * first chunk is read).  copy returns 0 for data; for a string the length with its NUL, each
+ * chunk then overlapping the last one's NUL, and the copy ending at the string's end (that
+ * length is returned). */
+static u64 dynptr_copy_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy, bool str)
 {
 	const struct dynptr *d = dynptr_at(p);
 	u8 buf[256];
@@ -608,72 +581,51 @@ static u64 dynptr_copy_str_in(u64 p, u64 off, u64 size, u64 src, copy_in_fn copy
 
 		if (cnt < 0)
 			return ret32(cnt);
-		w = bpf_dynptr_write_helper(p, off + at, (u64)(uintptr_t)buf, (u32)cnt, 0);
+		w = bpf_dynptr_write_helper(p, off + at, (u64)(uintptr_t)buf, str ? (u32)cnt : n, 0);
 		if (w)
 			return w & 0xffffffffu;
+		if (!str) {
+			at += n;
+			continue;
+		}
 		if ((u32)cnt < n || n == 1)
 			return ret32((int)(at + (u32)cnt));
 		at += n - 1;
 	}
-	return ret32((int)at);
+	return str ? ret32((int)at) : 0;
 }
 
 /* (offset and size are u32 arguments in 6.18: their registers' upper halves do not count) */
 u64 bpf_probe_read_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_data);
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_data, false);
 }
 
 u64 bpf_probe_read_kernel_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_kernel_data);
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_kernel_data, false);
 }
 
 u64 bpf_probe_read_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_user_str);
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_str, true);
 }
 
 u64 bpf_probe_read_kernel_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_kernel_str);
-}
-
-/* copy_from_user(): the bytes up to the first it cannot read copied, the rest of dst zeroed,
- * and -EFAULT; nothing past user space (all of dst zeroed), and an empty copy succeeds at any
- * address. */
-static int copy_user_data_sleepable(u8 *dst, u64 src, u32 n)
-{
-	u32 done = 0;
-
-	if (!n)
-		return 0;
-	if (src + n >= src && src + n <= USER_PTR_MAX && src + n - 1 <= UINTPTR_MAX)
-		while (done < n) { /* (a page at a time: what can be read is whole pages) */
-			u32 chunk = 4096 - (u32)((src + done) & 4095);
-
-			if (chunk > n - done)
-				chunk = n - done;
-			if (!copy_nofault(dst + done, (const void *)(uintptr_t)(src + done), chunk))
-				break;
-			done += chunk;
-		}
-	if (done == n)
-		return 0;
-	memset(dst + done, 0, n - done);
-	return -EFAULT;
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_kernel_str, true);
 }
 
 /* The sleepable forms (KF_SLEEPABLE): copy_from_user() where the probe reads use the nofault
  * copy (partial copies zero-filled; for strings: one byte less read, a NUL after the copy). */
 u64 bpf_copy_from_user_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_data_sleepable);
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_from_user_emul, false);
 }
 
 u64 bpf_copy_from_user_str_dynptr_kfunc(u64 p, u64 off, u64 size, u64 src, u64 a5)
 {
-	return dynptr_copy_str_in(p, (u32)off, (u32)size, src, copy_user_str_sleepable);
+	return dynptr_copy_in(p, (u32)off, (u32)size, src, copy_user_str_sleepable, true);
 }
 
 /* bpf_copy_from_user_str(dst, dst__sz, src, flags): unknown flags -EINVAL first; a string of
@@ -689,17 +641,8 @@ u64 bpf_copy_from_user_str_kfunc(u64 dst, u64 size, u64 src, u64 flags, u64 a5)
 
 	if (flags & ~(u64)PAD_ZEROS)
 		return ret32(-EINVAL);
-	if (!n)
-		return 0;
-	ret = strncpy_user(d, src, n - 1);
-	if (ret < 0) {
-		if (flags & PAD_ZEROS)
-			memset(d, 0, n);
-		return ret32(ret);
-	}
-	if (flags & PAD_ZEROS)
-		memset(d + ret, 0, n - (u32)ret);
-	else
-		d[ret] = 0;
-	return ret32(ret + 1);
+	ret = copy_user_str_sleepable(d, src, n);
+	if ((flags & PAD_ZEROS) && n) /* (after the NUL; all of it on -EFAULT) */
+		memset(d + (ret < 0 ? 0 : ret), 0, n - (ret < 0 ? 0 : (u32)ret));
+	return ret32(ret);
 }

@@ -154,8 +154,8 @@ static void set_parent(struct fake_task *f, const struct fake_task *parent)
 	put_ptr(f->task, L.parent, parent->task);
 }
 
-/* A process's parent, comm and credentials from /proc (path: its directory); false if gone. */
-static bool proc_read(const char *path, int *ppid, char comm[16], u32 ids[8])
+/* A process's parent and comm from /proc (path: its directory); false if it is gone. */
+static bool proc_stat(const char *path, int *ppid, char comm[16])
 {
 	char file[64], line[512], *p;
 	FILE *fp;
@@ -176,19 +176,30 @@ static bool proc_read(const char *path, int *ppid, char comm[16], u32 ids[8])
 		ok = true;
 	}
 	fclose(fp);
+	return ok;
+}
+
+/* A task's credentials from /proc (path: its directory), in cred_ids' order; false if it is
+ * gone. */
+static bool proc_ids(const char *path, u32 ids[8])
+{
+	char file[64], line[512];
+	FILE *fp;
+
 	snprintf(file, sizeof(file), "%s/status", path);
 	fp = fopen(file, "r");
 	memset(ids, 0, 8 * sizeof(ids[0]));
-	while (fp && fgets(line, sizeof(line), fp)) {
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
 		u32 *v = !strncmp(line, "Uid:", 4) ? ids : !strncmp(line, "Gid:", 4) ? ids + 1 : NULL;
 
-		/* (uid, euid, suid, fsuid in the file; cred_ids' order in ids) */
+		/* (uid, euid, suid, fsuid in the file) */
 		if (v)
 			sscanf(line + 4, "%u %u %u %u", &v[0], &v[4], &v[2], &v[6]);
 	}
-	if (fp)
-		fclose(fp);
-	return ok;
+	fclose(fp);
+	return true;
 }
 
 /* Ancestors and group leaders, by pid, for the process's life (a parent's new task replaces
@@ -215,8 +226,9 @@ static struct fake_task *proc_task(int pid)
 		set_parent(f, f);
 	} else {
 		snprintf(path, sizeof(path), "/proc/%d", pid);
-		if (!proc_read(path, &ppid, comm, ids))
+		if (!proc_stat(path, &ppid, comm))
 			return NULL;
+		proc_ids(path, ids);
 		struct fake_task *parent = proc_task(ppid);
 
 		f = parent ? fake_new(pid, pid, comm, ids) : NULL;
@@ -260,13 +272,8 @@ u64 current_task_addr(void)
 	    !strncmp(self->comm, comm, sizeof(self->comm)))
 		return (uintptr_t)self->task;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
-	{
-		int unused;
-		char unused_comm[16];
-
-		if (!proc_read(path, &unused, unused_comm, ids))
-			return 0;
-	}
+	if (!proc_ids(path, ids))
+		return 0;
 	pthread_mutex_lock(&procs_lock);
 	parent = proc_task(ppid);
 	if (parent && pid != tgid)

@@ -981,18 +981,21 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return sk_msg_helper_proto(func_id);
 	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf(), close(), the
 	 * kernel BTF's and kallsyms' lookups, then the tracing helpers */
-	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_bpf)
-		return &syscall_helpers[0].proto;
-	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_sys_close)
-		return &syscall_helpers[1].proto;
-	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_btf_find_by_name_kind)
-		return &syscall_helpers[2].proto;
-	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_kallsyms_lookup_name)
-		return &syscall_helpers[3].proto;
-	if (prog_type == BPF_PROG_TYPE_SYSCALL && func_id == BPF_FUNC_get_attach_cookie)
-		return NULL; /* (a syscall program has no trampoline, the kernel's condition) */
-	if (prog_type == BPF_PROG_TYPE_SYSCALL)
+	if (prog_type == BPF_PROG_TYPE_SYSCALL) {
+		switch (func_id) {
+		case BPF_FUNC_sys_bpf:
+			return &syscall_helpers[0].proto;
+		case BPF_FUNC_sys_close:
+			return &syscall_helpers[1].proto;
+		case BPF_FUNC_btf_find_by_name_kind:
+			return &syscall_helpers[2].proto;
+		case BPF_FUNC_kallsyms_lookup_name:
+			return &syscall_helpers[3].proto;
+		case BPF_FUNC_get_attach_cookie:
+			return NULL; /* (no trampoline, the kernel's condition) */
+		}
 		prog_type = BPF_PROG_TYPE_KPROBE;
+	}
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
 	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()), but their own
 	 * get_stackid, which is not GPL-only */

@@ -961,7 +961,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* a helper that may sleep: in sleepable programs only, not where they must not (before
 	 * its arguments, as the kernel checks) */
-	if (fn->might_sleep && !(env->prog->prog_flags & BPF_F_SLEEPABLE)) {
+	if (fn->might_sleep && !in_sleepable(env)) {
 		verbose(env, "helper call might sleep in a non-sleepable prog\n");
 		return -EINVAL;
 	}

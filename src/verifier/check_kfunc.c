@@ -416,7 +416,7 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "calling kernel function %s is not allowed\n", k.name);
 		return -EACCES;
 	}
-	if ((desc->flags & KF_SLEEPABLE) && !(env->prog->prog_flags & BPF_F_SLEEPABLE)) {
+	if ((desc->flags & KF_SLEEPABLE) && !in_sleepable(env)) {
 		verbose(env, "program must be sleepable to call sleepable kfunc %s\n", k.name);
 		return -EACCES;
 	}

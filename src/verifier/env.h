@@ -448,6 +448,9 @@ int compute_scc(struct verifier_env *env);
 /* liveness.c */
 int compute_live_registers(struct verifier_env *env);
 
+/* Whether the program may sleep (the kernel's in_sleepable(); verifier.c). */
+bool in_sleepable(const struct verifier_env *env);
+
 /* ldimm64.c */
 int resolve_ldimm64(struct verifier_env *env);
 /* Binds the cnt maps and BTF objects of BPF_PROG_LOAD's fd_array (fd_array_cnt). */

@@ -152,7 +152,7 @@ static struct bpf_map *map_of_fd(struct verifier_env *env, int fd, int *err, int
 /* The kernel's check_map_prog_compatibility(): which maps a program of this kind may use. */
 static int map_prog_compat(struct verifier_env *env, const struct bpf_map *map)
 {
-	/* the kernel's check_map_prog_compatibility(): locks are for the other types */
+	/* locks are for the other types */
 	if (map->spin_lock_off >= 0) {
 		u32 t = env->prog->type;
 
@@ -179,7 +179,7 @@ static int map_prog_compat(struct verifier_env *env, const struct bpf_map *map)
 	}
 	/* a sleepable program may sleep holding a map's element: only the types whose
 	 * elements outlive a sleep */
-	if ((env->prog->prog_flags & BPF_F_SLEEPABLE) &&
+	if (in_sleepable(env) &&
 	    (!sleepable_map_ok(map->map_type) ||
 	     (map->inner_meta && !sleepable_map_ok(map->inner_meta->map_type)))) {
 		/* (6.18's words: a map of maps' inner type counts too) */
@@ -354,10 +354,8 @@ int process_fd_array(struct verifier_env *env, u32 cnt)
 		if (fd_array_read(env, i, &fd))
 			return -EFAULT;
 		map = map_of_fd(env, fd, &err, &added);
-		if (map && added < 0)
-			return added;
 		if (map) {
-			err = map_prog_compat(env, map);
+			err = added < 0 ? added : map_prog_compat(env, map);
 			if (err)
 				return err;
 			continue;

@@ -58,6 +58,11 @@ static bool kfunc_spin_allowed(const struct bpf_insn *insn)
 	return k && (k->flags & KF_SPIN_OK);
 }
 
+bool in_sleepable(const struct verifier_env *env)
+{
+	return env->prog->prog_flags & BPF_F_SLEEPABLE;
+}
+
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
  * or a global function with its arguments as its prototype says. */
 /* BPF_F_SLEEPABLE (the kernel's check_attach_btf_id(), after the CFG): of the types userbpf
@@ -65,7 +70,7 @@ static bool kfunc_spin_allowed(const struct bpf_insn *insn)
  * struct_ops programs), and syscall programs must. */
 static int check_sleepable(struct verifier_env *env)
 {
-	bool sleepable = env->prog->prog_flags & BPF_F_SLEEPABLE;
+	bool sleepable = in_sleepable(env);
 
 	if (env->prog->type == BPF_PROG_TYPE_SYSCALL) {
 		if (sleepable)

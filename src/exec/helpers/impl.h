@@ -21,6 +21,9 @@ bool nofault_allowed(u64 addr);
 
 /* x86-64's highest user address (TASK_SIZE_MAX): user copies end at or below it. */
 #define USER_PTR_MAX 0x00007ffffffff000ull
+/* copy_from_user() (probe.c): 0, or -EFAULT with the bytes from the first unreadable one on
+ * zeroed. */
+int copy_from_user_emul(u8 *dst, u64 src, u32 n);
 int copy_str_nofault(char *dst, const char *src, size_t size);
 
 #define HELPER(name) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)

@@ -100,17 +100,37 @@ u64 h_probe_read_kernel_str(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
 	return h_probe_read_str(dst, size, src, a4, a5);
 }
 
-/* bpf_copy_from_user() (sleepable programs): copy_from_user(), whose empty copy succeeds at any
- * address; a copy past user space or not all readable zeroes dst and gives -EFAULT. */
-u64 h_copy_from_user(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+/* copy_from_user(): the bytes up to the first it cannot read copied, the rest of dst zeroed,
+ * and -EFAULT; nothing past user space (all of dst zeroed), and an empty copy succeeds at any
+ * address. */
+int copy_from_user_emul(u8 *dst, u64 src, u32 n)
 {
-	u32 n = (u32)size;
+	u32 done = 0;
 
 	if (!n)
 		return 0;
-	if (likely(src + n >= src && src + n <= USER_PTR_MAX && src <= UINTPTR_MAX &&
-		   copy_nofault(PTR(dst), PTR(src), n)))
+	if (src + n >= src && src + n <= USER_PTR_MAX && src + n - 1 <= UINTPTR_MAX)
+		while (done < n) { /* (a page at a time: what can be read is whole pages) */
+			u32 chunk = 4096 - (u32)((src + done) & 4095);
+
+			if (chunk > n - done)
+				chunk = n - done;
+			if (!copy_nofault(dst + done, (const void *)(uintptr_t)(src + done), chunk))
+				break;
+			done += chunk;
+		}
+	if (done == n)
 		return 0;
-	memset(PTR(dst), 0, n);
+	memset(dst + done, 0, n - done);
+	return -EFAULT;
+}
+
+/* bpf_copy_from_user() (sleepable programs): copy_from_user(), then all of dst zeroed on a
+ * fault. */
+u64 h_copy_from_user(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
+{
+	if (!copy_from_user_emul(PTR(dst), src, (u32)size))
+		return 0;
+	memset(PTR(dst), 0, (u32)size);
 	return (u64)-EFAULT;
 }
