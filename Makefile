@@ -172,6 +172,17 @@ else
 BENCH_SRCS := $(filter-out bench/bench_loader.c,$(BENCH_SRCS))
 endif
 # --- end of CLI block --------------------------------------------------------------------------
+
+# What the configuration found is compiled into objects (-DHAVE_LIBPCAP, CLI_PATH, the tests
+# left out without libelf...): a stamp rewritten when it changes rebuilds them, so installing a
+# library after a first build never leaves objects built for the old set.
+CONFIG_STAMP := $(BUILD)/config.stamp
+CONFIG_LINE := cc=$(CC) cflags=$(CFLAGS) arch=$(ARCHFLAGS) libelf=$(HAVE_LIBELF) \
+	libpcap=$(HAVE_LIBPCAP) libbpf=$(HAVE_LIBBPF) bpftool=$(BPFTOOL)
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(CONFIG_STAMP) 2>/dev/null)" = '$(CONFIG_LINE)' ] || \
+	printf '%s\n' '$(CONFIG_LINE)' > $(CONFIG_STAMP))
+$(LIB_OBJS) $(TEST_OBJS) $(CLI_OBJS) $(PLUGIN_OBJS) $(BUILD)/src/preload/preload.o: $(CONFIG_STAMP)
+$(BENCH) $(LIBBPF_USER) $(LSKEL_USER) $(TRAFFICGEN): $(CONFIG_STAMP)
 $(TESTS): $(PRELOAD)
 $(BUILD)/tests/test_preload.o: ALL_CFLAGS += -DPRELOAD_PATH='"$(PRELOAD)"' \
 	-DLIBBPF_USER_PATH='"$(LIBBPF_USER)"' -DLSKEL_USER_PATH='"$(LSKEL_USER)"' \
