@@ -57,6 +57,25 @@
 #ifndef BPF_CMPXCHG
 #define BPF_CMPXCHG (0xf0 | BPF_FETCH)
 #endif
+/* Internal LDX modes (the kernel's, never accepted from a program): a load through a pointer to
+ * a kernel object, which reads 0 where nothing is mapped instead of faulting.  The verifier
+ * rewrites such loads to them (btf_access.c). */
+#define BPF_PROBE_MEM 0x20
+#define BPF_PROBE_MEMSX 0x40
+
+static inline int insn_is_probe_load(const struct bpf_insn *insn)
+{
+	return (insn->code & 0x07) == 0x01 /* BPF_LDX */ &&
+	       ((insn->code & 0xe0) == BPF_PROBE_MEM || (insn->code & 0xe0) == BPF_PROBE_MEMSX);
+}
+
+/* Its fields are a load's: registers 0..10, imm 0. */
+static inline int insn_probe_load_ok(const struct bpf_insn *insn)
+{
+	return insn->dst_reg <= 10 && insn->src_reg <= 10 && !insn->imm &&
+	       ((insn->code & 0xe0) == BPF_PROBE_MEM || (insn->code & 0x18) != 0x18);
+}
+
 #ifndef BPF_MEMSX
 #define BPF_MEMSX 0x80 /* LDX mode: sign-extending load (cpu v4) */
 #endif

@@ -557,6 +557,20 @@ bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32
 	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
 }
 
+bool pids_are_global(void)
+{
+	char line[256];
+	FILE *fp = fopen("/proc/self/status", "r");
+	bool global = false;
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "NSpid:", 6))
+			global = strchr(line + 6, '\t') == strrchr(line + 6, '\t'); /* one pid */
+	if (fp)
+		fclose(fp);
+	return global;
+}
+
 bool self_reads_work(void)
 {
 	static const char src[] = "probe";

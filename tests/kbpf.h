@@ -38,6 +38,10 @@ const char *kernel_bpf_unavailable_reason(void);
  * string kfuncs need (not under qemu-user, which has guest addresses). */
 bool self_reads_work(void);
 
+/* Whether this process's pids are the kernel's own (no pid namespace of its own): where they are
+ * not, the kernel's task ids differ from userbpf's. */
+bool pids_are_global(void);
+
 /* Two pages for the memory-copy tests: the first lowercase letters with a NUL every 37 bytes
  * (from its start), the second unreadable (PROT_NONE).  munmap() 8192 bytes when done. */
 uint8_t *string_pages(void);

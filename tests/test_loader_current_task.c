@@ -56,21 +56,6 @@ out:
 	return ok;
 }
 
-/* Whether this process's pids are the kernel's own (no pid namespace of its own). */
-static bool pids_are_global(void)
-{
-	char line[256];
-	FILE *fp = fopen("/proc/self/status", "r");
-	bool global = false;
-
-	while (fp && fgets(line, sizeof(line), fp))
-		if (!strncmp(line, "NSpid:", 6))
-			global = strchr(line + 6, '\t') == strrchr(line + 6, '\t'); /* one pid */
-	if (fp)
-		fclose(fp);
-	return global;
-}
-
 static void proc_comm(int pid, char comm[16])
 {
 	char path[64];

@@ -410,6 +410,10 @@ static const struct helper helpers[] = {
 					   ALL_TYPES },
 	[BPF_FUNC_get_current_task] = { { h_get_current_task, "bpf_get_current_task", true, false,
 					  RET_INTEGER, ARGS(0) }, ALL_TYPES },
+	/* the same task, typed: the program reads its fields directly (btf_access.c) */
+	[BPF_FUNC_get_current_task_btf] = { { h_get_current_task, "bpf_get_current_task_btf",
+					      true, false, RET_PTR_TO_BTF_ID_TASK, ARGS(0) },
+					    ALL_TYPES },
 	[BPF_FUNC_get_current_comm] = { { h_get_current_comm, "bpf_get_current_comm", false,
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },

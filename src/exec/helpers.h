@@ -65,6 +65,7 @@ enum bpf_return_type {
 	RET_PTR_TO_RINGBUF_MEM_OR_NULL,	/* a new reference: a record, or NULL */
 	RET_PTR_TO_DYNPTR_MEM_OR_NULL,	/* a slice of the dynptr argument (the size argument's
 					 * bytes), or NULL */
+	RET_PTR_TO_BTF_ID_TASK,		/* a trusted struct task_struct (PTR_TO_BTF_ID_TRUSTED) */
 };
 
 /* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */

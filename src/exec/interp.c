@@ -151,6 +151,7 @@ enum {
 	XL_TAIL_CALL,
 	XL_LOOP_CALL, /* `call loop_id` (not in the checked build) */
 	XL_LOOP_EXIT, /* an exit in a callback function, when there is a loop_id */
+	XL_PROBE_LDX, /* BPF_PROBE_MEM(SX): aux the width in bytes, negated when sign-extending */
 	XL__COUNT
 };
 
@@ -373,6 +374,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		[XL_TRAP_SLOT2] = &&L_TRAP_SLOT2,
 		[XL_CALL_UNWIND] = &&L_CALL_UNWIND,
 		[XL_TAIL_CALL] = &&L_TAIL_CALL,
+		[XL_PROBE_LDX] = &&L_PROBE_LDX,
 #ifndef INTERP_CHECKED
 		[XL_LOOP_CALL] = &&L_LOOP_CALL,
 		[XL_LOOP_EXIT] = &&L_LOOP_EXIT,
@@ -748,6 +750,10 @@ L_CALL_UNWIND:
 	if (R[0] == 0)
 		return 0;
 	NEXT;
+L_PROBE_LDX:
+	/* a load through a kernel object's pointer: 0 where nothing is mapped */
+	DST = probe_load(SRC + (uint64_t)(int64_t)O_OFF, O_AUX);
+	NEXT;
 L_TAIL_CALL:
 	/* the target ran to its end: what is left of this function is an exit with its r0 */
 	{
@@ -982,6 +988,23 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			d->handler = labels.extra[XL_TRAP_SLOT2];
 			continue;
 		}
+		if (insn_is_probe_load(in)) {
+			static const int8_t bytes[4] = { 4, 2, 1, 8 };
+
+			if (!insn_probe_load_ok(in))
+				goto fail;
+			d->handler = labels.extra[XL_PROBE_LDX];
+			d->dst = in->dst_reg;
+			d->src = in->src_reg;
+			d->off = in->off;
+			d->aux = bytes[BPF_SIZE(in->code) >> 3];
+			if (BPF_MODE(in->code) == BPF_PROBE_MEMSX)
+				d->aux = -d->aux;
+#ifdef INTERP_CHECKED
+			d->id = INSN__COUNT; /* (chk_step(): no memory check) */
+#endif
+			continue;
+		}
 		if (id < 0 || !insn_fields_ok(id, in))
 			goto fail;
 		desc = &descs[id];
@@ -1062,7 +1085,7 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		const struct insn_desc *desc;
 		int64_t t;
 
-		if (mark[i] & MARK_SLOT2)
+		if (mark[i] & MARK_SLOT2 || insn_is_probe_load(in))
 			continue;
 		desc = &descs[insn_find_fast(first, in)];
 		if (desc->code == (BPF_JMP32 | BPF_JA))

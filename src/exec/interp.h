@@ -39,6 +39,10 @@
 #define INTERP_MAX_INSNS 1000000
 
 /* A helper: arguments in r1..r5, result into r0.  Pointers travel as integers. */
+/* A BPF_PROBE_MEM load of |width| bytes at addr (sign-extended when width < 0): what is there,
+ * or 0 where nothing is mapped (helpers/probe.c). */
+uint64_t probe_load(uint64_t addr, int32_t width);
+
 typedef uint64_t (*interp_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4,
 				     uint64_t r5);
 

@@ -172,6 +172,8 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 	c->steps++;
 	if ((uint32_t)c->insn >= p->cnt)
 		return 0; /* the trap record: the interpreter reports it */
+	if (pc->id == INSN__COUNT) /* a probe load: any address reads (0 if unmapped) */
+		return need(c, cs, src) || writes(c, cs, dst);
 	d = &insn_descs()[pc->id];
 
 	switch (d->kind) {

@@ -1613,7 +1613,7 @@ static int scan(struct jit_ctx *c)
 	const struct bpf_insn *insns = c->insns;
 	uint32_t cnt = c->cnt;
 	int16_t first[256];
-	int r10_written = 0, last_falls = 1;
+	int r10_written = 0, last_falls = 1, probe_loads = 0;
 
 	insn_first_of(first);
 	for (uint32_t i = 0; i < cnt; i++)
@@ -1626,7 +1626,20 @@ static int scan(struct jit_ctx *c)
 
 		if (c->ids[i] == -1)
 			continue; /* second LD_IMM64 slot */
-		id = insn_find_fast(first, in);
+		if (insn_is_probe_load(in)) {
+			/* a kernel object's load: checked as the load it was, but without native
+			 * code yet (the interpreter runs the program) */
+			struct bpf_insn plain = *in;
+
+			if (!insn_probe_load_ok(in))
+				return -EINVAL;
+			plain.code = BPF_LDX | BPF_SIZE(in->code) |
+				     (BPF_MODE(in->code) == BPF_PROBE_MEM ? BPF_MEM : BPF_MEMSX);
+			probe_loads = 1;
+			id = insn_find_fast(first, &plain);
+		} else {
+			id = insn_find_fast(first, in);
+		}
 		if (id < 0 || !insn_fields_ok(id, in))
 			return -EINVAL;
 		d = &descs[id];
@@ -1721,7 +1734,7 @@ static int scan(struct jit_ctx *c)
 				c->cb_targets[n++] = c->cb_targets[j];
 		c->ncbs = n;
 	}
-	if (r10_written)
+	if (r10_written || probe_loads)
 		return -EOPNOTSUPP;
 	if (last_falls)
 		c->labels |= 1u << LBL_EFAULT;

@@ -25,6 +25,7 @@
 #include "btf/btf.h"
 #include "exec/jit.h"
 #include "map/map.h"
+#include "insn.h"
 #include "prog/prog.h"
 #include "prog/sha256.h"
 
@@ -100,11 +101,16 @@ static struct bpf_insn *prepare_dump(const struct bpf_prog *prog)
 	if (!insns)
 		return NULL;
 	memcpy(insns, prog->insns, (size_t)prog->len * sizeof(*insns));
-	for (u32 i = 0; i + 1 < prog->len; i++) {
+	for (u32 i = 0; i < prog->len; i++) {
 		struct bpf_map *m;
 		u32 off;
 
-		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+		/* a probe load shows as the load it was */
+		if (insn_is_probe_load(&insns[i]))
+			insns[i].code = BPF_LDX | BPF_SIZE(insns[i].code) |
+					(BPF_MODE(insns[i].code) == BPF_PROBE_MEM ? BPF_MEM
+										    : BPF_MEMSX);
+		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW) || i + 1 == prog->len)
 			continue;
 		m = map_from_imm(prog, (u64)(u32)insns[i + 1].imm << 32 | (u32)insns[i].imm, &off);
 		if (m) {

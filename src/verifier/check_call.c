@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "btf/btf.h"
+#include "btf/vmlinux.h"
 #include "exec/helpers.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -176,7 +177,17 @@ static int check_const_str(struct verifier_env *env, u32 regno)
 static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_proto *fn, u32 regno,
 			     const struct reg_state *reg, enum bpf_arg_type t)
 {
-	if (!is_mem_ptr(reg, t == ARG_PTR_TO_MEM || t == ARG_PTR_TO_MEM_OR_NULL))
+	bool rdonly = t == ARG_PTR_TO_MEM || t == ARG_PTR_TO_MEM_OR_NULL;
+
+	if (reg->type == PTR_TO_BTF_ID_TRUSTED) {
+		/* a kernel object is memory a helper may read, never write */
+		if (rdonly)
+			return 0;
+		verbose(env, "%s() may write into memory pointed by R%u type=%s\n", fn->name, regno,
+			reg_type_str(reg->type));
+		return -EACCES;
+	}
+	if (!is_mem_ptr(reg, rdonly))
 		return type_err(env, regno, reg, MEM_TYPES);
 	return 0;
 }
@@ -1213,6 +1224,18 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 				return err;
 		}
 		break;
+	case RET_PTR_TO_BTF_ID_TASK: {
+		const struct btf *btf = btf_vmlinux();
+		u32 task = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
+
+		if (!task) {
+			verbose(env, "kernel subsystem misconfigured verifier\n");
+			return -EINVAL;
+		}
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_BTF_ID_TRUSTED);
+		regs[BPF_REG_0].btf_id = task;
+		break;
+	}
 	case RET_PTR_TO_RINGBUF_MEM_OR_NULL:
 		mark_ptr(&regs[BPF_REG_0], PTR_TO_RINGBUF_MEM_OR_NULL);
 		regs[BPF_REG_0].id = ++env->id_gen;

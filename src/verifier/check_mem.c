@@ -1316,6 +1316,11 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		if (!write && value_regno >= 0)
 			mark_reg_unknown(&cur_regs(env)[value_regno]);
 		break;
+	case PTR_TO_BTF_ID_TRUSTED:
+	case PTR_TO_BTF_ID_RCU:
+	case PTR_TO_BTF_ID_UNTRUSTED:
+		err = check_btf_access(env, regno, off, size, write, value_regno);
+		break;
 	case PTR_TO_STACK:
 		err = write ? stack_write(env, regno, off, size, value_regno, insn)
 			    : stack_read(env, regno, off, size, value_regno, insn);
@@ -1360,13 +1365,27 @@ int check_stack_store(struct verifier_env *env, u32 regno, s32 off, int size,
 
 static const int size_bytes[4] = { 4, 2, 1, 8 };
 
-static int save_ptr_type(struct verifier_env *env, u8 type)
+static bool is_mem_or_btf_type(u8 type)
+{
+	return is_btf_ptr_type(type) || type == PTR_TO_MEM || type == PTR_TO_RDONLY_MEM;
+}
+
+/* The pointer type an access insn is rewritten for: a ctx access's conversion, a kernel
+ * object's BPF_PROBE_MEM load.  One insn may not take two kinds that need different code; a
+ * load that took a kernel object's pointer of two trust levels, or one and plain memory, is a
+ * probe load (the kernel's save_aux_ptr_type()). */
+static int save_ptr_type(struct verifier_env *env, u8 type, bool load)
 {
 	u8 *prev = &env->aux[env->insn_idx].ptr_type;
 
-	if (*prev == NOT_INIT)
+	if (*prev == NOT_INIT) {
 		*prev = type;
-	else if (*prev != type && (*prev == PTR_TO_CTX || type == PTR_TO_CTX)) {
+	} else if (*prev != type && (*prev == PTR_TO_CTX || type == PTR_TO_CTX ||
+				     is_btf_ptr_type(*prev) || is_btf_ptr_type(type))) {
+		if (load && is_mem_or_btf_type(*prev) && is_mem_or_btf_type(type)) {
+			*prev = PTR_TO_BTF_ID_UNTRUSTED;
+			return 0;
+		}
 		verbose(env, "same insn cannot be used with different pointers\n");
 		return -EINVAL;
 	}
@@ -1447,7 +1466,7 @@ int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
 
 		err = mem_access(env, insn->src_reg, insn->off, size, false, insn->dst_reg,
 				 BPF_MODE(insn->code) == BPF_MEMSX, insn);
-		return err ? err : save_ptr_type(env, t);
+		return err ? err : save_ptr_type(env, t, true);
 	}
 	if (cls == BPF_STX) {
 		if (BPF_MODE(insn->code) == BPF_ATOMIC)
@@ -1466,7 +1485,7 @@ int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
 
 		err = mem_access(env, insn->dst_reg, insn->off, size, true, insn->src_reg, false,
 				 insn);
-		return err ? err : save_ptr_type(env, t);
+		return err ? err : save_ptr_type(env, t, false);
 	}
 	/* BPF_ST */
 	if (BPF_MODE(insn->code) != BPF_MEM || insn->src_reg != 0) {
@@ -1479,7 +1498,7 @@ int check_mem_insn(struct verifier_env *env, const struct bpf_insn *insn)
 	u8 t = regs[insn->dst_reg].type;
 
 	err = mem_access(env, insn->dst_reg, insn->off, size, true, -1, false, insn);
-	return err ? err : save_ptr_type(env, t);
+	return err ? err : save_ptr_type(env, t, false);
 }
 
 int check_ld_abs(struct verifier_env *env, const struct bpf_insn *insn)
@@ -1554,6 +1573,8 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 			return -EACCES;
 		}
 		return check_mem_region(env, regno, reg->off, size, write, -1, zero_ok);
+	case PTR_TO_BTF_ID_TRUSTED:
+		return check_btf_access(env, regno, reg->off, size, write, -1);
 	case PTR_TO_STACK:
 		if (size == 0 && !zero_ok) {
 			verbose(env, "invalid zero-sized read\n");

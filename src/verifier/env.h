@@ -83,6 +83,14 @@ enum reg_type {
 	PTR_TO_RDONLY_MEM,		/* PTR_TO_MEM that may only be read (the kernel's
 					 * PTR_TO_MEM | MEM_RDONLY: bpf_dynptr_slice()'s) */
 	PTR_TO_RDONLY_MEM_OR_NULL,	/* the same, before its NULL check */
+	/* A kernel object of the type btf_id (vmlinux BTF), read at constant offsets that BTF
+	 * says are fields (btf_access.c); loads through it never fault (BPF_PROBE_MEM).  The
+	 * kernel's PTR_TO_BTF_ID with its trust flags: */
+	PTR_TO_BTF_ID_TRUSTED,		/* valid for the program's run: a helper's result
+					 * (bpf_get_current_task_btf()) */
+	PTR_TO_BTF_ID_RCU,		/* valid inside the RCU section (MEM_RCU): a field the
+					 * kernel lists as RCU-protected, read from a trusted one */
+	PTR_TO_BTF_ID_UNTRUSTED,	/* anything else read through one: may be NULL or stale */
 };
 
 /* One register.
@@ -136,6 +144,7 @@ struct reg_state {
 	 * holds the reference (ref_obj_id). */
 	u32 iter_btf_id;
 	u32 iter_depth;
+	u32 btf_id;		/* PTR_TO_BTF_ID_*: the struct's vmlinux BTF id */
 	u8 iter_state;
 	struct scalar s;
 };
@@ -404,6 +413,14 @@ int stack_obj_spi(struct verifier_env *env, const struct reg_state *reg, const c
 void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi);
 /* PTR_TO_MEM or PTR_TO_RDONLY_MEM, NULL-checked or not: memory of mem_size bytes. */
 bool reg_is_mem(const struct reg_state *reg);
+bool is_btf_ptr_type(u8 type);
+bool reg_is_btf_id(const struct reg_state *reg);
+/* A load or store of size bytes at regno's pointer + off (its fixed offset included) to a
+ * kernel object (btf_access.c); the loaded value goes to value_regno (-1: none). */
+int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		     int value_regno);
+/* The name of the vmlinux struct btf_id (btf_access.c) */
+const char *btf_id_name(u32 btf_id);
 /* Calls fn on every register of every frame of st, spilled ones included. */
 typedef void (*reg_fn)(struct reg_state *reg, void *arg);
 void for_each_reg(struct vstate *st, reg_fn fn, void *arg);

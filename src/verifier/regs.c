@@ -48,6 +48,10 @@ const char *reg_type_str(u8 type)
 		[CONST_PTR_TO_DYNPTR] = "dynptr_ptr",
 		[PTR_TO_RDONLY_MEM] = "rdonly_mem",
 		[PTR_TO_RDONLY_MEM_OR_NULL] = "rdonly_mem_or_null",
+		/* (the state print adds the struct's name) */
+		[PTR_TO_BTF_ID_TRUSTED] = "trusted_ptr_",
+		[PTR_TO_BTF_ID_RCU] = "rcu_ptr_",
+		[PTR_TO_BTF_ID_UNTRUSTED] = "untrusted_ptr_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -139,6 +143,17 @@ bool reg_is_mem(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_MEM || reg->type == PTR_TO_MEM_OR_NULL ||
 	       reg->type == PTR_TO_RDONLY_MEM || reg->type == PTR_TO_RDONLY_MEM_OR_NULL;
+}
+
+bool is_btf_ptr_type(u8 type)
+{
+	return type == PTR_TO_BTF_ID_TRUSTED || type == PTR_TO_BTF_ID_RCU ||
+	       type == PTR_TO_BTF_ID_UNTRUSTED;
+}
+
+bool reg_is_btf_id(const struct reg_state *reg)
+{
+	return is_btf_ptr_type(reg->type);
 }
 
 bool reg_is_pkt(const struct reg_state *reg)
@@ -371,6 +386,8 @@ int snprint_reg(char *buf, size_t size, const struct func_state *f, const struct
 		return (int)p.len;
 	}
 	pb(&p, "%s", reg_type_str(t));
+	if (reg_is_btf_id(reg))
+		pb(&p, "%s", btf_id_name(reg->btf_id));
 	if (t == PTR_TO_STACK) {
 		if (f->frameno != reg->frameno)
 			pb(&p, "[%d]", reg->frameno);

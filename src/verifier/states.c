@@ -171,6 +171,12 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		/* the kernel's regs_exact() */
 		return o->dynptr_type == c->dynptr_type && check_ids(m, o->id, c->id) &&
 		       check_ids(m, o->ref_obj_id, c->ref_obj_id);
+	case PTR_TO_BTF_ID_TRUSTED:
+	case PTR_TO_BTF_ID_RCU:
+	case PTR_TO_BTF_ID_UNTRUSTED:
+		/* the kernel's regs_exact(): the same struct at the same offset */
+		return o->btf_id == c->btf_id && scalar_same(&o->s, &c->s) &&
+		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
 		if (exact ? c->range != o->range : c->range < o->range)

@@ -425,7 +425,8 @@ static int check_stack_depth(struct verifier_env *env)
 }
 
 /* Loads of data / data_end / data_meta from __sk_buff or xdp_md become 64-bit loads of the
- * pointers in the runtime context (src/exec/ctx.h). */
+ * pointers in the runtime context (src/exec/ctx.h); loads through a kernel object's pointer
+ * become probe loads (BPF_PROBE_MEM). */
 static void convert_ctx_accesses(struct verifier_env *env)
 {
 	bool xdp = env->prog->type == BPF_PROG_TYPE_XDP;
@@ -434,6 +435,11 @@ static void convert_ctx_accesses(struct verifier_env *env)
 		struct bpf_insn *in = &env->insns[i];
 		size_t off;
 
+		if (BPF_CLASS(in->code) == BPF_LDX && is_btf_ptr_type(env->aux[i].ptr_type)) {
+			in->code = BPF_LDX | BPF_SIZE(in->code) |
+				   (BPF_MODE(in->code) == BPF_MEMSX ? BPF_PROBE_MEMSX : BPF_PROBE_MEM);
+			continue;
+		}
 		switch (env->aux[i].ctx_field) {
 		case 1:
 			off = xdp ? offsetof(struct xdp_ctx, data) : offsetof(struct skb_ctx, data);

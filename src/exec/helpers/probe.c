@@ -7,6 +7,7 @@
 
 #include "map/map.h"
 #include "exec/helpers/impl.h"
+#include "exec/interp.h"
 
 /* Copies size bytes from our own address src; false if any of it is not readable. */
 bool copy_nofault(void *dst, const void *src, size_t size)
@@ -25,6 +26,19 @@ bool nofault_allowed(u64 addr)
 	u64 top = addr >> 47;
 
 	return addr >= 65536 && (top == 0 || top == 0x1ffff);
+}
+
+uint64_t probe_load(uint64_t addr, int32_t width)
+{
+	u32 n = (u32)(width < 0 ? -width : width);
+	u64 v = 0;
+
+	/* (little-endian: the low n bytes of v) */
+	if (addr > UINTPTR_MAX - n || !copy_nofault(&v, PTR(addr), n))
+		return 0;
+	if (width < 0)
+		v = n == 1 ? (u64)(s64)(s8)v : n == 2 ? (u64)(s64)(s16)v : (u64)(s64)(s32)v;
+	return v;
 }
 
 u64 h_probe_read(u64 dst, u64 size, u64 src, u64 a4, u64 a5)

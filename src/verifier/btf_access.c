@@ -1,0 +1,259 @@
+/* btf_access.c — loads through pointers to kernel objects (PTR_TO_BTF_ID_*), checked against
+ * the kernel's BTF as 6.18 checks them: the access must lie inside the struct and inside one of
+ * its fields (a field of a nested struct or union, an element of an array); a pointer field read
+ * whole gives a pointer to its struct, anything else a scalar.  Writes are refused.
+ *
+ * The pointer a load gives keeps its base's trust only through the fields the kernel lists as
+ * RCU-protected (task_struct's real_parent, group_leader, ...): it is rcu_ptr_ while the program
+ * runs in the RCU section (every program but a sleepable one); any other field gives an
+ * untrusted_ptr_, which may be NULL or stale.  That matters to what may take the pointer, not to
+ * loads: all of them are BPF_PROBE_MEM loads (the interpreter reads through probe_load(), which
+ * gives 0 where nothing is mapped), so a walk through NULL or freed memory reads zeros instead of
+ * faulting, as in the kernel.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "btf/vmlinux.h"
+#include "verifier/env.h"
+#include "verifier/tnum.h"
+#include "verifier/verifier.h"
+
+const char *btf_id_name(u32 btf_id)
+{
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *t = btf ? btf_type_by_id(btf, btf_id) : NULL;
+	const char *name = t ? btf_str_by_offset(btf, t->name_off) : NULL;
+
+	return name ? name : "";
+}
+
+/* The pointer fields 6.18 lists as RCU-protected (its BTF_TYPE_SAFE_RCU): read from a trusted or
+ * RCU pointer inside the RCU section, they give an RCU pointer. */
+static const struct {
+	const char *type, *field;
+} rcu_fields[] = {
+	{ "task_struct", "cpus_ptr" },	 { "task_struct", "cgroups" },
+	{ "task_struct", "real_parent" }, { "task_struct", "group_leader" },
+	{ "cgroup", "kn" },		 { "css_set", "dfl_cgrp" },
+	{ "cgroup_subsys_state", "cgroup" },
+};
+
+static bool field_is_rcu(u32 base_id, const char *field)
+{
+	const char *base = btf_id_name(base_id);
+
+	for (size_t i = 0; i < ARRAY_SIZE(rcu_fields); i++)
+		if (!strcmp(rcu_fields[i].type, base) && !strcmp(rcu_fields[i].field, field))
+			return true;
+	return false;
+}
+
+/* struct_walk()'s answers (a negative errno when the access is refused) */
+enum { WALK_SCALAR, WALK_PTR, WALK_STRUCT };
+
+static bool is_struct(const struct btf_type *t)
+{
+	return t && (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT ||
+		     BTF_INFO_KIND(t->info) == BTF_KIND_UNION);
+}
+
+static u32 member_bit_off(const struct btf_type *t, const struct btf_member *m)
+{
+	return BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+}
+
+static u32 member_bitfield_size(const struct btf_type *t, const struct btf_member *m)
+{
+	return BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BITFIELD_SIZE(m->offset) : 0;
+}
+
+/* A member's type with arrays of arrays flattened: the element type (modifiers skipped) in
+ * *elem and *elem_id, the total element count in *nelems (0: not an array) and the whole size in
+ * *size.  NULL when the size cannot be known. */
+static const struct btf_type *member_layout(const struct btf *btf, u32 id, u32 *size,
+					    const struct btf_type **elem, u32 *elem_id, u32 *nelems)
+{
+	const struct btf_type *t = btf_skip_modifiers(btf, id, &id);
+	u32 n = 1, esize;
+	bool array = false;
+
+	while (t && BTF_INFO_KIND(t->info) == BTF_KIND_ARRAY) {
+		const struct btf_array *a = (const struct btf_array *)(t + 1);
+
+		array = true;
+		n *= a->nelems;
+		t = btf_skip_modifiers(btf, a->type, &id);
+	}
+	*elem = t;
+	*elem_id = id;
+	*nelems = array ? n : 0;
+	if (!t || !btf_type_id_size(btf, &id, &esize))
+		return NULL;
+	*size = esize * n;
+	return t;
+}
+
+/* The kernel's btf_struct_walk(): what off..off+size of struct t is.  For WALK_PTR *next_id is
+ * the struct pointed at and *field the pointer's name; for WALK_STRUCT the nested struct that
+ * starts at off. */
+static int struct_walk(struct verifier_env *env, const struct btf *btf,
+			     const struct btf_type *t, u32 off, u32 size, u32 *next_id,
+			     const char **field)
+{
+again:;
+	const char *tname = btf_str_by_offset(btf, t->name_off);
+	u16 vlen = BTF_INFO_VLEN(t->info);
+	const struct btf_member *members = (const struct btf_member *)(t + 1);
+
+	if (!is_struct(t)) {
+		verbose(env, "Type '%s' is not a struct\n", tname);
+		return -EINVAL;
+	}
+	if (off + size > t->size) {
+		/* only a flexible array at the end may be read past the struct's size */
+		const struct btf_member *last = vlen ? &members[vlen - 1] : NULL;
+		const struct btf_type *mt = last ? btf_skip_modifiers(btf, last->type, NULL) : NULL;
+		const struct btf_array *a = (const struct btf_array *)(mt + 1);
+		u32 moff = last ? member_bit_off(t, last) / 8 : 0;
+
+		if (!mt || BTF_INFO_KIND(mt->info) != BTF_KIND_ARRAY || a->nelems || off < moff)
+			goto beyond;
+		mt = btf_skip_modifiers(btf, a->type, NULL);
+		if (mt && BTF_INFO_KIND(mt->info) == BTF_KIND_INT)
+			return WALK_SCALAR;
+		if (!is_struct(mt) || !mt->size)
+			goto beyond;
+		off = (off - moff) % mt->size;
+		t = mt;
+		goto again;
+beyond:
+		verbose(env, "access beyond struct %s at off %u size %u\n", tname, off, size);
+		return -EACCES;
+	}
+	for (u16 i = 0; i < vlen; i++) {
+		const struct btf_member *m = &members[i];
+		const char *mname = btf_str_by_offset(btf, m->name_off);
+		const struct btf_type *mt, *elem;
+		u32 moff = member_bit_off(t, m) / 8, msize = 0, mid, nelems, mend;
+
+		if (off + size <= moff)
+			break; /* past the access: nothing further can hold it */
+		if (member_bitfield_size(t, m)) {
+			u32 end_bit = member_bit_off(t, m) + member_bitfield_size(t, m);
+
+			/* (off <= moff: clang leaves anonymous bitfields out of BTF) */
+			if (off <= moff && (end_bit + 7) / 8 <= off + size)
+				return WALK_SCALAR;
+			continue;
+		}
+		if (off < moff)
+			break; /* a hole between fields */
+		mt = member_layout(btf, m->type, &msize, &elem, &mid, &nelems);
+		if (!mt) {
+			verbose(env, "field %s doesn't have size\n", mname);
+			return -EFAULT;
+		}
+		mend = moff + msize;
+		if (off >= mend)
+			continue;
+		if (nelems) {
+			if (!msize)
+				continue; /* an empty array */
+			msize /= nelems;
+			moff += (off - moff) / msize * msize;
+			mt = elem;
+		}
+		if (is_struct(mt)) {
+			if (off == moff) {
+				*next_id = mid;
+				return WALK_STRUCT;
+			}
+			off -= moff;
+			t = mt;
+			goto again;
+		}
+		if (BTF_INFO_KIND(mt->info) == BTF_KIND_PTR) {
+			u32 id;
+			const struct btf_type *st;
+
+			if (msize != size || off != moff) {
+				verbose(env, "cannot access ptr member %s with moff %u in struct %s "
+					"with off %u size %u\n", mname, moff, tname, off, size);
+				return -EACCES;
+			}
+			st = btf_skip_modifiers(btf, mt->type, &id);
+			if (is_struct(st)) {
+				*next_id = id;
+				*field = mname;
+				return WALK_PTR;
+			}
+		}
+		/* an int may be read in any part, arrays of them as one scratch space */
+		if (off + size > mend) {
+			verbose(env, "access beyond the end of member %s (mend:%u) in struct %s with "
+				"off %u size %u\n", mname, mend, tname, off, size);
+			return -EACCES;
+		}
+		return WALK_SCALAR;
+	}
+	verbose(env, "struct %s doesn't have field at offset %d\n", tname, (int)off);
+	return -EINVAL;
+}
+
+/* The kernel's check_ptr_to_btf_access(): regno + off (the register's fixed offset included),
+ * size bytes, read into value_regno (-1: none) or written. */
+int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
+		     int value_regno)
+{
+	const struct btf *btf = btf_vmlinux();
+	struct reg_state *reg = &cur_regs(env)[regno];
+	const char *tname = btf_id_name(reg->btf_id);
+	const struct btf_type *t;
+	const char *field = NULL;
+	u32 next_id = 0;
+	int w;
+
+	if (off < 0) {
+		verbose(env, "R%u is ptr_%s invalid negative access: off=%d\n", regno, tname, off);
+		return -EACCES;
+	}
+	if (!tnum_is_const(reg->s.var_off) || reg->s.var_off.value) {
+		char tn[48];
+
+		tnum_snprint(tn, sizeof(tn), reg->s.var_off);
+		verbose(env, "R%u is ptr_%s invalid variable offset: off=%d, var_off=%s\n", regno,
+			tname, off, tn);
+		return -EACCES;
+	}
+	if (write) {
+		verbose(env, "only read is supported\n");
+		return -EACCES;
+	}
+	if (!btf)
+		return -EFAULT; /* (no pointer of this kind exists without the kernel's BTF) */
+	t = btf_type_by_id(btf, reg->btf_id);
+	for (;;) {
+		w = struct_walk(env, btf, t, (u32)off, (u32)size, &next_id, &field);
+		if (w != WALK_STRUCT)
+			break;
+		t = btf_skip_modifiers(btf, next_id, NULL);
+		off = 0;
+	}
+	if (w < 0)
+		return w;
+	if (value_regno < 0)
+		return 0;
+	if (w == WALK_SCALAR) {
+		mark_reg_unknown(&cur_regs(env)[value_regno]);
+		return 0;
+	}
+	u8 type = PTR_TO_BTF_ID_UNTRUSTED;
+
+	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_sleepable(env) &&
+	    field_is_rcu(reg->btf_id, field))
+		type = PTR_TO_BTF_ID_RCU;
+	mark_ptr(&cur_regs(env)[value_regno], type);
+	cur_regs(env)[value_regno].btf_id = next_id;
+	return 0;
+}

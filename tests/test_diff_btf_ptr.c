@@ -1,0 +1,325 @@
+/* Pointers to kernel objects (PTR_TO_BTF_ID) against the kernel: bpf_get_current_task_btf()'s
+ * task read directly at the offsets its BTF gives, through the fields the kernel trusts (RCU:
+ * real_parent, group_leader, cgroups ...) and those it does not (mm), with every refusal the
+ * kernel has (negative, variable and out-of-struct offsets, partial pointer reads, ends of
+ * members, holes, writes).  Each program's verdict, errno and whole level-2 log must be the
+ * kernel's; the accepted raw tracepoint programs then run on both, from this thread, and must
+ * return the same value (this thread's ids, its parent's, its name).  Skipped without the
+ * kernel's BTF or its bpf().
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+/* Offsets a case names by placeholder (an off or imm of OFF(n)), filled from the kernel's BTF. */
+enum {
+	O_PID, O_PID1, O_TGID, O_RP, O_GL, O_MM, O_COMM, O_COMM12, O_TASK_SIZE, O_CGROUPS,
+	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O__COUNT
+};
+#define OFF(n) (-32000 + (n))
+static s32 offs[O__COUNT];
+
+/* The byte offset of member name in struct or union id, looking into anonymous members; -1. */
+static long member_off(const struct btf *btf, u32 id, const char *name)
+{
+	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+
+	if (!t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
+		   BTF_INFO_KIND(t->info) != BTF_KIND_UNION))
+		return -1;
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		long bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
+						    : m[i].offset;
+		const char *n = btf_str_by_offset(btf, m[i].name_off);
+
+		if (n && !strcmp(n, name))
+			return bits / 8;
+		if (n && !*n) {
+			long in = member_off(btf, m[i].type, name);
+
+			if (in >= 0)
+				return bits / 8 + in;
+		}
+	}
+	return -1;
+}
+
+/* The first byte of task_struct that no member covers (a hole before a member), or -1. */
+static long task_hole(const struct btf *btf, u32 id)
+{
+	const struct btf_type *t = btf_type_by_id(btf, id);
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+
+	for (u32 i = 0; i + 1 < BTF_INFO_VLEN(t->info); i++) {
+		u32 mid = m[i].type, size;
+
+		if (BTF_INFO_KFLAG(t->info) && BTF_MEMBER_BITFIELD_SIZE(m[i].offset))
+			continue;
+		if (!btf_type_id_size(btf, &mid, &size))
+			continue;
+		if (m[i].offset / 8 + size < m[i + 1].offset / 8 && !(m[i + 1].offset % 8) &&
+		    !(m[i].offset % 8))
+			return m[i].offset / 8 + size;
+	}
+	return -1;
+}
+
+static bool fill_offsets(void)
+{
+	const struct btf *btf = btf_vmlinux();
+	u32 task, css_set, cgroup;
+	const struct btf_type *t;
+
+	if (!btf)
+		return false;
+	task = btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	css_set = btf_find_by_name_kind(btf, "css_set", BTF_KIND_STRUCT);
+	cgroup = btf_find_by_name_kind(btf, "cgroup", BTF_KIND_STRUCT);
+	t = btf_type_by_id(btf, task);
+	if (!t || !css_set || !cgroup)
+		return false;
+	offs[O_PID] = (s32)member_off(btf, task, "pid");
+	offs[O_PID1] = offs[O_PID] + 1;
+	offs[O_TGID] = (s32)member_off(btf, task, "tgid");
+	offs[O_RP] = (s32)member_off(btf, task, "real_parent");
+	offs[O_PARENT] = (s32)member_off(btf, task, "parent");
+	offs[O_GL] = (s32)member_off(btf, task, "group_leader");
+	offs[O_MM] = (s32)member_off(btf, task, "mm");
+	offs[O_COMM] = (s32)member_off(btf, task, "comm");
+	offs[O_COMM12] = offs[O_COMM] + 12; /* 8 bytes across the end of comm[16] */
+	offs[O_TASK_SIZE] = (s32)t->size;
+	offs[O_CGROUPS] = (s32)member_off(btf, task, "cgroups");
+	offs[O_DFL_CGRP] = (s32)member_off(btf, css_set, "dfl_cgrp");
+	offs[O_KN] = (s32)member_off(btf, cgroup, "kn");
+	offs[O_HOLE] = (s32)task_hole(btf, task);
+	for (int i = 0; i < O__COUNT; i++)
+		if (offs[i] < 0 || offs[i] > 32767)
+			return false;
+	return true;
+}
+
+/* (the kernel's internal mode, which no program may use) */
+#define BPF_PROBE_MEM_UAPI 0x20
+#define TASK BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf)
+#define LD(size, dst, src, o) BPF_LDX_MEM(BPF_##size, BPF_REG_##dst, BPF_REG_##src, OFF(o))
+
+static const struct {
+	const char *what;
+	uint32_t type;
+	bool run;		/* the run's value is the kernel's too */
+	struct bpf_insn insns[12];
+} cases[] = {
+	{ "pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
+	{ "tgid, in XDP", BPF_PROG_TYPE_XDP, false,
+	  { TASK, LD(W, 0, 0, O_TGID), BPF_EXIT_INSN() } },
+	{ "the second byte of pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(B, 0, 0, O_PID1), BPF_EXIT_INSN() } },
+	{ "pid sign-extended", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_LDX_MEMSX(BPF_H, BPF_REG_0, BPF_REG_0, OFF(O_PID)), BPF_EXIT_INSN() } },
+	{ "past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(W, 0, 0, O_TASK_SIZE), BPF_EXIT_INSN() } },
+	{ "negative offset", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, -4), BPF_EXIT_INSN() } },
+	{ "store of an immediate", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_ST_MEM(BPF_W, BPF_REG_0, OFF(O_PID), 1), BPF_MOV64_IMM(BPF_REG_0, 0),
+	    BPF_EXIT_INSN() } },
+	{ "store of a register", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_STX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, OFF(O_PID)),
+	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
+	{ "atomic add", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_MOV64_IMM(BPF_REG_1, 1),
+	    BPF_ATOMIC_OP(BPF_W, BPF_ADD, BPF_REG_0, BPF_REG_1, OFF(O_PID)),
+	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
+	{ "half a pointer", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(W, 0, 0, O_RP), BPF_EXIT_INSN() } },
+	{ "real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(DW, 1, 0, O_RP), LD(W, 0, 1, O_TGID), BPF_EXIT_INSN() } },
+	{ "real_parent->real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(DW, 1, 0, O_RP), LD(DW, 1, 1, O_RP), LD(W, 0, 1, O_TGID),
+	    BPF_EXIT_INSN() } },
+	{ "group_leader->pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(DW, 1, 0, O_GL), LD(W, 0, 1, O_PID), BPF_EXIT_INSN() } },
+	{ "parent (untrusted)->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(DW, 1, 0, O_PARENT), LD(DW, 1, 1, O_RP), LD(W, 0, 1, O_TGID),
+	    BPF_EXIT_INSN() } },
+	{ "cgroups->dfl_cgrp->kn", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(DW, 1, 0, O_CGROUPS), LD(DW, 1, 1, O_DFL_CGRP), LD(DW, 1, 1, O_KN),
+	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
+	{ "mm (untrusted), negative", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(DW, 1, 0, O_MM), BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, -8),
+	    BPF_EXIT_INSN() } },
+	{ "comm's first 8 bytes", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, LD(DW, 0, 0, O_COMM), BPF_EXIT_INSN() } },
+	{ "across the end of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(DW, 0, 0, O_COMM12), BPF_EXIT_INSN() } },
+	{ "a hole", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(B, 0, 0, O_HOLE), BPF_EXIT_INSN() } },
+	{ "a constant added first", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, OFF(O_PID)),
+	    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0), BPF_EXIT_INSN() } },
+	{ "a variable offset", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(W, 1, 0, O_PID), BPF_ALU64_IMM(BPF_AND, BPF_REG_1, 4),
+	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1), LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
+	{ "spilled and filled", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_0, -8),
+	    BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -8), LD(W, 0, 0, O_PID),
+	    BPF_EXIT_INSN() } },
+	{ "NULL checks: trusted never, RCU both ways", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1), LD(DW, 0, 0, O_RP),
+	    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1), LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
+	{ "multiplied", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 2), BPF_EXIT_INSN() } },
+	{ "returned", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_EXIT_INSN() } },
+	{ "probe-read through it", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_MOV64_REG(BPF_REG_3, BPF_REG_0),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, OFF(O_TGID)), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), BPF_MOV64_IMM(BPF_REG_2, 4),
+	    BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel), BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_10, -8),
+	    BPF_EXIT_INSN() } },
+	{ "given as memory to write", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
+	    BPF_MOV64_IMM(BPF_REG_2, 16), BPF_EMIT_CALL(BPF_FUNC_get_current_comm),
+	    BPF_EXIT_INSN() } },
+	{ "read as memory: bpf_strtol() of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
+	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
+	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
+	{ "read as memory past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_TASK_SIZE)),
+	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
+	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
+	{ "an RCU pointer as memory", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { TASK, LD(DW, 1, 0, O_RP), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
+	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
+	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
+	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
+	{ "a program's own probe load", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	  { BPF_RAW_INSN(BPF_LDX | BPF_PROBE_MEM_UAPI | BPF_W, BPF_REG_0, BPF_REG_1, 0, 0),
+	    BPF_EXIT_INSN() } },
+};
+
+static uint32_t insn_count(const struct bpf_insn *insns)
+{
+	uint32_t n = 12;
+
+	while (n && !insns[n - 1].code)
+		n--;
+	return n;
+}
+
+/* The case with its placeholders replaced by the offsets. */
+static uint32_t build(size_t i, struct bpf_insn *p)
+{
+	uint32_t n = insn_count(cases[i].insns);
+
+	memcpy(p, cases[i].insns, n * sizeof(*p));
+	for (uint32_t j = 0; j < n; j++) {
+		if (p[j].off <= OFF(O__COUNT - 1) && p[j].off >= OFF(0))
+			p[j].off = (s16)offs[p[j].off - OFF(0)];
+		if (p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) && p[j].imm <= OFF(O__COUNT - 1) &&
+		    p[j].imm >= OFF(0))
+			p[j].imm = offs[p[j].imm - OFF(0)];
+	}
+	return n;
+}
+
+TEST(diff_btf_ptr)
+{
+	static char log[NSIDES][1 << 16];
+	int accepted = 0, same_log = 0, runs = 0;
+	bool compare_runs;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_offsets())
+		SKIP("no kernel BTF with task_struct's fields (/sys/kernel/btf/vmlinux)");
+	/* (the kernel's ids are its own: a pid namespace between would differ) */
+	compare_runs = pids_are_global();
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct bpf_insn p[12];
+		uint32_t n = build(i, p);
+		struct bpf_result r[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_prog_load_level(s, cases[i].type, 0, p, n, log[s],
+						    sizeof(log[s]), 2);
+		if (AGREE(cases[i].what, r)) {
+			/* (up to the statistics line, whose time differs) */
+			for (int s = 0; s < NSIDES; s++) {
+				char *end = strstr(log[s], "processed ");
+
+				if (end)
+					*end = 0;
+			}
+			if (strcmp(log[K], log[U]))
+				test_fail(__FILE__, __LINE__,
+					  "%s: level-2 logs differ:\n--- kernel\n%s--- userbpf\n%s",
+					  cases[i].what, log[K], log[U]);
+			else
+				same_log++;
+		}
+		if (r[K].rc >= 0)
+			accepted++;
+		if (r[K].rc >= 0 && r[U].rc >= 0 && cases[i].run && compare_runs) {
+			uint64_t args[2] = { 0, 0 };
+			uint32_t ret[NSIDES] = { 1, 2 };
+			struct bpf_result t[NSIDES];
+
+			for (int s = 0; s < NSIDES; s++)
+				t[s] = side_test_run_ctx(s, r[s].rc, NULL, 0, 0, args, sizeof(args),
+							 NULL, 0, &ret[s]);
+			if (AGREE(cases[i].what, t) && t[K].rc == 0) {
+				CHECK_EQ(ret[U], ret[K]);
+				runs++;
+			}
+		}
+		for (int s = 0; s < NSIDES; s++)
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+	}
+	printf("diff_btf_ptr: %zu programs, %d accepted, %d with the whole level-2 log equal, "
+	       "%d runs with the kernel's value\n", ARRAY_SIZE(cases), accepted, same_log, runs);
+	CHECK_EQ(same_log, (int)ARRAY_SIZE(cases));
+	CHECK(accepted >= 10);
+	CHECK(!compare_runs || runs >= 10);
+}
+
+/* BPF_OBJ_GET_INFO_BY_FD's translated program shows a kernel object's loads as the loads they
+ * were (the kernel's probe loads are internal, as userbpf's). */
+TEST(diff_btf_ptr_xlated)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_offsets())
+		SKIP("no kernel BTF with task_struct's fields (/sys/kernel/btf/vmlinux)");
+	for (size_t i = 0; i < 4; i++) { /* pid, tgid, a byte, sign-extended */
+		struct bpf_insn p[12], x[NSIDES][12];
+		uint32_t n = build(i, p);
+
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_prog_info info = { .xlated_prog_len = sizeof(x[s]),
+						      .xlated_prog_insns = PTR_TO_U64(x[s]) };
+			uint32_t len = sizeof(info);
+			int fd = side_prog_load(s, cases[i].type, p, n);
+
+			memset(x[s], 0, sizeof(x[s]));
+			CHECK(fd >= 0);
+			if (fd < 0)
+				return;
+			CHECK_EQ(side_obj_info(s, fd, &info, &len).rc, 0);
+			CHECK_EQ(info.xlated_prog_len, n * sizeof(struct bpf_insn));
+			close(fd);
+		}
+		/* (the call's imm is the kernel's helper address there) */
+		CHECK(!memcmp(&x[K][1], &x[U][1], sizeof(x[K][1])));
+		CHECK(!memcmp(&x[U][1], &p[1], sizeof(p[1])));
+	}
+}
