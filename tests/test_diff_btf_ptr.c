@@ -7,6 +7,7 @@
  * return the same value (this thread's ids, its parent's, its name).  Skipped without the
  * kernel's BTF or its bpf().
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -322,4 +323,88 @@ TEST(diff_btf_ptr_xlated)
 		CHECK(!memcmp(&x[K][1], &x[U][1], sizeof(x[K][1])));
 		CHECK(!memcmp(&x[U][1], &p[1], sizeof(p[1])));
 	}
+}
+
+/* Every load a program can make of a kernel struct: each offset from -8 to past the end, each
+ * size, zero- and sign-extending, from a pointer of each trust level (task_struct trusted, a
+ * css_set and a cgroup through RCU fields, an mm_struct untrusted): the verdict, errno and
+ * whole level-2 log (so the loaded register's type) must be the kernel's. */
+static int struct_loads_agree(const char *name, const struct bpf_insn *walk, uint32_t nwalk,
+			      int size_bytes_mask, bool ldsx)
+{
+	static char log[NSIDES][4096];
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *t =
+		btf_type_by_id(btf, btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT));
+	static const uint8_t sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+	/* (every offset; under valgrind every seventh, which still meets each kind of field) */
+	int accepted = 0, step = getenv("USERBPF_VALGRIND") ? 7 : 1;
+
+	for (int off = -8; off < (int)t->size + 8; off += step) {
+		for (int z = 0; z < 4; z++) {
+			if (!(size_bytes_mask & (1 << z)))
+				continue;
+			for (int sx = 0; sx <= (ldsx && z < 3); sx++) {
+				struct bpf_insn p[8];
+				struct bpf_result r[NSIDES];
+				uint32_t n = nwalk;
+				char what[96];
+
+				memcpy(p, walk, nwalk * sizeof(*p));
+				p[n++] = (struct bpf_insn){
+					.code = BPF_LDX | (sx ? BPF_MEMSX : BPF_MEM) | sizes[z],
+					.dst_reg = BPF_REG_2, .src_reg = BPF_REG_1, .off = (s16)off };
+				p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+				p[n++] = BPF_EXIT_INSN();
+				snprintf(what, sizeof(what), "%s: %s%d bytes at %d", name,
+					 sx ? "sign-extended " : "", 1 << z, off);
+				for (int s = 0; s < NSIDES; s++) {
+					r[s] = side_prog_load_level(s, BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
+								    p, n, log[s], sizeof(log[s]), 2);
+					if (r[s].rc >= 0)
+						close(r[s].rc);
+					char *end = strstr(log[s], "processed ");
+
+					if (end)
+						*end = 0;
+				}
+				if (AGREE(what, r) && strcmp(log[K], log[U])) {
+					test_fail(__FILE__, __LINE__, "%s: logs differ:\n--- kernel\n"
+						  "%s--- userbpf\n%s", what, log[K], log[U]);
+					return -1;
+				}
+				accepted += r[K].rc >= 0;
+			}
+		}
+	}
+	return accepted;
+}
+
+TEST(diff_btf_ptr_struct_loads)
+{
+	const struct bpf_insn task[] = { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0) };
+	struct bpf_insn css_set[] = { TASK, LD(DW, 1, 0, O_CGROUPS) };
+	struct bpf_insn cgroup[] = { TASK, LD(DW, 1, 0, O_CGROUPS), LD(DW, 1, 1, O_DFL_CGRP) };
+	struct bpf_insn mm[] = { TASK, LD(DW, 1, 0, O_MM) };
+	int n;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_offsets())
+		SKIP("no kernel BTF with task_struct's fields (/sys/kernel/btf/vmlinux)");
+	css_set[1].off = (s16)offs[O_CGROUPS];
+	cgroup[1].off = (s16)offs[O_CGROUPS];
+	cgroup[2].off = (s16)offs[O_DFL_CGRP];
+	mm[1].off = (s16)offs[O_MM];
+	n = struct_loads_agree("task_struct", task, 2, 0xf, true);
+	printf("diff_btf_ptr_struct_loads: task_struct %d accepted", n);
+	CHECK(n > 1000);
+	n = struct_loads_agree("css_set", css_set, 2, 0xc, false);
+	printf(", css_set %d", n);
+	CHECK(n > 5);
+	n = struct_loads_agree("cgroup", cgroup, 3, 0x8, false);
+	printf(", cgroup %d", n);
+	CHECK(n > 10);
+	n = struct_loads_agree("mm_struct", mm, 2, 0x8, true);
+	printf(", mm_struct %d\n", n);
+	CHECK(n > 10);
 }

@@ -49,8 +49,9 @@ static bool field_is_rcu(u32 base_id, const char *field)
 	return false;
 }
 
-/* struct_walk()'s answers (a negative errno when the access is refused) */
-enum { WALK_SCALAR, WALK_PTR, WALK_STRUCT };
+/* struct_walk()'s answers (a negative errno when the access is refused); WALK_PTR_UNTRUSTED: a
+ * pointer to something not a struct */
+enum { WALK_SCALAR, WALK_PTR, WALK_PTR_UNTRUSTED, WALK_STRUCT };
 
 static bool is_struct(const struct btf_type *t)
 {
@@ -96,13 +97,18 @@ static const struct btf_type *member_layout(const struct btf *btf, u32 id, u32 *
 
 /* The kernel's btf_struct_walk(): what off..off+size of struct t is.  For WALK_PTR *next_id is
  * the struct pointed at and *field the pointer's name; for WALK_STRUCT the nested struct that
- * starts at off. */
+ * starts at off.  *in_union is set once the walk enters a union of more than one member: what
+ * it reads there may be any of them, so the read may cross a member's end and a pointer read
+ * is untrusted. */
 static int struct_walk(struct verifier_env *env, const struct btf *btf,
-			     const struct btf_type *t, u32 off, u32 size, u32 *next_id,
-			     const char **field)
+		       const struct btf_type *t, u32 off, u32 size, u32 *next_id,
+		       const char **field, bool *in_union)
 {
 again:;
 	const char *tname = btf_str_by_offset(btf, t->name_off);
+
+	if (!tname || !*tname)
+		tname = "(anon)";
 	u16 vlen = BTF_INFO_VLEN(t->info);
 	const struct btf_member *members = (const struct btf_member *)(t + 1);
 
@@ -110,6 +116,8 @@ again:;
 		verbose(env, "Type '%s' is not a struct\n", tname);
 		return -EINVAL;
 	}
+	if (BTF_INFO_KIND(t->info) == BTF_KIND_UNION && vlen != 1)
+		*in_union = true;
 	if (off + size > t->size) {
 		/* only a flexible array at the end may be read past the struct's size */
 		const struct btf_member *last = vlen ? &members[vlen - 1] : NULL;
@@ -183,14 +191,14 @@ beyond:
 				return -EACCES;
 			}
 			st = btf_skip_modifiers(btf, mt->type, &id);
-			if (is_struct(st)) {
-				*next_id = id;
-				*field = mname;
-				return WALK_PTR;
-			}
+			if (!is_struct(st))
+				return WALK_PTR_UNTRUSTED;
+			*next_id = id;
+			*field = mname;
+			return WALK_PTR;
 		}
 		/* an int may be read in any part, arrays of them as one scratch space */
-		if (off + size > mend) {
+		if (off + size > mend && !*in_union) {
 			verbose(env, "access beyond the end of member %s (mend:%u) in struct %s with "
 				"off %u size %u\n", mname, mend, tname, off, size);
 			return -EACCES;
@@ -212,6 +220,7 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 	const struct btf_type *t;
 	const char *field = NULL;
 	u32 next_id = 0;
+	bool in_union = false;
 	int w;
 
 	if (off < 0) {
@@ -234,7 +243,7 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		return -EFAULT; /* (no pointer of this kind exists without the kernel's BTF) */
 	t = btf_type_by_id(btf, reg->btf_id);
 	for (;;) {
-		w = struct_walk(env, btf, t, (u32)off, (u32)size, &next_id, &field);
+		w = struct_walk(env, btf, t, (u32)off, (u32)size, &next_id, &field, &in_union);
 		if (w != WALK_STRUCT)
 			break;
 		t = btf_skip_modifiers(btf, next_id, NULL);
@@ -248,9 +257,13 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		mark_reg_unknown(&cur_regs(env)[value_regno]);
 		return 0;
 	}
+	if (w == WALK_PTR_UNTRUSTED) {
+		mark_ptr(&cur_regs(env)[value_regno], PTR_TO_RDONLY_UNTRUSTED_MEM);
+		return 0;
+	}
 	u8 type = PTR_TO_BTF_ID_UNTRUSTED;
 
-	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_sleepable(env) &&
+	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && !in_sleepable(env) &&
 	    field_is_rcu(reg->btf_id, field))
 		type = PTR_TO_BTF_ID_RCU;
 	mark_ptr(&cur_regs(env)[value_regno], type);

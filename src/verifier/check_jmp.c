@@ -248,6 +248,7 @@ static bool ptr_not_null(const struct reg_state *r)
 	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_BTF_ID_TRUSTED: /* (not an RCU one: the field may be NULL) */
+	case PTR_TO_RDONLY_UNTRUSTED_MEM: /* (6.18 looks at its base type, PTR_TO_MEM) */
 		return true;
 	default:
 		return false;

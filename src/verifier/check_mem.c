@@ -1277,6 +1277,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		}
 		break;
 	case PTR_TO_RDONLY_MEM:
+	case PTR_TO_RDONLY_UNTRUSTED_MEM:
 		if (write) {
 			verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
 			return -EACCES;

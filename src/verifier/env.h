@@ -91,6 +91,8 @@ enum reg_type {
 	PTR_TO_BTF_ID_RCU,		/* valid inside the RCU section (MEM_RCU): a field the
 					 * kernel lists as RCU-protected, read from a trusted one */
 	PTR_TO_BTF_ID_UNTRUSTED,	/* anything else read through one: may be NULL or stale */
+	PTR_TO_RDONLY_UNTRUSTED_MEM,	/* a pointer field to something not a struct (void *,
+					 * char *...): memory of unknown size (mem_size 0) */
 };
 
 /* One register.

@@ -52,6 +52,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_BTF_ID_TRUSTED] = "trusted_ptr_",
 		[PTR_TO_BTF_ID_RCU] = "rcu_ptr_",
 		[PTR_TO_BTF_ID_UNTRUSTED] = "untrusted_ptr_",
+		[PTR_TO_RDONLY_UNTRUSTED_MEM] = "rdonly_untrusted_mem",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -142,7 +143,8 @@ void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi)
 bool reg_is_mem(const struct reg_state *reg)
 {
 	return reg->type == PTR_TO_MEM || reg->type == PTR_TO_MEM_OR_NULL ||
-	       reg->type == PTR_TO_RDONLY_MEM || reg->type == PTR_TO_RDONLY_MEM_OR_NULL;
+	       reg->type == PTR_TO_RDONLY_MEM || reg->type == PTR_TO_RDONLY_MEM_OR_NULL ||
+	       reg->type == PTR_TO_RDONLY_UNTRUSTED_MEM;
 }
 
 bool is_btf_ptr_type(u8 type)

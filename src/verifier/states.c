@@ -157,6 +157,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_MEM_OR_NULL:
 	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RDONLY_MEM_OR_NULL:
+	case PTR_TO_RDONLY_UNTRUSTED_MEM:
 		/* the kernel's memcmp up to var_off covers the size and a slice's dynptr id */
 		return o->mem_size == c->mem_size && o->dynptr_id == c->dynptr_id &&
 		       o->dynptr_type == c->dynptr_type && o->buf_frame == c->buf_frame && o->buf_off == c->buf_off &&
