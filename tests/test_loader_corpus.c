@@ -76,6 +76,7 @@ static const struct corpus_case corpus[] = {
 	{ "socket_strtol_parse", true },
 	{ "raw_tp_syscall_hist", true },
 	{ "raw_tp_current_task", true },
+	{ "raw_tp_task_btf", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },

@@ -14,22 +14,20 @@
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
+#include "corpus/task_report.h"
 #include "kbpf.h"
 #include "test.h"
 #include "userbpf/loader.h"
 
-#define OBJ LOADER_OBJ_DIR "/tests/corpus/raw_tp_current_task.bpf.o"
-
-struct report {
-	int pid, tgid, ppid, gppid, leader_pid, levels_to_init, init_parent_pid;
-	unsigned int uid, gid, euid, egid;
-	int has_mm, parent_is_real_parent;
-	char comm[16], parent_comm[16], init_parent_comm[16];
+/* the same report read with probe reads, then with direct reads of bpf_get_current_task_btf() */
+static const char *const objs[] = {
+	LOADER_OBJ_DIR "/tests/corpus/raw_tp_current_task.bpf.o",
+	LOADER_OBJ_DIR "/tests/corpus/raw_tp_task_btf.bpf.o",
 };
 
 /* Loads the object on side s, test-runs it once from the calling thread, reads .bss into *r;
  * false (with a failure) if any step fails. */
-static bool run_side(int s, struct report *r)
+static bool run_side(int s, const char *obj_path, struct report *r)
 {
 	struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
 	struct userbpf_object *obj = NULL;
@@ -38,8 +36,8 @@ static bool run_side(int s, struct report *r)
 	bool ok = false;
 
 	memset(r, 0xee, sizeof(*r));
-	if (userbpf_object_open_file(OBJ, &opts, &obj) || userbpf_object_load(obj)) {
-		test_fail(__FILE__, __LINE__, "side %d: the object does not load", s);
+	if (userbpf_object_open_file(obj_path, &opts, &obj) || userbpf_object_load(obj)) {
+		test_fail(__FILE__, __LINE__, "side %d: %s does not load", s, obj_path);
 		goto out;
 	}
 	if (side_test_run_ctx(s, userbpf_program_fd(userbpf_object_program(obj, 0)), NULL, 0, 0,
@@ -72,17 +70,16 @@ static void proc_comm(int pid, char comm[16])
 
 static int checks;
 
-/* Runs on both sides from the calling thread and checks userbpf's report. */
-static void *check_thread(void *arg)
+/* Runs obj_path on both sides from the calling thread and checks userbpf's report. */
+static void check_obj(const char *obj_path)
 {
 	struct report r[NSIDES];
 	char comm[17] = { 0 }, parent_comm[16];
 
-	(void)arg;
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	proc_comm(getppid(), parent_comm);
-	if (!run_side(U, &r[U]))
-		return NULL;
+	if (!run_side(U, obj_path, &r[U]))
+		return;
 	CHECK_EQ(r[U].pid, gettid());
 	CHECK_EQ(r[U].tgid, getpid());
 	CHECK(!strcmp(r[U].comm, comm));
@@ -100,9 +97,9 @@ static void *check_thread(void *arg)
 	CHECK(!strcmp(r[U].init_parent_comm, "swapper/0"));
 	checks++;
 	if (!kernel_bpf_available() || !pids_are_global())
-		return NULL;
-	if (!run_side(K, &r[K]))
-		return NULL;
+		return;
+	if (!run_side(K, obj_path, &r[K]))
+		return;
 	/* (not how far up init is: userbpf's chain is /proc's, and a sandbox's /proc may say
 	 * init where the kernel's parent is another process, as on the machine this was
 	 * written on) */
@@ -111,17 +108,24 @@ static void *check_thread(void *arg)
 	memcpy(r[K].init_parent_comm, r[U].init_parent_comm, sizeof(r[K].init_parent_comm));
 	if (memcmp(&r[K], &r[U], sizeof(r[K])))
 		test_fail(__FILE__, __LINE__,
-			  "kernel: pid %d tgid %d comm %s ppid %d (%s) gppid %d leader %d uid %u gid "
+			  "%s: kernel: pid %d tgid %d comm %s ppid %d (%s) gppid %d leader %d uid %u gid "
 			  "%u init at %d, parent %d (%s), mm %d; userbpf: pid %d tgid %d comm %s ppid "
 			  "%d (%s) gppid %d leader %d uid %u gid %u init at %d, parent %d (%s), mm %d",
-			  r[K].pid, r[K].tgid, r[K].comm, r[K].ppid, r[K].parent_comm, r[K].gppid,
-			  r[K].leader_pid, r[K].uid, r[K].gid, r[K].levels_to_init,
+			  obj_path, r[K].pid, r[K].tgid, r[K].comm, r[K].ppid, r[K].parent_comm,
+			  r[K].gppid, r[K].leader_pid, r[K].uid, r[K].gid, r[K].levels_to_init,
 			  r[K].init_parent_pid, r[K].init_parent_comm, r[K].has_mm, r[U].pid,
 			  r[U].tgid, r[U].comm, r[U].ppid, r[U].parent_comm, r[U].gppid,
 			  r[U].leader_pid, r[U].uid, r[U].gid, r[U].levels_to_init,
 			  r[U].init_parent_pid, r[U].init_parent_comm, r[U].has_mm);
 	else
 		checks++;
+}
+
+static void *check_thread(void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < ARRAY_SIZE(objs); i++)
+		check_obj(objs[i]);
 	return NULL;
 }
 
@@ -138,8 +142,9 @@ TEST(loader_current_task)
 	check_thread(NULL);
 	REQUIRE_EQ(pthread_create(&t, NULL, check_thread, NULL), 0);
 	pthread_join(t, NULL);
-	/* (userbpf's checks on both threads, and the kernel's where it compares) */
-	CHECK(checks >= 2);
+	/* (userbpf's checks of both objects on both threads, and the kernel's where it
+	 * compares) */
+	CHECK(checks >= 4);
 	if (getenv("TEST_VERBOSE"))
 		printf("loader_current_task: %d reports checked\n", checks);
 }

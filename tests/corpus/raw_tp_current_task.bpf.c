@@ -7,6 +7,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
+#include "task_report.h"
+
 typedef struct { unsigned int val; } kuid_t;
 typedef struct { unsigned int val; } kgid_t;
 
@@ -29,13 +31,6 @@ struct task_struct {
 	const struct cred *cred;
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
-
-struct report {
-	int pid, tgid, ppid, gppid, leader_pid, levels_to_init, init_parent_pid;
-	unsigned int uid, gid, euid, egid;
-	int has_mm, parent_is_real_parent;
-	char comm[16], parent_comm[16], init_parent_comm[16];
-};
 
 struct report report;
 
