@@ -10,6 +10,8 @@
  *   loop      100 iterations of x = x * 31 + i; x ^= x >> 7
  *   bpf_loop  the same loop as bpf_loop(100, callback, &x, 0)
  *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
+ *   task      bpf_get_current_task_btf(); its pid, tgid and parent's tgid read directly (probe
+ *             loads; skipped without the kernel's BTF)
  * Sides of each row, all measured in this run, one thread:
  *   userbpf   bpf(BPF_PROG_TEST_RUN) with repeat: the mean it reports in duration
  *   ext       userbpf_prog_run() in a loop, wall clock, on an extension program doing the same
@@ -43,6 +45,7 @@
 #include <userbpf/insn.h>
 
 #include "bench.h"
+#include "btf/vmlinux.h"
 #include "btf_blob.h"
 #include "native_progs.h"
 
@@ -260,6 +263,41 @@ static const struct bpf_insn e_hash[] = {
 	BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_1, 0),
 	HASH_BODY,
 };
+
+/* task: bpf_get_current_task_btf(), then t->pid + t->tgid + t->real_parent->tgid read directly
+ * (probe loads), XDP_PASS.  The offsets are the kernel's BTF's (task_prog_init()). */
+static struct bpf_insn p_task[8];
+
+static bool task_prog_init(void)
+{
+	const struct btf *btf = btf_vmlinux();
+	u32 id = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? (const struct btf_member *)(t + 1) : NULL;
+	int off[3] = { -1, -1, -1 };
+	static const char *const names[3] = { "pid", "tgid", "real_parent" };
+
+	for (u32 i = 0; t && i < BTF_INFO_VLEN(t->info); i++)
+		for (int j = 0; j < 3; j++)
+			if (!strcmp(btf_str_by_offset(btf, m[i].name_off), names[j]))
+				off[j] = (int)(BTF_INFO_KFLAG(t->info)
+						       ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
+						       : m[i].offset) / 8;
+	if (off[0] < 0 || off[1] < 0 || off[2] < 0)
+		return false;
+	const struct bpf_insn prog[8] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)off[0]),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_0, (int16_t)off[1]),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_3, BPF_REG_0, (int16_t)off[2]),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_3, (int16_t)off[1]),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2),
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	memcpy(p_task, prog, sizeof(prog));
+	return true;
+}
 
 /* ---- sides ---- */
 
@@ -625,11 +663,14 @@ BENCH(progs)
 		  "native-cb", native_loop_cb },
 		{ "hashmap", p_hash, N(p_hash), e_hash, N(e_hash), 4, 64, true, native_hash,
 		  "native-map", native_hash_userbpf },
+		{ "task", p_task, N(p_task), NULL, 0, 0, 64, false, native_task, NULL, NULL },
 	};
+	bool have_task = task_prog_init();
 
 	packets_init();
 	printf("programs: ns per run (userbpf, kernel: BPF_PROG_TEST_RUN duration; ext: "
 	       "userbpf_prog_run(); native: C -O2)\n");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		prog_row(&cases[i]);
+		if (cases[i].insns != p_task || have_task)
+			prog_row(&cases[i]);
 }

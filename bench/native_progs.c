@@ -152,3 +152,21 @@ uint64_t native_hash(const uint8_t *pkt, size_t len)
 		e->value = v;
 	return 2;
 }
+
+/* The task program's logic: two fields of a task and one of its parent, through the pointer. */
+struct native_task {
+	int pid, tgid;
+	struct native_task *real_parent;
+};
+static struct native_task native_parent = { 1, 1, &native_parent };
+static struct native_task native_self = { 100, 100, &native_parent };
+struct native_task *volatile native_current = &native_self;
+
+uint64_t native_task(const uint8_t *pkt, size_t len)
+{
+	const struct native_task *t = native_current;
+	int sum = t->pid + t->tgid + t->real_parent->tgid;
+
+	__asm__ volatile("" : : "r"(sum)); /* (read, as the program reads them) */
+	return 2;
+}

@@ -19,5 +19,7 @@ void native_hash_init(void);
 void native_hash_userbpf_bind(int map_fd);
 uint64_t native_hash_userbpf(const uint8_t *pkt, size_t len);
 uint64_t native_hash(const uint8_t *pkt, size_t len);
+/* A task's pid and tgid and its parent's tgid, read through pointers (the task program). */
+uint64_t native_task(const uint8_t *pkt, size_t len);
 
 #endif

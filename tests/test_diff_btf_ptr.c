@@ -4,7 +4,8 @@
  * kernel has (negative, variable and out-of-struct offsets, partial pointer reads, ends of
  * members, holes, writes).  Each program's verdict, errno and whole level-2 log must be the
  * kernel's; the accepted raw tracepoint programs then run on both, from this thread, and must
- * return the same value (this thread's ids, its parent's, its name).  Skipped without the
+ * return the same value (this thread's ids, its parent's, its name), on userbpf both JIT-compiled
+ * and interpreted.  Skipped without the
  * kernel's BTF or its bpf().
  */
 #include <stdlib.h>
@@ -14,12 +15,13 @@
 #include "btf/vmlinux.h"
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf.h"
 #include "userbpf/insn.h"
 
 /* Offsets a case names by placeholder (an off or imm of OFF(n)), filled from the kernel's BTF. */
 enum {
 	O_PID, O_PID1, O_TGID, O_RP, O_GL, O_MM, O_COMM, O_COMM12, O_TASK_SIZE, O_CGROUPS,
-	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O__COUNT
+	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O_CPUS, O__COUNT
 };
 #define OFF(n) (-32000 + (n))
 static s32 offs[O__COUNT];
@@ -98,6 +100,7 @@ static bool fill_offsets(void)
 	offs[O_DFL_CGRP] = (s32)member_off(btf, css_set, "dfl_cgrp");
 	offs[O_KN] = (s32)member_off(btf, cgroup, "kn");
 	offs[O_HOLE] = (s32)task_hole(btf, task);
+	offs[O_CPUS] = (s32)member_off(btf, task, "cpus_ptr");
 	for (int i = 0; i < O__COUNT; i++)
 		if (offs[i] < 0 || offs[i] > 32767)
 			return false;
@@ -113,7 +116,7 @@ static const struct {
 	const char *what;
 	uint32_t type;
 	bool run;		/* the run's value is the kernel's too */
-	struct bpf_insn insns[12];
+	struct bpf_insn insns[24];
 } cases[] = {
 	{ "pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
 	  { TASK, LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
@@ -204,6 +207,21 @@ static const struct {
 	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
 	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
 	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
+	{ "r0..r5 kept across a load (the JIT's call)", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_IMM(BPF_REG_0, 100),
+	    BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 2), BPF_MOV64_IMM(BPF_REG_3, 3),
+	    BPF_MOV64_IMM(BPF_REG_4, 4), BPF_MOV64_IMM(BPF_REG_5, 5), LD(W, 7, 6, O_TGID),
+	    /* r0 = ((((100 * 3 + r1) * 3 + r2) * 3 + r3) * 3 + r4) * 3 + r5 + r7: any register
+	     * swapped shows */
+	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_2),
+	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_3),
+	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_4),
+	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_5),
+	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_7), BPF_EXIT_INSN() } },
+	{ "through a register sum", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	  { TASK, BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	    BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2), LD(W, 0, 1, O_PID), BPF_EXIT_INSN() } },
 	{ "a program's own probe load", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
 	  { BPF_RAW_INSN(BPF_LDX | BPF_PROBE_MEM_UAPI | BPF_W, BPF_REG_0, BPF_REG_1, 0, 0),
 	    BPF_EXIT_INSN() } },
@@ -211,7 +229,7 @@ static const struct {
 
 static uint32_t insn_count(const struct bpf_insn *insns)
 {
-	uint32_t n = 12;
+	uint32_t n = 24;
 
 	while (n && !insns[n - 1].code)
 		n--;
@@ -234,6 +252,40 @@ static uint32_t build(size_t i, struct bpf_insn *p)
 	return n;
 }
 
+/* The kernel's run of its program k_fd against userbpf's of the same n insns, loaded once
+ * for the JIT and once for the interpreter: the same value from both (and the JIT's program
+ * has native code); how many of the two agreed. */
+static int runs_agree(const char *what, int k_fd, uint32_t type, const struct bpf_insn *p,
+		      uint32_t n)
+{
+	uint64_t args[2] = { 0, 0 };
+	uint32_t ret[NSIDES] = { 1, 2 };
+	struct bpf_result t[NSIDES];
+	int agreed = 0;
+
+	t[K] = side_test_run_ctx(K, k_fd, NULL, 0, 0, args, sizeof(args), NULL, 0, &ret[K]);
+	for (int jit = 1; jit >= 0; jit--) {
+		int old = userbpf_set_jit(jit), fd = side_prog_load(U, type, p, n);
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		userbpf_set_jit(old);
+		CHECK(fd >= 0);
+		if (fd < 0)
+			continue;
+		CHECK_EQ(side_obj_info(U, fd, &info, &len).rc, 0);
+		CHECK_EQ(info.jited_prog_len != 0, jit);
+		t[U] = side_test_run_ctx(U, fd, NULL, 0, 0, args, sizeof(args), NULL, 0, &ret[U]);
+		close(fd);
+		if (AGREE(what, t) && t[K].rc == 0 && ret[U] == ret[K])
+			agreed++;
+		else
+			test_fail(__FILE__, __LINE__, "%s (%s): kernel %u, userbpf %u", what,
+				  jit ? "JIT" : "interpreter", ret[K], ret[U]);
+	}
+	return agreed;
+}
+
 TEST(diff_btf_ptr)
 {
 	static char log[NSIDES][1 << 16];
@@ -246,7 +298,7 @@ TEST(diff_btf_ptr)
 	/* (the kernel's ids are its own: a pid namespace between would differ) */
 	compare_runs = pids_are_global();
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct bpf_insn p[12];
+		struct bpf_insn p[24];
 		uint32_t n = build(i, p);
 		struct bpf_result r[NSIDES];
 
@@ -270,19 +322,8 @@ TEST(diff_btf_ptr)
 		}
 		if (r[K].rc >= 0)
 			accepted++;
-		if (r[K].rc >= 0 && r[U].rc >= 0 && cases[i].run && compare_runs) {
-			uint64_t args[2] = { 0, 0 };
-			uint32_t ret[NSIDES] = { 1, 2 };
-			struct bpf_result t[NSIDES];
-
-			for (int s = 0; s < NSIDES; s++)
-				t[s] = side_test_run_ctx(s, r[s].rc, NULL, 0, 0, args, sizeof(args),
-							 NULL, 0, &ret[s]);
-			if (AGREE(cases[i].what, t) && t[K].rc == 0) {
-				CHECK_EQ(ret[U], ret[K]);
-				runs++;
-			}
-		}
+		if (r[K].rc >= 0 && r[U].rc >= 0 && cases[i].run && compare_runs)
+			runs += runs_agree(cases[i].what, r[K].rc, cases[i].type, p, n);
 		for (int s = 0; s < NSIDES; s++)
 			if (r[s].rc >= 0)
 				close(r[s].rc);
@@ -291,7 +332,7 @@ TEST(diff_btf_ptr)
 	       "%d runs with the kernel's value\n", ARRAY_SIZE(cases), accepted, same_log, runs);
 	CHECK_EQ(same_log, (int)ARRAY_SIZE(cases));
 	CHECK(accepted >= 10);
-	CHECK(!compare_runs || runs >= 10);
+	CHECK(!compare_runs || runs >= 20);
 }
 
 /* BPF_OBJ_GET_INFO_BY_FD's translated program shows a kernel object's loads as the loads they
@@ -302,7 +343,7 @@ TEST(diff_btf_ptr_xlated)
 	if (!fill_offsets())
 		SKIP("no kernel BTF with task_struct's fields (/sys/kernel/btf/vmlinux)");
 	for (size_t i = 0; i < 4; i++) { /* pid, tgid, a byte, sign-extended */
-		struct bpf_insn p[12], x[NSIDES][12];
+		struct bpf_insn p[24], x[NSIDES][24];
 		uint32_t n = build(i, p);
 
 		for (int s = 0; s < NSIDES; s++) {
@@ -407,4 +448,32 @@ TEST(diff_btf_ptr_struct_loads)
 	n = struct_loads_agree("mm_struct", mm, 2, 0x8, true);
 	printf(", mm_struct %d\n", n);
 	CHECK(n > 10);
+}
+
+/* A load through a pointer userbpf leaves NULL (the task's cpus_ptr) reads 0, JIT-compiled and
+ * interpreted (the JIT's out-of-line path), where the kernel's reads its CPU mask: userbpf's
+ * answer alone. */
+TEST(btf_ptr_null_reads_zero)
+{
+	struct bpf_insn p[5] = {
+		TASK, LD(DW, 1, 0, O_CPUS), BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
+		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 8), BPF_EXIT_INSN(),
+	};
+
+	if (!fill_offsets())
+		SKIP("no kernel BTF with task_struct's fields (/sys/kernel/btf/vmlinux)");
+	p[1].off = (s16)offs[O_CPUS];
+	for (int jit = 1; jit >= 0; jit--) {
+		int old = userbpf_set_jit(jit), fd = side_prog_load(U, BPF_PROG_TYPE_RAW_TRACEPOINT,
+								   p, 5);
+		uint64_t args[2] = { 0, 0 };
+		uint32_t ret = 1;
+
+		userbpf_set_jit(old);
+		REQUIRE(fd >= 0);
+		CHECK_EQ(side_test_run_ctx(U, fd, NULL, 0, 0, args, sizeof(args), NULL, 0, &ret).rc,
+			 0);
+		CHECK_EQ(ret, 0);
+		close(fd);
+	}
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -122,10 +123,83 @@ static void put_ptr(u8 *base, long off, const void *p)
 		memcpy(base + off, &v, sizeof(void *));
 }
 
-static struct fake_task *fake_new(int pid, int tgid, const char *comm, const u32 ids[8])
+/* Every task lives in one mapping, reserved on first use and never unmapped (a freed block goes
+ * to a free list and is reused): any address in it can be read at any time, so a probe load
+ * that falls inside reads in place (probe_load(), and the JIT's inline check), as the kernel's
+ * probe load of a kernel address does.  A stale pointer reads a reused block, as a stale kernel
+ * pointer reads freed memory.  Beyond the arena's room, tasks are malloc'ed (and read through
+ * the slow path). */
+#define ARENA_SIZE ((size_t)32 << 20)
+
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static u8 *arena;
+static size_t arena_used;
+static struct fake_task *arena_free;
+
+static void arena_init(void)
+{
+	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p != MAP_FAILED)
+		arena = p;
+}
+
+bool current_task_arena(uintptr_t *lo, size_t *size)
+{
+	pthread_once(&arena_once, arena_init);
+	*lo = (uintptr_t)arena;
+	*size = arena ? ARENA_SIZE : 0;
+	return arena != NULL;
+}
+
+static bool in_arena(const void *p)
+{
+	return arena && (const u8 *)p >= arena && (const u8 *)p < arena + ARENA_SIZE;
+}
+
+static size_t block_size(void)
 {
 	size_t size = sizeof(struct fake_task) + L.task_size + L.cred_size + L.mm_size;
-	struct fake_task *f = calloc(1, size);
+
+	return (size + 63) & ~(size_t)63;
+}
+
+static struct fake_task *fake_alloc(void)
+{
+	struct fake_task *f = NULL;
+
+	pthread_once(&arena_once, arena_init);
+	pthread_mutex_lock(&arena_lock);
+	if (arena_free) {
+		f = arena_free;
+		arena_free = f->next;
+	} else if (arena && ARENA_SIZE - arena_used >= block_size()) {
+		f = (struct fake_task *)(arena + arena_used);
+		arena_used += block_size();
+	}
+	pthread_mutex_unlock(&arena_lock);
+	if (f)
+		memset(f, 0, block_size());
+	return f ? f : calloc(1, block_size());
+}
+
+static void fake_free(struct fake_task *f)
+{
+	if (!in_arena(f)) {
+		free(f);
+		return;
+	}
+	pthread_mutex_lock(&arena_lock);
+	f->next = arena_free;
+	arena_free = f;
+	pthread_mutex_unlock(&arena_lock);
+}
+
+static struct fake_task *fake_new(int pid, int tgid, const char *comm, const u32 ids[8])
+{
+	struct fake_task *f = fake_alloc();
 
 	if (!f)
 		return NULL;
@@ -238,8 +312,17 @@ static struct fake_task *proc_task(int pid)
 		set_parent(f, parent);
 	}
 	f->next = procs;
-	procs = f;
+	/* (published whole: current_task_holds() walks the list without the lock) */
+	__atomic_store_n(&procs, f, __ATOMIC_RELEASE);
 	return f;
+}
+
+/* Whether n bytes at addr lie in one of f's objects (task, cred, mm: one block). */
+static bool in_fake(const struct fake_task *f, u64 addr, u32 n)
+{
+	u64 lo = (uintptr_t)f->task, hi = lo + L.task_size + L.cred_size + L.mm_size;
+
+	return addr >= lo && addr <= hi && n <= hi - addr;
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -248,7 +331,8 @@ static __thread struct fake_task *self;
 
 static void self_free(void *p)
 {
-	free(p);
+	if (p)
+		fake_free(p);
 }
 
 static void init(void)
@@ -257,7 +341,34 @@ static void init(void)
 	pthread_key_create(&self_key, self_free);
 }
 
+static __thread unsigned int hold_depth;
+static __thread bool held; /* self was checked since the outermost hold */
+
+void current_task_hold(void)
+{
+	if (!hold_depth++)
+		held = false;
+}
+
+void current_task_release(void)
+{
+	hold_depth--;
+}
+
+static u64 task_addr(void);
+
 u64 current_task_addr(void)
+{
+	u64 addr;
+
+	if (held && self)
+		return (uintptr_t)self->task;
+	addr = task_addr();
+	held = hold_depth && addr;
+	return addr;
+}
+
+static u64 task_addr(void)
 {
 	int pid = gettid(), tgid = getpid(), ppid = getppid();
 	char comm[17] = { 0 }, path[64];
@@ -281,7 +392,8 @@ u64 current_task_addr(void)
 	pthread_mutex_unlock(&procs_lock);
 	if (!parent || (pid != tgid && !leader))
 		return 0;
-	free(self); /* (a forked child's copy too: the child's heap holds it) */
+	if (self) /* (a forked child's copy too: the child's heap and arena hold it) */
+		fake_free(self);
 	self = fake_new(pid, tgid, comm, ids);
 	pthread_setspecific(self_key, self);
 	if (!self)
@@ -291,4 +403,17 @@ u64 current_task_addr(void)
 	if (leader)
 		put_ptr(self->task, L.group_leader, leader->task);
 	return (uintptr_t)self->task;
+}
+
+bool current_task_holds(u64 addr, u32 n)
+{
+	if (arena && addr >= (uintptr_t)arena && n <= ARENA_SIZE &&
+	    addr - (uintptr_t)arena <= ARENA_SIZE - n)
+		return true;
+	if (self && in_fake(self, addr, n))
+		return true;
+	for (const struct fake_task *f = __atomic_load_n(&procs, __ATOMIC_ACQUIRE); f; f = f->next)
+		if (in_fake(f, addr, n))
+			return true;
+	return false;
 }

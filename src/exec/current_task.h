@@ -9,4 +9,20 @@
  * (or when /proc cannot say what it holds). */
 u64 current_task_addr(void);
 
+/* Whether the n bytes at addr are inside the calling thread's task or an ancestor's (with their
+ * creds and mms): memory that stays mapped while a program runs, so a probe load reads it
+ * directly (probe_load()). */
+bool current_task_holds(u64 addr, u32 n);
+
+/* The mapping every task lives in (reserved on the first call): any address in [*lo, *lo +
+ * *size) may be read at any time.  False (and *size 0) where it could not be mapped. */
+bool current_task_arena(uintptr_t *lo, size_t *size);
+
+/* Between these (nested), the calling thread's task is looked at once, by the first run that
+ * asks for it, and then kept: a command's repeated runs see one snapshot (its ids, name and
+ * parent), as if a change came after them, instead of paying /proc's and four system calls'
+ * cost each time. */
+void current_task_hold(void);
+void current_task_release(void);
+
 #endif

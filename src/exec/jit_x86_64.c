@@ -69,6 +69,7 @@
 
 #include "insn.h"
 #include "exec/callback.h"
+#include "exec/current_task.h"
 #include "exec/jit.h"
 #include "exec/liveness.h"
 
@@ -1054,11 +1055,61 @@ static int addr_index(const struct jit_ctx *c, int r)
 	return c->sum_index[r] >= 0 ? R(c->sum_index[r]) : -1;
 }
 
+/* A load through a kernel object's pointer (BPF_PROBE_MEM(SX)).  An address inside the tasks'
+ * arena (always mapped: current_task_arena()) is loaded in place; any other goes to
+ * probe_load(), which reads 0 where nothing is mapped.  Unlike a helper call that changes only
+ * dst: r0..r5 are saved around it (six pushes keep the stack's alignment).  The address is in
+ * AUX throughout; AUX_SAVE and AUX_BLIND are free between instructions. */
+static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	static const uint8_t saved[6] = { X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8 };
+	struct x86_buf *b = &c->b;
+	int base = addr_base(c, in->src_reg), index = addr_index(c, in->src_reg);
+	int32_t width = d->bits / 8;
+	int sx = d->kind == INSN_K_LDXSX;
+	uint32_t to_slow = 0, to_done = 0;
+	uintptr_t lo;
+	size_t size;
+
+	if (index >= 0)
+		emit_lea_idx_disp(b, AUX, base, index, in->off);
+	else
+		emit_lea(b, AUX, base, in->off);
+	if (current_task_arena(&lo, &size)) {
+		emit_movabs(b, AUX_BLIND, (uint64_t)lo);
+		emit_mov_rr(b, 1, AUX_SAVE, AUX);
+		emit_alu_rr(b, 1, ALU_SUB, AUX_SAVE, AUX_BLIND);
+		emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(size - (size_t)width));
+		to_slow = emit_jcc_fwd8(b, CC_A); /* (unsigned: below the arena too) */
+		if (sx)
+			emit_load_sx(b, d->bits, R(in->dst_reg), AUX, 0);
+		else
+			emit_load(b, d->bits, R(in->dst_reg), AUX, 0);
+		to_done = emit_jcc_fwd8(b, CC_ALWAYS);
+		patch_rel8(b, to_slow);
+	}
+	for (int i = 0; i < 6; i++)
+		emit_push(b, saved[i]);
+	emit_mov_rr(b, 1, X86_RDI, AUX);
+	emit_mov_r32_imm32_fixed(b, X86_RSI, (uint32_t)(sx ? -width : width));
+	emit_call_abs(c, (const void *)probe_load);
+	emit_mov_rr(b, 1, AUX, X86_RAX);
+	for (int i = 5; i >= 0; i--)
+		emit_pop(b, saved[i]);
+	emit_mov_rr(b, 1, R(in->dst_reg), AUX);
+	if (to_done)
+		patch_rel8(b, to_done);
+}
+
 static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	struct x86_buf *b = &c->b;
 	int dst = R(in->dst_reg);
 
+	if (insn_is_probe_load(in)) {
+		emit_probe_load(c, d, in);
+		return;
+	}
 	switch (d->kind) {
 	case INSN_K_ALU:
 		emit_alu(c, d, in);
@@ -1613,7 +1664,7 @@ static int scan(struct jit_ctx *c)
 	const struct bpf_insn *insns = c->insns;
 	uint32_t cnt = c->cnt;
 	int16_t first[256];
-	int r10_written = 0, last_falls = 1, probe_loads = 0;
+	int r10_written = 0, last_falls = 1;
 
 	insn_first_of(first);
 	for (uint32_t i = 0; i < cnt; i++)
@@ -1627,15 +1678,14 @@ static int scan(struct jit_ctx *c)
 		if (c->ids[i] == -1)
 			continue; /* second LD_IMM64 slot */
 		if (insn_is_probe_load(in)) {
-			/* a kernel object's load: checked as the load it was, but without native
-			 * code yet (the interpreter runs the program) */
+			/* a kernel object's load: decoded as the load it was (emit_probe_load()) */
 			struct bpf_insn plain = *in;
 
 			if (!insn_probe_load_ok(in))
 				return -EINVAL;
 			plain.code = BPF_LDX | BPF_SIZE(in->code) |
 				     (BPF_MODE(in->code) == BPF_PROBE_MEM ? BPF_MEM : BPF_MEMSX);
-			probe_loads = 1;
+			c->any_call = 1; /* (its call: r6..r9 in callee-saved registers) */
 			id = insn_find_fast(first, &plain);
 		} else {
 			id = insn_find_fast(first, in);
@@ -1734,7 +1784,7 @@ static int scan(struct jit_ctx *c)
 				c->cb_targets[n++] = c->cb_targets[j];
 		c->ncbs = n;
 	}
-	if (r10_written || probe_loads)
+	if (r10_written)
 		return -EOPNOTSUPP;
 	if (last_falls)
 		c->labels |= 1u << LBL_EFAULT;

@@ -35,6 +35,7 @@
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
 
+#include "exec/current_task.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
 #include "map/cgroup_storage.h"
@@ -126,6 +127,7 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 	if (!repeat)
 		repeat = 1;
 	*r0 = 0;
+	current_task_hold();
 	start = prog_clock_ns();
 	if (fn) {
 		/* in locals: the program may write memory, the compiler would reload args[] */
@@ -164,6 +166,7 @@ void prog_repeat(const struct bpf_prog *prog, const u64 args[5], u32 repeat, u64
 		}
 	}
 	spent = (prog_clock_ns() - start) / repeat;
+	current_task_release();
 	*duration = spent > UINT32_MAX ? UINT32_MAX : (u32)spent;
 }
 

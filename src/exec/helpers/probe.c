@@ -7,6 +7,7 @@
 
 #include "map/map.h"
 #include "exec/helpers/impl.h"
+#include "exec/current_task.h"
 #include "exec/interp.h"
 
 /* Copies size bytes from our own address src; false if any of it is not readable. */
@@ -33,8 +34,13 @@ uint64_t probe_load(uint64_t addr, int32_t width)
 	u32 n = (u32)(width < 0 ? -width : width);
 	u64 v = 0;
 
-	/* (little-endian: the low n bytes of v) */
-	if (addr > UINTPTR_MAX - n || !copy_nofault(&v, PTR(addr), n))
+	/* The task objects programs reach are read in place; anything else (a field userbpf
+	 * leaves NULL, a stale pointer) through process_vm_readv(), which says whether it is
+	 * mapped.  (little-endian: the low n bytes of v) */
+	if (current_task_holds(addr, n))
+		memcpy(&v, PTR(addr), n);
+	else if (!nofault_allowed(addr) || addr > UINTPTR_MAX - n ||
+		 !copy_nofault(&v, PTR(addr), n))
 		return 0;
 	if (width < 0)
 		v = n == 1 ? (u64)(s64)(s8)v : n == 2 ? (u64)(s64)(s16)v : (u64)(s64)(s32)v;
