@@ -8,29 +8,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "task_report.h"
-
-typedef struct { unsigned int val; } kuid_t;
-typedef struct { unsigned int val; } kgid_t;
-
-struct cred {
-	kuid_t uid;
-	kgid_t gid;
-	kuid_t euid;
-	kgid_t egid;
-} __attribute__((preserve_access_index));
-
-struct mm_struct;
-
-struct task_struct {
-	int pid;
-	int tgid;
-	char comm[16];
-	struct task_struct *real_parent;
-	struct task_struct *parent;
-	struct task_struct *group_leader;
-	const struct cred *cred;
-	struct mm_struct *mm;
-} __attribute__((preserve_access_index));
+#include "task_types.h"
 
 struct report report;
 
