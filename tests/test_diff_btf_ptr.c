@@ -21,7 +21,9 @@
 /* Offsets a case names by placeholder (an off or imm of OFF(n)), filled from the kernel's BTF. */
 enum {
 	O_PID, O_PID1, O_TGID, O_RP, O_GL, O_MM, O_COMM, O_COMM12, O_TASK_SIZE, O_CGROUPS,
-	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O_CPUS, O__COUNT
+	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O_CPUS,
+	O_RCU_LOCK, O_RCU_UNLOCK, /* (kfunc ids, as a call's imm) */
+	O__COUNT
 };
 #define OFF(n) (-32000 + (n))
 static s32 offs[O__COUNT];
@@ -101,113 +103,120 @@ static bool fill_offsets(void)
 	offs[O_KN] = (s32)member_off(btf, cgroup, "kn");
 	offs[O_HOLE] = (s32)task_hole(btf, task);
 	offs[O_CPUS] = (s32)member_off(btf, task, "cpus_ptr");
-	for (int i = 0; i < O__COUNT; i++)
+	offs[O_RCU_LOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_lock");
+	offs[O_RCU_UNLOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_unlock");
+	for (int i = 0; i < O_RCU_LOCK; i++)
 		if (offs[i] < 0 || offs[i] > 32767)
 			return false;
-	return true;
+	return offs[O_RCU_LOCK] > 0 && offs[O_RCU_UNLOCK] > 0;
 }
 
 /* (the kernel's internal mode, which no program may use) */
 #define BPF_PROBE_MEM_UAPI 0x20
 #define TASK BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf)
 #define LD(size, dst, src, o) BPF_LDX_MEM(BPF_##size, BPF_REG_##dst, BPF_REG_##src, OFF(o))
+#define KFUNC(o) BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, OFF(o))
+
+/* A case's opts: the run's value is the kernel's too; loaded with BPF_F_SLEEPABLE. */
+#define RUN 1u
+#define SLEEPABLE 2u
 
 static const struct {
 	const char *what;
 	uint32_t type;
-	bool run;		/* the run's value is the kernel's too */
+	uint32_t opts;		/* RUN, SLEEPABLE */
 	struct bpf_insn insns[24];
 } cases[] = {
-	{ "pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "pid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
-	{ "tgid, in XDP", BPF_PROG_TYPE_XDP, false,
+	{ "tgid, in XDP", BPF_PROG_TYPE_XDP, 0,
 	  { TASK, LD(W, 0, 0, O_TGID), BPF_EXIT_INSN() } },
-	{ "the second byte of pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "the second byte of pid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(B, 0, 0, O_PID1), BPF_EXIT_INSN() } },
-	{ "pid sign-extended", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "pid sign-extended", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_LDX_MEMSX(BPF_H, BPF_REG_0, BPF_REG_0, OFF(O_PID)), BPF_EXIT_INSN() } },
-	{ "past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(W, 0, 0, O_TASK_SIZE), BPF_EXIT_INSN() } },
-	{ "negative offset", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "negative offset", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, -4), BPF_EXIT_INSN() } },
-	{ "store of an immediate", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "store of an immediate", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_ST_MEM(BPF_W, BPF_REG_0, OFF(O_PID), 1), BPF_MOV64_IMM(BPF_REG_0, 0),
 	    BPF_EXIT_INSN() } },
-	{ "store of a register", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "store of a register", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_STX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, OFF(O_PID)),
 	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
-	{ "atomic add", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "atomic add", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_MOV64_IMM(BPF_REG_1, 1),
 	    BPF_ATOMIC_OP(BPF_W, BPF_ADD, BPF_REG_0, BPF_REG_1, OFF(O_PID)),
 	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
-	{ "half a pointer", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "half a pointer", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(W, 0, 0, O_RP), BPF_EXIT_INSN() } },
-	{ "real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(DW, 1, 0, O_RP), LD(W, 0, 1, O_TGID), BPF_EXIT_INSN() } },
-	{ "real_parent->real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "real_parent->real_parent->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(DW, 1, 0, O_RP), LD(DW, 1, 1, O_RP), LD(W, 0, 1, O_TGID),
 	    BPF_EXIT_INSN() } },
-	{ "group_leader->pid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "group_leader->pid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(DW, 1, 0, O_GL), LD(W, 0, 1, O_PID), BPF_EXIT_INSN() } },
-	{ "parent (untrusted)->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "parent (untrusted)->tgid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(DW, 1, 0, O_PARENT), LD(DW, 1, 1, O_RP), LD(W, 0, 1, O_TGID),
 	    BPF_EXIT_INSN() } },
-	{ "cgroups->dfl_cgrp->kn", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "cgroups->dfl_cgrp->kn", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(DW, 1, 0, O_CGROUPS), LD(DW, 1, 1, O_DFL_CGRP), LD(DW, 1, 1, O_KN),
 	    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
-	{ "mm (untrusted), negative", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "mm (untrusted), negative", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(DW, 1, 0, O_MM), BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, -8),
 	    BPF_EXIT_INSN() } },
-	{ "comm's first 8 bytes", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "comm's first 8 bytes", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(DW, 0, 0, O_COMM), BPF_EXIT_INSN() } },
-	{ "across the end of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "across the end of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(DW, 0, 0, O_COMM12), BPF_EXIT_INSN() } },
-	{ "a hole", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "a hole", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(B, 0, 0, O_HOLE), BPF_EXIT_INSN() } },
-	{ "a constant added first", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "a constant added first", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, OFF(O_PID)),
 	    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_0, 0), BPF_EXIT_INSN() } },
-	{ "a variable offset", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "a variable offset", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(W, 1, 0, O_PID), BPF_ALU64_IMM(BPF_AND, BPF_REG_1, 4),
 	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1), LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
-	{ "spilled and filled", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "spilled and filled", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_0, -8),
 	    BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -8), LD(W, 0, 0, O_PID),
 	    BPF_EXIT_INSN() } },
-	{ "NULL checks: trusted never, RCU both ways", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "NULL checks: trusted never, RCU both ways", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1), LD(DW, 0, 0, O_RP),
 	    BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1), LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
-	{ "multiplied", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "multiplied", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 2), BPF_EXIT_INSN() } },
-	{ "returned", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "returned", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_EXIT_INSN() } },
-	{ "probe-read through it", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "probe-read through it", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_MOV64_REG(BPF_REG_3, BPF_REG_0),
 	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, OFF(O_TGID)), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
 	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), BPF_MOV64_IMM(BPF_REG_2, 4),
 	    BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel), BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_10, -8),
 	    BPF_EXIT_INSN() } },
-	{ "given as memory to write", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "given as memory to write", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
 	    BPF_MOV64_IMM(BPF_REG_2, 16), BPF_EMIT_CALL(BPF_FUNC_get_current_comm),
 	    BPF_EXIT_INSN() } },
-	{ "read as memory: bpf_strtol() of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "read as memory: bpf_strtol() of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
 	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
 	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
 	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
-	{ "read as memory past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "read as memory past the struct", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
 	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_TASK_SIZE)),
 	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
 	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
 	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
-	{ "an RCU pointer as memory", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "an RCU pointer as memory", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { TASK, LD(DW, 1, 0, O_RP), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
 	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
 	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
 	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
-	{ "r0..r5 kept across a load (the JIT's call)", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "r0..r5 kept across a load (the JIT's call)", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_MOV64_REG(BPF_REG_6, BPF_REG_0), BPF_MOV64_IMM(BPF_REG_0, 100),
 	    BPF_MOV64_IMM(BPF_REG_1, 1), BPF_MOV64_IMM(BPF_REG_2, 2), BPF_MOV64_IMM(BPF_REG_3, 3),
 	    BPF_MOV64_IMM(BPF_REG_4, 4), BPF_MOV64_IMM(BPF_REG_5, 5), LD(W, 7, 6, O_TGID),
@@ -219,10 +228,23 @@ static const struct {
 	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_4),
 	    BPF_ALU64_IMM(BPF_MUL, BPF_REG_0, 3), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_5),
 	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_7), BPF_EXIT_INSN() } },
-	{ "through a register sum", BPF_PROG_TYPE_RAW_TRACEPOINT, true,
+	{ "through a register sum", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
 	    BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2), LD(W, 0, 1, O_PID), BPF_EXIT_INSN() } },
-	{ "a program's own probe load", BPF_PROG_TYPE_RAW_TRACEPOINT, false,
+	{ "sleepable: real_parent untrusted", BPF_PROG_TYPE_SYSCALL, SLEEPABLE,
+	  { TASK, LD(DW, 1, 0, O_RP), LD(W, 0, 1, O_TGID), BPF_EXIT_INSN() } },
+	{ "sleepable: RCU inside bpf_rcu_read_lock(), untrusted after", BPF_PROG_TYPE_SYSCALL,
+	  SLEEPABLE, { KFUNC(O_RCU_LOCK), TASK, LD(DW, 6, 0, O_RP), LD(DW, 7, 6, O_GL),
+	  KFUNC(O_RCU_UNLOCK),
+	    LD(W, 0, 6, O_TGID), LD(W, 1, 7, O_PID), BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1),
+	    BPF_EXIT_INSN() } },
+	{ "sleepable: an untrusted pointer's RCU field", BPF_PROG_TYPE_SYSCALL, SLEEPABLE,
+	  { KFUNC(O_RCU_LOCK), TASK, LD(DW, 6, 0, O_RP), KFUNC(O_RCU_UNLOCK),
+	    KFUNC(O_RCU_LOCK), LD(DW, 6, 6, O_RP), KFUNC(O_RCU_UNLOCK), LD(W, 0, 6, O_TGID),
+	    BPF_EXIT_INSN() } },
+	{ "a syscall program must be sleepable", BPF_PROG_TYPE_SYSCALL, 0,
+	  { TASK, LD(DW, 1, 0, O_RP), LD(W, 0, 1, O_TGID), BPF_EXIT_INSN() } },
+	{ "a program's own probe load", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
 	  { BPF_RAW_INSN(BPF_LDX | BPF_PROBE_MEM_UAPI | BPF_W, BPF_REG_0, BPF_REG_1, 0, 0),
 	    BPF_EXIT_INSN() } },
 };
@@ -245,8 +267,9 @@ static uint32_t build(size_t i, struct bpf_insn *p)
 	for (uint32_t j = 0; j < n; j++) {
 		if (p[j].off <= OFF(O__COUNT - 1) && p[j].off >= OFF(0))
 			p[j].off = (s16)offs[p[j].off - OFF(0)];
-		if (p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) && p[j].imm <= OFF(O__COUNT - 1) &&
-		    p[j].imm >= OFF(0))
+		if ((p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) ||
+		     (p[j].code == (BPF_JMP | BPF_CALL) && p[j].src_reg == BPF_PSEUDO_KFUNC_CALL)) &&
+		    p[j].imm <= OFF(O__COUNT - 1) && p[j].imm >= OFF(0))
 			p[j].imm = offs[p[j].imm - OFF(0)];
 	}
 	return n;
@@ -303,8 +326,9 @@ TEST(diff_btf_ptr)
 		struct bpf_result r[NSIDES];
 
 		for (int s = 0; s < NSIDES; s++)
-			r[s] = side_prog_load_level(s, cases[i].type, 0, p, n, log[s],
-						    sizeof(log[s]), 2);
+			r[s] = side_prog_load_flags(s, cases[i].type, 0,
+						    cases[i].opts & SLEEPABLE ? BPF_F_SLEEPABLE : 0,
+						    p, n, log[s], sizeof(log[s]), 2);
 		if (AGREE(cases[i].what, r)) {
 			/* (up to the statistics line, whose time differs) */
 			for (int s = 0; s < NSIDES; s++) {
@@ -322,7 +346,10 @@ TEST(diff_btf_ptr)
 		}
 		if (r[K].rc >= 0)
 			accepted++;
-		if (r[K].rc >= 0 && r[U].rc >= 0 && cases[i].run && compare_runs)
+		if (getenv("TEST_VERBOSE"))
+			printf("  %s: %s\n%s", cases[i].what, r[K].rc >= 0 ? "accepted" : "refused",
+			       r[K].rc >= 0 ? "" : log[K]);
+		if (r[K].rc >= 0 && r[U].rc >= 0 && (cases[i].opts & RUN) && compare_runs)
 			runs += runs_agree(cases[i].what, r[K].rc, cases[i].type, p, n);
 		for (int s = 0; s < NSIDES; s++)
 			if (r[s].rc >= 0)

@@ -5,7 +5,8 @@
  *
  * The pointer a load gives keeps its base's trust only through the fields the kernel lists as
  * RCU-protected (task_struct's real_parent, group_leader, ...): it is rcu_ptr_ while the program
- * runs in the RCU section (every program but a sleepable one); any other field gives an
+ * runs in the RCU section (every program but a sleepable one, which enters it with
+ * bpf_rcu_read_lock(); leaving it makes its RCU pointers untrusted); any other field gives an
  * untrusted_ptr_, which may be NULL or stale.  That matters to what may take the pointer, not to
  * loads: all of them are BPF_PROBE_MEM loads (the interpreter reads through probe_load(), which
  * gives 0 where nothing is mapped), so a walk through NULL or freed memory reads zeros instead of
@@ -52,6 +53,25 @@ static bool field_is_rcu(u32 base_id, const char *field)
 /* struct_walk()'s answers (a negative errno when the access is refused); WALK_PTR_UNTRUSTED: a
  * pointer to something not a struct */
 enum { WALK_SCALAR, WALK_PTR, WALK_PTR_UNTRUSTED, WALK_STRUCT };
+
+/* The kernel's in_rcu_cs(): RCU pointers are valid inside bpf_rcu_read_lock(), under a
+ * bpf_spin_lock, and throughout a program that cannot sleep. */
+static bool in_rcu_cs(const struct verifier_env *env)
+{
+	return env->cur->active_rcu_lock || env->cur->active_locks || !in_sleepable(env);
+}
+
+static void rcu_to_untrusted(struct reg_state *reg, void *arg)
+{
+	(void)arg;
+	if (reg->type == PTR_TO_BTF_ID_RCU)
+		reg->type = PTR_TO_BTF_ID_UNTRUSTED;
+}
+
+void btf_rcu_unlock(struct verifier_env *env)
+{
+	for_each_reg(env->cur, rcu_to_untrusted, NULL);
+}
 
 static bool is_struct(const struct btf_type *t)
 {
@@ -263,7 +283,7 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 	}
 	u8 type = PTR_TO_BTF_ID_UNTRUSTED;
 
-	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && !in_sleepable(env) &&
+	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && in_rcu_cs(env) &&
 	    field_is_rcu(reg->btf_id, field))
 		type = PTR_TO_BTF_ID_RCU;
 	mark_ptr(&cur_regs(env)[value_regno], type);

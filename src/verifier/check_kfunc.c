@@ -438,6 +438,8 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "unmatched rcu read unlock (kernel function %s)\n", k.name);
 		return -EINVAL;
 	}
+	if (desc->flags & KF_RCU_UNLOCK)
+		btf_rcu_unlock(env);
 	if (desc->flags & (KF_RCU_LOCK | KF_RCU_UNLOCK))
 		env->cur->active_rcu_lock = desc->flags & KF_RCU_LOCK;
 	/* preemption off nests: each enable matches a disable */

@@ -421,6 +421,8 @@ bool reg_is_btf_id(const struct reg_state *reg);
  * kernel object (btf_access.c); the loaded value goes to value_regno (-1: none). */
 int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno);
+/* bpf_rcu_read_unlock(): the RCU pointers the state holds become untrusted. */
+void btf_rcu_unlock(struct verifier_env *env);
 /* The name of the vmlinux struct btf_id (btf_access.c) */
 const char *btf_id_name(u32 btf_id);
 /* Calls fn on every register of every frame of st, spilled ones included. */
