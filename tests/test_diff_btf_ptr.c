@@ -194,14 +194,17 @@ static const struct {
 	  { TASK, BPF_MOV64_REG(BPF_REG_3, BPF_REG_0),
 	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, OFF(O_TGID)), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
 	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), BPF_MOV64_IMM(BPF_REG_2, 4),
-	    BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel), BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_10, -8),
+	    BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel),
+	    BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_10, -8),
 	    BPF_EXIT_INSN() } },
 	{ "given as memory to write", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
-	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
+	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
 	    BPF_MOV64_IMM(BPF_REG_2, 16), BPF_EMIT_CALL(BPF_FUNC_get_current_comm),
 	    BPF_EXIT_INSN() } },
 	{ "read as memory: bpf_strtol() of comm", BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
-	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
+	  { TASK, BPF_MOV64_REG(BPF_REG_1, BPF_REG_0),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, OFF(O_COMM)),
 	    BPF_MOV64_IMM(BPF_REG_2, 4), BPF_MOV64_IMM(BPF_REG_3, 0),
 	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -8),
 	    BPF_EMIT_CALL(BPF_FUNC_strtol), BPF_EXIT_INSN() } },
@@ -268,7 +271,8 @@ static uint32_t build(size_t i, struct bpf_insn *p)
 		if (p[j].off <= OFF(O__COUNT - 1) && p[j].off >= OFF(0))
 			p[j].off = (s16)offs[p[j].off - OFF(0)];
 		if ((p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) ||
-		     (p[j].code == (BPF_JMP | BPF_CALL) && p[j].src_reg == BPF_PSEUDO_KFUNC_CALL)) &&
+		     (p[j].code == (BPF_JMP | BPF_CALL) &&
+		      p[j].src_reg == BPF_PSEUDO_KFUNC_CALL)) &&
 		    p[j].imm <= OFF(O__COUNT - 1) && p[j].imm >= OFF(0))
 			p[j].imm = offs[p[j].imm - OFF(0)];
 	}
@@ -324,11 +328,11 @@ TEST(diff_btf_ptr)
 		struct bpf_insn p[24];
 		uint32_t n = build(i, p);
 		struct bpf_result r[NSIDES];
+		uint32_t flags = cases[i].opts & SLEEPABLE ? BPF_F_SLEEPABLE : 0;
 
 		for (int s = 0; s < NSIDES; s++)
-			r[s] = side_prog_load_flags(s, cases[i].type, 0,
-						    cases[i].opts & SLEEPABLE ? BPF_F_SLEEPABLE : 0,
-						    p, n, log[s], sizeof(log[s]), 2);
+			r[s] = side_prog_load_flags(s, cases[i].type, 0, flags, p, n, log[s],
+						    sizeof(log[s]), 2);
 		if (AGREE(cases[i].what, r)) {
 			/* (up to the statistics line, whose time differs) */
 			for (int s = 0; s < NSIDES; s++) {
@@ -397,54 +401,66 @@ TEST(diff_btf_ptr_xlated)
  * size, zero- and sign-extending, from a pointer of each trust level (task_struct trusted, a
  * css_set and a cgroup through RCU fields, an mm_struct untrusted): the verdict, errno and
  * whole level-2 log (so the loaded register's type) must be the kernel's. */
-static int struct_loads_agree(const char *name, const struct bpf_insn *walk, uint32_t nwalk,
-			      int size_bytes_mask, bool ldsx)
+/* One load of size bytes at off (sign-extending with sx) through r1 after walk: the verdicts
+ * and whole level-2 logs must agree.  1 if the kernel accepted it, 0 if not, -1 on a
+ * difference. */
+static int load_agrees(const char *name, const struct bpf_insn *walk, uint32_t nwalk, int off,
+		       int size, bool sx)
 {
 	static char log[NSIDES][4096];
+	static const uint8_t sizes[] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
+	struct bpf_insn p[8];
+	struct bpf_result r[NSIDES];
+	uint32_t n = nwalk;
+	char what[96];
+
+	memcpy(p, walk, nwalk * sizeof(*p));
+	p[n++] = (struct bpf_insn){ .code = BPF_LDX | (sx ? BPF_MEMSX : BPF_MEM) | sizes[size],
+				    .dst_reg = BPF_REG_2, .src_reg = BPF_REG_1, .off = (s16)off };
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[n++] = BPF_EXIT_INSN();
+	snprintf(what, sizeof(what), "%s: %s%d bytes at %d", name, sx ? "sign-extended " : "",
+		 size, off);
+	for (int s = 0; s < NSIDES; s++) {
+		char *end;
+
+		r[s] = side_prog_load_level(s, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, p, n, log[s],
+					    sizeof(log[s]), 2);
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+		end = strstr(log[s], "processed ");
+		if (end)
+			*end = 0;
+	}
+	if (AGREE(what, r) && strcmp(log[K], log[U])) {
+		test_fail(__FILE__, __LINE__, "%s: logs differ:\n--- kernel\n%s--- userbpf\n%s",
+			  what, log[K], log[U]);
+		return -1;
+	}
+	return r[K].rc >= 0;
+}
+
+/* load_agrees() for every offset from -8 to past the end of struct name, each size in
+ * size_mask (bit b: 1 << b bytes), sign-extended too with ldsx: how many the kernel accepted,
+ * or -1 at the first difference. */
+static int struct_loads_agree(const char *name, const struct bpf_insn *walk, uint32_t nwalk,
+			      int size_mask, bool ldsx)
+{
 	const struct btf *btf = btf_vmlinux();
 	const struct btf_type *t =
 		btf_type_by_id(btf, btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT));
-	static const uint8_t sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
 	/* (every offset; under valgrind every seventh, which still meets each kind of field) */
 	int accepted = 0, step = getenv("USERBPF_VALGRIND") ? 7 : 1;
 
-	for (int off = -8; off < (int)t->size + 8; off += step) {
-		for (int z = 0; z < 4; z++) {
-			if (!(size_bytes_mask & (1 << z)))
-				continue;
-			for (int sx = 0; sx <= (ldsx && z < 3); sx++) {
-				struct bpf_insn p[8];
-				struct bpf_result r[NSIDES];
-				uint32_t n = nwalk;
-				char what[96];
+	for (int off = -8; off < (int)t->size + 8; off += step)
+		for (int z = 0; z < 4; z++)
+			for (int sx = 0; (size_mask & (1 << z)) && sx <= (ldsx && z < 3); sx++) {
+				int a = load_agrees(name, walk, nwalk, off, 1 << z, sx);
 
-				memcpy(p, walk, nwalk * sizeof(*p));
-				p[n++] = (struct bpf_insn){
-					.code = BPF_LDX | (sx ? BPF_MEMSX : BPF_MEM) | sizes[z],
-					.dst_reg = BPF_REG_2, .src_reg = BPF_REG_1, .off = (s16)off };
-				p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
-				p[n++] = BPF_EXIT_INSN();
-				snprintf(what, sizeof(what), "%s: %s%d bytes at %d", name,
-					 sx ? "sign-extended " : "", 1 << z, off);
-				for (int s = 0; s < NSIDES; s++) {
-					r[s] = side_prog_load_level(s, BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
-								    p, n, log[s], sizeof(log[s]), 2);
-					if (r[s].rc >= 0)
-						close(r[s].rc);
-					char *end = strstr(log[s], "processed ");
-
-					if (end)
-						*end = 0;
-				}
-				if (AGREE(what, r) && strcmp(log[K], log[U])) {
-					test_fail(__FILE__, __LINE__, "%s: logs differ:\n--- kernel\n"
-						  "%s--- userbpf\n%s", what, log[K], log[U]);
+				if (a < 0)
 					return -1;
-				}
-				accepted += r[K].rc >= 0;
+				accepted += a;
 			}
-		}
-	}
 	return accepted;
 }
 

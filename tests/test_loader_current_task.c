@@ -45,8 +45,8 @@ static bool run_side(int s, const char *obj_path, struct report *r)
 		test_fail(__FILE__, __LINE__, "side %d: the run fails (ret %u)", s, ret);
 		goto out;
 	}
-	ok = !side_elem(s, BPF_MAP_LOOKUP_ELEM, userbpf_map_fd(userbpf_object_find_map(obj, ".bss")),
-			&key, r, 0).rc;
+	ok = !side_elem(s, BPF_MAP_LOOKUP_ELEM,
+			userbpf_map_fd(userbpf_object_find_map(obj, ".bss")), &key, r, 0).rc;
 	if (!ok)
 		test_fail(__FILE__, __LINE__, "side %d: no .bss", s);
 out:
@@ -108,9 +108,10 @@ static void check_obj(const char *obj_path)
 	memcpy(r[K].init_parent_comm, r[U].init_parent_comm, sizeof(r[K].init_parent_comm));
 	if (memcmp(&r[K], &r[U], sizeof(r[K])))
 		test_fail(__FILE__, __LINE__,
-			  "%s: kernel: pid %d tgid %d comm %s ppid %d (%s) gppid %d leader %d uid %u gid "
-			  "%u init at %d, parent %d (%s), mm %d; userbpf: pid %d tgid %d comm %s ppid "
-			  "%d (%s) gppid %d leader %d uid %u gid %u init at %d, parent %d (%s), mm %d",
+			  "%s: kernel: pid %d tgid %d comm %s ppid %d (%s) gppid %d "
+			  "leader %d uid %u gid %u init at %d, parent %d (%s), mm %d; "
+			  "userbpf: pid %d tgid %d comm %s ppid %d (%s) gppid %d leader %d "
+			  "uid %u gid %u init at %d, parent %d (%s), mm %d",
 			  obj_path, r[K].pid, r[K].tgid, r[K].comm, r[K].ppid, r[K].parent_comm,
 			  r[K].gppid, r[K].leader_pid, r[K].uid, r[K].gid, r[K].levels_to_init,
 			  r[K].init_parent_pid, r[K].init_parent_comm, r[K].has_mm, r[U].pid,

@@ -13,6 +13,7 @@
  * task is freed when the thread exits (a program that kept its address reads what a freed
  * address gives: -EFAULT or stale bytes, as for a task that exited in the kernel).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,4 +417,12 @@ bool current_task_holds(u64 addr, u32 n)
 		if (in_fake(f, addr, n))
 			return true;
 	return false;
+}
+
+int current_task_pid(u64 task, u32 *pid)
+{
+	if (!L.ok || !current_task_holds(task + (u64)L.pid, sizeof(*pid)))
+		return -EINVAL;
+	memcpy(pid, (const void *)(uintptr_t)(task + (u64)L.pid), sizeof(*pid));
+	return 0;
 }

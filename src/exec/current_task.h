@@ -14,6 +14,9 @@ u64 current_task_addr(void);
  * directly (probe_load()). */
 bool current_task_holds(u64 addr, u32 n);
 
+/* The pid (thread id) in the task_struct at task, one of userbpf's: 0, or -EINVAL. */
+int current_task_pid(u64 task, u32 *pid);
+
 /* The mapping every task lives in (reserved on the first call): any address in [*lo, *lo +
  * *size) may be read at any time.  False (and *size 0) where it could not be mapped. */
 bool current_task_arena(uintptr_t *lo, size_t *size);

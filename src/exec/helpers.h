@@ -20,6 +20,8 @@ enum bpf_arg_type {
 	ARG_PTR_TO_MAP_VALUE,	/* readable memory of the map's value_size */
 	ARG_PTR_TO_MAP_VALUE_OR_NULL,	/* the same, or NULL (a known zero) */
 	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
+	ARG_PTR_TO_BTF_ID_TASK,		/* a struct task_struct the program may pass on (trusted
+					 * or RCU, not offset) */
 	ARG_PTR_TO_SOCK_COMMON,	/* the same, as the older helpers name it */
 	ARG_PTR_TO_SOCK_RELEASE,	/* a socket a lookup acquired, released (bpf_sk_release()) */
 	ARG_PTR_TO_SOCKET_OR_NULL,	/* a full socket (maybe NULL), or NULL (a known zero) */

@@ -1,5 +1,6 @@
 /* BPF_MAP_TYPE_SK_STORAGE: a value per socket, which programs reach with bpf_sk_storage_get()
- * and bpf_sk_storage_delete() and bpf() through a socket's fd as the key.
+ * and bpf_sk_storage_delete() and bpf() through a socket's fd as the key.  And
+ * BPF_MAP_TYPE_TASK_STORAGE, the same table for tasks (at the end).
  *
  * Two kinds of sockets carry storage here.  The sockets of test runs (the dummy socket behind
  * __sk_buff.sk, as the kernel's BPF_PROG_TEST_RUN makes one for each run) hold their own list
@@ -22,9 +23,11 @@
 #include <errno.h>
 #include <linux/btf.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "map/map.h"
 #include "map/sk_storage.h"
@@ -48,6 +51,8 @@ struct sk_storage_elem {
 
 struct sks_map {
 	struct bpf_map map;
+	/* The owner behind the fd at a bpf() key: a socket's cookie, a task's pid. */
+	int (*owner_of_fd)(const void *key, u64 *owner);
 	spinlock_t lock;	/* guards buckets and retired */
 	struct sk_storage_elem *buckets[SKS_BUCKETS];
 	/* Deleted elements of values with a bpf_spin_lock, which a BPF_F_LOCK lookup may still
@@ -138,6 +143,8 @@ static int sks_alloc_check(const union bpf_attr *attr)
 	return attr->value_size > SKS_MAX_VALUE ? -E2BIG : 0;
 }
 
+static int sock_cookie(const void *key, u64 *cookie);
+
 static int sks_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct sks_map *m = calloc(1, sizeof(*m));
@@ -145,6 +152,7 @@ static int sks_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out
 	(void)memfd;
 	if (!m)
 		return -ENOMEM;
+	m->owner_of_fd = sock_cookie;
 	*out = &m->map;
 	return 0;
 }
@@ -208,7 +216,7 @@ static int lock_find(struct sks_map *m, const void *key, struct sk_storage_elem 
 		     struct sk_storage_elem ***link)
 {
 	u64 cookie;
-	int err = sock_cookie(key, &cookie);
+	int err = m->owner_of_fd(key, &cookie);
 
 	if (err)
 		return err;
@@ -280,7 +288,7 @@ static int sks_update(struct bpf_map *map, const void *key, const void *value, u
 	struct sks_map *m = sks_of(map);
 	struct sk_storage_elem *e, *n, **link;
 	u64 cookie, op = flags & ~(u64)BPF_F_LOCK;
-	int err = sock_cookie(key, &cookie);
+	int err = m->owner_of_fd(key, &cookie);
 
 	if (err)
 		return err;
@@ -354,14 +362,62 @@ static int sks_no_next_key(struct bpf_map *map, const void *key, void *next_key)
 	return -ENOTSUPP;
 }
 
-const struct bpf_map_ops sk_storage_map_ops = {
-	.alloc_check = sks_alloc_check,
-	.alloc = sks_alloc,
-	.free = sks_free,
-	.lookup = sks_lookup,
-	.lookup_ptr = sks_lookup_ptr,
-	.update = sks_update,
-	.delete = sks_delete,
-	.get_next_key = sks_no_next_key,
-	.check_btf = sks_check_btf,
-};
+/* The ops of both storage types: the same table, owners found by alloc_fn's owner_of_fd. */
+#define STORAGE_MAP_OPS(alloc_fn)                                                                \
+	{                                                                                        \
+		.alloc_check = sks_alloc_check, .alloc = alloc_fn, .free = sks_free,             \
+		.lookup = sks_lookup, .lookup_ptr = sks_lookup_ptr, .update = sks_update,        \
+		.delete = sks_delete, .get_next_key = sks_no_next_key,                           \
+		.check_btf = sks_check_btf,                                                      \
+	}
+
+const struct bpf_map_ops sk_storage_map_ops = STORAGE_MAP_OPS(sks_alloc);
+
+/* ---- BPF_MAP_TYPE_TASK_STORAGE ----
+ *
+ * A value per task, which programs reach with bpf_task_storage_get() and _delete() on a task
+ * pointer (bpf_get_current_task_btf()'s, or its relatives'), and bpf() through a pidfd as the
+ * key: the table above, keyed by the task's pid (the thread id, as the kernel's task).  The
+ * kernel frees a task's storage when the task goes; userbpf does not see tasks exit, so it stays
+ * until the map goes, and a new task given the same pid would find it. */
+
+/* The task behind the pidfd at key: its pid; -EBADF for an fd that is no pidfd, -ENOENT when
+ * its process has exited (the kernel's pidfd_get_pid() and pid_task()). */
+static int pidfd_pid(const void *key, u64 *pid)
+{
+	char path[64], link[32], line[64];
+	int fd, n = -1;
+	ssize_t len;
+	FILE *fp;
+
+	memcpy(&fd, key, sizeof(fd));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = fd < 0 ? -1 : readlink(path, link, sizeof(link) - 1);
+	if (len < 0)
+		return -EBADF;
+	link[len] = 0;
+	if (strcmp(link, "anon_inode:[pidfd]"))
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "Pid: %d", &n) == 1)
+			break;
+	if (fp)
+		fclose(fp);
+	if (n <= 0)
+		return -ENOENT;
+	*pid = (u64)n;
+	return 0;
+}
+
+static int task_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	int err = sks_alloc(attr, memfd, out);
+
+	if (!err)
+		sks_of(*out)->owner_of_fd = pidfd_pid;
+	return err;
+}
+
+const struct bpf_map_ops task_storage_map_ops = STORAGE_MAP_OPS(task_storage_alloc);

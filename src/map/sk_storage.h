@@ -1,5 +1,5 @@
 /* Socket storage (sk_storage.c): the values programs keep on a socket with
- * bpf_sk_storage_get(), one per (socket, map).
+ * bpf_sk_storage_get(), one per (socket, map); and task storage, the same table keyed by pid.
  *
  * The sockets programs reach are the dummy ones of test runs (__sk_buff.sk), each holding the
  * list of its storage, and the kernel's sockets they look up (bpf_sk_lookup_*()); bpf() reaches
@@ -36,5 +36,10 @@ void sk_storage_free(struct sk_storage_list *l);
  * is freed with the map (a program, here or in another thread, may still hold it). */
 void *sk_storage_sock_get(struct bpf_map *map, u64 cookie, const void *init, bool create);
 int sk_storage_sock_delete(struct bpf_map *map, u64 cookie);
+
+/* A task storage map's (BPF_MAP_TYPE_TASK_STORAGE) the same way, by the task's pid:
+ * bpf_task_storage_get() and _delete() are these two with the pid as the owner. */
+#define task_storage_get(map, pid, init, create) sk_storage_sock_get(map, pid, init, create)
+#define task_storage_delete(map, pid) sk_storage_sock_delete(map, pid)
 
 #endif

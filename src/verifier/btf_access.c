@@ -206,8 +206,8 @@ beyond:
 			const struct btf_type *st;
 
 			if (msize != size || off != moff) {
-				verbose(env, "cannot access ptr member %s with moff %u in struct %s "
-					"with off %u size %u\n", mname, moff, tname, off, size);
+				verbose(env, "cannot access ptr member %s with moff %u in struct "
+					"%s with off %u size %u\n", mname, moff, tname, off, size);
 				return -EACCES;
 			}
 			st = btf_skip_modifiers(btf, mt->type, &id);
@@ -219,14 +219,41 @@ beyond:
 		}
 		/* an int may be read in any part, arrays of them as one scratch space */
 		if (off + size > mend && !*in_union) {
-			verbose(env, "access beyond the end of member %s (mend:%u) in struct %s with "
-				"off %u size %u\n", mname, mend, tname, off, size);
+			verbose(env, "access beyond the end of member %s (mend:%u) in struct %s "
+				"with off %u size %u\n", mname, mend, tname, off, size);
 			return -EACCES;
 		}
 		return WALK_SCALAR;
 	}
 	verbose(env, "struct %s doesn't have field at offset %d\n", tname, (int)off);
 	return -EINVAL;
+}
+
+/* The kernel's btf_struct_ids_match() (not strict): whether the struct btf_id, at off, is or
+ * begins with a struct want_id nested at that offset; the walk logs why not. */
+bool btf_ids_match(struct verifier_env *env, u32 btf_id, int off, u32 want_id)
+{
+	const struct btf *btf = btf_vmlinux();
+	bool in_union = false;
+
+	if (!btf)
+		return false;
+	if (!off && btf_id == want_id)
+		return true;
+	for (;;) {
+		const struct btf_type *t = btf_type_by_id(btf, btf_id);
+		const char *field = NULL;
+		u32 next_id = 0;
+
+		if (!t || struct_walk(env, btf, t, (u32)off, 1, &next_id, &field, &in_union) !=
+				  WALK_STRUCT)
+			return false;
+		btf_skip_modifiers(btf, next_id, &next_id);
+		if (next_id == want_id)
+			return true;
+		btf_id = next_id;
+		off = 0;
+	}
 }
 
 /* The kernel's check_ptr_to_btf_access(): regno + off (the register's fixed offset included),

@@ -227,6 +227,27 @@ static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg
 	return 0;
 }
 
+/* A task pointer argument (6.18's ARG_PTR_TO_BTF_ID_OR_NULL for btf_tracing_ids' task_struct):
+ * NULL, or one of the BTF pointer types a helper may take (not an untrusted one), to a
+ * task_struct (or a struct that begins with one) at its start. */
+static int check_task_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg)
+{
+	const struct btf *btf = btf_vmlinux();
+	u32 task = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
+
+	if (reg_is_const(reg) && !reg->s.var_off.value)
+		return mark_precise_reg(env, regno); /* (NULL: a value the helper acts on) */
+	if (reg->type != PTR_TO_BTF_ID_TRUSTED && reg->type != PTR_TO_BTF_ID_RCU)
+		return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
+	if (!scalar_is_const(&reg->s) ||
+	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value, task)) {
+		verbose(env, "R%u is of type %s but %s is expected\n", regno,
+			btf_id_name(reg->btf_id), "task_struct");
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, int arg,
 		     struct bpf_map **map, int *cb_sub, int insn_idx)
 {
@@ -287,6 +308,8 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EACCES;
 		}
 		return 0;
+	case ARG_PTR_TO_BTF_ID_TASK:
+		return check_task_arg(env, regno, reg);
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:
@@ -1066,6 +1089,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			    (id == BPF_FUNC_get_local_storage) ||
 		    (map->map_type == BPF_MAP_TYPE_SK_STORAGE) !=
 			    (id == BPF_FUNC_sk_storage_get || id == BPF_FUNC_sk_storage_delete) ||
+		    (map->map_type == BPF_MAP_TYPE_TASK_STORAGE) !=
+			    (id == BPF_FUNC_task_storage_get ||
+			     id == BPF_FUNC_task_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->map_type == BPF_MAP_TYPE_USER_RINGBUF) !=
 			    (id == BPF_FUNC_user_ringbuf_drain) ||

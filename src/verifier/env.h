@@ -421,6 +421,8 @@ bool reg_is_btf_id(const struct reg_state *reg);
  * kernel object (btf_access.c); the loaded value goes to value_regno (-1: none). */
 int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno);
+/* Whether the struct btf_id at off is, or begins with, the struct want_id (btf_access.c). */
+bool btf_ids_match(struct verifier_env *env, u32 btf_id, int off, u32 want_id);
 /* bpf_rcu_read_unlock(): the RCU pointers the state holds become untrusted. */
 void btf_rcu_unlock(struct verifier_env *env);
 /* The name of the vmlinux struct btf_id (btf_access.c) */

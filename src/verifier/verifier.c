@@ -436,8 +436,10 @@ static void convert_ctx_accesses(struct verifier_env *env)
 		size_t off;
 
 		if (BPF_CLASS(in->code) == BPF_LDX && is_btf_ptr_type(env->aux[i].ptr_type)) {
+			bool sx = BPF_MODE(in->code) == BPF_MEMSX;
+
 			in->code = BPF_LDX | BPF_SIZE(in->code) |
-				   (BPF_MODE(in->code) == BPF_MEMSX ? BPF_PROBE_MEMSX : BPF_PROBE_MEM);
+				   (sx ? BPF_PROBE_MEMSX : BPF_PROBE_MEM);
 			continue;
 		}
 		switch (env->aux[i].ctx_field) {

@@ -11,6 +11,7 @@
 
 #include "exec/current_task.h"
 #include "map/map.h"
+#include "map/sk_storage.h"
 #include "exec/helpers/impl.h"
 
 u64 clock_ns(clockid_t clk)
@@ -288,4 +289,26 @@ u64 h_get_ns_current_pid_tgid(u64 dev, u64 ino, u64 nsdata, u64 size, u64 a5)
 	out->pid = (u32)gettid();
 	out->tgid = (u32)getpid();
 	return 0;
+}
+
+/* bpf_task_storage_get(map, task, value, flags), bpf_task_storage_delete(map, task): the value
+ * the map keeps for the task (src/map/sk_storage.c), by the pid in its task_struct.  flags:
+ * BPF_LOCAL_STORAGE_GET_F_CREATE or 0, else NULL, as the kernel's. */
+u64 h_task_storage_get(u64 map, u64 task, u64 value, u64 flags, u64 a5)
+{
+	u32 pid;
+
+	if (!task || flags & ~(u64)BPF_LOCAL_STORAGE_GET_F_CREATE || current_task_pid(task, &pid))
+		return 0;
+	return (u64)(uintptr_t)task_storage_get(PTR(map), pid, PTR(value),
+						flags == BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+u64 h_task_storage_delete(u64 map, u64 task, u64 a3, u64 a4, u64 a5)
+{
+	u32 pid;
+
+	if (!task || current_task_pid(task, &pid))
+		return (u64)-EINVAL;
+	return (u64)(s64)task_storage_delete(PTR(map), pid);
 }

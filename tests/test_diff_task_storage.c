@@ -1,0 +1,354 @@
+/* BPF_MAP_TYPE_TASK_STORAGE against the kernel: creation rules (those of socket storage); the
+ * commands on this process's task through a pidfd (the same task on both sides: the kernel keeps
+ * the value on the task, userbpf in the map under its pid), on other fds, and those the type
+ * refuses; bpf_task_storage_get() and _delete() from a raw tracepoint on the current task and its
+ * parent, seen by bpf() through their pidfds; and the verifier's rules for the task argument and
+ * the map.  Skipped where the kernel's bpf() or BTF is unavailable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "btf/vmlinux.h"
+#include "btf_blob.h"
+#include "kbpf.h"
+#include "test.h"
+#include "userbpf/insn.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define ENOTSUPP 524
+
+static const char STRS[] = "\0int\0v\0a\0long";
+enum { S_INT = 1, S_V = 5, S_A = 7, S_LONG = 9, S_END = sizeof(STRS) };
+enum { INT = 1, LONG, VAL };
+static const uint32_t types[] = {
+	T_INT(S_INT, 4, BTF_INT_SIGNED, 0, 32), /* 1 int */
+	T_INT(S_LONG, 8, 0, 0, 64),		/* 2 u64 */
+	T_STRUCT(S_V, 1, 8), T_MEMBER(S_A, LONG, 0), /* 3 struct v { u64 a; } */
+};
+
+static struct bpf_result create(int s, uint32_t type, int btf, uint32_t ks, uint32_t max,
+				uint32_t flags, uint32_t key_id)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = ks;
+	a.value_size = 8;
+	a.max_entries = max;
+	a.map_flags = flags;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = key_id;
+	a.btf_value_type_id = VAL;
+	return side_call(s, BPF_MAP_CREATE, &a);
+}
+
+/* On each side a BTF blob and a storage map of type (task or socket) with struct v values. */
+static bool storage_maps(uint32_t type, int btf[NSIDES], int map[NSIDES])
+{
+	for (int s = 0; s < NSIDES; s++) {
+		map[s] = -1;
+		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
+		if (btf[s] < 0)
+			return false;
+		map[s] = create(s, type, btf[s], 4, 0, BPF_F_NO_PREALLOC, INT).rc;
+		if (map[s] < 0)
+			return false;
+	}
+	return true;
+}
+
+static void close_all(const int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+TEST(diff_task_storage_create)
+{
+	static const struct {
+		uint32_t ks, max, flags, key_id;
+	} shapes[] = {
+		{ 4, 0, BPF_F_NO_PREALLOC, INT },   { 4, 0, 0, INT },
+		{ 4, 0, BPF_F_NO_PREALLOC | BPF_F_CLONE, INT },
+		{ 4, 0, BPF_F_NO_PREALLOC | BPF_F_RDONLY, INT },
+		{ 4, 1, BPF_F_NO_PREALLOC, INT },   { 8, 0, BPF_F_NO_PREALLOC, LONG },
+		{ 4, 0, BPF_F_NO_PREALLOC, 0 },	    { 4, 0, BPF_F_NO_PREALLOC, VAL },
+	};
+	int btf[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++)
+		REQUIRE((btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END)) >= 0);
+	for (size_t i = 0; i < ARRAY_SIZE(shapes); i++) {
+		struct bpf_result r[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = create(s, BPF_MAP_TYPE_TASK_STORAGE, btf[s], shapes[i].ks,
+				      shapes[i].max, shapes[i].flags, shapes[i].key_id);
+		AGREE("create", r);
+		close_all((int[]){ r[K].rc, r[U].rc }, 2);
+	}
+	close_all(btf, NSIDES);
+}
+
+/* The command on each side with key fd; the results must agree, and the values read. */
+static void commands_agree(const char *what, int cmd, const int map[NSIDES], int fd, uint64_t v,
+			   uint64_t flags)
+{
+	struct bpf_result r[NSIDES];
+	uint64_t got[NSIDES] = { 1, 2 };
+
+	for (int s = 0; s < NSIDES; s++) {
+		if (cmd == BPF_MAP_LOOKUP_ELEM)
+			r[s] = side_elem(s, cmd, map[s], &fd, &got[s], flags);
+		else
+			r[s] = side_elem(s, cmd, map[s], &fd, &v, flags);
+	}
+	if (AGREE(what, r) && cmd == BPF_MAP_LOOKUP_ELEM && !r[K].rc)
+		CHECK_EQ(got[U], got[K]);
+}
+
+TEST(diff_task_storage_commands)
+{
+	int btf[NSIDES], map[NSIDES], pidfd, other = open("/dev/null", O_RDONLY);
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		SKIP("no pidfd_open()");
+	REQUIRE(storage_maps(BPF_MAP_TYPE_TASK_STORAGE, btf, map));
+	commands_agree("lookup, none yet", BPF_MAP_LOOKUP_ELEM, map, pidfd, 0, 0);
+	commands_agree("update, noexist", BPF_MAP_UPDATE_ELEM, map, pidfd, 41, BPF_NOEXIST);
+	commands_agree("update, noexist again", BPF_MAP_UPDATE_ELEM, map, pidfd, 42, BPF_NOEXIST);
+	commands_agree("lookup", BPF_MAP_LOOKUP_ELEM, map, pidfd, 0, 0);
+	commands_agree("update, exist", BPF_MAP_UPDATE_ELEM, map, pidfd, 43, BPF_EXIST);
+	commands_agree("update, bad flags", BPF_MAP_UPDATE_ELEM, map, pidfd, 44, 7);
+	commands_agree("update, F_LOCK without a lock", BPF_MAP_UPDATE_ELEM, map, pidfd, 44,
+		       BPF_F_LOCK);
+	commands_agree("lookup again", BPF_MAP_LOOKUP_ELEM, map, pidfd, 0, 0);
+	commands_agree("lookup by a file's fd", BPF_MAP_LOOKUP_ELEM, map, other, 0, 0);
+	commands_agree("update by a file's fd", BPF_MAP_UPDATE_ELEM, map, other, 1, 0);
+	commands_agree("lookup by fd -1", BPF_MAP_LOOKUP_ELEM, map, -1, 0, 0);
+	commands_agree("delete", BPF_MAP_DELETE_ELEM, map, pidfd, 0, 0);
+	commands_agree("delete again", BPF_MAP_DELETE_ELEM, map, pidfd, 0, 0);
+	commands_agree("update, exist, none", BPF_MAP_UPDATE_ELEM, map, pidfd, 45, BPF_EXIST);
+	for (int s = 0; s < NSIDES; s++) {
+		int key = pidfd, next;
+
+		CHECK_EQ(side_elem(s, BPF_MAP_GET_NEXT_KEY, map[s], &key, &next, 0).err, ENOTSUPP);
+	}
+	close_all(map, NSIDES);
+	close_all(btf, NSIDES);
+	close(pidfd);
+	close(other);
+}
+
+#define TASK BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf)
+
+static int task_field(const char *name)
+{
+	const struct btf *btf = btf_vmlinux();
+	u32 id = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? (const struct btf_member *)(t + 1) : NULL;
+
+	for (u32 i = 0; t && i < BTF_INFO_VLEN(t->info); i++)
+		if (!strcmp(btf_str_by_offset(btf, m[i].name_off), name))
+			return (int)(BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
+							     : m[i].offset) / 8;
+	return -1;
+}
+
+/* "v = bpf_task_storage_get(map, task, NULL, flags); return v ? ++v->a : 0" where task is the
+ * current one (parent: its real_parent), loaded on side s; or with del, "return
+ * bpf_task_storage_delete(map, task)". */
+static int storage_prog(int s, int map, bool parent, uint32_t flags, bool del)
+{
+	struct bpf_insn p[16];
+	uint32_t n = 0;
+
+	p[n++] = TASK;
+	p[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_0);
+	if (parent)
+		p[n++] = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0,
+				     (int16_t)task_field("real_parent"));
+	{
+		const struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, map) };
+
+		memcpy(&p[n], ld, sizeof(ld));
+		n += 2;
+	}
+	if (del) {
+		p[n++] = BPF_EMIT_CALL(BPF_FUNC_task_storage_delete);
+	} else {
+		p[n++] = BPF_MOV64_IMM(BPF_REG_3, 0);
+		p[n++] = BPF_MOV64_IMM(BPF_REG_4, (int32_t)flags);
+		p[n++] = BPF_EMIT_CALL(BPF_FUNC_task_storage_get);
+		p[n++] = BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 4);
+		p[n++] = BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0);
+		p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1);
+		p[n++] = BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0);
+		p[n++] = BPF_MOV64_REG(BPF_REG_0, BPF_REG_1);
+	}
+	p[n++] = BPF_EXIT_INSN();
+	return side_prog_load(s, BPF_PROG_TYPE_RAW_TRACEPOINT, p, n);
+}
+
+/* Runs storage_prog() on both sides: the same result. */
+static void prog_runs_agree(const char *what, const int map[NSIDES], bool parent, uint32_t flags,
+			    bool del)
+{
+	uint64_t args[2] = { 0, 0 };
+	uint32_t ret[NSIDES] = { 1, 2 };
+	struct bpf_result r[NSIDES];
+	int fd[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		fd[s] = storage_prog(s, map[s], parent, flags, del);
+		CHECK(fd[s] >= 0);
+		if (fd[s] < 0)
+			return;
+		r[s] = side_test_run_ctx(s, fd[s], NULL, 0, 0, args, sizeof(args), NULL, 0,
+					 &ret[s]);
+		close(fd[s]);
+	}
+	if (AGREE(what, r) && !r[K].rc && ret[U] != ret[K])
+		test_fail(__FILE__, __LINE__, "%s: kernel %d, userbpf %d", what, (int)ret[K],
+			  (int)ret[U]);
+}
+
+TEST(diff_task_storage_prog)
+{
+	int btf[NSIDES], map[NSIDES], self, parent;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf_vmlinux() || task_field("real_parent") < 0)
+		SKIP("no kernel BTF: the task is laid out by it");
+	/* (the program's task is this thread: it must be the one the pidfd names, the kernel's
+	 * ids must be userbpf's) */
+	if (gettid() != getpid() || !pids_are_global())
+		SKIP("not the main thread, or a pid namespace of its own");
+	self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	parent = (int)syscall(SYS_pidfd_open, getppid(), 0);
+	if (self < 0 || parent < 0)
+		SKIP("no pidfd_open()");
+	REQUIRE(storage_maps(BPF_MAP_TYPE_TASK_STORAGE, btf, map));
+	prog_runs_agree("get without create", map, false, 0, false);
+	for (int i = 0; i < 3; i++)
+		prog_runs_agree("get, create", map, false, BPF_LOCAL_STORAGE_GET_F_CREATE, false);
+	prog_runs_agree("get, bad flags", map, false, 2, false);
+	commands_agree("bpf() sees the program's value", BPF_MAP_LOOKUP_ELEM, map, self, 0, 0);
+	commands_agree("bpf() sets one", BPF_MAP_UPDATE_ELEM, map, self, 100, BPF_EXIST);
+	prog_runs_agree("the program sees it", map, false, 0, false);
+	prog_runs_agree("the parent's, created", map, true, BPF_LOCAL_STORAGE_GET_F_CREATE, false);
+	commands_agree("bpf() sees the parent's", BPF_MAP_LOOKUP_ELEM, map, parent, 0, 0);
+	prog_runs_agree("delete", map, false, 0, true);
+	prog_runs_agree("delete again", map, false, 0, true);
+	commands_agree("bpf() sees it deleted", BPF_MAP_LOOKUP_ELEM, map, self, 0, 0);
+	prog_runs_agree("the parent's deleted", map, true, 0, true);
+	close_all(map, NSIDES);
+	close_all(btf, NSIDES);
+	close(self);
+	close(parent);
+}
+
+/* The verifier's rules: which task pointers the helpers take, and which maps. */
+TEST(diff_task_storage_verifier)
+{
+	int btf[NSIDES], map[NSIDES], sk_btf[NSIDES], sk_map[NSIDES], same = 0;
+	static char log[NSIDES][1 << 16];
+	int16_t parent = (int16_t)task_field("parent"), rp = (int16_t)task_field("real_parent");
+	int16_t cgroups = (int16_t)task_field("cgroups");
+	const struct {
+		const char *what;
+		struct bpf_insn arg[2]; /* what sets r2 after r0 = the task */
+		int fn;
+		bool sk_map;
+	} cases[] = {
+		{ "the current task", { BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, false },
+		{ "its real_parent (RCU)", { BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, rp),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, false },
+		{ "its parent (untrusted)", { BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, parent),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, false },
+		{ "offset", { BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+		  BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 8) }, BPF_FUNC_task_storage_get, false },
+		{ "NULL", { BPF_MOV64_IMM(BPF_REG_2, 0), BPF_MOV64_IMM(BPF_REG_5, 0) },
+		  BPF_FUNC_task_storage_get, false },
+		{ "a css_set", { BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, cgroups),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, false },
+		{ "a scalar", { BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_0, rp),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, false },
+		{ "delete, the current task", { BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_delete, false },
+		{ "delete, untrusted", { BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, parent),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_delete, false },
+		{ "a socket storage map", { BPF_MOV64_REG(BPF_REG_2, BPF_REG_0),
+		  BPF_MOV64_IMM(BPF_REG_5, 0) }, BPF_FUNC_task_storage_get, true },
+		{ "lookup in a task storage map", { BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		  BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8) }, BPF_FUNC_map_lookup_elem, false },
+	};
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf_vmlinux() || rp < 0 || parent < 0 || cgroups < 0)
+		SKIP("no kernel BTF: the task is laid out by it");
+	REQUIRE(storage_maps(BPF_MAP_TYPE_TASK_STORAGE, btf, map));
+	REQUIRE(storage_maps(BPF_MAP_TYPE_SK_STORAGE, sk_btf, sk_map));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct bpf_result r[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_insn p[] = {
+				BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+				TASK,
+				cases[i].arg[0],
+				cases[i].arg[1],
+				BPF_LD_MAP_FD(BPF_REG_1, cases[i].sk_map ? sk_map[s] : map[s]),
+				BPF_MOV64_IMM(BPF_REG_3, 0),
+				BPF_MOV64_IMM(BPF_REG_4, 0),
+				BPF_EMIT_CALL(cases[i].fn),
+				BPF_MOV64_IMM(BPF_REG_0, 0),
+				BPF_EXIT_INSN(),
+			};
+
+			r[s] = side_prog_load_level(s, BPF_PROG_TYPE_RAW_TRACEPOINT, 0, p,
+						    ARRAY_SIZE(p), log[s], sizeof(log[s]), 2);
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+			char *end = strstr(log[s], "processed ");
+
+			if (end)
+				*end = 0;
+			/* (the map's address differs: its LD_IMM64 shows it; cut, with the
+			 * padding after it) */
+			for (char *m = log[s]; (m = strstr(m, "r1 = 0x"));) {
+				char *q = m += 7;
+
+				q += strspn(q, "0123456789abcdef");
+				q += strspn(q, " ");
+				memmove(m, q, strlen(q) + 1);
+			}
+		}
+		if (!AGREE(cases[i].what, r))
+			continue;
+		if (strcmp(log[K], log[U]))
+			test_fail(__FILE__, __LINE__,
+				  "%s: logs differ:\n--- kernel\n%s--- userbpf\n%s", cases[i].what,
+				  log[K], log[U]);
+		else
+			same++;
+	}
+	CHECK_EQ(same, (int)ARRAY_SIZE(cases));
+	close_all(map, NSIDES);
+	close_all(btf, NSIDES);
+	close_all(sk_map, NSIDES);
+	close_all(sk_btf, NSIDES);
+}
