@@ -77,6 +77,7 @@ static const struct corpus_case corpus[] = {
 	{ "raw_tp_syscall_hist", true },
 	{ "raw_tp_current_task", true },
 	{ "raw_tp_task_btf", true },
+	{ "raw_tp_task_storage", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },
