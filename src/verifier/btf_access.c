@@ -8,9 +8,9 @@
  * runs in the RCU section (every program but a sleepable one, which enters it with
  * bpf_rcu_read_lock(); leaving it makes its RCU pointers untrusted); any other field gives an
  * untrusted_ptr_, which may be NULL or stale.  That matters to what may take the pointer, not to
- * loads: all of them are BPF_PROBE_MEM loads (the interpreter reads through probe_load(), which
- * gives 0 where nothing is mapped), so a walk through NULL or freed memory reads zeros instead of
- * faulting, as in the kernel.
+ * loads: all of them are BPF_PROBE_MEM loads (the JIT and the interpreter read the tasks' arena
+ * in place and anything else through probe_load(), which gives 0 where nothing is mapped), so a
+ * walk through NULL or freed memory reads zeros instead of faulting, as in the kernel.
  */
 #include <errno.h>
 #include <string.h>
