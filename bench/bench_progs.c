@@ -271,18 +271,12 @@ static struct bpf_insn p_task[8];
 static bool task_prog_init(void)
 {
 	const struct btf *btf = btf_vmlinux();
-	u32 id = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
-	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? (const struct btf_member *)(t + 1) : NULL;
-	int off[3] = { -1, -1, -1 };
+	u32 task = btf_vmlinux_task_struct();
+	long off[3] = { -1, -1, -1 };
 	static const char *const names[3] = { "pid", "tgid", "real_parent" };
 
-	for (u32 i = 0; t && i < BTF_INFO_VLEN(t->info); i++)
-		for (int j = 0; j < 3; j++)
-			if (!strcmp(btf_str_by_offset(btf, m[i].name_off), names[j]))
-				off[j] = (int)(BTF_INFO_KFLAG(t->info)
-						       ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
-						       : m[i].offset) / 8;
+	for (int j = 0; task && j < 3; j++)
+		off[j] = btf_member_offset(btf, task, names[j]);
 	if (off[0] < 0 || off[1] < 0 || off[2] < 0)
 		return false;
 	const struct bpf_insn prog[8] = {

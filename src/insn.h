@@ -69,6 +69,21 @@ static inline int insn_is_probe_load(const struct bpf_insn *insn)
 	       ((insn->code & 0xe0) == BPF_PROBE_MEM || (insn->code & 0xe0) == BPF_PROBE_MEMSX);
 }
 
+/* The opcode of the load a probe load stands for: LDX BPF_MEM or BPF_MEMSX of its size. */
+static inline uint8_t insn_probe_load_plain(uint8_t code)
+{
+	return (uint8_t)(0x01 | (code & 0x18) | ((code & 0xe0) == BPF_PROBE_MEM ? 0x60 : 0x80));
+}
+
+/* Its width in bytes, negated when it sign-extends. */
+static inline int insn_probe_load_width(uint8_t code)
+{
+	static const int8_t bytes[4] = { 4, 2, 1, 8 }; /* BPF_W, BPF_H, BPF_B, BPF_DW */
+	int w = bytes[(code & 0x18) >> 3];
+
+	return (code & 0xe0) == BPF_PROBE_MEMSX ? -w : w;
+}
+
 /* Its fields are a load's: registers 0..10, imm 0. */
 static inline int insn_probe_load_ok(const struct bpf_insn *insn)
 {

@@ -28,32 +28,6 @@ enum {
 #define OFF(n) (-32000 + (n))
 static s32 offs[O__COUNT];
 
-/* The byte offset of member name in struct or union id, looking into anonymous members; -1. */
-static long member_off(const struct btf *btf, u32 id, const char *name)
-{
-	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
-	const struct btf_member *m = (const struct btf_member *)(t + 1);
-
-	if (!t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
-		   BTF_INFO_KIND(t->info) != BTF_KIND_UNION))
-		return -1;
-	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
-		long bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
-						    : m[i].offset;
-		const char *n = btf_str_by_offset(btf, m[i].name_off);
-
-		if (n && !strcmp(n, name))
-			return bits / 8;
-		if (n && !*n) {
-			long in = member_off(btf, m[i].type, name);
-
-			if (in >= 0)
-				return bits / 8 + in;
-		}
-	}
-	return -1;
-}
-
 /* The first byte of task_struct that no member covers (a hole before a member), or -1. */
 static long task_hole(const struct btf *btf, u32 id)
 {
@@ -88,21 +62,21 @@ static bool fill_offsets(void)
 	t = btf_type_by_id(btf, task);
 	if (!t || !css_set || !cgroup)
 		return false;
-	offs[O_PID] = (s32)member_off(btf, task, "pid");
+	offs[O_PID] = (s32)btf_member_offset(btf, task, "pid");
 	offs[O_PID1] = offs[O_PID] + 1;
-	offs[O_TGID] = (s32)member_off(btf, task, "tgid");
-	offs[O_RP] = (s32)member_off(btf, task, "real_parent");
-	offs[O_PARENT] = (s32)member_off(btf, task, "parent");
-	offs[O_GL] = (s32)member_off(btf, task, "group_leader");
-	offs[O_MM] = (s32)member_off(btf, task, "mm");
-	offs[O_COMM] = (s32)member_off(btf, task, "comm");
+	offs[O_TGID] = (s32)btf_member_offset(btf, task, "tgid");
+	offs[O_RP] = (s32)btf_member_offset(btf, task, "real_parent");
+	offs[O_PARENT] = (s32)btf_member_offset(btf, task, "parent");
+	offs[O_GL] = (s32)btf_member_offset(btf, task, "group_leader");
+	offs[O_MM] = (s32)btf_member_offset(btf, task, "mm");
+	offs[O_COMM] = (s32)btf_member_offset(btf, task, "comm");
 	offs[O_COMM12] = offs[O_COMM] + 12; /* 8 bytes across the end of comm[16] */
 	offs[O_TASK_SIZE] = (s32)t->size;
-	offs[O_CGROUPS] = (s32)member_off(btf, task, "cgroups");
-	offs[O_DFL_CGRP] = (s32)member_off(btf, css_set, "dfl_cgrp");
-	offs[O_KN] = (s32)member_off(btf, cgroup, "kn");
+	offs[O_CGROUPS] = (s32)btf_member_offset(btf, task, "cgroups");
+	offs[O_DFL_CGRP] = (s32)btf_member_offset(btf, css_set, "dfl_cgrp");
+	offs[O_KN] = (s32)btf_member_offset(btf, cgroup, "kn");
 	offs[O_HOLE] = (s32)task_hole(btf, task);
-	offs[O_CPUS] = (s32)member_off(btf, task, "cpus_ptr");
+	offs[O_CPUS] = (s32)btf_member_offset(btf, task, "cpus_ptr");
 	offs[O_RCU_LOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_lock");
 	offs[O_RCU_UNLOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_unlock");
 	for (int i = 0; i < O_RCU_LOCK; i++)

@@ -156,15 +156,8 @@ TEST(diff_task_storage_commands)
 static int task_field(const char *name)
 {
 	const struct btf *btf = btf_vmlinux();
-	u32 id = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
-	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? (const struct btf_member *)(t + 1) : NULL;
 
-	for (u32 i = 0; t && i < BTF_INFO_VLEN(t->info); i++)
-		if (!strcmp(btf_str_by_offset(btf, m[i].name_off), name))
-			return (int)(BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
-							     : m[i].offset) / 8;
-	return -1;
+	return btf ? (int)btf_member_offset(btf, btf_vmlinux_task_struct(), name) : -1;
 }
 
 /* "v = bpf_task_storage_get(map, task, NULL, flags); return v ? ++v->a : 0" where task is the

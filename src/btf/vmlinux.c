@@ -130,7 +130,46 @@ u32 btf_find_by_name_kind(const struct btf *btf, const char *name, u32 kind)
 	return 0;
 }
 
+long btf_member_offset(const struct btf *btf, u32 id, const char *name)
+{
+	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
+	const struct btf_member *m;
+	u32 kind;
+
+	if (!t)
+		return -1;
+	kind = BTF_INFO_KIND(t->info);
+	if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION)
+		return -1;
+	m = (const struct btf_member *)(t + 1);
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
+		u32 bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		const char *n = btf_str_by_offset(btf, m->name_off);
+		long off;
+
+		if (bits % 8)
+			continue; /* (a bitfield: none of ours) */
+		if (n && *n && !strcmp(n, name))
+			return bits / 8;
+		if ((!n || !*n) && (off = btf_member_offset(btf, m->type, name)) >= 0)
+			return bits / 8 + off;
+	}
+	return -1;
+}
+u32 btf_vmlinux_task_struct(void)
+{
+	static u32 id;
+	const struct btf *btf;
+
+	/* (a race computes the same id twice) */
+	if (!__atomic_load_n(&id, __ATOMIC_RELAXED) && (btf = btf_vmlinux()))
+		__atomic_store_n(&id, btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT),
+				 __ATOMIC_RELAXED);
+	return __atomic_load_n(&id, __ATOMIC_RELAXED);
+}
+
 u32 btf_find_func(const struct btf *btf, const char *name)
+
 {
 	return btf_find_by_name_kind(btf, name, BTF_KIND_FUNC);
 }

@@ -23,5 +23,10 @@ void btf_free_parsed(struct btf *btf);
 u32 btf_find_by_name_kind(const struct btf *btf, const char *name, u32 kind);
 /* ... of the BTF_KIND_FUNC called name. */
 u32 btf_find_func(const struct btf *btf, const char *name);
+/* The byte offset of member name of the struct or union id, looking into anonymous members
+ * (bitfields are not looked at); -1 without one. */
+long btf_member_offset(const struct btf *btf, u32 id, const char *name);
+/* The kernel's struct task_struct (its id, found once), or 0 without a kernel BTF. */
+u32 btf_vmlinux_task_struct(void);
 
 #endif

@@ -10,8 +10,8 @@
  *
  * The calling thread's task is rebuilt when its ids or comm changed (a fork, prctl()), its
  * ancestors when its parent did.  Ancestors are kept for the process's life; a thread's own
- * task is freed when the thread exits (a program that kept its address reads what a freed
- * address gives: -EFAULT or stale bytes, as for a task that exited in the kernel).
+ * task is freed when the thread exits (its block is reused: a program that kept its address
+ * reads stale or another task's bytes, as for a task that exited in the kernel).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,34 +36,6 @@ static struct {
 static const char *const cred_ids[8] = { "uid", "gid", "suid", "sgid",
 					  "euid", "egid", "fsuid", "fsgid" };
 
-/* The byte offset of member name of the struct or union id, in anonymous members too; -1. */
-static long member_off(const struct btf *btf, u32 id, const char *name)
-{
-	const struct btf_type *t = btf_skip_modifiers(btf, id, NULL);
-	const struct btf_member *m;
-	u32 kind;
-
-	if (!t)
-		return -1;
-	kind = BTF_INFO_KIND(t->info);
-	if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION)
-		return -1;
-	m = (const struct btf_member *)(t + 1);
-	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
-		u32 bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
-		const char *n = btf_str_by_offset(btf, m->name_off);
-		long off;
-
-		if (bits % 8)
-			continue; /* (a bitfield: none of ours) */
-		if (n && *n && !strcmp(n, name))
-			return bits / 8;
-		if ((!n || !*n) && (off = member_off(btf, m->type, name)) >= 0)
-			return bits / 8 + off;
-	}
-	return -1;
-}
-
 static u32 struct_size(const struct btf *btf, const char *name)
 {
 	u32 id = btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT);
@@ -86,17 +58,17 @@ static void layout_init(void)
 	L.task_size = struct_size(btf, "task_struct");
 	L.cred_size = struct_size(btf, "cred");
 	L.mm_size = struct_size(btf, "mm_struct");
-	L.pid = member_off(btf, task, "pid");
-	L.tgid = member_off(btf, task, "tgid");
-	L.comm = member_off(btf, task, "comm");
-	L.real_parent = member_off(btf, task, "real_parent");
-	L.parent = member_off(btf, task, "parent");
-	L.group_leader = member_off(btf, task, "group_leader");
-	L.real_cred = member_off(btf, task, "real_cred");
-	L.cred = member_off(btf, task, "cred");
-	L.mm = member_off(btf, task, "mm");
+	L.pid = btf_member_offset(btf, task, "pid");
+	L.tgid = btf_member_offset(btf, task, "tgid");
+	L.comm = btf_member_offset(btf, task, "comm");
+	L.real_parent = btf_member_offset(btf, task, "real_parent");
+	L.parent = btf_member_offset(btf, task, "parent");
+	L.group_leader = btf_member_offset(btf, task, "group_leader");
+	L.real_cred = btf_member_offset(btf, task, "real_cred");
+	L.cred = btf_member_offset(btf, task, "cred");
+	L.mm = btf_member_offset(btf, task, "mm");
 	for (int i = 0; i < 8; i++)
-		L.ids[i] = member_off(btf, cred, cred_ids[i]);
+		L.ids[i] = btf_member_offset(btf, cred, cred_ids[i]);
 	/* (what a task needs to be one: the ids, the name, the links; the rest may be missing) */
 	L.ok = L.task_size && L.cred_size && L.mm_size && L.pid >= 0 && L.tgid >= 0 &&
 	       L.comm >= 0 && L.real_parent >= 0 && L.group_leader >= 0;

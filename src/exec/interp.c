@@ -989,17 +989,13 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 			continue;
 		}
 		if (insn_is_probe_load(in)) {
-			static const int8_t bytes[4] = { 4, 2, 1, 8 };
-
 			if (!insn_probe_load_ok(in))
 				goto fail;
 			d->handler = labels.extra[XL_PROBE_LDX];
 			d->dst = in->dst_reg;
 			d->src = in->src_reg;
 			d->off = in->off;
-			d->aux = bytes[BPF_SIZE(in->code) >> 3];
-			if (BPF_MODE(in->code) == BPF_PROBE_MEMSX)
-				d->aux = -d->aux;
+			d->aux = insn_probe_load_width(in->code);
 #ifdef INTERP_CHECKED
 			d->id = INSN__COUNT; /* (chk_step(): no memory check) */
 #endif

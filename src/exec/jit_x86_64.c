@@ -1683,8 +1683,7 @@ static int scan(struct jit_ctx *c)
 
 			if (!insn_probe_load_ok(in))
 				return -EINVAL;
-			plain.code = BPF_LDX | BPF_SIZE(in->code) |
-				     (BPF_MODE(in->code) == BPF_PROBE_MEM ? BPF_MEM : BPF_MEMSX);
+			plain.code = insn_probe_load_plain(in->code);
 			c->any_call = 1; /* (its call: r6..r9 in callee-saved registers) */
 			id = insn_find_fast(first, &plain);
 		} else {

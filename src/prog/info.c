@@ -107,9 +107,7 @@ static struct bpf_insn *prepare_dump(const struct bpf_prog *prog)
 
 		/* a probe load shows as the load it was */
 		if (insn_is_probe_load(&insns[i]))
-			insns[i].code = BPF_LDX | BPF_SIZE(insns[i].code) |
-					(BPF_MODE(insns[i].code) == BPF_PROBE_MEM ? BPF_MEM
-										    : BPF_MEMSX);
+			insns[i].code = insn_probe_load_plain(insns[i].code);
 		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW) || i + 1 == prog->len)
 			continue;
 		m = map_from_imm(prog, (u64)(u32)insns[i + 1].imm << 32 | (u32)insns[i].imm, &off);

@@ -232,15 +232,13 @@ static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg
  * task_struct (or a struct that begins with one) at its start. */
 static int check_task_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg)
 {
-	const struct btf *btf = btf_vmlinux();
-	u32 task = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
-
 	if (reg_is_const(reg) && !reg->s.var_off.value)
 		return mark_precise_reg(env, regno); /* (NULL: a value the helper acts on) */
 	if (reg->type != PTR_TO_BTF_ID_TRUSTED && reg->type != PTR_TO_BTF_ID_RCU)
 		return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
 	if (!scalar_is_const(&reg->s) ||
-	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value, task)) {
+	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value,
+			   btf_vmlinux_task_struct())) {
 		verbose(env, "R%u is of type %s but %s is expected\n", regno,
 			btf_id_name(reg->btf_id), "task_struct");
 		return -EACCES;
@@ -1251,8 +1249,7 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		}
 		break;
 	case RET_PTR_TO_BTF_ID_TASK: {
-		const struct btf *btf = btf_vmlinux();
-		u32 task = btf ? btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : 0;
+		u32 task = btf_vmlinux_task_struct();
 
 		if (!task) {
 			verbose(env, "kernel subsystem misconfigured verifier\n");
