@@ -18,7 +18,10 @@ VERSION := 0.1.0
 
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(ARCHFLAGS) -fPIC -fvisibility=hidden \
+# Functions and loops on cache-line boundaries: without this, a change anywhere (the verifier)
+# moved the map update path the JIT's code calls and cost the hashmap benchmark 1 ns in 8.
+LAYOUT  := -falign-functions=64 -falign-loops=32
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(LAYOUT) $(ARCHFLAGS) -fPIC -fvisibility=hidden \
               -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
 LDLIBS  := -lpthread
 
@@ -177,7 +180,7 @@ endif
 # left out without libelf...): a stamp rewritten when it changes rebuilds them, so installing a
 # library after a first build never leaves objects built for the old set.
 CONFIG_STAMP := $(BUILD)/config.stamp
-CONFIG_LINE := cc=$(CC) cflags=$(CFLAGS) arch=$(ARCHFLAGS) libelf=$(HAVE_LIBELF) \
+CONFIG_LINE := cc=$(CC) cflags=$(CFLAGS) $(LAYOUT) arch=$(ARCHFLAGS) libelf=$(HAVE_LIBELF) \
 	libpcap=$(HAVE_LIBPCAP) libbpf=$(HAVE_LIBBPF) bpftool=$(BPFTOOL)
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(CONFIG_STAMP) 2>/dev/null)" = '$(CONFIG_LINE)' ] || \
 	printf '%s\n' '$(CONFIG_LINE)' > $(CONFIG_STAMP))
