@@ -571,6 +571,62 @@ bool pids_are_global(void)
 	return global;
 }
 
+void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int nvals)
+{
+	for (uint32_t j = 0; j < n; j++) {
+		if (p[j].off >= PLACEHOLDER(0) && p[j].off < PLACEHOLDER(nvals))
+			p[j].off = (int16_t)vals[p[j].off - PLACEHOLDER(0)];
+		if ((p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) ||
+		     p[j].code == (BPF_ALU64 | BPF_MOV | BPF_K) ||
+		     (p[j].code == (BPF_JMP | BPF_CALL) &&
+		      p[j].src_reg == BPF_PSEUDO_KFUNC_CALL)) &&
+		    p[j].imm >= PLACEHOLDER(0) && p[j].imm < PLACEHOLDER(nvals))
+			p[j].imm = vals[p[j].imm - PLACEHOLDER(0)];
+	}
+}
+
+uint32_t insns_used(const struct bpf_insn *p, uint32_t max)
+{
+	static const struct bpf_insn zero;
+
+	while (max && !memcmp(&p[max - 1], &zero, sizeof(zero)))
+		max--;
+	return max;
+}
+
+void log_cut_map_addrs(char *log)
+{
+	for (char *m = log; (m = strstr(m, "r1 = 0x"));) {
+		char *q = m += 7;
+
+		q += strspn(q, "0123456789abcdef");
+		q += strspn(q, " ");
+		memmove(m, q, strlen(q) + 1);
+	}
+}
+
+int proc_parent(int pid)
+{
+	char path[64], line[512], *p;
+	FILE *fp;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fp = fopen(path, "r");
+	if (fp && fgets(line, sizeof(line), fp) && (p = strrchr(line, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	if (fp)
+		fclose(fp);
+	return ppid;
+}
+
+int proc_grandparent(void)
+{
+	int gp = proc_parent(getppid());
+
+	return gp > 1 ? gp : getppid();
+}
+
 bool self_reads_work(void)
 {
 	static const char src[] = "probe";

@@ -42,6 +42,25 @@ bool self_reads_work(void);
  * not, the kernel's task ids differ from userbpf's. */
 bool pids_are_global(void);
 
+/* Placeholders a table of test programs names values known only at run time by (offsets in
+ * the kernel's BTF, kfunc ids, pids): an off or an imm of PLACEHOLDER(n). */
+#define PLACEHOLDER(n) (-32000 + (n))
+/* Replaces PLACEHOLDER(i) (i < nvals) by vals[i] in the n insns at p: in every off, and in the
+ * imm of a 64-bit add or move of a constant and of a kfunc call. */
+void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int nvals);
+/* How many of the max insns at p are the program: up to the last that is not all zero. */
+uint32_t insns_used(const struct bpf_insn *p, uint32_t max);
+/* Cuts the map addresses out of a verifier log ("r1 = 0xffff8881...  ; R1=map_ptr": the
+ * address and the padding after it), which differ from side to side. */
+void log_cut_map_addrs(char *log);
+
+/* The parent of process pid, from /proc/<pid>/stat (0 if it is gone). */
+int proc_parent(int pid);
+/* This process's grandparent, or its parent where that is init or gone: a task the kernel can
+ * hand out a reference to (the sandbox this was written in has an init whose task struct no
+ * reference can be taken on: its bpf_task_from_pid(1) is NULL). */
+int proc_grandparent(void);
+
 /* Two pages for the memory-copy tests: the first lowercase letters with a NUL every 37 bytes
  * (from its start), the second unreadable (PROT_NONE).  munmap() 8192 bytes when done. */
 uint8_t *string_pages(void);

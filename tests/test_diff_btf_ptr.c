@@ -25,7 +25,7 @@ enum {
 	O_RCU_LOCK, O_RCU_UNLOCK, /* (kfunc ids, as a call's imm) */
 	O__COUNT
 };
-#define OFF(n) (-32000 + (n))
+#define OFF(n) PLACEHOLDER(n)
 static s32 offs[O__COUNT];
 
 /* The first byte of task_struct that no member covers (a hole before a member), or -1. */
@@ -226,30 +226,13 @@ static const struct {
 	    BPF_EXIT_INSN() } },
 };
 
-static uint32_t insn_count(const struct bpf_insn *insns)
-{
-	uint32_t n = 24;
-
-	while (n && !insns[n - 1].code)
-		n--;
-	return n;
-}
-
 /* The case with its placeholders replaced by the offsets. */
 static uint32_t build(size_t i, struct bpf_insn *p)
 {
-	uint32_t n = insn_count(cases[i].insns);
+	uint32_t n = insns_used(cases[i].insns, 24);
 
 	memcpy(p, cases[i].insns, n * sizeof(*p));
-	for (uint32_t j = 0; j < n; j++) {
-		if (p[j].off <= OFF(O__COUNT - 1) && p[j].off >= OFF(0))
-			p[j].off = (s16)offs[p[j].off - OFF(0)];
-		if ((p[j].code == (BPF_ALU64 | BPF_ADD | BPF_K) ||
-		     (p[j].code == (BPF_JMP | BPF_CALL) &&
-		      p[j].src_reg == BPF_PSEUDO_KFUNC_CALL)) &&
-		    p[j].imm <= OFF(O__COUNT - 1) && p[j].imm >= OFF(0))
-			p[j].imm = offs[p[j].imm - OFF(0)];
-	}
+	fill_placeholders(p, n, offs, O__COUNT);
 	return n;
 }
 

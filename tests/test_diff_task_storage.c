@@ -320,15 +320,8 @@ TEST(diff_task_storage_verifier)
 
 			if (end)
 				*end = 0;
-			/* (the map's address differs: its LD_IMM64 shows it; cut, with the
-			 * padding after it) */
-			for (char *m = log[s]; (m = strstr(m, "r1 = 0x"));) {
-				char *q = m += 7;
-
-				q += strspn(q, "0123456789abcdef");
-				q += strspn(q, " ");
-				memmove(m, q, strlen(q) + 1);
-			}
+			/* (the map's address differs: its LD_IMM64 shows it) */
+			log_cut_map_addrs(log[s]);
 		}
 		if (!AGREE(cases[i].what, r))
 			continue;
@@ -344,4 +337,71 @@ TEST(diff_task_storage_verifier)
 	close_all(btf, NSIDES);
 	close_all(sk_map, NSIDES);
 	close_all(sk_btf, NSIDES);
+}
+
+/* A task found by id and held (bpf_task_from_pid() in XDP, released after): the helpers take it
+ * as the kernel's do; the value a get creates on this process is the one bpf() sees through its
+ * pidfd, on both sides. */
+TEST(diff_task_storage_acquired_task)
+{
+	const struct btf *btf = btf_vmlinux();
+	s32 from_pid = btf ? (s32)btf_find_func(btf, "bpf_task_from_pid") : -1;
+	s32 release = btf ? (s32)btf_find_func(btf, "bpf_task_release") : -1;
+	int btfs[NSIDES], map[NSIDES], self;
+	uint64_t v[NSIDES] = { 1, 2 };
+	static const uint8_t pkt[64];
+	static char log[NSIDES][1 << 16];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (from_pid <= 0 || release <= 0)
+		SKIP("no kernel BTF with bpf_task_from_pid()");
+	if (!pids_are_global())
+		SKIP("a pid namespace of its own: the kernel's ids are not userbpf's");
+	self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self < 0)
+		SKIP("no pidfd_open()");
+	REQUIRE(storage_maps(BPF_MAP_TYPE_TASK_STORAGE, btfs, map));
+	for (int s = 0; s < NSIDES; s++) {
+		struct bpf_insn p[] = {
+			BPF_MOV64_IMM(BPF_REG_1, getpid()),
+			BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, from_pid),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 11),
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+			BPF_LD_MAP_FD(BPF_REG_1, map[s]),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_6),
+			BPF_MOV64_IMM(BPF_REG_3, 0),
+			BPF_MOV64_IMM(BPF_REG_4, BPF_LOCAL_STORAGE_GET_F_CREATE),
+			BPF_EMIT_CALL(BPF_FUNC_task_storage_get),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 1),
+			BPF_ST_MEM(BPF_DW, BPF_REG_0, 0, 77),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+			BPF_RAW_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, release),
+			BPF_MOV64_IMM(BPF_REG_0, 2),
+			BPF_EXIT_INSN(),
+		};
+		struct bpf_result r = side_prog_load_level(s, BPF_PROG_TYPE_XDP, 0, p,
+							   ARRAY_SIZE(p), log[s],
+							   sizeof(log[s]), 2);
+		uint32_t ret = 0;
+		char *m;
+
+		CHECK(r.rc >= 0);
+		if (r.rc < 0)
+			continue;
+		CHECK_EQ(side_test_run(s, r.rc, pkt, sizeof(pkt), &ret).rc, 0);
+		CHECK_EQ(ret, 2);
+		close(r.rc);
+		CHECK_EQ(side_elem(s, BPF_MAP_LOOKUP_ELEM, map[s], &self, &v[s], 0).rc, 0);
+		log_cut_map_addrs(log[s]); /* (the map's address differs) */
+		if ((m = strstr(log[s], "processed ")))
+			*m = 0;
+	}
+	CHECK_EQ(v[K], 77);
+	CHECK_EQ(v[U], v[K]);
+	if (strcmp(log[K], log[U]))
+		test_fail(__FILE__, __LINE__, "logs differ:\n--- kernel\n%s--- userbpf\n%s", log[K],
+			  log[U]);
+	close_all(map, NSIDES);
+	close_all(btfs, NSIDES);
+	close(self);
 }

@@ -78,6 +78,7 @@ static const struct corpus_case corpus[] = {
 	{ "raw_tp_current_task", true },
 	{ "raw_tp_task_btf", true },
 	{ "raw_tp_task_storage", true },
+	{ "syscall_task_lookup", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },

@@ -7,6 +7,7 @@
  * where init is (see below).  Skipped without a kernel BTF (the
  * task is laid out by it) or where the probe reads cannot read this process (qemu-user). */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
+#include "corpus/task_lookup.h"
 #include "corpus/task_report.h"
 #include "kbpf.h"
 #include "test.h"
@@ -148,4 +150,85 @@ TEST(loader_current_task)
 	CHECK(checks >= 4);
 	if (getenv("TEST_VERBOSE"))
 		printf("loader_current_task: %d reports checked\n", checks);
+}
+
+/* syscall_task_lookup on side s: the ids in, one run, the report out (false, with a failure,
+ * if a step fails). */
+static bool lookup_side(int s, struct task_lookup *l)
+{
+	struct userbpf_object_opts opts = { .sz = sizeof(opts), .bpf = diff_sides[s]->bpf };
+	struct userbpf_object *obj = NULL;
+	uint64_t args[2] = { 0, 0 };
+	uint32_t ret = 1, key = 0;
+	bool ok = false;
+	int bss;
+
+	if (userbpf_object_open_file(LOADER_OBJ_DIR "/tests/corpus/syscall_task_lookup.bpf.o",
+				     &opts, &obj) || userbpf_object_load(obj)) {
+		test_fail(__FILE__, __LINE__, "side %d: syscall_task_lookup does not load", s);
+		goto out;
+	}
+	bss = userbpf_map_fd(userbpf_object_find_map(obj, ".bss"));
+	if (side_elem(s, BPF_MAP_UPDATE_ELEM, bss, &key, l, 0).rc ||
+	    side_test_run_ctx(s, userbpf_program_fd(userbpf_object_program(obj, 0)), NULL, 0, 0,
+			      args, sizeof(args), NULL, 0, &ret).rc || ret) {
+		test_fail(__FILE__, __LINE__, "side %d: the run fails (ret %u)", s, ret);
+		goto out;
+	}
+	ok = !side_elem(s, BPF_MAP_LOOKUP_ELEM, bss, &key, l, 0).rc;
+	if (!ok)
+		test_fail(__FILE__, __LINE__, "side %d: no .bss", s);
+out:
+	userbpf_object_close(obj);
+	return ok;
+}
+
+/* Tasks found by id and held by reference (bpf_task_from_pid(), bpf_task_acquire(),
+ * bpf_task_release()) and the current cgroup (bpf_cgroup_from_id(), _ancestor(), _release(),
+ * bpf_task_under_cgroup()) in a clang-compiled program: userbpf's report on this process, its
+ * parent and grandparent and an id no task has is what /proc says, its cgroup's id
+ * bpf_get_current_cgroup_id()'s (whose own test holds it to the kernel's), and where the
+ * kernel's bpf() is there and the pids are its own, the report is the kernel's, byte for
+ * byte. */
+TEST(loader_task_lookup)
+{
+	const int pids[TASK_LOOKUPS] = { getpid(), getppid(), proc_grandparent(), 0x3fffffff };
+	struct task_lookup l[NSIDES];
+	char comm[17] = { 0 };
+
+	if (!btf_vmlinux())
+		SKIP("no kernel BTF: the task is laid out by it");
+	for (int s = 0; s < NSIDES; s++) {
+		memset(&l[s], 0, sizeof(l[s]));
+		for (int i = 0; i < TASK_LOOKUPS; i++)
+			l[s].e[i].pid = pids[i];
+	}
+	if (!lookup_side(U, &l[U]))
+		return;
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	CHECK_EQ(l[U].current_pid, gettid());
+	CHECK(l[U].e[0].found && l[U].e[0].tgid == getpid() && l[U].e[0].ppid == getppid());
+	CHECK(!strcmp(l[U].e[0].comm, comm));
+	CHECK_EQ(l[U].e[0].is_current, getpid() == gettid());
+	CHECK(l[U].e[1].found && l[U].e[1].tgid == getppid() && !l[U].e[1].is_current);
+	CHECK(l[U].e[2].found && l[U].e[2].tgid == pids[2]);
+	CHECK(pids[2] == getppid() || l[U].e[1].ppid == pids[2]);
+	CHECK(!l[U].e[3].found);
+	CHECK(l[U].cgroup_found && l[U].root_found && l[U].root_id == 1 && l[U].under_root);
+	CHECK(l[U].cgroup_level > 0 || l[U].cgroup_id == 1);
+	if (!kernel_bpf_available() || !pids_are_global())
+		return;
+	if (!lookup_side(K, &l[K]))
+		return;
+	for (int i = 0; i < TASK_LOOKUPS; i++)
+		if (memcmp(&l[K].e[i], &l[U].e[i], sizeof(l[K].e[i])))
+			test_fail(__FILE__, __LINE__,
+				  "pid %d: kernel found %d tgid %d ppid %d comm %s current %d; "
+				  "userbpf found %d tgid %d ppid %d comm %s current %d", pids[i],
+				  l[K].e[i].found, l[K].e[i].tgid, l[K].e[i].ppid, l[K].e[i].comm,
+				  l[K].e[i].is_current, l[U].e[i].found, l[U].e[i].tgid,
+				  l[U].e[i].ppid, l[U].e[i].comm, l[U].e[i].is_current);
+	CHECK_EQ(l[K].current_pid, l[U].current_pid);
+	CHECK(!memcmp(&l[K].cgroup_found, &l[U].cgroup_found,
+		      sizeof(l[K]) - offsetof(struct task_lookup, cgroup_found)));
 }

@@ -6,12 +6,18 @@
  * parent chain (real_parent and parent: each ancestor process's pid, tgid, comm and credentials
  * from /proc, up to init, whose parent is the idle task "swapper/0", its own parent), the
  * credentials (real_cred and cred: uid, gid, suid, sgid, euid, egid, fsuid, fsgid) and mm
- * (non-NULL: user threads have one; its bytes are zero).  Every other byte reads 0.
+ * (non-NULL: user threads have one; its bytes are zero), cgroups (a css_set whose dfl_cgrp is
+ * the task's cgroup v2 cgroup: current_cgroup.c; the calling thread's looked at again each time
+ * its task is).  Every other byte reads 0.
  *
  * The calling thread's task is rebuilt when its ids or comm changed (a fork, prctl()), its
  * ancestors when its parent did.  Ancestors are kept for the process's life; a thread's own
  * task is freed when the thread exits (its block is reused: a program that kept its address
  * reads stale or another task's bytes, as for a task that exited in the kernel).
+ *
+ * Other tasks, by id (bpf_task_from_pid()): any process's or thread's, from /proc, with its
+ * parent chain and group leader; kept for the process's life like ancestors, and made anew when
+ * /proc shows the id belongs to another task since (another parent or name).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,13 +29,14 @@
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
+#include "exec/current_cgroup.h"
 #include "exec/current_task.h"
 
 /* Byte offsets in the kernel's structs (-1: the kernel has no such member). */
 static struct {
 	bool ok;
 	u32 task_size, cred_size, mm_size;
-	long pid, tgid, comm, real_parent, parent, group_leader, real_cred, cred, mm;
+	long pid, tgid, comm, real_parent, parent, group_leader, real_cred, cred, mm, cgroups;
 	long ids[8]; /* struct cred's uid, gid, suid, sgid, euid, egid, fsuid, fsgid */
 } L;
 
@@ -67,6 +74,7 @@ static void layout_init(void)
 	L.real_cred = btf_member_offset(btf, task, "real_cred");
 	L.cred = btf_member_offset(btf, task, "cred");
 	L.mm = btf_member_offset(btf, task, "mm");
+	L.cgroups = btf_member_offset(btf, task, "cgroups");
 	for (int i = 0; i < 8; i++)
 		L.ids[i] = btf_member_offset(btf, cred, cred_ids[i]);
 	/* (what a task needs to be one: the ids, the name, the links; the rest may be missing) */
@@ -130,6 +138,21 @@ bool current_task_arena(uintptr_t *lo, size_t *size)
 static bool in_arena(const void *p)
 {
 	return arena && (const u8 *)p >= arena && (const u8 *)p < arena + ARENA_SIZE;
+}
+
+void *task_arena_alloc(size_t size)
+{
+	void *p = NULL;
+
+	size = (size + 63) & ~(size_t)63;
+	pthread_once(&arena_once, arena_init);
+	pthread_mutex_lock(&arena_lock);
+	if (arena && ARENA_SIZE - arena_used >= size) {
+		p = arena + arena_used;
+		arena_used += size;
+	}
+	pthread_mutex_unlock(&arena_lock);
+	return p ? p : calloc(1, size); /* (the arena's bytes are zero: never used before) */
 }
 
 static size_t block_size(void)
@@ -254,6 +277,13 @@ static bool proc_ids(const char *path, u32 ids[8])
 static pthread_mutex_t procs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_task *procs;
 
+static void procs_push(struct fake_task *f)
+{
+	f->next = procs;
+	/* (published whole: current_task_holds() walks the list without the lock) */
+	__atomic_store_n(&procs, f, __ATOMIC_RELEASE);
+}
+
 /* The task of process pid (with its ancestors), made on first use; NULL if it cannot be. */
 static struct fake_task *proc_task(int pid)
 {
@@ -264,7 +294,7 @@ static struct fake_task *proc_task(int pid)
 	int ppid = 0;
 
 	for (f = procs; f; f = f->next)
-		if (f->pid == pid)
+		if (f->pid == pid && f->tgid == pid)
 			return f;
 	if (pid == 0) {
 		f = fake_new(0, 0, "swapper/0", root);
@@ -283,12 +313,29 @@ static struct fake_task *proc_task(int pid)
 			return NULL;
 		f->ppid = ppid;
 		set_parent(f, parent);
+		put_ptr(f->task, L.cgroups, (void *)(uintptr_t)cgroup_css_set_of(path));
 	}
-	f->next = procs;
-	/* (published whole: current_task_holds() walks the list without the lock) */
-	__atomic_store_n(&procs, f, __ATOMIC_RELEASE);
+	procs_push(f);
 	return f;
 }
+
+/* The thread group id in a task's /proc status (path: its directory), or 0. */
+static int proc_tgid(const char *path)
+{
+	char file[64], line[256];
+	int tgid = 0;
+	FILE *fp;
+
+	snprintf(file, sizeof(file), "%s/status", path);
+	fp = fopen(file, "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "Tgid:", 5))
+			tgid = atoi(line + 5);
+	if (fp)
+		fclose(fp);
+	return tgid;
+}
+
 
 /* Whether n bytes at addr lie in one of f's objects (task, cred, mm: one block). */
 static bool in_fake(const struct fake_task *f, u64 addr, u32 n)
@@ -353,8 +400,12 @@ static u64 task_addr(void)
 		return 0;
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	if (self && self->pid == pid && self->tgid == tgid && self->ppid == ppid &&
-	    !strncmp(self->comm, comm, sizeof(self->comm)))
+	    !strncmp(self->comm, comm, sizeof(self->comm))) {
+		/* (the thread may have moved to another cgroup) */
+		put_ptr(self->task, L.cgroups,
+			(void *)(uintptr_t)cgroup_css_set_of("/proc/thread-self"));
 		return (uintptr_t)self->task;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
 	if (!proc_ids(path, ids))
 		return 0;
@@ -375,6 +426,7 @@ static u64 task_addr(void)
 	set_parent(self, parent);
 	if (leader)
 		put_ptr(self->task, L.group_leader, leader->task);
+	put_ptr(self->task, L.cgroups, (void *)(uintptr_t)cgroup_css_set_of("/proc/thread-self"));
 	return (uintptr_t)self->task;
 }
 
@@ -397,4 +449,53 @@ int current_task_pid(u64 task, u32 *pid)
 		return -EINVAL;
 	memcpy(pid, (const void *)(uintptr_t)(task + (u64)L.pid), sizeof(*pid));
 	return 0;
+}
+
+u64 current_task_by_pid(int pid)
+{
+	char path[32], comm[16];
+	int ppid, tgid;
+	u32 ids[8];
+	struct fake_task *f, *parent, *leader;
+
+	pthread_once(&once, init);
+	if (!L.ok || pid <= 0) /* (pid 0, the idle task, has no id to be found by) */
+		return 0;
+	if (pid == gettid())
+		return current_task_addr();
+	/* (a thread's directory is there too, unlisted) */
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (!proc_stat(path, &ppid, comm) || !(tgid = proc_tgid(path)) || !proc_ids(path, ids))
+		return 0;
+	pthread_mutex_lock(&procs_lock);
+	/* the task made before, unless its id went to another since (another parent or name) */
+	for (f = procs; f; f = f->next)
+		if (f->pid == pid && f->tgid == tgid)
+			break;
+	if (f && (f->ppid != ppid || strncmp(f->comm, comm, sizeof(f->comm))))
+		f = NULL;
+	if (!f) {
+		parent = proc_task(ppid);
+		leader = pid == tgid ? NULL : proc_task(tgid);
+		f = parent && (pid == tgid || leader) ? fake_new(pid, tgid, comm, ids) : NULL;
+		if (f) {
+			f->ppid = ppid;
+			set_parent(f, parent);
+			if (leader)
+				put_ptr(f->task, L.group_leader, leader->task);
+			put_ptr(f->task, L.cgroups, (void *)(uintptr_t)cgroup_css_set_of(path));
+			procs_push(f);
+		}
+	}
+	pthread_mutex_unlock(&procs_lock);
+	return f ? (uintptr_t)f->task : 0;
+}
+
+u64 current_task_cgroups(u64 task)
+{
+	u64 cset = 0;
+
+	if (L.ok && L.cgroups >= 0 && current_task_holds(task + (u64)L.cgroups, sizeof(void *)))
+		memcpy(&cset, (const void *)(uintptr_t)(task + (u64)L.cgroups), sizeof(void *));
+	return cset;
 }

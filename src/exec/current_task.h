@@ -14,6 +14,18 @@ u64 current_task_addr(void);
  * directly (probe_load()). */
 bool current_task_holds(u64 addr, u32 n);
 
+/* The task_struct of the task (thread) pid, or 0 if there is none: the calling thread's own
+ * (current_task_addr()), or one made from /proc (kept for the process's life, as ancestors
+ * are; made anew when the id went to another task).  Ids are this process's pid namespace's. */
+u64 current_task_by_pid(int pid);
+
+/* The cgroups (struct css_set *) of the task_struct at task, one of userbpf's; 0 if none. */
+u64 current_task_cgroups(u64 task);
+
+/* size bytes, zeroed, in the tasks' arena (readable in place, never freed: the cgroups'
+ * objects), or malloc'ed where the arena is full; NULL without memory. */
+void *task_arena_alloc(size_t size);
+
 /* The pid (thread id) in the task_struct at task, one of userbpf's: 0, or -EINVAL. */
 int current_task_pid(u64 task, u32 *pid);
 

@@ -1,7 +1,8 @@
 /* The kfunc table (kfuncs.h): the kernel's common_btf_ids set (kernel/bpf/helpers.c), for
- * every program type, and the packets' dynptr constructors, for the skb types and XDP
+ * every program type, some of its generic_btf_ids set (the task and cgroup references, for the
+ * types it is registered for), and the packets' dynptr constructors, for the skb types and XDP
  * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c), the
- * string ones in kfuncs_string.c. */
+ * string ones in kfuncs_string.c, the references in kfuncs_refs.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
 #include "exec/kfuncs_string.h"
+#include "exec/kfuncs_refs.h"
 #include "prog/prog.h"
 
 /* ---- open-coded iterators: struct bpf_iter_num (the kernel's bpf_iter_num_kern) ---- */
@@ -162,6 +164,12 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_copy_from_user_dynptr", bpf_copy_from_user_dynptr_kfunc, KF_SLEEPABLE },
 	{ "bpf_copy_from_user_str", bpf_copy_from_user_str_kfunc, KF_SLEEPABLE },
 	{ "bpf_copy_from_user_str_dynptr", bpf_copy_from_user_str_dynptr_kfunc, KF_SLEEPABLE },
+	{ "bpf_cgroup_acquire", bpf_task_acquire_kfunc,
+	  KF_GENERIC | KF_ACQUIRE | KF_RCU | KF_RET_NULL },
+	{ "bpf_cgroup_ancestor", bpf_cgroup_ancestor_kfunc,
+	  KF_GENERIC | KF_ACQUIRE | KF_RCU | KF_RET_NULL },
+	{ "bpf_cgroup_from_id", bpf_cgroup_from_id_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
+	{ "bpf_cgroup_release", bpf_obj_release_kfunc, KF_GENERIC | KF_RELEASE },
 	{ "bpf_dynptr_adjust", bpf_dynptr_adjust_kfunc, 0 },
 	{ "bpf_dynptr_clone", bpf_dynptr_clone_kfunc, 0 },
 	{ "bpf_dynptr_copy", bpf_dynptr_copy_kfunc, 0 },
@@ -200,6 +208,12 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_strrchr", bpf_strrchr_kfunc, 0 },
 	{ "bpf_strspn", bpf_strspn_kfunc, 0 },
 	{ "bpf_strstr", bpf_strstr_kfunc, 0 },
+	{ "bpf_task_acquire", bpf_task_acquire_kfunc,
+	  KF_GENERIC | KF_ACQUIRE | KF_RCU | KF_RET_NULL },
+	{ "bpf_task_from_pid", bpf_task_from_pid_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
+	{ "bpf_task_from_vpid", bpf_task_from_pid_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
+	{ "bpf_task_release", bpf_obj_release_kfunc, KF_GENERIC | KF_RELEASE },
+	{ "bpf_task_under_cgroup", bpf_task_under_cgroup_kfunc, KF_GENERIC | KF_RCU },
 };
 
 const struct kfunc_desc *kfunc_by_name(const char *name)

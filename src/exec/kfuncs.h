@@ -10,13 +10,19 @@
 #include "exec/helpers.h"
 
 /* The kernel's kfunc flags (include/linux/btf.h), those userbpf's kfuncs carry. */
+#define KF_ACQUIRE (1u << 0)	/* returns a reference the program must release */
+#define KF_RELEASE (1u << 1)	/* releases the reference its argument holds */
 #define KF_RET_NULL (1u << 2)	/* the result may be NULL: the program must check it */
+#define KF_TRUSTED_ARGS (1u << 4) /* kernel object arguments must be trusted (or referenced) */
 #define KF_SLEEPABLE (1u << 5)	/* may sleep: sleepable programs only, not in RCU or
 				 * preemption-off regions */
+#define KF_RCU (1u << 7)	/* kernel object arguments may be RCU-protected ones too */
 #define KF_ITER_NEW (1u << 8)	/* makes the iterator its first argument points at */
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */
 /* userbpf's own marks (bits the kernel's flags leave free) */
+#define KF_GENERIC (1u << 24)	/* in the kernel's generic_btf_ids set (kernel/bpf/helpers.c):
+				 * for the program types it is registered for, not all */
 #define KF_SPIN_OK (1u << 25)	/* may be called while a bpf_spin_lock is held */
 #define KF_PREEMPT_OFF (1u << 26)	/* bpf_preempt_disable() */
 #define KF_PREEMPT_ON (1u << 27)	/* bpf_preempt_enable() */

@@ -83,8 +83,7 @@ static void *carray_lookup_ptr(struct bpf_map *map, const void *key)
 	return NULL; /* the verifier lets programs use the array only through the two helpers */
 }
 
-/* The cgroup2 mount's root (the hierarchy's path it shows) and mount point, from mountinfo. */
-static int cgroup2_mount(char *root, size_t root_size, char *mnt, size_t mnt_size)
+int cgroup2_mount_info(char *root, size_t root_size, char *mnt, size_t mnt_size)
 {
 	char line[4096], r[1024], m[1024];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -139,7 +138,7 @@ static int cgroup_slot(int fd, u64 *slot)
 	 * part the mount starts at */
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || cgroup2_mount(root, sizeof(root), mnt, sizeof(mnt)))
+	if (n <= 0 || cgroup2_mount_info(root, sizeof(root), mnt, sizeof(mnt)))
 		return -EBADF;
 	path[n] = 0;
 	mlen = strlen(mnt);

@@ -10,4 +10,8 @@ struct bpf_map;
  * the array, -EAGAIN for an empty slot (the helpers' errors). */
 int cgroup_array_get(struct bpf_map *map, u32 index, u64 *id, int *level);
 
+/* The cgroup2 mount's root (the part of the hierarchy it shows, "/" for all of it) and mount
+ * point, from /proc/self/mountinfo; -EBADF if there is none. */
+int cgroup2_mount_info(char *root, size_t root_size, char *mnt, size_t mnt_size);
+
 #endif

@@ -228,13 +228,14 @@ static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg
 }
 
 /* A task pointer argument (6.18's ARG_PTR_TO_BTF_ID_OR_NULL for btf_tracing_ids' task_struct):
- * NULL, or one of the BTF pointer types a helper may take (not an untrusted one), to a
- * task_struct (or a struct that begins with one) at its start. */
+ * NULL, or one of the BTF pointer types a helper may take (trusted, RCU or a kfunc's; not an
+ * untrusted one), to a task_struct (or a struct that begins with one) at its start. */
 static int check_task_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg)
 {
 	if (reg_is_const(reg) && !reg->s.var_off.value)
 		return mark_precise_reg(env, regno); /* (NULL: a value the helper acts on) */
-	if (reg->type != PTR_TO_BTF_ID_TRUSTED && reg->type != PTR_TO_BTF_ID_RCU)
+	if (reg->type != PTR_TO_BTF_ID_TRUSTED && reg->type != PTR_TO_BTF_ID_RCU &&
+	    reg->type != PTR_TO_BTF_ID)
 		return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
 	if (!scalar_is_const(&reg->s) ||
 	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value,

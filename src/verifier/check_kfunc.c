@@ -2,11 +2,13 @@
  * them: at the start, each call must name a function of the kernel's BTF (add_kfunc_call());
  * when the walk reaches it, the program type must be one the kfunc is for, its arguments are
  * checked against that function's prototype, by kind (a scalar, the ctx, a struct bpf_dynptr,
- * an iterator (iter.c), a memory and size pair), and R0 is what the prototype returns
- * (check_kfunc_call()); an iterator's _next() then forks the walk, an RCU section opens or
- * closes.  The functions are userbpf's own (src/exec/kfuncs.c): a kernel function userbpf does
- * not have is refused with EOPNOTSUPP, one the kernel does not offer as a kfunc with the
- * kernel's EACCES.
+ * an iterator (iter.c), a kernel object, a memory and size pair), and R0 is what the prototype
+ * returns (check_kfunc_call()); an iterator's _next() then forks the walk, an RCU section opens
+ * or closes.  An acquiring kfunc's kernel object holds a reference (it is trusted while it
+ * does), which a release kfunc ends for every copy of the pointer; the program must end each
+ * on every path, as a socket's.  The functions are userbpf's own (src/exec/kfuncs.c): a kernel
+ * function userbpf does not have is refused with EOPNOTSUPP, one the kernel does not offer as a
+ * kfunc with the kernel's EACCES.
  */
 #include <errno.h>
 #include <string.h>
@@ -145,25 +147,14 @@ int add_kfunc_call(struct verifier_env *env, const struct bpf_insn *in)
 	return kfunc_btf_of(env, in->imm, in->off, &k);
 }
 
-u32 kfunc_nargs(const struct bpf_insn *in)
-{
-	const struct btf *btf = btf_vmlinux();
-	const struct btf_type *func = btf && !in->off && in->imm > 0
-					      ? btf_type_by_id(btf, (u32)in->imm) : NULL;
-	const struct btf_type *proto = func ? btf_type_by_id(btf, func->type) : NULL;
-
-	if (!proto || BTF_INFO_KIND(func->info) != BTF_KIND_FUNC ||
-	    BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
-		return MAX_KFUNC_ARGS;
-	return BTF_INFO_VLEN(proto->info) < MAX_KFUNC_ARGS ? BTF_INFO_VLEN(proto->info)
-							   : MAX_KFUNC_ARGS;
-}
 
 /* What the arguments taught about the call (the kernel's struct bpf_kfunc_call_arg_meta). */
 struct kfunc_meta {
 	bool const_found;
 	u64 const_value;	/* a __szk size */
-	u32 ref_obj_id;		/* the reference an argument holds (an iterator's) */
+	u32 ref_obj_id;		/* the reference an argument holds (an iterator's, an acquired
+				 * object's) */
+	u32 release_regno;	/* a release kfunc's: the register whose reference it ends */
 	u32 iter_frameno;	/* the iterator argument's frame and first slot */
 	int iter_spi;
 	bool buf_found;		/* a __szk memory argument that is a stack buffer: where */
@@ -237,6 +228,57 @@ static bool skb_dynptr_type(u32 type)
 	}
 }
 
+/* The program types 6.18's generic_btf_ids set (the task kfuncs) is registered for (those
+ * userbpf loads). */
+static bool generic_kfunc_type(u32 type)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_SCHED_CLS:
+	case BPF_PROG_TYPE_TRACEPOINT:
+	case BPF_PROG_TYPE_XDP:
+	case BPF_PROG_TYPE_PERF_EVENT:
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_CGROUP_SOCK:
+	case BPF_PROG_TYPE_SOCK_OPS:
+	case BPF_PROG_TYPE_CGROUP_DEVICE:
+	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
+	case BPF_PROG_TYPE_CGROUP_SYSCTL:
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
+	case BPF_PROG_TYPE_TRACING:
+	case BPF_PROG_TYPE_STRUCT_OPS:
+	case BPF_PROG_TYPE_LSM:
+	case BPF_PROG_TYPE_SYSCALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether programs of type may call the kfunc (its set is registered for the type). */
+static bool kfunc_type_allowed(const struct kfunc_desc *desc, u32 type)
+{
+	return !((desc->flags & KF_PKT_SKB) && !skb_dynptr_type(type)) &&
+	       !((desc->flags & KF_PKT_XDP) && type != BPF_PROG_TYPE_XDP) &&
+	       !((desc->flags & KF_GENERIC) && !generic_kfunc_type(type));
+}
+
+u32 kfunc_nargs(const struct verifier_env *env, const struct bpf_insn *in)
+{
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *func = btf && !in->off && in->imm > 0
+					      ? btf_type_by_id(btf, (u32)in->imm) : NULL;
+	const struct btf_type *proto = func ? btf_type_by_id(btf, func->type) : NULL;
+	const struct kfunc_desc *desc = kfunc_of_insn(in);
+
+	/* (the kernel's call summary fails for a kfunc the type may not call) */
+	if (!proto || BTF_INFO_KIND(func->info) != BTF_KIND_FUNC ||
+	    BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO ||
+	    (desc && !kfunc_type_allowed(desc, env->prog->type)))
+		return MAX_KFUNC_ARGS;
+	return BTF_INFO_VLEN(proto->info) < MAX_KFUNC_ARGS ? BTF_INFO_VLEN(proto->info)
+							   : MAX_KFUNC_ARGS;
+}
+
 /* A known-zero scalar (the kernel's register_is_null()). */
 static bool reg_is_null(const struct reg_state *reg)
 {
@@ -304,6 +346,112 @@ static int kfunc_ctx_arg(struct verifier_env *env, u32 regno)
 	return 0;
 }
 
+/* The struct a register points at as a kernel object: a PTR_TO_BTF_ID's, or the kernel's for
+ * the socket and map pointers it also takes as such (its reg2btf_ids); 0 for any other. */
+static u32 reg_struct_id(const struct reg_state *reg)
+{
+	const struct btf *btf = btf_vmlinux();
+	const char *name;
+
+	if (reg_is_btf_id(reg))
+		return reg->btf_id;
+	switch (reg->type) {
+	case PTR_TO_SOCKET: name = "sock"; break;
+	case PTR_TO_SOCK_COMMON: name = "sock_common"; break;
+	case PTR_TO_TCP_SOCK: name = "tcp_sock"; break;
+	case CONST_PTR_TO_MAP: name = "bpf_map"; break;
+	default: return 0;
+	}
+	return btf ? btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT) : 0;
+}
+
+/* A pointer to a struct of scalars (arrays of them, such structs nested up to 3 deep): memory
+ * a kfunc may take of any pointer kind (the kernel's __btf_type_is_scalar_struct()). */
+static bool is_scalar_struct(const struct btf *btf, const struct btf_type *t, int depth)
+{
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT)
+		return false;
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		const struct btf_type *mt = btf_skip_modifiers(btf, m[i].type, NULL);
+
+		if (mt && BTF_INFO_KIND(mt->info) == BTF_KIND_STRUCT) {
+			if (depth >= 3 || !is_scalar_struct(btf, mt, depth + 1))
+				return false;
+			continue;
+		}
+		if (mt && BTF_INFO_KIND(mt->info) == BTF_KIND_ARRAY) {
+			const struct btf_array *a = (const struct btf_array *)(mt + 1);
+
+			if (!a->nelems)
+				return false;
+			mt = btf_skip_modifiers(btf, a->type, NULL);
+		}
+		if (!is_scalar(mt))
+			return false;
+	}
+	return true;
+}
+
+/* A pointer to a kernel struct (the kernel's KF_ARG_PTR_TO_BTF_ID), given a kernel object's
+ * pointer: as trusted as the kfunc asks (a release or trusted-args kfunc: trusted or holding a
+ * reference; an RCU one: or RCU), at offset 0 for a release, and to that struct (or one that
+ * begins with it; exactly it for a release). */
+static int kfunc_btf_id_arg(struct verifier_env *env, const struct kfunc_btf *k,
+			    const struct kfunc_desc *desc, u32 i, const struct btf_type *ref_t,
+			    u32 ref_id)
+{
+	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
+	u32 regno = BPF_REG_1 + i, reg_id = reg_struct_id(reg);
+	bool release = (desc->flags & KF_RELEASE) && reg->ref_obj_id;
+	bool trusted = reg_is_trusted_btf(reg) || !reg_is_btf_id(reg); /* (a socket, a map) */
+	int err;
+
+	if (BTF_INFO_KIND(ref_t->info) != BTF_KIND_STRUCT) {
+		verbose(env, "kernel function %s args#%u pointer type %s %s is not supported\n",
+			k->name, i, btf_kind_str(BTF_INFO_KIND(ref_t->info)),
+			btf_str_by_offset(k->btf, ref_t->name_off) ?: "");
+		return -EINVAL;
+	}
+	if (!(desc->flags & (KF_TRUSTED_ARGS | KF_RELEASE | KF_RCU)))
+		goto check_struct;
+	if (!trusted && !(desc->flags & KF_RCU)) {
+		verbose(env, "R%u must be referenced or trusted\n", regno);
+		return -EINVAL;
+	}
+	if (!trusted && reg->type != PTR_TO_BTF_ID_RCU) {
+		verbose(env, "R%u must be a rcu pointer\n", regno);
+		return -EINVAL;
+	}
+	if (release && reg->off) {
+		verbose(env, "R%u must have zero offset when passed to release func or trusted arg "
+			     "to kfunc\n", regno);
+		return -EINVAL;
+	}
+	/* (a kernel object's fixed offset may point at a struct inside it) */
+	err = check_ptr_off(env, reg, regno, !release && reg_is_btf_id(reg));
+	if (err)
+		return err;
+check_struct:
+	if (reg_is_btf_id(reg) && reg->type != PTR_TO_BTF_ID_RCU && !reg_is_trusted_btf(reg) &&
+	    reg->type != PTR_TO_BTF_ID) {
+		verbose(env, "arg#%u is %s expected %s or socket\n", i, reg_type_str(reg->type),
+			reg_type_str(PTR_TO_BTF_ID));
+		return -EINVAL;
+	}
+	/* (a release takes exactly the struct it acquired) */
+	if (release ? reg->off || reg_id != ref_id
+		    : !btf_ids_match(env, reg_id, reg->off, ref_id)) {
+		verbose(env, "kernel function %s args#%u expected pointer to STRUCT %s but R%u has "
+			     "a pointer to STRUCT %s\n", k->name, i,
+			btf_str_by_offset(k->btf, ref_t->name_off) ?: "", regno,
+			btf_id_name(reg_id));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* An iterator kfunc's first argument: a pointer to its struct bpf_iter_<type> on the stack. */
 static int kfunc_iter_arg(struct verifier_env *env, const struct kfunc_btf *k,
 			  const struct kfunc_desc *desc, const struct btf_type *t,
@@ -355,6 +503,8 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			return -EINVAL;
 		}
 		const struct reg_state *reg = &cur_regs(env)[regno];
+		u32 ref_id;
+		const struct btf_type *ref_t = btf_skip_modifiers(k->btf, t->type, &ref_id);
 
 		/* 6.18.44 holds every kfunc's pointers to this (only __opt ones may be NULL) */
 		if ((reg_is_null(reg) || reg_may_be_null(reg)) &&
@@ -363,6 +513,17 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			verbose(env, "Possibly NULL pointer passed to trusted arg%u\n", i);
 			return -EACCES;
 		}
+		if (reg->ref_obj_id) {
+			if ((desc->flags & KF_RELEASE) && meta->ref_obj_id) {
+				verbose(env, "verifier internal error: more than one arg with "
+					     "ref_obj_id R%u %u %u\n", regno, reg->ref_obj_id,
+					meta->ref_obj_id);
+				return -EFAULT;
+			}
+			meta->ref_obj_id = reg->ref_obj_id;
+			if (desc->flags & KF_RELEASE)
+				meta->release_regno = regno;
+		}
 		if (i == 0 && (desc->flags & (KF_ITER_NEW | KF_ITER_NEXT | KF_ITER_DESTROY))) {
 			err = kfunc_iter_arg(env, k, desc, t, meta, insn_idx);
 		} else if (ctx_type_name(env->prog->type, false) &&
@@ -370,10 +531,18 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			err = kfunc_ctx_arg(env, regno);
 		} else if (points_to_struct(k, t, "bpf_dynptr")) {
 			err = kfunc_dynptr_arg(env, k, desc, i, meta, insn_idx);
+		} else if (reg_struct_id(reg) && ref_t) {
+			err = kfunc_btf_id_arg(env, k, desc, i, ref_t, ref_id);
 		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||
 					     str_ends(param_name(k, i + 1), "__szk"))) {
 			err = kfunc_mem_size_arg(env, k, i, meta);
 			i++; /* the size went with it */
+		} else if (!is_scalar(ref_t) && !is_scalar_struct(k->btf, ref_t, 0)) {
+			verbose(env, "arg#%u pointer type %s %s must point to scalar, or struct "
+				     "with scalar\n", i,
+				btf_kind_str(ref_t ? BTF_INFO_KIND(ref_t->info) : 0),
+				ref_t ? btf_str_by_offset(k->btf, ref_t->name_off) ?: "" : "");
+			err = -EINVAL;
 		} else {
 			/* (no kfunc of userbpf's takes another kind) */
 			verbose(env, "verifier internal error: unsupported arg#%u of %s\n", i,
@@ -382,6 +551,11 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		}
 		if (err)
 			return err;
+	}
+	if ((desc->flags & KF_RELEASE) && !meta->release_regno) {
+		verbose(env, "release kernel function %s expects refcounted PTR_TO_BTF_ID\n",
+			k->name);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -410,9 +584,7 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "kernel function %s is not supported by userbpf\n", k.name);
 		return -EOPNOTSUPP;
 	}
-	/* a packet's dynptr, for the program types the kernel gives the kfunc to */
-	if (((desc->flags & KF_PKT_SKB) && !skb_dynptr_type(env->prog->type)) ||
-	    ((desc->flags & KF_PKT_XDP) && env->prog->type != BPF_PROG_TYPE_XDP)) {
+	if (!kfunc_type_allowed(desc, env->prog->type)) {
 		verbose(env, "calling kernel function %s is not allowed\n", k.name);
 		return -EACCES;
 	}
@@ -453,6 +625,9 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		}
 		env->cur->active_preempt_locks--;
 	}
+	/* the reference ends: every copy of the pointer becomes a scalar */
+	if (meta.release_regno)
+		release_ref(env, env->cur, regs[meta.release_regno].ref_obj_id, true);
 
 	clobber_caller_saved(env, regs);
 	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);
@@ -463,6 +638,15 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	if (is_scalar(ret)) {
 		mark_reg_unknown(&regs[BPF_REG_0]);
 		return 0;
+	}
+	u32 ret_id;
+	const struct btf_type *pointee = is_ptr(ret) ? btf_skip_modifiers(k.btf, ret->type, &ret_id)
+						     : NULL;
+	bool ret_struct = pointee && BTF_INFO_KIND(pointee->info) == BTF_KIND_STRUCT;
+
+	if ((desc->flags & KF_ACQUIRE) && !ret_struct) {
+		verbose(env, "acquire kernel function does not return PTR_TO_BTF_ID\n");
+		return -EINVAL;
 	}
 	if (!strcmp(k.name, "bpf_dynptr_slice") || !strcmp(k.name, "bpf_dynptr_slice_rdwr")) {
 		if (!meta.const_found) {
@@ -488,6 +672,10 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 			regs[BPF_REG_0].buf_off = meta.buf_off;
 			regs[BPF_REG_0].buf_size = (u16)meta.const_value;
 		}
+	} else if (ret_struct) {
+		/* a kernel object: trusted only while it holds a reference */
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_BTF_ID);
+		regs[BPF_REG_0].btf_id = ret_id;
 	} else {
 		u32 size;
 		const struct btf_type *p = btf_skip_modifiers(k.btf, ret->type, NULL);
@@ -512,6 +700,16 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	if (desc->flags & KF_RET_NULL) {
 		regs[BPF_REG_0].type = reg_type_or_null(regs[BPF_REG_0].type);
 		regs[BPF_REG_0].id = ++env->id_gen;
+	}
+	if (desc->flags & KF_ACQUIRE) {
+		u32 ref;
+
+		err = acquire_ref(env, insn_idx, &ref);
+		if (err)
+			return err;
+		if (desc->flags & KF_RET_NULL)
+			regs[BPF_REG_0].id = ref; /* (its NULL check ends the reference) */
+		regs[BPF_REG_0].ref_obj_id = ref;
 	}
 	if (desc->flags & KF_ITER_NEXT)
 		return iter_next_fork(env, insn_idx, meta.iter_frameno, meta.iter_spi);

@@ -93,6 +93,11 @@ enum reg_type {
 	PTR_TO_BTF_ID_UNTRUSTED,	/* anything else read through one: may be NULL or stale */
 	PTR_TO_RDONLY_UNTRUSTED_MEM,	/* a pointer field to something not a struct (void *,
 					 * char *...): memory of unknown size (mem_size 0) */
+	PTR_TO_BTF_ID,			/* a kfunc's result (the kernel's plain PTR_TO_BTF_ID):
+					 * trusted while it holds a reference (ref_obj_id, an
+					 * acquiring kfunc's), which a release kfunc ends */
+	PTR_TO_BTF_ID_OR_NULL,		/* the same, before its NULL check */
+	REG_TYPE__COUNT
 };
 
 /* One register.
@@ -129,7 +134,8 @@ struct reg_state {
 		s32 subprogno;	/* FUNC: the callback's subprogram */
 	};
 	struct bpf_map *map;
-	u32 ref_obj_id;		/* RINGBUF_MEM*: the reference (a reserved record) */
+	u32 ref_obj_id;		/* the reference it holds: RINGBUF_MEM* (a reserved record),
+				 * sockets, PTR_TO_BTF_ID* (an acquired kernel object) */
 	u32 mem_size;		/* RINGBUF_MEM*, MEM*: bytes it points at */
 	u32 dynptr_id;		/* MEM*: the dynptr it is a slice of (its id), 0 if none */
 	u8 dynptr_type;		/* CONST_PTR_TO_DYNPTR, and a STACK_DYNPTR slot's spilled state:
@@ -146,7 +152,7 @@ struct reg_state {
 	 * holds the reference (ref_obj_id). */
 	u32 iter_btf_id;
 	u32 iter_depth;
-	u32 btf_id;		/* PTR_TO_BTF_ID_*: the struct's vmlinux BTF id */
+	u32 btf_id;		/* PTR_TO_BTF_ID*: the struct's vmlinux BTF id */
 	u8 iter_state;
 	struct scalar s;
 };
@@ -415,8 +421,13 @@ int stack_obj_spi(struct verifier_env *env, const struct reg_state *reg, const c
 void forget_buf_slices(struct verifier_env *env, u32 frameno, s64 lo, s64 hi);
 /* PTR_TO_MEM or PTR_TO_RDONLY_MEM, NULL-checked or not: memory of mem_size bytes. */
 bool reg_is_mem(const struct reg_state *reg);
+/* A kernel object's pointer type that may be dereferenced (PTR_TO_BTF_ID*, not _OR_NULL). */
 bool is_btf_ptr_type(u8 type);
+/* A kernel object's pointer, NULL-checked or not. */
 bool reg_is_btf_id(const struct reg_state *reg);
+/* The kernel's is_trusted_reg() for kernel objects: trusted (bpf_get_current_task_btf()'s), or
+ * holding a reference (an acquiring kfunc's). */
+bool reg_is_trusted_btf(const struct reg_state *reg);
 /* A load or store of size bytes at regno's pointer + off (its fixed offset included) to a
  * kernel object (btf_access.c); the loaded value goes to value_regno (-1: none). */
 int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
@@ -531,8 +542,9 @@ const char *ctx_type_name(u32 prog_type, bool typedef_name);
 int add_kfunc_call(struct verifier_env *env, const struct bpf_insn *in);
 /* A kfunc call in the walk: its arguments, then R0 as its prototype returns it. */
 int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int insn_idx);
-/* How many argument registers the kfunc call in reads (5 when it is not a known function). */
-u32 kfunc_nargs(const struct bpf_insn *in);
+/* How many argument registers the kfunc call in reads (5 when it is not a known function, or
+ * not one the program's type may call). */
+u32 kfunc_nargs(const struct verifier_env *env, const struct bpf_insn *in);
 int check_exit(struct verifier_env *env, int *insn_idx, bool *path_done);
 /* References (ring buffer records): release one (and, with forget_regs, the registers holding
  * it); complain about any still held (prefix: what would leak them). */

@@ -111,7 +111,7 @@ static void insn_use_def(const struct verifier_env *env, const struct bpf_insn *
 			*def = CALLER_SAVED;
 			*use = in->src_reg == 0 ? helper_args(env, in->imm) : ALL_ARGS;
 			if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
-				*use = (u16)(((1u << kfunc_nargs(in)) - 1) << BPF_REG_1);
+				*use = (u16)(((1u << kfunc_nargs(env, in)) - 1) << BPF_REG_1);
 			break;
 		default:
 			*use = x ? dst | src : dst;

@@ -53,6 +53,8 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_BTF_ID_RCU] = "rcu_ptr_",
 		[PTR_TO_BTF_ID_UNTRUSTED] = "untrusted_ptr_",
 		[PTR_TO_RDONLY_UNTRUSTED_MEM] = "rdonly_untrusted_mem",
+		[PTR_TO_BTF_ID] = "ptr_",
+		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -102,6 +104,7 @@ u8 reg_type_not_null(u8 type)
 	case PTR_TO_SOCKET_OR_NULL: return PTR_TO_SOCKET;
 	case PTR_TO_TCP_SOCK_OR_NULL: return PTR_TO_TCP_SOCK;
 	case PTR_TO_XDP_SOCK_OR_NULL: return PTR_TO_XDP_SOCK;
+	case PTR_TO_BTF_ID_OR_NULL: return PTR_TO_BTF_ID;
 	default: return type;
 	}
 }
@@ -113,7 +116,7 @@ bool reg_may_be_null(const struct reg_state *reg)
 
 u8 reg_type_or_null(u8 type)
 {
-	for (u8 t = 0; t <= PTR_TO_RDONLY_MEM_OR_NULL; t++)
+	for (u8 t = 0; t < REG_TYPE__COUNT; t++)
 		if (t != type && reg_type_not_null(t) == type)
 			return t;
 	return type;
@@ -150,12 +153,18 @@ bool reg_is_mem(const struct reg_state *reg)
 bool is_btf_ptr_type(u8 type)
 {
 	return type == PTR_TO_BTF_ID_TRUSTED || type == PTR_TO_BTF_ID_RCU ||
-	       type == PTR_TO_BTF_ID_UNTRUSTED;
+	       type == PTR_TO_BTF_ID_UNTRUSTED || type == PTR_TO_BTF_ID;
 }
 
 bool reg_is_btf_id(const struct reg_state *reg)
 {
-	return is_btf_ptr_type(reg->type);
+	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL;
+}
+
+bool reg_is_trusted_btf(const struct reg_state *reg)
+{
+	return reg->type == PTR_TO_BTF_ID_TRUSTED ||
+	       (reg->type == PTR_TO_BTF_ID && reg->ref_obj_id);
 }
 
 bool reg_is_pkt(const struct reg_state *reg)

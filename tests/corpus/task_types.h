@@ -16,6 +16,15 @@ struct cred {
 
 struct mm_struct;
 
+struct kernfs_node {
+	unsigned long long id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	int level;
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;

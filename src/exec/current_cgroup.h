@@ -1,0 +1,24 @@
+/* The kernel's struct cgroup objects for programs (current_cgroup.c): the cgroup v2 hierarchy's
+ * cgroups, laid out by the kernel's BTF, which the tasks' css_sets point at and the cgroup
+ * kfuncs take and return. */
+#ifndef USERBPF_EXEC_CURRENT_CGROUP_H
+#define USERBPF_EXEC_CURRENT_CGROUP_H
+
+#include "util.h"
+
+/* The address of the struct css_set for the cgroup v2 cgroup of the task whose /proc directory
+ * is proc_dir ("/proc/thread-self", "/proc/<pid>"), or 0 (no kernel BTF, no cgroup2 mount that
+ * shows it). */
+u64 cgroup_css_set_of(const char *proc_dir);
+
+/* The struct cgroup of id (a cgroup2 directory's inode number), or 0 if no cgroup has it. */
+u64 cgroup_by_id(u64 id);
+
+/* The ancestor of the struct cgroup at cgrp at level (0: the root; its level: itself), or 0
+ * if level is outside [0, its level] or cgrp is not one of userbpf's. */
+u64 cgroup_ancestor(u64 cgrp, s64 level);
+
+/* Whether the task's cgroup (task: one of current_task.c's) is ancestor or below it. */
+bool cgroup_task_under(u64 task, u64 ancestor);
+
+#endif
