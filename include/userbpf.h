@@ -19,6 +19,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/bpf.h>
+#include <linux/version.h>
+
+/* Ids the kernel added after the uapi header this is compiled with (Debian 12's is 6.1's), for
+ * code written against 6.18's: */
+#if defined(LINUX_VERSION_CODE) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define BPF_MAP_TYPE_CGRP_STORAGE 32
+#define BPF_FUNC_cgrp_storage_get 210
+#define BPF_FUNC_cgrp_storage_delete 211
+#endif
 
 #ifdef __cplusplus
 extern "C" {

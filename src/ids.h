@@ -2,7 +2,7 @@
 #ifndef USERBPF_IDS_H
 #define USERBPF_IDS_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include "fd.h"
 

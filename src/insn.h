@@ -33,7 +33,7 @@
 #define USERBPF_SRC_INSN_H
 
 #include <stdint.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 /* Constants newer than some distributions' uapi headers (Debian 12 ships 6.1's). */
 #ifndef BPF_JMP32

@@ -2,7 +2,7 @@
 #ifndef USERBPF_PIN_H
 #define USERBPF_PIN_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stdbool.h>
 #include <sys/types.h>
 

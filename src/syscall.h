@@ -2,7 +2,7 @@
 #ifndef USERBPF_SYSCALL_H
 #define USERBPF_SYSCALL_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stdint.h>
 
 /* The reference kernel's (6.18) union bpf_attr is 168 bytes, our uapi header's smaller: an attr

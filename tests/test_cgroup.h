@@ -27,6 +27,25 @@ static inline void cgroup2_mount(char *mnt, size_t size)
 		fclose(f);
 }
 
+/* This process's cgroup (v2) directory under the cgroup2 mount, into dir ("<mount>/a/b", no
+ * slash at the end): 0, or -1 where no cgroup2 mount shows it. */
+static inline int own_cgroup_dir(char *dir, size_t size)
+{
+	char mnt[1024], line[4096] = "";
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f) && strncmp(line, "0::/", 4))
+		line[0] = 0;
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	cgroup2_mount(mnt, sizeof(mnt));
+	if (!mnt[0] || strncmp(line, "0::/", 4))
+		return -1;
+	snprintf(dir, size, "%s%s", mnt, strcmp(line + 3, "/") ? line + 3 : "");
+	return 0;
+}
+
 /* Writes s to the file at path (a cgroup's control file): 0, or -1. */
 static inline int write_str(const char *path, const char *s)
 {

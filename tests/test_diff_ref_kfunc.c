@@ -418,24 +418,14 @@ static void cases_agree(const int map[NSIDES], bool runs_only, struct tally *t)
  * id, level and ancestors other than the root's): false if cgroup2 is not writable. */
 static bool nested_runs_agree(const int map[NSIDES], struct tally *t)
 {
-	char mnt[1024], a[5200], b[5300], procs[5400], back[5400], pid[32], line[4096] = "";
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	char own[5200], a[5300], b[5400], procs[5500], back[5400], pid[32];
 	bool moved;
 
-	while (f && fgets(line, sizeof(line), f) && strncmp(line, "0::/", 4))
-		line[0] = 0;
-	if (f)
-		fclose(f);
-	line[strcspn(line, "\n")] = 0;
-	cgroup2_mount(mnt, sizeof(mnt));
-	if (!mnt[0] || strncmp(line, "0::/", 4))
+	if (own_cgroup_dir(own, sizeof(own)))
 		return false;
-	/* (where we are: under the mount, which shows the whole hierarchy here) */
-	snprintf(a, sizeof(a), "%s%s/userbpf-refs-%d", mnt, strcmp(line + 3, "/") ? line + 3 : "",
-		 (int)getpid());
+	snprintf(a, sizeof(a), "%s/userbpf-refs-%d", own, (int)getpid());
 	snprintf(b, sizeof(b), "%s/b", a);
-	snprintf(back, sizeof(back), "%s%s/cgroup.procs", mnt,
-		 strcmp(line + 3, "/") ? line + 3 : "");
+	snprintf(back, sizeof(back), "%s/cgroup.procs", own);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", b);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	if (mkdir(a, 0755))

@@ -212,6 +212,37 @@ TEST(loader_runs_task_storage)
 		userbpf_object_close(obj[s]);
 }
 
+/* raw_tp_cgrp_storage: this process's cgroup's count in its cgroup storage, one per run; at 100
+ * it is deleted (the next run starts again at 1).  103 runs from this thread on each side: the
+ * same values, each with the cgroup's id bpf_get_current_cgroup_id()'s. */
+TEST(loader_runs_cgrp_storage)
+{
+	struct userbpf_object *obj[NSIDES] = { NULL };
+	int prog[NSIDES], agreed = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(load_corpus("raw_tp_cgrp_storage", obj, prog) == 0);
+	for (int i = 0; i < 103; i++) {
+		uint64_t args[2] = { 0, 0 };
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES] = { 1, 2 };
+
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, args, sizeof(args), NULL,
+						 0, &ret[s]);
+		if (!AGREE("cgroup storage run", r) || r[K].rc || ret[U] != ret[K] ||
+		    ret[U] != (uint32_t)(i % 100 + 1) * 2 + 1) {
+			test_fail(__FILE__, __LINE__, "run %d: kernel %u, userbpf %u", i, ret[K],
+				  ret[U]);
+			break;
+		}
+		agreed++;
+	}
+	CHECK_EQ(agreed, 103);
+	for (int s = 0; s < NSIDES; s++)
+		userbpf_object_close(obj[s]);
+}
+
 /* A TCP frame (IPv4 or IPv6, from src:sport to dst:dport, the given flags) for
  * tc_sk_lookup_guard; its length. */
 static uint32_t tcp_frame(uint8_t *f, bool v6, const void *src, const void *dst, uint16_t sport,

@@ -12,7 +12,7 @@
 #ifndef USERBPF_BTF_H
 #define USERBPF_BTF_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <linux/btf.h>
 
 #include "fd.h"

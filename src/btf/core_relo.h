@@ -18,7 +18,7 @@
 #ifndef USERBPF_BTF_CORE_RELO_H
 #define USERBPF_BTF_CORE_RELO_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stdarg.h>
 #include <stdbool.h>
 

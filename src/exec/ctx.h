@@ -9,7 +9,7 @@
 #ifndef USERBPF_CTX_H
 #define USERBPF_CTX_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stddef.h>
 
 #include "util.h"

@@ -12,6 +12,7 @@
  * again) is made anew.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,4 +263,14 @@ bool cgroup_task_under(u64 task, u64 ancestor)
 		return false;
 	memcpy(&cgrp, (const u8 *)(uintptr_t)cset + C.dfl_cgrp, sizeof(void *));
 	return cgroup_ancestor(cgrp, a->level) == ancestor;
+}
+
+int cgroup_id_of(u64 cgrp, u64 *id)
+{
+	struct fake_cgroup *f = cgroup_of(cgrp);
+
+	if (!f)
+		return -EINVAL;
+	*id = f->id;
+	return 0;
 }

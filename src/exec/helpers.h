@@ -8,7 +8,7 @@
 #ifndef USERBPF_HELPERS_H
 #define USERBPF_HELPERS_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include "util.h"
 
@@ -22,6 +22,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
 	ARG_PTR_TO_BTF_ID_TASK,		/* a struct task_struct the program may pass on (trusted
 					 * or RCU, not offset) */
+	ARG_PTR_TO_BTF_ID_CGROUP,	/* the same for a struct cgroup */
 	ARG_PTR_TO_SOCK_COMMON,	/* the same, as the older helpers name it */
 	ARG_PTR_TO_SOCK_RELEASE,	/* a socket a lookup acquired, released (bpf_sk_release()) */
 	ARG_PTR_TO_SOCKET_OR_NULL,	/* a full socket (maybe NULL), or NULL (a known zero) */

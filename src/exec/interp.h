@@ -28,7 +28,7 @@
 #define USERBPF_EXEC_INTERP_H
 
 #include <stdint.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 /* Stack bytes of one frame (MAX_BPF_STACK) and the deepest call chain, main frame included, as
  * the kernel's MAX_CALL_FRAMES. */

@@ -46,7 +46,7 @@
 #define USERBPF_EXEC_INTERP_FUSE_H
 
 #include <stdint.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 /* X(name, kind, op, op2, bits): op the jump (BND, AJ, AJ2, BNDL), ALU (LDA) or shift (SHX)
  * operation, op2 BNDL's and SHX's ALU operation, bits the load width of LDA and BNDL (64

@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include "exec/interp.h"
 

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 /* Registers insn may read (*use, a superset) and surely writes (*def, a subset), as masks
  * (bit r for rR). */

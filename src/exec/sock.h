@@ -8,7 +8,7 @@
 #ifndef USERBPF_EXEC_SOCK_H
 #define USERBPF_EXEC_SOCK_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include "map/sk_storage.h"
 #include "util.h"

@@ -15,7 +15,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include <userbpf/loader.h>
 

@@ -95,7 +95,8 @@ static bool specials_allowed(u32 type, u32 fields)
 	bool lru = type == BPF_MAP_TYPE_LRU_HASH;
 
 	if ((fields & BTF_SPECIAL_LOCK) && !hash && !array && type != BPF_MAP_TYPE_CGROUP_STORAGE &&
-	    type != BPF_MAP_TYPE_SK_STORAGE)
+	    type != BPF_MAP_TYPE_SK_STORAGE && type != BPF_MAP_TYPE_TASK_STORAGE &&
+	    type != BPF_MAP_TYPE_CGRP_STORAGE)
 		return false;
 	if ((fields & BTF_SPECIAL_TIMER) && !hash && !lru && !array)
 		return false;

@@ -13,7 +13,7 @@
 #define USERBPF_MAP_H
 
 #include <errno.h>
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 #include "fd.h"
 #include "util.h"

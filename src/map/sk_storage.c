@@ -1,6 +1,7 @@
 /* BPF_MAP_TYPE_SK_STORAGE: a value per socket, which programs reach with bpf_sk_storage_get()
  * and bpf_sk_storage_delete() and bpf() through a socket's fd as the key.  And
- * BPF_MAP_TYPE_TASK_STORAGE, the same table for tasks (at the end).
+ * BPF_MAP_TYPE_TASK_STORAGE and BPF_MAP_TYPE_CGRP_STORAGE, the same table for tasks and cgroups
+ * (at the end).
  *
  * Two kinds of sockets carry storage here.  The sockets of test runs (the dummy socket behind
  * __sk_buff.sk, as the kernel's BPF_PROG_TEST_RUN makes one for each run) hold their own list
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "map/map.h"
@@ -421,3 +423,47 @@ static int task_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_
 }
 
 const struct bpf_map_ops task_storage_map_ops = STORAGE_MAP_OPS(task_storage_alloc);
+
+/* ---- BPF_MAP_TYPE_CGRP_STORAGE ----
+ *
+ * A value per cgroup, which programs reach with bpf_cgrp_storage_get() and _delete() on a
+ * struct cgroup pointer (a task's cgroups->dfl_cgrp, a cgroup kfunc's), and bpf() through the
+ * fd of the cgroup's directory as the key: the table above, keyed by the cgroup's id (its
+ * directory's inode number in cgroup2).  A cgroup v1 directory's fd is taken too, as the
+ * kernel's cgroup_v1v2_get_from_fd() takes it (keyed apart: no program reaches those).  The
+ * kernel frees a cgroup's storage when the cgroup goes; here it stays until the map goes. */
+
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* The cgroup behind the directory fd at key: its id; -EBADF for any other fd. */
+static int cgroup_fd_id(const void *key, u64 *id)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fd;
+
+	memcpy(&fd, key, sizeof(fd));
+	if (fd < 0 || fstat(fd, &st) || fstatfs(fd, &sfs) || !S_ISDIR(st.st_mode))
+		return -EBADF;
+	if ((u64)sfs.f_type == CGROUP2_SUPER_MAGIC)
+		*id = (u64)st.st_ino;
+	else if ((u64)sfs.f_type == CGROUP_SUPER_MAGIC)
+		*id = (u64)st.st_ino | (UINT64_C(1) << 63); /* (a v1 hierarchy's) */
+	else
+		return -EBADF;
+	return 0;
+}
+
+static int cgrp_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	int err = sks_alloc(attr, memfd, out);
+
+	if (!err)
+		sks_of(*out)->owner_of_fd = cgroup_fd_id;
+	return err;
+}
+
+const struct bpf_map_ops cgrp_storage_map_ops = STORAGE_MAP_OPS(cgrp_storage_alloc);

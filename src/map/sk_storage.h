@@ -42,4 +42,8 @@ int sk_storage_sock_delete(struct bpf_map *map, u64 cookie);
 #define task_storage_get(map, pid, init, create) sk_storage_sock_get(map, pid, init, create)
 #define task_storage_delete(map, pid) sk_storage_sock_delete(map, pid)
 
+/* A cgroup storage map's (BPF_MAP_TYPE_CGRP_STORAGE) the same way, by the cgroup's id. */
+#define cgrp_storage_get(map, id, init, create) sk_storage_sock_get(map, id, init, create)
+#define cgrp_storage_delete(map, id) sk_storage_sock_delete(map, id)
+
 #endif

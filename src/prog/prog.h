@@ -8,7 +8,7 @@
 #ifndef USERBPF_PROG_H
 #define USERBPF_PROG_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <string.h>
 
 #include "fd.h"

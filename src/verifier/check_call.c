@@ -227,10 +227,11 @@ static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg
 	return 0;
 }
 
-/* A task pointer argument (6.18's ARG_PTR_TO_BTF_ID_OR_NULL for btf_tracing_ids' task_struct):
- * NULL, or one of the BTF pointer types a helper may take (trusted, RCU or a kfunc's; not an
- * untrusted one), to a task_struct (or a struct that begins with one) at its start. */
-static int check_task_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg)
+/* A kernel object pointer argument (6.18's ARG_PTR_TO_BTF_ID_OR_NULL for a task_struct or a
+ * cgroup): NULL, or one of the BTF pointer types a helper may take (trusted, RCU or a kfunc's;
+ * not an untrusted one), to that struct (or a struct that begins with one) at its start. */
+static int check_btf_obj_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg,
+			     u32 want_id, const char *want)
 {
 	if (reg_is_const(reg) && !reg->s.var_off.value)
 		return mark_precise_reg(env, regno); /* (NULL: a value the helper acts on) */
@@ -238,10 +239,9 @@ static int check_task_arg(struct verifier_env *env, u32 regno, const struct reg_
 	    reg->type != PTR_TO_BTF_ID)
 		return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
 	if (!scalar_is_const(&reg->s) ||
-	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value,
-			   btf_vmlinux_task_struct())) {
+	    !btf_ids_match(env, reg->btf_id, reg->off + (int)reg->s.var_off.value, want_id)) {
 		verbose(env, "R%u is of type %s but %s is expected\n", regno,
-			btf_id_name(reg->btf_id), "task_struct");
+			btf_id_name(reg->btf_id), want);
 		return -EACCES;
 	}
 	return 0;
@@ -308,7 +308,11 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		}
 		return 0;
 	case ARG_PTR_TO_BTF_ID_TASK:
-		return check_task_arg(env, regno, reg);
+		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_task_struct(), "task_struct");
+	case ARG_PTR_TO_BTF_ID_CGROUP:
+		return check_btf_obj_arg(env, regno, reg,
+					 btf_find_by_name_kind(btf_vmlinux(), "cgroup",
+							       BTF_KIND_STRUCT), "cgroup");
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:
@@ -1091,6 +1095,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_TASK_STORAGE) !=
 			    (id == BPF_FUNC_task_storage_get ||
 			     id == BPF_FUNC_task_storage_delete) ||
+		    (map->map_type == BPF_MAP_TYPE_CGRP_STORAGE) !=
+			    (id == BPF_FUNC_cgrp_storage_get ||
+			     id == BPF_FUNC_cgrp_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->map_type == BPF_MAP_TYPE_USER_RINGBUF) !=
 			    (id == BPF_FUNC_user_ringbuf_drain) ||

@@ -39,7 +39,11 @@ const char *helper_name_of(s32 id)
 {
 	if (id >= 0 && (u32)id < ARRAY_SIZE(helper_names))
 		return helper_names[id];
-	return "unknown";
+	switch (id) { /* (helpers newer than the uapi header this is built with) */
+	case BPF_FUNC_cgrp_storage_get: return "bpf_cgrp_storage_get";
+	case BPF_FUNC_cgrp_storage_delete: return "bpf_cgrp_storage_delete";
+	default: return "unknown";
+	}
 }
 
 static void print_alu(struct verifier_env *env, const struct bpf_insn *in)

@@ -7,7 +7,7 @@
 #ifndef USERBPF_VERIFIER_DISASM_H
 #define USERBPF_VERIFIER_DISASM_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stddef.h>
 
 /* Writes the text of insn (for an ld_imm64 both slots are read: the caller guarantees insn[1]

@@ -20,7 +20,7 @@
 #ifndef USERBPF_VERIFIER_ENV_H
 #define USERBPF_VERIFIER_ENV_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stdarg.h>
 
 #include "insn.h"

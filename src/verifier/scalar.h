@@ -32,7 +32,7 @@
 #ifndef USERBPF_VERIFIER_SCALAR_H
 #define USERBPF_VERIFIER_SCALAR_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 #include <stdbool.h>
 #include <stddef.h>
 

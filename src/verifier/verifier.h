@@ -12,7 +12,7 @@
 #ifndef USERBPF_VERIFIER_H
 #define USERBPF_VERIFIER_H
 
-#include <linux/bpf.h>
+#include "userbpf.h" /* (<linux/bpf.h>, with the ids newer than it) */
 
 struct bpf_prog;
 

@@ -16,7 +16,9 @@ struct task_lookup {
 	int current_pid;
 	/* the current cgroup (bpf_cgroup_from_id() of bpf_get_current_cgroup_id()) */
 	int cgroup_found, cgroup_level, root_found, under_root;
-	unsigned long long cgroup_id, root_id;
+	/* (8-aligned on i386 too, as the program lays them out) */
+	unsigned long long cgroup_id __attribute__((aligned(8)));
+	unsigned long long root_id __attribute__((aligned(8)));
 };
 
 #endif

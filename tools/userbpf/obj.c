@@ -155,6 +155,8 @@ const char *cli_map_type_name(unsigned int type)
 	    [BPF_MAP_TYPE_CGROUP_STORAGE] = "cgroup_storage",
 	    [BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE] = "percpu_cgroup_storage",
 	    [BPF_MAP_TYPE_SK_STORAGE] = "sk_storage",
+	    [BPF_MAP_TYPE_TASK_STORAGE] = "task_storage",
+	    [BPF_MAP_TYPE_CGRP_STORAGE] = "cgrp_storage",
 	    [BPF_MAP_TYPE_STACK_TRACE] = "stack_trace",
 	    [BPF_MAP_TYPE_SOCKMAP] = "sockmap",
 	    [BPF_MAP_TYPE_SOCKHASH] = "sockhash",

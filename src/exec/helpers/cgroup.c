@@ -1,12 +1,16 @@
 /* cgroup.c — the cgroup helpers: the calling thread's cgroup v2 id and its ancestors', the
- * cgroup array tests, cgroup local storage, the net_cls class id.
+ * cgroup array tests, cgroup local storage (the attached program's, and a cgroup's in a
+ * BPF_MAP_TYPE_CGRP_STORAGE map), the net_cls class id.
  */
-#include <sys/stat.h>
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "exec/current_cgroup.h"
+#include "exec/helpers/impl.h"
 #include "map/cgroup_array.h"
 #include "map/cgroup_storage.h"
-#include "exec/helpers/impl.h"
+#include "map/sk_storage.h"
 
 /* The calling thread's cgroup (v2) id, or its ancestor's at level (-1: the cgroup itself; 0 is
  * the root, whose id is 1): the kernel's id is the cgroup directory's inode number in the
@@ -107,6 +111,28 @@ u64 h_skb_under_cgroup(u64 ctx, u64 map, u64 idx, u64 a4, u64 a5)
 u64 h_get_local_storage(u64 map, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	return (u64)(uintptr_t)cgroup_storage_get(PTR(map));
+}
+
+/* bpf_cgrp_storage_get(map, cgrp, value, flags), bpf_cgrp_storage_delete(map, cgrp): the value
+ * the map keeps for the cgroup (src/map/sk_storage.c), by its id.  flags:
+ * BPF_LOCAL_STORAGE_GET_F_CREATE or 0, else NULL, as the kernel's. */
+u64 h_cgrp_storage_get(u64 map, u64 cgrp, u64 value, u64 flags, u64 a5)
+{
+	u64 id;
+
+	if (!cgrp || flags & ~(u64)BPF_LOCAL_STORAGE_GET_F_CREATE || cgroup_id_of(cgrp, &id))
+		return 0;
+	return (u64)(uintptr_t)cgrp_storage_get(PTR(map), id, PTR(value),
+						flags == BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+u64 h_cgrp_storage_delete(u64 map, u64 cgrp, u64 a3, u64 a4, u64 a5)
+{
+	u64 id;
+
+	if (!cgrp || cgroup_id_of(cgrp, &id))
+		return (u64)-EINVAL;
+	return (u64)(s64)cgrp_storage_delete(PTR(map), id);
 }
 
 u64 h_get_current_cgroup_id(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

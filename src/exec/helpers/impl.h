@@ -58,6 +58,8 @@ HELPER(h_get_current_comm);
 HELPER(h_get_current_task);
 HELPER(h_task_storage_get);
 HELPER(h_task_storage_delete);
+HELPER(h_cgrp_storage_get);
+HELPER(h_cgrp_storage_delete);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
 HELPER(h_get_branch_snapshot);
