@@ -30,6 +30,7 @@ enum {
 	V_ANCESTORS,
 	V_ACQUIRE, V_RELEASE, V_FROM_PID, V_FROM_VPID, V_RCU_LOCK, V_RCU_UNLOCK, /* kfunc ids */
 	V_CG_ACQUIRE, V_CG_RELEASE, V_CG_ANCESTOR, V_CG_FROM_ID, V_UNDER,
+	V_ITER_NEW, V_ITER_NEXT, V_ITER_DESTROY,
 	V_MY_PID, V_MY_TID, V_PARENT_PID, V_GRANDPARENT_PID, /* this process's ids */
 	V__COUNT
 };
@@ -60,6 +61,9 @@ static bool fill_values(void)
 	vals[V_CG_ANCESTOR] = (s32)btf_find_func(btf, "bpf_cgroup_ancestor");
 	vals[V_CG_FROM_ID] = (s32)btf_find_func(btf, "bpf_cgroup_from_id");
 	vals[V_UNDER] = (s32)btf_find_func(btf, "bpf_task_under_cgroup");
+	vals[V_ITER_NEW] = (s32)btf_find_func(btf, "bpf_iter_task_new");
+	vals[V_ITER_NEXT] = (s32)btf_find_func(btf, "bpf_iter_task_next");
+	vals[V_ITER_DESTROY] = (s32)btf_find_func(btf, "bpf_iter_task_destroy");
 	vals[V_PID] = (s32)btf_member_offset(btf, task, "pid");
 	vals[V_TGID] = (s32)btf_member_offset(btf, task, "tgid");
 	vals[V_RP] = (s32)btf_member_offset(btf, task, "real_parent");
@@ -97,6 +101,19 @@ static bool fill_values(void)
 #define CGROUP TASK, LD(DW, 1, 0, V_CGROUPS), LD(DW, 1, 1, V_DFL_CGRP)
 /* r0 = the current cgroup, acquired, NULL-checked (returns 0 if NULL), in r6 */
 #define ACQUIRE_CGROUP CGROUP, KFUNC(V_CG_ACQUIRE), IF_NULL(0, 100), MOV(6, 0)
+
+/* The task iterator at fp-24: _new(r2 as set before, flags), _next(), _destroy() */
+#define ITER_NEW(flags) MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), IMM(3, flags),       \
+	KFUNC(V_ITER_NEW)
+#define ITER_NEXT MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_ITER_NEXT)
+#define ITER_DESTROY MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_ITER_DESTROY)
+/* r7 = 1 if the iterator (made before) gives a task whose pid is the placeholder's, else as
+ * it was; then the iterator destroyed (10 + 3 insns) */
+#define ITER_FIND(v) ITER_NEXT, IF_NULL(0, 5), LD(W, 1, 0, V_PID), IMM(2, VAL(v)),               \
+	BPF_JMP_REG(BPF_JNE, BPF_REG_1, BPF_REG_2, 1), IMM(7, 1), BPF_JMP_A(-9), ITER_DESTROY
+/* r7 = how many tasks the iterator gives; then destroyed */
+#define ITER_COUNT ITER_NEXT, IF_NULL(0, 2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 1),               \
+	BPF_JMP_A(-6), ITER_DESTROY
 
 /* A case's opts: the run's value is the kernel's too; loaded with BPF_F_SLEEPABLE. */
 #define RUN 1u
@@ -290,6 +307,41 @@ static const struct {
 	  { KFUNC(V_RCU_LOCK), CGROUP, KFUNC(V_CG_ACQUIRE), MOV(6, 0), KFUNC(V_RCU_UNLOCK),
 	    IF_NULL(6, 100), LD(W, 7, 6, V_LEVEL), CG_RELEASE(6), BPF_ALU64_IMM(BPF_ADD,
 	    BPF_REG_7, 10), MOV(0, 7), EXIT } },
+	/* the task iterator */
+	{ "iterator: all processes, this one among them", XDP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_FIND(V_MY_PID), MOV(0, 7), EXIT } },
+	{ "iterator: all processes, the first is the idle task", TC, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_NEXT, IF_NULL(0, 2), LD(W, 7, 0, V_PID),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 100), ITER_DESTROY, MOV(0, 7), EXIT } },
+	{ "iterator: all threads, this one among them", RAW_TP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(1), ITER_FIND(V_MY_TID), MOV(0, 7), EXIT } },
+	{ "iterator: the current process's threads", XDP, RUN,
+	  { IMM(7, 0), TASK, MOV(2, 0), ITER_NEW(2), ITER_COUNT, MOV(0, 7), EXIT } },
+	{ "iterator: a process's threads from NULL", XDP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(2), MOV(8, 0), ITER_COUNT, BPF_ALU64_IMM(BPF_LSH,
+	    BPF_REG_8, 8), BPF_ALU64_REG(BPF_ADD, BPF_REG_8, BPF_REG_7), MOV(0, 8), EXIT } },
+	{ "iterator: bad flags", XDP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(3), MOV(8, 0), ITER_COUNT, BPF_ALU64_IMM(BPF_LSH,
+	    BPF_REG_8, 8), BPF_ALU64_REG(BPF_ADD, BPF_REG_8, BPF_REG_7), MOV(0, 8), EXIT } },
+	{ "iterator: not destroyed", XDP, 0,
+	  { IMM(2, 0), ITER_NEW(0), IMM(0, 0), EXIT } },
+	{ "iterator: an untrusted task's threads", XDP, 0,
+	  { IMM(7, 0), TASK, LD(DW, 2, 0, V_PARENT), ITER_NEW(2), ITER_COUNT, MOV(0, 7), EXIT } },
+	{ "iterator: sleepable, outside RCU", SYSCALL, SLEEPABLE,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_COUNT, IMM(0, 0), EXIT } },
+	{ "iterator: sleepable, inside RCU", SYSCALL, RUN | SLEEPABLE,
+	  { KFUNC(V_RCU_LOCK), IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_FIND(V_MY_PID),
+	    KFUNC(V_RCU_UNLOCK), MOV(0, 7), EXIT } },
+	{ "iterator: sleepable, RCU unlocked while it runs", SYSCALL, SLEEPABLE,
+	  { KFUNC(V_RCU_LOCK), IMM(2, 0), ITER_NEW(0), KFUNC(V_RCU_UNLOCK), ITER_NEXT,
+	    ITER_DESTROY, IMM(0, 0), EXIT } },
+	{ "iterator: a task it gives acquired", XDP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_NEXT, IF_NULL(0, 6), MOV(1, 0),
+	    KFUNC(V_ACQUIRE), IF_NULL(0, 3), LD(W, 7, 0, V_PID), RELEASE(0), ITER_DESTROY,
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 50), MOV(0, 7), EXIT } },
+	{ "iterator: a task it gave, read after its destroy", XDP, RUN,
+	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_NEXT, MOV(6, 0), ITER_DESTROY, IF_NULL(6, 1),
+	    LD(W, 7, 6, V_PID), BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 60), MOV(0, 7), EXIT } },
 	{ "a reference held across a subprogram's call", XDP, RUN,
 	  { TASK, MOV(1, 0), KFUNC(V_ACQUIRE), IF_NULL(0, 5), MOV(6, 0), MOV(1, 6),
 	    BPF_CALL_REL(4), RELEASE(6), IMM(0, 9), EXIT, LD(W, 0, 1, V_PID), EXIT } },
@@ -330,7 +382,8 @@ static int runs_agree(const char *what, int k_fd, uint32_t type, uint32_t flags,
 	uint32_t ret[NSIDES] = { 1, 2 };
 	struct bpf_result t[NSIDES];
 	int agreed = 0;
-	bool syscall = type == BPF_PROG_TYPE_SYSCALL;
+	/* (a ctx in for these; a packet for the others) */
+	bool syscall = type == BPF_PROG_TYPE_SYSCALL || type == BPF_PROG_TYPE_RAW_TRACEPOINT;
 
 	t[K] = side_test_run_ctx(K, k_fd, syscall ? NULL : pkt, syscall ? 0 : sizeof(pkt), 0,
 				 syscall ? args : NULL, syscall ? sizeof(args) : 0, NULL, 0,

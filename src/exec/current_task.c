@@ -499,3 +499,25 @@ u64 current_task_cgroups(u64 task)
 		memcpy(&cset, (const void *)(uintptr_t)(task + (u64)L.cgroups), sizeof(void *));
 	return cset;
 }
+
+int current_task_tgid(u64 task)
+{
+	u32 tgid = 0;
+
+	if (L.ok && current_task_holds(task + (u64)L.tgid, sizeof(tgid)))
+		memcpy(&tgid, (const void *)(uintptr_t)(task + (u64)L.tgid), sizeof(tgid));
+	return (int)tgid;
+}
+
+u64 current_task_idle(void)
+{
+	struct fake_task *f;
+
+	pthread_once(&once, init);
+	if (!L.ok)
+		return 0;
+	pthread_mutex_lock(&procs_lock);
+	f = proc_task(0);
+	pthread_mutex_unlock(&procs_lock);
+	return f ? (uintptr_t)f->task : 0;
+}

@@ -26,6 +26,13 @@ u64 current_task_cgroups(u64 task);
  * objects), or malloc'ed where the arena is full; NULL without memory. */
 void *task_arena_alloc(size_t size);
 
+/* The idle task ("swapper/0", pid 0), which the task iterator gives first; 0 without a
+ * kernel BTF. */
+u64 current_task_idle(void);
+
+/* The tgid in the task_struct at task (one of userbpf's), or 0. */
+int current_task_tgid(u64 task);
+
 /* The pid (thread id) in the task_struct at task, one of userbpf's: 0, or -EINVAL. */
 int current_task_pid(u64 task, u32 *pid);
 

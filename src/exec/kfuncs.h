@@ -20,6 +20,8 @@
 #define KF_ITER_NEW (1u << 8)	/* makes the iterator its first argument points at */
 #define KF_ITER_NEXT (1u << 9)	/* its next element (NULL at the end) */
 #define KF_ITER_DESTROY (1u << 10) /* destroys it */
+#define KF_RCU_PROTECTED (1u << 11) /* only inside an RCU section (an iterator's _new(): the
+				   * iterator then too) */
 /* userbpf's own marks (bits the kernel's flags leave free) */
 #define KF_GENERIC (1u << 24)	/* in the kernel's generic_btf_ids set (kernel/bpf/helpers.c):
 				 * for the program types it is registered for, not all */

@@ -56,7 +56,7 @@ enum { WALK_SCALAR, WALK_PTR, WALK_PTR_UNTRUSTED, WALK_STRUCT };
 
 /* The kernel's in_rcu_cs(): RCU pointers are valid inside bpf_rcu_read_lock(), under a
  * bpf_spin_lock, and throughout a program that cannot sleep. */
-static bool in_rcu_cs(const struct verifier_env *env)
+bool in_rcu_cs(const struct verifier_env *env)
 {
 	return env->cur->active_rcu_lock || env->cur->active_locks || !in_sleepable(env);
 }

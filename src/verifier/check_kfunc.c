@@ -469,7 +469,8 @@ static int kfunc_iter_arg(struct verifier_env *env, const struct kfunc_btf *k,
 	}
 	meta->iter_frameno = cur_regs(env)[BPF_REG_1].frameno;
 	return iter_arg(env, BPF_REG_1, op, btf_id, (int)(s->size / SLOT_SIZE), insn_idx,
-			&meta->ref_obj_id, &meta->iter_spi);
+			desc->flags & KF_RCU_PROTECTED, k->name, &meta->ref_obj_id,
+			&meta->iter_spi);
 }
 
 static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
@@ -512,6 +513,14 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		    !str_ends(param_name(k, i), "__nullable")) {
 			verbose(env, "Possibly NULL pointer passed to trusted arg%u\n", i);
 			return -EACCES;
+		}
+		/* a NULL a __nullable parameter takes (the kernel's KF_ARG_PTR_TO_NULL): a
+		 * value the kfunc acts on, so precise */
+		if (str_ends(param_name(k, i), "__nullable") && reg_is_null(reg)) {
+			err = mark_precise_reg(env, regno);
+			if (err)
+				return err;
+			continue;
 		}
 		if (reg->ref_obj_id) {
 			if ((desc->flags & KF_RELEASE) && meta->ref_obj_id) {
@@ -596,6 +605,10 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	if (err)
 		return err;
 	/* (after its arguments, as the kernel checks) */
+	if ((desc->flags & KF_RCU_PROTECTED) && !in_rcu_cs(env)) {
+		verbose(env, "kernel func %s requires RCU critical section protection\n", k.name);
+		return -EACCES;
+	}
 	if ((desc->flags & KF_SLEEPABLE) &&
 	    (env->cur->active_rcu_lock || env->cur->active_preempt_locks)) {
 		verbose(env, "kernel func %s is sleepable within %s region\n", k.name,
@@ -610,8 +623,10 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		verbose(env, "unmatched rcu read unlock (kernel function %s)\n", k.name);
 		return -EINVAL;
 	}
-	if (desc->flags & KF_RCU_UNLOCK)
+	if (desc->flags & KF_RCU_UNLOCK) {
 		btf_rcu_unlock(env);
+		iter_rcu_unlock(env);
+	}
 	if (desc->flags & (KF_RCU_LOCK | KF_RCU_UNLOCK))
 		env->cur->active_rcu_lock = desc->flags & KF_RCU_LOCK;
 	/* preemption off nests: each enable matches a disable */
@@ -673,8 +688,14 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 			regs[BPF_REG_0].buf_size = (u16)meta.const_value;
 		}
 	} else if (ret_struct) {
-		/* a kernel object: trusted only while it holds a reference */
+		/* a kernel object: trusted only while it holds a reference; an iterator's, as
+		 * long as the iterator (an RCU one's: in the RCU section) */
 		mark_ptr(&regs[BPF_REG_0], PTR_TO_BTF_ID);
+		if (desc->flags & KF_ITER_NEXT)
+			regs[BPF_REG_0].type =
+				env->cur->frame[meta.iter_frameno]->stack[meta.iter_spi]
+						.spilled.iter_rcu ? PTR_TO_BTF_ID_RCU
+								  : PTR_TO_BTF_ID_TRUSTED;
 		regs[BPF_REG_0].btf_id = ret_id;
 	} else {
 		u32 size;

@@ -97,6 +97,8 @@ enum reg_type {
 					 * trusted while it holds a reference (ref_obj_id, an
 					 * acquiring kfunc's), which a release kfunc ends */
 	PTR_TO_BTF_ID_OR_NULL,		/* the same, before its NULL check */
+	PTR_TO_BTF_ID_RCU_OR_NULL,	/* an RCU-protected iterator's _next() result, before its
+					 * NULL check */
 	REG_TYPE__COUNT
 };
 
@@ -152,6 +154,8 @@ struct reg_state {
 	 * holds the reference (ref_obj_id). */
 	u32 iter_btf_id;
 	u32 iter_depth;
+	u8 iter_rcu;		/* ITER_RCU_*: an iterator valid only in an RCU section, and
+				 * whether that section ended */
 	u32 btf_id;		/* PTR_TO_BTF_ID*: the struct's vmlinux BTF id */
 	u8 iter_state;
 	struct scalar s;
@@ -436,6 +440,9 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 bool btf_ids_match(struct verifier_env *env, u32 btf_id, int off, u32 want_id);
 /* bpf_rcu_read_unlock(): the RCU pointers the state holds become untrusted. */
 void btf_rcu_unlock(struct verifier_env *env);
+/* The kernel's in_rcu_cs(): inside bpf_rcu_read_lock(), under a bpf_spin_lock, or anywhere in a
+ * program that cannot sleep. */
+bool in_rcu_cs(const struct verifier_env *env);
 /* The name of the vmlinux struct btf_id (btf_access.c) */
 const char *btf_id_name(u32 btf_id);
 /* Calls fn on every register of every frame of st, spilled ones included. */

@@ -76,7 +76,8 @@ static bool valid_init(struct verifier_env *env, const struct reg_state *reg, u3
 	return true;
 }
 
-static int make_iter(struct verifier_env *env, u32 regno, u32 btf_id, int nr_slots, int insn_idx)
+static int make_iter(struct verifier_env *env, u32 regno, u32 btf_id, int nr_slots, int insn_idx,
+		     bool rcu)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	struct func_state *f = frame_of(env, reg);
@@ -103,6 +104,7 @@ static int make_iter(struct verifier_env *env, u32 regno, u32 btf_id, int nr_slo
 		sl->spilled.iter_btf_id = btf_id;
 		sl->spilled.iter_state = ITER_ACTIVE;
 		sl->spilled.iter_depth = 0;
+		sl->spilled.iter_rcu = rcu ? ITER_RCU : ITER_RCU_NONE;
 		for (int j = 0; j < SLOT_SIZE; j++)
 			sl->type[j] = STACK_ITER;
 		sl_mark_write(env, f->frameno, (u32)(spi - i));
@@ -129,7 +131,7 @@ static void unmake_iter(struct verifier_env *env, struct func_state *f, int spi,
 }
 
 int iter_arg(struct verifier_env *env, u32 regno, enum iter_op op, u32 btf_id, int nr_slots,
-	     int insn_idx, u32 *ref_obj_id, int *spi)
+	     int insn_idx, bool rcu, const char *func, u32 *ref_obj_id, int *spi)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	struct func_state *f;
@@ -145,7 +147,7 @@ int iter_arg(struct verifier_env *env, u32 regno, enum iter_op op, u32 btf_id, i
 				iter_type_str(btf_id), regno - 1);
 			return -EINVAL;
 		}
-		return make_iter(env, regno, btf_id, nr_slots, insn_idx);
+		return make_iter(env, regno, btf_id, nr_slots, insn_idx, rcu);
 	}
 	if (!valid_init(env, reg, btf_id, nr_slots)) {
 		verbose(env, "expected an initialized iter_%s as arg #%u\n", iter_type_str(btf_id),
@@ -156,6 +158,10 @@ int iter_arg(struct verifier_env *env, u32 regno, enum iter_op op, u32 btf_id, i
 	if (*spi < 0)
 		return *spi;
 	f = frame_of(env, reg);
+	if (f->stack[*spi].spilled.iter_rcu == ITER_RCU_ENDED) {
+		verbose(env, "expected an RCU CS when using %s\n", func);
+		return -EPROTO;
+	}
 	for (int i = 0; i < nr_slots; i++) {
 		err = sl_mark_read(env, f->frameno, (u32)(*spi - i));
 		if (err)
@@ -215,4 +221,16 @@ bool iter_r1_active(struct verifier_env *env, const struct vstate *st)
 	(void)env;
 	return spi >= 0 && (u32)spi < fr->allocated && fr->stack[spi].type[0] == STACK_ITER &&
 	       fr->stack[spi].spilled.iter_state == ITER_ACTIVE;
+}
+
+void iter_rcu_unlock(struct verifier_env *env)
+{
+	for (u32 fr = 0; fr <= env->cur->curframe; fr++) {
+		struct func_state *f = env->cur->frame[fr];
+
+		for (u32 i = 0; i < f->allocated; i++)
+			if (f->stack[i].type[0] == STACK_ITER &&
+			    f->stack[i].spilled.iter_rcu == ITER_RCU)
+				f->stack[i].spilled.iter_rcu = ITER_RCU_ENDED;
+	}
 }

@@ -55,6 +55,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_RDONLY_UNTRUSTED_MEM] = "rdonly_untrusted_mem",
 		[PTR_TO_BTF_ID] = "ptr_",
 		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
+		[PTR_TO_BTF_ID_RCU_OR_NULL] = "rcu_ptr_or_null_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -105,6 +106,7 @@ u8 reg_type_not_null(u8 type)
 	case PTR_TO_TCP_SOCK_OR_NULL: return PTR_TO_TCP_SOCK;
 	case PTR_TO_XDP_SOCK_OR_NULL: return PTR_TO_XDP_SOCK;
 	case PTR_TO_BTF_ID_OR_NULL: return PTR_TO_BTF_ID;
+	case PTR_TO_BTF_ID_RCU_OR_NULL: return PTR_TO_BTF_ID_RCU;
 	default: return type;
 	}
 }
@@ -158,7 +160,8 @@ bool is_btf_ptr_type(u8 type)
 
 bool reg_is_btf_id(const struct reg_state *reg)
 {
-	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL;
+	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL ||
+	       reg->type == PTR_TO_BTF_ID_RCU_OR_NULL;
 }
 
 bool reg_is_trusted_btf(const struct reg_state *reg)

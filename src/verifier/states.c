@@ -177,6 +177,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_BTF_ID_UNTRUSTED:
 	case PTR_TO_BTF_ID:
 	case PTR_TO_BTF_ID_OR_NULL:
+	case PTR_TO_BTF_ID_RCU_OR_NULL:
 		/* the kernel's regs_exact(): the same struct at the same offset */
 		return o->btf_id == c->btf_id && scalar_same(&o->s, &c->s) &&
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
@@ -255,6 +256,7 @@ static bool stacksafe(const struct func_state *o, const struct func_state *c, st
 		if (os->type[SLOT_SIZE - 1] == STACK_ITER &&
 		    (os->spilled.iter_btf_id != cs->spilled.iter_btf_id ||
 		     os->spilled.iter_state != cs->spilled.iter_state ||
+		     os->spilled.iter_rcu != cs->spilled.iter_rcu ||
 		     !check_ids(m, os->spilled.ref_obj_id, cs->spilled.ref_obj_id)))
 			return false;
 		/* the same half of the same kind of dynptr, holding the same reference */
