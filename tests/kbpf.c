@@ -585,6 +585,23 @@ void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int 
 	}
 }
 
+uint32_t fill_tail_jumps(struct bpf_insn *p, uint32_t n)
+{
+	bool tail = false;
+
+	for (uint32_t j = 0; j < n; j++)
+		if (BPF_CLASS(p[j].code) == BPF_JMP && BPF_OP(p[j].code) != BPF_CALL &&
+		    BPF_OP(p[j].code) != BPF_EXIT && p[j].off == 100) {
+			p[j].off = (int16_t)(n - j - 1);
+			tail = true;
+		}
+	if (tail) {
+		p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+		p[n++] = BPF_EXIT_INSN();
+	}
+	return n;
+}
+
 uint32_t insns_used(const struct bpf_insn *p, uint32_t max)
 {
 	static const struct bpf_insn zero;

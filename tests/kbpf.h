@@ -48,6 +48,9 @@ bool pids_are_global(void);
 /* Replaces PLACEHOLDER(i) (i < nvals) by vals[i] in the n insns at p: in every off, and in the
  * imm of a 64-bit add or move of a constant and of a kfunc call. */
 void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int nvals);
+/* A table's shorthand for "return 0": a conditional jump whose off is 100 goes to an
+ * "r0 = 0; exit" added after the n insns at p (room for 2 more): the count with it. */
+uint32_t fill_tail_jumps(struct bpf_insn *p, uint32_t n);
 /* How many of the max insns at p are the program: up to the last that is not all zero. */
 uint32_t insns_used(const struct bpf_insn *p, uint32_t max);
 /* Cuts the map addresses out of a verifier log ("r1 = 0xffff8881...  ; R1=map_ptr": the

@@ -355,20 +355,10 @@ static const struct {
 static uint32_t build(size_t i, struct bpf_insn *p)
 {
 	uint32_t n = insns_used(cases[i].insns, 40);
-	bool tail = false;
 
 	memcpy(p, cases[i].insns, n * sizeof(*p));
-	for (uint32_t j = 0; j < n; j++)
-		if (BPF_CLASS(p[j].code) == BPF_JMP && BPF_OP(p[j].code) != BPF_CALL &&
-		    BPF_OP(p[j].code) != BPF_EXIT && p[j].off == 100) {
-			p[j].off = (s16)(n - j - 1);
-			tail = true;
-		}
 	fill_placeholders(p, n, vals, V__COUNT);
-	if (tail) {
-		p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
-		p[n++] = BPF_EXIT_INSN();
-	}
+	n = fill_tail_jumps(p, n);
 	return n;
 }
 

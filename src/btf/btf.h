@@ -83,6 +83,19 @@ u32 btf_special_fields(const struct btf *btf, u32 id);
  * -E2BIG with more than one (or a misplaced one), -EINVAL when value_id is not a struct. */
 int btf_find_value_field(const struct btf *btf, u32 value_id, const char *name, u32 align);
 
+/* A kptr field of a map value: a member that is a pointer tagged kptr (referenced) or
+ * kptr_untrusted to a struct (pointee: its name). */
+struct btf_kptr {
+	u32 off;
+	bool ref;
+	const char *pointee;
+};
+/* The kptr fields among the members of the struct value_id, in offset order, into out (room for
+ * max): how many; -E2BIG for more, -EINVAL for one not 8-aligned or not to a struct,
+ * -EOPNOTSUPP for the kinds userbpf lacks (percpu_kptr, uptr, kptrs inside nested structs or
+ * arrays). */
+int btf_find_kptrs(const struct btf *btf, u32 value_id, struct btf_kptr *out, int max);
+
 /* The type id skips modifiers (typedef, const, volatile, restrict, type tags) to. */
 const struct btf_type *btf_skip_modifiers(const struct btf *btf, u32 id, u32 *res_id);
 /* "STRUCT", "FWD", ...: the kernel's btf_type_str() of a kind ("UNKNOWN" for void). */

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "btf/btf.h"
+#include "btf/vmlinux.h"
 #include "verifier/env.h"
 
 #define ENOTSUPP 524		/* the kernel's internal "not supported", which bpf() leaks */
@@ -1726,6 +1727,73 @@ static int check_type_tags(struct env *env)
 	return 0;
 }
 
+/* The kptr-tagged pointer type (kptr, kptr_untrusted, percpu_kptr) a member of type id is:
+ * its tag, or NULL. */
+static const struct btf_type *kptr_tag_of(const struct btf *btf, u32 id)
+{
+	const struct btf_type *t = type_by_id(btf, id), *tag;
+	const char *n;
+
+	if (!t || kind(t) != BTF_KIND_PTR)
+		return NULL;
+	tag = type_by_id(btf, t->type);
+	if (!tag || kind(tag) != BTF_KIND_TYPE_TAG)
+		return NULL;
+	n = btf_str_by_offset(btf, tag->name_off);
+	return n && (!strcmp(n, "kptr") || !strcmp(n, "kptr_untrusted") ||
+		     !strcmp(n, "percpu_kptr")) ? tag : NULL;
+}
+
+/* The kernel's btf_parse_struct_metas() as it bears on kptrs: a struct with a member that is a
+ * kptr has its fields parsed at load, and fails the load when none of them makes a field (a
+ * kptr not 8-aligned is none: EFAULT) or when a referenced kptr points at a kernel struct the
+ * kernel cannot drop a reference to (no destructor kfunc: ENOENT).  (A struct the kernel's BTF
+ * lacks is the program's own object: fine here.) */
+static int check_kptr_structs(struct env *env)
+{
+	static const char *const dtors[] = { "task_struct", "cgroup", "bpf_cpumask",
+					     "bpf_crypto_ctx" };
+	const struct btf *btf = env->btf;
+
+	for (u32 id = 1; id < btf->nr_types; id++) {
+		const struct btf_type *t = btf->types[id];
+		const struct btf_member *m = (const struct btf_member *)(t + 1);
+		bool has = false;
+		int fields = 0;
+
+		if (kind(t) != BTF_KIND_STRUCT)
+			continue;
+		for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+			const struct btf_type *tag = kptr_tag_of(btf, m[i].type), *target;
+			const char *tn, *name;
+			const struct btf *vmlinux;
+			bool known = false;
+
+			if (!tag)
+				continue;
+			has = true;
+			if (kflag(t) || m[i].offset % 64)
+				continue; /* (no field) */
+			fields++;
+			tn = btf_str_by_offset(btf, tag->name_off);
+			target = type_by_id(btf, tag->type);
+			name = target ? btf_str_by_offset(btf, target->name_off) : NULL;
+			if (strcmp(tn, "kptr") || !name || kind(target) != BTF_KIND_STRUCT)
+				continue;
+			vmlinux = btf_vmlinux();
+			if (!vmlinux || !btf_find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT))
+				continue;
+			for (size_t d = 0; d < ARRAY_SIZE(dtors); d++)
+				known |= !strcmp(name, dtors[d]);
+			if (!known)
+				return -ENOENT;
+		}
+		if (has && !fields)
+			return -EFAULT;
+	}
+	return 0;
+}
+
 int btf_parse(struct btf *btf, const u8 *data, u32 size, struct vlog *log)
 {
 	struct env *env;
@@ -1743,6 +1811,8 @@ int btf_parse(struct btf *btf, const u8 *data, u32 size, struct vlog *log)
 		err = parse_type_sec(env, data);
 	if (!err)
 		err = check_type_tags(env);
+	if (!err)
+		err = check_kptr_structs(env);
 	free(env->visit);
 	free(env);
 	return err;
@@ -1881,4 +1951,45 @@ int btf_find_value_field(const struct btf *btf, u32 value_id, const char *name, 
 		off = (int)(m[i].offset / 8);
 	}
 	return off;
+}
+
+int btf_find_kptrs(const struct btf *btf, u32 value_id, struct btf_kptr *out, int max)
+{
+	const struct btf_type *t = type_by_id(btf, value_id);
+	const struct btf_member *m;
+	int n = 0;
+
+	while (t && is_modifier(t))
+		t = type_by_id(btf, t->type);
+	if (!t || kind(t) != BTF_KIND_STRUCT)
+		return 0;
+	m = (const struct btf_member *)(t + 1);
+	for (u32 i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		const struct btf_type *mt = type_by_id(btf, m[i].type), *tag, *target;
+		const char *tn;
+
+		while (mt && is_modifier(mt) && kind(mt) != BTF_KIND_TYPE_TAG)
+			mt = type_by_id(btf, mt->type);
+		if (!mt || kind(mt) != BTF_KIND_PTR) {
+			/* (a kptr deeper down: nested structs and arrays of them) */
+			if (mt && (btf_special_fields(btf, m[i].type) & BTF_SPECIAL_KPTR))
+				return -EOPNOTSUPP;
+			continue;
+		}
+		tag = type_by_id(btf, mt->type);
+		if (!tag || kind(tag) != BTF_KIND_TYPE_TAG)
+			continue;
+		tn = btf_str_by_offset(btf, tag->name_off);
+		if (!tn || (strcmp(tn, "kptr") && strcmp(tn, "kptr_untrusted")))
+			return special_name(tn, true) ? -EOPNOTSUPP : 0;
+		target = type_by_id(btf, tag->type);
+		if (kflag(t) || m[i].offset % 64 || !target || kind(target) != BTF_KIND_STRUCT)
+			return -EINVAL;
+		if (n == max)
+			return -E2BIG;
+		out[n].off = m[i].offset / 8;
+		out[n].ref = !strcmp(tn, "kptr");
+		out[n++].pointee = btf_str_by_offset(btf, target->name_off);
+	}
+	return n;
 }

@@ -430,6 +430,11 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_current_task] = { { h_get_current_task, "bpf_get_current_task", true, false,
 					  RET_INTEGER, ARGS(0) }, ALL_TYPES },
 	/* the same task, typed: the program reads its fields directly (btf_access.c) */
+	/* (a base helper in 6.18: every program type) */
+	[BPF_FUNC_kptr_xchg] = { { h_kptr_xchg, "bpf_kptr_xchg", false, false,
+				   RET_PTR_TO_BTF_ID_KPTR_OR_NULL,
+				   ARGS(ARG_KPTR_XCHG_DEST, ARG_PTR_TO_BTF_ID_KPTR_RELEASE) },
+				 ALL_TYPES },
 	[BPF_FUNC_get_current_task_btf] = { { h_get_current_task, "bpf_get_current_task_btf",
 					      true, false, RET_PTR_TO_BTF_ID_TASK, ARGS(0) },
 					    ALL_TYPES },

@@ -55,6 +55,9 @@ enum bpf_arg_type {
 	ARG_PTR_TO_DYNPTR_RINGBUF_UNINIT,
 	ARG_PTR_TO_DYNPTR_RDONLY,	/* ... an initialised one, of any kind, left as it is ... */
 	ARG_PTR_TO_DYNPTR_RINGBUF_RELEASE, /* ... a ring buffer one, whose record it releases */
+	ARG_KPTR_XCHG_DEST,		/* a map value's referenced kptr (src/verifier/kptr.c) */
+	ARG_PTR_TO_BTF_ID_KPTR_RELEASE,	/* a kernel object the program holds a reference to, of
+					 * that kptr's struct, or NULL: the reference goes */
 };
 
 enum bpf_return_type {
@@ -69,6 +72,7 @@ enum bpf_return_type {
 	RET_PTR_TO_DYNPTR_MEM_OR_NULL,	/* a slice of the dynptr argument (the size argument's
 					 * bytes), or NULL */
 	RET_PTR_TO_BTF_ID_TASK,		/* a trusted struct task_struct (PTR_TO_BTF_ID_TRUSTED) */
+	RET_PTR_TO_BTF_ID_KPTR_OR_NULL,	/* a new reference: what the kptr held, or NULL */
 };
 
 /* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */

@@ -505,8 +505,9 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 	if (cpu < 0 && map_has_specials(&h->map)) { /* around the lock and timer (free in a new
 						       * element: a deleted one's timer went) */
 		map_copy_around_lock(&h->map, v, value, racy_store);
-		if (fresh)
+		if (fresh && h->map.spin_lock_off >= 0)
 			__atomic_store_n(map_value_lock(&h->map, v), 0, __ATOMIC_RELAXED);
+		map_empty_kptrs(&h->map, v);
 		return;
 	}
 	if (cpu < 0) {

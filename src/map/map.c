@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "btf/vmlinux.h"
 #include "exec/bpf_timer.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
@@ -107,6 +108,35 @@ static bool specials_allowed(u32 type, u32 fields)
 	return !(fields & BTF_SPECIAL_OTHER) || hash || lru || array;
 }
 
+/* The value's kptrs (btf_find_kptrs()), each to a struct of the kernel's BTF (a struct the
+ * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
+ * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
+ * kfuncs: tasks and cgroups; ENOENT else, as the kernel's btf_find_dtor_kfunc()). */
+static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
+{
+	struct btf_kptr k[MAP_MAX_KPTRS];
+	const struct btf *vmlinux = btf_vmlinux();
+	int n = btf_find_kptrs(btf, value_id, k, MAP_MAX_KPTRS);
+
+	if (n < 0)
+		return n == -E2BIG ? -EOPNOTSUPP : n;
+	if (map->map_type != BPF_MAP_TYPE_HASH && map->map_type != BPF_MAP_TYPE_ARRAY)
+		return -EOPNOTSUPP;
+	for (int i = 0; i < n; i++) {
+		u32 id = vmlinux && k[i].pointee
+				 ? btf_find_by_name_kind(vmlinux, k[i].pointee, BTF_KIND_STRUCT) : 0;
+
+		if (!id)
+			return -EOPNOTSUPP;
+		if (k[i].ref && strcmp(k[i].pointee, "task_struct") &&
+		    strcmp(k[i].pointee, "cgroup"))
+			return -ENOENT;
+		map->kptrs[i] = (struct map_kptr){ .off = k[i].off, .btf_id = id, .ref = k[i].ref };
+	}
+	map->nr_kptrs = (u8)n;
+	return 0;
+}
+
 /* The kernel's map_check_btf(), in 6.18's order: the key type (its size, or none if the type's
  * own rules may take none) and the value type's size; the special fields of the value (refused
  * for programs' read-only or write-only maps, and by types that cannot hold them); the type's
@@ -146,10 +176,15 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	err = map->ops->check_btf ? map->ops->check_btf(map, btf, key_type, value_type) : 0;
 	if (err || !specials)
 		return err;
-	/* what userbpf supports: one bpf_spin_lock and one bpf_timer, members of the value
-	 * struct */
-	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER))
+	/* what userbpf supports: one bpf_spin_lock, one bpf_timer and kptrs to kernel objects
+	 * (in hash and array maps), members of the value struct */
+	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER | BTF_SPECIAL_KPTR))
 		return -EOPNOTSUPP;
+	if (specials & BTF_SPECIAL_KPTR) {
+		err = map_check_kptrs(map, btf, value_id);
+		if (err)
+			return err;
+	}
 	if (specials & BTF_SPECIAL_LOCK) {
 		int off = btf_find_value_field(btf, value_id, "bpf_spin_lock", 4);
 

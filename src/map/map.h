@@ -101,6 +101,8 @@ struct bpf_map_ops {
 			 const struct btf_type *key_type, const struct btf_type *value_type);
 };
 
+#define MAP_MAX_KPTRS 8 /* kptr fields in a value (the kernel: 11 special fields in all) */
+
 struct bpf_map {
 	struct bpf_object obj;	/* must stay first: fds and programs hold the object */
 	const struct bpf_map_ops *ops;
@@ -131,6 +133,17 @@ struct bpf_map {
 	 * an element's timer is cancelled and freed when the element is updated, deleted or
 	 * evicted, and every one when the last fd (or pin) of the map goes. */
 	s32 timer_off;
+	/* The value's kptrs (pointers to kernel objects: a task_struct, a cgroup, ...), in
+	 * offset order: where, the struct (its kernel BTF id), and whether the field holds a
+	 * reference (moved in and out with bpf_kptr_xchg(); else a plain store).  bpf() copies
+	 * values around them and reads them as 0; an update or delete empties them (a reference
+	 * held there is dropped, which for userbpf's objects is nothing to do). */
+	u8 nr_kptrs;
+	struct map_kptr {
+		u32 off;
+		u32 btf_id;
+		bool ref;
+	} kptrs[MAP_MAX_KPTRS];
 	/* Maps that hold programs (program arrays, device maps): the kind of program the first
 	 * one to use the map or go into it was, which every later one must be (map_owner.c). */
 	struct map_owner {
@@ -192,26 +205,46 @@ static inline u32 *map_value_lock(const struct bpf_map *map, void *value)
 	return (u32 *)((u8 *)value + map->spin_lock_off);
 }
 
-/* Whether the value holds fields bpf() copies around (a bpf_spin_lock, a bpf_timer). */
+/* Whether the value holds fields bpf() copies around (a bpf_spin_lock, a bpf_timer, kptrs). */
 static inline bool map_has_specials(const struct bpf_map *map)
 {
-	return map->spin_lock_off >= 0 || map->timer_off >= 0;
+	return map->spin_lock_off >= 0 || map->timer_off >= 0 || map->nr_kptrs;
+}
+
+/* The value's kptr at off, or NULL. */
+static inline const struct map_kptr *map_kptr_at(const struct bpf_map *map, s64 off)
+{
+	for (u32 i = 0; map && i < map->nr_kptrs; i++)
+		if (map->kptrs[i].off == off)
+			return &map->kptrs[i];
+	return NULL;
+}
+
+/* An update (or a new element) empties the value's kptrs: what they held is dropped. */
+static inline void map_empty_kptrs(const struct bpf_map *map, void *value)
+{
+	for (u32 i = 0; i < map->nr_kptrs; i++)
+		__atomic_store_n((u64 *)((u8 *)value + map->kptrs[i].off), 0, __ATOMIC_RELAXED);
 }
 
 #define MAP_TIMER_SIZE 16 /* sizeof(struct bpf_timer) */
 
-/* A value copied out to bpf()'s caller shows its lock word and timer as 0: they are not the
- * caller's to see (the kernel's check_and_init_map_value()). */
+/* A value copied out to bpf()'s caller shows its lock word, timer and kptrs as 0: they are not
+ * the caller's to see (the kernel's check_and_init_map_value()). */
 static inline void map_hide_lock(const struct bpf_map *map, void *value)
 {
 	if (map->spin_lock_off >= 0)
 		memset(map_value_lock(map, value), 0, sizeof(u32));
 	if (map->timer_off >= 0)
 		memset((u8 *)value + map->timer_off, 0, MAP_TIMER_SIZE);
+	for (u32 i = 0; i < map->nr_kptrs; i++)
+		memset((u8 *)value + map->kptrs[i].off, 0, sizeof(u64));
 }
 
-/* The value's lock word and timer, as {offset, size} in order of offset: how many (0 to 2). */
-static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[2][2])
+#define MAP_MAX_HOLES (2 + MAP_MAX_KPTRS)
+
+/* The value's lock word, timer and kptrs, as {offset, size} in order of offset: how many. */
+static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[MAP_MAX_HOLES][2])
 {
 	u32 n = 0;
 
@@ -219,21 +252,24 @@ static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[2][2])
 		hole[n][0] = (u32)map->spin_lock_off, hole[n++][1] = sizeof(u32);
 	if (map->timer_off >= 0)
 		hole[n][0] = (u32)map->timer_off, hole[n++][1] = MAP_TIMER_SIZE;
-	if (n == 2 && hole[0][0] > hole[1][0]) {
-		u32 t0 = hole[0][0], t1 = hole[0][1];
+	for (u32 i = 0; i < map->nr_kptrs; i++)
+		hole[n][0] = map->kptrs[i].off, hole[n++][1] = sizeof(u64);
+	for (u32 i = 1; i < n; i++) /* (insertion: a few, the kptrs in order already) */
+		for (u32 j = i; j > 0 && hole[j - 1][0] > hole[j][0]; j--) {
+			u32 t0 = hole[j][0], t1 = hole[j][1];
 
-		hole[0][0] = hole[1][0], hole[0][1] = hole[1][1];
-		hole[1][0] = t0, hole[1][1] = t1;
-	}
+			hole[j][0] = hole[j - 1][0], hole[j][1] = hole[j - 1][1];
+			hole[j - 1][0] = t0, hole[j - 1][1] = t1;
+		}
 	return n;
 }
 
-/* Copies value_size bytes of a value from src to dst, but for the lock word and the timer of a
- * map with them (the kernel's copy_map_value()): copy is racy_store or racy_load. */
+/* Copies value_size bytes of a value from src to dst, but for the lock word, the timer and the
+ * kptrs of a map with them (the kernel's copy_map_value()): copy is racy_store or racy_load. */
 static inline void map_copy_around_lock(const struct bpf_map *map, void *dst, const void *src,
 					void (*copy)(void *, const void *, size_t))
 {
-	u32 hole[2][2], n = map_value_holes(map, hole), at = 0;
+	u32 hole[MAP_MAX_HOLES][2], n = map_value_holes(map, hole), at = 0;
 
 	for (u32 i = 0; i < n; i++) {
 		copy((u8 *)dst + at, (const u8 *)src + at, hole[i][0] - at);

@@ -50,6 +50,8 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	 * them */
 	meta->spin_lock_off = inner->spin_lock_off;
 	meta->timer_off = inner->timer_off;
+	meta->nr_kptrs = inner->nr_kptrs;
+	memcpy(meta->kptrs, inner->kptrs, sizeof(meta->kptrs));
 	if (map_has_specials(inner) && inner->btf) {
 		obj_get(&inner->btf->obj);
 		meta->btf = inner->btf;
@@ -73,7 +75,9 @@ static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 	/* (the kernel compares the special fields' records: here, the lock's and timer's places) */
 	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
 	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
-	    meta->spin_lock_off != m->spin_lock_off || meta->timer_off != m->timer_off)
+	    meta->spin_lock_off != m->spin_lock_off || meta->timer_off != m->timer_off ||
+	    meta->nr_kptrs != m->nr_kptrs ||
+	    memcmp(meta->kptrs, m->kptrs, meta->nr_kptrs * sizeof(meta->kptrs[0])))
 		return false;
 	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;

@@ -345,11 +345,12 @@ static void add_value_part(struct interp_check *c, const struct bpf_map *map, u6
 }
 
 /* A map's value at v (read-only to programs with BPF_F_RDONLY_PROG), once: the bytes around its
- * bpf_spin_lock and bpf_timer, which programs reach only through helpers. */
+ * bpf_spin_lock and bpf_timer, which programs reach only through helpers (its kptrs they load
+ * and store). */
 static void add_map_value(struct interp_check *c, struct check_priv *cp,
 			  const struct bpf_map *map, u64 v)
 {
-	u32 hole[2][2], n = map_value_holes(map, hole), at = 0;
+	u32 hole[MAP_MAX_HOLES][2], n = map_value_holes(map, hole), at = 0;
 
 	for (unsigned int i = 0; i < c->nregions; i++)
 		if (c->regions[i].start >= v && c->regions[i].start < v + map->value_size &&
@@ -358,6 +359,8 @@ static void add_map_value(struct interp_check *c, struct check_priv *cp,
 	if (map->spin_lock_off >= 0 && cp->nlocks < sizeof(cp->locks) / sizeof(cp->locks[0]))
 		cp->locks[cp->nlocks++] = v + (u32)map->spin_lock_off;
 	for (u32 i = 0; i < n; i++) {
+		if (map_kptr_at(map, hole[i][0]))
+			continue;
 		add_value_part(c, map, v + at, hole[i][0] - at);
 		at = hole[i][0] + hole[i][1];
 	}

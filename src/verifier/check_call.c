@@ -309,6 +309,30 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return 0;
 	case ARG_PTR_TO_BTF_ID_TASK:
 		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_task_struct(), "task_struct");
+	case ARG_KPTR_XCHG_DEST:
+		if (reg->type != PTR_TO_MAP_VALUE)
+			return type_err(env, regno, reg, "map_value, ptr_");
+		env->kptr_xchg = check_kptr_xchg_dest(env, regno, &err);
+		return err;
+	case ARG_PTR_TO_BTF_ID_KPTR_RELEASE:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno); /* (NULL: nothing goes in) */
+		if (reg->type != PTR_TO_BTF_ID && reg->type != PTR_TO_BTF_ID_TRUSTED &&
+		    reg->type != PTR_TO_BTF_ID_RCU)
+			return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
+		if (kptr_match_type(env, env->kptr_xchg, regno))
+			return -EACCES;
+		if (reg->off) {
+			verbose(env, "R%u must have zero offset when passed to release func or "
+				     "trusted arg to kfunc\n", regno);
+			return -EINVAL;
+		}
+		if (!reg->ref_obj_id) {
+			verbose(env, "R%u must be referenced when passed to release function\n",
+				regno);
+			return -EINVAL;
+		}
+		return 0;
 	case ARG_PTR_TO_BTF_ID_CGROUP:
 		return check_btf_obj_arg(env, regno, reg,
 					 btf_find_by_name_kind(btf_vmlinux(), "cgroup",
@@ -1161,7 +1185,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	for (int i = 0; i < 5; i++) {
 		if (fn->arg_type[i] == ARG_PTR_TO_RINGBUF_MEM_RELEASE ||
-		    fn->arg_type[i] == ARG_PTR_TO_SOCK_RELEASE)
+		    fn->arg_type[i] == ARG_PTR_TO_SOCK_RELEASE ||
+		    fn->arg_type[i] == ARG_PTR_TO_BTF_ID_KPTR_RELEASE)
 			release_id = regs[BPF_REG_1 + i].ref_obj_id;
 		/* a cast of a socket (bpf_sk_fullsock(), bpf_tcp_sock()) holds the reference it
 		 * was given */
@@ -1255,6 +1280,15 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			if (err)
 				return err;
 		}
+		break;
+	case RET_PTR_TO_BTF_ID_KPTR_OR_NULL:
+		/* what the kptr held: a reference of the program's now */
+		mark_ptr(&regs[BPF_REG_0], PTR_TO_BTF_ID_OR_NULL);
+		regs[BPF_REG_0].btf_id = env->kptr_xchg->btf_id;
+		regs[BPF_REG_0].id = ++env->id_gen;
+		err = acquire_r0(env, *insn_idx, &regs[BPF_REG_0]);
+		if (err)
+			return err;
 		break;
 	case RET_PTR_TO_BTF_ID_TASK: {
 		u32 task = btf_vmlinux_task_struct();

@@ -658,26 +658,45 @@ static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg,
 	return -EACCES;
 }
 
-/* A value's bpf_spin_lock and bpf_timer are their helpers' alone: an access to [lo, end) that
- * touches one names the first touched, in offset order (the kernel's check_map_access()). */
-static int check_special_fields(struct verifier_env *env, const struct bpf_map *map, s64 lo,
-				s64 end)
+/* A value's bpf_spin_lock and bpf_timer are their helpers' alone, its kptrs reached only by
+ * whole loads and stores of the program's own: an access of size bytes at the register's off
+ * (direct: the program's load or store, else a helper's) that touches one is checked against
+ * each touched, in offset order (the kernel's check_map_access()). */
+static int check_special_fields(struct verifier_env *env, const struct reg_state *reg, s32 off,
+				int size, bool direct)
 {
-	const struct {
-		s32 off;
-		u32 size;
-		const char *name;
-	} f[2] = { { map->spin_lock_off, 4, "bpf_spin_lock" },
-		   { map->timer_off, 16, "bpf_timer" } };
-	int first = map->timer_off >= 0 && map->timer_off < map->spin_lock_off;
+	const struct bpf_map *map = reg->map;
+	u32 hole[MAP_MAX_HOLES][2], n = map_value_holes(map, hole);
+	s64 lo = reg->s.smin + off, end = (s64)reg->s.umax + off + size;
 
-	for (int i = 0; i < 2; i++) {
-		int k = i ^ first;
+	for (u32 i = 0; i < n; i++) {
+		s64 p = hole[i][0];
 
-		if (f[k].off >= 0 && lo < f[k].off + (s64)f[k].size && f[k].off < end) {
-			verbose(env, "%s cannot be accessed directly by load/store\n", f[k].name);
-			return -EACCES;
+		if (!(lo < p + (s64)hole[i][1] && p < end))
+			continue;
+		if (p != map->spin_lock_off && p != map->timer_off) {
+			if (!direct) {
+				verbose(env, "kptr cannot be accessed indirectly by helper\n");
+				return -EACCES;
+			}
+			if (!scalar_is_const(&reg->s)) {
+				verbose(env, "kptr access cannot have variable offset\n");
+				return -EACCES;
+			}
+			if (p != off + (s64)reg->s.var_off.value) {
+				verbose(env, "kptr access misaligned expected=%u off=%llu\n", (u32)p,
+					(unsigned long long)(off + (s64)reg->s.var_off.value));
+				return -EACCES;
+			}
+			if (size != 8) {
+				verbose(env, "kptr access size must be BPF_DW\n");
+				return -EACCES;
+			}
+			continue;
 		}
+		verbose(env, "%s cannot be accessed directly by load/store\n",
+			p == map->spin_lock_off ? "bpf_spin_lock" : "bpf_timer");
+		return -EACCES;
 	}
 	return 0;
 }
@@ -702,8 +721,20 @@ static int check_map_access_type(struct verifier_env *env, const struct reg_stat
 	return 0;
 }
 
+static int mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool zero_ok,
+		      bool direct);
+
 int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool write,
 		     int value_regno, bool zero_ok)
+{
+	(void)write;
+	(void)value_regno;
+	return mem_region(env, regno, off, size, zero_ok, false);
+}
+
+/* check_mem_region() for the program's own load or store (direct) or a helper's access. */
+static int mem_region(struct verifier_env *env, u32 regno, s32 off, int size, bool zero_ok,
+		      bool direct)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	u32 mem_size = reg->type == PTR_TO_RINGBUF_MEM || reg_is_mem(reg) ? reg->mem_size
@@ -712,8 +743,6 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 	s64 smin = reg->s.smin;
 	int err;
 
-	(void)write;
-	(void)value_regno;
 	if (smin < 0 && (smin == SCALAR_S64_MIN || off + smin != (s64)(s32)(off + smin) ||
 			 smin + off < 0)) {
 		verbose(env, "R%u min value is negative, either use unsigned index or do a if (index "
@@ -736,7 +765,7 @@ int check_mem_region(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		return err;
 	}
 	if (reg->type == PTR_TO_MAP_VALUE)
-		return check_special_fields(env, reg->map, smin + off, (s64)reg->s.umax + off + size);
+		return check_special_fields(env, reg, off, size, direct);
 	return 0;
 }
 
@@ -1263,11 +1292,17 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 		return err;
 	off += reg->off;
 	switch (reg->type) {
-	case PTR_TO_MAP_VALUE:
+	case PTR_TO_MAP_VALUE: {
+		const struct map_kptr *k = NULL;
+
 		err = check_map_access_type(env, reg, off, size, write);
 		if (!err)
-			err = check_mem_region(env, regno, off, size, write, value_regno, false);
-		if (!err && !write && value_regno >= 0) {
+			err = mem_region(env, regno, off, size, false, true);
+		if (!err && scalar_is_const(&reg->s))
+			k = map_kptr_at(reg->map, off + (s64)reg->s.var_off.value);
+		if (!err && k && insn) {
+			err = check_map_kptr_access(env, value_regno, insn, k);
+		} else if (!err && !write && value_regno >= 0) {
 			u64 v;
 
 			if (rdonly_map_read(reg, off, size, sx, &v))
@@ -1276,6 +1311,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 				mark_reg_unknown(&cur_regs(env)[value_regno]);
 		}
 		break;
+	}
 	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RDONLY_UNTRUSTED_MEM:
 		if (write) {

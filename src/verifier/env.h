@@ -97,8 +97,9 @@ enum reg_type {
 					 * trusted while it holds a reference (ref_obj_id, an
 					 * acquiring kfunc's), which a release kfunc ends */
 	PTR_TO_BTF_ID_OR_NULL,		/* the same, before its NULL check */
-	PTR_TO_BTF_ID_RCU_OR_NULL,	/* an RCU-protected iterator's _next() result, before its
-					 * NULL check */
+	PTR_TO_BTF_ID_RCU_OR_NULL,	/* an RCU-protected iterator's _next() result, a
+					 * referenced kptr's load, before its NULL check */
+	PTR_TO_BTF_ID_UNTRUSTED_OR_NULL, /* another kptr's load, before its NULL check */
 	REG_TYPE__COUNT
 };
 
@@ -324,6 +325,7 @@ struct pending {		/* a branch state still to be walked */
 };
 
 struct verifier_env {
+	const struct map_kptr *kptr_xchg; /* the bpf_kptr_xchg() call's kptr, its R1 checked */
 	struct bpf_prog *prog;
 	struct bpf_insn *insns;
 	u32 len;
@@ -443,6 +445,15 @@ void btf_rcu_unlock(struct verifier_env *env);
 /* The kernel's in_rcu_cs(): inside bpf_rcu_read_lock(), under a bpf_spin_lock, or anywhere in a
  * program that cannot sleep. */
 bool in_rcu_cs(const struct verifier_env *env);
+
+/* kptrs (kptr.c).  A load or store (insn; value_regno the loaded or stored register) exactly at kptr k. */
+int check_map_kptr_access(struct verifier_env *env, int value_regno,
+			  const struct bpf_insn *insn, const struct map_kptr *k);
+/* Whether the pointer in regno may go into kptr k (6.18's map_kptr_match_type()). */
+int kptr_match_type(struct verifier_env *env, const struct map_kptr *k, u32 regno);
+/* bpf_kptr_xchg()'s destination in regno: a referenced kptr at a constant offset of a map
+ * value; NULL after the kernel's message, *err its errno. */
+const struct map_kptr *check_kptr_xchg_dest(struct verifier_env *env, u32 regno, int *err);
 /* The name of the vmlinux struct btf_id (btf_access.c) */
 const char *btf_id_name(u32 btf_id);
 /* Calls fn on every register of every frame of st, spilled ones included. */

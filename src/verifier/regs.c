@@ -56,6 +56,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_BTF_ID] = "ptr_",
 		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
 		[PTR_TO_BTF_ID_RCU_OR_NULL] = "rcu_ptr_or_null_",
+		[PTR_TO_BTF_ID_UNTRUSTED_OR_NULL] = "untrusted_ptr_or_null_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -107,6 +108,7 @@ u8 reg_type_not_null(u8 type)
 	case PTR_TO_XDP_SOCK_OR_NULL: return PTR_TO_XDP_SOCK;
 	case PTR_TO_BTF_ID_OR_NULL: return PTR_TO_BTF_ID;
 	case PTR_TO_BTF_ID_RCU_OR_NULL: return PTR_TO_BTF_ID_RCU;
+	case PTR_TO_BTF_ID_UNTRUSTED_OR_NULL: return PTR_TO_BTF_ID_UNTRUSTED;
 	default: return type;
 	}
 }
@@ -161,7 +163,8 @@ bool is_btf_ptr_type(u8 type)
 bool reg_is_btf_id(const struct reg_state *reg)
 {
 	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL ||
-	       reg->type == PTR_TO_BTF_ID_RCU_OR_NULL;
+	       reg->type == PTR_TO_BTF_ID_RCU_OR_NULL ||
+	       reg->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL;
 }
 
 bool reg_is_trusted_btf(const struct reg_state *reg)

@@ -97,6 +97,13 @@ u64 h_get_current_pid_tgid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 }
 
 /* bpf_get_current_task(): a task_struct for this thread (current_task.c) */
+/* bpf_kptr_xchg(dst, ptr): ptr into the kptr at dst, what was there out (a map value's field;
+ * the references move with the pointers). */
+u64 h_kptr_xchg(u64 dst, u64 ptr, u64 a3, u64 a4, u64 a5)
+{
+	return __atomic_exchange_n((u64 *)(uintptr_t)dst, ptr, __ATOMIC_SEQ_CST);
+}
+
 u64 h_get_current_task(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return current_task_addr();
