@@ -386,9 +386,10 @@ TEST(diff_kptr_runs)
 	for (int jit = 1; jit >= 0; jit--) {
 		agreed += sequence_agrees(BPF_MAP_TYPE_ARRAY, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_HASH, jit);
+		agreed += sequence_agrees(BPF_MAP_TYPE_LRU_HASH, jit);
 	}
 	printf("diff_kptr_runs: %d runs with the kernel's value\n", agreed);
-	CHECK_EQ(agreed, 4 * 14);
+	CHECK_EQ(agreed, 6 * 14);
 }
 
 /* Maps with kptrs in their values: the types that take them and the kptrs they take. */
@@ -397,7 +398,8 @@ TEST(diff_kptr_create)
 	static const struct {
 		uint32_t map_type, value_id;
 	} shapes[] = {
-		{ BPF_MAP_TYPE_ARRAY, VAL }, { BPF_MAP_TYPE_HASH, VAL },
+		{ BPF_MAP_TYPE_ARRAY, VAL },	{ BPF_MAP_TYPE_HASH, VAL },
+		{ BPF_MAP_TYPE_LRU_HASH, VAL },
 		{ BPF_MAP_TYPE_QUEUE, VAL }, { BPF_MAP_TYPE_RINGBUF, VAL },
 		{ BPF_MAP_TYPE_ARRAY, W_T }, /* no kptr */
 		{ BPF_MAP_TYPE_ARRAY, X_T }, /* no reference: any struct */
