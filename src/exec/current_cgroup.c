@@ -13,15 +13,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "btf/vmlinux.h"
 #include "exec/current_cgroup.h"
 #include "exec/current_task.h"
+#include "fd.h"
 #include "map/cgroup_array.h"
 
 /* Byte offsets in the kernel's structs (-1: the kernel has no such member). */
@@ -161,10 +164,26 @@ static struct fake_cgroup *cgroup_at(const char *path)
 	return f;
 }
 
+/* The css_set for the cgroup v2 line ("0::/a/b") of a /proc cgroup file's text. */
+static u64 css_set_of_text(char *text)
+{
+	struct fake_cgroup *f;
+	char *line = strncmp(text, "0::/", 4) ? strstr(text, "\n0::/") : text;
+
+	if (!line)
+		return 0;
+	line += line == text ? 3 : 4; /* (the path) */
+	line[strcspn(line, "\n")] = 0;
+	pthread_mutex_lock(&lock);
+	f = cgroup_at(line);
+	pthread_mutex_unlock(&lock);
+	return f ? (uintptr_t)f->cset : 0;
+}
+
 u64 cgroup_css_set_of(const char *proc_dir)
 {
-	char file[256], line[4096];
-	struct fake_cgroup *f = NULL;
+	char file[256], text[8192];
+	size_t n = 0;
 	FILE *fp;
 
 	pthread_once(&once, init);
@@ -172,18 +191,69 @@ u64 cgroup_css_set_of(const char *proc_dir)
 		return 0;
 	snprintf(file, sizeof(file), "%s/cgroup", proc_dir);
 	fp = fopen(file, "re");
-	line[0] = 0;
-	while (fp && fgets(line, sizeof(line), fp) && strncmp(line, "0::/", 4))
-		line[0] = 0;
-	if (fp)
+	if (fp) {
+		n = fread(text, 1, sizeof(text) - 1, fp);
 		fclose(fp);
-	if (strncmp(line, "0::/", 4))
+	}
+	text[n] = 0;
+	return css_set_of_text(text);
+}
+
+/* The calling thread's cgroup file, kept open (by the thread that opened it: a forked child
+ * opens its own), and what it last said. */
+static pthread_key_t self_key;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+static __thread struct self_cgroup {
+	int fd, tid;
+	u64 cset;
+	char text[1024];
+} *self;
+
+static void self_free(void *p)
+{
+	struct self_cgroup *s = p;
+
+	if (s && s->fd >= 0)
+		sys_close(s->fd);
+	free(s);
+}
+
+static void self_key_init(void)
+{
+	pthread_key_create(&self_key, self_free);
+}
+
+u64 cgroup_css_set_of_self(void)
+{
+	char text[sizeof(self->text)];
+	ssize_t n = -1;
+
+	pthread_once(&once, init);
+	pthread_once(&self_once, self_key_init);
+	if (!C.ok)
 		return 0;
-	line[3 + strcspn(line + 3, "\n")] = 0;
-	pthread_mutex_lock(&lock);
-	f = cgroup_at(line + 3);
-	pthread_mutex_unlock(&lock);
-	return f ? (uintptr_t)f->cset : 0;
+	if (!self && (self = calloc(1, sizeof(*self))) != NULL) {
+		self->fd = -1;
+		pthread_setspecific(self_key, self);
+	}
+	if (self && self->tid != gettid()) {
+		if (self->fd >= 0)
+			sys_close(self->fd);
+		self->fd = open("/proc/thread-self/cgroup", O_RDONLY | O_CLOEXEC);
+		self->tid = gettid();
+		self->cset = 0;
+	}
+	if (self && self->fd >= 0)
+		n = pread(self->fd, text, sizeof(text) - 1, 0);
+	if (n <= 0 || n == sizeof(text) - 1)
+		return cgroup_css_set_of("/proc/thread-self");
+	text[n] = 0;
+	/* (a thread moves seldom: the same text, the same cgroup) */
+	if (self->cset && !strcmp(text, self->text))
+		return self->cset;
+	memcpy(self->text, text, (size_t)n + 1);
+	self->cset = css_set_of_text(text);
+	return self->cset;
 }
 
 /* The path below the mount's directory dir (rel: its path in the hierarchy) whose directory has

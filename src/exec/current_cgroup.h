@@ -14,6 +14,10 @@ u64 cgroup_css_set_of(const char *proc_dir);
 /* The id of the struct cgroup at cgrp (one of userbpf's): 0, or -EINVAL. */
 int cgroup_id_of(u64 cgrp, u64 *id);
 
+/* The same for the calling thread (a kept-open /proc file, read again each time: one system
+ * call when it has not moved). */
+u64 cgroup_css_set_of_self(void);
+
 /* The struct cgroup of id (a cgroup2 directory's inode number), or 0 if no cgroup has it. */
 u64 cgroup_by_id(u64 id);
 

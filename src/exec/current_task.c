@@ -403,7 +403,7 @@ static u64 task_addr(void)
 	    !strncmp(self->comm, comm, sizeof(self->comm))) {
 		/* (the thread may have moved to another cgroup) */
 		put_ptr(self->task, L.cgroups,
-			(void *)(uintptr_t)cgroup_css_set_of("/proc/thread-self"));
+			(void *)(uintptr_t)cgroup_css_set_of_self());
 		return (uintptr_t)self->task;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
@@ -426,7 +426,7 @@ static u64 task_addr(void)
 	set_parent(self, parent);
 	if (leader)
 		put_ptr(self->task, L.group_leader, leader->task);
-	put_ptr(self->task, L.cgroups, (void *)(uintptr_t)cgroup_css_set_of("/proc/thread-self"));
+	put_ptr(self->task, L.cgroups, (void *)(uintptr_t)cgroup_css_set_of_self());
 	return (uintptr_t)self->task;
 }
 

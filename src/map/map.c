@@ -76,9 +76,12 @@ static void map_destroy(struct bpf_object *obj)
 	struct bpf_map *meta = map->inner_meta;
 	struct btf *btf = map->btf;
 
+	struct map_kptr *kptrs = map->kptrs;
+
 	if (map->timer_off >= 0)
 		bpf_timer_map_free(map);
 	map->ops->free(map);
+	free(kptrs);
 	map_meta_free(meta);
 	btf_put(btf);
 }
@@ -115,6 +118,7 @@ static bool specials_allowed(u32 type, u32 fields)
 static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
 {
 	struct btf_kptr k[MAP_MAX_KPTRS];
+	u32 ids[MAP_MAX_KPTRS];
 	const struct btf *vmlinux = btf_vmlinux();
 	int n = btf_find_kptrs(btf, value_id, k, MAP_MAX_KPTRS);
 
@@ -124,16 +128,22 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 	    map->map_type != BPF_MAP_TYPE_LRU_HASH)
 		return -EOPNOTSUPP; /* (the per-CPU types: not yet) */
 	for (int i = 0; i < n; i++) {
-		u32 id = vmlinux && k[i].pointee
+		ids[i] = vmlinux && k[i].pointee
 				 ? btf_find_by_name_kind(vmlinux, k[i].pointee, BTF_KIND_STRUCT) : 0;
-
-		if (!id)
+		if (!ids[i])
 			return -EOPNOTSUPP;
 		if (k[i].ref && strcmp(k[i].pointee, "task_struct") &&
 		    strcmp(k[i].pointee, "cgroup"))
 			return -ENOENT;
-		map->kptrs[i] = (struct map_kptr){ .off = k[i].off, .btf_id = id, .ref = k[i].ref };
 	}
+	if (!n)
+		return 0;
+	map->kptrs = calloc((size_t)n, sizeof(*map->kptrs));
+	if (!map->kptrs)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		map->kptrs[i] = (struct map_kptr){ .off = k[i].off, .btf_id = ids[i],
+						   .ref = k[i].ref };
 	map->nr_kptrs = (u8)n;
 	return 0;
 }

@@ -143,7 +143,7 @@ struct bpf_map {
 		u32 off;
 		u32 btf_id;
 		bool ref;
-	} kptrs[MAP_MAX_KPTRS];
+	} *kptrs; /* (malloc'ed, freed with the map: a map's hot fields keep their places) */
 	/* Maps that hold programs (program arrays, device maps): the kind of program the first
 	 * one to use the map or go into it was, which every later one must be (map_owner.c). */
 	struct map_owner {

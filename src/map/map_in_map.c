@@ -50,8 +50,17 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	 * them */
 	meta->spin_lock_off = inner->spin_lock_off;
 	meta->timer_off = inner->timer_off;
-	meta->nr_kptrs = inner->nr_kptrs;
-	memcpy(meta->kptrs, inner->kptrs, sizeof(meta->kptrs));
+	if (inner->nr_kptrs) {
+		meta->kptrs = malloc(inner->nr_kptrs * sizeof(*meta->kptrs));
+		if (!meta->kptrs) {
+			free(meta);
+			meta = NULL;
+			*err = -ENOMEM;
+			goto out;
+		}
+		memcpy(meta->kptrs, inner->kptrs, inner->nr_kptrs * sizeof(*meta->kptrs));
+		meta->nr_kptrs = inner->nr_kptrs;
+	}
 	if (map_has_specials(inner) && inner->btf) {
 		obj_get(&inner->btf->obj);
 		meta->btf = inner->btf;
@@ -64,8 +73,10 @@ out:
 
 void map_meta_free(struct bpf_map *meta)
 {
-	if (meta)
+	if (meta) {
 		btf_put(meta->btf);
+		free(meta->kptrs);
+	}
 	free(meta);
 }
 
@@ -77,7 +88,7 @@ static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
 	    meta->spin_lock_off != m->spin_lock_off || meta->timer_off != m->timer_off ||
 	    meta->nr_kptrs != m->nr_kptrs ||
-	    memcmp(meta->kptrs, m->kptrs, meta->nr_kptrs * sizeof(meta->kptrs[0])))
+	    (m->nr_kptrs && memcmp(meta->kptrs, m->kptrs, m->nr_kptrs * sizeof(m->kptrs[0]))))
 		return false;
 	return meta->map_type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;
