@@ -199,61 +199,36 @@ u64 cgroup_css_set_of(const char *proc_dir)
 	return css_set_of_text(text);
 }
 
-/* The calling thread's cgroup file, kept open (by the thread that opened it: a forked child
- * opens its own), and what it last said. */
-static pthread_key_t self_key;
-static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+/* What the calling thread's cgroup file last said, and the css_set it gave.  (The file is not
+ * kept open: the application may close any fd, and reuse its number.) */
 static __thread struct self_cgroup {
-	int fd, tid;
 	u64 cset;
 	char text[1024];
-} *self;
-
-static void self_free(void *p)
-{
-	struct self_cgroup *s = p;
-
-	if (s && s->fd >= 0)
-		sys_close(s->fd);
-	free(s);
-}
-
-static void self_key_init(void)
-{
-	pthread_key_create(&self_key, self_free);
-}
+} self;
 
 u64 cgroup_css_set_of_self(void)
 {
-	char text[sizeof(self->text)];
+	char text[sizeof(self.text)];
+	int fd;
 	ssize_t n = -1;
 
 	pthread_once(&once, init);
-	pthread_once(&self_once, self_key_init);
 	if (!C.ok)
 		return 0;
-	if (!self && (self = calloc(1, sizeof(*self))) != NULL) {
-		self->fd = -1;
-		pthread_setspecific(self_key, self);
+	fd = open("/proc/thread-self/cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		sys_close(fd);
 	}
-	if (self && self->tid != gettid()) {
-		if (self->fd >= 0)
-			sys_close(self->fd);
-		self->fd = open("/proc/thread-self/cgroup", O_RDONLY | O_CLOEXEC);
-		self->tid = gettid();
-		self->cset = 0;
-	}
-	if (self && self->fd >= 0)
-		n = pread(self->fd, text, sizeof(text) - 1, 0);
 	if (n <= 0 || n == sizeof(text) - 1)
 		return cgroup_css_set_of("/proc/thread-self");
 	text[n] = 0;
 	/* (a thread moves seldom: the same text, the same cgroup) */
-	if (self->cset && !strcmp(text, self->text))
-		return self->cset;
-	memcpy(self->text, text, (size_t)n + 1);
-	self->cset = css_set_of_text(text);
-	return self->cset;
+	if (self.cset && !strcmp(text, self.text))
+		return self.cset;
+	memcpy(self.text, text, (size_t)n + 1);
+	self.cset = css_set_of_text(text);
+	return self.cset;
 }
 
 /* The path below the mount's directory dir (rel: its path in the hierarchy) whose directory has

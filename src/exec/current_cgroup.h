@@ -14,8 +14,8 @@ u64 cgroup_css_set_of(const char *proc_dir);
 /* The id of the struct cgroup at cgrp (one of userbpf's): 0, or -EINVAL. */
 int cgroup_id_of(u64 cgrp, u64 *id);
 
-/* The same for the calling thread (a kept-open /proc file, read again each time: one system
- * call when it has not moved). */
+/* The same for the calling thread (its /proc file read again each time; the cgroup looked up
+ * again only when the file says another). */
 u64 cgroup_css_set_of_self(void);
 
 /* The struct cgroup of id (a cgroup2 directory's inode number), or 0 if no cgroup has it. */
