@@ -2,7 +2,8 @@
  * bpf_task_release() on the current task and the tasks reached from it, bpf_task_from_pid() and
  * bpf_task_from_vpid() on this process's ids and ids no task has; bpf_cgroup_acquire(),
  * _release(), _ancestor() and _from_id() on the current task's cgroup (task->cgroups->dfl_cgrp)
- * and bpf_task_under_cgroup().  The references they make must be released on every path, once,
+ * and bpf_task_under_cgroup(); the task and cgroup (css) iterators.  The references they make
+ * must be released on every path, once,
  * with the pointer as acquired; their arguments must be trusted (or, for the RCU kfuncs,
  * RCU-protected) objects of the struct they take.  Each program's verdict, errno and whole
  * level-2 log must be the kernel's; the accepted ones then run on both sides (XDP, tc and
@@ -27,10 +28,10 @@
 /* Values a case names by placeholder (an off or imm of VAL(n)), filled in at run time. */
 enum {
 	V_PID, V_TGID, V_RP, V_PARENT, V_COMM, V_CGROUPS, V_DFL_CGRP, V_KN, V_KN_ID, V_LEVEL,
-	V_ANCESTORS,
+	V_ANCESTORS, V_CSS_CGROUP,
 	V_ACQUIRE, V_RELEASE, V_FROM_PID, V_FROM_VPID, V_RCU_LOCK, V_RCU_UNLOCK, /* kfunc ids */
 	V_CG_ACQUIRE, V_CG_RELEASE, V_CG_ANCESTOR, V_CG_FROM_ID, V_UNDER,
-	V_ITER_NEW, V_ITER_NEXT, V_ITER_DESTROY,
+	V_ITER_NEW, V_ITER_NEXT, V_ITER_DESTROY, V_CSS_NEW, V_CSS_NEXT, V_CSS_DESTROY,
 	V_MY_PID, V_MY_TID, V_PARENT_PID, V_GRANDPARENT_PID, /* this process's ids */
 	V__COUNT
 };
@@ -64,6 +65,11 @@ static bool fill_values(void)
 	vals[V_ITER_NEW] = (s32)btf_find_func(btf, "bpf_iter_task_new");
 	vals[V_ITER_NEXT] = (s32)btf_find_func(btf, "bpf_iter_task_next");
 	vals[V_ITER_DESTROY] = (s32)btf_find_func(btf, "bpf_iter_task_destroy");
+	vals[V_CSS_NEW] = (s32)btf_find_func(btf, "bpf_iter_css_new");
+	vals[V_CSS_NEXT] = (s32)btf_find_func(btf, "bpf_iter_css_next");
+	vals[V_CSS_DESTROY] = (s32)btf_find_func(btf, "bpf_iter_css_destroy");
+	vals[V_CSS_CGROUP] = (s32)btf_member_offset(btf, btf_find_by_name_kind(btf,
+		"cgroup_subsys_state", BTF_KIND_STRUCT), "cgroup");
 	vals[V_PID] = (s32)btf_member_offset(btf, task, "pid");
 	vals[V_TGID] = (s32)btf_member_offset(btf, task, "tgid");
 	vals[V_RP] = (s32)btf_member_offset(btf, task, "real_parent");
@@ -115,9 +121,23 @@ static bool fill_values(void)
 #define ITER_COUNT ITER_NEXT, IF_NULL(0, 2), BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 1),               \
 	BPF_JMP_A(-6), ITER_DESTROY
 
-/* A case's opts: the run's value is the kernel's too; loaded with BPF_F_SLEEPABLE. */
+/* The cgroup iterator over the current cgroup (acquired by id, in r6) with flags: r7 = an
+ * order-sensitive sum of the ids it gives (r7 * 31 + id each); then destroyed, r6 released */
+#define CSS_SUM(flags) BPF_EMIT_CALL(BPF_FUNC_get_current_cgroup_id), MOV(1, 0),                  \
+	KFUNC(V_CG_FROM_ID), IF_NULL(0, 100), MOV(6, 0), IMM(7, 0), MOV(1, 10),                  \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), MOV(2, 6), IMM(3, flags), KFUNC(V_CSS_NEW),       \
+	MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_CSS_NEXT), IF_NULL(0, 6),     \
+	LD(DW, 1, 0, V_CSS_CGROUP), LD(DW, 1, 1, V_KN), LD(DW, 1, 1, V_KN_ID),                    \
+	BPF_ALU64_IMM(BPF_MUL, BPF_REG_7, 31), BPF_ALU64_REG(BPF_ADD, BPF_REG_7, BPF_REG_1),      \
+	BPF_JMP_A(-10), MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_CSS_DESTROY), \
+	CG_RELEASE(6), MOV(0, 7), EXIT
+
+/* A case's opts: the run's value is the kernel's too; loaded with BPF_F_SLEEPABLE; run in the
+ * nested cgroup only (a subtree made for it: the whole hierarchy may hold cgroups removed but not
+ * yet freed, which the kernel visits and userbpf cannot see). */
 #define RUN 1u
 #define SLEEPABLE 2u
+#define NESTED 4u
 
 #define XDP BPF_PROG_TYPE_XDP
 #define TC BPF_PROG_TYPE_SCHED_CLS
@@ -342,6 +362,14 @@ static const struct {
 	{ "iterator: a task it gave, read after its destroy", XDP, RUN,
 	  { IMM(7, 0), IMM(2, 0), ITER_NEW(0), ITER_NEXT, MOV(6, 0), ITER_DESTROY, IF_NULL(6, 1),
 	    LD(W, 7, 6, V_PID), BPF_ALU64_IMM(BPF_ADD, BPF_REG_7, 60), MOV(0, 7), EXIT } },
+	/* the cgroup iterator */
+	{ "css iterator: descendants, pre-order", XDP, RUN | NESTED, { CSS_SUM(2) } },
+	{ "css iterator: descendants, post-order", TC, RUN | NESTED, { CSS_SUM(3) } },
+	{ "css iterator: ancestors up", XDP, RUN, { CSS_SUM(4) } },
+	{ "css iterator: self only (not 6.18's)", XDP, RUN, { CSS_SUM(1) } },
+	{ "css iterator: an RCU cgroup (not trusted)", XDP, 0,
+	  { CGROUP, MOV(2, 1), MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), IMM(3, 2),
+	    KFUNC(V_CSS_NEW), ITER_NEXT, IMM(0, 0), EXIT } },
 	{ "a reference held across a subprogram's call", XDP, RUN,
 	  { TASK, MOV(1, 0), KFUNC(V_ACQUIRE), IF_NULL(0, 5), MOV(6, 0), MOV(1, 6),
 	    BPF_CALL_REL(4), RELEASE(6), IMM(0, 9), EXIT, LD(W, 0, 1, V_PID), EXIT } },
@@ -447,7 +475,8 @@ static void cases_agree(const int map[NSIDES], bool runs_only, struct tally *t)
 			printf("  %s: %s\n%s", cases[i].what, r[K].rc >= 0 ? "accepted" : "refused",
 			       r[K].rc >= 0 ? "" : log[K]);
 		CHECK_EQ(r[K].rc >= 0, (cases[i].opts & RUN) != 0);
-		if (r[K].rc >= 0 && r[U].rc >= 0 && (cases[i].opts & RUN)) {
+		if (r[K].rc >= 0 && r[U].rc >= 0 && (cases[i].opts & RUN) &&
+		    (runs_only || !(cases[i].opts & NESTED))) {
 			t->runs += runs_agree(cases[i].what, r[K].rc, cases[i].type, flags, p, n);
 			t->to_run += 2;
 		}
@@ -461,23 +490,31 @@ static void cases_agree(const int map[NSIDES], bool runs_only, struct tally *t)
  * id, level and ancestors other than the root's): false if cgroup2 is not writable. */
 static bool nested_runs_agree(const int map[NSIDES], struct tally *t)
 {
-	char own[5200], a[5300], b[5400], procs[5500], back[5400], pid[32];
+	char own[5200], a[5300], b[5400], procs[5500], back[5400], pid[32], kid[3][5500];
 	bool moved;
 
 	if (own_cgroup_dir(own, sizeof(own)))
 		return false;
 	snprintf(a, sizeof(a), "%s/userbpf-refs-%d", own, (int)getpid());
 	snprintf(b, sizeof(b), "%s/b", a);
+	/* (below b, for the cgroup iterator: c1 with d, then c2) */
+	snprintf(kid[0], sizeof(kid[0]), "%s/c1", b);
+	snprintf(kid[1], sizeof(kid[1]), "%s/c1/d", b);
+	snprintf(kid[2], sizeof(kid[2]), "%s/c2", b);
 	snprintf(back, sizeof(back), "%s/cgroup.procs", own);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", b);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	if (mkdir(a, 0755))
 		return false;
-	moved = !mkdir(b, 0755) && !write_str(procs, pid);
+	moved = !mkdir(b, 0755) && !mkdir(kid[0], 0755) && !mkdir(kid[1], 0755) &&
+		!mkdir(kid[2], 0755) && !write_str(procs, pid);
 	if (moved) {
 		cases_agree(map, true, t);
 		CHECK_EQ(write_str(back, pid), 0);
 	}
+	rmdir(kid[1]);
+	rmdir(kid[0]);
+	rmdir(kid[2]);
 	rmdir(b);
 	rmdir(a);
 	return moved;

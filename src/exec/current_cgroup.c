@@ -319,3 +319,84 @@ int cgroup_id_of(u64 cgrp, u64 *id)
 	*id = f->id;
 	return 0;
 }
+
+/* The subdirectories of the cgroup at path (a directory under the mount), by inode (creation)
+ * order, appended to *ids / *n. */
+struct child {
+	u64 ino;
+	char name[256];
+};
+
+static int cmp_child(const void *a, const void *b)
+{
+	u64 x = ((const struct child *)a)->ino, y = ((const struct child *)b)->ino;
+
+	return (x > y) - (x < y);
+}
+
+/* Appends the cgroups below f (post: after them, else before them) to out, depth first, each
+ * level's children in creation order (as the kernel's lists keep them: ascending ids). */
+static void walk(struct fake_cgroup *f, bool post, u64 **out, u32 *n, u32 *cap)
+{
+	char dir[4096 + 1024];
+	size_t rlen = strcmp(mnt_root, "/") ? strlen(mnt_root) : 0;
+	struct child *kids = NULL;
+	u32 nk = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (!post && *n < *cap)
+		(*out)[(*n)++] = (uintptr_t)f->cgrp;
+	snprintf(dir, sizeof(dir), "%s%s", mnt_dir, f->path + rlen);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		struct child *k;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		k = realloc(kids, (nk + 1) * sizeof(*kids));
+		if (!k)
+			break;
+		kids = k;
+		kids[nk].ino = (u64)e->d_ino;
+		snprintf(kids[nk++].name, sizeof(kids[0].name), "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (nk)
+		qsort(kids, nk, sizeof(*kids), cmp_child);
+	for (u32 i = 0; i < nk; i++) {
+		char path[4096];
+		struct fake_cgroup *c;
+
+		snprintf(path, sizeof(path), "%s/%s", strcmp(f->path, "/") ? f->path : "",
+			 kids[i].name);
+		c = cgroup_at(path);
+		if (c)
+			walk(c, post, out, n, cap);
+	}
+	free(kids);
+	if (post && *n < *cap)
+		(*out)[(*n)++] = (uintptr_t)f->cgrp;
+}
+
+int cgroup_descendants(u64 cgrp, bool post, u64 **out)
+{
+	struct fake_cgroup *f = cgroup_of(cgrp);
+	u32 n = 0, cap = 4096;
+
+	*out = f ? malloc(cap * sizeof(**out)) : NULL;
+	if (!*out)
+		return 0;
+	pthread_mutex_lock(&lock);
+	walk(f, post, out, &n, &cap);
+	pthread_mutex_unlock(&lock);
+	return (int)n;
+}
+
+u64 cgroup_parent(u64 cgrp)
+{
+	struct fake_cgroup *f = cgroup_of(cgrp);
+
+	return f && f->level ? cgroup_ancestor(cgrp, f->level - 1) : 0;
+}

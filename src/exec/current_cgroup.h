@@ -25,6 +25,14 @@ u64 cgroup_by_id(u64 id);
  * if level is outside [0, its level] or cgrp is not one of userbpf's. */
 u64 cgroup_ancestor(u64 cgrp, s64 level);
 
+/* The cgroup at cgrp and every cgroup below it, depth first, each level's children in the order
+ * they were made (post: each after its descendants, else before): a malloc'ed array in *out (at
+ * most 4096; the caller frees it), and how many. */
+int cgroup_descendants(u64 cgrp, bool post, u64 **out);
+
+/* The parent of the cgroup at cgrp, or 0 for the root (or not one of userbpf's). */
+u64 cgroup_parent(u64 cgrp);
+
 /* Whether the task's cgroup (task: one of current_task.c's) is ancestor or below it. */
 bool cgroup_task_under(u64 task, u64 ancestor);
 

@@ -72,7 +72,8 @@ static void dir_ids(const char *path, struct id_list *l)
 	}
 	if (d)
 		closedir(d);
-	qsort(l->ids + from, l->n - from, sizeof(int), cmp_int);
+	if (l->n > from)
+		qsort(l->ids + from, l->n - from, sizeof(int), cmp_int);
 }
 
 /* The threads of process tgid, ascending, appended to l. */

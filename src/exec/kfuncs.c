@@ -13,6 +13,7 @@
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
 #include "exec/kfuncs_string.h"
+#include "exec/iter_css.h"
 #include "exec/iter_task.h"
 #include "exec/kfuncs_refs.h"
 #include "prog/prog.h"
@@ -186,6 +187,10 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_iter_bits_new", bpf_iter_bits_new_kfunc, KF_ITER_NEW },
 	{ "bpf_iter_bits_next", bpf_iter_bits_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	/* (the number iterator also under a bpf_spin_lock: the kernel's kfunc_spin_allowed()) */
+	{ "bpf_iter_css_destroy", bpf_iter_css_destroy_kfunc, KF_ITER_DESTROY },
+	{ "bpf_iter_css_new", bpf_iter_css_new_kfunc,
+	  KF_ITER_NEW | KF_TRUSTED_ARGS | KF_RCU_PROTECTED },
+	{ "bpf_iter_css_next", bpf_iter_css_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	{ "bpf_iter_num_destroy", bpf_iter_num_destroy_kfunc, KF_ITER_DESTROY | KF_SPIN_OK },
 	{ "bpf_iter_task_destroy", bpf_iter_task_destroy_kfunc, KF_ITER_DESTROY },
 	{ "bpf_iter_task_new", bpf_iter_task_new_kfunc,
