@@ -57,6 +57,13 @@ uint32_t insns_used(const struct bpf_insn *p, uint32_t max);
  * address and the padding after it), which differ from side to side. */
 void log_cut_map_addrs(char *log);
 
+/* The kernel's run of its program k_fd (of type, loaded with flags) against userbpf's of the
+ * same n insns p, loaded once JIT-compiled and once interpreted (the JIT's with native code):
+ * how many of the two gave the kernel's value (a failure at each other).  Syscall and raw
+ * tracepoint programs get a 16-byte ctx in, the others a 64-byte packet. */
+int engines_agree(const char *what, int k_fd, uint32_t type, uint32_t flags,
+		  const struct bpf_insn *p, uint32_t n);
+
 /* The parent of process pid, from /proc/<pid>/stat (0 if it is gone). */
 int proc_parent(int pid);
 /* This process's grandparent, or its parent where that is init or gone: a task the kernel can

@@ -236,40 +236,6 @@ static uint32_t build(size_t i, struct bpf_insn *p)
 	return n;
 }
 
-/* The kernel's run of its program k_fd against userbpf's of the same n insns, loaded once
- * for the JIT and once for the interpreter: the same value from both (and the JIT's program
- * has native code); how many of the two agreed. */
-static int runs_agree(const char *what, int k_fd, uint32_t type, const struct bpf_insn *p,
-		      uint32_t n)
-{
-	uint64_t args[2] = { 0, 0 };
-	uint32_t ret[NSIDES] = { 1, 2 };
-	struct bpf_result t[NSIDES];
-	int agreed = 0;
-
-	t[K] = side_test_run_ctx(K, k_fd, NULL, 0, 0, args, sizeof(args), NULL, 0, &ret[K]);
-	for (int jit = 1; jit >= 0; jit--) {
-		int old = userbpf_set_jit(jit), fd = side_prog_load(U, type, p, n);
-		struct bpf_prog_info info = { 0 };
-		uint32_t len = sizeof(info);
-
-		userbpf_set_jit(old);
-		CHECK(fd >= 0);
-		if (fd < 0)
-			continue;
-		CHECK_EQ(side_obj_info(U, fd, &info, &len).rc, 0);
-		CHECK_EQ(info.jited_prog_len != 0, jit);
-		t[U] = side_test_run_ctx(U, fd, NULL, 0, 0, args, sizeof(args), NULL, 0, &ret[U]);
-		close(fd);
-		if (AGREE(what, t) && t[K].rc == 0 && ret[U] == ret[K])
-			agreed++;
-		else
-			test_fail(__FILE__, __LINE__, "%s (%s): kernel %u, userbpf %u", what,
-				  jit ? "JIT" : "interpreter", ret[K], ret[U]);
-	}
-	return agreed;
-}
-
 TEST(diff_btf_ptr)
 {
 	static char log[NSIDES][1 << 16];
@@ -311,7 +277,7 @@ TEST(diff_btf_ptr)
 			printf("  %s: %s\n%s", cases[i].what, r[K].rc >= 0 ? "accepted" : "refused",
 			       r[K].rc >= 0 ? "" : log[K]);
 		if (r[K].rc >= 0 && r[U].rc >= 0 && (cases[i].opts & RUN) && compare_runs)
-			runs += runs_agree(cases[i].what, r[K].rc, cases[i].type, p, n);
+			runs += engines_agree(cases[i].what, r[K].rc, cases[i].type, 0, p, n);
 		for (int s = 0; s < NSIDES; s++)
 			if (r[s].rc >= 0)
 				close(r[s].rc);

@@ -390,47 +390,6 @@ static uint32_t build(size_t i, struct bpf_insn *p)
 	return n;
 }
 
-/* The kernel's run of its program k_fd against userbpf's of the same n insns, loaded once for
- * the JIT and once for the interpreter: how many of the two gave the kernel's value. */
-static int runs_agree(const char *what, int k_fd, uint32_t type, uint32_t flags,
-		      const struct bpf_insn *p, uint32_t n)
-{
-	static const uint8_t pkt[64] = { 1, 2, 3 };
-	uint64_t args[2] = { 0, 0 };
-	uint32_t ret[NSIDES] = { 1, 2 };
-	struct bpf_result t[NSIDES];
-	int agreed = 0;
-	/* (a ctx in for these; a packet for the others) */
-	bool syscall = type == BPF_PROG_TYPE_SYSCALL || type == BPF_PROG_TYPE_RAW_TRACEPOINT;
-
-	t[K] = side_test_run_ctx(K, k_fd, syscall ? NULL : pkt, syscall ? 0 : sizeof(pkt), 0,
-				 syscall ? args : NULL, syscall ? sizeof(args) : 0, NULL, 0,
-				 &ret[K]);
-	for (int jit = 1; jit >= 0; jit--) {
-		int old = userbpf_set_jit(jit);
-		struct bpf_result l = side_prog_load_flags(U, type, 0, flags, p, n, NULL, 0, 0);
-		struct bpf_prog_info info = { 0 };
-		uint32_t len = sizeof(info);
-
-		userbpf_set_jit(old);
-		CHECK(l.rc >= 0);
-		if (l.rc < 0)
-			continue;
-		CHECK_EQ(side_obj_info(U, l.rc, &info, &len).rc, 0);
-		CHECK_EQ(info.jited_prog_len != 0, jit);
-		t[U] = side_test_run_ctx(U, l.rc, syscall ? NULL : pkt,
-					 syscall ? 0 : sizeof(pkt), 0, syscall ? args : NULL,
-					 syscall ? sizeof(args) : 0, NULL, 0, &ret[U]);
-		close(l.rc);
-		if (AGREE(what, t) && t[K].rc == 0 && ret[U] == ret[K])
-			agreed++;
-		else
-			test_fail(__FILE__, __LINE__, "%s (%s): kernel %u, userbpf %u", what,
-				  jit ? "JIT" : "interpreter", ret[K], ret[U]);
-	}
-	return agreed;
-}
-
 /* What a pass over the cases found. */
 struct tally {
 	int accepted, same_log, runs, to_run;
@@ -477,7 +436,7 @@ static void cases_agree(const int map[NSIDES], bool runs_only, struct tally *t)
 		CHECK_EQ(r[K].rc >= 0, (cases[i].opts & RUN) != 0);
 		if (r[K].rc >= 0 && r[U].rc >= 0 && (cases[i].opts & RUN) &&
 		    (runs_only || !(cases[i].opts & NESTED))) {
-			t->runs += runs_agree(cases[i].what, r[K].rc, cases[i].type, flags, p, n);
+			t->runs += engines_agree(cases[i].what, r[K].rc, cases[i].type, flags, p, n);
 			t->to_run += 2;
 		}
 		for (int s = 0; s < NSIDES; s++)

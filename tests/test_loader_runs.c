@@ -182,17 +182,19 @@ TEST(loader_runs_sk_storage)
 		userbpf_object_close(obj[s]);
 }
 
-/* raw_tp_task_storage: the current task's count in its task storage, one per run, the parent's
- * beside it; at 1000 the task's is deleted (the next run starts again at 1).  1003 runs from
- * this thread on each side (a raw tracepoint's test run has no repeat): the same values. */
-TEST(loader_runs_task_storage)
+/* n runs of the corpus raw tracepoint program name from this thread on each side (a raw
+ * tracepoint's test run has no repeat): how many gave the kernel's value, and (want not NULL)
+ * the one want(i) says, stopping at the first that did not. */
+static int raw_tp_runs_agree(const char *name, int n, uint32_t (*want)(int i))
 {
 	struct userbpf_object *obj[NSIDES] = { NULL };
 	int prog[NSIDES], agreed = 0;
 
-	SKIP_WITHOUT_KERNEL_BPF();
-	REQUIRE(load_corpus("raw_tp_task_storage", obj, prog) == 0);
-	for (int i = 0; i < 1003; i++) {
+	if (load_corpus(name, obj, prog)) {
+		test_fail(__FILE__, __LINE__, "%s does not load", name);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
 		uint64_t args[2] = { 0, 0 };
 		struct bpf_result r[NSIDES];
 		uint32_t ret[NSIDES] = { 1, 2 };
@@ -200,47 +202,41 @@ TEST(loader_runs_task_storage)
 		for (int s = 0; s < NSIDES; s++)
 			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, args, sizeof(args), NULL,
 						 0, &ret[s]);
-		if (!AGREE("task storage run", r) || r[K].rc || ret[U] != ret[K]) {
-			test_fail(__FILE__, __LINE__, "run %d: kernel %u, userbpf %u", i, ret[K],
-				  ret[U]);
+		if (!AGREE(name, r) || r[K].rc || ret[U] != ret[K] || (want && ret[U] != want(i))) {
+			test_fail(__FILE__, __LINE__, "%s run %d: kernel %u, userbpf %u", name, i,
+				  ret[K], ret[U]);
 			break;
 		}
 		agreed++;
 	}
-	CHECK_EQ(agreed, 1003);
 	for (int s = 0; s < NSIDES; s++)
 		userbpf_object_close(obj[s]);
+	return agreed;
+}
+
+/* raw_tp_task_storage: the current task's count in its task storage, one per run, the parent's
+ * beside it; at 1000 the task's is deleted (the next run starts again at 1).  1003 runs on each
+ * side: the same values. */
+TEST(loader_runs_task_storage)
+{
+	SKIP_WITHOUT_KERNEL_BPF();
+	CHECK_EQ(raw_tp_runs_agree("raw_tp_task_storage", 1003, NULL), 1003);
+}
+
+/* What raw_tp_cgrp_storage's run i returns: its count (deleted at 100) times 2, plus 1 for
+ * the cgroup's id being bpf_get_current_cgroup_id()'s. */
+static uint32_t cgrp_storage_want(int i)
+{
+	return (uint32_t)(i % 100 + 1) * 2 + 1;
 }
 
 /* raw_tp_cgrp_storage: this process's cgroup's count in its cgroup storage, one per run; at 100
- * it is deleted (the next run starts again at 1).  103 runs from this thread on each side: the
- * same values, each with the cgroup's id bpf_get_current_cgroup_id()'s. */
+ * it is deleted (the next run starts again at 1).  103 runs on each side: the same values, each
+ * with the cgroup's id bpf_get_current_cgroup_id()'s. */
 TEST(loader_runs_cgrp_storage)
 {
-	struct userbpf_object *obj[NSIDES] = { NULL };
-	int prog[NSIDES], agreed = 0;
-
 	SKIP_WITHOUT_KERNEL_BPF();
-	REQUIRE(load_corpus("raw_tp_cgrp_storage", obj, prog) == 0);
-	for (int i = 0; i < 103; i++) {
-		uint64_t args[2] = { 0, 0 };
-		struct bpf_result r[NSIDES];
-		uint32_t ret[NSIDES] = { 1, 2 };
-
-		for (int s = 0; s < NSIDES; s++)
-			r[s] = side_test_run_ctx(s, prog[s], NULL, 0, 0, args, sizeof(args), NULL,
-						 0, &ret[s]);
-		if (!AGREE("cgroup storage run", r) || r[K].rc || ret[U] != ret[K] ||
-		    ret[U] != (uint32_t)(i % 100 + 1) * 2 + 1) {
-			test_fail(__FILE__, __LINE__, "run %d: kernel %u, userbpf %u", i, ret[K],
-				  ret[U]);
-			break;
-		}
-		agreed++;
-	}
-	CHECK_EQ(agreed, 103);
-	for (int s = 0; s < NSIDES; s++)
-		userbpf_object_close(obj[s]);
+	CHECK_EQ(raw_tp_runs_agree("raw_tp_cgrp_storage", 103, cgrp_storage_want), 103);
 }
 
 /* A TCP frame (IPv4 or IPv6, from src:sport to dst:dport, the given flags) for

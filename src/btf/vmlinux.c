@@ -156,16 +156,30 @@ long btf_member_offset(const struct btf *btf, u32 id, const char *name)
 	}
 	return -1;
 }
-u32 btf_vmlinux_task_struct(void)
+/* The kernel's struct name, its id found once into *id. */
+static u32 cached_struct(u32 *id, const char *name)
 {
-	static u32 id;
 	const struct btf *btf;
 
 	/* (a race computes the same id twice) */
-	if (!__atomic_load_n(&id, __ATOMIC_RELAXED) && (btf = btf_vmlinux()))
-		__atomic_store_n(&id, btf_find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT),
+	if (!__atomic_load_n(id, __ATOMIC_RELAXED) && (btf = btf_vmlinux()))
+		__atomic_store_n(id, btf_find_by_name_kind(btf, name, BTF_KIND_STRUCT),
 				 __ATOMIC_RELAXED);
-	return __atomic_load_n(&id, __ATOMIC_RELAXED);
+	return __atomic_load_n(id, __ATOMIC_RELAXED);
+}
+
+u32 btf_vmlinux_task_struct(void)
+{
+	static u32 id;
+
+	return cached_struct(&id, "task_struct");
+}
+
+u32 btf_vmlinux_cgroup(void)
+{
+	static u32 id;
+
+	return cached_struct(&id, "cgroup");
 }
 
 u32 btf_find_func(const struct btf *btf, const char *name)

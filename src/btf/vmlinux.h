@@ -28,5 +28,7 @@ u32 btf_find_func(const struct btf *btf, const char *name);
 long btf_member_offset(const struct btf *btf, u32 id, const char *name);
 /* The kernel's struct task_struct (its id, found once), or 0 without a kernel BTF. */
 u32 btf_vmlinux_task_struct(void);
+/* The same for struct cgroup. */
+u32 btf_vmlinux_cgroup(void);
 
 #endif

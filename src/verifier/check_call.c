@@ -334,9 +334,7 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		}
 		return 0;
 	case ARG_PTR_TO_BTF_ID_CGROUP:
-		return check_btf_obj_arg(env, regno, reg,
-					 btf_find_by_name_kind(btf_vmlinux(), "cgroup",
-							       BTF_KIND_STRUCT), "cgroup");
+		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_cgroup(), "cgroup");
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:

@@ -10,8 +10,8 @@
  * loads and stores at the field reach it (check_mem.c refuses the others, and helpers).
  */
 #include <errno.h>
-#include <string.h>
 
+#include "btf/vmlinux.h"
 #include "map/map.h"
 #include "verifier/env.h"
 
@@ -71,10 +71,10 @@ int check_map_kptr_access(struct verifier_env *env, int value_regno,
 		return -EACCES;
 	}
 	if (class == BPF_LDX) {
-		const char *name = btf_id_name(k->btf_id);
 		/* a referenced task's or cgroup's kptr is freed after an RCU grace period */
 		bool rcu = k->ref && in_rcu_cs(env) &&
-			   (!strcmp(name, "task_struct") || !strcmp(name, "cgroup"));
+			   (k->btf_id == btf_vmlinux_task_struct() ||
+			    k->btf_id == btf_vmlinux_cgroup());
 
 		dst = &cur_regs(env)[value_regno];
 		mark_ptr(dst, rcu ? PTR_TO_BTF_ID_RCU_OR_NULL : PTR_TO_BTF_ID_UNTRUSTED_OR_NULL);
