@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "btf/vmlinux.h"
 #include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
@@ -555,6 +556,36 @@ bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32
 				side[s][i].imm = map[s];
 	}
 	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
+}
+
+bool kernel_has_trampolines(void)
+{
+	static int known = -1;
+	const struct btf *btf = btf_vmlinux();
+	struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	char log[256] = "";
+	union bpf_attr a;
+	int fd;
+
+	if (known >= 0)
+		return known;
+	if (!kernel_bpf_available() || !btf)
+		return (known = 0);
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACING;
+	a.expected_attach_type = BPF_TRACE_FENTRY;
+	a.attach_btf_id = btf_find_func(btf, "bpf_fentry_test1");
+	a.insns = PTR_TO_U64(p);
+	a.insn_cnt = 2;
+	a.license = PTR_TO_U64("GPL");
+	a.log_buf = PTR_TO_U64(log);
+	a.log_size = sizeof(log);
+	a.log_level = 1;
+	fd = kernel_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd >= 0)
+		close(fd);
+	known = fd >= 0 || errno != EPERM || log[0];
+	return known;
 }
 
 bool pids_are_global(void)

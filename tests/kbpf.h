@@ -38,6 +38,11 @@ const char *kernel_bpf_unavailable_reason(void);
  * string kfuncs need (not under qemu-user, which has guest addresses). */
 bool self_reads_work(void);
 
+/* Whether the kernel can load programs that need a trampoline (fentry, fexit, fmod_ret): one
+ * that answers EPERM before verifying anything cannot (a locked-down paravirtualised one, as
+ * this project's machines run).  0 without the kernel's bpf() or BTF. */
+bool kernel_has_trampolines(void);
+
 /* Whether this process's pids are the kernel's own (no pid namespace of its own): where they are
  * not, the kernel's task ids differ from userbpf's. */
 bool pids_are_global(void);

@@ -399,8 +399,9 @@ TEST(cli_autoload)
 	CHECK(strstr(out, "drop_all: not loaded (section '?xdp' starts with '?'"));
 	CHECK_EQ(cli("prog", "verify", FIXTURE("mixed_autoload") ":drop_all", NULL), 0);
 	CHECK(strstr(out, "drop_all: verified"));
-	/* the tracing one, named, is loaded, and userbpf cannot: an object error */
-	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":on_test1", "--data", frame, NULL),
+	/* the LSM one, named, is loaded, and userbpf cannot: an object error */
+	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":on_file_open", "--data", frame,
+		     NULL),
 		 2);
 	unlink(frame);
 }

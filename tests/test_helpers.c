@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "btf/vmlinux.h"
 #include "exec/helpers.h"
 #include "test_cgroup.h"
 #include "test_prog.h"
@@ -20,7 +21,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_PROG_TYPE_CGROUP_DEVICE,
 	BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_PROG_TYPE_PERF_EVENT,
 	BPF_PROG_TYPE_SK_LOOKUP, BPF_PROG_TYPE_SOCK_OPS, BPF_PROG_TYPE_SYSCALL,
-	BPF_PROG_TYPE_SK_SKB, BPF_PROG_TYPE_SK_MSG,
+	BPF_PROG_TYPE_SK_SKB, BPF_PROG_TYPE_SK_MSG, BPF_PROG_TYPE_TRACING,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */
@@ -45,6 +46,14 @@ static void kernel_helper_verdict(u_int32_t type, u_int32_t id, const char *lice
 	/* (a syscall program must be sleepable) */
 	if (type == BPF_PROG_TYPE_SYSCALL)
 		a.prog_flags = BPF_F_SLEEPABLE;
+	/* (a tracing program needs a target: a BTF tracepoint, the kind the kernel here can
+	 * load) */
+	if (type == BPF_PROG_TYPE_TRACING) {
+		a.expected_attach_type = BPF_TRACE_RAW_TP;
+		a.attach_btf_id = btf_vmlinux() ? btf_find_by_name_kind(btf_vmlinux(),
+									"btf_trace_sched_switch",
+									BTF_KIND_TYPEDEF) : 0;
+	}
 	a.insns = (uintptr_t)insns;
 	a.insn_cnt = 2;
 	a.license = (uintptr_t)license;
@@ -76,10 +85,10 @@ TEST(helpers_table_vs_kernel)
 			const struct bpf_func_proto *p = bpf_helper_proto(id, type);
 			bool k_has, k_gpl;
 
-			/* a syscall program's tracing forms of these take kernel BTF pointers
-			 * (a struct sock, an xdp_buff), which no program here can hold: not
-			 * offered */
-			if (type == BPF_PROG_TYPE_SYSCALL &&
+			/* a syscall or tracing program's tracing forms of these take kernel BTF
+			 * pointers (a struct sock, an xdp_buff), which no program here can
+			 * hold: not offered */
+			if ((type == BPF_PROG_TYPE_SYSCALL || type == BPF_PROG_TYPE_TRACING) &&
 			    (id == BPF_FUNC_get_socket_cookie || id == BPF_FUNC_sk_storage_get ||
 			     id == BPF_FUNC_sk_storage_delete || id == BPF_FUNC_xdp_get_buff_len))
 				continue;

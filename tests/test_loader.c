@@ -1400,7 +1400,7 @@ TEST(loader_typeless_ksym)
 
 /* Programs left out of the load: a "?" section is not loaded unless asked for, and any program
  * can be left out before the load, so that an object with a program userbpf cannot load (here
- * a tracing one) still gives the others (libbpf's autoload). */
+ * an LSM one) still gives the others (libbpf's autoload). */
 TEST(loader_autoload)
 {
 	char err[512];
@@ -1411,12 +1411,12 @@ TEST(loader_autoload)
 	REQUIRE(!userbpf_object_open_file(FIXTURE("mixed_autoload"), &o, &obj));
 	pass = userbpf_object_find_program(obj, "pass_all");
 	drop = userbpf_object_find_program(obj, "drop_all");
-	trace = userbpf_object_find_program(obj, "on_test1");
+	trace = userbpf_object_find_program(obj, "on_file_open");
 	REQUIRE(pass && drop && trace);
 	CHECK(userbpf_program_autoload(pass) && !userbpf_program_autoload(drop) &&
 	      !userbpf_program_autoload(trace));
-	CHECK_EQ(userbpf_program_type(trace), BPF_PROG_TYPE_TRACING);
-	CHECK_EQ(userbpf_program_expected_attach_type(trace), BPF_TRACE_FENTRY);
+	CHECK_EQ(userbpf_program_type(trace), BPF_PROG_TYPE_LSM);
+	CHECK_EQ(userbpf_program_expected_attach_type(trace), BPF_LSM_MAC);
 	REQUIRE(!userbpf_object_load(obj));
 	CHECK(userbpf_program_fd(pass) >= 0);
 	CHECK_EQ(userbpf_program_fd(drop), -1);
@@ -1425,14 +1425,14 @@ TEST(loader_autoload)
 	CHECK_EQ(errno, EBUSY);
 	userbpf_object_close(obj);
 
-	/* asked for: the "?xdp" one loads; the tracing one fails the load, naming it */
+	/* asked for: the "?xdp" one loads; the LSM one fails the load, naming it */
 	REQUIRE(!userbpf_object_open_file(FIXTURE("mixed_autoload"), &o, &obj));
 	drop = userbpf_object_find_program(obj, "drop_all");
-	trace = userbpf_object_find_program(obj, "on_test1");
+	trace = userbpf_object_find_program(obj, "on_file_open");
 	CHECK_EQ(userbpf_program_set_autoload(obj, drop, true), 0);
 	CHECK_EQ(userbpf_program_set_autoload(obj, trace, true), 0);
 	CHECK(userbpf_object_load(obj) < 0);
-	CHECK(strstr(err, "program 'on_test1'") != NULL);
+	CHECK(strstr(err, "program 'on_file_open'") != NULL);
 	CHECK_EQ(userbpf_program_set_autoload(obj, trace, false), 0);
 	CHECK_EQ(userbpf_object_load(obj), 0);
 	CHECK(userbpf_program_fd(drop) >= 0);

@@ -80,6 +80,7 @@ static const struct corpus_case corpus[] = {
 	{ "raw_tp_task_storage", true },
 	{ "syscall_task_lookup", true },
 	{ "raw_tp_cgrp_storage", true },
+	{ "tp_btf_sched_switch", true, .kfunc = "bpf_task_acquire" },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },

@@ -1024,6 +1024,15 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		}
 		prog_type = BPF_PROG_TYPE_KPROBE;
 	}
+	/* a tracing program's (the kernel's tracing_prog_func_proto()) are a raw tracepoint's,
+	 * but for its forms of the socket and XDP helpers, which take kernel BTF pointers (a
+	 * struct sock, an xdp_buff) no program here can hold: not offered */
+	if (prog_type == BPF_PROG_TYPE_TRACING) {
+		if (func_id == BPF_FUNC_get_socket_cookie || func_id == BPF_FUNC_sk_storage_get ||
+		    func_id == BPF_FUNC_sk_storage_delete || func_id == BPF_FUNC_xdp_get_buff_len)
+			return NULL;
+		prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	}
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
 	 * pe_prog_func_proto() falls back to bpf_tracing_func_proto()), but their own
 	 * get_stackid, which is not GPL-only */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "btf/vmlinux.h"
 #include "loader.h"
 
 int ld_err(const struct userbpf_object *obj, int err, const char *fmt, ...)
@@ -501,7 +502,7 @@ static int map_create_new(struct userbpf_object *obj, struct userbpf_map *m)
 
 /* .BTF through BPF_BTF_LOAD, with what clang leaves to the loader filled in.  A backend that
  * refuses it (or has no BTF) only costs the programs their func/line info: not an error. */
-static int btf_load(struct userbpf_object *obj)
+static int obj_btf_load(struct userbpf_object *obj)
 {
 	union bpf_attr attr;
 	size_t size = 0;
@@ -531,6 +532,7 @@ static void prog_attr(const struct userbpf_object *obj, const struct userbpf_pro
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = prog->type;
 	attr.expected_attach_type = prog->attach_type;
+	attr.attach_btf_id = prog->attach_btf_id;
 	attr.prog_flags = prog->prog_flags;
 	attr.insn_cnt = prog->insn_cnt;
 	attr.insns = (u64)(uintptr_t)prog->insns;
@@ -549,12 +551,50 @@ static void prog_attr(const struct userbpf_object *obj, const struct userbpf_pro
 	*a = attr;
 }
 
+/* A tracing program's target, named after the section's '/' (libbpf's way): a tp_btf
+ * program's tracepoint (typedef btf_trace_<name>), an iterator's bpf_iter_<name> and the
+ * function the others trace, all in the kernel's BTF. */
+static int attach_target(struct userbpf_object *obj, struct userbpf_program *prog)
+{
+	const char *sec = prog->sec_name + (prog->sec_name[0] == '?');
+	const char *target = strchr(sec, '/');
+	const struct btf *btf = btf_vmlinux();
+	char name[256];
+	u32 id;
+
+	prog->attach_btf_id = 0;
+	if (prog->type != BPF_PROG_TYPE_TRACING)
+		return 0;
+	if (!target || !target[1])
+		return ld_err(obj, -EINVAL, "program '%s' (section '%s'): no attach target after "
+			      "'/'", prog->name, prog->sec_name);
+	target++;
+	if (!btf)
+		return ld_err(obj, -ESRCH, "program '%s': the kernel's BTF is needed to find '%s' "
+			      "(/sys/kernel/btf/vmlinux)", prog->name, target);
+	if (prog->attach_type == BPF_TRACE_RAW_TP || prog->attach_type == BPF_TRACE_ITER) {
+		snprintf(name, sizeof(name), "%s%s",
+			 prog->attach_type == BPF_TRACE_ITER ? "bpf_iter_" : "btf_trace_", target);
+		id = btf_find_by_name_kind(btf, name, prog->attach_type == BPF_TRACE_ITER
+							      ? BTF_KIND_FUNC : BTF_KIND_TYPEDEF);
+	} else {
+		id = btf_find_func(btf, target);
+	}
+	if (!id)
+		return ld_err(obj, -ESRCH, "program '%s': failed to find kernel BTF type ID of "
+			      "'%s'", prog->name, target);
+	prog->attach_btf_id = id;
+	return 0;
+}
+
 static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 {
 	union bpf_attr attr;
 	int fd, err;
 
 	err = ld_prog_build(obj, prog);
+	if (!err)
+		err = attach_target(obj, prog);
 	if (err)
 		return err;
 	prog_attr(obj, prog, &attr);
@@ -612,7 +652,7 @@ USERBPF_API int userbpf_object_load(struct userbpf_object *obj)
 		return ld_err(obj, -EALREADY, "already loaded");
 	err = ld_kconfig_fill(obj);
 	if (!err)
-		err = btf_load(obj);
+		err = obj_btf_load(obj);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)
 		err = map_create(obj, &obj->maps[i]);
 	for (size_t i = 0; i < obj->nmaps && !err; i++)

@@ -133,6 +133,7 @@ struct userbpf_program {
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach_type;
 	u32 prog_flags;		/* BPF_F_SLEEPABLE, BPF_F_XDP_HAS_FRAGS, as the section says */
+	u32 attach_btf_id;	/* a tracing program's target in the kernel's BTF (at load) */
 	bool autoload;		/* loaded with the object (a "?" section: not unless asked) */
 	u32 func;		/* index in funcs[] */
 	struct bpf_insn *insns; /* after load: the relocated program */

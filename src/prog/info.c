@@ -282,7 +282,8 @@ int prog_get_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_a
 	err = fill_arrays(prog, &info);
 	if (err)
 		return err;
-	info.attach_btf_id = 0;
+	/* (attach_btf_obj_id stays 0: the kernel's BTF is no BTF object of userbpf's) */
+	info.attach_btf_id = prog->attach.btf_id;
 	if (info_len)
 		memcpy(uinfo, &info, info_len);
 	memcpy(&uattr->info.info_len, &info_len, sizeof(info_len));

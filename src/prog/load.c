@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "btf/btf.h"
+#include "btf/vmlinux.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
 #include "exec/kfuncs.h"
@@ -25,6 +26,7 @@
 #include "map/map.h"
 #include "prog/prog.h"
 #include "prog/run.h"
+#include "rcu.h"
 #include "verifier/verifier.h"
 
 /* prog_flags of Linux 6.18; our uapi header may predate some. */
@@ -190,14 +192,35 @@ static void prog_destroy(struct bpf_object *obj)
 
 /* ---- checks before the program exists ---- */
 
-/* The attach-target fields, for the program types userbpf has (none of which attaches to BTF
- * or to another program).  The kernel looks the fds up first; whatever they are, a
- * non-tracing type with a target is EINVAL. */
+/* Whether fd is one of userbpf's objects of that kind. */
+static bool fd_is(int fd, enum obj_kind kind)
+{
+	struct bpf_object *obj;
+	int err;
+
+	rcu_read_lock();
+	obj = obj_from_fd(fd, kind, &err);
+	rcu_read_unlock();
+	return obj != NULL;
+}
+
+/* The attach-target fields (the kernel's bpf_prog_load() and bpf_prog_load_check_attach()).
+ * Only tracing programs have a target: a type of the kernel's BTF (attach_btf_id), which the
+ * verifier checks (src/verifier/attach_btf.c).  attach_prog_fd names a program to trace or a
+ * kernel module's BTF: userbpf traces no BPF program, and its BTF objects are never the
+ * kernel's (the kernel answers ENOTSUPP for a program's BTF). */
 static int check_attach(const union bpf_attr *attr)
 {
+	bool traces = attr->prog_type == BPF_PROG_TYPE_TRACING;
+
+	if (attr->attach_prog_fd) {
+		if (fd_is((int)attr->attach_prog_fd, OBJ_PROG))
+			return traces ? -EOPNOTSUPP : -EINVAL;
+		return fd_is((int)attr->attach_prog_fd, OBJ_BTF) ? -ENOTSUPP : -EINVAL;
+	}
 	if (attr->attach_btf_id > BTF_MAX_TYPE)
 		return -EINVAL;
-	if (attr->attach_prog_fd || attr->attach_btf_id)
+	if (attr->attach_btf_id && (!traces || !btf_vmlinux()))
 		return -EINVAL;
 	/* the kernel's bpf_prog_load_check_attach(): a cgroup skb program is for ingress or
 	 * egress (0 is ingress); a cgroup sock program for a socket's creation, release or bind
@@ -283,6 +306,7 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 		return -ENOMEM;
 	prog->type = attr->prog_type;
 	prog->expected_attach_type = attr->expected_attach_type;
+	prog->attach.btf_id = attr->attach_btf_id;
 	prog->prog_flags = attr->prog_flags;
 	prog->kern_version = attr->kern_version;
 	prog->len = attr->insn_cnt;

@@ -41,6 +41,26 @@ struct jit_prog;
  *  - the return value is any scalar (64 bits are returned to the application). */
 #define USERBPF_PROG_TYPE_EXT 0x7fff0000u
 
+/* What a tracing program (tp_btf, fentry, fexit, fmod_ret) is loaded for: the kernel
+ * function or tracepoint its attach_btf_id names, and the shape of its arguments, which are the
+ * program's ctx (a u64 slot each, two for a struct of 9 to 16 bytes; the return value after
+ * them). */
+#define ATTACH_MAX_ARGS 12
+struct prog_attach {
+	u32 btf_id;		/* the FUNC (TYPEDEF btf_trace_<name> for tp_btf); 0: none */
+	u32 proto_id;		/* its FUNC_PROTO */
+	bool trace;		/* tp_btf: the prototype's first argument (void *__data) is not the
+				 * program's */
+	u8 nr_args;		/* the program's arguments */
+	/* The prototype's parameters (tp_btf: with __data first, which the kernel counts ctx
+	 * slots from) and their sizes in bytes. */
+	u8 nr_params;
+	u8 param_size[ATTACH_MAX_ARGS + 1];
+	u8 ret_size;		/* the return value's (0: void) */
+	u64 addr;		/* the function's address in /proc/kallsyms (0: hidden) */
+	char name[128];		/* the function's or tracepoint's */
+};
+
 struct bpf_prog {
 	struct bpf_object obj;		/* must stay first */
 	bool has_tail_call;		/* some bpf_tail_call(): runs reset the tail call count */
@@ -52,6 +72,9 @@ struct bpf_prog {
 	u32 kern_version;
 	bool gpl_compatible;		/* license allows GPL-only helpers */
 	char name[BPF_OBJ_NAME_LEN];
+	/* A tracing program's attach target (attach_btf_id, a type of the kernel's BTF), which
+	 * src/verifier/attach_btf.c checks and types the ctx by. */
+	struct prog_attach attach;
 
 	/* The instructions.  Before bpf_check(): as the user passed them.  After: verified, with
 	 * each map reference (LD_IMM64 src_reg BPF_PSEUDO_MAP_FD / BPF_PSEUDO_MAP_VALUE) holding

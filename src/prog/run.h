@@ -103,6 +103,7 @@ int prog_prepare(struct bpf_prog *prog);
 int test_run_skb(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 int test_run_xdp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
+int test_run_tracing(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);
 int test_run_flow_dissector(struct bpf_prog *prog, const union bpf_attr *attr,
 			    union bpf_attr *uattr);
 int test_run_sk_lookup(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr);

@@ -648,6 +648,38 @@ int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf
 	return err;
 }
 
+/* The kernel's bpf_prog_test_run_tracing(): it calls its test functions, which run the fentry,
+ * fexit and fmod_ret programs attached to them (userbpf attaches none), and reports for
+ * fmod_ret what the two it calls for that returned (with nothing attached: 4 and 29, one side
+ * effect each).  tp_btf programs have no test run (EFAULT, as the kernel's). */
+int test_run_tracing(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 side_effects = 0, ret = 0;
+	int b;
+
+	if (attr->test.flags || attr->test.cpu || attr->test.batch_size)
+		return -EINVAL;
+	switch (prog->expected_attach_type) {
+	case BPF_TRACE_FENTRY:
+	case BPF_TRACE_FEXIT:
+		break;
+	case BPF_MODIFY_RETURN:
+		/* bpf_modify_return_test(1, &b) and bpf_modify_return_test2(1, &b, 3, 4, 5, 6,
+		 * 7) add 1 to b and return the sum of their arguments and b */
+		for (int i = 0; i < 2; i++) {
+			b = 2;
+			b += 1;
+			ret += i ? 1 + (u32)b + 3 + 4 + 5 + 6 + 7 : 1 + (u32)b;
+			side_effects += b != 2;
+		}
+		break;
+	default:
+		return -EFAULT;
+	}
+	uattr->test.retval = side_effects << 16 | (ret & 0xffff);
+	return 0;
+}
+
 /* ---- flow dissectors ---- */
 
 /* The kernel's bpf_prog_test_run_flow_dissector(): the packet (an Ethernet frame of at most a

@@ -1034,8 +1034,16 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 	}
-	/* (the tracing programs have it; of those userbpf has, kprobes may call it) */
-	if (id == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE) {
+	/* (the tracing programs have it; kprobes and the tracing type's trampoline programs
+	 * may call it) */
+	if (id == BPF_FUNC_get_func_ip && env->prog->type == BPF_PROG_TYPE_TRACING &&
+	    env->prog->expected_attach_type == BPF_TRACE_RAW_TP) {
+		verbose(env, "func %s#%d supported only for fentry/fexit/fmod_ret programs\n",
+			helper_name_of(id), id);
+		return -ENOTSUPP;
+	}
+	if (id == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE &&
+	    env->prog->type != BPF_PROG_TYPE_TRACING) {
 		verbose(env, "func %s#%d not supported for program type %u\n", helper_name_of(id),
 			id, env->prog->type);
 		return -ENOTSUPP;
@@ -1523,6 +1531,14 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_CGROUP_SYSCTL: /* ... or the sysctl's read or write */
 	case BPF_PROG_TYPE_SOCK_OPS:	  /* (its verdict is in ctx->reply; 0 or 1 all the same) */
 	case BPF_PROG_TYPE_SK_LOOKUP: /* SK_DROP or SK_PASS */
+		break;
+	case BPF_PROG_TYPE_TRACING:
+		/* fentry and fexit return 0 (the trampoline ignores it); tp_btf and fmod_ret
+		 * anything (fmod_ret's is the function's return value, if not 0) */
+		if (env->prog->expected_attach_type != BPF_TRACE_FENTRY &&
+		    env->prog->expected_attach_type != BPF_TRACE_FEXIT)
+			return 0;
+		hi = 0;
 		break;
 	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
 		if (sock_addr_hook(env->prog->expected_attach_type) == SA_HOOK_BIND)

@@ -604,6 +604,15 @@ static int check_ctx(struct verifier_env *env, const struct reg_state *reg, u32 
 
 	if (err)
 		return err;
+	if (env->prog->type == BPF_PROG_TYPE_TRACING) {
+		struct reg_state *dst = !write && value_regno >= 0 ? &cur_regs(env)[value_regno]
+								   : NULL;
+
+		err = check_tracing_ctx(env, off, size, write, dst);
+		if (!err && env->prog->max_ctx_offset < (u32)(off + size))
+			env->prog->max_ctx_offset = (u32)(off + size);
+		return err;
+	}
 	/* a field that loads a pointer cannot be sign-extended (the kernel's is_ldsx checks) */
 	if (!ctx_valid(env, off, size, write, &ptr_type, &field) ||
 	    (sx && ptr_type != SCALAR_VALUE)) {
@@ -1318,6 +1327,12 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 			verbose(env, "R%u cannot write into %s\n", regno, reg_type_str(reg->type));
 			return -EACCES;
 		}
+		/* memory of unknown size: any offset, read by a probe load (6.18) */
+		if (reg->type == PTR_TO_RDONLY_UNTRUSTED_MEM) {
+			if (value_regno >= 0)
+				mark_reg_unknown(&cur_regs(env)[value_regno]);
+			break;
+		}
 		/* fall through */
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_MEM:
@@ -1405,7 +1420,14 @@ static const int size_bytes[4] = { 4, 2, 1, 8 };
 
 static bool is_mem_or_btf_type(u8 type)
 {
-	return is_btf_ptr_type(type) || type == PTR_TO_MEM || type == PTR_TO_RDONLY_MEM;
+	return is_btf_ptr_type(type) || type == PTR_TO_MEM || type == PTR_TO_RDONLY_MEM ||
+	       type == PTR_TO_RDONLY_UNTRUSTED_MEM;
+}
+
+/* Whether loads through a pointer of this type are probe loads (they may fault). */
+static bool is_probe_type(u8 type)
+{
+	return is_btf_ptr_type(type) || type == PTR_TO_RDONLY_UNTRUSTED_MEM;
 }
 
 /* The pointer type an access insn is rewritten for: a ctx access's conversion, a kernel
@@ -1419,7 +1441,7 @@ static int save_ptr_type(struct verifier_env *env, u8 type, bool load)
 	if (*prev == NOT_INIT) {
 		*prev = type;
 	} else if (*prev != type && (*prev == PTR_TO_CTX || type == PTR_TO_CTX ||
-				     is_btf_ptr_type(*prev) || is_btf_ptr_type(type))) {
+				     is_probe_type(*prev) || is_probe_type(type))) {
 		if (load && is_mem_or_btf_type(*prev) && is_mem_or_btf_type(type)) {
 			*prev = PTR_TO_BTF_ID_UNTRUSTED;
 			return 0;

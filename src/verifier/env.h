@@ -100,6 +100,8 @@ enum reg_type {
 	PTR_TO_BTF_ID_RCU_OR_NULL,	/* an RCU-protected iterator's _next() result, a
 					 * referenced kptr's load, before its NULL check */
 	PTR_TO_BTF_ID_UNTRUSTED_OR_NULL, /* another kptr's load, before its NULL check */
+	PTR_TO_BTF_ID_TRUSTED_OR_NULL,	/* a tp_btf argument that may be NULL, before its NULL
+					 * check */
 	REG_TYPE__COUNT
 };
 
@@ -502,6 +504,14 @@ int compute_live_registers(struct verifier_env *env);
 
 /* Whether the program may sleep (the kernel's in_sleepable(); verifier.c). */
 bool in_sleepable(const struct verifier_env *env);
+
+/* attach_btf.c: the kernel's check_attach_btf_id() (BPF_F_SLEEPABLE for the program's type, a
+ * tracing program's target, which it records in prog->attach), after the CFG; and a tracing
+ * program's load of size bytes at ctx offset off (write: a store, refused), typed into dst
+ * (NULL: not loaded into a register), 0 or -EACCES. */
+int check_attach_btf_id(struct verifier_env *env);
+int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
+		      struct reg_state *dst);
 
 /* ldimm64.c */
 int resolve_ldimm64(struct verifier_env *env);

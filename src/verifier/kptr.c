@@ -24,6 +24,7 @@ static bool kptr_ptr_type(u8 type, bool untrusted_ok)
 	case PTR_TO_BTF_ID_TRUSTED:
 	case PTR_TO_BTF_ID_RCU:
 	case PTR_TO_BTF_ID_RCU_OR_NULL:
+	case PTR_TO_BTF_ID_TRUSTED_OR_NULL:
 		return true;
 	case PTR_TO_BTF_ID_UNTRUSTED:
 	case PTR_TO_BTF_ID_UNTRUSTED_OR_NULL:

@@ -57,6 +57,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
 		[PTR_TO_BTF_ID_RCU_OR_NULL] = "rcu_ptr_or_null_",
 		[PTR_TO_BTF_ID_UNTRUSTED_OR_NULL] = "untrusted_ptr_or_null_",
+		[PTR_TO_BTF_ID_TRUSTED_OR_NULL] = "trusted_ptr_or_null_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -109,6 +110,7 @@ u8 reg_type_not_null(u8 type)
 	case PTR_TO_BTF_ID_OR_NULL: return PTR_TO_BTF_ID;
 	case PTR_TO_BTF_ID_RCU_OR_NULL: return PTR_TO_BTF_ID_RCU;
 	case PTR_TO_BTF_ID_UNTRUSTED_OR_NULL: return PTR_TO_BTF_ID_UNTRUSTED;
+	case PTR_TO_BTF_ID_TRUSTED_OR_NULL: return PTR_TO_BTF_ID_TRUSTED;
 	default: return type;
 	}
 }
@@ -164,7 +166,8 @@ bool reg_is_btf_id(const struct reg_state *reg)
 {
 	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL ||
 	       reg->type == PTR_TO_BTF_ID_RCU_OR_NULL ||
-	       reg->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL;
+	       reg->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL ||
+	       reg->type == PTR_TO_BTF_ID_TRUSTED_OR_NULL;
 }
 
 bool reg_is_trusted_btf(const struct reg_state *reg)

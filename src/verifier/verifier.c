@@ -65,26 +65,6 @@ bool in_sleepable(const struct verifier_env *env)
 
 /* Walks every path from subprogram sub's first instruction: the main program (0) with R1 = ctx,
  * or a global function with its arguments as its prototype says. */
-/* BPF_F_SLEEPABLE (the kernel's check_attach_btf_id(), after the CFG): of the types userbpf
- * loads, only kprobes may sleep (for uprobes; the kernel also lets fentry, LSM, iterator and
- * struct_ops programs), and syscall programs must. */
-static int check_sleepable(struct verifier_env *env)
-{
-	bool sleepable = in_sleepable(env);
-
-	if (env->prog->type == BPF_PROG_TYPE_SYSCALL) {
-		if (sleepable)
-			return 0;
-		verbose(env, "Syscall programs can only be sleepable\n");
-		return -EINVAL;
-	}
-	if (!sleepable || env->prog->type == BPF_PROG_TYPE_KPROBE)
-		return 0;
-	verbose(env, "Only fentry/fexit/fmod_ret, lsm, iter, uprobe, and struct_ops programs can be "
-		     "sleepable\n");
-	return -EINVAL;
-}
-
 static int do_check(struct verifier_env *env, u32 sub)
 {
 	bool pop_log = !(env->log.level & 2);
@@ -435,7 +415,9 @@ static void convert_ctx_accesses(struct verifier_env *env)
 		struct bpf_insn *in = &env->insns[i];
 		size_t off;
 
-		if (BPF_CLASS(in->code) == BPF_LDX && is_btf_ptr_type(env->aux[i].ptr_type)) {
+		if (BPF_CLASS(in->code) == BPF_LDX &&
+		    (is_btf_ptr_type(env->aux[i].ptr_type) ||
+		     env->aux[i].ptr_type == PTR_TO_RDONLY_UNTRUSTED_MEM)) {
 			bool sx = BPF_MODE(in->code) == BPF_MEMSX;
 
 			in->code = BPF_LDX | BPF_SIZE(in->code) |
@@ -546,7 +528,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = check_cfg(env);
 	if (!ret)
-		ret = check_sleepable(env);
+		ret = check_attach_btf_id(env);
 	if (!ret)
 		mark_pkt_data_changers(env);
 	if (!ret)
