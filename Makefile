@@ -84,8 +84,9 @@ BPF_OBJS   := $(BPF_SRCS:%.bpf.c=$(BUILD)/%.bpf.o)
 $(BUILD)/%.bpf.o: %.bpf.c
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
-# (the corpus programs' shared declarations)
+# (the corpus programs' and fixtures' shared declarations)
 $(filter $(BUILD)/tests/corpus/%,$(BPF_OBJS)): $(wildcard tests/corpus/*.h)
+$(filter $(BUILD)/tests/fixtures/%,$(BPF_OBJS)): $(wildcard tests/fixtures/*.h)
 
 $(TESTS): $(BPF_OBJS)
 $(BUILD)/tests/test_loader%.o: ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'

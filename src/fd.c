@@ -497,6 +497,8 @@ static const char *memfd_name(enum obj_kind kind)
 		return "bpf-btf";
 	case OBJ_STATS:
 		return "bpf-stats";
+	case OBJ_LINK:
+		return "bpf-link";
 	case OBJ_PERF_EVENT:
 		break;
 	}

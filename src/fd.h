@@ -35,6 +35,7 @@ enum obj_kind {
 	OBJ_BTF = 3,
 	OBJ_PERF_EVENT = 4, /* a BPF output event (perf_event.h) */
 	OBJ_STATS = 5,	    /* a BPF_ENABLE_STATS fd (src/prog/stats.h) */
+	OBJ_LINK = 6,	    /* a program attached to a hook (src/prog/link.h) */
 };
 
 /* Access an fd grants, from BPF_F_RDONLY / BPF_F_WRONLY at creation (the kernel's FMODE_*). */

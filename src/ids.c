@@ -65,6 +65,10 @@ int obj_get_fd_by_id(enum obj_kind kind, union bpf_attr *attr)
 		break;
 	case OBJ_PROG:
 		break;
+	case OBJ_LINK:
+		if (attr->open_flags)
+			return -EINVAL;
+		break;
 	case OBJ_PERF_EVENT: /* (no bpf() command names them) */
 	case OBJ_STATS:
 		return -EINVAL;

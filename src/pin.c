@@ -94,6 +94,8 @@ static struct bpf_object *pin_target(int fd)
 	obj = obj_from_fd(fd, OBJ_MAP, &err);
 	if (!obj)
 		obj = obj_from_fd(fd, OBJ_PROG, &err);
+	if (!obj)
+		obj = obj_from_fd(fd, OBJ_LINK, &err);
 	if (obj)
 		obj_slot_get(obj);
 	rcu_read_unlock();
@@ -143,7 +145,8 @@ int obj_pin(const union bpf_attr *attr)
 	err = pin_file_at(fd, "", AT_EMPTY_PATH, &p->file, NULL);
 	if (!err) {
 		int n = snprintf(text, sizeof(text), "userbpf %s %u of process %d\n",
-				 obj->kind == OBJ_MAP ? "map" : "prog", obj->id, (int)getpid());
+				 obj->kind == OBJ_MAP ? "map" : obj->kind == OBJ_PROG ? "prog" : "link",
+				 obj->id, (int)getpid());
 
 		/* the text is for people; a short write loses nothing the table needs */
 		if (write(fd, text, (size_t)n) < 0)
@@ -208,8 +211,10 @@ int obj_get_pinned(const union bpf_attr *attr)
 		return err;
 	if (!obj)
 		return -EACCES; /* not a pin: the kernel's answer for a file that is no BPF inode */
-	/* a program's fd is read-write whatever the flags ask, as bpf_prog_new_fd() makes it */
-	fd = obj_new_fd(obj, obj->kind == OBJ_PROG ? OBJ_CAN_READ | OBJ_CAN_WRITE : access);
+	/* a program's or link's fd is read-write whatever the flags ask, as bpf_prog_new_fd()
+	 * and bpf_link_new_fd() make them */
+	fd = obj_new_fd(obj, obj->kind == OBJ_PROG || obj->kind == OBJ_LINK
+				     ? OBJ_CAN_READ | OBJ_CAN_WRITE : access);
 	obj_put(obj);
 	return fd;
 }

@@ -16,6 +16,7 @@
 #include "pin.h"
 #include "syscall.h"
 #include "map/map.h"
+#include "prog/link.h"
 #include "prog/prog.h"
 #include "rcu.h"
 
@@ -70,6 +71,14 @@ static const u32 cmd_attr_end[] = {
 	[BPF_OBJ_GET] = 20,
 	[BPF_ENABLE_STATS] = ATTR_END(enable_stats.type),
 	[BPF_PROG_BIND_MAP] = ATTR_END(prog_bind_map.flags),
+	/* name, prog_fd, then 6.10's cookie (16..23, beyond our uapi union) */
+	[BPF_RAW_TRACEPOINT_OPEN] = 24,
+	/* 6.18's ends at link_create.uprobe_multi.pid (56..59) */
+	[BPF_LINK_CREATE] = 60,
+	[BPF_LINK_UPDATE] = ATTR_END(link_update.old_prog_fd),
+	[BPF_LINK_DETACH] = ATTR_END(link_detach.link_fd),
+	[BPF_LINK_GET_FD_BY_ID] = ATTR_END(link_id),
+	[BPF_LINK_GET_NEXT_ID] = ATTR_END(next_id),
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -96,7 +105,7 @@ static inline bool all_zero(const void *p, size_t n)
 	return !(acc[0] | acc[1] | w);
 }
 
-/* BPF_OBJ_GET_INFO_BY_FD: a program's, a map's or a BTF object's info (any other file is
+/* BPF_OBJ_GET_INFO_BY_FD: a program's, a map's, a BTF object's or a link's info (any other file is
  * EINVAL); a closed fd is EBADFD, as the kernel says.  info_len
  * goes back into the caller's attr as far as its size reaches. */
 static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
@@ -120,6 +129,11 @@ static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
 		obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_BTF, &err);
 		if (obj)
 			err = btf_get_info(btf_of(obj), attr, uattr);
+	}
+	if (!obj && err == -EINVAL) {
+		obj = obj_from_fd((int)attr->info.bpf_fd, OBJ_LINK, &err);
+		if (obj)
+			err = link_get_info(link_of(obj), attr, uattr);
 	}
 	rcu_read_unlock();
 	return err == -EBADF ? -EBADFD : err;
@@ -214,6 +228,18 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return prog_enable_stats(attr);
 	case BPF_PROG_BIND_MAP:
 		return prog_bind_map(attr);
+	case BPF_RAW_TRACEPOINT_OPEN:
+		return raw_tracepoint_open(attr);
+	case BPF_LINK_CREATE:
+		return link_create(attr);
+	case BPF_LINK_UPDATE:
+		return link_update(attr);
+	case BPF_LINK_DETACH:
+		return link_detach(attr);
+	case BPF_LINK_GET_FD_BY_ID:
+		return obj_get_fd_by_id(OBJ_LINK, attr);
+	case BPF_LINK_GET_NEXT_ID:
+		return obj_get_next_id(OBJ_LINK, attr, uattr);
 	}
 	return -EINVAL;
 }

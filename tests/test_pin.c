@@ -69,6 +69,19 @@ static uint32_t map_id(int fd)
 	return bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) ? 0 : info.id;
 }
 
+/* A program of type: the 2 insns at insns. */
+static int prog_load(uint32_t type, const struct bpf_insn *insns)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	return bpf(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
 /* The id of the map pinned at path, 0 if BPF_OBJ_GET fails. */
 static uint32_t pinned_id(const char *path)
 {
@@ -196,12 +209,7 @@ TEST(pin_other_files_and_programs)
 	CHECK_EQ(errno, EACCES);
 	CHECK_EQ(unlink(at("plain")), 0);
 	/* a program, pinned and its fd closed, runs from the fd BPF_OBJ_GET gives */
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_XDP;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = 2;
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	prog = bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	prog = prog_load(BPF_PROG_TYPE_XDP, insns);
 	REQUIRE(prog >= 0);
 	REQUIRE_EQ(obj_cmd(BPF_OBJ_PIN, at("prog"), prog, 0), 0);
 	close(prog);
@@ -249,4 +257,50 @@ TEST(pin_other_files_and_programs)
 	CHECK_EQ(errno, ENOENT);
 	CHECK_EQ(unlink(at("g")), 0);
 	CHECK_EQ(rmdir(dir), 0);
+}
+
+/* A link, pinned and its fd closed, stays (with its program) until the pin goes: BPF_OBJ_GET
+ * gives an fd of it; then its id is gone with it. */
+TEST(pin_link)
+{
+	unsigned live = obj_live_count();
+	struct bpf_insn insns[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
+	struct bpf_link_info info;
+	union bpf_attr a;
+	int prog, link, fd;
+	uint32_t id;
+
+	REQUIRE_DIR();
+	prog = prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, insns);
+	REQUIRE(prog >= 0);
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.name = (uint64_t)(uintptr_t)"sched_switch";
+	a.raw_tracepoint.prog_fd = (uint32_t)prog;
+	link = bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
+	close(prog); /* (the link holds it) */
+	REQUIRE(link >= 0);
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)link;
+	a.info.info = (uint64_t)(uintptr_t)&info;
+	a.info.info_len = sizeof(info);
+	REQUIRE_EQ(bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)), 0);
+	id = info.id;
+	CHECK_EQ(info.type, BPF_LINK_TYPE_RAW_TRACEPOINT);
+	REQUIRE_EQ(obj_cmd(BPF_OBJ_PIN, at("link"), link, 0), 0);
+	close(link);
+	fd = obj_cmd(BPF_OBJ_GET, at("link"), 0, BPF_F_RDONLY);
+	REQUIRE(fd >= 0);
+	memset(&info, 0, sizeof(info));
+	a.info.bpf_fd = (uint32_t)fd;
+	CHECK_EQ(bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)), 0);
+	CHECK_EQ(info.id, id);
+	close(fd);
+	CHECK_EQ(unlink(at("link")), 0);
+	memset(&a, 0, sizeof(a));
+	a.link_id = id;
+	CHECK_EQ(bpf(BPF_LINK_GET_FD_BY_ID, &a, sizeof(a)), -1);
+	CHECK_EQ(errno, ENOENT);
+	CHECK_EQ(obj_live_count(), live);
+	rmdir(dir);
 }

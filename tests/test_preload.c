@@ -170,7 +170,8 @@ TEST(preload_libbpf_loads_as_the_kernel)
 			if (len < 6 || strcmp(e->d_name + len - 6, ".bpf.o"))
 				continue;
 			/* (fentry programs: a kernel without trampolines refuses them) */
-			if (!strcmp(e->d_name, "tracing_sections.bpf.o") &&
+			if ((!strcmp(e->d_name, "tracing_sections.bpf.o") ||
+			     !strcmp(e->d_name, "trampoline_runs.bpf.o")) &&
 			    !kernel_has_trampolines())
 				continue;
 			snprintf(names[n], sizeof(names[n]), "%s/%s", dir, e->d_name);

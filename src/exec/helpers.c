@@ -968,6 +968,29 @@ static const struct bpf_func_proto *sk_msg_helper_proto(u32 func_id)
 	}
 }
 
+/* A trampoline program's own (the kernel's tracing_prog_func_proto() for fentry, fexit and
+ * fmod_ret: func_args.c), and its form of bpf_get_func_ip() (every tracing program has it; the
+ * verifier refuses it to tp_btf ones).  The trampoline types only: bpf_helper_proto_attach(). */
+static const struct helper tracing_helpers[] = {
+	{ { h_get_func_arg, "bpf_get_func_arg", true, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_LONG) }, 0 },
+	{ { h_get_func_ret, "bpf_get_func_ret", true, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_LONG) }, 0 },
+	{ { h_get_func_arg_cnt, "bpf_get_func_arg_cnt", true, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX) }, 0 },
+	{ { h_get_attach_cookie_tracing, "bpf_get_attach_cookie", false, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_CTX) }, 0 },
+};
+static const struct helper tracing_func_ip_helper = {
+	{ h_get_func_ip_tracing, "bpf_get_func_ip", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX) }, 0 };
+
+static bool trampoline_attach(u32 expected_attach_type)
+{
+	return expected_attach_type == BPF_TRACE_FENTRY || expected_attach_type == BPF_TRACE_FEXIT ||
+	       expected_attach_type == BPF_MODIFY_RETURN || expected_attach_type == UINT32_MAX;
+}
+
 const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 {
 	/* setsockopt and getsockopt: a sock_addr program's take its ctx, as sock_ops ones do; a
@@ -1031,6 +1054,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		if (func_id == BPF_FUNC_get_socket_cookie || func_id == BPF_FUNC_sk_storage_get ||
 		    func_id == BPF_FUNC_sk_storage_delete || func_id == BPF_FUNC_xdp_get_buff_len)
 			return NULL;
+		if (func_id == BPF_FUNC_get_func_ip)
+			return &tracing_func_ip_helper.proto;
 		prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
 	}
 	/* perf event programs have the tracing helpers of kprobes (the kernel's
@@ -1108,6 +1133,18 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 	    expected_attach_type != UINT32_MAX && prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
 	    expected_attach_type != BPF_CGROUP_SETSOCKOPT)
 		return NULL;
+	if (prog_type == BPF_PROG_TYPE_TRACING && trampoline_attach(expected_attach_type)) {
+		switch (func_id) {
+		case BPF_FUNC_get_func_arg:
+			return &tracing_helpers[0].proto;
+		case BPF_FUNC_get_func_ret:
+			return &tracing_helpers[1].proto;
+		case BPF_FUNC_get_func_arg_cnt:
+			return &tracing_helpers[2].proto;
+		case BPF_FUNC_get_attach_cookie:
+			return &tracing_helpers[3].proto;
+		}
+	}
 	if (func_id != BPF_FUNC_get_retval && func_id != BPF_FUNC_set_retval)
 		return bpf_helper_proto(func_id, prog_type);
 	/* the kernel decides by the attach type alone (a device program loaded for attach type

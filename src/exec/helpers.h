@@ -105,6 +105,14 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type);
 const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 						     u32 expected_attach_type);
 
+/* A trampoline program's ctx (fentry, fexit, fmod_ret: src/prog/trampoline.c) is the
+ * function's arguments, a u64 each; below it, as the kernel's trampoline keeps them, ctx[-1]
+ * holds their count (with TRAMP_ARGS_RET: the return value follows them), ctx[-2] the
+ * function's address and ctx[-3] the link's cookie, which bpf_get_func_arg() and the other
+ * helpers of the kind read. */
+#define TRAMP_CTX 3
+#define TRAMP_ARGS_RET 0x100u
+
 /* Whether fmt (NUL-terminated) is a format bpf_snprintf() accepts with nargs arguments: 0 or
  * -EINVAL (the verifier's check of its constant format). */
 int bprintf_check(const char *fmt, u32 nargs);

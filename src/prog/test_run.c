@@ -41,6 +41,7 @@
 #include "map/cgroup_storage.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "prog/link.h"
 #include "prog/run.h"
 #include "rcu.h"
 
@@ -649,34 +650,31 @@ int test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *attr, union bpf
 }
 
 /* The kernel's bpf_prog_test_run_tracing(): it calls its test functions, which run the fentry,
- * fexit and fmod_ret programs attached to them (userbpf attaches none), and reports for
- * fmod_ret what the two it calls for that returned (with nothing attached: 4 and 29, one side
- * effect each).  tp_btf programs have no test run (EFAULT, as the kernel's). */
+ * fexit and fmod_ret programs attached to them (src/prog/trampoline.c): the fentry ones with
+ * their usual arguments (EFAULT if one returned something else, as an fmod_ret program can
+ * make it), bpf_modify_return_test() and _test2() for fmod_ret.  tp_btf programs have no test
+ * run (EFAULT, as the kernel's). */
 int test_run_tracing(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
-	u32 side_effects = 0, ret = 0;
-	int b;
+	u32 retval = 0;
+	int err;
 
 	if (attr->test.flags || attr->test.cpu || attr->test.batch_size)
 		return -EINVAL;
 	switch (prog->expected_attach_type) {
 	case BPF_TRACE_FENTRY:
 	case BPF_TRACE_FEXIT:
+		err = trampoline_run_fentry_tests();
+		if (err)
+			return err;
 		break;
 	case BPF_MODIFY_RETURN:
-		/* bpf_modify_return_test(1, &b) and bpf_modify_return_test2(1, &b, 3, 4, 5, 6,
-		 * 7) add 1 to b and return the sum of their arguments and b */
-		for (int i = 0; i < 2; i++) {
-			b = 2;
-			b += 1;
-			ret += i ? 1 + (u32)b + 3 + 4 + 5 + 6 + 7 : 1 + (u32)b;
-			side_effects += b != 2;
-		}
+		retval = trampoline_run_modify_return_tests();
 		break;
 	default:
 		return -EFAULT;
 	}
-	uattr->test.retval = side_effects << 16 | (ret & 0xffff);
+	uattr->test.retval = retval;
 	return 0;
 }
 

@@ -446,7 +446,7 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 	{
 		const struct btf_type *to = btf_skip_modifiers(btf, t->type, NULL);
 
-		if (!t->type || kind_of(to) == BTF_KIND_INT)
+		if (!to || kind_of(to) == BTF_KIND_INT) /* (const void *: void at the end) */
 			goto scalar;
 	}
 	if (arg < a->nr_args && param_nullable(btf, &args[arg]))

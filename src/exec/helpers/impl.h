@@ -40,6 +40,13 @@ HELPER(h_spin_lock);
 HELPER(h_spin_unlock);
 HELPER(h_map_lookup_percpu_elem);
 
+/* func_args.c */
+HELPER(h_get_func_arg);
+HELPER(h_get_func_ret);
+HELPER(h_get_func_arg_cnt);
+HELPER(h_get_func_ip_tracing);
+HELPER(h_get_attach_cookie_tracing);
+
 /* task.c */
 HELPER(h_ktime_get_ns);
 HELPER(h_ktime_get_tai_ns);

@@ -1,0 +1,313 @@
+/* link.c — link objects (link.h): BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_CREATE for tracing
+ * programs, BPF_LINK_DETACH, a link's info; the kernel's bpf_raw_tp_link_attach() and
+ * bpf_tracing_prog_attach() as 6.18 answers them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btf/vmlinux.h"
+#include "map/map.h"
+#include "prog/link.h"
+#include "rcu.h"
+
+/* The kernel's struct bpf_link_info (6.18): 64 bytes; the parts of it a tracing link fills. */
+#define LINK_INFO_SIZE 64
+#define LINK_INFO_TP_NAME 16		/* raw_tracepoint.tp_name (u64) */
+#define LINK_INFO_TP_NAME_LEN 24	/* raw_tracepoint.tp_name_len */
+#define LINK_INFO_RAW_TP_COOKIE 32	/* raw_tracepoint.cookie */
+#define LINK_INFO_TRACING 16		/* tracing: attach_type, target_obj_id, target_btf_id */
+#define LINK_INFO_TRACING_COOKIE 32	/* tracing.cookie */
+/* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
+#define ATTR_RAW_TP_COOKIE 16
+
+static u32 next_link_id; /* ids handed out so far */
+
+static void link_destroy(struct bpf_object *obj)
+{
+	struct bpf_link *link = link_of(obj);
+
+	if (link->type == BPF_LINK_TYPE_TRACING)
+		trampoline_unlink(link);
+	obj_put(&link->prog->obj);
+	free(link);
+}
+
+/* Makes link (prog's reference its own) an fd: the fd, or -errno with link and the reference
+ * gone. */
+static int link_install(struct bpf_link *link)
+{
+	int memfd, err;
+
+	link->obj.id = __atomic_add_fetch(&next_link_id, 1, __ATOMIC_RELAXED);
+	link->obj.kind = OBJ_LINK;
+	link->obj.access = OBJ_CAN_READ | OBJ_CAN_WRITE;
+	link->obj.destroy = link_destroy;
+	if (link->type == BPF_LINK_TYPE_TRACING) {
+		err = trampoline_link(link);
+		if (err) {
+			link->type = 0; /* (not on the list) */
+			goto fail;
+		}
+	}
+	memfd = obj_memfd_create("bpf-link");
+	if (memfd < 0) {
+		err = memfd;
+		goto fail;
+	}
+	err = obj_install(&link->obj, memfd); /* (closes memfd itself on failure) */
+	if (err >= 0)
+		return err;
+fail:
+	link_destroy(&link->obj);
+	return err;
+}
+
+static struct bpf_link *link_new(struct bpf_prog *prog, u32 type, u64 cookie)
+{
+	struct bpf_link *link = calloc(1, sizeof(*link));
+
+	if (!link)
+		return NULL;
+	link->type = type;
+	link->attach_type = prog->expected_attach_type;
+	link->prog = prog;
+	link->cookie = cookie;
+	return link;
+}
+
+/* The tracepoint name names, with the number of its arguments: the kernel's BTF has a typedef
+ * btf_trace_<name> for each of its own; without that BTF any name is taken, with the most
+ * arguments a tracepoint can have.  -ENOENT for none of that name. */
+static int tracepoint_args(const char *name, u32 *nargs)
+{
+	const struct btf *btf = btf_vmlinux();
+	const struct btf_type *t;
+	char tname[160];
+	u32 id;
+
+	*nargs = ATTACH_MAX_ARGS;
+	if (!btf)
+		return 0;
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	id = btf_find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
+	t = id ? btf_type_by_id(btf, id) : NULL;
+	t = t ? btf_type_by_id(btf, t->type) : NULL;	/* the pointer */
+	t = t ? btf_type_by_id(btf, t->type) : NULL;	/* the prototype */
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO || !BTF_INFO_VLEN(t->info))
+		return -ENOENT;
+	*nargs = BTF_INFO_VLEN(t->info) - 1; /* (void *__data first) */
+	return 0;
+}
+
+/* The kernel's bpf_raw_tp_link_attach(): uname (a user string) for a raw tracepoint program,
+ * none for a tracing one (its target is the one it was loaded for).  Takes over prog's
+ * reference. */
+static int raw_tp_link_attach(struct bpf_prog *prog, const char *uname, u64 cookie)
+{
+	char name[128];
+	struct bpf_link *link;
+	u32 nargs;
+	int err = -EINVAL;
+
+	switch (prog->type) {
+	case BPF_PROG_TYPE_TRACING:
+		if (uname)
+			goto fail; /* (the target came with the load) */
+		if (prog->expected_attach_type != BPF_TRACE_RAW_TP) {
+			link = link_new(prog, BPF_LINK_TYPE_TRACING, 0);
+			if (!link) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			return link_install(link);
+		}
+		snprintf(name, sizeof(name), "%s", prog->attach.name);
+		break;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		if (!uname) {
+			err = -EFAULT;
+			goto fail;
+		}
+		snprintf(name, sizeof(name), "%s", uname); /* (127 bytes at most, as the kernel) */
+		break;
+	default:
+		goto fail;
+	}
+	err = tracepoint_args(name, &nargs);
+	if (err)
+		goto fail;
+	err = -EINVAL;
+	if (prog->max_ctx_offset > nargs * 8)
+		goto fail; /* (the program reads arguments the tracepoint has not) */
+	link = link_new(prog, BPF_LINK_TYPE_RAW_TRACEPOINT, cookie);
+	err = -ENOMEM;
+	if (!link)
+		goto fail;
+	memcpy(link->tp_name, name, sizeof(name));
+	return link_install(link);
+fail:
+	obj_put(&prog->obj);
+	return err;
+}
+
+int raw_tracepoint_open(const union bpf_attr *attr)
+{
+	struct bpf_object *obj;
+	u64 cookie;
+	int err;
+
+	memcpy(&cookie, (const u8 *)attr + ATTR_RAW_TP_COOKIE, sizeof(cookie));
+	obj = obj_get_from_fd((int)attr->raw_tracepoint.prog_fd, OBJ_PROG, &err);
+	if (!obj)
+		return err;
+	return raw_tp_link_attach(prog_of(obj), u64_to_ptr(attr->raw_tracepoint.name), cookie);
+}
+
+/* The kernel's attach_type_to_prog_type() for the tracing attach types (6.18). */
+static bool tracing_attach_type(u32 attach_type)
+{
+	return attach_type == BPF_TRACE_RAW_TP || attach_type == BPF_TRACE_FENTRY ||
+	       attach_type == BPF_TRACE_FEXIT || attach_type == BPF_MODIFY_RETURN ||
+	       attach_type == BPF_TRACE_ITER;
+}
+
+int link_create(const union bpf_attr *attr)
+{
+	struct bpf_object *obj;
+	struct bpf_prog *prog;
+	struct bpf_link *link;
+	int err;
+
+	obj = obj_get_from_fd((int)attr->link_create.prog_fd, OBJ_PROG, &err);
+	if (!obj)
+		return err;
+	prog = prog_of(obj);
+	/* the attach type must be one of the program type's (bpf_prog_attach_check_attach_type()) */
+	err = -EINVAL;
+	if (tracing_attach_type(attr->link_create.attach_type) !=
+	    (prog->type == BPF_PROG_TYPE_TRACING))
+		goto fail;
+	err = -EOPNOTSUPP; /* (the hooks of the other types are not in user space) */
+	if (prog->type != BPF_PROG_TYPE_TRACING)
+		goto fail;
+	err = -EINVAL;
+	if (attr->link_create.attach_type != prog->expected_attach_type)
+		goto fail;
+	if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
+		return raw_tp_link_attach(prog, NULL, attr->link_create.tracing.cookie);
+	/* a fentry, fexit or fmod_ret program on the function it was loaded for: retargeting
+	 * (a program fd and a BTF id) is for extension programs */
+	if (attr->link_create.target_fd || attr->link_create.tracing.target_btf_id)
+		goto fail;
+	link = link_new(prog, BPF_LINK_TYPE_TRACING, attr->link_create.tracing.cookie);
+	err = -ENOMEM;
+	if (!link)
+		goto fail;
+	return link_install(link);
+fail:
+	obj_put(obj);
+	return err;
+}
+
+int link_detach(const union bpf_attr *attr)
+{
+	struct bpf_object *obj;
+	int err;
+
+	rcu_read_lock();
+	obj = obj_from_fd((int)attr->link_detach.link_fd, OBJ_LINK, &err);
+	rcu_read_unlock();
+	/* (neither kind has a detach in 6.18: only closing the last fd detaches) */
+	return obj ? -EOPNOTSUPP : err;
+}
+
+int link_update(const union bpf_attr *attr)
+{
+	struct bpf_object *link, *prog, *old = NULL;
+	int err;
+
+	if (attr->link_update.flags & ~BPF_F_REPLACE)
+		return -EINVAL;
+	link = obj_get_from_fd((int)attr->link_update.link_fd, OBJ_LINK, &err);
+	if (!link)
+		return err;
+	prog = obj_get_from_fd((int)attr->link_update.new_prog_fd, OBJ_PROG, &err);
+	if (!prog)
+		goto out;
+	if (attr->link_update.flags & BPF_F_REPLACE) {
+		old = obj_get_from_fd((int)attr->link_update.old_prog_fd, OBJ_PROG, &err);
+		if (!old)
+			goto out;
+	} else if (attr->link_update.old_prog_fd) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = -EINVAL; /* (neither kind has an update_prog) */
+out:
+	if (old)
+		obj_put(old);
+	if (prog)
+		obj_put(prog);
+	obj_put(link);
+	return err;
+}
+
+int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u8 *uinfo = u64_to_ptr(attr->info.info);
+	u32 len = attr->info.info_len, id = link->prog->obj.id;
+	u8 info[LINK_INFO_SIZE];
+
+	if (len > LINK_INFO_SIZE) {
+		if (!uinfo)
+			return -EFAULT;
+		for (u32 i = LINK_INFO_SIZE; i < len; i++)
+			if (uinfo[i])
+				return -E2BIG;
+		len = LINK_INFO_SIZE;
+	}
+	memset(info, 0, sizeof(info));
+	if (len && !uinfo)
+		return -EFAULT;
+	memcpy(info, uinfo ? uinfo : info, len);
+	memcpy(info, &link->type, 4);
+	memcpy(info + 4, &link->obj.id, 4);
+	memcpy(info + 8, &id, 4);
+	if (link->type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
+		u64 ubuf;
+		u32 ulen, need = (u32)strlen(link->tp_name) + 1;
+		int err = 0;
+
+		memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
+		memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
+		if (!ulen != !ubuf)
+			return -EINVAL;
+		memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
+		memcpy(info + LINK_INFO_RAW_TP_COOKIE, &link->cookie, 8);
+		if (ubuf) {
+			char *buf = u64_to_ptr(ubuf);
+
+			if (ulen >= need) {
+				memcpy(buf, link->tp_name, need);
+			} else {
+				memcpy(buf, link->tp_name, ulen - 1);
+				buf[ulen - 1] = 0;
+				err = -ENOSPC;
+			}
+		}
+		if (err)
+			return err; /* (the info is not copied back then, as the kernel's) */
+	} else {
+		/* target_obj_id stays 0: the kernel's BTF is no BTF object of userbpf's */
+		u32 tracing[3] = { link->attach_type, 0, link->prog->attach.btf_id };
+
+		memcpy(info + LINK_INFO_TRACING, tracing, sizeof(tracing));
+		memcpy(info + LINK_INFO_TRACING_COOKIE, &link->cookie, 8);
+	}
+	if (len)
+		memcpy(uinfo, info, len);
+	memcpy(&uattr->info.info_len, &len, sizeof(len));
+	return 0;
+}

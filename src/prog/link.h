@@ -1,0 +1,52 @@
+/* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
+ * bpf_link).  Closing the link's last fd detaches the program.
+ *
+ * userbpf has two kinds, the tracing ones: a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of a
+ * raw tracepoint or tp_btf program) and a tracing link (a fentry, fexit or fmod_ret program on
+ * the function it was loaded for).  No kernel tracepoint or function fires in user space, so a
+ * program attached to one never runs, but for the kernel's BPF test functions, which
+ * BPF_PROG_TEST_RUN of a tracing program calls (trampoline.c): there the programs attached to
+ * them run around them as the kernel's trampolines run them.
+ */
+#ifndef USERBPF_PROG_LINK_H
+#define USERBPF_PROG_LINK_H
+
+#include "fd.h"
+#include "prog/prog.h"
+
+struct bpf_link {
+	struct bpf_object obj;		/* must stay first */
+	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT or TRACING */
+	u32 attach_type;		/* the program's expected_attach_type */
+	struct bpf_prog *prog;		/* a reference */
+	u64 cookie;			/* bpf_get_attach_cookie()'s */
+	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */
+	struct bpf_link *next;		/* TRACING: on the attachments list (trampoline.c) */
+};
+
+static inline struct bpf_link *link_of(struct bpf_object *obj)
+{
+	return container_of(obj, struct bpf_link, obj);
+}
+
+/* BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_CREATE, BPF_LINK_DETACH: the new link's fd, 0 or -errno. */
+int raw_tracepoint_open(const union bpf_attr *attr);
+int link_create(const union bpf_attr *attr);
+int link_detach(const union bpf_attr *attr);
+/* BPF_LINK_UPDATE: neither kind can change its program (EINVAL, once the fds are checked). */
+int link_update(const union bpf_attr *attr);
+/* BPF_OBJ_GET_INFO_BY_FD of a link (struct bpf_link_info). */
+int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr);
+
+/* trampoline.c: a tracing link joins its function's attachments (-EBUSY when the program is
+ * already there, -E2BIG past the kernel's 38 a function may have); leaves them when it goes. */
+int trampoline_link(struct bpf_link *link);
+void trampoline_unlink(struct bpf_link *link);
+/* BPF_PROG_TEST_RUN's calls of the kernel's test functions (bpf_prog_test_run_tracing()):
+ * bpf_fentry_test1() to 10() with the kernel's arguments, 0 if every one returned what it
+ * should, else -EFAULT; bpf_modify_return_test() and _test2(): their results added up, with the
+ * number of them that had their side effect in the upper 16 bits. */
+int trampoline_run_fentry_tests(void);
+u32 trampoline_run_modify_return_tests(void);
+
+#endif
