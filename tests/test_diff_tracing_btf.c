@@ -381,3 +381,97 @@ TEST(diff_tracing_btf)
 	CHECK(accepted + u_accepted >= 15);
 	CHECK(expected || runs >= 5);
 }
+
+/* Every BTF tracepoint of the kernel: a tp_btf program reading each argument slot (8 bytes),
+ * one reading the slot past them, and one dereferencing each argument after reading it (a
+ * byte at offset 0, no NULL check): verdict, errno and whole level-2 log must be the kernel's,
+ * over the kernel's own prototypes (scalars, enums, pointers to structs, to scalars, to void,
+ * nullable arguments, error pointers). */
+static uint32_t tp_prog(struct bpf_insn *p, uint32_t nargs, int kind)
+{
+	uint32_t n = 0;
+
+	if (kind == 1) {
+		p[n++] = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, (short)(8 * nargs));
+	} else {
+		for (uint32_t i = 0; i < nargs; i++) {
+			p[n++] = BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_1, (short)(8 * i));
+			if (kind == 2)
+				p[n++] = BPF_LDX_MEM(BPF_B, BPF_REG_3, BPF_REG_2, 0);
+		}
+	}
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 0);
+	p[n++] = BPF_EXIT_INSN();
+	return n;
+}
+
+TEST(diff_tracing_btf_all_tracepoints)
+{
+	static char log[NSIDES][1 << 16];
+	const struct btf *btf = btf_vmlinux();
+	int tps = 0, progs = 0, same = 0, accepted = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf)
+		SKIP("no kernel BTF (/sys/kernel/btf/vmlinux)");
+	for (uint32_t id = 1; id < btf->nr_types; id++) {
+		const struct btf_type *t = btf_type_by_id(btf, id), *pt;
+		const char *name = btf_str_by_offset(btf, t->name_off);
+		uint32_t nargs;
+
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_TYPEDEF || !name ||
+		    strncmp(name, "btf_trace_", 10))
+			continue;
+		pt = btf_type_by_id(btf, t->type);
+		pt = pt ? btf_type_by_id(btf, pt->type) : NULL;
+		if (!pt || BTF_INFO_KIND(pt->info) != BTF_KIND_FUNC_PROTO || !BTF_INFO_VLEN(pt->info))
+			continue;
+		nargs = BTF_INFO_VLEN(pt->info) - 1;
+		if (nargs > 12)
+			continue;
+		tps++;
+		for (int kind = 0; kind < 3; kind++) {
+			struct bpf_insn p[32];
+			uint32_t n = tp_prog(p, nargs, kind);
+			struct bpf_result r[NSIDES];
+
+			for (int s = 0; s < NSIDES; s++) {
+				union bpf_attr a;
+
+				memset(&a, 0, sizeof(a));
+				a.prog_type = BPF_PROG_TYPE_TRACING;
+				a.expected_attach_type = BPF_TRACE_RAW_TP;
+				a.attach_btf_id = id;
+				a.insns = PTR_TO_U64(p);
+				a.insn_cnt = n;
+				a.license = PTR_TO_U64("GPL");
+				a.log_buf = PTR_TO_U64(log[s]);
+				a.log_size = sizeof(log[s]);
+				a.log_level = 2;
+				log[s][0] = 0;
+				r[s] = side_call(s, BPF_PROG_LOAD, &a);
+				if (r[s].rc >= 0)
+					close(r[s].rc);
+				char *end = strstr(log[s], "processed ");
+
+				if (end)
+					*end = 0;
+			}
+			progs++;
+			accepted += r[K].rc >= 0;
+			if (!AGREE(name, r))
+				continue;
+			if (strcmp(log[K], log[U])) {
+				test_fail(__FILE__, __LINE__,
+					  "%s (%d): level-2 logs differ:\n--- kernel\n%s--- userbpf\n%s",
+					  name, kind, log[K], log[U]);
+				continue;
+			}
+			same++;
+		}
+	}
+	printf("diff_tracing_btf_all_tracepoints: %d tracepoints, %d programs (%d accepted), %d "
+	       "with the whole level-2 log equal\n", tps, progs, accepted, same);
+	CHECK_EQ(same, progs);
+	CHECK(tps > 100);
+}

@@ -49,41 +49,65 @@ static const char *const fmodret_list[] = {
 };
 #define FMODRET_SLEEPABLE "bpf_fentry_test1"
 
-/* BTF tracepoints whose pointer arguments may be NULL (6.18's raw_tp_null_args: bit n is
- * argument n, from 1), and the two whose argument may hold an error code. */
+/* BTF tracepoints whose pointer arguments may be NULL or hold an error code, or are not to be
+ * trusted: 4 bits per argument (from argument 0): TP_NULL, TP_ERR, TP_UNTRUSTED.  6.18's
+ * raw_tp_null_args, with what it does for other arguments as measured on its vmlinux (names
+ * ending in __nullable in the tracepoints' templates, neigh_create's neighbour). */
+#define TP_NULL(arg) (1u << (4 * (arg)))
+#define TP_ERR(arg) (2u << (4 * (arg)))
+#define TP_UNTRUSTED(arg) (4u << (4 * (arg)))
 static const struct {
 	const char *tp;
-	u16 args;
+	u32 args;
 } nullable_tps[] = {
-	{ "sched_pi_setprio", 1 << 2 }, { "sched_stick_numa", 1 << 3 },
-	{ "sched_swap_numa", 1 << 3 }, { "afs_make_fs_call", 1 << 2 },
-	{ "afs_make_fs_calli", 1 << 2 }, { "afs_make_fs_call1", 1 << 2 },
-	{ "afs_make_fs_call2", 1 << 2 }, { "afs_protocol_error", 1 << 1 },
-	{ "afs_flock_ev", 1 << 2 }, { "cachefiles_lookup", 1 << 1 },
-	{ "cachefiles_unlink", 1 << 1 }, { "cachefiles_rename", 1 << 1 },
-	{ "cachefiles_prep_read", 1 << 1 }, { "cachefiles_mark_active", 1 << 1 },
-	{ "cachefiles_mark_failed", 1 << 1 }, { "cachefiles_mark_inactive", 1 << 1 },
-	{ "cachefiles_vfs_error", 1 << 1 }, { "cachefiles_io_error", 1 << 1 },
-	{ "cachefiles_ondemand_open", 1 << 1 }, { "cachefiles_ondemand_copen", 1 << 1 },
-	{ "cachefiles_ondemand_close", 1 << 1 }, { "cachefiles_ondemand_read", 1 << 1 },
-	{ "cachefiles_ondemand_cread", 1 << 1 }, { "cachefiles_ondemand_fd_write", 1 << 1 },
-	{ "cachefiles_ondemand_fd_release", 1 << 1 }, { "ext4_mballoc_discard", 1 << 2 },
-	{ "ext4_mballoc_free", 1 << 2 }, { "fib_table_lookup", 1 << 3 },
-	{ "posix_lock_inode", 1 << 2 }, { "fcntl_setlk", 1 << 2 },
-	{ "locks_remove_posix", 1 << 2 }, { "flock_lock_inode", 1 << 2 },
-	{ "break_lease_noblock", 1 << 2 }, { "break_lease_block", 1 << 2 },
-	{ "break_lease_unblock", 1 << 2 }, { "generic_delete_lease", 1 << 2 },
-	{ "time_out_leases", 1 << 2 }, { "host1x_cdma_push_gather", 1 << 5 },
-	{ "mm_khugepaged_scan_pmd", 1 << 2 }, { "mm_collapse_huge_page_isolate", 1 << 1 },
-	{ "mm_khugepaged_scan_file", 1 << 2 }, { "mm_khugepaged_collapse_file", 1 << 2 },
-	{ "mm_page_alloc", 1 << 1 }, { "mm_page_pcpu_drain", 1 << 1 },
-	{ "mm_page_alloc_zone_locked", 1 << 1 }, { "netfs_failure", 1 << 2 },
-	{ "device_pm_callback_start", 1 << 2 }, { "qdisc_dequeue", 1 << 4 },
-	{ "rxrpc_recvdata", 1 << 1 }, { "rxrpc_resend", 1 << 2 },
-	{ "xs_stream_read_data", 1 << 1 }, { "tcp_send_reset", 1 << 1 | 1 << 2 },
-	{ "tegra_dma_tx_status", 1 << 3 }, { "tmigr_update_events", 1 << 1 },
-	{ "writeback_dirty_folio", 1 << 2 }, { "folio_wait_writeback", 1 << 2 },
-	{ "kfree_skb", 1 << 4 },
+	{ "sched_pi_setprio", TP_NULL(1) }, { "sched_stick_numa", TP_NULL(2) },
+	{ "sched_swap_numa", TP_NULL(2) }, { "sched_process_wait", TP_NULL(0) },
+	{ "signal_generate", TP_ERR(1) }, { "signal_deliver", TP_ERR(1) },
+	{ "afs_make_fs_call", TP_NULL(1) }, { "afs_make_fs_calli", TP_NULL(1) },
+	{ "afs_make_fs_call1", TP_NULL(1) }, { "afs_make_fs_call2", TP_NULL(1) },
+	{ "afs_protocol_error", TP_NULL(0) }, { "afs_flock_ev", TP_NULL(1) },
+	{ "cachefiles_lookup", TP_NULL(0) | TP_ERR(2) }, { "cachefiles_unlink", TP_NULL(0) },
+	{ "cachefiles_rename", TP_NULL(0) }, { "cachefiles_prep_read", TP_NULL(0) },
+	{ "cachefiles_mark_active", TP_NULL(0) }, { "cachefiles_mark_failed", TP_NULL(0) },
+	{ "cachefiles_mark_inactive", TP_NULL(0) }, { "cachefiles_vfs_error", TP_NULL(0) },
+	{ "cachefiles_io_error", TP_NULL(0) }, { "cachefiles_ondemand_open", TP_NULL(0) },
+	{ "cachefiles_ondemand_copen", TP_NULL(0) }, { "cachefiles_ondemand_close", TP_NULL(0) },
+	{ "cachefiles_ondemand_read", TP_NULL(0) }, { "cachefiles_ondemand_cread", TP_NULL(0) },
+	{ "cachefiles_ondemand_fd_write", TP_NULL(0) },
+	{ "cachefiles_ondemand_fd_release", TP_NULL(0) },
+	{ "ext4_mballoc_discard", TP_NULL(1) }, { "ext4_mballoc_free", TP_NULL(1) },
+	{ "fib_table_lookup", TP_NULL(2) }, { "posix_lock_inode", TP_NULL(1) },
+	{ "fcntl_setlk", TP_NULL(1) }, { "locks_remove_posix", TP_NULL(1) },
+	{ "flock_lock_inode", TP_NULL(1) }, { "break_lease_noblock", TP_NULL(1) },
+	{ "break_lease_block", TP_NULL(1) }, { "break_lease_unblock", TP_NULL(1) },
+	{ "generic_delete_lease", TP_NULL(1) }, { "time_out_leases", TP_NULL(1) },
+	{ "host1x_cdma_push_gather", TP_NULL(4) }, { "hugetlbfs_alloc_inode", TP_NULL(1) },
+	{ "mm_khugepaged_scan_pmd", TP_NULL(1) }, { "mm_collapse_huge_page_isolate", TP_NULL(0) },
+	{ "mm_khugepaged_scan_file", TP_NULL(1) }, { "mm_khugepaged_collapse_file", TP_NULL(1) },
+	{ "mm_page_alloc", TP_NULL(0) }, { "mm_page_pcpu_drain", TP_NULL(0) },
+	{ "mm_page_alloc_zone_locked", TP_NULL(0) }, { "mr_integ_alloc", TP_ERR(3) },
+	{ "netfs_failure", TP_NULL(1) }, { "device_pm_callback_start", TP_NULL(1) },
+	{ "qdisc_dequeue", TP_NULL(3) }, { "rxrpc_recvdata", TP_NULL(0) },
+	{ "rxrpc_resend", TP_NULL(1) }, { "xs_stream_read_data", TP_NULL(0) },
+	{ "tcp_send_reset", TP_NULL(0) | TP_NULL(1) }, { "tcp_sendmsg_locked", TP_NULL(2) },
+	{ "tegra_dma_tx_status", TP_NULL(2) }, { "tmigr_update_events", TP_NULL(0) },
+	{ "writeback_dirty_folio", TP_NULL(1) }, { "folio_wait_writeback", TP_NULL(1) },
+	{ "kfree_skb", TP_NULL(3) }, { "neigh_create", TP_UNTRUSTED(3) },
+	{ "xfs_inodegc_flush", TP_NULL(0) }, { "xfs_inodegc_push", TP_NULL(0) },
+	{ "xfs_inodegc_start", TP_NULL(0) }, { "xfs_inodegc_stop", TP_NULL(0) },
+	{ "xfs_inodegc_queue", TP_NULL(0) }, { "xfs_inodegc_throttle", TP_NULL(0) },
+	{ "xfs_fs_sync_fs", TP_NULL(0) }, { "xfs_blockgc_start", TP_NULL(0) },
+	{ "xfs_blockgc_stop", TP_NULL(0) }, { "xfs_blockgc_worker", TP_NULL(0) },
+	{ "xfs_blockgc_flush_all", TP_NULL(0) }, { "xfs_map_blocks_found", TP_NULL(4) },
+	{ "xfs_map_blocks_alloc", TP_NULL(4) }, { "xfs_btree_updkeys", TP_NULL(2) },
+	{ "xfs_btree_overlapped_query_range", TP_NULL(2) },
+	{ "xfs_defer_create_intent", TP_NULL(0) }, { "xfs_defer_cancel_list", TP_NULL(0) },
+	{ "xfs_defer_pending_finish", TP_NULL(0) }, { "xfs_defer_pending_abort", TP_NULL(0) },
+	{ "xfs_defer_relog_intent", TP_NULL(0) }, { "xfs_defer_isolate_paused", TP_NULL(0) },
+	{ "xfs_defer_item_pause", TP_NULL(0) }, { "xfs_defer_item_unpause", TP_NULL(0) },
+	{ "xfs_defer_add_item", TP_NULL(0) }, { "xfs_defer_cancel_item", TP_NULL(0) },
+	{ "xfs_defer_finish_item", TP_NULL(0) }, { "xfs_ioc_free_eofblocks", TP_NULL(1) },
+	{ "xfs_blockgc_free_space", TP_NULL(1) },
 };
 
 static bool listed(const char *const *list, size_t n, const char *name)
@@ -126,7 +150,9 @@ static int type_size(const struct btf *btf, u32 id, const struct btf_type **t)
 		return -EINVAL;
 	if (kind_of(*t) == BTF_KIND_PTR)
 		return 8;
-	if (kind_of(*t) == BTF_KIND_INT || is_any_enum(*t) || kind_of(*t) == BTF_KIND_STRUCT)
+	/* (unions as structs: 6.15's union arguments) */
+	if (kind_of(*t) == BTF_KIND_INT || is_any_enum(*t) || kind_of(*t) == BTF_KIND_STRUCT ||
+	    kind_of(*t) == BTF_KIND_UNION)
 		return (int)(*t)->size;
 	return -EINVAL;
 }
@@ -147,7 +173,7 @@ static int distill_proto(struct verifier_env *env, const struct btf *btf,
 		return -EINVAL;
 	}
 	size = type_size(btf, proto->type, &t);
-	if (size < 0 || kind_of(t) == BTF_KIND_STRUCT) {
+	if (size < 0 || kind_of(t) == BTF_KIND_STRUCT || kind_of(t) == BTF_KIND_UNION) {
 		verbose(env, "The function %s return type %s is unsupported.\n", tname,
 			kind_name(t));
 		return -EINVAL;
@@ -363,15 +389,13 @@ static u32 ctx_arg_idx(const struct prog_attach *a, int off)
 	return (u32)off < end ? a->nr_params : a->nr_params + 1u;
 }
 
-/* Whether a tp_btf program's argument arg (from 0) may be NULL, or (*err_ptr) an error code. */
-static bool tp_arg_nullable(const char *tp, u32 arg, bool *err_ptr)
+/* A tp_btf program's argument arg (from 0): its TP_* bits. */
+static u32 tp_arg_bits(const char *tp, u32 arg)
 {
-	*err_ptr = (!strcmp(tp, "mr_integ_alloc") && arg == 3) ||
-		   (!strcmp(tp, "cachefiles_lookup") && arg == 2);
-	for (size_t i = 0; i < ARRAY_SIZE(nullable_tps); i++)
+	for (size_t i = 0; arg < 8 && i < ARRAY_SIZE(nullable_tps); i++)
 		if (!strcmp(nullable_tps[i].tp, tp))
-			return nullable_tps[i].args & (1u << (arg + 1));
-	return false;
+			return nullable_tps[i].args >> (4 * arg) & 0xf;
+	return 0;
 }
 
 /* Whether the parameter's name ends in "__nullable" (the kernel's btf_param_match_suffix()). */
@@ -392,7 +416,7 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 	const struct btf_type *proto = btf_type_by_id(btf, a->proto_id), *t;
 	const struct btf_param *args = (const struct btf_param *)(proto + 1) + a->trace;
 	const char *tname = a->name;
-	bool nullable = false, err_ptr = false;
+	bool nullable = false, err_ptr = false, untrusted = false;
 	u32 arg, ptr_id;
 
 	/* the kernel's bpf_tracing_ctx_access(): reads of up to 12 u64s, aligned to their size */
@@ -429,7 +453,8 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 		     kind_of(t) == BTF_KIND_CONST || kind_of(t) == BTF_KIND_RESTRICT ||
 		     kind_of(t) == BTF_KIND_TYPE_TAG))
 		t = btf_type_by_id(btf, t->type);
-	if (is_small_int(t) || is_any_enum(t) || kind_of(t) == BTF_KIND_STRUCT)
+	if (is_small_int(t) || is_any_enum(t) || kind_of(t) == BTF_KIND_STRUCT ||
+	    kind_of(t) == BTF_KIND_UNION)
 		goto scalar;
 	if (kind_of(t) != BTF_KIND_PTR) {
 		const char *n = t ? btf_str_by_offset(btf, t->name_off) : "";
@@ -442,26 +467,39 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 		verbose(env, "func '%s' size %d must be 8\n", tname, size);
 		goto invalid;
 	}
-	/* void * and pointers to integers are scalars to the program */
+	/* void * and pointers to integers are scalars to the program (the kernel's
+	 * is_void_or_int_ptr()) */
 	{
 		const struct btf_type *to = btf_skip_modifiers(btf, t->type, NULL);
 
-		if (!to || kind_of(to) == BTF_KIND_INT) /* (const void *: void at the end) */
+		if (!to || kind_of(to) == BTF_KIND_INT)
 			goto scalar;
 	}
 	if (arg < a->nr_args && param_nullable(btf, &args[arg]))
 		nullable = true;
-	if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
-		nullable |= tp_arg_nullable(tname, arg, &err_ptr);
+	if (prog->expected_attach_type == BPF_TRACE_RAW_TP) {
+		u32 bits = tp_arg_bits(tname, arg);
+
+		nullable |= bits & TP_NULL(0);
+		err_ptr = bits & TP_ERR(0);
+		untrusted = bits & TP_UNTRUSTED(0);
+	}
 	t = btf_skip_modifiers(btf, t->type, &ptr_id);
-	if (kind_of(t) != BTF_KIND_STRUCT) {
+	if (kind_of(t) != BTF_KIND_STRUCT && kind_of(t) != BTF_KIND_UNION) {
 		verbose(env, "func '%s' arg%u type %s is not a struct\n", tname, arg, kind_name(t));
 		goto invalid;
 	}
-	verbose(env, "func '%s' arg%u has btf_id %u type %s '%s'\n", tname, arg, ptr_id,
-		kind_name(t), btf_str_by_offset(btf, t->name_off));
-	if (err_ptr)
+	{
+		const char *sname = btf_str_by_offset(btf, t->name_off);
+
+		verbose(env, "func '%s' arg%u has btf_id %u type %s '%s'\n", tname, arg, ptr_id,
+			kind_name(t), sname && *sname ? sname : "(anon)");
+	}
+	if (err_ptr) {
+		/* (6.18's line has no newline: the next one joins it) */
+		verbose(env, "marking pointer arg%u as scalar as it may encode error", arg);
 		goto scalar;
+	}
 	if (dst) {
 		/* tp_btf's arguments are trusted (the kernel's prog_args_trusted()); a
 		 * function's are the old plain kind */
@@ -469,6 +507,9 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 		u8 type = trusted ? (nullable ? PTR_TO_BTF_ID_TRUSTED_OR_NULL
 					      : PTR_TO_BTF_ID_TRUSTED)
 				  : (nullable ? PTR_TO_BTF_ID_OR_NULL : PTR_TO_BTF_ID);
+
+		if (untrusted)
+			type = nullable ? PTR_TO_BTF_ID_UNTRUSTED_OR_NULL : PTR_TO_BTF_ID_UNTRUSTED;
 
 		mark_ptr(dst, type);
 		dst->btf_id = ptr_id;
