@@ -1,13 +1,15 @@
 /* kallsyms.h: one pass over /proc/kallsyms per lookup (a loader's few, not a hot path). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kallsyms.h"
 
 int kallsyms_lookup(const char *name, u64 *addr, bool *ambiguous)
 {
-	FILE *fp = fopen("/proc/kallsyms", "r");
+	const char *path = getenv("USERBPF_KALLSYMS");
+	FILE *fp = fopen(path && *path ? path : "/proc/kallsyms", "r");
 	char line[512], sym[256];
 	unsigned long long a;
 	bool shown = false, found = false;

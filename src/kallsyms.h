@@ -1,6 +1,8 @@
 /* The kernel's symbols, as /proc/kallsyms shows them to this process: what
- * bpf_kallsyms_lookup_name() answers and what the ELF loader resolves typeless
- * `extern const void sym __ksym` variables to (libbpf's way). */
+ * bpf_kallsyms_lookup_name() answers, what the ELF loader resolves typeless
+ * `extern const void sym __ksym` variables to (libbpf's way) and where the verifier looks for
+ * a traced function or a typed ksym.  USERBPF_KALLSYMS names another file of the same format
+ * to read instead (a kernel built without CONFIG_KALLSYMS_ALL lists no variables). */
 #ifndef USERBPF_KALLSYMS_H
 #define USERBPF_KALLSYMS_H
 

@@ -558,6 +558,29 @@ bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32
 	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
 }
 
+bool kallsyms_file_with(char *path, const char *const *syms, int n)
+{
+	FILE *in = fopen("/proc/kallsyms", "r"), *out;
+	int fd = mkstemp(path);
+	char line[512];
+
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		test_fail(__FILE__, __LINE__, "no symbol file %s", path);
+		if (in)
+			fclose(in);
+		return false;
+	}
+	while (in && fgets(line, sizeof(line), in))
+		fputs(line, out);
+	if (in)
+		fclose(in);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "ffffffff84%06x D %s\n", i * 0x1000, syms[i]);
+	fclose(out);
+	return true;
+}
+
 bool kernel_has_trampolines(void)
 {
 	static int known = -1;

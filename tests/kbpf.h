@@ -43,6 +43,11 @@ bool self_reads_work(void);
  * this project's machines run).  0 without the kernel's bpf() or BTF. */
 bool kernel_has_trampolines(void);
 
+/* A symbol file for USERBPF_KALLSYMS: /proc/kallsyms with the n data symbols syms added (as a
+ * kernel built with CONFIG_KALLSYMS_ALL lists its variables), made at path (a mkstemp()
+ * template, which gets the name).  false (and a test failure) if it cannot be made. */
+bool kallsyms_file_with(char *path, const char *const *syms, int n);
+
 /* Whether this process's pids are the kernel's own (no pid namespace of its own): where they are
  * not, the kernel's task ids differ from userbpf's. */
 bool pids_are_global(void);

@@ -386,9 +386,9 @@ static const struct fixture {
     {"reloc_duplicate", "examples/globals", m_rel_dup, -EBADMSG,
      "mem: section 'socket': two relocations at insn 0"},
     {"reloc_missing_symbol", "tests/fixtures/extern_var", NULL, -ENOENT,
-     "mem: section 'socket': insn 0 refers to extern 'missing_var', which is not a function of "
-     "the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs userbpf supports are kernel "
-     "functions (__ksym)"},
+     "mem: section 'socket': insn 0 refers to extern 'missing_var', which is not a function or "
+     "variable of the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs userbpf supports "
+     "are kernel functions and variables (__ksym)"},
     {"reloc_bad_target", "tests/fixtures/bad_reloc_target", NULL, -EINVAL,
      "mem: section 'socket': relocation 0 at insn 0: 'odd_place' is in section '.custom', "
      "which is neither code, a map nor global data"},

@@ -153,6 +153,12 @@ static const struct helper helpers[] = {
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	/* the cookie of the link the program runs from: userbpf attaches nothing, and the
 	 * kernel's test runs say 0 too */
+	[BPF_FUNC_per_cpu_ptr] = { { h_per_cpu_ptr, "bpf_per_cpu_ptr", false, false,
+				     RET_PTR_TO_MEM_OR_BTF_ID_OR_NULL,
+				     ARGS(ARG_PTR_TO_PERCPU_BTF_ID, ARG_ANYTHING) }, ALL_TYPES },
+	[BPF_FUNC_this_cpu_ptr] = { { h_this_cpu_ptr, "bpf_this_cpu_ptr", false, false,
+				      RET_PTR_TO_MEM_OR_BTF_ID, ARGS(ARG_PTR_TO_PERCPU_BTF_ID) },
+				    ALL_TYPES },
 	[BPF_FUNC_get_attach_cookie] = { { h_zero, "bpf_get_attach_cookie", false, false,
 					   RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
 	/* the address of the function a kprobe is on: 0, as the kernel's when no kprobe is

@@ -58,6 +58,7 @@ enum bpf_arg_type {
 	ARG_KPTR_XCHG_DEST,		/* a map value's referenced kptr (src/verifier/kptr.c) */
 	ARG_PTR_TO_BTF_ID_KPTR_RELEASE,	/* a kernel object the program holds a reference to, of
 					 * that kptr's struct, or NULL: the reference goes */
+	ARG_PTR_TO_PERCPU_BTF_ID,	/* a per-CPU kernel variable (a typed ksym's percpu_ptr_) */
 };
 
 enum bpf_return_type {
@@ -73,6 +74,10 @@ enum bpf_return_type {
 					 * bytes), or NULL */
 	RET_PTR_TO_BTF_ID_TASK,		/* a trusted struct task_struct (PTR_TO_BTF_ID_TRUSTED) */
 	RET_PTR_TO_BTF_ID_KPTR_OR_NULL,	/* a new reference: what the kptr held, or NULL */
+	/* a copy of the per-CPU variable argument: a ptr_ to its struct, or read-only memory of
+	 * its size (never NULL; _OR_NULL: or NULL) */
+	RET_PTR_TO_MEM_OR_BTF_ID,
+	RET_PTR_TO_MEM_OR_BTF_ID_OR_NULL,
 };
 
 /* Helper ids run below this (the 6.18 kernel's __BPF_FUNC_MAX_ID): the size of helper tables. */

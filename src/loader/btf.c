@@ -751,7 +751,8 @@ free_offs:
 /* libbpf's rewrite of .ksyms (bpf_object__collect_externs()): the kernel's BTF check takes
  * neither an extern FUNC nor a DATASEC entry that is not a VAR, so each extern function
  * becomes a global one (its unnamed parameters named), and its .ksyms entry a 4-byte slot of
- * one new VAR "dummy_ksym" of type int appended to the blob. */
+ * one new VAR "dummy_ksym" of type int appended to the blob; each extern variable becomes an
+ * allocated int of a 4-byte slot. */
 int ld_btf_ksyms(const struct userbpf_object *obj, u8 **data, size_t *size)
 {
 	static const char dummy[] = "dummy_ksym";
@@ -833,6 +834,18 @@ int ld_btf_ksyms(const struct userbpf_object *obj, u8 **data, size_t *size)
 			if (!si.type || si.type >= btf.nr)
 				continue;
 			memcpy(&f, types + btf.offs[si.type], sizeof(f));
+			if (BTF_INFO_KIND(f.info) == BTF_KIND_VAR) {
+				/* a typed kernel variable: an allocated int (libbpf's) */
+				struct btf_var var = { BTF_VAR_GLOBAL_ALLOCATED };
+
+				f.type = int_id;
+				memcpy(types + btf.offs[si.type], &f, sizeof(f));
+				memcpy(types + btf.offs[si.type] + sizeof(f), &var, sizeof(var));
+				si.offset = i * 4;
+				si.size = 4;
+				memcpy(vsi, &si, sizeof(si));
+				continue;
+			}
 			if (BTF_INFO_KIND(f.info) != BTF_KIND_FUNC)
 				continue;
 			f.info = INFO_ENC(BTF_KIND_FUNC, 0, BTF_FUNC_GLOBAL);

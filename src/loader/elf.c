@@ -673,8 +673,8 @@ static int typeless_ksym(struct userbpf_object *obj, const Elf64_Sym *sym, const
  * kernel function (`extern ... __ksym`),
  * called (a kfunc call) or loaded (its address: `if (kfunc)`), found by name in the kernel's BTF
  * as libbpf finds it.  A weak one the kernel lacks resolves to id 0: the call must be dead code,
- * the address is NULL.  A typeless symbol is its address; other externs (typed kernel
- * variables) are not supported. */
+ * the address is NULL.  A typeless symbol is its address; a typed kernel variable its BTF id
+ * (the verifier's to resolve). */
 static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, const char *name,
 			  const struct bpf_insn *insn, struct ld_reloc *r)
 {
@@ -704,14 +704,23 @@ static int resolve_extern(struct userbpf_object *obj, const Elf64_Sym *sym, cons
 		k = typeless_ksym(obj, sym, name, r);
 		if (k <= 0)
 			return k;
+		/* a typed kernel variable (`extern struct rq runqueues __ksym`): its BTF id,
+		 * which the verifier resolves (libbpf's check that the types agree is not
+		 * made) */
+		k = vmlinux ? (int)btf_find_by_name_kind(vmlinux, name, BTF_KIND_VAR) : 0;
+		if (k > 0) {
+			r->kind = RELO_KSYM;
+			r->func = (u32)k;
+			return 0;
+		}
 	}
 	if (!id && ELF64_ST_BIND(sym->st_info) != STB_WEAK)
 		return ld_err(obj, -ENOENT,
 			      "section '%s': insn %u refers to extern '%s', which is not a function "
-			      "of the kernel's BTF (/sys/kernel/btf/vmlinux); the only externs "
-			      "userbpf supports are kernel functions (__ksym), typeless kernel symbols "
-			      "(extern const void ... __ksym) and __kconfig variables", s->name, r->insn,
-			      name);
+			      "or variable of the kernel's BTF (/sys/kernel/btf/vmlinux); the only "
+			      "externs userbpf supports are kernel functions and variables (__ksym), "
+			      "typeless kernel symbols (extern const void ... __ksym) and __kconfig "
+			      "variables", s->name, r->insn, name);
 	r->kind = call ? RELO_KFUNC : RELO_KSYM;
 	r->func = id;
 	return 0;

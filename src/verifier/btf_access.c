@@ -282,6 +282,10 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 			tname, off, tn);
 		return -EACCES;
 	}
+	if (reg->type == PTR_TO_PERCPU_BTF_ID) {
+		verbose(env, "R%u is ptr_%s access percpu memory: off=%d\n", regno, tname, off);
+		return -EACCES;
+	}
 	if (write) {
 		verbose(env, "only read is supported\n");
 		return -EACCES;

@@ -426,9 +426,11 @@ int check_ld_imm(struct verifier_env *env, const struct bpf_insn *insn)
 		return 0;
 	}
 	if (insn->src_reg == BPF_PSEUDO_BTF_ID) {
-		/* a kernel function (ldimm64.c): memory of no bytes, never NULL */
-		mark_ptr(dst, PTR_TO_RDONLY_MEM);
-		dst->mem_size = 0;
+		/* a kernel function or variable (ldimm64.c): read-only memory (a function's of
+		 * no bytes), a kernel struct, a per-CPU variable; never NULL */
+		mark_ptr(dst, env->aux[idx].ksym_type);
+		dst->mem_size = env->aux[idx].ksym_size;
+		dst->btf_id = env->aux[idx].ksym_btf_id;
 		return 0;
 	}
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE || insn->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {

@@ -335,6 +335,19 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return 0;
 	case ARG_PTR_TO_BTF_ID_CGROUP:
 		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_cgroup(), "cgroup");
+	case ARG_PTR_TO_PERCPU_BTF_ID:
+		if (reg->type != PTR_TO_PERCPU_BTF_ID)
+			return type_err(env, regno, reg,
+					"percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_");
+		err = check_ptr_off(env, reg, regno, false);
+		if (err)
+			return err;
+		if (!reg->btf_id) {
+			verbose(env, "Helper has invalid btf_id in R%u\n", regno);
+			return -EACCES;
+		}
+		env->percpu_btf_id = reg->btf_id;
+		return 0;
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:
@@ -1296,6 +1309,31 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		if (err)
 			return err;
 		break;
+	case RET_PTR_TO_MEM_OR_BTF_ID:
+	case RET_PTR_TO_MEM_OR_BTF_ID_OR_NULL: {
+		/* the variable's copy: a ptr_ to a struct, read-only memory of any other type */
+		const struct btf *btf = btf_vmlinux();
+		u32 var_type = env->percpu_btf_id, size;
+		const struct btf_type *t = btf_skip_modifiers(btf, var_type, NULL);
+		bool or_null = fn->ret_type == RET_PTR_TO_MEM_OR_BTF_ID_OR_NULL;
+
+		if (t && (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT ||
+			  BTF_INFO_KIND(t->info) == BTF_KIND_UNION)) {
+			mark_ptr(&regs[BPF_REG_0], or_null ? PTR_TO_BTF_ID_OR_NULL : PTR_TO_BTF_ID);
+			regs[BPF_REG_0].btf_id = var_type;
+		} else if (btf_type_id_size(btf, &var_type, &size)) {
+			mark_ptr(&regs[BPF_REG_0],
+				 or_null ? PTR_TO_RDONLY_MEM_OR_NULL : PTR_TO_RDONLY_MEM);
+			regs[BPF_REG_0].mem_size = size;
+		} else {
+			verbose(env, "unable to resolve the size of type '%s': %d\n",
+				btf_id_name(env->percpu_btf_id), -EINVAL);
+			return -EINVAL;
+		}
+		if (or_null)
+			regs[BPF_REG_0].id = ++env->id_gen;
+		break;
+	}
 	case RET_PTR_TO_BTF_ID_TASK: {
 		u32 task = btf_vmlinux_task_struct();
 

@@ -1372,6 +1372,7 @@ static int mem_access(struct verifier_env *env, u32 regno, s32 off, int size, bo
 	case PTR_TO_BTF_ID_RCU:
 	case PTR_TO_BTF_ID_UNTRUSTED:
 	case PTR_TO_BTF_ID:
+	case PTR_TO_PERCPU_BTF_ID:
 		err = check_btf_access(env, regno, off, size, write, value_regno);
 		break;
 	case PTR_TO_STACK:

@@ -102,6 +102,9 @@ enum reg_type {
 	PTR_TO_BTF_ID_UNTRUSTED_OR_NULL, /* another kptr's load, before its NULL check */
 	PTR_TO_BTF_ID_TRUSTED_OR_NULL,	/* a tp_btf argument that may be NULL, before its NULL
 					 * check */
+	PTR_TO_PERCPU_BTF_ID,		/* a per-CPU kernel variable of type btf_id (a typed
+					 * ksym, MEM_PERCPU): not to be read, but through
+					 * bpf_per_cpu_ptr() and bpf_this_cpu_ptr() */
 	REG_TYPE__COUNT
 };
 
@@ -288,6 +291,10 @@ struct insn_aux {
 				 * cannot be used with different pointers") */
 	struct bpf_map *map;	/* LD_IMM64 of a map: the map (a used_maps entry) */
 	u32 map_off;		/* BPF_PSEUDO_MAP_VALUE: offset into the value */
+	/* BPF_PSEUDO_BTF_ID: what the kernel symbol loads as (ldimm64.c): the register type,
+	 * its BTF id (a variable's type) or bytes (read-only memory) */
+	u8 ksym_type;
+	u32 ksym_btf_id, ksym_size;
 	u32 scc;		/* the strongly connected component (loop) of the insn, numbered
 				 * from 1; 0 when it is in none (compute_scc()) */
 	u16 live_regs;		/* bit r: Rr is live before the insn (compute_live_registers());
@@ -328,6 +335,7 @@ struct pending {		/* a branch state still to be walked */
 
 struct verifier_env {
 	const struct map_kptr *kptr_xchg; /* the bpf_kptr_xchg() call's kptr, its R1 checked */
+	u32 percpu_btf_id;	/* a per-CPU variable helper's call: its R1's type */
 	struct bpf_prog *prog;
 	struct bpf_insn *insns;
 	u32 len;

@@ -13,7 +13,9 @@
 
 #include "btf/vmlinux.h"
 #include "exec/helpers/impl.h"
+#include "exec/kernel_vars.h"
 #include "exec/kfuncs.h"
+#include "kallsyms.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "rcu.h"
@@ -76,12 +78,69 @@ void release_maps(struct verifier_env *env)
 	env->used_map_cnt = 0;
 }
 
+/* Whether the kernel's BTF places variable var_id in its per-CPU section. */
+static bool var_is_percpu(const struct btf *btf, u32 var_id)
+{
+	u32 sec = btf_find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *t = sec ? btf_type_by_id(btf, sec) : NULL;
+	const struct btf_var_secinfo *v = t ? (const struct btf_var_secinfo *)(t + 1) : NULL;
+
+	for (u32 i = 0; t && i < BTF_INFO_VLEN(t->info); i++)
+		if (v[i].type == var_id)
+			return true;
+	return false;
+}
+
+/* A kernel variable's LD_IMM64 (the kernel's check_pseudo_btf_id()): a per-CPU one is a
+ * percpu_ptr_ of its type, a struct a ptr_ to it, anything else read-only memory of its size.
+ * Its address here is the zeroed region of kernel_vars.h. */
+static int resolve_btf_var(struct verifier_env *env, struct bpf_insn *in, struct insn_aux *aux,
+			   const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const void *mem = kernel_var_memory();
+	const struct btf_type *vt;
+	u32 size, id = t->type;
+	u64 addr;
+
+	if (kallsyms_lookup(name, &addr, NULL) == -ENOENT) {
+		verbose(env, "ldimm64 failed to find the address for kernel symbol '%s'.\n", name);
+		return -ENOENT;
+	}
+	vt = btf_skip_modifiers(btf, t->type, NULL);
+	if (var_is_percpu(btf, (u32)in[0].imm)) {
+		aux->ksym_type = PTR_TO_PERCPU_BTF_ID;
+		aux->ksym_btf_id = id;
+	} else if (vt && (BTF_INFO_KIND(vt->info) == BTF_KIND_STRUCT ||
+			  BTF_INFO_KIND(vt->info) == BTF_KIND_UNION)) {
+		aux->ksym_type = PTR_TO_BTF_ID;
+		aux->ksym_btf_id = id;
+	} else {
+		if (!btf_type_id_size(btf, &id, &size)) {
+			const char *tname = vt ? btf_str_by_offset(btf, vt->name_off) : "";
+
+			verbose(env, "ldimm64 unable to resolve the size of type '%s': %d\n",
+				tname ? tname : "", -EINVAL);
+			return -EINVAL;
+		}
+		aux->ksym_type = PTR_TO_RDONLY_MEM;
+		aux->ksym_size = size;
+	}
+	if (!btf_type_id_size(btf, &id, &size) || size > KERNEL_VAR_MAX || !mem) {
+		verbose(env, "userbpf: kernel variable '%s' does not fit its region\n", name);
+		return -EOPNOTSUPP;
+	}
+	addr = (uintptr_t)mem;
+	in[0].imm = (s32)(u32)addr;
+	in[1].imm = (s32)(u32)(addr >> 32);
+	return 0;
+}
+
 /* An LD_IMM64 of a kernel symbol by its BTF id (BPF_PSEUDO_BTF_ID, the kernel's
  * check_pseudo_btf_id()): a function of the kernel's BTF loads as read-only memory of 0 bytes
  * that is not NULL (what `if (kfunc)`, a weak kfunc's existence test, compiles to).  Its address
- * is userbpf's implementation of the kfunc, or some non-NULL address.  Kernel variables and
- * module BTFs userbpf does not have. */
-static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in)
+ * is userbpf's implementation of the kfunc, or some non-NULL address.  A variable:
+ * resolve_btf_var().  Module BTFs userbpf does not have. */
+static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in, struct insn_aux *aux)
 {
 	static const char not_a_kfunc; /* the address of a function userbpf does not have */
 	const struct btf *btf = btf_vmlinux();
@@ -104,15 +163,14 @@ static int resolve_btf_id(struct verifier_env *env, struct bpf_insn *in)
 		return -ENOENT;
 	}
 	name = btf_str_by_offset(btf, t->name_off);
-	if (BTF_INFO_KIND(t->info) == BTF_KIND_VAR) {
-		verbose(env, "kernel variable '%s': userbpf has no kernel variables\n",
-			name ? name : "");
-		return -EOPNOTSUPP;
-	}
+	if (BTF_INFO_KIND(t->info) == BTF_KIND_VAR)
+		return resolve_btf_var(env, in, aux, btf, t, name ? name : "");
 	if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC) {
 		verbose(env, "pseudo btf_id %d in ldimm64 isn't KIND_VAR or KIND_FUNC\n", in[0].imm);
 		return -EINVAL;
 	}
+	aux->ksym_type = PTR_TO_RDONLY_MEM;
+	aux->ksym_size = 0;
 	addr = (uintptr_t)kfunc_resolve(NULL, in[0].imm, 0);
 	if (!addr)
 		addr = (uintptr_t)&not_a_kfunc;
@@ -203,7 +261,7 @@ static int resolve_one(struct verifier_env *env, u32 i)
 	case BPF_PSEUDO_FUNC:
 		return 0; /* a callback: the engines resolve it (src/exec/callback.h) */
 	case BPF_PSEUDO_BTF_ID:
-		return resolve_btf_id(env, in);
+		return resolve_btf_id(env, in, &env->aux[i]);
 	case BPF_PSEUDO_MAP_VALUE:
 	case BPF_PSEUDO_MAP_IDX_VALUE:
 		break;

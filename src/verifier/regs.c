@@ -58,6 +58,7 @@ const char *reg_type_str(u8 type)
 		[PTR_TO_BTF_ID_RCU_OR_NULL] = "rcu_ptr_or_null_",
 		[PTR_TO_BTF_ID_UNTRUSTED_OR_NULL] = "untrusted_ptr_or_null_",
 		[PTR_TO_BTF_ID_TRUSTED_OR_NULL] = "trusted_ptr_or_null_",
+		[PTR_TO_PERCPU_BTF_ID] = "percpu_ptr_",
 	};
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
@@ -165,6 +166,7 @@ bool is_btf_ptr_type(u8 type)
 bool reg_is_btf_id(const struct reg_state *reg)
 {
 	return is_btf_ptr_type(reg->type) || reg->type == PTR_TO_BTF_ID_OR_NULL ||
+	       reg->type == PTR_TO_PERCPU_BTF_ID ||
 	       reg->type == PTR_TO_BTF_ID_RCU_OR_NULL ||
 	       reg->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL ||
 	       reg->type == PTR_TO_BTF_ID_TRUSTED_OR_NULL;

@@ -180,6 +180,7 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 	case PTR_TO_BTF_ID_RCU_OR_NULL:
 	case PTR_TO_BTF_ID_UNTRUSTED_OR_NULL:
 	case PTR_TO_BTF_ID_TRUSTED_OR_NULL:
+	case PTR_TO_PERCPU_BTF_ID:
 		/* the kernel's regs_exact(): the same struct at the same offset */
 		return o->btf_id == c->btf_id && scalar_same(&o->s, &c->s) &&
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);

@@ -47,6 +47,10 @@ HELPER(h_get_func_arg_cnt);
 HELPER(h_get_func_ip_tracing);
 HELPER(h_get_attach_cookie_tracing);
 
+/* percpu.c */
+HELPER(h_per_cpu_ptr);
+HELPER(h_this_cpu_ptr);
+
 /* task.c */
 HELPER(h_ktime_get_ns);
 HELPER(h_ktime_get_tai_ns);
