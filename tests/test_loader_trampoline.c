@@ -8,8 +8,9 @@
  * run reports; one that changes bpf_fentry_test1()'s result makes the fentry test run EFAULT.
  * A program is attached once per function (EBUSY), and closing its link detaches it.
  *
- * The expected values are the kernel's (its test functions' arguments and results, 6.18); the
- * same run is made on the kernel where it has trampolines (the kernel on this project's
+ * The expected values are the kernel's (its test functions' arguments and results, 6.18), on
+ * userbpf's JIT and interpreter alike; the same run is made on the kernel where it has
+ * trampolines (the kernel on this project's
  * machines has none: there userbpf's side alone runs).  Skipped without the kernel's BTF.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "kallsyms.h"
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf.h"
 
 #ifndef LOADER_OBJ_DIR
 #define LOADER_OBJ_DIR "build"
@@ -190,5 +192,11 @@ TEST(loader_trampoline_runs)
 		runs_on(K, addr);
 	else if (getenv("TEST_VERBOSE"))
 		printf("loader_trampoline_runs: the kernel here has no trampolines: userbpf only\n");
-	runs_on(U, addr);
+	/* userbpf's programs JIT-compiled, then interpreted */
+	for (int jit = 1; jit >= 0; jit--) {
+		int old = userbpf_set_jit(jit);
+
+		runs_on(U, addr);
+		userbpf_set_jit(old);
+	}
 }

@@ -151,18 +151,21 @@ static const struct helper helpers[] = {
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) },
 					TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
-	/* the cookie of the link the program runs from: userbpf attaches nothing, and the
-	 * kernel's test runs say 0 too */
+	/* a per-CPU kernel variable's copy (a typed ksym's: exec/kernel_vars.h) */
 	[BPF_FUNC_per_cpu_ptr] = { { h_per_cpu_ptr, "bpf_per_cpu_ptr", false, false,
 				     RET_PTR_TO_MEM_OR_BTF_ID_OR_NULL,
 				     ARGS(ARG_PTR_TO_PERCPU_BTF_ID, ARG_ANYTHING) }, ALL_TYPES },
 	[BPF_FUNC_this_cpu_ptr] = { { h_this_cpu_ptr, "bpf_this_cpu_ptr", false, false,
 				      RET_PTR_TO_MEM_OR_BTF_ID, ARGS(ARG_PTR_TO_PERCPU_BTF_ID) },
 				    ALL_TYPES },
+	/* the cookie of the link the program runs from: these types' programs run from test
+	 * runs only (their links never fire here), where the kernel's say 0 too; the
+	 * trampoline kinds have their own (tracing_helpers) */
 	[BPF_FUNC_get_attach_cookie] = { { h_zero, "bpf_get_attach_cookie", false, false,
 					   RET_INTEGER, ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
 	/* the address of the function a kprobe is on: 0, as the kernel's when no kprobe is
-	 * running (userbpf attaches none); the verifier allows it in kprobes only */
+	 * running (userbpf attaches none); the verifier allows it in kprobes (the trampoline
+	 * kinds have their own: tracing_func_ip_helper) */
 	[BPF_FUNC_get_func_ip] = { { h_zero, "bpf_get_func_ip", true, false, RET_INTEGER,
 				     ARGS(ARG_PTR_TO_CTX) }, TRACING_TYPES },
 	[BPF_FUNC_get_stackid] = { { h_get_stackid, "bpf_get_stackid", true, false, RET_INTEGER,

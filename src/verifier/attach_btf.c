@@ -9,9 +9,9 @@
  * target's prototype, as the kernel's btf_ctx_access() does (a scalar, or a pointer to a kernel
  * struct).
  *
- * userbpf has no trampolines and attaches nothing: what the kernel knows only from its own
- * tables comes from what user space can see (/proc/kallsyms for a function's address) or from
- * the lists below, as of 6.18.
+ * What the kernel knows only from its own tables comes from what user space can see
+ * (/proc/kallsyms for a function's address) or from the lists below, as of 6.18.  Running
+ * them is src/prog/trampoline.c's.
  */
 #include <stdio.h>
 #include <string.h>
