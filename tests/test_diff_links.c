@@ -34,14 +34,15 @@ static int load_raw_tp(int s, int nargs)
 	return side_prog_load_log(s, BPF_PROG_TYPE_RAW_TRACEPOINT, p, n, NULL, 0).rc;
 }
 
-static int load_tp_btf(int s, uint32_t btf_id)
+/* A tracing program of attach type eat (tp_btf, iter) for btf_id. */
+static int load_tracing(int s, uint32_t eat, uint32_t btf_id)
 {
 	struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_TRACING;
-	a.expected_attach_type = BPF_TRACE_RAW_TP;
+	a.expected_attach_type = eat;
 	a.attach_btf_id = btf_id;
 	a.insns = PTR_TO_U64(p);
 	a.insn_cnt = 2;
@@ -136,25 +137,30 @@ static struct bpf_result link_info(int s, int link, int prog, char *name, uint32
 TEST(diff_links)
 {
 	struct bpf_result r[NSIDES];
-	int raw[NSIDES], raw2[NSIDES], tp[NSIDES], xdp[NSIDES], map[NSIDES], l[NSIDES], s;
+	int raw[NSIDES], raw2[NSIDES], tp[NSIDES], it[NSIDES], xdp[NSIDES], map[NSIDES], l[NSIDES];
+	int s;
 	uint8_t info[NSIDES][80];
 	char name[NSIDES][32];
-	uint32_t sw_id;
+	uint32_t sw_id, iter_id;
 	const struct btf *btf = btf_vmlinux();
 
 	SKIP_WITHOUT_KERNEL_BPF();
 	sw_id = btf ? btf_find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) : 0;
-	if (!sw_id)
-		SKIP("no kernel BTF with sched_switch's tracepoint (/sys/kernel/btf/vmlinux)");
+	iter_id = btf ? btf_find_func(btf, "bpf_iter_task") : 0;
+	if (!sw_id || !iter_id)
+		SKIP("no kernel BTF with sched_switch's tracepoint and the task iterator "
+		     "(/sys/kernel/btf/vmlinux)");
 	for (s = 0; s < NSIDES; s++) {
 		struct bpf_insn x[] = { BPF_MOV64_IMM(BPF_REG_0, XDP_PASS), BPF_EXIT_INSN() };
 
 		raw[s] = load_raw_tp(s, 0);
 		raw2[s] = load_raw_tp(s, 2); /* (reads 2 arguments) */
-		tp[s] = load_tp_btf(s, sw_id);
+		tp[s] = load_tracing(s, BPF_TRACE_RAW_TP, sw_id);
+		it[s] = load_tracing(s, BPF_TRACE_ITER, iter_id);
 		xdp[s] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, x, 2, NULL, 0).rc;
 		map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
-		REQUIRE(raw[s] >= 0 && raw2[s] >= 0 && tp[s] >= 0 && xdp[s] >= 0 && map[s] >= 0);
+		REQUIRE(raw[s] >= 0 && raw2[s] >= 0 && tp[s] >= 0 && it[s] >= 0 && xdp[s] >= 0 &&
+			map[s] >= 0);
 	}
 
 	/* RAW_TRACEPOINT_OPEN */
@@ -333,10 +339,21 @@ TEST(diff_links)
 		r[s] = side_call(s, BPF_LINK_CREATE, &a);
 	}
 	agree("LINK_CREATE, a byte past the attr", r, false);
+	/* an iterator: no raw tracepoint link (EINVAL, bpf_tracing_prog_attach()'s answer in
+	 * 6.18's source; the kernel here says EPERM, as for every trampoline); and the kernel
+	 * makes an iterator link where userbpf, which runs no iterator, says EOPNOTSUPP */
+	{
+		struct bpf_result u = raw_tp_open(U, NULL, it[U], 0);
+
+		CHECK(u.rc < 0 && u.err == EINVAL);
+		u = link_create(U, it[U], BPF_TRACE_ITER, 0, 0, 0, 0);
+		CHECK(u.rc < 0 && u.err == EOPNOTSUPP);
+	}
 	for (s = 0; s < NSIDES; s++) {
 		close(raw[s]);
 		close(raw2[s]);
 		close(tp[s]);
+		close(it[s]);
 		close(xdp[s]);
 		close(map[s]);
 	}

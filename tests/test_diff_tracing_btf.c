@@ -56,10 +56,14 @@ static const struct {
 	{ "kfree", BTF_KIND_FUNC },			/* void (const void *) */
 #define T_EXEC 15
 	{ "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF }, /* task *, pid_t, binprm * */
+#define T_ITER_TASK 16
+	{ "bpf_iter_task", BTF_KIND_FUNC },		/* (struct bpf_iter_meta *, task *) */
+#define T_ITER_NONE 17
+	{ "bpf_iter_num_new", BTF_KIND_FUNC },		/* (no iterator target) */
 };
-#define T_NONE 16	/* attach_btf_id 0 */
-#define T_HUGE 17	/* past the kernel's types */
-#define T__COUNT 18
+#define T_NONE 18	/* attach_btf_id 0 */
+#define T_HUGE 19	/* past the kernel's types */
+#define T__COUNT 20
 enum { O_PID, O_FILENAME_NAME, O_FT_A, O_BPRM_FILENAME, O_ACQUIRE, O_RELEASE, O__COUNT };
 #define OFF(n) PLACEHOLDER(n)
 static int32_t ids[T__COUNT], offs[O__COUNT];
@@ -162,6 +166,34 @@ static const struct {
 	{ "tp_btf: at a typedef of another name", BPF_TRACE_RAW_TP, T_U32, 0, DIFF, { RET(0) } },
 	{ "tp_btf: with no target", BPF_TRACE_RAW_TP, T_NONE, 0, DIFF, { RET(0) } },
 	{ "tp_btf: at an id past the types", BPF_TRACE_RAW_TP, T_HUGE, 0, DIFF, { RET(0) } },
+	/* iterators: seq_printf(meta->seq, "%d\n", [0], 8) */
+	{ "iter: meta->seq to bpf_seq_printf()", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF,
+	  { LDX(DW, 1, 1, 0), LDX(DW, 1, 1, 0), BPF_ST_MEM(BPF_W, BPF_REG_10, -8, 0x000a6425),
+	    BPF_ST_MEM(BPF_DW, BPF_REG_10, -16, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8), BPF_MOV64_IMM(BPF_REG_3, 4),
+	    BPF_MOV64_REG(BPF_REG_4, BPF_REG_10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, -16),
+	    BPF_MOV64_IMM(BPF_REG_5, 8), BPF_EMIT_CALL(BPF_FUNC_seq_printf), RET(0) } },
+	{ "iter: bpf_seq_write() of the meta's bytes", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF,
+	  { LDX(DW, 2, 1, 0), LDX(DW, 1, 2, 0), BPF_MOV64_IMM(BPF_REG_3, 8),
+	    BPF_EMIT_CALL(BPF_FUNC_seq_write), RET(0) } },
+	{ "iter: a scalar to bpf_seq_write()", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF,
+	  { BPF_MOV64_IMM(BPF_REG_1, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8), BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+	    BPF_MOV64_IMM(BPF_REG_3, 8), BPF_EMIT_CALL(BPF_FUNC_seq_write), RET(0) } },
+	{ "iter: the meta to bpf_seq_write()", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF,
+	  { LDX(DW, 1, 1, 0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -8), BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, 0),
+	    BPF_MOV64_IMM(BPF_REG_3, 8), BPF_EMIT_CALL(BPF_FUNC_seq_write), RET(0) } },
+	{ "tp_btf: bpf_seq_write()", BPF_TRACE_RAW_TP, T_SWITCH, 0, DIFF,
+	  { BPF_EMIT_CALL(BPF_FUNC_seq_write), RET(0) } },
+	{ "iter: the task's pid, NULL-checked", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF,
+	  { LDX(DW, 2, 1, 8), BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 100), LDX(W, 3, 2, OFF(O_PID)),
+	    LDX(DW, 4, 1, 0), LDX(DW, 5, 4, 16), RET(0) } },
+	{ "iter: returns 2", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF, { RET(2) } },
+	{ "iter: returns 1", BPF_TRACE_ITER, T_ITER_TASK, 0, DIFF, { RET(1) } },
+	{ "iter: sleepable", BPF_TRACE_ITER, T_ITER_TASK, SLEEPABLE, DIFF, { RET(0) } },
+	{ "iter: at a function that is no target", BPF_TRACE_ITER, T_ITER_NONE, 0, DIFF,
+	  { RET(0) } },
 	/* fentry */
 	{ "fentry: the int", BPF_TRACE_FENTRY, T_FT1, RUN_OK, WANT(0, NULL),
 	  { LDX(DW, 2, 1, 0), LDX(W, 3, 1, 0), RET(0) } },
@@ -405,9 +437,57 @@ static uint32_t tp_prog(struct bpf_insn *p, uint32_t nargs, int kind)
 	return n;
 }
 
-TEST(diff_tracing_btf_all_tracepoints)
+/* The three programs of tp_prog() for BTF type id (a tracepoint's typedef or an iterator's
+ * function) of nargs arguments, loaded on both sides as attach type eat: verdicts, errno and
+ * whole level-2 logs must agree.  Counted in progs, accepted (by the kernel) and same. */
+static void sweep_target(uint32_t id, const char *name, uint32_t nargs, uint32_t eat, int *progs,
+			 int *accepted, int *same)
 {
 	static char log[NSIDES][1 << 16];
+
+	for (int kind = 0; kind < 3; kind++) {
+		struct bpf_insn p[40];
+		uint32_t n = tp_prog(p, nargs, kind);
+		struct bpf_result r[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			union bpf_attr a;
+
+			memset(&a, 0, sizeof(a));
+			a.prog_type = BPF_PROG_TYPE_TRACING;
+			a.expected_attach_type = eat;
+			a.attach_btf_id = id;
+			a.insns = PTR_TO_U64(p);
+			a.insn_cnt = n;
+			a.license = PTR_TO_U64("GPL");
+			a.log_buf = PTR_TO_U64(log[s]);
+			a.log_size = sizeof(log[s]);
+			a.log_level = 2;
+			log[s][0] = 0;
+			r[s] = side_call(s, BPF_PROG_LOAD, &a);
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+			char *end = strstr(log[s], "processed ");
+
+			if (end)
+				*end = 0;
+		}
+		(*progs)++;
+		*accepted += r[K].rc >= 0;
+		if (!AGREE(name, r))
+			continue;
+		if (strcmp(log[K], log[U])) {
+			test_fail(__FILE__, __LINE__,
+				  "%s (%d): level-2 logs differ:\n--- kernel\n%s--- userbpf\n%s",
+				  name, kind, log[K], log[U]);
+			continue;
+		}
+		(*same)++;
+	}
+}
+
+TEST(diff_tracing_btf_all_tracepoints)
+{
 	const struct btf *btf = btf_vmlinux();
 	int tps = 0, progs = 0, same = 0, accepted = 0;
 
@@ -430,48 +510,47 @@ TEST(diff_tracing_btf_all_tracepoints)
 		if (nargs > 12)
 			continue;
 		tps++;
-		for (int kind = 0; kind < 3; kind++) {
-			struct bpf_insn p[32];
-			uint32_t n = tp_prog(p, nargs, kind);
-			struct bpf_result r[NSIDES];
-
-			for (int s = 0; s < NSIDES; s++) {
-				union bpf_attr a;
-
-				memset(&a, 0, sizeof(a));
-				a.prog_type = BPF_PROG_TYPE_TRACING;
-				a.expected_attach_type = BPF_TRACE_RAW_TP;
-				a.attach_btf_id = id;
-				a.insns = PTR_TO_U64(p);
-				a.insn_cnt = n;
-				a.license = PTR_TO_U64("GPL");
-				a.log_buf = PTR_TO_U64(log[s]);
-				a.log_size = sizeof(log[s]);
-				a.log_level = 2;
-				log[s][0] = 0;
-				r[s] = side_call(s, BPF_PROG_LOAD, &a);
-				if (r[s].rc >= 0)
-					close(r[s].rc);
-				char *end = strstr(log[s], "processed ");
-
-				if (end)
-					*end = 0;
-			}
-			progs++;
-			accepted += r[K].rc >= 0;
-			if (!AGREE(name, r))
-				continue;
-			if (strcmp(log[K], log[U])) {
-				test_fail(__FILE__, __LINE__,
-					  "%s (%d): level-2 logs differ:\n--- kernel\n%s--- userbpf\n%s",
-					  name, kind, log[K], log[U]);
-				continue;
-			}
-			same++;
-		}
+		sweep_target(id, name, nargs, BPF_TRACE_RAW_TP, &progs, &accepted, &same);
 	}
 	printf("diff_tracing_btf_all_tracepoints: %d tracepoints, %d programs (%d accepted), %d "
 	       "with the whole level-2 log equal\n", tps, progs, accepted, same);
 	CHECK_EQ(same, progs);
 	CHECK(tps > 100);
+}
+
+/* Every function of the kernel's BTF named bpf_iter_* as an iterator program's target (the
+ * registered targets among them, and the functions that are none), the same three programs:
+ * the kernel's verdicts and whole level-2 logs.  The targets whose arguments are buffers
+ * (which userbpf does not verify, and the kernel here refuses with EPERM) are left out. */
+TEST(diff_tracing_btf_all_iterators)
+{
+	static const char *const buf_targets[] = { "bpf_iter_bpf_map_elem",
+						   "bpf_iter_bpf_sk_storage_map",
+						   "bpf_iter_sockmap" };
+	const struct btf *btf = btf_vmlinux();
+	int funcs = 0, progs = 0, same = 0, accepted = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf)
+		SKIP("no kernel BTF (/sys/kernel/btf/vmlinux)");
+	for (uint32_t id = 1; id < btf->nr_types; id++) {
+		const struct btf_type *t = btf_type_by_id(btf, id), *pt;
+		const char *name = btf_str_by_offset(btf, t->name_off);
+		bool buf = false;
+
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC || !name || strncmp(name, "bpf_iter_", 9))
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(buf_targets); i++)
+			buf |= !strcmp(name, buf_targets[i]);
+		pt = btf_type_by_id(btf, t->type);
+		if (buf || !pt || BTF_INFO_VLEN(pt->info) > 12)
+			continue;
+		funcs++;
+		sweep_target(id, name, BTF_INFO_VLEN(pt->info), BPF_TRACE_ITER, &progs, &accepted,
+			     &same);
+	}
+	printf("diff_tracing_btf_all_iterators: %d functions, %d programs (%d accepted), %d with "
+	       "the whole level-2 log equal\n", funcs, progs, accepted, same);
+	CHECK_EQ(same, progs);
+	CHECK(accepted >= 15);
 }

@@ -81,6 +81,7 @@ static const struct corpus_case corpus[] = {
 	{ "syscall_task_lookup", true },
 	{ "raw_tp_cgrp_storage", true },
 	{ "tp_btf_sched_switch", true, .kfunc = "bpf_task_acquire" },
+	{ "iter_task_pids", true },
 	{ "cgroup_skb_egress_policy", true },
 	{ "cgroup_skb_storage_count", true },
 	{ "flow_dissector_ports", true },

@@ -990,6 +990,19 @@ static const struct helper tracing_helpers[] = {
 	{ { h_get_attach_cookie_tracing, "bpf_get_attach_cookie", false, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_CTX) }, 0 },
 };
+/* An iterator program's output (the kernel's bpf_seq_printf() and bpf_seq_write()): userbpf
+ * verifies iterator programs but runs none (no BPF_ITER_CREATE), so these are never called. */
+static u64 h_seq_not_run(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (u64)-EOPNOTSUPP;
+}
+static const struct helper iter_helpers[] = {
+	{ { h_seq_not_run, "bpf_seq_printf", true, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_BTF_ID_SEQ_FILE, ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_MEM_OR_NULL,
+		 ARG_CONST_SIZE_OR_ZERO) }, 0 },
+	{ { h_seq_not_run, "bpf_seq_write", true, false, RET_INTEGER,
+	    ARGS(ARG_PTR_TO_BTF_ID_SEQ_FILE, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO) }, 0 },
+};
 static const struct helper tracing_func_ip_helper = {
 	{ h_get_func_ip_tracing, "bpf_get_func_ip", true, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX) }, 0 };
@@ -1142,6 +1155,10 @@ const struct bpf_func_proto *bpf_helper_proto_attach(u32 func_id, u32 prog_type,
 	    expected_attach_type != UINT32_MAX && prog_type == BPF_PROG_TYPE_CGROUP_SOCKOPT &&
 	    expected_attach_type != BPF_CGROUP_SETSOCKOPT)
 		return NULL;
+	if (prog_type == BPF_PROG_TYPE_TRACING &&
+	    (expected_attach_type == BPF_TRACE_ITER || expected_attach_type == UINT32_MAX) &&
+	    (func_id == BPF_FUNC_seq_printf || func_id == BPF_FUNC_seq_write))
+		return &iter_helpers[func_id == BPF_FUNC_seq_write].proto;
 	if (prog_type == BPF_PROG_TYPE_TRACING && trampoline_attach(expected_attach_type)) {
 		switch (func_id) {
 		case BPF_FUNC_get_func_arg:

@@ -59,6 +59,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_BTF_ID_KPTR_RELEASE,	/* a kernel object the program holds a reference to, of
 					 * that kptr's struct, or NULL: the reference goes */
 	ARG_PTR_TO_PERCPU_BTF_ID,	/* a per-CPU kernel variable (a typed ksym's percpu_ptr_) */
+	ARG_PTR_TO_BTF_ID_SEQ_FILE,	/* an iterator's struct seq_file (its meta->seq) */
 };
 
 enum bpf_return_type {

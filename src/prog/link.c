@@ -115,6 +115,8 @@ static int raw_tp_link_attach(struct bpf_prog *prog, const char *uname, u64 cook
 	case BPF_PROG_TYPE_TRACING:
 		if (uname)
 			goto fail; /* (the target came with the load) */
+		if (prog->expected_attach_type == BPF_TRACE_ITER)
+			goto fail; /* (bpf_tracing_prog_attach()'s answer) */
 		if (prog->expected_attach_type != BPF_TRACE_RAW_TP) {
 			link = link_new(prog, BPF_LINK_TYPE_TRACING, 0);
 			if (!link) {
@@ -197,6 +199,9 @@ int link_create(const union bpf_attr *attr)
 		goto fail;
 	if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
 		return raw_tp_link_attach(prog, NULL, attr->link_create.tracing.cookie);
+	err = -EOPNOTSUPP; /* (iterators are verified, not run: no BPF_ITER_CREATE here) */
+	if (prog->expected_attach_type == BPF_TRACE_ITER)
+		goto fail;
 	/* a fentry, fexit or fmod_ret program on the function it was loaded for: retargeting
 	 * (a program fd and a BTF id) is for extension programs */
 	if (attr->link_create.target_fd || attr->link_create.tracing.target_btf_id)

@@ -58,6 +58,8 @@ struct prog_attach {
 	u8 param_size[ATTACH_MAX_ARGS + 1];
 	u8 ret_size;		/* the return value's (0: void) */
 	u64 addr;		/* the function's address in /proc/kallsyms (0: hidden) */
+	u16 iter_args;		/* an iterator's: its target's NULL-able arguments
+				 * (src/verifier/attach_btf.c) */
 	char name[128];		/* the function's or tracepoint's */
 };
 

@@ -110,6 +110,29 @@ static const struct {
 	{ "xfs_blockgc_free_space", TP_NULL(1) },
 };
 
+/* The kernel's BPF iterator targets (bpf_iter_<target>, 6.18's registrations) and the arguments
+ * their registration types as pointers that may be NULL: ITER_PLAIN(arg) a ptr_or_null_,
+ * ITER_TRUSTED(arg) a trusted_ptr_or_null_ (2 bits an argument).  The targets whose arguments
+ * are buffers (bpf_map_elem, bpf_sk_storage_map, sockmap) userbpf does not verify. */
+#define ITER_PLAIN(arg) (1u << (2 * (arg)))
+#define ITER_TRUSTED(arg) (2u << (2 * (arg)))
+static const struct {
+	const char *target;
+	u16 args;
+} iter_targets[] = {
+	{ "bpf_link", ITER_PLAIN(1) },	  { "bpf_map", ITER_TRUSTED(1) },
+	{ "bpf_prog", ITER_PLAIN(1) },	  { "cgroup", ITER_TRUSTED(1) },
+	{ "dmabuf", ITER_PLAIN(1) },	  { "ipv6_route", ITER_PLAIN(1) },
+	{ "kmem_cache", ITER_TRUSTED(1) }, { "ksym", ITER_PLAIN(1) },
+	{ "netlink", ITER_PLAIN(1) },	  { "task", ITER_TRUSTED(1) },
+	{ "task_file", ITER_PLAIN(1) | ITER_PLAIN(3) },
+	{ "task_vma", ITER_PLAIN(1) | ITER_PLAIN(2) },
+	{ "tcp", ITER_TRUSTED(1) },	  { "udp", ITER_TRUSTED(1) },
+	{ "unix", ITER_PLAIN(1) },
+};
+static const char *const iter_buf_targets[] = { "bpf_map_elem", "bpf_sk_storage_map", "sockmap" };
+#define ITER_PREFIX "bpf_iter_"
+
 static bool listed(const char *const *list, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -311,10 +334,22 @@ static int attach_target(struct verifier_env *env)
 			return err;
 		break;
 	}
-	case BPF_TRACE_ITER:
-		/* (the kernel's iterators run from a read() of an iterator link's fd: none here) */
-		verbose(env, "userbpf: BPF iterators (iter/) are not supported\n");
-		return -EOPNOTSUPP;
+	case BPF_TRACE_ITER: {
+		int err;
+
+		if (kind_of(t) != BTF_KIND_FUNC) {
+			verbose(env, "attach_btf_id %u is not a function\n", a->btf_id);
+			return -EINVAL;
+		}
+		t = btf_type_by_id(btf, t->type);
+		if (kind_of(t) != BTF_KIND_FUNC_PROTO)
+			return -EINVAL;
+		err = distill_proto(env, btf, t, tname);
+		if (err)
+			return err;
+		a->proto_id = btf_type_by_id(btf, a->btf_id)->type;
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -356,6 +391,23 @@ int check_attach_btf_id(struct verifier_env *env)
 	err = attach_target(env);
 	if (err || prog->expected_attach_type == BPF_TRACE_RAW_TP)
 		return err;
+	if (prog->expected_attach_type == BPF_TRACE_ITER) {
+		/* the kernel's bpf_iter_prog_supported(): a registered target */
+		if (strncmp(name, ITER_PREFIX, strlen(ITER_PREFIX)))
+			return -EINVAL;
+		if (listed(iter_buf_targets, ARRAY_SIZE(iter_buf_targets),
+			   name + strlen(ITER_PREFIX))) {
+			verbose(env, "userbpf: the %s iterator is not supported\n",
+				name + strlen(ITER_PREFIX));
+			return -EOPNOTSUPP;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(iter_targets); i++)
+			if (!strcmp(iter_targets[i].target, name + strlen(ITER_PREFIX))) {
+				prog->attach.iter_args = iter_targets[i].args;
+				return 0;
+			}
+		return -EINVAL;
+	}
 	if (listed(deny_list, ARRAY_SIZE(deny_list), name)) {
 		verbose(env, "Attaching tracing programs to function '%s' is rejected.\n", name);
 		return -EINVAL;
@@ -475,6 +527,17 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 		if (!to || kind_of(to) == BTF_KIND_INT)
 			goto scalar;
 	}
+	/* an iterator's target types some arguments itself (its ctx_arg_info) */
+	if (prog->expected_attach_type == BPF_TRACE_ITER && arg < 8 &&
+	    (a->iter_args >> (2 * arg) & 3)) {
+		if (dst) {
+			mark_ptr(dst, a->iter_args & ITER_TRUSTED(arg) ? PTR_TO_BTF_ID_TRUSTED_OR_NULL
+								       : PTR_TO_BTF_ID_OR_NULL);
+			btf_skip_modifiers(btf, t->type, &dst->btf_id);
+			dst->id = ++env->id_gen;
+		}
+		return 0;
+	}
 	if (arg < a->nr_args && param_nullable(btf, &args[arg]))
 		nullable = true;
 	if (prog->expected_attach_type == BPF_TRACE_RAW_TP) {
@@ -501,9 +564,10 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 		goto scalar;
 	}
 	if (dst) {
-		/* tp_btf's arguments are trusted (the kernel's prog_args_trusted()); a
-		 * function's are the old plain kind */
-		bool trusted = prog->expected_attach_type == BPF_TRACE_RAW_TP;
+		/* tp_btf's and iterators' arguments are trusted (the kernel's
+		 * prog_args_trusted()); a function's are the old plain kind */
+		bool trusted = prog->expected_attach_type == BPF_TRACE_RAW_TP ||
+			       prog->expected_attach_type == BPF_TRACE_ITER;
 		u8 type = trusted ? (nullable ? PTR_TO_BTF_ID_TRUSTED_OR_NULL
 					      : PTR_TO_BTF_ID_TRUSTED)
 				  : (nullable ? PTR_TO_BTF_ID_OR_NULL : PTR_TO_BTF_ID);

@@ -40,6 +40,29 @@ static const struct {
 	{ "cgroup_subsys_state", "cgroup" },
 };
 
+/* The pointer fields 6.18 lists as trusted (BTF_TYPE_SAFE_TRUSTED; or_null: ..._OR_NULL): read
+ * from a trusted pointer, they give a trusted one (that may be NULL). */
+static const struct {
+	const char *type, *field;
+	bool or_null;
+} trusted_fields[] = {
+	{ "bpf_iter_meta", "seq", false },    { "bpf_iter__task", "task", false },
+	{ "linux_binprm", "file", false },    { "file", "f_inode", false },
+	{ "socket", "sk", true },	      { "vm_area_struct", "vm_mm", true },
+	{ "vm_area_struct", "vm_file", true },
+};
+
+/* 1 if the field of struct base_id is trusted, 2 if trusted but maybe NULL, else 0. */
+static int field_is_trusted(u32 base_id, const char *field)
+{
+	const char *base = btf_id_name(base_id);
+
+	for (size_t i = 0; field && i < ARRAY_SIZE(trusted_fields); i++)
+		if (!strcmp(trusted_fields[i].type, base) && !strcmp(trusted_fields[i].field, field))
+			return 1 + trusted_fields[i].or_null;
+	return 0;
+}
+
 static bool field_is_rcu(u32 base_id, const char *field)
 {
 	const char *base = btf_id_name(base_id);
@@ -313,11 +336,19 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 		return 0;
 	}
 	u8 type = PTR_TO_BTF_ID_UNTRUSTED;
+	bool trusted = reg->type == PTR_TO_BTF_ID_TRUSTED ||
+		       (reg->type == PTR_TO_BTF_ID && reg->ref_obj_id);
+	int safe = trusted && !in_union ? field_is_trusted(reg->btf_id, field) : 0;
 
-	if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && in_rcu_cs(env) &&
-	    field_is_rcu(reg->btf_id, field))
+	if (safe) {
+		type = safe == 2 ? PTR_TO_BTF_ID_TRUSTED_OR_NULL : PTR_TO_BTF_ID_TRUSTED;
+	} else if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && in_rcu_cs(env) &&
+		   field_is_rcu(reg->btf_id, field)) {
 		type = PTR_TO_BTF_ID_RCU;
+	}
 	mark_ptr(&cur_regs(env)[value_regno], type);
 	cur_regs(env)[value_regno].btf_id = next_id;
+	if (safe == 2)
+		cur_regs(env)[value_regno].id = ++env->id_gen;
 	return 0;
 }

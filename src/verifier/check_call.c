@@ -335,6 +335,15 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		return 0;
 	case ARG_PTR_TO_BTF_ID_CGROUP:
 		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_cgroup(), "cgroup");
+	case ARG_PTR_TO_BTF_ID_SEQ_FILE: {
+		static u32 seq_file; /* (the kernel's struct seq_file, found once) */
+
+		if (!seq_file && btf_vmlinux())
+			seq_file = btf_find_by_name_kind(btf_vmlinux(), "seq_file", BTF_KIND_STRUCT);
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
+		return check_btf_obj_arg(env, regno, reg, seq_file, "seq_file");
+	}
 	case ARG_PTR_TO_PERCPU_BTF_ID:
 		if (reg->type != PTR_TO_PERCPU_BTF_ID)
 			return type_err(env, regno, reg,
@@ -1573,6 +1582,8 @@ static int check_return_range(struct verifier_env *env)
 	case BPF_PROG_TYPE_TRACING:
 		/* fentry and fexit return 0 (the trampoline ignores it); tp_btf and fmod_ret
 		 * anything (fmod_ret's is the function's return value, if not 0) */
+		if (env->prog->expected_attach_type == BPF_TRACE_ITER)
+			break; /* 0 or 1 (1: show the element again) */
 		if (env->prog->expected_attach_type != BPF_TRACE_FENTRY &&
 		    env->prog->expected_attach_type != BPF_TRACE_FEXIT)
 			return 0;
