@@ -86,7 +86,7 @@ $(BUILD)/%.bpf.o: %.bpf.c
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # (the corpus programs' and fixtures' shared declarations)
 $(filter $(BUILD)/tests/corpus/%,$(BPF_OBJS)): $(wildcard tests/corpus/*.h)
-$(filter $(BUILD)/tests/fixtures/%,$(BPF_OBJS)): $(wildcard tests/fixtures/*.h)
+$(filter $(BUILD)/tests/fixtures/%,$(BPF_OBJS)): $(wildcard tests/fixtures/*.h tests/corpus/*.h)
 
 $(TESTS): $(BPF_OBJS)
 $(BUILD)/tests/test_loader%.o: ALL_CFLAGS += -DLOADER_OBJ_DIR='"$(BUILD)"'

@@ -79,6 +79,7 @@ static const u32 cmd_attr_end[] = {
 	[BPF_LINK_DETACH] = ATTR_END(link_detach.link_fd),
 	[BPF_LINK_GET_FD_BY_ID] = ATTR_END(link_id),
 	[BPF_LINK_GET_NEXT_ID] = ATTR_END(next_id),
+	[BPF_ITER_CREATE] = ATTR_END(iter_create.flags),
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -240,6 +241,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return obj_get_fd_by_id(OBJ_LINK, attr);
 	case BPF_LINK_GET_NEXT_ID:
 		return obj_get_next_id(OBJ_LINK, attr, uattr);
+	case BPF_ITER_CREATE:
+		return iter_create(attr);
 	}
 	return -EINVAL;
 }

@@ -990,17 +990,12 @@ static const struct helper tracing_helpers[] = {
 	{ { h_get_attach_cookie_tracing, "bpf_get_attach_cookie", false, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_CTX) }, 0 },
 };
-/* An iterator program's output (the kernel's bpf_seq_printf() and bpf_seq_write()): userbpf
- * verifies iterator programs but runs none (no BPF_ITER_CREATE), so these are never called. */
-static u64 h_seq_not_run(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return (u64)-EOPNOTSUPP;
-}
+/* An iterator program's output (the kernel's bpf_seq_printf() and bpf_seq_write(): seq.c). */
 static const struct helper iter_helpers[] = {
-	{ { h_seq_not_run, "bpf_seq_printf", true, false, RET_INTEGER,
+	{ { h_seq_printf, "bpf_seq_printf", true, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_BTF_ID_SEQ_FILE, ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_MEM_OR_NULL,
 		 ARG_CONST_SIZE_OR_ZERO) }, 0 },
-	{ { h_seq_not_run, "bpf_seq_write", true, false, RET_INTEGER,
+	{ { h_seq_write, "bpf_seq_write", true, false, RET_INTEGER,
 	    ARGS(ARG_PTR_TO_BTF_ID_SEQ_FILE, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO) }, 0 },
 };
 static const struct helper tracing_func_ip_helper = {

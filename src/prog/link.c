@@ -19,6 +19,7 @@
 #define LINK_INFO_RAW_TP_COOKIE 32	/* raw_tracepoint.cookie */
 #define LINK_INFO_TRACING 16		/* tracing: attach_type, target_obj_id, target_btf_id */
 #define LINK_INFO_TRACING_COOKIE 32	/* tracing.cookie */
+#define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid (after target_name, _len, map) */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -199,9 +200,12 @@ int link_create(const union bpf_attr *attr)
 		goto fail;
 	if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
 		return raw_tp_link_attach(prog, NULL, attr->link_create.tracing.cookie);
-	err = -EOPNOTSUPP; /* (iterators are verified, not run: no BPF_ITER_CREATE here) */
-	if (prog->expected_attach_type == BPF_TRACE_ITER)
-		goto fail;
+	if (prog->expected_attach_type == BPF_TRACE_ITER) {
+		err = iter_link_create(prog, attr, &link);
+		if (err)
+			goto fail;
+		return link_install(link);
+	}
 	/* a fentry, fexit or fmod_ret program on the function it was loaded for: retargeting
 	 * (a program fd and a BTF id) is for extension programs */
 	if (attr->link_create.target_fd || attr->link_create.tracing.target_btf_id)
@@ -304,6 +308,31 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		}
 		if (err)
 			return err; /* (the info is not copied back then, as the kernel's) */
+	} else if (link->type == BPF_LINK_TYPE_ITER) {
+		/* iter: target_name (u64) and target_name_len as a raw tracepoint's name, then
+		 * the task's tid and pid */
+		const char *target = link->prog->attach.name + strlen("bpf_iter_");
+		u64 ubuf;
+		u32 ulen, need = (u32)strlen(target) + 1;
+		u32 task[2] = { link->iter_kind == 1 ? link->iter_id : 0,
+				link->iter_kind == 2 ? link->iter_id : 0 };
+
+		memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
+		memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
+		if (!ulen != !ubuf)
+			return -EINVAL;
+		memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
+		memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
+		if (ubuf) {
+			char *buf = u64_to_ptr(ubuf);
+
+			if (ulen < need) {
+				memcpy(buf, target, ulen - 1);
+				buf[ulen - 1] = 0;
+				return -ENOSPC;
+			}
+			memcpy(buf, target, need);
+		}
 	} else {
 		/* target_obj_id stays 0: the kernel's BTF is no BTF object of userbpf's */
 		u32 tracing[3] = { link->attach_type, 0, link->prog->attach.btf_id };

@@ -1,9 +1,9 @@
 /* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
  * bpf_link).  Closing the link's last fd detaches the program.
  *
- * userbpf has two kinds, the tracing ones: a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of a
- * raw tracepoint or tp_btf program) and a tracing link (a fentry, fexit or fmod_ret program on
- * the function it was loaded for).  No kernel tracepoint or function fires in user space, so a
+ * userbpf has three kinds, the tracing ones: a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
+ * a raw tracepoint or tp_btf program), a tracing link (a fentry, fexit or fmod_ret program on
+ * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs.  No kernel tracepoint or function fires in user space, so a
  * program attached to one never runs, but for the kernel's BPF test functions, which
  * BPF_PROG_TEST_RUN of a tracing program calls (trampoline.c): there the programs attached to
  * them run around them as the kernel's trampolines run them.
@@ -21,6 +21,7 @@ struct bpf_link {
 	struct bpf_prog *prog;		/* a reference */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
 	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */
+	u32 iter_kind, iter_id;		/* ITER: the tasks shown (iter.c: all, a tid's, a pid's) */
 	struct bpf_link *next;		/* TRACING: on the attachments list (trampoline.c) */
 };
 
@@ -37,6 +38,11 @@ int link_detach(const union bpf_attr *attr);
 int link_update(const union bpf_attr *attr);
 /* BPF_OBJ_GET_INFO_BY_FD of a link (struct bpf_link_info). */
 int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr);
+
+/* iter.c: an iterator link for prog (BPF_LINK_CREATE's iter_info checked), into *out; and
+ * BPF_ITER_CREATE: the fd of what the program printed over its target. */
+int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct bpf_link **out);
+int iter_create(const union bpf_attr *attr);
 
 /* trampoline.c: a tracing link joins its function's attachments (-EBUSY when the program is
  * already there, -E2BIG past the kernel's 38 a function may have); leaves them when it goes. */

@@ -6,19 +6,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "task_types.h"
-
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-	__u64 session_id;
-	__u64 seq_num;
-} __attribute__((preserve_access_index));
-
-struct bpf_iter__task {
-	struct bpf_iter_meta *meta;
-	struct task_struct *task;
-} __attribute__((preserve_access_index));
+#include "iter_types.h"
 
 const volatile int leaders_only = 1;
 

@@ -40,6 +40,15 @@ HELPER(h_spin_lock);
 HELPER(h_spin_unlock);
 HELPER(h_map_lookup_percpu_elem);
 
+/* string.c: a bpf_snprintf() format with nargs u64 arguments into out (out_size bytes, NUL
+ * included; NULL/0: nothing written): the output's length (as if unlimited), or -errno. */
+int bprintf_format(char *out, size_t out_size, const char *fmt, u32 fmt_size, const u64 *args,
+		   int nargs);
+
+/* seq.c */
+HELPER(h_seq_printf);
+HELPER(h_seq_write);
+
 /* func_args.c */
 HELPER(h_get_func_arg);
 HELPER(h_get_func_ret);

@@ -189,7 +189,7 @@ fmt_str:
 	return total > INT32_MAX ? INT32_MAX : (int)total;
 }
 
-static int bprintf(char *out, size_t out_size, const char *fmt, u32 fmt_size, const u64 *args,
+int bprintf_format(char *out, size_t out_size, const char *fmt, u32 fmt_size, const u64 *args,
 		   int nargs)
 {
 	const char *end = memchr(fmt, 0, fmt_size);
@@ -205,7 +205,7 @@ static int bprintf(char *out, size_t out_size, const char *fmt, u32 fmt_size, co
 
 int bprintf_check(const char *fmt, u32 nargs)
 {
-	int err = bprintf(NULL, 0, fmt, UINT32_MAX, NULL, (int)nargs);
+	int err = bprintf_format(NULL, 0, fmt, UINT32_MAX, NULL, (int)nargs);
 
 	return err < 0 ? err : 0;
 }
@@ -214,7 +214,7 @@ u64 h_trace_printk(u64 fmt, u64 fmt_size, u64 a1, u64 a2, u64 a3)
 {
 	const u64 args[3] = { a1, a2, a3 };
 	char out[PRINTK_BUF];
-	int n = bprintf(out, sizeof(out), PTR(fmt), (u32)fmt_size, args, 3);
+	int n = bprintf_format(out, sizeof(out), PTR(fmt), (u32)fmt_size, args, 3);
 
 	if (n < 0)
 		return (u64)(s64)n;
@@ -233,7 +233,8 @@ u64 h_trace_vprintk(u64 fmt, u64 fmt_size, u64 data, u64 data_len, u64 a5)
 
 	if ((u32)data_len % 8 || (u32)data_len > BPRINTF_VARARGS * 8 || ((u32)data_len && !data))
 		return (u64)-EINVAL;
-	n = bprintf(out, sizeof(out), PTR(fmt), (u32)fmt_size, PTR(data), (int)((u32)data_len / 8));
+	n = bprintf_format(out, sizeof(out), PTR(fmt), (u32)fmt_size, PTR(data),
+			   (int)((u32)data_len / 8));
 	if (n < 0)
 		return (u64)(s64)n;
 	trace_emit(out);
@@ -249,7 +250,7 @@ u64 h_snprintf(u64 str, u64 str_size, u64 fmt, u64 data, u64 data_len)
 
 	if ((u32)data_len % 8 || (u32)data_len > BPRINTF_VARARGS * 8 || ((u32)data_len && !data))
 		return (u64)-EINVAL;
-	n = bprintf(PTR(str), (u32)str_size, PTR(fmt), UINT32_MAX, PTR(data),
+	n = bprintf_format(PTR(str), (u32)str_size, PTR(fmt), UINT32_MAX, PTR(data),
 		    (int)((u32)data_len / 8));
 	return n < 0 ? (u64)(s64)n : (u64)n + 1;
 }
