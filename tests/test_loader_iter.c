@@ -7,10 +7,12 @@
  * not the kernel's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 
 #include "btf/vmlinux.h"
 #include "kbpf.h"
+#include "test_cgroup.h"
 #include "test.h"
 
 #ifndef LOADER_OBJ_DIR
@@ -25,12 +28,11 @@
 #endif
 #define FIXTURE(n) LOADER_OBJ_DIR "/tests/fixtures/" n ".bpf.o"
 
-/* What side s's iterator over (tid, pid) prints, into out (a NUL-terminated copy); the
- * result of the first call that failed, or 0. */
-static struct bpf_result iterate(int s, int prog, uint32_t tid, uint32_t pid, char *out,
-				 size_t size, int *link_out)
+/* What side s's iterator prints with iter_info (16 bytes, or NULL), into out (a NUL-terminated
+ * copy); the result of the first call that failed, or 0.  link_out: the link is kept there. */
+static struct bpf_result iterate_info(int s, int prog, const void *linfo, char *out, size_t size,
+				      int *link_out)
 {
-	uint32_t linfo[3] = { tid, pid, 0 };
 	union bpf_attr a;
 	struct bpf_result r;
 	size_t len = 0;
@@ -40,10 +42,11 @@ static struct bpf_result iterate(int s, int prog, uint32_t tid, uint32_t pid, ch
 	memset(&a, 0, sizeof(a));
 	a.link_create.prog_fd = (uint32_t)prog;
 	a.link_create.attach_type = BPF_TRACE_ITER;
-	if (tid || pid) {
+	if (linfo) {
 		a.link_create.iter_info = PTR_TO_U64(linfo);
-		a.link_create.iter_info_len = sizeof(linfo);
+		a.link_create.iter_info_len = 16;
 	}
+	out[0] = 0;
 	r = side_call(s, BPF_LINK_CREATE, &a);
 	if (r.rc < 0)
 		return r;
@@ -65,6 +68,15 @@ static struct bpf_result iterate(int s, int prog, uint32_t tid, uint32_t pid, ch
 	return r;
 }
 
+/* A task iterator over (tid, pid): see iterate_info(). */
+static struct bpf_result iterate(int s, int prog, uint32_t tid, uint32_t pid, char *out,
+				 size_t size, int *link_out)
+{
+	uint32_t linfo[4] = { tid, pid, 0, 0 };
+
+	return iterate_info(s, prog, tid || pid ? linfo : NULL, out, size, link_out);
+}
+
 static void *idle_thread(void *arg)
 {
 	pthread_mutex_lock(arg); /* (held by the test until it is done) */
@@ -72,11 +84,11 @@ static void *idle_thread(void *arg)
 	return NULL;
 }
 
-static int load_on(int s, struct userbpf_object **obj)
+static int load_on(int s, const char *path, struct userbpf_object **obj)
 {
 	struct userbpf_object_opts o = { .sz = sizeof(o), .bpf = diff_sides[s]->bpf };
 
-	if (userbpf_object_open_file(FIXTURE("iter_task_lines"), &o, obj) ||
+	if (userbpf_object_open_file(path, &o, obj) ||
 	    userbpf_object_load(*obj))
 		return -1;
 	return userbpf_program_fd(userbpf_object_program(*obj, 0));
@@ -102,7 +114,7 @@ TEST(loader_iter_task)
 	pthread_mutex_lock(&hold);
 	REQUIRE(!pthread_create(&th, NULL, idle_thread, &hold));
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
-		prog[s] = load_on(s, &obj[s]);
+		prog[s] = load_on(s, FIXTURE("iter_task_lines"), &obj[s]);
 		REQUIRE(prog[s] >= 0);
 	}
 	/* this process's threads, then this thread alone: the kernel's lines */
@@ -158,4 +170,79 @@ TEST(loader_iter_task)
 	pthread_join(th, NULL);
 	for (int s = 0; s < NSIDES; s++)
 		userbpf_object_close(obj[s]);
+}
+
+/* The cgroup iterator over a subtree made for it (x, x/a, x/b below this process's cgroup): the
+ * cgroup alone, its descendants before and after their children, its ancestors up to the root,
+ * each by directory fd and by id: the kernel's lines (ids and levels, in its order); and the
+ * iter_info the kernel refuses (no order, fd and id both, an id no cgroup has, none at all). */
+TEST(loader_iter_cgroup)
+{
+	static char out[NSIDES][1 << 14];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	char own[5200], x[5264], a[5280], b[5280];
+	int prog[NSIDES] = { -1, -1 }, dir, runs = 0;
+	struct bpf_result r[NSIDES];
+	struct stat st;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_cgroup"))
+		SKIP("no kernel BTF with the cgroup iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?)");
+	if (own_cgroup_dir(own, sizeof(own)))
+		SKIP("no cgroup2 mount shows this process's cgroup");
+	snprintf(x, sizeof(x), "%s/userbpf-iter-%d", own, (int)getpid());
+	snprintf(a, sizeof(a), "%s/a", x);
+	snprintf(b, sizeof(b), "%s/b", x);
+	if (mkdir(x, 0755))
+		SKIP("cannot make a cgroup under this process's (%s)", strerror(errno));
+	REQUIRE(!mkdir(a, 0755) && !mkdir(b, 0755));
+	dir = open(x, O_RDONLY | O_DIRECTORY);
+	REQUIRE(dir >= 0 && !fstat(dir, &st));
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s] = load_on(s, FIXTURE("iter_cgroup_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	for (uint32_t order = 1; order <= 4; order++) {
+		for (int by_id = 0; by_id < 2; by_id++) {
+			uint32_t linfo[4] = { order, by_id ? 0 : (uint32_t)dir, 0, 0 };
+			uint64_t id = (uint64_t)st.st_ino;
+
+			if (by_id)
+				memcpy(&linfo[2], &id, 8);
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+			if (getenv("TEST_VERBOSE"))
+				printf("order %u:\n--- kernel\n%s--- userbpf\n%s", order, out[K],
+				       out[U]);
+			if (AGREE("cgroup iterator", r)) {
+				CHECK(!strcmp(out[K], out[U]));
+				CHECK(strstr(out[U], "end ") != NULL);
+				runs++;
+			}
+		}
+	}
+	/* refusals */
+	{
+		uint32_t bad[4][4] = { { 0, (uint32_t)dir, 0, 0 }, { 1, (uint32_t)dir, 7, 0 },
+				       { 1, 0, 0x7fffff00, 0 } };
+		static const char *const what[] = { "order 0", "fd and id", "an unknown id",
+						    "no iter_info" };
+
+		for (int i = 0; i < 4; i++) {
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = iterate_info(s, prog[s], i < 3 ? bad[i] : NULL, out[s],
+						    sizeof(out[s]), NULL);
+			AGREE(what[i], r);
+		}
+	}
+	printf("loader_iter_cgroup: %d runs with the kernel's lines\n", runs);
+	CHECK_EQ(runs, 8);
+	close(dir);
+	for (int s = 0; s < NSIDES; s++)
+		userbpf_object_close(obj[s]);
+	rmdir(a);
+	rmdir(b);
+	rmdir(x);
 }

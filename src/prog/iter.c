@@ -2,10 +2,12 @@
  * BPF_ITER_CREATE, whose fd reads what the program printed into its seq_file for each element of
  * the target (bpf_seq_printf(), bpf_seq_write()).
  *
- * userbpf's one target that runs is task: every thread /proc shows, ascending ids (the kernel
- * walks its tasks by id too), then once more with task NULL, as the kernel's seq_file stop does;
- * the link's iter_info may name one thread (tid) or one process's threads (pid).  The other
- * targets are verified only (src/verifier/attach_btf.c).
+ * userbpf's targets that run: task, every thread /proc shows, ascending ids (the kernel walks
+ * its tasks by id too), the link's iter_info naming one thread (tid) or one process's threads
+ * (pid); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
+ * descendants before or after their children, or its ancestors up (the css iterator's walks),
+ * until the program returns 1.  Then once more with no element, as the kernel's seq_file stop
+ * does.  The other targets are verified only (src/verifier/attach_btf.c).
  *
  * The output is made when the fd is (BPF_ITER_CREATE), not as it is read: the fd is a memfd
  * holding it, at offset 0.  The kernel runs the program as the reader reads, so its output
@@ -15,11 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "exec/current_task.h"
 #include "exec/helpers.h"
 #include "exec/seq_file.h"
+#include "exec/current_cgroup.h"
+#include "exec/iter_css.h"
 #include "exec/iter_task.h"
 #include "prog/link.h"
 #include "prog/run.h"
@@ -28,32 +34,79 @@
 
 #define TASK_TID 1
 #define TASK_PID 2
+#define LINK_INFO_SIZE 16 /* the kernel's union bpf_iter_link_info */
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+enum { CG_SELF_ONLY = 1, CG_PRE, CG_POST, CG_UP }; /* enum bpf_cgroup_iter_order */
+
+/* The cgroup a cgroup iterator's iter_info names (the kernel's bpf_iter_attach_cgroup()): by
+ * directory fd or id (not both), else the root; *order checked.  Its id, or -errno. */
+static s64 cgroup_target(const u8 *info, u32 *order)
+{
+	u32 fd;
+	u64 id;
+
+	memcpy(order, info, 4);
+	memcpy(&fd, info + 4, 4);
+	memcpy(&id, info + 8, 8);
+	if (*order < CG_SELF_ONLY || *order > CG_UP || (fd && id))
+		return -EINVAL;
+	if (fd) {
+		struct statfs sfs;
+		struct stat st;
+
+		if (fstat((int)fd, &st) || fstatfs((int)fd, &sfs))
+			return -EBADF;
+		if (!S_ISDIR(st.st_mode) || ((u64)sfs.f_type != CGROUP2_SUPER_MAGIC &&
+					     (u64)sfs.f_type != CGROUP_SUPER_MAGIC))
+			return -EBADF;
+		if ((u64)sfs.f_type != CGROUP2_SUPER_MAGIC)
+			return -EOPNOTSUPP; /* (a v1 hierarchy's: userbpf has v2 cgroups only) */
+		id = (u64)st.st_ino;
+	}
+	if (!id)
+		id = 1; /* the root (cgroup2's root directory is inode 1) */
+	return cgroup_by_id(id) ? (s64)id : -ENOENT;
+}
 
 int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct bpf_link **out)
 {
-	const u8 *raw = (const u8 *)attr;
-	u64 uinfo;
-	u32 ulen, info[3] = { 0, 0, 0 };
+	const u8 *raw = (const u8 *)attr, *p;
+	u8 info[LINK_INFO_SIZE] = { 0 };
+	u32 ulen, kind = 0, id = 0, task[3];
+	bool cgroup = !strcmp(prog->attach.name, "bpf_iter_cgroup");
 	struct bpf_link *link;
+	u64 uinfo;
 
 	memcpy(&uinfo, raw + 16, 8); /* link_create.iter_info */
 	memcpy(&ulen, raw + 24, 4);  /* link_create.iter_info_len */
 	if (!uinfo != !ulen)
 		return -EINVAL;
-	if (strcmp(prog->attach.name, "bpf_iter_task"))
+	if (!cgroup && strcmp(prog->attach.name, "bpf_iter_task"))
 		return -EOPNOTSUPP; /* (the other targets are verified, not run) */
-	if (uinfo) {
-		/* union bpf_iter_link_info's task: tid, pid, pid_fd (the rest must be 0) */
-		const u8 *p = (const u8 *)(uintptr_t)uinfo;
+	p = (const u8 *)(uintptr_t)uinfo;
+	for (u32 i = LINK_INFO_SIZE; p && i < ulen; i++)
+		if (p[i])
+			return -E2BIG;
+	if (p)
+		memcpy(info, p, ulen < LINK_INFO_SIZE ? ulen : LINK_INFO_SIZE);
+	if (cgroup) {
+		s64 cg = cgroup_target(info, &kind);
 
-		for (u32 i = 12; i < ulen; i++)
-			if (p[i])
-				return -E2BIG;
-		memcpy(info, p, ulen < 12 ? ulen : 12);
-		if ((info[0] != 0) + (info[1] != 0) + (info[2] != 0) > 1)
+		if (cg < 0)
+			return (int)cg;
+		id = (u32)cg;
+	} else {
+		/* the task's: tid, pid, pid_fd, one at most */
+		memcpy(task, info, sizeof(task));
+		if ((task[0] != 0) + (task[1] != 0) + (task[2] != 0) > 1)
 			return -EINVAL;
-		if (info[2])
+		if (task[2])
 			return -EOPNOTSUPP; /* (a pidfd: not followed here) */
+		kind = task[0] ? TASK_TID : task[1] ? TASK_PID : 0;
+		id = task[0] ? task[0] : task[1];
 	}
 	link = calloc(1, sizeof(*link));
 	if (!link)
@@ -61,8 +114,8 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 	link->type = BPF_LINK_TYPE_ITER;
 	link->attach_type = BPF_TRACE_ITER;
 	link->prog = prog;
-	link->iter_kind = info[0] ? TASK_TID : info[1] ? TASK_PID : 0;
-	link->iter_id = info[0] ? info[0] : info[1];
+	link->iter_kind = kind;
+	link->iter_id = id;
 	*out = link;
 	return 0;
 }
@@ -71,13 +124,14 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 
 static u64 session_ids;
 
-/* One run of the program on the ctx {meta, task}. */
-static void run_one(const struct bpf_prog *prog, u64 *meta, u64 task)
+/* One run of the program on the ctx {meta, element}: its return value. */
+static u64 run_one(const struct bpf_prog *prog, u64 *meta, u64 elem)
 {
-	u64 ctx[2] = { (uintptr_t)meta, task }, args[5] = { (uintptr_t)ctx }, r0;
+	u64 ctx[2] = { (uintptr_t)meta, elem }, args[5] = { (uintptr_t)ctx }, r0;
 	u32 duration;
 
 	prog_repeat(prog, args, 1, &r0, &duration);
+	return r0;
 }
 
 /* Whether the link shows task t (its pid filters). */
@@ -93,12 +147,51 @@ static bool shown(const struct bpf_link *link, u64 t)
 					   : (u32)current_task_tgid(t) == link->iter_id;
 }
 
+/* Every thread the link shows (the kernel's walk starts at id 1: no idle task). */
+static void walk_tasks(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
+{
+	u64 it[3], t;
+
+	bpf_iter_task_new_kfunc((uintptr_t)it, 0, 1 /* every thread */, 0, 0);
+	while ((t = bpf_iter_task_next_kfunc((uintptr_t)it, 0, 0, 0, 0)) && !seq->overflow) {
+		if (t == current_task_idle() || !shown(link, t))
+			continue;
+		run_one(link->prog, meta, t);
+		meta[2]++;
+	}
+	bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
+}
+
+/* The cgroups of the link's order from its cgroup (the open-coded css iterator's walks), until
+ * the program returns non-zero (the kernel's cgroup iterator then stops). */
+static void walk_cgroups(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
+{
+	u64 start = cgroup_by_id(link->iter_id), it[3], c;
+
+	if (!start)
+		return;
+	if (link->iter_kind == CG_SELF_ONLY) {
+		run_one(link->prog, meta, start);
+		meta[2]++;
+		return;
+	}
+	bpf_iter_css_new_kfunc((uintptr_t)it, start, link->iter_kind, 0, 0);
+	while ((c = bpf_iter_css_next_kfunc((uintptr_t)it, 0, 0, 0, 0)) && !seq->overflow) {
+		u64 stop = run_one(link->prog, meta, c);
+
+		meta[2]++;
+		if (stop)
+			break;
+	}
+	bpf_iter_css_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
+}
+
 int iter_create(const union bpf_attr *attr)
 {
 	struct iter_seq *seq;
 	struct bpf_object *obj;
 	struct bpf_link *link;
-	u64 it[3], meta[3], t;
+	u64 meta[3];
 	int err, fd = -1;
 
 	if (attr->iter_create.flags)
@@ -118,15 +211,11 @@ int iter_create(const union bpf_attr *attr)
 	meta[1] = __atomic_add_fetch(&session_ids, 1, __ATOMIC_RELAXED);
 	meta[2] = 0;
 	current_task_hold();
-	bpf_iter_task_new_kfunc((uintptr_t)it, 0, 1 /* every thread */, 0, 0);
-	while ((t = bpf_iter_task_next_kfunc((uintptr_t)it, 0, 0, 0, 0)) && !seq->overflow) {
-		if (t == current_task_idle() || !shown(link, t))
-			continue; /* (the kernel's walk starts at id 1) */
-		run_one(link->prog, meta, t);
-		meta[2]++;
-	}
-	bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
-	/* the end, no task: its seq_num is the last element's, as the kernel's stop sees it */
+	if (!strcmp(link->prog->attach.name, "bpf_iter_cgroup"))
+		walk_cgroups(link, meta, seq);
+	else
+		walk_tasks(link, meta, seq);
+	/* the end, nothing: its seq_num is the last element's, as the kernel's stop sees it */
 	if (meta[2])
 		meta[2]--;
 	run_one(link->prog, meta, 0);

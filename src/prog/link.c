@@ -19,7 +19,7 @@
 #define LINK_INFO_RAW_TP_COOKIE 32	/* raw_tracepoint.cookie */
 #define LINK_INFO_TRACING 16		/* tracing: attach_type, target_obj_id, target_btf_id */
 #define LINK_INFO_TRACING_COOKIE 32	/* tracing.cookie */
-#define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid (after target_name, _len, map) */
+#define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid; iter.cgroup: id, order */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -310,19 +310,25 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 			return err; /* (the info is not copied back then, as the kernel's) */
 	} else if (link->type == BPF_LINK_TYPE_ITER) {
 		/* iter: target_name (u64) and target_name_len as a raw tracepoint's name, then
-		 * the task's tid and pid */
+		 * the task's tid and pid or the cgroup's id and order */
 		const char *target = link->prog->attach.name + strlen("bpf_iter_");
 		u64 ubuf;
 		u32 ulen, need = (u32)strlen(target) + 1;
 		u32 task[2] = { link->iter_kind == 1 ? link->iter_id : 0,
 				link->iter_kind == 2 ? link->iter_id : 0 };
+		u64 cgroup_id = link->iter_id;
 
 		memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
 		memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
 		if (!ulen != !ubuf)
 			return -EINVAL;
 		memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
-		memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
+		if (!strcmp(target, "cgroup")) { /* (cgroup: its id, then the order) */
+			memcpy(info + LINK_INFO_ITER_TASK, &cgroup_id, 8);
+			memcpy(info + LINK_INFO_ITER_TASK + 8, &link->iter_kind, 4);
+		} else {
+			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
+		}
 		if (ubuf) {
 			char *buf = u64_to_ptr(ubuf);
 

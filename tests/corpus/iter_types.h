@@ -1,5 +1,6 @@
-/* A task iterator's ctx (struct bpf_iter__task) and its meta, as CO-RE declarations: for the
- * iterator programs of the corpus and the fixtures.  BPF programs only; task_types.h first. */
+/* The task and cgroup iterators' ctx (struct bpf_iter__task, bpf_iter__cgroup) and their meta,
+ * as CO-RE declarations: for the iterator programs of the corpus and the fixtures.  BPF
+ * programs only; task_types.h first. */
 #ifndef CORPUS_ITER_TYPES_H
 #define CORPUS_ITER_TYPES_H
 
@@ -14,6 +15,11 @@ struct bpf_iter_meta {
 struct bpf_iter__task {
 	struct bpf_iter_meta *meta;
 	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__cgroup {
+	struct bpf_iter_meta *meta;
+	struct cgroup *cgroup;
 } __attribute__((preserve_access_index));
 
 #endif
