@@ -133,6 +133,27 @@ TEST(loader_iter_task)
 		if (getenv("TEST_VERBOSE"))
 			printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
 	}
+	/* this process by a pidfd: the same lines as by pid, on both sides */
+	{
+		int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		uint32_t linfo[4] = { 0, 0, (uint32_t)pfd, 0 };
+
+		if (pfd >= 0) {
+			for (int s = compare ? 0 : U; s < NSIDES; s++)
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+			CHECK_EQ(r[U].rc, 0);
+			CHECK(strstr(out[U], "\n1 tasks\n") != NULL);
+			if (compare && AGREE("task iterator by pidfd", r))
+				CHECK(!strcmp(out[K], out[U]));
+			linfo[2] = (uint32_t)prog[U]; /* (an fd that is no pidfd) */
+			for (int s = compare ? 0 : U; s < NSIDES; s++)
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+			CHECK(r[U].rc < 0);
+			if (compare)
+				AGREE("task iterator by a non-pidfd", r);
+			close(pfd);
+		}
+	}
 	/* every task: this thread among them, the count at the end */
 	r[U] = iterate(U, prog[U], 0, 0, out[U], sizeof(out[U]), &link);
 	CHECK_EQ(r[U].rc, 0);

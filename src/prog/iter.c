@@ -4,7 +4,7 @@
  *
  * userbpf's targets that run: task, every thread /proc shows, ascending ids (the kernel walks
  * its tasks by id too), the link's iter_info naming one thread (tid) or one process's threads
- * (pid); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
+ * (pid, or a pidfd's process); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
  * descendants before or after their children, or its ancestors up (the css iterator's walks),
  * until the program returns 1.  Then once more with no element, as the kernel's seq_file stop
  * does.  The other targets are verified only (src/verifier/attach_btf.c).
@@ -14,6 +14,7 @@
  * follows the tasks as they are then.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,6 +72,25 @@ static s64 cgroup_target(const u8 *info, u32 *order)
 	return cgroup_by_id(id) ? (s64)id : -ENOENT;
 }
 
+/* The process a pidfd refers to, from its fdinfo's "Pid:" line; -EBADF if fd is no pidfd. */
+static int pidfd_pid(int fd)
+{
+	char path[64], line[128];
+	FILE *f;
+	int pid = -EBADF;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Pid:", 4)) {
+			pid = atoi(line + 4);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return pid > 0 ? pid : -EBADF;
+}
+
 int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct bpf_link **out)
 {
 	const u8 *raw = (const u8 *)attr, *p;
@@ -103,8 +123,14 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 		memcpy(task, info, sizeof(task));
 		if ((task[0] != 0) + (task[1] != 0) + (task[2] != 0) > 1)
 			return -EINVAL;
-		if (task[2])
-			return -EOPNOTSUPP; /* (a pidfd: not followed here) */
+		if (task[2]) {
+			/* a pidfd: its process, as pid (-EBADF for any other fd) */
+			int pid = pidfd_pid((int)task[2]);
+
+			if (pid < 0)
+				return pid;
+			task[1] = (u32)pid;
+		}
 		kind = task[0] ? TASK_TID : task[1] ? TASK_PID : 0;
 		id = task[0] ? task[0] : task[1];
 	}
