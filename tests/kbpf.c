@@ -665,6 +665,24 @@ uint32_t insns_used(const struct bpf_insn *p, uint32_t max)
 	return max;
 }
 
+void log_cut_stats(char *log)
+{
+	char *end = strstr(log, "processed ");
+
+	if (end)
+		*end = 0;
+}
+
+bool logs_same_at(const char *file, int line, const char *what, const char *k_log,
+		  const char *u_log)
+{
+	if (!strcmp(k_log, u_log))
+		return true;
+	test_fail(file, line, "%s: level-2 logs differ:\n--- kernel\n%s--- userbpf\n%s", what,
+		  k_log, u_log);
+	return false;
+}
+
 void log_cut_map_addrs(char *log)
 {
 	for (char *m = log; (m = strstr(m, "r1 = 0x"));) {

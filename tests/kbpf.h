@@ -63,6 +63,15 @@ void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int 
 uint32_t fill_tail_jumps(struct bpf_insn *p, uint32_t n);
 /* How many of the max insns at p are the program: up to the last that is not all zero. */
 uint32_t insns_used(const struct bpf_insn *p, uint32_t max);
+/* Cuts a verifier log at its statistics line ("processed ..."), whose time differs from side
+ * to side. */
+void log_cut_stats(char *log);
+/* Whether the two sides' verifier logs are the same text; a difference is reported at
+ * file:line with both. */
+bool logs_same_at(const char *file, int line, const char *what, const char *k_log,
+		  const char *u_log);
+#define LOGS_SAME(what, k_log, u_log) logs_same_at(__FILE__, __LINE__, what, k_log, u_log)
+
 /* Cuts the map addresses out of a verifier log ("r1 = 0xffff8881...  ; R1=map_ptr": the
  * address and the padding after it), which differ from side to side. */
 void log_cut_map_addrs(char *log);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
@@ -256,6 +257,27 @@ static bool find_id(const char *dir, const char *rel, u64 id, char *out, size_t 
 	if (d)
 		closedir(d);
 	return found;
+}
+
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+int cgroup_fd_id(int fd, u64 *id)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || fstatfs(fd, &sfs) || !S_ISDIR(st.st_mode))
+		return -EBADF;
+	if ((u64)sfs.f_type == CGROUP2_SUPER_MAGIC)
+		*id = (u64)st.st_ino;
+	else if ((u64)sfs.f_type == CGROUP_SUPER_MAGIC)
+		*id = (u64)st.st_ino | CGROUP_V1_ID;
+	else
+		return -EBADF;
+	return 0;
 }
 
 u64 cgroup_by_id(u64 id)

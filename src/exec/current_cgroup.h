@@ -18,6 +18,11 @@ int cgroup_id_of(u64 cgrp, u64 *id);
  * again only when the file says another). */
 u64 cgroup_css_set_of_self(void);
 
+/* The id of the cgroup whose directory fd is: a cgroup2 directory's inode number, a v1
+ * hierarchy's with bit 63 set (CGROUP_V1_ID); -EBADF for any other fd. */
+#define CGROUP_V1_ID (UINT64_C(1) << 63)
+int cgroup_fd_id(int fd, u64 *id);
+
 /* The struct cgroup of id (a cgroup2 directory's inode number), or 0 if no cgroup has it. */
 u64 cgroup_by_id(u64 id);
 

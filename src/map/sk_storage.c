@@ -28,9 +28,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
+#include "exec/current_cgroup.h"
 #include "map/map.h"
 #include "map/sk_storage.h"
 
@@ -433,28 +433,13 @@ const struct bpf_map_ops task_storage_map_ops = STORAGE_MAP_OPS(task_storage_all
  * kernel's cgroup_v1v2_get_from_fd() takes it (keyed apart: no program reaches those).  The
  * kernel frees a cgroup's storage when the cgroup goes; here it stays until the map goes. */
 
-#define CGROUP_SUPER_MAGIC 0x27e0eb
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
 /* The cgroup behind the directory fd at key: its id; -EBADF for any other fd. */
-static int cgroup_fd_id(const void *key, u64 *id)
+static int cgroup_key_id(const void *key, u64 *id)
 {
-	struct statfs sfs;
-	struct stat st;
 	int fd;
 
 	memcpy(&fd, key, sizeof(fd));
-	if (fd < 0 || fstat(fd, &st) || fstatfs(fd, &sfs) || !S_ISDIR(st.st_mode))
-		return -EBADF;
-	if ((u64)sfs.f_type == CGROUP2_SUPER_MAGIC)
-		*id = (u64)st.st_ino;
-	else if ((u64)sfs.f_type == CGROUP_SUPER_MAGIC)
-		*id = (u64)st.st_ino | (UINT64_C(1) << 63); /* (a v1 hierarchy's) */
-	else
-		return -EBADF;
-	return 0;
+	return cgroup_fd_id(fd, id);
 }
 
 static int cgrp_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
@@ -462,7 +447,7 @@ static int cgrp_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_
 	int err = sks_alloc(attr, memfd, out);
 
 	if (!err)
-		sks_of(*out)->owner_of_fd = cgroup_fd_id;
+		sks_of(*out)->owner_of_fd = cgroup_key_id;
 	return err;
 }
 

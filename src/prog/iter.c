@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "exec/current_task.h"
@@ -36,10 +34,6 @@
 #define TASK_TID 1
 #define TASK_PID 2
 #define LINK_INFO_SIZE 16 /* the kernel's union bpf_iter_link_info */
-#define CGROUP_SUPER_MAGIC 0x27e0eb
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 enum { CG_SELF_ONLY = 1, CG_PRE, CG_POST, CG_UP }; /* enum bpf_cgroup_iter_order */
 
 /* The cgroup a cgroup iterator's iter_info names (the kernel's bpf_iter_attach_cgroup()): by
@@ -55,17 +49,12 @@ static s64 cgroup_target(const u8 *info, u32 *order)
 	if (*order < CG_SELF_ONLY || *order > CG_UP || (fd && id))
 		return -EINVAL;
 	if (fd) {
-		struct statfs sfs;
-		struct stat st;
+		int err = cgroup_fd_id((int)fd, &id);
 
-		if (fstat((int)fd, &st) || fstatfs((int)fd, &sfs))
-			return -EBADF;
-		if (!S_ISDIR(st.st_mode) || ((u64)sfs.f_type != CGROUP2_SUPER_MAGIC &&
-					     (u64)sfs.f_type != CGROUP_SUPER_MAGIC))
-			return -EBADF;
-		if ((u64)sfs.f_type != CGROUP2_SUPER_MAGIC)
+		if (err)
+			return err;
+		if (id & CGROUP_V1_ID)
 			return -EOPNOTSUPP; /* (a v1 hierarchy's: userbpf has v2 cgroups only) */
-		id = (u64)st.st_ino;
 	}
 	if (!id)
 		id = 1; /* the root (cgroup2's root directory is inode 1) */

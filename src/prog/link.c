@@ -263,11 +263,39 @@ out:
 	return err;
 }
 
+/* A name the info carries by the caller's buffer (a raw tracepoint's, an iterator's target):
+ * the buffer's address and size at LINK_INFO_TP_NAME and _LEN (both or neither), the size
+ * needed written back there; the name copied, or cut with -ENOSPC (the kernel's
+ * bpf_raw_tp_link_fill_link_info()). */
+static int info_name(u8 *info, const char *name)
+{
+	u32 ulen, need = (u32)strlen(name) + 1;
+	u64 ubuf;
+	char *buf;
+
+	memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
+	memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
+	if (!ulen != !ubuf)
+		return -EINVAL;
+	memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
+	if (!ubuf)
+		return 0;
+	buf = u64_to_ptr(ubuf);
+	if (ulen < need) {
+		memcpy(buf, name, ulen - 1);
+		buf[ulen - 1] = 0;
+		return -ENOSPC;
+	}
+	memcpy(buf, name, need);
+	return 0;
+}
+
 int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u8 *uinfo = u64_to_ptr(attr->info.info);
 	u32 len = attr->info.info_len, id = link->prog->obj.id;
 	u8 info[LINK_INFO_SIZE];
+	int err = 0;
 
 	if (len > LINK_INFO_SIZE) {
 		if (!uinfo)
@@ -285,59 +313,22 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 	memcpy(info + 4, &link->obj.id, 4);
 	memcpy(info + 8, &id, 4);
 	if (link->type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
-		u64 ubuf;
-		u32 ulen, need = (u32)strlen(link->tp_name) + 1;
-		int err = 0;
-
-		memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
-		memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
-		if (!ulen != !ubuf)
-			return -EINVAL;
-		memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
+		err = info_name(info, link->tp_name);
 		memcpy(info + LINK_INFO_RAW_TP_COOKIE, &link->cookie, 8);
-		if (ubuf) {
-			char *buf = u64_to_ptr(ubuf);
-
-			if (ulen >= need) {
-				memcpy(buf, link->tp_name, need);
-			} else {
-				memcpy(buf, link->tp_name, ulen - 1);
-				buf[ulen - 1] = 0;
-				err = -ENOSPC;
-			}
-		}
-		if (err)
-			return err; /* (the info is not copied back then, as the kernel's) */
 	} else if (link->type == BPF_LINK_TYPE_ITER) {
-		/* iter: target_name (u64) and target_name_len as a raw tracepoint's name, then
-		 * the task's tid and pid or the cgroup's id and order */
+		/* iter: the target's name, then the task's tid and pid or the cgroup's id and
+		 * order */
 		const char *target = link->prog->attach.name + strlen("bpf_iter_");
-		u64 ubuf;
-		u32 ulen, need = (u32)strlen(target) + 1;
 		u32 task[2] = { link->iter_kind == 1 ? link->iter_id : 0,
 				link->iter_kind == 2 ? link->iter_id : 0 };
 		u64 cgroup_id = link->iter_id;
 
-		memcpy(&ubuf, info + LINK_INFO_TP_NAME, 8);
-		memcpy(&ulen, info + LINK_INFO_TP_NAME_LEN, 4);
-		if (!ulen != !ubuf)
-			return -EINVAL;
-		memcpy(info + LINK_INFO_TP_NAME_LEN, &need, 4);
-		if (!strcmp(target, "cgroup")) { /* (cgroup: its id, then the order) */
+		err = info_name(info, target);
+		if (!strcmp(target, "cgroup")) {
 			memcpy(info + LINK_INFO_ITER_TASK, &cgroup_id, 8);
 			memcpy(info + LINK_INFO_ITER_TASK + 8, &link->iter_kind, 4);
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
-		}
-		if (ubuf) {
-			char *buf = u64_to_ptr(ubuf);
-
-			if (ulen < need) {
-				memcpy(buf, target, ulen - 1);
-				buf[ulen - 1] = 0;
-				return -ENOSPC;
-			}
-			memcpy(buf, target, need);
 		}
 	} else {
 		/* target_obj_id stays 0: the kernel's BTF is no BTF object of userbpf's */
@@ -346,6 +337,8 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		memcpy(info + LINK_INFO_TRACING, tracing, sizeof(tracing));
 		memcpy(info + LINK_INFO_TRACING_COOKIE, &link->cookie, 8);
 	}
+	if (err)
+		return err; /* (the info is not copied back then, as the kernel's) */
 	if (len)
 		memcpy(uinfo, info, len);
 	memcpy(&uattr->info.info_len, &len, sizeof(len));

@@ -481,30 +481,20 @@ int check_tracing_ctx(struct verifier_env *env, int off, int size, bool write,
 	arg = ctx_arg_idx(a, off);
 	if (arg > a->nr_args)
 		goto no_arg;
-	if (arg == a->nr_args) {
-		switch (prog->expected_attach_type) {
-		case BPF_TRACE_FEXIT:
-			t = btf_type_by_id(btf, proto->type);
-			break;
-		case BPF_MODIFY_RETURN:
-			t = btf_skip_modifiers(btf, proto->type, NULL);
-			if (!is_small_int(t)) {
-				verbose(env, "ret type %s not allowed for fmod_ret\n",
-					kind_name(t));
-				goto invalid;
-			}
-			break;
-		default:
-			goto no_arg;
-		}
-	} else {
-		t = btf_type_by_id(btf, args[arg].type);
+	/* the argument's type, or the return value's (a void one is no slot: arg is past it
+	 * then), modifiers skipped */
+	if (arg < a->nr_args)
+		t = btf_skip_modifiers(btf, args[arg].type, NULL);
+	else if (prog->expected_attach_type == BPF_TRACE_FEXIT ||
+		 prog->expected_attach_type == BPF_MODIFY_RETURN)
+		t = btf_skip_modifiers(btf, proto->type, NULL);
+	else
+		goto no_arg;
+	if (arg == a->nr_args && prog->expected_attach_type == BPF_MODIFY_RETURN &&
+	    !is_small_int(t)) {
+		verbose(env, "ret type %s not allowed for fmod_ret\n", kind_name(t));
+		goto invalid;
 	}
-	/* (a void return value is no slot: arg is past it then) */
-	while (t && (kind_of(t) == BTF_KIND_TYPEDEF || kind_of(t) == BTF_KIND_VOLATILE ||
-		     kind_of(t) == BTF_KIND_CONST || kind_of(t) == BTF_KIND_RESTRICT ||
-		     kind_of(t) == BTF_KIND_TYPE_TAG))
-		t = btf_type_by_id(btf, t->type);
 	if (is_small_int(t) || is_any_enum(t) || kind_of(t) == BTF_KIND_STRUCT ||
 	    kind_of(t) == BTF_KIND_UNION)
 		goto scalar;

@@ -99,7 +99,8 @@ static int resolve_btf_var(struct verifier_env *env, struct bpf_insn *in, struct
 {
 	const void *mem = kernel_var_memory();
 	const struct btf_type *vt;
-	u32 size, id = t->type;
+	u32 size = 0, id = t->type, size_id = t->type;
+	bool sized;
 	u64 addr;
 
 	if (kallsyms_lookup(name, &addr, NULL) == -ENOENT) {
@@ -107,6 +108,7 @@ static int resolve_btf_var(struct verifier_env *env, struct bpf_insn *in, struct
 		return -ENOENT;
 	}
 	vt = btf_skip_modifiers(btf, t->type, NULL);
+	sized = btf_type_id_size(btf, &size_id, &size) != NULL;
 	if (var_is_percpu(btf, (u32)in[0].imm)) {
 		aux->ksym_type = PTR_TO_PERCPU_BTF_ID;
 		aux->ksym_btf_id = id;
@@ -115,7 +117,7 @@ static int resolve_btf_var(struct verifier_env *env, struct bpf_insn *in, struct
 		aux->ksym_type = PTR_TO_BTF_ID;
 		aux->ksym_btf_id = id;
 	} else {
-		if (!btf_type_id_size(btf, &id, &size)) {
+		if (!sized) {
 			const char *tname = vt ? btf_str_by_offset(btf, vt->name_off) : "";
 
 			verbose(env, "ldimm64 unable to resolve the size of type '%s': %d\n",
@@ -125,7 +127,7 @@ static int resolve_btf_var(struct verifier_env *env, struct bpf_insn *in, struct
 		aux->ksym_type = PTR_TO_RDONLY_MEM;
 		aux->ksym_size = size;
 	}
-	if (!btf_type_id_size(btf, &id, &size) || size > KERNEL_VAR_MAX || !mem) {
+	if (!sized || size > KERNEL_VAR_MAX || !mem) {
 		verbose(env, "userbpf: kernel variable '%s' does not fit its region\n", name);
 		return -EOPNOTSUPP;
 	}
