@@ -17,6 +17,7 @@
 #include "syscall.h"
 #include "map/map.h"
 #include "prog/link.h"
+#include "prog/attach.h"
 #include "prog/prog.h"
 #include "rcu.h"
 
@@ -54,6 +55,11 @@ static const u32 cmd_attr_end[] = {
 	 * keyring_id (164).  load.c reads them from the raw bytes. */
 	[BPF_PROG_LOAD] = KERNEL_ATTR_SIZE,
 	[BPF_PROG_TEST_RUN] = ATTR_END(test.batch_size),
+	/* 6.18's ATTACH and DETACH end at expected_revision (24..31), after relative_fd (20),
+	 * its QUERY at query.revision (56..63): beyond our uapi union (attach.c reads them) */
+	[BPF_PROG_ATTACH] = 32,
+	[BPF_PROG_DETACH] = 32,
+	[BPF_PROG_QUERY] = 64,
 	/* 6.18's BTF_LOAD ends at btf_token_fd, after btf_log_true_size (28) and btf_flags (32),
 	 * beyond our uapi union; btf.c reads them from the raw bytes. */
 	[BPF_BTF_LOAD] = BTF_LOAD_ATTR_END,
@@ -205,6 +211,12 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return prog_load(attr, uattr, size);
 	case BPF_PROG_TEST_RUN:
 		return prog_test_run(attr, uattr, size);
+	case BPF_PROG_ATTACH:
+		return prog_attach(attr);
+	case BPF_PROG_DETACH:
+		return prog_detach(attr);
+	case BPF_PROG_QUERY:
+		return prog_query(attr, uattr, size);
 	case BPF_BTF_LOAD:
 		return btf_load(attr, uattr, size);
 	case BPF_OBJ_GET_INFO_BY_FD:

@@ -9,6 +9,8 @@
 
 #include "btf/vmlinux.h"
 #include "map/map.h"
+#include "prog/attach.h"
+#include "prog/cgroup_attach.h"
 #include "prog/link.h"
 #include "rcu.h"
 
@@ -20,6 +22,7 @@
 #define LINK_INFO_TRACING 16		/* tracing: attach_type, target_obj_id, target_btf_id */
 #define LINK_INFO_TRACING_COOKIE 32	/* tracing.cookie */
 #define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid; iter.cgroup: id, order */
+#define LINK_INFO_CGROUP 16		/* cgroup: cgroup_id (u64), attach_type */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -31,6 +34,8 @@ static void link_destroy(struct bpf_object *obj)
 
 	if (link->type == BPF_LINK_TYPE_TRACING)
 		trampoline_unlink(link);
+	if (link->type == BPF_LINK_TYPE_CGROUP)
+		cgroup_link_release(link);
 	obj_put(&link->prog->obj);
 	free(link);
 }
@@ -187,6 +192,22 @@ int link_create(const union bpf_attr *attr)
 	if (!obj)
 		return err;
 	prog = prog_of(obj);
+	if (cgroup_prog_type(prog->type)) {
+		err = prog_attach_check_attach_type(prog, attr->link_create.attach_type);
+		if (err)
+			goto fail;
+		link = link_new(prog, BPF_LINK_TYPE_CGROUP, 0);
+		err = -ENOMEM;
+		if (!link)
+			goto fail;
+		link->attach_type = attr->link_create.attach_type;
+		err = cgroup_link_attach(link, attr);
+		if (err) {
+			free(link);
+			goto fail;
+		}
+		return link_install(link);
+	}
 	/* the attach type must be one of the program type's (bpf_prog_attach_check_attach_type()) */
 	err = -EINVAL;
 	if (tracing_attach_type(attr->link_create.attach_type) !=
@@ -225,11 +246,14 @@ int link_detach(const union bpf_attr *attr)
 	struct bpf_object *obj;
 	int err;
 
-	rcu_read_lock();
-	obj = obj_from_fd((int)attr->link_detach.link_fd, OBJ_LINK, &err);
-	rcu_read_unlock();
-	/* (neither kind has a detach in 6.18: only closing the last fd detaches) */
-	return obj ? -EOPNOTSUPP : err;
+	obj = obj_get_from_fd((int)attr->link_detach.link_fd, OBJ_LINK, &err);
+	if (!obj)
+		return err;
+	/* (the tracing kinds have no detach in 6.18: only closing the last fd detaches them) */
+	err = link_of(obj)->type == BPF_LINK_TYPE_CGROUP ? cgroup_link_detach(link_of(obj))
+							  : -EOPNOTSUPP;
+	obj_put(obj);
+	return err;
 }
 
 int link_update(const union bpf_attr *attr)
@@ -253,7 +277,13 @@ int link_update(const union bpf_attr *attr)
 		err = -EINVAL;
 		goto out;
 	}
-	err = -EINVAL; /* (neither kind has an update_prog) */
+	/* (only cgroup links have an update_prog) */
+	err = -EINVAL;
+	if (link_of(link)->type == BPF_LINK_TYPE_CGROUP) {
+		err = cgroup_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
+		if (!err)
+			prog = NULL; /* (the link's reference now) */
+	}
 out:
 	if (old)
 		obj_put(old);
@@ -293,7 +323,8 @@ static int info_name(u8 *info, const char *name)
 int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u8 *uinfo = u64_to_ptr(attr->info.info);
-	u32 len = attr->info.info_len, id = link->prog->obj.id;
+	u32 len = attr->info.info_len;
+	u32 id = __atomic_load_n(&link->prog, __ATOMIC_ACQUIRE)->obj.id;
 	u8 info[LINK_INFO_SIZE];
 	int err = 0;
 
@@ -330,6 +361,11 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
 		}
+	} else if (link->type == BPF_LINK_TYPE_CGROUP) {
+		u64 cgroup_id = cgroup_link_cgroup_id(link);
+
+		memcpy(info + LINK_INFO_CGROUP, &cgroup_id, 8);
+		memcpy(info + LINK_INFO_CGROUP + 8, &link->attach_type, 4);
 	} else {
 		/* target_obj_id stays 0: the kernel's BTF is no BTF object of userbpf's */
 		u32 tracing[3] = { link->attach_type, 0, link->prog->attach.btf_id };

@@ -1,9 +1,12 @@
 /* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
  * bpf_link).  Closing the link's last fd detaches the program.
  *
- * userbpf has three kinds, the tracing ones: a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
+ * userbpf has four kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
  * a raw tracepoint or tp_btf program), a tracing link (a fentry, fexit or fmod_ret program on
- * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs.  No kernel tracepoint or function fires in user space, so a
+ * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs;
+ * and a cgroup link (cgroup_attach.c), a cgroup program on a cgroup's list, which
+ * BPF_LINK_UPDATE may give another program and BPF_LINK_DETACH take off it.  No kernel
+ * tracepoint, function or cgroup hook fires in user space, so a
  * program attached to one never runs, but for the kernel's BPF test functions, which
  * BPF_PROG_TEST_RUN of a tracing program calls (trampoline.c): there the programs attached to
  * them run around them as the kernel's trampolines run them.
@@ -16,13 +19,16 @@
 
 struct bpf_link {
 	struct bpf_object obj;		/* must stay first */
-	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT or TRACING */
-	u32 attach_type;		/* the program's expected_attach_type */
-	struct bpf_prog *prog;		/* a reference */
+	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING, ITER, CGROUP */
+	u32 attach_type;		/* the program's expected_attach_type (CGROUP: the link's) */
+	struct bpf_prog *prog;		/* a reference (CGROUP: BPF_LINK_UPDATE may swap it) */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
 	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */
 	u32 iter_kind, iter_id;		/* ITER: the tasks shown (iter.c: all, a tid's, a pid's) */
 	struct bpf_link *next;		/* TRACING: on the attachments list (trampoline.c) */
+	struct cg_bpf *cg;		/* CGROUP: the cgroup's (cgroup_attach.c); NULL once
+					 * detached */
+	u64 cg_id;			/* CGROUP: its id */
 };
 
 static inline struct bpf_link *link_of(struct bpf_object *obj)
@@ -34,7 +40,8 @@ static inline struct bpf_link *link_of(struct bpf_object *obj)
 int raw_tracepoint_open(const union bpf_attr *attr);
 int link_create(const union bpf_attr *attr);
 int link_detach(const union bpf_attr *attr);
-/* BPF_LINK_UPDATE: neither kind can change its program (EINVAL, once the fds are checked). */
+/* BPF_LINK_UPDATE: a cgroup link's new program; the other kinds cannot change theirs (EINVAL,
+ * once the fds are checked). */
 int link_update(const union bpf_attr *attr);
 /* BPF_OBJ_GET_INFO_BY_FD of a link (struct bpf_link_info). */
 int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr);

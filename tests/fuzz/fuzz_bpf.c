@@ -274,6 +274,13 @@ static int errno_known(int e)
 	case ENOSYS: case ELOOP: case EOPNOTSUPP: case ENOTSUPP:
 	case EBADFD: /* BPF_OBJ_GET_INFO_BY_FD of a closed fd, as the kernel's */
 	case ENOTSOCK: /* a socket storage map's key: an fd that is not a socket */
+	case EPROTO: /* an fd_array index (map or kfunc BTF) without fd_array, as 6.18 */
+	case EBADMSG: /* an skb test run's CHECKSUM_COMPLETE that does not match its data */
+	case EAFNOSUPPORT: /* an sk_lookup test run's ctx of neither family */
+	case EOVERFLOW: /* a cpumap entry's queue size past the kernel's limit */
+	case EIO: /* an iterator's output that could not be written to its memfd */
+	case ESTALE: /* a cgroup attach or detach at another revision than the list's */
+	case ENOLINK: /* an update of a cgroup link that was detached */
 		return 1;
 	}
 	return 0;
@@ -384,8 +391,9 @@ static void fixup(struct state *s, struct in *in, int cmd, uint8_t *a, unsigned 
 		break;
 	case BPF_PROG_QUERY:
 		put_fd(s, in, a, size, OFF(query.target_fd));
-		put_ptr(s, in, a, size, OFF(query.prog_ids),
-			(uint64_t)clamp_u32(a, size, OFF(query.prog_cnt), 4096) * 4);
+		cnt = clamp_u32(a, size, OFF(query.prog_cnt), 4096);
+		put_ptr(s, in, a, size, OFF(query.prog_ids), (uint64_t)cnt * 4);
+		put_ptr(s, in, a, size, OFF(query.prog_attach_flags), (uint64_t)cnt * 4);
 		break;
 	case BPF_RAW_TRACEPOINT_OPEN:
 		put_str(in, a, size, OFF(raw_tracepoint.name));

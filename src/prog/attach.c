@@ -1,0 +1,231 @@
+/* attach.c — BPF_PROG_ATTACH, BPF_PROG_DETACH, BPF_PROG_QUERY (attach.h): 6.18's
+ * bpf_prog_attach(), bpf_prog_detach() and bpf_prog_query() in their order of checks. */
+#include <errno.h>
+#include <string.h>
+
+#include "prog/attach.h"
+#include "prog/cgroup_attach.h"
+#include "syscall.h"
+
+/* 6.18's attach types and flags past Debian 12's uapi header (enum bpf_attach_type) */
+#define ATTACH_LSM_CGROUP 43u
+#define ATTACH_TCX_INGRESS 46u
+#define ATTACH_TCX_EGRESS 47u
+#define ATTACH_NETKIT_PRIMARY 54u
+#define ATTACH_NETKIT_PEER 55u
+#define F_BEFORE (1u << 3)
+#define F_AFTER (1u << 4)
+#define F_ID (1u << 5)
+#define F_PREORDER (1u << 6)
+#define F_LINK (1u << 13)
+#define ATTACH_MASK_BASE (BPF_F_ALLOW_OVERRIDE | BPF_F_ALLOW_MULTI | BPF_F_REPLACE | F_PREORDER)
+#define ATTACH_MASK_MPROG (BPF_F_REPLACE | F_BEFORE | F_AFTER | F_ID | F_LINK)
+#define ATTR_ATTACH_RELATIVE 20	/* relative_fd / relative_id */
+#define ATTR_ATTACH_REVISION 24	/* expected_revision (u64) */
+#define QUERY_ATTR_SIZE 64u	/* 6.18's query ends at revision */
+
+u32 attach_type_to_prog_type(u32 attach_type)
+{
+	switch (attach_type) {
+	case BPF_CGROUP_INET_INGRESS:
+	case BPF_CGROUP_INET_EGRESS:
+		return BPF_PROG_TYPE_CGROUP_SKB;
+	case BPF_CGROUP_INET_SOCK_CREATE:
+	case BPF_CGROUP_INET_SOCK_RELEASE:
+	case BPF_CGROUP_INET4_POST_BIND:
+	case BPF_CGROUP_INET6_POST_BIND:
+		return BPF_PROG_TYPE_CGROUP_SOCK;
+	case BPF_CGROUP_SOCK_OPS:
+		return BPF_PROG_TYPE_SOCK_OPS;
+	case BPF_CGROUP_DEVICE:
+		return BPF_PROG_TYPE_CGROUP_DEVICE;
+	case BPF_SK_MSG_VERDICT:
+		return BPF_PROG_TYPE_SK_MSG;
+	case BPF_SK_SKB_STREAM_PARSER:
+	case BPF_SK_SKB_STREAM_VERDICT:
+	case BPF_SK_SKB_VERDICT:
+		return BPF_PROG_TYPE_SK_SKB;
+	case BPF_LIRC_MODE2:
+		return BPF_PROG_TYPE_LIRC_MODE2;
+	case BPF_FLOW_DISSECTOR:
+		return BPF_PROG_TYPE_FLOW_DISSECTOR;
+	case BPF_CGROUP_SYSCTL:
+		return BPF_PROG_TYPE_CGROUP_SYSCTL;
+	case BPF_CGROUP_GETSOCKOPT:
+	case BPF_CGROUP_SETSOCKOPT:
+		return BPF_PROG_TYPE_CGROUP_SOCKOPT;
+	case BPF_TRACE_ITER:
+	case BPF_TRACE_RAW_TP:
+	case BPF_TRACE_FENTRY:
+	case BPF_TRACE_FEXIT:
+	case BPF_MODIFY_RETURN:
+		return BPF_PROG_TYPE_TRACING;
+	case BPF_LSM_MAC:
+	case ATTACH_LSM_CGROUP:
+		return BPF_PROG_TYPE_LSM;
+	case BPF_SK_LOOKUP:
+		return BPF_PROG_TYPE_SK_LOOKUP;
+	case BPF_XDP:
+		return BPF_PROG_TYPE_XDP;
+	case ATTACH_TCX_INGRESS:
+	case ATTACH_TCX_EGRESS:
+	case ATTACH_NETKIT_PRIMARY:
+	case ATTACH_NETKIT_PEER:
+		return BPF_PROG_TYPE_SCHED_CLS;
+	default:
+		return sock_addr_hook(attach_type) != SA_HOOK_NONE ? BPF_PROG_TYPE_CGROUP_SOCK_ADDR
+								   : BPF_PROG_TYPE_UNSPEC;
+	}
+}
+
+int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type)
+{
+	switch (prog->type) {
+	case BPF_PROG_TYPE_CGROUP_SOCK:
+	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
+	case BPF_PROG_TYPE_SK_LOOKUP:
+		return attach_type == prog->expected_attach_type ? 0 : -EINVAL;
+	case BPF_PROG_TYPE_SCHED_CLS:
+		return attach_type == ATTACH_TCX_INGRESS || attach_type == ATTACH_TCX_EGRESS ||
+			       attach_type == ATTACH_NETKIT_PRIMARY ||
+			       attach_type == ATTACH_NETKIT_PEER
+		       ? 0 : -EINVAL;
+	case BPF_PROG_TYPE_EXT:
+		return 0;
+	default:
+		/* (a cgroup skb program loaded for ingress may go on egress, and the other way:
+		 * the kernel holds it to its type only when its exit values say egress) */
+		return attach_type_to_prog_type(attach_type) == prog->type ? 0 : -EINVAL;
+	}
+}
+
+/* Program types whose attach commands take the cgroup flags (is_cgroup_prog_type()). */
+static bool cgroup_flags_type(u32 ptype)
+{
+	return cgroup_prog_type(ptype) || ptype == BPF_PROG_TYPE_LSM;
+}
+
+int prog_attach(const union bpf_attr *attr)
+{
+	u32 ptype = attach_type_to_prog_type(attr->attach_type), flags = attr->attach_flags;
+	const u8 *raw = (const u8 *)attr;
+	struct bpf_object *obj;
+	struct bpf_prog *prog;
+	u32 relative;
+	u64 revision;
+	int err;
+
+	memcpy(&relative, raw + ATTR_ATTACH_RELATIVE, sizeof(relative));
+	memcpy(&revision, raw + ATTR_ATTACH_REVISION, sizeof(revision));
+	if (ptype == BPF_PROG_TYPE_UNSPEC)
+		return -EINVAL;
+	if (ptype == BPF_PROG_TYPE_SCHED_CLS) { /* (bpf_mprog_supported()) */
+		if (flags & ~ATTACH_MASK_MPROG)
+			return -EINVAL;
+	} else if (cgroup_flags_type(ptype)) {
+		if (flags & ~(ATTACH_MASK_BASE | ATTACH_MASK_MPROG))
+			return -EINVAL;
+	} else if ((flags & ~ATTACH_MASK_BASE) || relative || revision) {
+		return -EINVAL;
+	}
+	obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
+	if (!obj)
+		return err;
+	prog = prog_of(obj);
+	err = -EINVAL;
+	if (prog->type != ptype || prog_attach_check_attach_type(prog, attr->attach_type))
+		goto out;
+	if (cgroup_prog_type(ptype))
+		err = cgroup_prog_attach(attr, prog);
+	else if (ptype == BPF_PROG_TYPE_LSM && prog->expected_attach_type != ATTACH_LSM_CGROUP)
+		err = -EINVAL;
+	else
+		err = -EOPNOTSUPP; /* (its target is not in userbpf) */
+out:
+	if (err)
+		obj_put(obj);
+	return err;
+}
+
+int prog_detach(const union bpf_attr *attr)
+{
+	u32 ptype = attach_type_to_prog_type(attr->attach_type), flags = attr->attach_flags;
+	const u8 *raw = (const u8 *)attr;
+	u32 relative;
+	u64 revision;
+	int err;
+
+	memcpy(&relative, raw + ATTR_ATTACH_RELATIVE, sizeof(relative));
+	memcpy(&revision, raw + ATTR_ATTACH_REVISION, sizeof(revision));
+	if (ptype == BPF_PROG_TYPE_SCHED_CLS) {
+		if (flags & ~ATTACH_MASK_MPROG)
+			return -EINVAL;
+		if (attr->attach_bpf_fd) {
+			struct bpf_object *obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG,
+								 &err);
+
+			if (!obj)
+				return err;
+			err = prog_of(obj)->type == ptype ? 0 : -EINVAL;
+			obj_put(obj);
+			if (err)
+				return err;
+		}
+		return -EOPNOTSUPP;
+	}
+	if (cgroup_flags_type(ptype)) {
+		if (flags || relative)
+			return -EINVAL;
+		return cgroup_prog_detach(attr, ptype);
+	}
+	if (flags || relative || revision)
+		return -EINVAL;
+	switch (ptype) {
+	case BPF_PROG_TYPE_SK_MSG:
+	case BPF_PROG_TYPE_SK_SKB:
+	case BPF_PROG_TYPE_LIRC_MODE2:
+	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+int prog_query(const union bpf_attr *attr, union bpf_attr *uattr, u32 size)
+{
+	union kernel_attr scratch;
+	u32 t = attr->query.attach_type;
+	int err;
+
+	if (attr->query.query_flags & ~BPF_F_QUERY_EFFECTIVE)
+		return -EINVAL;
+	if (t == ATTACH_LSM_CGROUP ||
+	    (attach_type_to_prog_type(t) != BPF_PROG_TYPE_UNSPEC &&
+	     cgroup_prog_type(attach_type_to_prog_type(t)))) {
+		/* the results go to the caller's attr as far as its size reaches */
+		if (size >= QUERY_ATTR_SIZE)
+			return cgroup_prog_query(attr, uattr);
+		memset(&scratch, 0, sizeof(scratch));
+		memcpy(&scratch, uattr, size);
+		err = cgroup_prog_query(attr, &scratch.attr);
+		memcpy(uattr, &scratch, size);
+		return err;
+	}
+	switch (t) {
+	case BPF_LIRC_MODE2:
+	case BPF_FLOW_DISSECTOR:
+	case BPF_SK_LOOKUP:
+	case BPF_SK_SKB_STREAM_PARSER:
+	case BPF_SK_SKB_STREAM_VERDICT:
+	case BPF_SK_MSG_VERDICT:
+	case BPF_SK_SKB_VERDICT:
+	case ATTACH_TCX_INGRESS:
+	case ATTACH_TCX_EGRESS:
+	case ATTACH_NETKIT_PRIMARY:
+	case ATTACH_NETKIT_PEER:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,21 @@
+/* BPF_PROG_ATTACH, BPF_PROG_DETACH and BPF_PROG_QUERY (attach.c): the kernel's checks of every
+ * attach type, then the cgroup types' bookkeeping (cgroup_attach.c).  The other attach targets
+ * (sockmaps, netns flow dissectors and socket lookups, IR devices, tcx and netkit devices) are
+ * not in userbpf: their commands pass the kernel's checks and then answer -EOPNOTSUPP. */
+#ifndef USERBPF_PROG_ATTACH_H
+#define USERBPF_PROG_ATTACH_H
+
+#include "prog/prog.h"
+
+/* The program type an attach type is for (the kernel's attach_type_to_prog_type()), or
+ * BPF_PROG_TYPE_UNSPEC. */
+u32 attach_type_to_prog_type(u32 attach_type);
+/* Whether prog may attach as attach_type (bpf_prog_attach_check_attach_type()): 0 or -EINVAL. */
+int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type);
+
+int prog_attach(const union bpf_attr *attr);
+int prog_detach(const union bpf_attr *attr);
+/* uattr: the caller's attr of size bytes, where the results go as far as it reaches. */
+int prog_query(const union bpf_attr *attr, union bpf_attr *uattr, u32 size);
+
+#endif

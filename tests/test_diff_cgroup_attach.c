@@ -1,0 +1,625 @@
+/* Cgroup attachment against the kernel: BPF_PROG_ATTACH, BPF_PROG_DETACH and BPF_PROG_QUERY of
+ * cgroup programs, and cgroup links (BPF_LINK_CREATE, _UPDATE, _DETACH, their info), on a
+ * subtree of cgroups made for the test (x, x/a, x/a/b below this process's cgroup).
+ *
+ * One script runs on both sides: the three modes (none, BPF_F_ALLOW_OVERRIDE, BPF_F_ALLOW_MULTI)
+ * and what an ancestor's mode allows below it, replacing (BPF_F_REPLACE, and a mode-less
+ * attach), ordering (BPF_F_BEFORE / _AFTER by fd, by id, by link; BPF_F_PREORDER), revisions
+ * (expected_revision), legacy detach, the 64-program limit, the refusals (flags, fds, types,
+ * attach types), and after each change the queries of every cgroup, its own list and the
+ * effective one.  Every call must give the kernel's result and errno; a query's flags, count and
+ * revision must be the kernel's, and its ids name the same programs (each side's ids are its
+ * own, so they are compared as which of the test's programs they are).  Skipped without the
+ * kernel's bpf() or a cgroup2 directory this process may make cgroups in.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kbpf.h"
+#include "test.h"
+#include "test_cgroup.h"
+#include "userbpf.h"
+#include "userbpf/insn.h"
+
+#define F_BEFORE (1u << 3)
+#define F_AFTER (1u << 4)
+#define F_ID (1u << 5)
+#define F_PREORDER (1u << 6)
+#define F_LINK (1u << 13)
+
+enum { NPROGS = 6 };		/* cgroup skb programs p0..p5 */
+enum { CG_X, CG_A, CG_B, NCG };	/* the subtree */
+
+struct fixture {
+	int skb[NSIDES][NPROGS];	/* cgroup skb programs, returning 1 + their index % 2 */
+	int sock[NSIDES];		/* cgroup sock, for sock_create */
+	int sockops[NSIDES];
+	int map[NSIDES];
+	int cg[NCG];			/* the cgroups' directory fds */
+	uint32_t ids[NSIDES][NPROGS + 2];	/* the programs' ids on each side */
+};
+
+static int calls, queries;
+
+static int load(int s, uint32_t type, uint32_t eat, int ret)
+{
+	struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, ret), BPF_EXIT_INSN() };
+
+	return side_prog_load_eat_log(s, type, eat, p, 2, NULL, 0).rc;
+}
+
+static uint32_t prog_id(int s, int fd)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return side_obj_info(s, fd, &info, &len).rc ? 0 : info.id;
+}
+
+/* Which of the fixture's programs id is on side s: its index, or -1. */
+static int prog_index(const struct fixture *f, int s, uint32_t id)
+{
+	for (int i = 0; i < NPROGS + 2; i++)
+		if (f->ids[s][i] == id)
+			return i;
+	return -1;
+}
+
+static struct bpf_result attach(int s, int cg, int prog, uint32_t type, uint32_t flags,
+				int replace, uint32_t relative, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_fd = (uint32_t)cg;
+	a.attach_bpf_fd = (uint32_t)prog;
+	a.attach_type = type;
+	a.attach_flags = flags;
+	a.replace_bpf_fd = (uint32_t)replace;
+	memcpy((uint8_t *)&a + 20, &relative, 4);
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_PROG_ATTACH, &a);
+}
+
+static struct bpf_result detach(int s, int cg, int prog, uint32_t type, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_fd = (uint32_t)cg;
+	a.attach_bpf_fd = (uint32_t)prog;
+	a.attach_type = type;
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_PROG_DETACH, &a);
+}
+
+static struct bpf_result link_create(int s, int cg, int prog, uint32_t type, uint32_t flags,
+				     uint32_t relative, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (uint32_t)prog;
+	a.link_create.target_fd = (uint32_t)cg;
+	a.link_create.attach_type = type;
+	a.link_create.flags = flags;
+	memcpy((uint8_t *)&a + 16, &relative, 4);
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_LINK_CREATE, &a);
+}
+
+static struct bpf_result link_update(int s, int link, int prog, uint32_t flags, int old)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_update.link_fd = (uint32_t)link;
+	a.link_update.new_prog_fd = (uint32_t)prog;
+	a.link_update.flags = flags;
+	a.link_update.old_prog_fd = (uint32_t)old;
+	return side_call(s, BPF_LINK_UPDATE, &a);
+}
+
+static struct bpf_result link_detach(int s, int link)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = (uint32_t)link;
+	return side_call(s, BPF_LINK_DETACH, &a);
+}
+
+/* A query's answer, with the ids as program indices. */
+struct query {
+	struct bpf_result r;
+	uint32_t attach_flags, cnt;
+	uint64_t revision;
+	int idx[80];
+	uint32_t flags[80];
+};
+
+static void query(const struct fixture *f, int s, int cg, uint32_t type, uint32_t qflags,
+		  uint32_t cnt, bool with_flags, struct query *q)
+{
+	uint32_t ids[80], pflags[80];
+	union bpf_attr a;
+
+	memset(q, 0, sizeof(*q));
+	memset(ids, 0, sizeof(ids));
+	memset(pflags, 0xff, sizeof(pflags));
+	memset(&a, 0, sizeof(a));
+	a.query.target_fd = (uint32_t)cg;
+	a.query.attach_type = type;
+	a.query.query_flags = qflags;
+	a.query.prog_ids = cnt ? PTR_TO_U64(ids) : 0;
+	a.query.prog_cnt = cnt;
+	a.query.prog_attach_flags = with_flags ? PTR_TO_U64(pflags) : 0;
+	q->r = side_call(s, BPF_PROG_QUERY, &a);
+	q->attach_flags = a.query.attach_flags;
+	q->cnt = a.query.prog_cnt;
+	memcpy(&q->revision, (uint8_t *)&a + 56, 8);
+	for (uint32_t i = 0; i < 80 && i < cnt; i++) {
+		q->idx[i] = ids[i] ? prog_index(f, s, ids[i]) : -2;
+		q->flags[i] = pflags[i];
+	}
+}
+
+static void queries_agree_at(const char *file, int line, const char *what,
+			     const struct fixture *f, int cg, uint32_t type, uint32_t qflags,
+			     uint32_t cnt, bool with_flags)
+{
+	struct query q[NSIDES];
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		query(f, s, s == K ? cg : cg, type, qflags, cnt, with_flags, &q[s]);
+		r[s] = q[s].r;
+	}
+	queries++;
+	if (!results_agree_at(file, line, what, r))
+		return;
+	if (getenv("TEST_VERBOSE")) {
+		printf("  %s: rc %d flags %u cnt %u rev %llu ids", what, r[K].rc, q[K].attach_flags,
+		       q[K].cnt, (unsigned long long)q[K].revision);
+		for (uint32_t i = 0; i < q[K].cnt && i < cnt; i++)
+			printf(" %d", q[K].idx[i]);
+		printf("\n");
+	}
+	if (q[K].attach_flags != q[U].attach_flags || q[K].cnt != q[U].cnt ||
+	    q[K].revision != q[U].revision ||
+	    memcmp(q[K].idx, q[U].idx, sizeof(q[K].idx)) ||
+	    memcmp(q[K].flags, q[U].flags, sizeof(q[K].flags)))
+		test_fail(file, line,
+			  "%s: kernel flags %u cnt %u revision %llu first %d %d %d, userbpf flags "
+			  "%u cnt %u revision %llu first %d %d %d",
+			  what, q[K].attach_flags, q[K].cnt, (unsigned long long)q[K].revision,
+			  q[K].idx[0], q[K].idx[1], q[K].idx[2], q[U].attach_flags, q[U].cnt,
+			  (unsigned long long)q[U].revision, q[U].idx[0], q[U].idx[1], q[U].idx[2]);
+}
+
+#define QUERY(what, cg, type, qflags, cnt, with_flags)                                           \
+	queries_agree_at(__FILE__, __LINE__, what, f, cg, type, qflags, cnt, with_flags)
+
+/* Every cgroup's own list (with each program's flags) and effective list of type. */
+static void all_agree_at(const char *file, int line, const char *what, const struct fixture *f,
+			 uint32_t type)
+{
+	for (int c = 0; c < NCG; c++) {
+		queries_agree_at(file, line, what, f, f->cg[c], type, 0, 80, true);
+		queries_agree_at(file, line, what, f, f->cg[c], type, BPF_F_QUERY_EFFECTIVE, 80,
+				 false);
+	}
+}
+
+#define ALL(what) all_agree_at(__FILE__, __LINE__, what, f, BPF_CGROUP_INET_INGRESS)
+
+static bool agree_at(const char *file, int line, const char *what, struct bpf_result r[NSIDES])
+{
+	calls++;
+	if (getenv("TEST_VERBOSE"))
+		printf("%s: %d (errno %d)\n", what, r[K].rc, r[K].err);
+	return results_agree_at(file, line, what, r);
+}
+
+/* call with s the side, on both; r[] keeps the results */
+#define BOTH(what, call)                                                                         \
+	do {                                                                                     \
+		for (s = 0; s < NSIDES; s++)                                                     \
+			r[s] = (call);                                                           \
+		agree_at(__FILE__, __LINE__, what, r);                                           \
+	} while (0)
+
+#define IN BPF_CGROUP_INET_INGRESS
+#define MULTI BPF_F_ALLOW_MULTI
+#define OVERRIDE BPF_F_ALLOW_OVERRIDE
+
+/* Detaches whatever f's programs are on cg (both sides), ignoring errors. */
+static void detach_all(struct fixture *f)
+{
+	for (int c = 0; c < NCG; c++)
+		for (int s = 0; s < NSIDES; s++)
+			for (int i = 0; i < NPROGS; i++)
+				detach(s, f->cg[c], f->skb[s][i], IN, 0);
+}
+
+static void modes(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	int s, x = f->cg[CG_X], a = f->cg[CG_A], b = f->cg[CG_B];
+
+	ALL("nothing attached");
+	BOTH("p0 on x, no flags", attach(s, x, f->skb[s][0], IN, 0, 0, 0, 0));
+	ALL("p0 on x");
+	BOTH("p1 on a below x's p0", attach(s, a, f->skb[s][1], IN, 0, 0, 0, 0));
+	BOTH("p1 on x, replacing p0", attach(s, x, f->skb[s][1], IN, 0, 0, 0, 0));
+	ALL("p1 on x");
+	BOTH("p2 on x, multi over none", attach(s, x, f->skb[s][2], IN, MULTI, 0, 0, 0));
+	BOTH("p2 on x, override over none", attach(s, x, f->skb[s][2], IN, OVERRIDE, 0, 0, 0));
+	BOTH("legacy detach without a program", detach(s, x, f->map[s], IN, 0));
+	BOTH("detach of nothing", detach(s, x, f->map[s], IN, 0));
+	ALL("x empty again");
+	BOTH("p0 on x, override", attach(s, x, f->skb[s][0], IN, OVERRIDE, 0, 0, 0));
+	BOTH("p1 on a, override below override", attach(s, a, f->skb[s][1], IN, OVERRIDE, 0, 0,
+							  0));
+	BOTH("p2 on b, none below override", attach(s, b, f->skb[s][2], IN, 0, 0, 0, 0));
+	ALL("override chain");
+	BOTH("p3 on b, none below b's none", attach(s, b, f->skb[s][3], IN, 0, 0, 0, 0));
+	BOTH("detach b's with another program", detach(s, b, f->skb[s][5], IN, 0));
+	ALL("b's replaced, then detached");
+	detach_all(f);
+	ALL("all detached");
+	BOTH("p0 on x, multi", attach(s, x, f->skb[s][0], IN, MULTI, 0, 0, 0));
+	BOTH("p1 on x, multi", attach(s, x, f->skb[s][1], IN, MULTI, 0, 0, 0));
+	BOTH("p0 on x again", attach(s, x, f->skb[s][0], IN, MULTI, 0, 0, 0));
+	BOTH("p2 on a, override below multi", attach(s, a, f->skb[s][2], IN, OVERRIDE, 0, 0, 0));
+	BOTH("p3 on b, multi", attach(s, b, f->skb[s][3], IN, MULTI, 0, 0, 0));
+	ALL("multi on x, override on a, multi on b");
+	BOTH("p4 on x, none over multi", attach(s, x, f->skb[s][4], IN, 0, 0, 0, 0));
+	BOTH("p4 on x, both modes", attach(s, x, f->skb[s][4], IN, MULTI | OVERRIDE, 0, 0, 0));
+	BOTH("multi detach without a program", detach(s, x, f->map[s], IN, 0));
+	BOTH("multi detach of a program not there", detach(s, x, f->skb[s][5], IN, 0));
+	BOTH("detach of p1 from x", detach(s, x, f->skb[s][1], IN, 0));
+	ALL("p1 gone from x");
+	detach_all(f);
+}
+
+static void replace_and_order(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	int s, x = f->cg[CG_X], a = f->cg[CG_A];
+	struct query q;
+
+	for (int i = 0; i < 3; i++)
+		BOTH("p0..p2 on x, multi", attach(s, x, f->skb[s][i], IN, MULTI, 0, 0, 0));
+	BOTH("replace p1 by p4", attach(s, x, f->skb[s][4], IN, MULTI | BPF_F_REPLACE,
+					f->skb[s][1], 0, 0));
+	ALL("p1 replaced");
+	BOTH("replace of a program not there", attach(s, x, f->skb[s][5], IN,
+						      MULTI | BPF_F_REPLACE, f->skb[s][1], 0, 0));
+	BOTH("replace by a program there", attach(s, x, f->skb[s][0], IN,
+						  MULTI | BPF_F_REPLACE, f->skb[s][2], 0, 0));
+	BOTH("replace by itself", attach(s, x, f->skb[s][0], IN, MULTI | BPF_F_REPLACE,
+					 f->skb[s][0], 0, 0));
+	BOTH("replace without multi", attach(s, x, f->skb[s][5], IN, BPF_F_REPLACE, f->skb[s][0],
+					     0, 0));
+	BOTH("replace of a bad fd", attach(s, x, f->skb[s][5], IN, MULTI | BPF_F_REPLACE, 999, 0,
+					   0));
+	BOTH("replace of a sock program", attach(s, x, f->skb[s][5], IN, MULTI | BPF_F_REPLACE,
+						 f->sock[s], 0, 0));
+	BOTH("replace and before", attach(s, x, f->skb[s][5], IN, MULTI | BPF_F_REPLACE | F_BEFORE,
+					  f->skb[s][0], 0, 0));
+	ALL("after the refused replaces");
+	detach_all(f);
+	BOTH("p0 on x", attach(s, x, f->skb[s][0], IN, MULTI, 0, 0, 0));
+	BOTH("p1 before everything", attach(s, x, f->skb[s][1], IN, MULTI | F_BEFORE, 0, 0, 0));
+	BOTH("p2 after p1, by fd", attach(s, x, f->skb[s][2], IN, MULTI | F_AFTER, 0,
+					  (uint32_t)f->skb[s][1], 0));
+	BOTH("p3 before p0, by id", attach(s, x, f->skb[s][3], IN, MULTI | F_BEFORE | F_ID, 0,
+					   f->ids[s][0], 0));
+	ALL("ordered by anchors");
+	BOTH("p4 before and after", attach(s, x, f->skb[s][4], IN, MULTI | F_BEFORE | F_AFTER, 0,
+					   0, 0));
+	BOTH("p4 by anchor, no direction", attach(s, x, f->skb[s][4], IN, MULTI, 0,
+						  (uint32_t)f->skb[s][0], 0));
+	BOTH("p4 by id, no direction", attach(s, x, f->skb[s][4], IN, MULTI | F_ID, 0,
+					      f->ids[s][0], 0));
+	BOTH("p4 after a program not there", attach(s, x, f->skb[s][4], IN, MULTI | F_AFTER, 0,
+						    (uint32_t)f->skb[s][5], 0));
+	BOTH("p4 after an id no program has", attach(s, x, f->skb[s][4], IN,
+						     MULTI | F_AFTER | F_ID, 0, 0x7ffffff0u, 0));
+	BOTH("p4 after a bad fd", attach(s, x, f->skb[s][4], IN, MULTI | F_AFTER, 0, 999, 0));
+	BOTH("p4 after a map", attach(s, x, f->skb[s][4], IN, MULTI | F_AFTER, 0,
+				      (uint32_t)f->map[s], 0));
+	BOTH("p4 after p0 as a link", attach(s, x, f->skb[s][4], IN, MULTI | F_AFTER | F_LINK, 0,
+					     (uint32_t)f->skb[s][0], 0));
+	BOTH("p4 before, with a relative fd, without multi",
+	     attach(s, a, f->skb[s][4], IN, F_BEFORE, 0, (uint32_t)f->skb[s][0], 0));
+	BOTH("p4 before p0, preorder", attach(s, x, f->skb[s][4], IN, MULTI | F_BEFORE | F_PREORDER,
+					      0, (uint32_t)f->skb[s][0], 0));
+	ALL("after the refused anchors");
+	/* preorder: on x and on a; b's effective list runs x's then a's preorder programs first */
+	BOTH("p4 on x, preorder", attach(s, x, f->skb[s][4], IN, MULTI | F_PREORDER, 0, 0, 0));
+	BOTH("p5 on x, preorder", attach(s, x, f->skb[s][5], IN, MULTI | F_PREORDER, 0, 0, 0));
+	BOTH("p0 on a, preorder", attach(s, a, f->skb[s][0], IN, MULTI | F_PREORDER, 0, 0, 0));
+	BOTH("p1 on a", attach(s, a, f->skb[s][1], IN, MULTI, 0, 0, 0));
+	BOTH("p2 on a before p0, not preorder", attach(s, a, f->skb[s][2], IN, MULTI | F_BEFORE, 0,
+						       (uint32_t)f->skb[s][0], 0));
+	BOTH("p2 on a before p0, preorder", attach(s, a, f->skb[s][2], IN,
+						   MULTI | F_BEFORE | F_PREORDER, 0,
+						   (uint32_t)f->skb[s][0], 0));
+	ALL("preorder programs");
+	/* revisions */
+	query(f, K, x, IN, 0, 0, false, &q);
+	BOTH("attach at a stale revision", attach(s, x, f->skb[s][3], IN, MULTI, 0, 0,
+						   q.revision + 1));
+	BOTH("detach at a stale revision", detach(s, x, f->skb[s][0], IN, q.revision - 1));
+	BOTH("detach at the revision", detach(s, x, f->skb[s][4], IN, q.revision));
+	query(f, K, x, IN, 0, 0, false, &q);
+	BOTH("attach at the revision", attach(s, x, f->skb[s][4], IN, MULTI, 0, 0, q.revision));
+	ALL("after revisions");
+	/* short buffers */
+	QUERY("x, 2 of its ids", x, IN, 0, 2, true);
+	QUERY("x effective, 1 id", x, IN, BPF_F_QUERY_EFFECTIVE, 1, false);
+	QUERY("x effective with flags", x, IN, BPF_F_QUERY_EFFECTIVE, 8, true);
+	QUERY("x, count only", x, IN, 0, 0, false);
+	detach_all(f);
+}
+
+static void refusals(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	int s, x = f->cg[CG_X], null = open("/dev/null", O_RDONLY);
+	char own[4096];
+	int parent;
+
+	REQUIRE(null >= 0);
+	BOTH("attach to a file", attach(s, null, f->skb[s][0], IN, 0, 0, 0, 0));
+	BOTH("attach to a bad fd", attach(s, 999, f->skb[s][0], IN, 0, 0, 0, 0));
+	BOTH("attach of a map", attach(s, x, f->map[s], IN, 0, 0, 0, 0));
+	BOTH("attach of a bad fd", attach(s, x, 999, IN, 0, 0, 0, 0));
+	BOTH("skb program as sock_create", attach(s, x, f->skb[s][0], BPF_CGROUP_INET_SOCK_CREATE,
+						  0, 0, 0, 0));
+	BOTH("skb program on egress", attach(s, x, f->skb[s][0], BPF_CGROUP_INET_EGRESS, 0, 0, 0,
+					     0));
+	BOTH("its detach", detach(s, x, f->skb[s][0], BPF_CGROUP_INET_EGRESS, 0));
+	BOTH("sock program as post_bind4", attach(s, x, f->sock[s], BPF_CGROUP_INET4_POST_BIND, 0,
+						  0, 0, 0));
+	BOTH("sock program as sock_create", attach(s, x, f->sock[s], BPF_CGROUP_INET_SOCK_CREATE,
+						   0, 0, 0, 0));
+	QUERY("sock_create list", x, BPF_CGROUP_INET_SOCK_CREATE, 0, 8, true);
+	BOTH("its detach", detach(s, x, f->sock[s], BPF_CGROUP_INET_SOCK_CREATE, 0));
+	BOTH("sock_ops program", attach(s, x, f->sockops[s], BPF_CGROUP_SOCK_OPS, MULTI, 0, 0, 0));
+	QUERY("sock_ops list", x, BPF_CGROUP_SOCK_OPS, 0, 8, true);
+	BOTH("its detach", detach(s, x, f->sockops[s], BPF_CGROUP_SOCK_OPS, 0));
+	BOTH("an unknown attach type", attach(s, x, f->skb[s][0], 200, 0, 0, 0, 0));
+	BOTH("XDP as an attach type", attach(s, x, f->skb[s][0], BPF_XDP, 0, 0, 0, 0));
+	BOTH("unknown flags", attach(s, x, f->skb[s][0], IN, 1u << 20, 0, 0, 0));
+	BOTH("detach with flags", detach(s, x, f->skb[s][0], IN, 0) /* (set below) */);
+	for (s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.target_fd = (uint32_t)x;
+		a.attach_bpf_fd = (uint32_t)f->skb[s][0];
+		a.attach_type = IN;
+		a.attach_flags = MULTI;
+		r[s] = side_call(s, BPF_PROG_DETACH, &a);
+	}
+	agree_at(__FILE__, __LINE__, "detach with attach flags", r);
+	for (s = 0; s < NSIDES; s++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.target_fd = (uint32_t)x;
+		a.attach_bpf_fd = (uint32_t)f->skb[s][0];
+		a.attach_type = IN;
+		((uint8_t *)&a)[32] = 1; /* past expected_revision */
+		r[s] = side_call(s, BPF_PROG_ATTACH, &a);
+	}
+	agree_at(__FILE__, __LINE__, "attach, a byte past the attr", r);
+	BOTH("detach from a file", detach(s, null, f->skb[s][0], IN, 0));
+	BOTH("detach, unknown attach type", detach(s, x, f->skb[s][0], 200, 0));
+	QUERY("query of a file", null, IN, 0, 8, false);
+	QUERY("query of a bad fd", 999, IN, 0, 8, false);
+	QUERY("query, unknown attach type", x, 200, 0, 8, false);
+	QUERY("query, unknown flags", x, IN, 2, 8, false);
+	QUERY("query, XDP", x, BPF_XDP, 0, 8, false);
+	QUERY("query, egress", x, BPF_CGROUP_INET_EGRESS, 0, 8, true);
+	QUERY("query, device", x, BPF_CGROUP_DEVICE, BPF_F_QUERY_EFFECTIVE, 8, false);
+	/* the parent of the subtree, and the process's own cgroup v1 ones are not cgroup2 */
+	if (!own_cgroup_dir(own, sizeof(own)) && (parent = open(own, O_RDONLY)) >= 0) {
+		QUERY("this process's cgroup", parent, IN, 0, 8, true);
+		close(parent);
+	}
+	close(null);
+}
+
+/* 64 programs on a cgroup, then the 65th. */
+static void limit(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	int s, progs[NSIDES][65], made = 0, x = f->cg[CG_X];
+
+	for (int i = 0; i < 65; i++) {
+		for (s = 0; s < NSIDES; s++)
+			progs[s][i] = load(s, BPF_PROG_TYPE_CGROUP_SKB, 0, i % 2);
+		if (progs[K][i] < 0 || progs[U][i] < 0)
+			break;
+		made++;
+		BOTH(i < 64 ? "one of 64 programs" : "the 65th program",
+		     attach(s, x, progs[s][i], IN, MULTI, 0, 0, 0));
+	}
+	CHECK_EQ(made, 65);
+	QUERY("64 programs", x, IN, 0, 80, true);
+	for (int i = 0; i < made; i++)
+		for (s = 0; s < NSIDES; s++) {
+			detach(s, x, progs[s][i], IN, 0);
+			close(progs[s][i]);
+		}
+	QUERY("none left", x, IN, 0, 80, true);
+}
+
+static struct bpf_result link_info(int s, int link, uint8_t info[64])
+{
+	uint32_t len = 64;
+
+	memset(info, 0, 64);
+	return side_obj_info(s, link, info, &len);
+}
+
+static void links(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	int s, x = f->cg[CG_X], a = f->cg[CG_A], l0[NSIDES], l1[NSIDES];
+	uint8_t info[NSIDES][64];
+
+	BOTH("link p0 on x", link_create(s, x, f->skb[s][0], IN, 0, 0, 0));
+	for (s = 0; s < NSIDES; s++)
+		l0[s] = r[s].rc;
+	REQUIRE(l0[K] >= 0 && l0[U] >= 0);
+	ALL("p0 linked on x");
+	BOTH("its info", link_info(s, l0[s], info[s]));
+	/* type, then cgroup_id and attach_type (16..27): the same cgroup on both sides */
+	CHECK(!memcmp(info[K], info[U], 4) && !memcmp(info[K] + 12, info[U] + 12, 52));
+	BOTH("p1 on x, no flags, over the link", attach(s, x, f->skb[s][1], IN, 0, 0, 0, 0));
+	BOTH("p1 on x, multi", attach(s, x, f->skb[s][1], IN, MULTI, 0, 0, 0));
+	BOTH("detach p0 (linked) by fd", detach(s, x, f->skb[s][0], IN, 0));
+	BOTH("link p0 again", link_create(s, x, f->skb[s][0], IN, F_BEFORE | F_LINK, (uint32_t)l0[s],
+					  0));
+	for (s = 0; s < NSIDES; s++)
+		l1[s] = r[s].rc;
+	ALL("p0 linked twice, p1 attached");
+	BOTH("link with flags", link_create(s, x, f->skb[s][2], IN, MULTI, 0, 0));
+	BOTH("link after p1 by id", link_create(s, x, f->skb[s][2], IN, F_AFTER | F_ID, f->ids[s][1],
+						0));
+	if (r[K].rc >= 0 && r[U].rc >= 0) {
+		ALL("p2 linked after p1");
+		for (s = 0; s < NSIDES; s++)
+			close(r[s].rc);
+	}
+	BOTH("link of a sock program as ingress", link_create(s, x, f->sock[s], IN, 0, 0, 0));
+	BOTH("link to a file", link_create(s, 0, f->skb[s][3], IN, 0, 0, 0));
+	BOTH("link at a stale revision", link_create(s, a, f->skb[s][3], IN, 0, 0, 99));
+	BOTH("update to p3", link_update(s, l0[s], f->skb[s][3], 0, 0));
+	ALL("link updated to p3");
+	BOTH("update expecting p0", link_update(s, l0[s], f->skb[s][4], BPF_F_REPLACE,
+						f->skb[s][0]));
+	BOTH("update expecting p3", link_update(s, l0[s], f->skb[s][4], BPF_F_REPLACE,
+						f->skb[s][3]));
+	BOTH("update to a sock program", link_update(s, l0[s], f->sock[s], 0, 0));
+	BOTH("update, unknown flags", link_update(s, l0[s], f->skb[s][5], 2, 0));
+	ALL("after the updates");
+	BOTH("link detach", link_detach(s, l0[s]));
+	BOTH("its info after", link_info(s, l0[s], info[s]));
+	CHECK(!memcmp(info[K] + 12, info[U] + 12, 52));
+	BOTH("update after detach", link_update(s, l0[s], f->skb[s][5], 0, 0));
+	BOTH("detach again", link_detach(s, l0[s]));
+	ALL("link detached");
+	for (s = 0; s < NSIDES; s++) {
+		close(l0[s]);
+		if (l1[s] >= 0)
+			close(l1[s]);
+	}
+	ALL("links closed");
+	detach_all(f);
+	ALL("all gone");
+}
+
+/* A cgroup removed with a program and a link on it: its fd names nothing any more, and the link
+ * is left attached to nothing (the kernel's release of a dying cgroup, which comes a little
+ * after the rmdir: waited for). */
+static void removal(struct fixture *f, const char *x)
+{
+	struct bpf_result r[NSIDES];
+	int s, c, l[NSIDES];
+	char dir[4300];
+	uint8_t info[NSIDES][64];
+
+	snprintf(dir, sizeof(dir), "%.4200s/c", x);
+	REQUIRE(!mkdir(dir, 0755));
+	c = open(dir, O_RDONLY | O_DIRECTORY);
+	REQUIRE(c >= 0);
+	BOTH("p0 on c", attach(s, c, f->skb[s][0], IN, MULTI, 0, 0, 0));
+	BOTH("p1 linked on c", link_create(s, c, f->skb[s][1], IN, 0, 0, 0));
+	for (s = 0; s < NSIDES; s++)
+		l[s] = r[s].rc;
+	REQUIRE(l[K] >= 0 && l[U] >= 0);
+	CHECK(!rmdir(dir));
+	QUERY("query of a removed cgroup", c, IN, 0, 8, false);
+	BOTH("attach to a removed cgroup", attach(s, c, f->skb[s][2], IN, MULTI, 0, 0, 0));
+	BOTH("detach from a removed cgroup", detach(s, c, f->skb[s][0], IN, 0));
+	for (int i = 0; i < 100; i++) {
+		link_info(K, l[K], info[K]);
+		if (!info[K][16] && !info[K][17] && !info[K][18] && !info[K][19])
+			break;
+		usleep(20000);
+	}
+	BOTH("the link's info", link_info(s, l[s], info[s]));
+	CHECK(!memcmp(info[K] + 12, info[U] + 12, 52));
+	BOTH("update of the link", link_update(s, l[s], f->skb[s][2], 0, 0));
+	BOTH("detach of the link", link_detach(s, l[s]));
+	for (s = 0; s < NSIDES; s++)
+		close(l[s]);
+	close(c);
+}
+
+TEST(diff_cgroup_attach)
+{
+	struct fixture fix, *f = &fix;
+	char own[4096], dir[NCG][4300];
+	int s;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (own_cgroup_dir(own, sizeof(own)))
+		SKIP("no cgroup2 mount shows this process's cgroup");
+	snprintf(dir[CG_X], 4200, "%s/userbpf-attach-%d", own, (int)getpid());
+	snprintf(dir[CG_A], sizeof(dir[0]), "%.4200s/a", dir[CG_X]);
+	snprintf(dir[CG_B], sizeof(dir[0]), "%.4250s/b", dir[CG_A]);
+	if (mkdir(dir[CG_X], 0755))
+		SKIP("cannot make a cgroup under this process's (%s)", strerror(errno));
+	REQUIRE(!mkdir(dir[CG_A], 0755) && !mkdir(dir[CG_B], 0755));
+	memset(f, 0, sizeof(*f));
+	for (int c = 0; c < NCG; c++) {
+		f->cg[c] = open(dir[c], O_RDONLY | O_DIRECTORY);
+		REQUIRE(f->cg[c] >= 0);
+	}
+	for (s = 0; s < NSIDES; s++) {
+		for (int i = 0; i < NPROGS; i++) {
+			f->skb[s][i] = load(s, BPF_PROG_TYPE_CGROUP_SKB, 0, 1);
+			REQUIRE(f->skb[s][i] >= 0);
+			f->ids[s][i] = prog_id(s, f->skb[s][i]);
+		}
+		f->sock[s] = load(s, BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE, 1);
+		f->sockops[s] = load(s, BPF_PROG_TYPE_SOCK_OPS, 0, 1);
+		f->map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
+		REQUIRE(f->sock[s] >= 0 && f->sockops[s] >= 0 && f->map[s] >= 0);
+		f->ids[s][NPROGS] = prog_id(s, f->sock[s]);
+		f->ids[s][NPROGS + 1] = prog_id(s, f->sockops[s]);
+	}
+	modes(f);
+	replace_and_order(f);
+	refusals(f);
+	limit(f);
+	links(f);
+	removal(f, dir[CG_X]);
+	for (s = 0; s < NSIDES; s++) {
+		for (int i = 0; i < NPROGS; i++)
+			close(f->skb[s][i]);
+		close(f->sock[s]);
+		close(f->sockops[s]);
+		close(f->map[s]);
+	}
+	for (int c = NCG - 1; c >= 0; c--) {
+		close(f->cg[c]);
+		CHECK(!rmdir(dir[c]));
+	}
+	printf("diff_cgroup_attach: %d calls and %d queries with the kernel's answers\n", calls,
+	       queries);
+	CHECK(calls >= 100);
+	CHECK(queries >= 100);
+}
