@@ -568,6 +568,184 @@ static void removal(struct fixture *f, const char *x)
 	close(c);
 }
 
+/* A cgroup skb program using the cgroup storage maps given (-1: none). */
+static int load_storage_user(int s, int m1, int m2)
+{
+	struct bpf_insn p[12];
+	uint32_t n = 0;
+	int maps[2] = { m1, m2 };
+
+	for (int i = 0; i < 2; i++) {
+		struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, maps[i]) };
+
+		if (maps[i] < 0)
+			continue;
+		p[n++] = ld[0];
+		p[n++] = ld[1];
+		p[n++] = BPF_MOV64_IMM(BPF_REG_2, 0);
+		p[n++] = BPF_EMIT_CALL(BPF_FUNC_get_local_storage);
+	}
+	p[n++] = BPF_MOV64_IMM(BPF_REG_0, 1);
+	p[n++] = BPF_EXIT_INSN();
+	return side_prog_load_log(s, BPF_PROG_TYPE_CGROUP_SKB, p, n, NULL, 0).rc;
+}
+
+/* Each side's keys of a cgroup storage map in walk order, with their values: the same keys
+ * (cgroup ids are the same cgroups' on both sides) in the same order and the same values. */
+static void storage_walks_agree_at(const char *file, int line, const char *what,
+				   const int fd[NSIDES], uint32_t ks, uint32_t vs, int *nkeys)
+{
+	static uint8_t keys[NSIDES][16][16], vals[NSIDES][16][4096];
+	int n[NSIDES] = { 0, 0 };
+	struct bpf_result r[NSIDES];
+
+	memset(keys, 0, sizeof(keys));
+	memset(vals, 0, sizeof(vals));
+	for (int s = 0; s < NSIDES; s++) {
+		const void *prev = NULL;
+
+		while (n[s] < 16 && !side_elem(s, BPF_MAP_GET_NEXT_KEY, fd[s], prev, keys[s][n[s]],
+					       0).rc) {
+			r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], keys[s][n[s]],
+					 vals[s][n[s]], 0);
+			if (r[s].rc)
+				test_fail(file, line, "%s: side %d cannot look its key %d up", what, s,
+					  n[s]);
+			prev = keys[s][n[s]++];
+		}
+	}
+	if (getenv("TEST_VERBOSE"))
+		printf("  %s: %d keys\n", what, n[K]);
+	if (n[K] != n[U])
+		test_fail(file, line, "%s: kernel %d keys, userbpf %d", what, n[K], n[U]);
+	for (int i = 0; i < n[K] && i < n[U]; i++)
+		if (memcmp(keys[K][i], keys[U][i], ks) || memcmp(vals[K][i], vals[U][i], vs))
+			test_fail(file, line, "%s: key %d differs (kernel id %llu type %u, userbpf "
+				  "id %llu type %u) or its value", what, i,
+				  (unsigned long long)*(uint64_t *)keys[K][i],
+				  *(uint32_t *)(keys[K][i] + 8),
+				  (unsigned long long)*(uint64_t *)keys[U][i],
+				  *(uint32_t *)(keys[U][i] + 8));
+	*nkeys = n[U];
+}
+
+#define STORAGE_WALKS_AGREE(what, fd, ks, vs, nkeys)                                             \
+	storage_walks_agree_at(__FILE__, __LINE__, what, fd, ks, vs, nkeys)
+
+/* Cgroup storage made by attaching: for each cgroup and attach type (a 16-byte key) or each
+ * cgroup (8 bytes), kept after a detach, read and written by bpf() but not added or deleted,
+ * gone with the cgroup. */
+static void storage(struct fixture *f, const char *x)
+{
+	struct bpf_result r[NSIDES];
+	int s, c, s16[NSIDES], p16[NSIDES], s8[NSIDES], pa[NSIDES], pb[NSIDES], pc[NSIDES];
+	int n16 = 0, np16 = 0, n8 = 0, n;
+	uint32_t pvs = 16 * (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	uint8_t key[16], value[4096];
+	char dir[4300];
+
+	snprintf(dir, sizeof(dir), "%.4200s/s", x);
+	REQUIRE(!mkdir(dir, 0755));
+	c = open(dir, O_RDONLY | O_DIRECTORY);
+	REQUIRE(c >= 0);
+	for (s = 0; s < NSIDES; s++) {
+		s16[s] = side_map_create(s, BPF_MAP_TYPE_CGROUP_STORAGE, 16, 12, 0, 0).rc;
+		p16[s] = side_map_create(s, BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 16, 12, 0, 0).rc;
+		s8[s] = side_map_create(s, BPF_MAP_TYPE_CGROUP_STORAGE, 8, 12, 0, 0).rc;
+		REQUIRE(s16[s] >= 0 && p16[s] >= 0 && s8[s] >= 0);
+		pa[s] = load_storage_user(s, s16[s], p16[s]);
+		pb[s] = load_storage_user(s, s8[s], -1);
+		pc[s] = load_storage_user(s, s16[s], -1);
+		REQUIRE(pa[s] >= 0 && pb[s] >= 0 && pc[s] >= 0);
+	}
+	STORAGE_WALKS_AGREE("nothing attached", s16, 16, 12, &n);
+	CHECK_EQ(n, 0);
+	BOTH("a on c, ingress", attach(s, c, pa[s], IN, MULTI, 0, 0, 0));
+	BOTH("a on c, egress", attach(s, c, pa[s], BPF_CGROUP_INET_EGRESS, MULTI, 0, 0, 0));
+	BOTH("c on x, ingress", attach(s, f->cg[CG_X], pc[s], IN, MULTI, 0, 0, 0));
+	BOTH("b on c, ingress", attach(s, c, pb[s], IN, MULTI, 0, 0, 0));
+	BOTH("b on c, egress", attach(s, c, pb[s], BPF_CGROUP_INET_EGRESS, MULTI, 0, 0, 0));
+	BOTH("b linked on x, egress", link_create(s, f->cg[CG_X], pb[s], BPF_CGROUP_INET_EGRESS,
+						  0, 0, 0));
+	if (r[K].rc >= 0 && r[U].rc >= 0)
+		for (s = 0; s < NSIDES; s++)
+			close(r[s].rc); /* (and detached) */
+	STORAGE_WALKS_AGREE("shared, 16-byte keys", s16, 16, 12, &n16);
+	STORAGE_WALKS_AGREE("per CPU, 16-byte keys", p16, 16, pvs, &np16);
+	STORAGE_WALKS_AGREE("shared, 8-byte keys", s8, 8, 12, &n8);
+	CHECK_EQ(n16, 3);
+	CHECK_EQ(np16, 2);
+	CHECK_EQ(n8, 2);
+	/* c's ingress storage: written, read back */
+	for (s = 0; s < NSIDES; s++)
+		side_elem(s, BPF_MAP_GET_NEXT_KEY, s16[s], NULL, key, 0);
+	for (int i = 0; i < (int)sizeof(value); i++)
+		value[i] = (uint8_t)(i * 7 + 1);
+	BOTH("update", side_elem(s, BPF_MAP_UPDATE_ELEM, s16[s], key, value, BPF_ANY));
+	BOTH("update, exist", side_elem(s, BPF_MAP_UPDATE_ELEM, s16[s], key, value, BPF_EXIST));
+	BOTH("update, noexist", side_elem(s, BPF_MAP_UPDATE_ELEM, s16[s], key, value,
+					  BPF_NOEXIST));
+	BOTH("delete", side_elem(s, BPF_MAP_DELETE_ELEM, s16[s], key, NULL, 0));
+	for (s = 0; s < NSIDES; s++)
+		side_elem(s, BPF_MAP_GET_NEXT_KEY, p16[s], NULL, key, 0);
+	BOTH("per-CPU update", side_elem(s, BPF_MAP_UPDATE_ELEM, p16[s], key, value, BPF_ANY));
+	BOTH("per-CPU update, noexist", side_elem(s, BPF_MAP_UPDATE_ELEM, p16[s], key, value,
+						  BPF_NOEXIST));
+	key[8] ^= 2; /* an attach type without storage */
+	BOTH("update of no storage", side_elem(s, BPF_MAP_UPDATE_ELEM, p16[s], key, value,
+					       BPF_ANY));
+	BOTH("next key after no storage", side_elem(s, BPF_MAP_GET_NEXT_KEY, p16[s], key, value,
+						    0));
+	STORAGE_WALKS_AGREE("shared, written", s16, 16, 12, &n16);
+	STORAGE_WALKS_AGREE("per CPU, written", p16, 16, pvs, &np16);
+	/* detached: the storage stays with the cgroup */
+	for (s = 0; s < NSIDES; s++) {
+		detach(s, c, pa[s], IN, 0);
+		detach(s, c, pa[s], BPF_CGROUP_INET_EGRESS, 0);
+		detach(s, c, pb[s], IN, 0);
+		detach(s, c, pb[s], BPF_CGROUP_INET_EGRESS, 0);
+		detach(s, f->cg[CG_X], pc[s], IN, 0);
+	}
+	STORAGE_WALKS_AGREE("shared, detached", s16, 16, 12, &n16);
+	CHECK_EQ(n16, 3);
+	BOTH("a on c again", attach(s, c, pa[s], IN, MULTI, 0, 0, 0));
+	STORAGE_WALKS_AGREE("shared, attached again", s16, 16, 12, &n16);
+	CHECK_EQ(n16, 3);
+	BOTH("its detach", detach(s, c, pa[s], IN, 0));
+	/* the cgroup removed: its storages go (the kernel's a little after the rmdir, userbpf's
+	 * at its next cgroup command) */
+	CHECK(!rmdir(dir));
+	QUERY("a query after the rmdir", f->cg[CG_X], IN, 0, 8, false);
+	for (int i = 0; i < 100; i++) {
+		int cnt = 0;
+		const void *prev = NULL;
+
+		while (!side_elem(K, BPF_MAP_GET_NEXT_KEY, s16[K], prev, key, 0).rc && cnt < 16) {
+			cnt++;
+			memcpy(value, key, 16);
+			prev = value;
+		}
+		if (cnt == 1)
+			break;
+		usleep(20000);
+	}
+	STORAGE_WALKS_AGREE("shared, the cgroup removed", s16, 16, 12, &n16);
+	STORAGE_WALKS_AGREE("per CPU, the cgroup removed", p16, 16, pvs, &np16);
+	STORAGE_WALKS_AGREE("8-byte keys, the cgroup removed", s8, 8, 12, &n8);
+	CHECK_EQ(n16, 1);
+	CHECK_EQ(np16, 0);
+	CHECK_EQ(n8, 1);
+	for (s = 0; s < NSIDES; s++) {
+		close(pa[s]);
+		close(pb[s]);
+		close(pc[s]);
+		close(s16[s]);
+		close(p16[s]);
+		close(s8[s]);
+	}
+	close(c);
+}
+
 TEST(diff_cgroup_attach)
 {
 	struct fixture fix, *f = &fix;
@@ -607,6 +785,7 @@ TEST(diff_cgroup_attach)
 	limit(f);
 	links(f);
 	removal(f, dir[CG_X]);
+	storage(f, dir[CG_X]);
 	for (s = 0; s < NSIDES; s++) {
 		for (int i = 0; i < NPROGS; i++)
 			close(f->skb[s][i]);

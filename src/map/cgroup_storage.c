@@ -1,21 +1,24 @@
 /* BPF_MAP_TYPE_CGROUP_STORAGE and BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE: one value per attached
  * (cgroup, attach type), which a cgroup program reaches with bpf_get_local_storage().
  *
- * In the kernel a map of these types holds no element of its own: attaching a program that uses
- * it to a cgroup links a storage for that cgroup into it, and bpf() then sees the storage under
- * the key { cgroup inode id, attach type } (a 16-byte struct bpf_cgroup_storage_key), or the id
- * alone (an 8-byte key: one storage per cgroup, shared by its attach types).  userbpf attaches
- * nothing to cgroups, so every map here stays empty: bpf() finds no key, exactly as on a kernel
- * where the program is not attached.  What programs use is the storage a run brings with it: as
- * the kernel's BPF_PROG_TEST_RUN does, each test run makes fresh zeroed storage for the maps the
- * program uses (one of each type at most, which the verifier enforces), kept through the run's
- * repeats and dropped at its end (cgroup_storage_run_begin/end()).
+ * As in the kernel, a map of these types holds no element of its own: attaching a program that
+ * uses it to a cgroup (src/prog/cgroup_attach.c) links a zeroed storage for that cgroup into it,
+ * and bpf() sees the storage under the key { cgroup inode id, attach type } (a 16-byte struct
+ * bpf_cgroup_storage_key), or the id alone (an 8-byte key: one storage per cgroup, shared by its
+ * attach types).  bpf() may read and overwrite a storage, not add or delete one; it goes when
+ * its cgroup is removed or the map is freed, and get_next_key walks the newest first.
+ *
+ * Attached programs do not run in user space.  What programs use is the storage a run brings
+ * with it: as the kernel's BPF_PROG_TEST_RUN does, each test run makes fresh zeroed storage for
+ * the maps the program uses (one of each type at most, which the verifier enforces), kept
+ * through the run's repeats and dropped at its end (cgroup_storage_run_begin/end()).
  *
  * Per-CPU storage has round_up(value_size, 8) bytes for each possible CPU; a program gets its
  * CPU's.
  */
 #include <errno.h>
 #include <linux/btf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +26,7 @@
 #include "map/cgroup_storage.h"
 #include "map/map.h"
 #include "prog/prog.h"
+#include "rcu.h"
 
 #define CGS_CREATE_FLAG_MASK                                                                     \
 	(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)
@@ -57,12 +61,27 @@ static int cgs_alloc_check(const union bpf_attr *attr)
 	return attr->max_entries ? -EINVAL : 0;
 }
 
+/* A storage linked into a map by an attach. */
+struct cgs_elem {
+	struct cgs_elem *next;		/* the map's, newest first (the kernel's list_add()) */
+	u64 cgroup_id;
+	u32 attach_type;
+	_Alignas(8) u8 value[];		/* cgs_bytes() */
+};
+
 struct cgs_map {
 	struct bpf_map map;
 	/* What bpf_get_local_storage() gives a run that has no storage for the map (see
 	 * cgroup_storage_get()); as large as a run's. */
 	void *spare;
+	pthread_mutex_t lock;		/* guards elems (readers of values take no lock) */
+	struct cgs_elem *elems;
+	struct cgs_map *next_map;	/* on cgs_maps */
 };
+
+/* Every live map of these types, for a removed cgroup's storages. */
+static pthread_mutex_t cgs_maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cgs_map *cgs_maps;
 
 static inline struct cgs_map *cgs_of(struct bpf_map *map)
 {
@@ -89,34 +108,111 @@ static int cgs_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out
 		free(m);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_lock(&cgs_maps_lock);
+	m->next_map = cgs_maps;
+	cgs_maps = m;
+	pthread_mutex_unlock(&cgs_maps_lock);
 	*out = &m->map;
 	return 0;
 }
 
 static void cgs_free(struct bpf_map *map)
 {
-	free(cgs_of(map)->spare);
-	free(cgs_of(map));
+	struct cgs_map *m = cgs_of(map);
+
+	pthread_mutex_lock(&cgs_maps_lock);
+	for (struct cgs_map **pp = &cgs_maps; *pp; pp = &(*pp)->next_map)
+		if (*pp == m) {
+			*pp = m->next_map;
+			break;
+		}
+	pthread_mutex_unlock(&cgs_maps_lock);
+	while (m->elems) {
+		struct cgs_elem *e = m->elems;
+
+		m->elems = e->next;
+		free(e);
+	}
+	pthread_mutex_destroy(&m->lock);
+	free(m->spare);
+	free(m);
 }
 
-/* No storage is ever linked into the map (nothing is attached to a cgroup). */
+/* The storage of key (m's lock held): a 16-byte key names the cgroup and the attach type, an
+ * 8-byte one the cgroup. */
+static struct cgs_elem *cgs_find(struct cgs_map *m, u64 id, u32 attach_type)
+{
+	for (struct cgs_elem *e = m->elems; e; e = e->next)
+		if (e->cgroup_id == id &&
+		    (m->map.key_size != CGS_KEY_SIZE || e->attach_type == attach_type))
+			return e;
+	return NULL;
+}
+
+static struct cgs_elem *cgs_find_key(struct cgs_map *m, const void *key)
+{
+	u32 attach_type = 0;
+	u64 id;
+
+	memcpy(&id, key, sizeof(id));
+	if (m->map.key_size == CGS_KEY_SIZE)
+		memcpy(&attach_type, (const u8 *)key + 8, sizeof(attach_type));
+	return cgs_find(m, id, attach_type);
+}
+
+/* An element's value stays where it is until its cgroup or the map goes (after a grace period),
+ * so a pointer found under the lock may be used after it, inside the command's read section. */
+static void *cgs_lookup_ptr(struct bpf_map *map, const void *key)
+{
+	struct cgs_map *m = cgs_of(map);
+	struct cgs_elem *e;
+
+	pthread_mutex_lock(&m->lock);
+	e = cgs_find_key(m, key);
+	pthread_mutex_unlock(&m->lock);
+	return e ? e->value : NULL;
+}
+
 static int cgs_lookup(struct bpf_map *map, const void *key, void *value)
 {
-	return -ENOENT;
+	u8 *v = cgs_lookup_ptr(map, key);
+
+	if (!v)
+		return -ENOENT;
+	racy_load(value, v, map->uvalue_size);
+	return 0;
 }
 
 static int cgs_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
+	u8 *v;
+
 	if (flags & ~(u64)(BPF_F_LOCK | BPF_EXIST))
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && map->spin_lock_off < 0)
 		return -EINVAL;
-	return -ENOENT;
+	v = cgs_lookup_ptr(map, key);
+	if (!v)
+		return -ENOENT; /* (only an attach makes one) */
+	if (flags & BPF_F_LOCK)
+		map_update_locked(map, v, value);
+	else
+		map_copy_around_lock(map, v, value, racy_store);
+	return 0;
 }
 
 static int cgs_percpu_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
-	return flags != BPF_ANY && flags != BPF_EXIST ? -EINVAL : -ENOENT;
+	u8 *v;
+
+	if (flags != BPF_ANY && flags != BPF_EXIST)
+		return -EINVAL;
+	v = cgs_lookup_ptr(map, key);
+	if (!v)
+		return -ENOENT;
+	racy_store(v, value, map->uvalue_size);
+	return 0;
 }
 
 /* Storages go with their cgroup, never by bpf(). */
@@ -127,12 +223,82 @@ static int cgs_delete(struct bpf_map *map, const void *key)
 
 static int cgs_get_next_key(struct bpf_map *map, const void *key, void *next_key)
 {
-	return -ENOENT;
+	struct cgs_map *m = cgs_of(map);
+	struct cgs_elem *e;
+	u8 out[CGS_KEY_SIZE] = { 0 };
+
+	pthread_mutex_lock(&m->lock);
+	e = m->elems;
+	if (e && key) { /* (a key that is not there: no first key, unlike a hash map) */
+		e = cgs_find_key(m, key);
+		e = e ? e->next : NULL;
+	}
+	if (e) {
+		memcpy(out, &e->cgroup_id, 8);
+		memcpy(out + 8, &e->attach_type, 4);
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (!e)
+		return -ENOENT;
+	memcpy(next_key, out, map->key_size);
+	return 0;
 }
 
-static void *cgs_lookup_ptr(struct bpf_map *map, const void *key)
+int cgroup_storage_attach(const struct bpf_prog *prog, u64 cgroup_id, u32 attach_type)
 {
-	return NULL; /* (the verifier allows only bpf_get_local_storage() on these maps) */
+	for (int t = 0; t < CGROUP_STORAGE_TYPES; t++) {
+		struct bpf_map *map = prog->cgroup_storage[t];
+		struct cgs_map *m;
+		struct cgs_elem *e;
+
+		if (!map)
+			continue;
+		m = cgs_of(map);
+		pthread_mutex_lock(&m->lock);
+		if (!cgs_find(m, cgroup_id, attach_type)) {
+			e = calloc(1, sizeof(*e) + cgs_bytes(map->map_type, map->value_size));
+			if (!e) {
+				pthread_mutex_unlock(&m->lock);
+				return -ENOMEM;
+			}
+			e->cgroup_id = cgroup_id;
+			e->attach_type = map->key_size == CGS_KEY_SIZE ? attach_type : 0;
+			e->next = m->elems;
+			__atomic_store_n(&m->elems, e, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&m->lock);
+	}
+	return 0;
+}
+
+void cgroup_storage_release_cgroup(u64 cgroup_id)
+{
+	struct cgs_elem *gone = NULL;
+
+	pthread_mutex_lock(&cgs_maps_lock);
+	for (struct cgs_map *m = cgs_maps; m; m = m->next_map) {
+		pthread_mutex_lock(&m->lock);
+		for (struct cgs_elem **pp = &m->elems, *e; (e = *pp);) {
+			if (e->cgroup_id != cgroup_id) {
+				pp = &e->next;
+				continue;
+			}
+			__atomic_store_n(pp, e->next, __ATOMIC_RELEASE);
+			e->next = gone;
+			gone = e;
+		}
+		pthread_mutex_unlock(&m->lock);
+	}
+	pthread_mutex_unlock(&cgs_maps_lock);
+	if (!gone)
+		return;
+	synchronize_rcu(); /* (a command may still hold a value's address) */
+	while (gone) {
+		struct cgs_elem *e = gone;
+
+		gone = e->next;
+		free(e);
+	}
 }
 
 /* Whether member m of struct s is a plain integer of size bytes at byte off (whole bytes,

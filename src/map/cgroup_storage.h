@@ -1,5 +1,6 @@
-/* Cgroup storage (cgroup_storage.c): the storage a program's test run brings for the cgroup
- * storage maps it uses, which bpf_get_local_storage() returns. */
+/* Cgroup storage (cgroup_storage.c): the storages attaching a program links into the cgroup
+ * storage maps it uses, and the storage a program's test run brings for them, which
+ * bpf_get_local_storage() returns. */
 #ifndef USERBPF_MAP_CGROUP_STORAGE_H
 #define USERBPF_MAP_CGROUP_STORAGE_H
 
@@ -17,6 +18,13 @@ struct cgroup_storage_run {
 	void *mem[CGROUP_STORAGE_TYPES];		/* their zeroed storage */
 	struct cgroup_storage_run *prev;		/* the thread's previous run */
 };
+
+/* Attaching prog to the cgroup of id as attach_type (the kernel's bpf_cgroup_storages_alloc()
+ * and _link()): each of its maps gets a zeroed storage for that key, where it has none yet; 0
+ * or -ENOMEM. */
+int cgroup_storage_attach(const struct bpf_prog *prog, u64 cgroup_id, u32 attach_type);
+/* A removed cgroup's storages leave every map. */
+void cgroup_storage_release_cgroup(u64 cgroup_id);
 
 /* Makes fresh zeroed storage for prog's cgroup storage maps and makes it the calling thread's
  * until cgroup_storage_run_end(run); 0 or -ENOMEM. */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "exec/current_cgroup.h"
+#include "map/cgroup_storage.h"
 #include "map/map.h"
 #include "prog/cgroup_attach.h"
 #include "prog/link.h"
@@ -116,6 +117,7 @@ static void cg_free(struct cg_bpf *cg)
 				__atomic_store_n(&e->link->cg, NULL, __ATOMIC_RELEASE);
 			free(e);
 		}
+	cgroup_storage_release_cgroup(cg->id);
 	free(cg->path);
 	free(cg);
 }
@@ -383,12 +385,19 @@ static int cg_attach(struct cg_bpf **chain, int n, struct bpf_prog *prog,
 				return -ENOENT;
 		}
 	}
-	if (pl) {
-		old = pl->prog;
-	} else {
+	if (!pl) {
 		err = cg_insert_pos(&cg->progs[t], prog, link, flags, id_or_fd, &at);
 		if (err)
 			return err;
+	}
+	/* the program's cgroup storage maps get a storage for this cgroup (kept after a detach,
+	 * until the cgroup goes) */
+	err = cgroup_storage_attach(prog ? prog : link->prog, cg->id, t);
+	if (err)
+		return err;
+	if (pl) {
+		old = pl->prog;
+	} else {
 		pl = calloc(1, sizeof(*pl));
 		if (!pl)
 			return -ENOMEM;
