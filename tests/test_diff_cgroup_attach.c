@@ -387,6 +387,24 @@ static void refusals(struct fixture *f)
 	BOTH("skb program on egress", attach(s, x, f->skb[s][0], BPF_CGROUP_INET_EGRESS, 0, 0, 0,
 					     0));
 	BOTH("its detach", detach(s, x, f->skb[s][0], BPF_CGROUP_INET_EGRESS, 0));
+	{
+		/* loaded for egress: returning 2 holds it to egress, 1 does not */
+		int eg2[NSIDES], eg1[NSIDES];
+
+		for (s = 0; s < NSIDES; s++) {
+			eg2[s] = load(s, BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, 2);
+			eg1[s] = load(s, BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, 1);
+			REQUIRE(eg2[s] >= 0 && eg1[s] >= 0);
+		}
+		BOTH("egress-only program on ingress", attach(s, x, eg2[s], IN, 0, 0, 0, 0));
+		BOTH("its link on ingress", link_create(s, x, eg2[s], IN, 0, 0, 0));
+		BOTH("egress program returning 1 on ingress", attach(s, x, eg1[s], IN, 0, 0, 0, 0));
+		BOTH("its detach", detach(s, x, eg1[s], IN, 0));
+		for (s = 0; s < NSIDES; s++) {
+			close(eg2[s]);
+			close(eg1[s]);
+		}
+	}
 	BOTH("sock program as post_bind4", attach(s, x, f->sock[s], BPF_CGROUP_INET4_POST_BIND, 0,
 						  0, 0, 0));
 	BOTH("sock program as sock_create", attach(s, x, f->sock[s], BPF_CGROUP_INET_SOCK_CREATE,

@@ -91,11 +91,17 @@ int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type)
 			       attach_type == ATTACH_NETKIT_PRIMARY ||
 			       attach_type == ATTACH_NETKIT_PEER
 		       ? 0 : -EINVAL;
+	case BPF_PROG_TYPE_CGROUP_SKB:
+		/* one loaded for ingress may go on egress, and the other way, unless its exit
+		 * values say egress */
+		if (attach_type_to_prog_type(attach_type) != prog->type)
+			return -EINVAL;
+		return prog->enforce_expected_attach_type &&
+			       prog->expected_attach_type != attach_type
+		       ? -EINVAL : 0;
 	case BPF_PROG_TYPE_EXT:
 		return 0;
 	default:
-		/* (a cgroup skb program loaded for ingress may go on egress, and the other way:
-		 * the kernel holds it to its type only when its exit values say egress) */
 		return attach_type_to_prog_type(attach_type) == prog->type ? 0 : -EINVAL;
 	}
 }

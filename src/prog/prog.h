@@ -70,6 +70,8 @@ struct bpf_prog {
 					 * program arrays compare), whether or not it took it */
 	u32 type;			/* enum bpf_prog_type */
 	u32 expected_attach_type;
+	bool enforce_expected_attach_type; /* a cgroup skb program attaches as expected_attach_type
+					    * only (the verifier saw egress-only return values) */
 	u32 prog_flags;
 	u32 kern_version;
 	bool gpl_compatible;		/* license allows GPL-only helpers */

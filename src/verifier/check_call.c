@@ -1565,7 +1565,7 @@ static int check_r0_range(struct verifier_env *env, int lo, int hi, const char *
  * precise. */
 static int check_return_range(struct verifier_env *env)
 {
-	int lo = 0, hi = 1;
+	int lo = 0, hi = 1, err;
 
 	switch (env->prog->type) {
 	case BPF_PROG_TYPE_CGROUP_SKB:
@@ -1598,7 +1598,12 @@ static int check_return_range(struct verifier_env *env)
 	default:
 		return 0;
 	}
-	return check_r0_range(env, lo, hi, "At program exit");
+	err = check_r0_range(env, lo, hi, "At program exit");
+	/* an egress program that says 2 or 3 (congestion notification) attaches as egress only */
+	if (!err && hi == 3 && env->prog->type == BPF_PROG_TYPE_CGROUP_SKB &&
+	    tnum_in(tnum_range(2, 3), cur_regs(env)[BPF_REG_0].s.var_off))
+		env->prog->enforce_expected_attach_type = true;
+	return err;
 }
 
 /* A timer callback returns 0 (the kernel enforces it; its caller ignores the value). */
