@@ -60,6 +60,7 @@ static const u32 cmd_attr_end[] = {
 	[BPF_PROG_ATTACH] = 32,
 	[BPF_PROG_DETACH] = 32,
 	[BPF_PROG_QUERY] = 64,
+	[BPF_TASK_FD_QUERY] = ATTR_END(task_fd_query.probe_addr),
 	/* 6.18's BTF_LOAD ends at btf_token_fd, after btf_log_true_size (28) and btf_flags (32),
 	 * beyond our uapi union; btf.c reads them from the raw bytes. */
 	[BPF_BTF_LOAD] = BTF_LOAD_ATTR_END,
@@ -146,6 +147,26 @@ static int obj_get_info(union bpf_attr *attr, union bpf_attr *uattr, u32 size)
 	return err == -EBADF ? -EBADFD : err;
 }
 
+/* A command whose results go into its attr's fields, up to end: into the caller's attr as far as
+ * its size reaches (the kernel writes them whatever the size; userbpf writes no byte of the
+ * caller's memory past it). */
+static int with_out_fields(int (*cmd)(const union bpf_attr *, union bpf_attr *),
+			   const union bpf_attr *attr, union bpf_attr *uattr, u32 size, u32 end)
+{
+	union kernel_attr scratch;
+	int err;
+
+	if (size >= end)
+		return cmd(attr, uattr);
+	memset(&scratch, 0, sizeof(scratch));
+	if (size)
+		memcpy(&scratch, uattr, size);
+	err = cmd(attr, &scratch.attr);
+	if (size)
+		memcpy(uattr, &scratch, size);
+	return err;
+}
+
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	/* The kernel's union is larger than our header's: commands may read raw bytes up to it. */
@@ -216,7 +237,9 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 	case BPF_PROG_DETACH:
 		return prog_detach(attr);
 	case BPF_PROG_QUERY:
-		return prog_query(attr, uattr, size);
+		return with_out_fields(prog_query, attr, uattr, size, cmd_attr_end[cmd]);
+	case BPF_TASK_FD_QUERY:
+		return with_out_fields(task_fd_query, attr, uattr, size, cmd_attr_end[cmd]);
 	case BPF_BTF_LOAD:
 		return btf_load(attr, uattr, size);
 	case BPF_OBJ_GET_INFO_BY_FD:

@@ -636,14 +636,21 @@ static void storage_walks_agree_at(const char *file, int line, const char *what,
 		printf("  %s: %d keys\n", what, n[K]);
 	if (n[K] != n[U])
 		test_fail(file, line, "%s: kernel %d keys, userbpf %d", what, n[K], n[U]);
-	for (int i = 0; i < n[K] && i < n[U]; i++)
-		if (memcmp(keys[K][i], keys[U][i], ks) || memcmp(vals[K][i], vals[U][i], vs))
+	for (int i = 0; i < n[K] && i < n[U]; i++) {
+		uint32_t at = 0;
+
+		while (at < vs && vals[K][i][at] == vals[U][i][at])
+			at++;
+		if (memcmp(keys[K][i], keys[U][i], ks) || at < vs)
 			test_fail(file, line, "%s: key %d differs (kernel id %llu type %u, userbpf "
-				  "id %llu type %u) or its value", what, i,
+				  "id %llu type %u) or its value (at byte %u of %u: kernel %#x, "
+				  "userbpf %#x)", what, i,
 				  (unsigned long long)*(uint64_t *)keys[K][i],
 				  *(uint32_t *)(keys[K][i] + 8),
 				  (unsigned long long)*(uint64_t *)keys[U][i],
-				  *(uint32_t *)(keys[U][i] + 8));
+				  *(uint32_t *)(keys[U][i] + 8), at, vs,
+				  at < vs ? vals[K][i][at] : 0, at < vs ? vals[U][i][at] : 0);
+	}
 	*nkeys = n[U];
 }
 

@@ -9,8 +9,12 @@
  * own.  Skipped without the kernel's bpf().
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
@@ -361,4 +365,133 @@ TEST(diff_links)
 	       calls, links_made);
 	CHECK(calls >= 40);
 	CHECK(links_made >= 8);
+}
+
+/* BPF_TASK_FD_QUERY of this thread's fd into a buffer of size bytes (0: NULL buf, size given
+ * as buf_len): rc/errno, with the attr's results. */
+static struct bpf_result fd_query(int s, int pid, int fd, uint32_t flags, char *buf,
+				  uint32_t size, union bpf_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->task_fd_query.pid = (uint32_t)pid;
+	a->task_fd_query.fd = (uint32_t)fd;
+	a->task_fd_query.flags = flags;
+	a->task_fd_query.buf = PTR_TO_U64(buf);
+	a->task_fd_query.buf_len = size;
+	return side_call(s, BPF_TASK_FD_QUERY, a);
+}
+
+/* BPF_TASK_FD_QUERY against the kernel: raw tracepoint links (by raw_tp and tp_btf programs,
+ * opened and created) name their tracepoint with every buffer size, other fds (an iterator
+ * link, a program, a map, a file, none) and tasks (another process, none) and flags are refused
+ * with the kernel's errno.  The program id is each side's own. */
+TEST(diff_task_fd_query)
+{
+	int raw[NSIDES], tp[NSIDES], it[NSIDES], map[NSIDES], l[3][NSIDES], s, n = 0, named = 0;
+	int null = open("/dev/null", O_RDONLY), self = getpid();
+	const struct btf *btf = btf_vmlinux();
+	uint32_t sw_id, iter_id;
+	struct bpf_result r[NSIDES];
+	union bpf_attr a[NSIDES];
+	char buf[NSIDES][64];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	sw_id = btf ? btf_find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) : 0;
+	iter_id = btf ? btf_find_func(btf, "bpf_iter_task") : 0;
+	if (!sw_id || !iter_id)
+		SKIP("no kernel BTF with sched_switch's tracepoint and the task iterator "
+		     "(/sys/kernel/btf/vmlinux)");
+	REQUIRE(null >= 0);
+	for (s = 0; s < NSIDES; s++) {
+		raw[s] = load_raw_tp(s, 0);
+		tp[s] = load_tracing(s, BPF_TRACE_RAW_TP, sw_id);
+		it[s] = load_tracing(s, BPF_TRACE_ITER, iter_id);
+		map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
+		REQUIRE(raw[s] >= 0 && tp[s] >= 0 && it[s] >= 0 && map[s] >= 0);
+		l[0][s] = raw_tp_open(s, "sched_switch", raw[s], 0).rc;
+		l[1][s] = raw_tp_open(s, NULL, tp[s], 0).rc;
+		l[2][s] = link_create(s, tp[s], BPF_TRACE_RAW_TP, 0, 0, 0, 0).rc;
+		REQUIRE(l[0][s] >= 0 && l[1][s] >= 0 && l[2][s] >= 0);
+	}
+	for (int k = 0; k < 3; k++) {
+		static const uint32_t sizes[] = { 64, 13, 12, 2, 1, 0 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+			for (int nul = 0; nul < 2; nul++) {
+				for (s = 0; s < NSIDES; s++) {
+					memset(buf[s], 'x', sizeof(buf[s]));
+					r[s] = fd_query(s, self, l[k][s], 0, nul ? NULL : buf[s],
+							sizes[i], &a[s]);
+				}
+				n++;
+				if (!AGREE("a raw tracepoint link", r))
+					continue;
+				CHECK_EQ(a[K].task_fd_query.buf_len, a[U].task_fd_query.buf_len);
+				CHECK_EQ(a[K].task_fd_query.fd_type, a[U].task_fd_query.fd_type);
+				CHECK_EQ(a[K].task_fd_query.probe_offset,
+					 a[U].task_fd_query.probe_offset);
+				CHECK_EQ(a[K].task_fd_query.probe_addr,
+					 a[U].task_fd_query.probe_addr);
+				CHECK(!memcmp(buf[K], buf[U], sizeof(buf[K])));
+				for (s = 0; s < NSIDES; s++) {
+					struct bpf_prog_info info;
+					uint32_t len = sizeof(info);
+
+					memset(&info, 0, sizeof(info));
+					REQUIRE(!side_obj_info(s, k ? tp[s] : raw[s], &info,
+							       &len).rc);
+					CHECK_EQ(a[s].task_fd_query.prog_id, info.id);
+				}
+				named += r[K].rc == 0 && !nul && sizes[i] == 64 &&
+					 !strcmp(buf[U], "sched_switch");
+			}
+	}
+	{
+		int link_it[NSIDES];
+		int tid = (int)syscall(SYS_gettid);
+		static const char *const what[] = {
+			"an iterator link", "a program", "a map", "a file", "no fd", "flags",
+			"pid 0", "no such pid", "this thread by tid", "init's fd",
+			"a child's fd", "a child's fd that is not",
+		};
+		int child = fork();
+
+		if (!child) {
+			pause();
+			_exit(0);
+		}
+		REQUIRE(child > 0);
+
+		for (s = 0; s < NSIDES; s++)
+			link_it[s] = link_create(s, it[s], BPF_TRACE_ITER, 0, 0, 0, 0).rc;
+		REQUIRE(link_it[K] >= 0 && link_it[U] >= 0);
+		for (size_t w = 0; w < ARRAY_SIZE(what); w++) {
+			for (s = 0; s < NSIDES; s++) {
+				int fds[] = { link_it[s], raw[s], map[s], null, 999, l[0][s],
+					      l[0][s], l[0][s], l[0][s], 0, null, 999 };
+				int pids[] = { self, self, self, self, self, self,
+					       0, 0x7ffffff0, tid, 1, child, child };
+
+				r[s] = fd_query(s, pids[w], fds[w], w == 5, buf[s], 64, &a[s]);
+			}
+			n++;
+			AGREE(what[w], r);
+		}
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		for (s = 0; s < NSIDES; s++)
+			close(link_it[s]);
+	}
+	for (s = 0; s < NSIDES; s++) {
+		for (int k = 0; k < 3; k++)
+			close(l[k][s]);
+		close(raw[s]);
+		close(tp[s]);
+		close(it[s]);
+		close(map[s]);
+	}
+	close(null);
+	printf("diff_task_fd_query: %d queries with the kernel's answers, %d named sched_switch\n",
+	       n, named);
+	CHECK_EQ(named, 3);
 }

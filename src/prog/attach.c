@@ -5,7 +5,6 @@
 
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
-#include "syscall.h"
 
 /* 6.18's attach types and flags past Debian 12's uapi header (enum bpf_attach_type) */
 #define ATTACH_LSM_CGROUP 43u
@@ -22,7 +21,6 @@
 #define ATTACH_MASK_MPROG (BPF_F_REPLACE | F_BEFORE | F_AFTER | F_ID | F_LINK)
 #define ATTR_ATTACH_RELATIVE 20	/* relative_fd / relative_id */
 #define ATTR_ATTACH_REVISION 24	/* expected_revision (u64) */
-#define QUERY_ATTR_SIZE 64u	/* 6.18's query ends at revision */
 
 u32 attach_type_to_prog_type(u32 attach_type)
 {
@@ -198,25 +196,16 @@ int prog_detach(const union bpf_attr *attr)
 	}
 }
 
-int prog_query(const union bpf_attr *attr, union bpf_attr *uattr, u32 size)
+int prog_query(const union bpf_attr *attr, union bpf_attr *uattr)
 {
-	union kernel_attr scratch;
 	u32 t = attr->query.attach_type;
-	int err;
 
 	if (attr->query.query_flags & ~BPF_F_QUERY_EFFECTIVE)
 		return -EINVAL;
 	if (t == ATTACH_LSM_CGROUP ||
 	    (attach_type_to_prog_type(t) != BPF_PROG_TYPE_UNSPEC &&
 	     cgroup_prog_type(attach_type_to_prog_type(t)))) {
-		/* the results go to the caller's attr as far as its size reaches */
-		if (size >= QUERY_ATTR_SIZE)
-			return cgroup_prog_query(attr, uattr);
-		memset(&scratch, 0, sizeof(scratch));
-		memcpy(&scratch, uattr, size);
-		err = cgroup_prog_query(attr, &scratch.attr);
-		memcpy(uattr, &scratch, size);
-		return err;
+		return cgroup_prog_query(attr, uattr);
 	}
 	switch (t) {
 	case BPF_LIRC_MODE2:

@@ -15,7 +15,7 @@ int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type);
 
 int prog_attach(const union bpf_attr *attr);
 int prog_detach(const union bpf_attr *attr);
-/* uattr: the caller's attr of size bytes, where the results go as far as it reaches. */
-int prog_query(const union bpf_attr *attr, union bpf_attr *uattr, u32 size);
+/* Results into uattr (its 64 bytes: syscall.c gives a short attr a scratch one). */
+int prog_query(const union bpf_attr *attr, union bpf_attr *uattr);
 
 #endif

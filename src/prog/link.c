@@ -3,12 +3,16 @@
  * bpf_tracing_prog_attach() as 6.18 answers them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "btf/vmlinux.h"
 #include "map/map.h"
+#include "perf_event.h"
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
 #include "prog/link.h"
@@ -379,4 +383,89 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		memcpy(uinfo, info, len);
 	memcpy(&uattr->info.info_len, &len, sizeof(len));
 	return 0;
+}
+
+/* bpf_task_fd_query_copy(): name into the caller's buf (cut with -ENOSPC), its length into
+ * buf_len, and the program's id, the fd's type and the probe's offset and address. */
+static int fd_query_copy(const union bpf_attr *attr, union bpf_attr *uattr, u32 prog_id,
+			 u32 fd_type, const char *name)
+{
+	char *ubuf = u64_to_ptr(attr->task_fd_query.buf);
+	u32 len = name ? (u32)strlen(name) : 0, in_len = attr->task_fd_query.buf_len;
+	u64 zero = 0;
+	int err = 0;
+
+	memcpy(&uattr->task_fd_query.buf_len, &len, sizeof(len));
+	if (in_len && ubuf) {
+		if (!len) {
+			ubuf[0] = 0;
+		} else if (in_len >= len + 1) {
+			memcpy(ubuf, name, len + 1);
+		} else {
+			memcpy(ubuf, name, in_len - 1);
+			ubuf[in_len - 1] = 0;
+			err = -ENOSPC;
+		}
+	}
+	memcpy(&uattr->task_fd_query.prog_id, &prog_id, sizeof(prog_id));
+	memcpy(&uattr->task_fd_query.fd_type, &fd_type, sizeof(fd_type));
+	memcpy(&uattr->task_fd_query.probe_offset, &zero, sizeof(zero));
+	memcpy(&uattr->task_fd_query.probe_addr, &zero, sizeof(zero));
+	return err;
+}
+
+int task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	s32 pid = (s32)attr->task_fd_query.pid;
+	int fd = (int)attr->task_fd_query.fd, err;
+	struct bpf_object *obj;
+	char path[80];
+	struct stat st;
+
+	if (attr->task_fd_query.flags)
+		return -EINVAL;
+	/* the task: a thread of this process, whose fds may be userbpf's objects, or of another
+	 * process, whose are not */
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (pid <= 0 || stat(path, &st))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/self/task/%d", pid);
+	if (stat(path, &st)) {
+		/* another process's fd: a file, or none; EPERM where its fds are not ours to see
+		 * (the kernel's answer here for a task this one may not trace) */
+		char target[16];
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		if (readlink(path, target, sizeof(target)) >= 0)
+			return -ENOTSUPP;
+		if (errno != EACCES && errno != EPERM) {
+			snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+			if (readlink(path, target, sizeof(target)) >= 0 ||
+			    (errno != EACCES && errno != EPERM))
+				return -EBADF;
+		}
+		return -EPERM;
+	}
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	obj = obj_get_from_fd(fd, OBJ_LINK, &err);
+	if (obj) {
+		struct bpf_link *link = link_of(obj);
+
+		/* raw tracepoint links (tp_btf ones too) name their tracepoint; others nothing */
+		err = link->type == BPF_LINK_TYPE_RAW_TRACEPOINT
+			      ? fd_query_copy(attr, uattr, link->prog->obj.id,
+					      BPF_FD_TYPE_RAW_TRACEPOINT, link->tp_name)
+			      : -ENOTSUPP;
+		obj_put(obj);
+		return err;
+	}
+	rcu_read_lock();
+	obj = perf_event_get(fd, &err);
+	rcu_read_unlock();
+	if (obj) {
+		obj_put(obj);
+		return -ENOENT; /* (a BPF output event: no program attached to it) */
+	}
+	return -ENOTSUPP;
 }

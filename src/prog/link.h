@@ -43,6 +43,9 @@ int link_detach(const union bpf_attr *attr);
 /* BPF_LINK_UPDATE: a cgroup link's new program; the other kinds cannot change theirs (EINVAL,
  * once the fds are checked). */
 int link_update(const union bpf_attr *attr);
+/* BPF_TASK_FD_QUERY: what a thread's fd is attached to (a raw tracepoint link's tracepoint);
+ * results in uattr. */
+int task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr);
 /* BPF_OBJ_GET_INFO_BY_FD of a link (struct bpf_link_info). */
 int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr);
 
