@@ -771,6 +771,130 @@ static void storage(struct fixture *f, const char *x)
 	close(c);
 }
 
+/* Random attaches, detaches, links, link updates, detaches and closes over the subtree, ingress
+ * and egress, with random modes, anchors, revisions and preorder: every call and, after each,
+ * every cgroup's lists must be the kernel's. */
+static void random_ops(struct fixture *f, int nops)
+{
+	enum { NLINKS = 8 };
+	struct bpf_result r[NSIDES];
+	int s, links[NSIDES][NLINKS], attached = 0, linked = 0;
+	uint64_t seed = 0x5eed1234abcdull;
+
+	for (s = 0; s < NSIDES; s++)
+		for (int i = 0; i < NLINKS; i++)
+			links[s][i] = -1;
+	for (int op = 0; op < nops; op++) {
+		uint32_t x = (uint32_t)xorshift64(&seed), y = (uint32_t)xorshift64(&seed);
+		int c = (int)(x % NCG), p = (int)((x >> 4) % NPROGS), q = (int)((x >> 8) % NPROGS);
+		int li = (int)((x >> 12) % NLINKS), lj = (int)((x >> 16) % NLINKS);
+		uint32_t type = (x >> 20) & 1 ? BPF_CGROUP_INET_EGRESS : IN;
+		uint32_t flags = 0, rel[NSIDES] = { 0, 0 };
+		uint64_t rev = 0;
+		struct query cur;
+		char what[64];
+
+		/* a mode, mostly multi; an anchor now and then; preorder; a revision */
+		switch (y % 8) {
+		case 0: flags = 0; break;
+		case 1: flags = OVERRIDE; break;
+		default: flags = MULTI; break;
+		}
+		if (flags == MULTI && (y >> 3) % 4 == 0) {
+			flags |= (y >> 5) & 1 ? F_BEFORE : F_AFTER;
+			if ((y >> 6) & 1)
+				flags |= F_ID;
+			for (s = 0; s < NSIDES; s++)
+				rel[s] = (y >> 7) % 3 == 0 ? 0
+					 : flags & F_ID ? f->ids[s][q]
+							: (uint32_t)f->skb[s][q];
+		}
+		if (flags & MULTI && (y >> 9) % 4 == 0)
+			flags |= F_PREORDER;
+		if ((y >> 11) % 5 == 0) {
+			query(f, K, f->cg[c], type, 0, 0, false, &cur);
+			rev = cur.revision + ((y >> 14) % 3 == 0);
+		}
+		switch ((y >> 16) % 7) {
+		case 0:
+		case 1:
+			snprintf(what, sizeof(what), "op %d: attach p%d on %d, flags %#x", op, p, c,
+				 flags);
+			BOTH(what, attach(s, f->cg[c], f->skb[s][p], type, flags, 0, rel[s], rev));
+			attached += r[K].rc == 0;
+			break;
+		case 2:
+			snprintf(what, sizeof(what), "op %d: replace p%d by p%d on %d", op, q, p, c);
+			BOTH(what, attach(s, f->cg[c], f->skb[s][p], type, MULTI | BPF_F_REPLACE,
+					  f->skb[s][q], 0, rev));
+			break;
+		case 3:
+			snprintf(what, sizeof(what), "op %d: detach p%d from %d", op, p, c);
+			BOTH(what, detach(s, f->cg[c], (y >> 19) % 4 ? f->skb[s][p] : f->map[s],
+					  type, rev));
+			break;
+		case 4:
+			if (links[K][li] >= 0)
+				break;
+			flags &= F_BEFORE | F_AFTER | F_ID | F_PREORDER;
+			if (flags & (F_BEFORE | F_AFTER) && (y >> 20) & 1 && links[K][lj] >= 0) {
+				flags = (flags & ~F_ID) | F_LINK;
+				for (s = 0; s < NSIDES; s++)
+					rel[s] = (uint32_t)links[s][lj];
+			}
+			snprintf(what, sizeof(what), "op %d: link p%d on %d, flags %#x", op, p, c,
+				 flags);
+			BOTH(what, link_create(s, f->cg[c], f->skb[s][p], type, flags, rel[s], rev));
+			if (r[K].rc >= 0 && r[U].rc >= 0) {
+				linked++;
+				for (s = 0; s < NSIDES; s++)
+					links[s][li] = r[s].rc;
+			} else {
+				for (s = 0; s < NSIDES; s++)
+					if (r[s].rc >= 0)
+						close(r[s].rc);
+			}
+			break;
+		case 5:
+			if (links[K][li] < 0)
+				break;
+			snprintf(what, sizeof(what), "op %d: update link %d to p%d", op, li, p);
+			BOTH(what, link_update(s, links[s][li], f->skb[s][p],
+					       (y >> 20) & 1 ? BPF_F_REPLACE : 0, f->skb[s][q]));
+			break;
+		default:
+			if (links[K][li] < 0)
+				break;
+			if ((y >> 20) & 1) {
+				snprintf(what, sizeof(what), "op %d: detach link %d", op, li);
+				BOTH(what, link_detach(s, links[s][li]));
+			} else {
+				for (s = 0; s < NSIDES; s++) {
+					close(links[s][li]);
+					links[s][li] = -1;
+				}
+			}
+			break;
+		}
+		all_agree_at(__FILE__, __LINE__, "after a random op", f, type);
+	}
+	for (s = 0; s < NSIDES; s++)
+		for (int i = 0; i < NLINKS; i++)
+			if (links[s][i] >= 0)
+				close(links[s][i]);
+	detach_all(f);
+	for (s = 0; s < NSIDES; s++)
+		for (int c = 0; c < NCG; c++)
+			for (int i = 0; i < NPROGS; i++)
+				detach(s, f->cg[c], f->skb[s][i], BPF_CGROUP_INET_EGRESS, 0);
+	all_agree_at(__FILE__, __LINE__, "random ops undone", f, IN);
+	all_agree_at(__FILE__, __LINE__, "random ops undone", f, BPF_CGROUP_INET_EGRESS);
+	printf("diff_cgroup_attach: %d random ops (%d attaches and %d links made)\n", nops,
+	       attached, linked);
+	CHECK(attached >= nops / 20);
+	CHECK(linked >= nops / 40);
+}
+
 TEST(diff_cgroup_attach)
 {
 	struct fixture fix, *f = &fix;
@@ -809,6 +933,7 @@ TEST(diff_cgroup_attach)
 	refusals(f);
 	limit(f);
 	links(f);
+	random_ops(f, getenv("USERBPF_VALGRIND") ? 200 : 3000);
 	removal(f, dir[CG_X]);
 	storage(f, dir[CG_X]);
 	for (s = 0; s < NSIDES; s++) {
