@@ -11,8 +11,9 @@
  * asks the kernel for the socket of that cookie at those addresses, so a socket that is gone is
  * not found (the kernel's map drops a socket when it closes; here the entry stays, to bpf(),
  * until deleted or replaced).  No socket is redirected: sk_skb and sk_msg programs, which the
- * kernel attaches to these maps, are verified (their redirect helpers take these maps) but
- * nothing attaches or runs them.
+ * kernel attaches to these maps, are verified (their redirect helpers take these maps) and
+ * attach (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per attach type, as the kernel keeps
+ * them, sockmap.h), but no socket's data runs them.
  *
  * SOCKMAP is an array of max_entries slots; iteration visits every index, empty or not, and
  * deleting an empty one is EINVAL (the kernel's).  SOCKHASH has keys of any size up to
@@ -25,14 +26,18 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/sock.h"
 #include "map/jhash.h"
 #include "map/map.h"
+#include "map/sockmap.h"
+#include "prog/link.h"
 
 #define SOCK_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
+#define SOCK_PROG_SLOTS 4
 #define SOCKHASH_KEY_MAX 512u	/* MAX_BPF_STACK */
 #define SOCKHASH_BUCKETS_MAX (UINT32_MAX / 16u) /* the kernel's, by its bucket's size */
 
@@ -53,7 +58,16 @@ struct stab {
 	struct sock_entry *slots;	/* array: max_entries */
 	struct sock_entry **buckets;	/* hash */
 	struct sock_entry *free_list;	/* hash: deleted entries, for reuse */
+	/* Attached programs (the kernel's sk_psock_progs), by enum sock_prog_slot: a reference
+	 * each, and the link that put it there, if one did.  Guarded by progs_lock. */
+	struct bpf_prog *progs[SOCK_PROG_SLOTS];
+	struct bpf_link *links[SOCK_PROG_SLOTS];
 };
+
+enum sock_prog_slot { MSG_PARSER, STREAM_PARSER, STREAM_VERDICT, SKB_VERDICT };
+
+/* The kernel's sockmap_mutex: attach, detach, links and queries of every socket map. */
+static pthread_mutex_t progs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline struct stab *stab_of(struct bpf_map *map)
 {
@@ -87,6 +101,8 @@ static int sock_alloc_check(const union bpf_attr *attr)
 	return !n || n > SOCKHASH_BUCKETS_MAX ? -EINVAL : 0;
 }
 
+static void sock_release_uref(struct bpf_object *obj);
+
 static int sock_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
 {
 	struct stab *t = calloc(1, sizeof(*t));
@@ -94,6 +110,7 @@ static int sock_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 	(void)memfd;
 	if (!t)
 		return -ENOMEM;
+	t->map.obj.release_uref = sock_release_uref;
 	t->hash = attr->map_type == BPF_MAP_TYPE_SOCKHASH;
 	if (t->hash) {
 		t->n_buckets = buckets_for(attr->max_entries);
@@ -331,6 +348,259 @@ static int sock_get_next_key(struct bpf_map *map, const void *key, void *next_ke
 		memcpy(next_key, e->key, map->key_size);
 	spin_unlock(&t->lock);
 	return e ? 0 : -ENOENT;
+}
+
+/* The slot of attach type which on t (the kernel's sock_map_prog_link_lookup()): a slot, or
+ * -EOPNOTSUPP (not a socket map, not one of its attach types) or -EBUSY (a stream verdict and
+ * an skb verdict program exclude each other). */
+static int prog_slot(struct bpf_map *map, u32 which)
+{
+	struct stab *t;
+
+	if (map->map_type != BPF_MAP_TYPE_SOCKMAP && map->map_type != BPF_MAP_TYPE_SOCKHASH)
+		return -EOPNOTSUPP;
+	t = stab_of(map);
+	switch (which) {
+	case BPF_SK_MSG_VERDICT:
+		return MSG_PARSER;
+	case BPF_SK_SKB_STREAM_PARSER:
+		return STREAM_PARSER;
+	case BPF_SK_SKB_STREAM_VERDICT:
+		return t->progs[SKB_VERDICT] ? -EBUSY : STREAM_VERDICT;
+	case BPF_SK_SKB_VERDICT:
+		return t->progs[STREAM_VERDICT] ? -EBUSY : SKB_VERDICT;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* The kernel's sock_map_prog_update() (progs_lock held): prog attached (old NULL) or old
+ * detached (prog NULL), by a link or not.  The slot takes prog's reference, and puts old's. */
+static int prog_update(struct bpf_map *map, struct bpf_prog *prog, struct bpf_prog *old,
+		       struct bpf_link *link, u32 which, struct bpf_prog **put)
+{
+	int slot = prog_slot(map, which);
+	struct stab *t;
+
+	*put = NULL;
+	if (slot < 0)
+		return slot;
+	t = stab_of(map);
+	if ((!link || prog) && t->links[slot])
+		return -EBUSY; /* (a link's program goes only with the link) */
+	if (old) {
+		if (t->progs[slot] != old)
+			return -ENOENT;
+		t->progs[slot] = prog;
+		t->links[slot] = NULL;
+		*put = old;
+		return 0;
+	}
+	*put = t->progs[slot];
+	t->progs[slot] = prog;
+	if (link)
+		t->links[slot] = link;
+	return 0;
+}
+
+/* The last fd gone (links hold one of their own): the programs go (sock_map_release_progs()). */
+static void sock_release_uref(struct bpf_object *obj)
+{
+	struct stab *t = stab_of(map_of(obj));
+	struct bpf_prog *gone[SOCK_PROG_SLOTS];
+
+	pthread_mutex_lock(&progs_lock);
+	for (int i = 0; i < SOCK_PROG_SLOTS; i++) {
+		gone[i] = t->progs[i];
+		t->progs[i] = NULL;
+	}
+	pthread_mutex_unlock(&progs_lock);
+	for (int i = 0; i < SOCK_PROG_SLOTS; i++)
+		if (gone[i])
+			obj_put(&gone[i]->obj);
+}
+
+/* The map behind fd with a reference (the kernel's __bpf_map_get(): -EBADF, -EINVAL). */
+static struct bpf_map *map_ref(int fd, int *err)
+{
+	struct bpf_object *obj = obj_get_from_fd(fd, OBJ_MAP, err);
+
+	return obj ? map_of(obj) : NULL;
+}
+
+int sockmap_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
+{
+	struct bpf_prog *put;
+	struct bpf_map *map;
+	int err;
+
+	if (attr->attach_flags || attr->replace_bpf_fd)
+		return -EINVAL;
+	map = map_ref((int)attr->target_fd, &err);
+	if (!map)
+		return err;
+	pthread_mutex_lock(&progs_lock);
+	err = prog_update(map, prog, NULL, NULL, attr->attach_type, &put);
+	pthread_mutex_unlock(&progs_lock);
+	if (put)
+		obj_put(&put->obj);
+	obj_put(&map->obj);
+	return err;
+}
+
+int sockmap_prog_detach(const union bpf_attr *attr, u32 ptype)
+{
+	struct bpf_object *obj;
+	struct bpf_prog *put = NULL;
+	struct bpf_map *map;
+	int err;
+
+	if (attr->attach_flags || attr->replace_bpf_fd)
+		return -EINVAL;
+	map = map_ref((int)attr->target_fd, &err);
+	if (!map)
+		return err;
+	obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
+	if (obj) {
+		err = -EINVAL;
+		if (prog_of(obj)->type == ptype) {
+			pthread_mutex_lock(&progs_lock);
+			err = prog_update(map, NULL, prog_of(obj), NULL, attr->attach_type, &put);
+			pthread_mutex_unlock(&progs_lock);
+		}
+		obj_put(obj);
+	}
+	if (put)
+		obj_put(&put->obj);
+	obj_put(&map->obj);
+	return err;
+}
+
+int sockmap_prog_query(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 *ids = u64_to_ptr(attr->query.prog_ids), cnt = 0, flags = 0, id = 0;
+	struct bpf_map *map;
+	int err, slot;
+
+	if (attr->query.query_flags)
+		return -EINVAL;
+	map = map_ref((int)attr->query.target_fd, &err);
+	if (!map)
+		return err;
+	pthread_mutex_lock(&progs_lock);
+	slot = prog_slot(map, attr->query.attach_type);
+	err = slot < 0 ? slot : 0;
+	if (slot >= 0 && stab_of(map)->progs[slot]) {
+		cnt = 1;
+		if (attr->query.prog_cnt && ids)
+			id = stab_of(map)->progs[slot]->obj.id;
+	}
+	pthread_mutex_unlock(&progs_lock);
+	memcpy(&uattr->query.attach_flags, &flags, sizeof(flags));
+	if (id)
+		ids[0] = id;
+	memcpy(&uattr->query.prog_cnt, &cnt, sizeof(cnt));
+	obj_put(&map->obj);
+	return err;
+}
+
+int sockmap_link_attach(struct bpf_link *link, const union bpf_attr *attr)
+{
+	struct bpf_prog *put;
+	struct bpf_map *map;
+	int err;
+
+	if (attr->link_create.flags)
+		return -EINVAL;
+	map = map_ref((int)attr->link_create.target_fd, &err);
+	if (!map)
+		return err;
+	err = -EINVAL;
+	if (map->map_type != BPF_MAP_TYPE_SOCKMAP && map->map_type != BPF_MAP_TYPE_SOCKHASH)
+		goto out;
+	pthread_mutex_lock(&progs_lock);
+	err = prog_update(map, link->prog, NULL, link, link->attach_type, &put);
+	if (!err) {
+		obj_get(&link->prog->obj); /* (the slot's; the link keeps its own) */
+		obj_slot_get(&map->obj); /* (the link holds the map as an fd would) */
+		link->map = map;
+	}
+	pthread_mutex_unlock(&progs_lock);
+	if (!err && put)
+		obj_put(&put->obj);
+out:
+	obj_put(&map->obj);
+	return err;
+}
+
+int sockmap_link_update(struct bpf_link *link, struct bpf_prog *new, struct bpf_prog *old)
+{
+	struct bpf_prog *cur = link->prog, *put = NULL;
+	int err = 0, slot;
+	struct stab *t;
+
+	pthread_mutex_lock(&progs_lock);
+	if (!link->map) {
+		err = -ENOLINK;
+		goto out;
+	}
+	if (old && cur != old) {
+		err = -EPERM;
+		goto out;
+	}
+	if (cur->type != new->type || cur->expected_attach_type != new->expected_attach_type) {
+		err = -EINVAL;
+		goto out;
+	}
+	slot = prog_slot(link->map, link->attach_type);
+	if (slot < 0) {
+		err = slot;
+		goto out;
+	}
+	t = stab_of(link->map);
+	if (t->links[slot] != link) {
+		err = -EBUSY;
+		goto out;
+	}
+	if (old && t->progs[slot] != old) {
+		err = -ENOENT;
+		goto out;
+	}
+	put = t->progs[slot];
+	t->progs[slot] = new; /* (the caller's reference) */
+	obj_get(&new->obj);   /* (the link's) */
+	__atomic_store_n(&link->prog, new, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&progs_lock);
+	if (put)
+		obj_put(&put->obj);
+	if (!err)
+		obj_put(&cur->obj);
+	return err;
+}
+
+void sockmap_link_release(struct bpf_link *link)
+{
+	struct bpf_prog *put = NULL;
+	struct bpf_map *map;
+
+	pthread_mutex_lock(&progs_lock);
+	map = link->map;
+	if (map)
+		prog_update(map, NULL, link->prog, link, link->attach_type, &put);
+	__atomic_store_n(&link->map, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&progs_lock);
+	if (put)
+		obj_put(&put->obj);
+	if (map)
+		obj_slot_put(&map->obj);
+}
+
+u32 sockmap_link_map_id(struct bpf_link *link)
+{
+	struct bpf_map *map = __atomic_load_n(&link->map, __ATOMIC_ACQUIRE);
+
+	return map ? map->obj.id : 0;
 }
 
 #define SOCK_COMMON_OPS                                                                          \

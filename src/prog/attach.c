@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "map/sockmap.h"
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
 
@@ -142,6 +143,8 @@ int prog_attach(const union bpf_attr *attr)
 		goto out;
 	if (cgroup_prog_type(ptype))
 		err = cgroup_prog_attach(attr, prog);
+	else if (ptype == BPF_PROG_TYPE_SK_MSG || ptype == BPF_PROG_TYPE_SK_SKB)
+		err = sockmap_prog_attach(attr, prog);
 	else if (ptype == BPF_PROG_TYPE_LSM && prog->expected_attach_type != ATTACH_LSM_CGROUP)
 		err = -EINVAL;
 	else
@@ -188,6 +191,7 @@ int prog_detach(const union bpf_attr *attr)
 	switch (ptype) {
 	case BPF_PROG_TYPE_SK_MSG:
 	case BPF_PROG_TYPE_SK_SKB:
+		return sockmap_prog_detach(attr, ptype);
 	case BPF_PROG_TYPE_LIRC_MODE2:
 	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 		return -EOPNOTSUPP;
@@ -208,13 +212,14 @@ int prog_query(const union bpf_attr *attr, union bpf_attr *uattr)
 		return cgroup_prog_query(attr, uattr);
 	}
 	switch (t) {
-	case BPF_LIRC_MODE2:
-	case BPF_FLOW_DISSECTOR:
-	case BPF_SK_LOOKUP:
 	case BPF_SK_SKB_STREAM_PARSER:
 	case BPF_SK_SKB_STREAM_VERDICT:
 	case BPF_SK_MSG_VERDICT:
 	case BPF_SK_SKB_VERDICT:
+		return sockmap_prog_query(attr, uattr);
+	case BPF_LIRC_MODE2:
+	case BPF_FLOW_DISSECTOR:
+	case BPF_SK_LOOKUP:
 	case ATTACH_TCX_INGRESS:
 	case ATTACH_TCX_EGRESS:
 	case ATTACH_NETKIT_PRIMARY:

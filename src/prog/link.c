@@ -12,6 +12,7 @@
 
 #include "btf/vmlinux.h"
 #include "map/map.h"
+#include "map/sockmap.h"
 #include "perf_event.h"
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
@@ -27,6 +28,7 @@
 #define LINK_INFO_TRACING_COOKIE 32	/* tracing.cookie */
 #define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid; iter.cgroup: id, order */
 #define LINK_INFO_CGROUP 16		/* cgroup: cgroup_id (u64), attach_type */
+#define LINK_INFO_SOCKMAP 16		/* sockmap: map_id, attach_type */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -40,6 +42,8 @@ static void link_destroy(struct bpf_object *obj)
 		trampoline_unlink(link);
 	if (link->type == BPF_LINK_TYPE_CGROUP)
 		cgroup_link_release(link);
+	if (link->type == LINK_TYPE_SOCKMAP)
+		sockmap_link_release(link);
 	obj_put(&link->prog->obj);
 	free(link);
 }
@@ -196,16 +200,19 @@ int link_create(const union bpf_attr *attr)
 	if (!obj)
 		return err;
 	prog = prog_of(obj);
-	if (cgroup_prog_type(prog->type)) {
+	if (cgroup_prog_type(prog->type) || prog->type == BPF_PROG_TYPE_SK_MSG ||
+	    prog->type == BPF_PROG_TYPE_SK_SKB) {
+		bool cg = cgroup_prog_type(prog->type);
+
 		err = prog_attach_check_attach_type(prog, attr->link_create.attach_type);
 		if (err)
 			goto fail;
-		link = link_new(prog, BPF_LINK_TYPE_CGROUP, 0);
+		link = link_new(prog, cg ? BPF_LINK_TYPE_CGROUP : LINK_TYPE_SOCKMAP, 0);
 		err = -ENOMEM;
 		if (!link)
 			goto fail;
 		link->attach_type = attr->link_create.attach_type;
-		err = cgroup_link_attach(link, attr);
+		err = cg ? cgroup_link_attach(link, attr) : sockmap_link_attach(link, attr);
 		if (err) {
 			free(link);
 			goto fail;
@@ -254,8 +261,12 @@ int link_detach(const union bpf_attr *attr)
 	if (!obj)
 		return err;
 	/* (the tracing kinds have no detach in 6.18: only closing the last fd detaches them) */
-	err = link_of(obj)->type == BPF_LINK_TYPE_CGROUP ? cgroup_link_detach(link_of(obj))
-							  : -EOPNOTSUPP;
+	if (link_of(obj)->type == BPF_LINK_TYPE_CGROUP)
+		err = cgroup_link_detach(link_of(obj));
+	else if (link_of(obj)->type == LINK_TYPE_SOCKMAP)
+		sockmap_link_release(link_of(obj)), err = 0;
+	else
+		err = -EOPNOTSUPP;
 	obj_put(obj);
 	return err;
 }
@@ -281,13 +292,14 @@ int link_update(const union bpf_attr *attr)
 		err = -EINVAL;
 		goto out;
 	}
-	/* (only cgroup links have an update_prog) */
+	/* (only cgroup and sockmap links have an update_prog) */
 	err = -EINVAL;
-	if (link_of(link)->type == BPF_LINK_TYPE_CGROUP) {
+	if (link_of(link)->type == BPF_LINK_TYPE_CGROUP)
 		err = cgroup_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
-		if (!err)
-			prog = NULL; /* (the link's reference now) */
-	}
+	else if (link_of(link)->type == LINK_TYPE_SOCKMAP)
+		err = sockmap_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
+	if (!err)
+		prog = NULL; /* (the link's reference now) */
 out:
 	if (old)
 		obj_put(old);
@@ -365,6 +377,10 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
 		}
+	} else if (link->type == LINK_TYPE_SOCKMAP) {
+		u32 sockmap[2] = { sockmap_link_map_id(link), link->attach_type };
+
+		memcpy(info + LINK_INFO_SOCKMAP, sockmap, sizeof(sockmap));
 	} else if (link->type == BPF_LINK_TYPE_CGROUP) {
 		u64 cgroup_id = cgroup_link_cgroup_id(link);
 
