@@ -32,6 +32,13 @@
  *    allows (EEXIST, ENOENT), every fd BPF_OBJ_GET gives must be a pinned map with its value
  *    (never EACCES: a pin's file and its table entry appear and go together), and once every
  *    name is unlinked and every fd closed no map of the phase may be left alive.
+ *  - an attach race: threads attach and detach cgroup skb programs on a cgroup made for the
+ *    phase (and its child), create, update, detach and close cgroup and sockmap links, attach
+ *    sk_skb programs to a socket map, read link infos and query the lists, all at once.  Every
+ *    call must succeed or fail with an errno its race allows; a query's count must be within the
+ *    kernel's 64 and name live programs; once every link is closed and everything detached, the
+ *    lists must be empty and no program of the phase alive.  (Skipped, with a message, where no
+ *    cgroup2 directory of this process's can have a child.)
  *
  * Usage: stress [--quick] [--ops N] [--threads N] [--seed N] [-v]
  * Full mode is 1,000,000 operations; --quick is 50,000.  Exit status 1 on any violation.
@@ -47,9 +54,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_cgroup.h"
 #include "userbpf.h"
 #include "userbpf/insn.h"
 
@@ -1335,6 +1344,236 @@ static void run_pin_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 		violation("pin-race: map %u is alive with no pin and no fd left", at.next_id);
 }
 
+/* ---- attach race ---- */
+
+#define AR_PROGS 6
+#define AR_LINKS 8
+
+static struct {
+	int cg[2], sockmap, skb[AR_PROGS], sk[2];
+	_Atomic int links[AR_LINKS]; /* cgroup or sockmap links; -1: none */
+} ar;
+
+static int ar_call(int cmd, union bpf_attr *at, const int *ok, int nok, const char *what)
+{
+	int rc = bpf(cmd, at, sizeof(*at));
+
+	if (rc < 0) {
+		for (int i = 0; i < nok; i++)
+			if (errno == ok[i])
+				return rc;
+		violation("attach-race: %s: %s", what, strerror(errno));
+	}
+	return rc;
+}
+
+struct ar_worker {
+	pthread_t tid;
+	uint64_t seed, ops;
+};
+
+static void *ar_main(void *arg)
+{
+	/* what a race may answer: a mode or duplicate refusal (EPERM, EINVAL, EEXIST), nothing
+	 * there (ENOENT), a link's slot taken (EBUSY), a closed or reused fd (EBADF, EINVAL),
+	 * a detached link (ENOLINK), too many (E2BIG), a stale revision (ESTALE); an info of a
+	 * closed fd (EBADFD, the kernel's answer) */
+	static const int ok[] = { EPERM, EINVAL, ENOENT, EBUSY, EBADF, ENOLINK, E2BIG, ESTALE,
+				  EBADFD };
+	struct ar_worker *w = arg;
+
+	for (uint64_t i = 0; i < w->ops; i++) {
+		uint64_t r = rnd(&w->seed);
+		int cg = ar.cg[r & 1], p = (int)(r >> 1 & 0xff) % AR_PROGS, li = (int)(r >> 9 & 7);
+		uint32_t type = r >> 12 & 1 ? BPF_CGROUP_INET_EGRESS : BPF_CGROUP_INET_INGRESS;
+		union bpf_attr at;
+		int fd;
+
+		memset(&at, 0, sizeof(at));
+		switch (r >> 20 & 7) {
+		case 0: /* attach, multi or not */
+			at.target_fd = (uint32_t)cg;
+			at.attach_bpf_fd = (uint32_t)ar.skb[p];
+			at.attach_type = type;
+			at.attach_flags = r >> 24 & 3 ? BPF_F_ALLOW_MULTI : 0;
+			ar_call(BPF_PROG_ATTACH, &at, ok, 9, "attach");
+			break;
+		case 1: /* detach */
+			at.target_fd = (uint32_t)cg;
+			at.attach_bpf_fd = (uint32_t)ar.skb[p];
+			at.attach_type = type;
+			ar_call(BPF_PROG_DETACH, &at, ok, 9, "detach");
+			break;
+		case 2: { /* a link, cgroup or sockmap */
+			int expect = -1;
+
+			at.link_create.prog_fd = (uint32_t)(r >> 24 & 1 ? ar.sk[r >> 25 & 1]
+								     : ar.skb[p]);
+			at.link_create.target_fd = (uint32_t)(r >> 24 & 1 ? ar.sockmap : cg);
+			at.link_create.attach_type = r >> 24 & 1 ? BPF_SK_SKB_STREAM_PARSER : type;
+			fd = ar_call(BPF_LINK_CREATE, &at, ok, 9, "link create");
+			if (fd >= 0 && !atomic_compare_exchange_strong(&ar.links[li], &expect, fd))
+				close(fd);
+			break;
+		}
+		case 3: { /* a link's close */
+			fd = atomic_exchange(&ar.links[li], -1);
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		case 4: /* a link's update or detach (its fd may be closed meanwhile) */
+			fd = atomic_load(&ar.links[li]);
+			if (fd < 0)
+				break;
+			if (r >> 24 & 1) {
+				at.link_detach.link_fd = (uint32_t)fd;
+				ar_call(BPF_LINK_DETACH, &at, ok, 9, "link detach");
+			} else {
+				at.link_update.link_fd = (uint32_t)fd;
+				at.link_update.new_prog_fd = (uint32_t)(r >> 25 & 1 ? ar.skb[p]
+										     : ar.sk[0]);
+				ar_call(BPF_LINK_UPDATE, &at, ok, 9, "link update");
+			}
+			break;
+		case 5: { /* a link's info */
+			uint8_t info[64];
+
+			fd = atomic_load(&ar.links[li]);
+			if (fd < 0)
+				break;
+			at.info.bpf_fd = (uint32_t)fd;
+			at.info.info = (uint64_t)(uintptr_t)info;
+			at.info.info_len = sizeof(info);
+			ar_call(BPF_OBJ_GET_INFO_BY_FD, &at, ok, 9, "link info");
+			break;
+		}
+		case 6: /* sk_skb programs on the socket map */
+			at.target_fd = (uint32_t)ar.sockmap;
+			at.attach_bpf_fd = (uint32_t)ar.sk[r >> 24 & 1];
+			at.attach_type = BPF_SK_SKB_STREAM_PARSER;
+			ar_call(r >> 25 & 1 ? BPF_PROG_DETACH : BPF_PROG_ATTACH, &at, ok, 9,
+				"sockmap attach");
+			break;
+		default: { /* a query: at most 64 programs, all live */
+			uint32_t ids[80];
+
+			at.query.target_fd = (uint32_t)cg;
+			at.query.attach_type = type;
+			at.query.query_flags = r >> 24 & 1 ? BPF_F_QUERY_EFFECTIVE : 0;
+			at.query.prog_ids = (uint64_t)(uintptr_t)ids;
+			at.query.prog_cnt = 80;
+			if (!ar_call(BPF_PROG_QUERY, &at, ok, 9, "query") &&
+			    at.query.prog_cnt > (at.query.query_flags ? 128u : 64u))
+				violation("attach-race: %u programs listed", at.query.prog_cnt);
+			break;
+		}
+		}
+	}
+	return NULL;
+}
+
+static int ar_load(uint32_t type)
+{
+	struct bpf_insn p[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
+	union bpf_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.prog_type = type;
+	at.insns = (uint64_t)(uintptr_t)p;
+	at.insn_cnt = 2;
+	at.license = (uint64_t)(uintptr_t)"GPL";
+	return bpf(BPF_PROG_LOAD, &at, sizeof(at));
+}
+
+/* Returns 0 when the phase ran, 1 when it was skipped. */
+static int run_attach_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
+{
+	struct ar_worker w[MAX_THREADS];
+	char own[5200], dir[2][4300];
+	union bpf_attr at;
+	uint32_t base;
+	int fd;
+
+	if (own_cgroup_dir(own, sizeof(own))) {
+		printf("attach-race: skipped (no cgroup2 mount shows this process's cgroup)\n");
+		return 1;
+	}
+	snprintf(dir[0], sizeof(dir[0]), "%.4000s/userbpf-stress-%d", own, (int)getpid());
+	snprintf(dir[1], sizeof(dir[1]), "%.4200s/c", dir[0]);
+	if (mkdir(dir[0], 0755) || mkdir(dir[1], 0755)) {
+		printf("attach-race: skipped (cannot make a cgroup: %s)\n", strerror(errno));
+		rmdir(dir[0]);
+		return 1;
+	}
+	/* programs made from now on have ids above this one's */
+	fd = ar_load(BPF_PROG_TYPE_SOCKET_FILTER);
+	{
+		struct bpf_prog_info info;
+
+		memset(&info, 0, sizeof(info));
+		memset(&at, 0, sizeof(at));
+		at.info.bpf_fd = (uint32_t)fd;
+		at.info.info = (uint64_t)(uintptr_t)&info;
+		at.info.info_len = sizeof(info);
+		base = fd >= 0 && !bpf(BPF_OBJ_GET_INFO_BY_FD, &at, sizeof(at)) ? info.id : 0;
+	}
+	close(fd);
+	for (int c = 0; c < 2; c++)
+		ar.cg[c] = open(dir[c], O_RDONLY | O_DIRECTORY);
+	for (int i = 0; i < AR_PROGS; i++)
+		ar.skb[i] = ar_load(BPF_PROG_TYPE_CGROUP_SKB);
+	for (int i = 0; i < 2; i++)
+		ar.sk[i] = ar_load(BPF_PROG_TYPE_SK_SKB);
+	ar.sockmap = map_create(BPF_MAP_TYPE_SOCKMAP, 4, 4, 4);
+	for (int i = 0; i < AR_LINKS; i++)
+		atomic_store(&ar.links[i], -1);
+	for (unsigned int t = 0; t < nthreads; t++) {
+		w[t].seed = seed * 1931 + t + 1;
+		w[t].ops = ops / nthreads;
+		pthread_create(&w[t].tid, NULL, ar_main, &w[t]);
+	}
+	for (unsigned int t = 0; t < nthreads; t++)
+		pthread_join(w[t].tid, NULL);
+	/* everything let go: the lists empty, no program of the phase alive */
+	for (int i = 0; i < AR_LINKS; i++)
+		if (atomic_load(&ar.links[i]) >= 0)
+			close(atomic_load(&ar.links[i]));
+	for (int c = 0; c < 2; c++)
+		for (int t = 0; t < 2; t++)
+			for (int i = 0; i < AR_PROGS; i++) {
+				memset(&at, 0, sizeof(at));
+				at.target_fd = (uint32_t)ar.cg[c];
+				at.attach_bpf_fd = (uint32_t)ar.skb[i];
+				at.attach_type = t ? BPF_CGROUP_INET_EGRESS : BPF_CGROUP_INET_INGRESS;
+				bpf(BPF_PROG_DETACH, &at, sizeof(at));
+			}
+	for (int c = 0; c < 2; c++)
+		for (int t = 0; t < 2; t++) {
+			memset(&at, 0, sizeof(at));
+			at.query.target_fd = (uint32_t)ar.cg[c];
+			at.query.attach_type = t ? BPF_CGROUP_INET_EGRESS : BPF_CGROUP_INET_INGRESS;
+			if (bpf(BPF_PROG_QUERY, &at, sizeof(at)) || at.query.prog_cnt)
+				violation("attach-race: %u programs left on cgroup %d (%s)",
+					  at.query.prog_cnt, c, strerror(errno));
+		}
+	for (int i = 0; i < AR_PROGS; i++)
+		close(ar.skb[i]);
+	for (int i = 0; i < 2; i++)
+		close(ar.sk[i]);
+	close(ar.sockmap);
+	for (int c = 1; c >= 0; c--) {
+		close(ar.cg[c]);
+		if (rmdir(dir[c]))
+			violation("attach-race: rmdir %s: %s", dir[c], strerror(errno));
+	}
+	memset(&at, 0, sizeof(at));
+	at.start_id = base;
+	if (!base || !bpf(BPF_PROG_GET_NEXT_ID, &at, sizeof(at)))
+		violation("attach-race: program %u is alive with no fd left", at.next_id);
+	return 0;
+}
+
 static int passed, failed;
 
 static void phase_end(const char *name, int before, uint64_t ops, double t0)
@@ -1463,6 +1702,16 @@ int main(int argc, char **argv)
 		run_pin_race(nthreads, n, seed + 4);
 		phase_end("pin-race", before, n, t0);
 		total += n;
+	}
+	{
+		int before = atomic_load(&violations);
+		double t0 = now_sec();
+		uint64_t n = ops * 5 / 100;
+
+		if (!run_attach_race(nthreads, n, seed + 5)) {
+			phase_end("attach-race", before, n, t0);
+			total += n;
+		}
 	}
 	printf("total %" PRIu64 " ops in %.3f s\n", total, now_sec() - t_all);
 	printf("%d passed, %d failed\n", passed, failed);
