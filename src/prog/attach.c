@@ -6,6 +6,7 @@
 #include "map/sockmap.h"
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
+#include "prog/netns_attach.h"
 
 /* 6.18's attach types and flags past Debian 12's uapi header (enum bpf_attach_type) */
 #define ATTACH_LSM_CGROUP 43u
@@ -145,10 +146,13 @@ int prog_attach(const union bpf_attr *attr)
 		err = cgroup_prog_attach(attr, prog);
 	else if (ptype == BPF_PROG_TYPE_SK_MSG || ptype == BPF_PROG_TYPE_SK_SKB)
 		err = sockmap_prog_attach(attr, prog);
-	else if (ptype == BPF_PROG_TYPE_LSM && prog->expected_attach_type != ATTACH_LSM_CGROUP)
-		err = -EINVAL;
-	else
+	else if (ptype == BPF_PROG_TYPE_FLOW_DISSECTOR)
+		err = netns_prog_attach(attr, prog);
+	else if (ptype == BPF_PROG_TYPE_LIRC_MODE2 || ptype == BPF_PROG_TYPE_SCHED_CLS ||
+		 (ptype == BPF_PROG_TYPE_LSM && prog->expected_attach_type == ATTACH_LSM_CGROUP))
 		err = -EOPNOTSUPP; /* (its target is not in userbpf) */
+	else
+		err = -EINVAL; /* (no BPF_PROG_ATTACH for the type: links only, or nothing) */
 out:
 	if (err)
 		obj_put(obj);
@@ -192,8 +196,9 @@ int prog_detach(const union bpf_attr *attr)
 	case BPF_PROG_TYPE_SK_MSG:
 	case BPF_PROG_TYPE_SK_SKB:
 		return sockmap_prog_detach(attr, ptype);
-	case BPF_PROG_TYPE_LIRC_MODE2:
 	case BPF_PROG_TYPE_FLOW_DISSECTOR:
+		return netns_prog_detach(attr, ptype);
+	case BPF_PROG_TYPE_LIRC_MODE2:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
@@ -217,9 +222,10 @@ int prog_query(const union bpf_attr *attr, union bpf_attr *uattr)
 	case BPF_SK_MSG_VERDICT:
 	case BPF_SK_SKB_VERDICT:
 		return sockmap_prog_query(attr, uattr);
-	case BPF_LIRC_MODE2:
 	case BPF_FLOW_DISSECTOR:
 	case BPF_SK_LOOKUP:
+		return netns_prog_query(attr, uattr);
+	case BPF_LIRC_MODE2:
 	case ATTACH_TCX_INGRESS:
 	case ATTACH_TCX_EGRESS:
 	case ATTACH_NETKIT_PRIMARY:

@@ -1,6 +1,6 @@
 /* BPF_PROG_ATTACH, BPF_PROG_DETACH and BPF_PROG_QUERY (attach.c): the kernel's checks of every
  * attach type, then the cgroup types' bookkeeping (cgroup_attach.c) or the socket maps'
- * (map/sockmap.c).  The other attach targets (netns flow dissectors and socket lookups, IR
+ * (map/sockmap.c) or the network namespaces' (netns_attach.c).  The other attach targets (IR
  * devices, tcx and netkit devices) are not in userbpf: their commands pass the kernel's checks
  * and then answer -EOPNOTSUPP. */
 #ifndef USERBPF_PROG_ATTACH_H

@@ -17,6 +17,7 @@
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
 #include "prog/link.h"
+#include "prog/netns_attach.h"
 #include "rcu.h"
 
 /* The kernel's struct bpf_link_info (6.18): 64 bytes; the parts of it a tracing link fills. */
@@ -29,6 +30,7 @@
 #define LINK_INFO_ITER_TASK 32		/* iter.task: tid, pid; iter.cgroup: id, order */
 #define LINK_INFO_CGROUP 16		/* cgroup: cgroup_id (u64), attach_type */
 #define LINK_INFO_SOCKMAP 16		/* sockmap: map_id, attach_type */
+#define LINK_INFO_NETNS 16		/* netns: netns_ino, attach_type */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -44,6 +46,8 @@ static void link_destroy(struct bpf_object *obj)
 		cgroup_link_release(link);
 	if (link->type == LINK_TYPE_SOCKMAP)
 		sockmap_link_release(link);
+	if (link->type == BPF_LINK_TYPE_NETNS)
+		netns_link_release(link);
 	obj_put(&link->prog->obj);
 	free(link);
 }
@@ -201,18 +205,25 @@ int link_create(const union bpf_attr *attr)
 		return err;
 	prog = prog_of(obj);
 	if (cgroup_prog_type(prog->type) || prog->type == BPF_PROG_TYPE_SK_MSG ||
-	    prog->type == BPF_PROG_TYPE_SK_SKB) {
-		bool cg = cgroup_prog_type(prog->type);
+	    prog->type == BPF_PROG_TYPE_SK_SKB || prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
+	    prog->type == BPF_PROG_TYPE_SK_LOOKUP) {
+		u32 kind = cgroup_prog_type(prog->type)		? BPF_LINK_TYPE_CGROUP
+			   : prog->type == BPF_PROG_TYPE_SK_MSG ||
+					   prog->type == BPF_PROG_TYPE_SK_SKB
+				   ? LINK_TYPE_SOCKMAP
+				   : BPF_LINK_TYPE_NETNS;
 
 		err = prog_attach_check_attach_type(prog, attr->link_create.attach_type);
 		if (err)
 			goto fail;
-		link = link_new(prog, cg ? BPF_LINK_TYPE_CGROUP : LINK_TYPE_SOCKMAP, 0);
+		link = link_new(prog, kind, 0);
 		err = -ENOMEM;
 		if (!link)
 			goto fail;
 		link->attach_type = attr->link_create.attach_type;
-		err = cg ? cgroup_link_attach(link, attr) : sockmap_link_attach(link, attr);
+		err = kind == BPF_LINK_TYPE_CGROUP ? cgroup_link_attach(link, attr)
+		      : kind == LINK_TYPE_SOCKMAP  ? sockmap_link_attach(link, attr)
+						   : netns_link_attach(link, attr);
 		if (err) {
 			free(link);
 			goto fail;
@@ -224,7 +235,13 @@ int link_create(const union bpf_attr *attr)
 	if (tracing_attach_type(attr->link_create.attach_type) !=
 	    (prog->type == BPF_PROG_TYPE_TRACING))
 		goto fail;
-	err = -EOPNOTSUPP; /* (the hooks of the other types are not in user space) */
+	/* (the hooks of the other types are not in user space; those whose attach types are
+	 * checked by program type alone are refused for another type's first) */
+	err = prog->type == BPF_PROG_TYPE_KPROBE || prog->type == BPF_PROG_TYPE_TRACEPOINT ||
+			      prog->type == BPF_PROG_TYPE_PERF_EVENT ||
+			      prog->type == BPF_PROG_TYPE_EXT ||
+			      !prog_attach_check_attach_type(prog, attr->link_create.attach_type)
+		      ? -EOPNOTSUPP : -EINVAL;
 	if (prog->type != BPF_PROG_TYPE_TRACING)
 		goto fail;
 	err = -EINVAL;
@@ -265,6 +282,8 @@ int link_detach(const union bpf_attr *attr)
 		err = cgroup_link_detach(link_of(obj));
 	else if (link_of(obj)->type == LINK_TYPE_SOCKMAP)
 		sockmap_link_release(link_of(obj)), err = 0;
+	else if (link_of(obj)->type == BPF_LINK_TYPE_NETNS)
+		netns_link_release(link_of(obj)), err = 0;
 	else
 		err = -EOPNOTSUPP;
 	obj_put(obj);
@@ -298,6 +317,8 @@ int link_update(const union bpf_attr *attr)
 		err = cgroup_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	else if (link_of(link)->type == LINK_TYPE_SOCKMAP)
 		err = sockmap_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
+	else if (link_of(link)->type == BPF_LINK_TYPE_NETNS)
+		err = netns_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	if (!err)
 		prog = NULL; /* (the link's reference now) */
 out:
@@ -377,6 +398,10 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
 		}
+	} else if (link->type == BPF_LINK_TYPE_NETNS) {
+		u32 netns[2] = { netns_link_ino(link), link->attach_type };
+
+		memcpy(info + LINK_INFO_NETNS, netns, sizeof(netns));
 	} else if (link->type == LINK_TYPE_SOCKMAP) {
 		u32 sockmap[2] = { sockmap_link_map_id(link), link->attach_type };
 

@@ -1,13 +1,14 @@
 /* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
  * bpf_link).  Closing the link's last fd detaches the program.
  *
- * userbpf has five kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
+ * userbpf has six kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
  * a raw tracepoint or tp_btf program), a tracing link (a fentry, fexit or fmod_ret program on
  * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs;
- * a cgroup link (cgroup_attach.c), a cgroup program on a cgroup's list, and a sockmap link
- * (map/sockmap.c), an sk_msg or sk_skb program on a socket map, which BPF_LINK_UPDATE may give
- * another program and BPF_LINK_DETACH take off.  No kernel tracepoint, function, cgroup hook or
- * socket fires in user space, so a
+ * a cgroup link (cgroup_attach.c), a cgroup program on a cgroup's list, a netns link
+ * (netns_attach.c), a flow dissector or socket lookup program on a network namespace, and a
+ * sockmap link (map/sockmap.c), an sk_msg or sk_skb program on a socket map, which
+ * BPF_LINK_UPDATE may give another program and BPF_LINK_DETACH take off.  No kernel tracepoint,
+ * function, cgroup hook, packet or socket fires in user space, so a
  * program attached to one never runs, but for the kernel's BPF test functions, which
  * BPF_PROG_TEST_RUN of a tracing program calls (trampoline.c): there the programs attached to
  * them run around them as the kernel's trampolines run them.
@@ -21,7 +22,7 @@
 struct bpf_link {
 	struct bpf_object obj;		/* must stay first */
 	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING, ITER, CGROUP,
-					 * SOCKMAP */
+					 * NETNS, SOCKMAP */
 	u32 attach_type;		/* the program's expected_attach_type (CGROUP: the link's) */
 	struct bpf_prog *prog;		/* a reference (CGROUP: BPF_LINK_UPDATE may swap it) */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
@@ -33,6 +34,9 @@ struct bpf_link {
 	u64 cg_id;			/* CGROUP: its id */
 	struct bpf_map *map;		/* SOCKMAP: the socket map (held as an fd holds it); NULL
 					 * once detached */
+	struct netns_bpf *netns;	/* NETNS: the namespace's (netns_attach.c); NULL once
+					 * detached */
+	u64 netns_ino;			/* NETNS: its inode */
 };
 
 /* enum bpf_link_type values past Debian 12's uapi header */
