@@ -483,6 +483,102 @@ uint32_t side_map_id(int s, int fd)
 	return side_obj_info(s, fd, &info, &len).rc == 0 ? info.id : 0;
 }
 
+bool calls_agree_at(const char *file, int line, const char *what,
+		    const struct bpf_result r[NSIDES], int *calls)
+{
+	(*calls)++;
+	if (getenv("TEST_VERBOSE"))
+		printf("%s: %d (errno %d)\n", what, r[K].rc, r[K].err);
+	return results_agree_at(file, line, what, r);
+}
+
+uint32_t side_prog_id(int s, int fd)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return side_obj_info(s, fd, &info, &len).rc == 0 ? info.id : 0;
+}
+
+struct bpf_result side_prog_attach(int s, int target, int prog, uint32_t type, uint32_t flags,
+				   int replace, uint32_t relative, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_fd = (uint32_t)target;
+	a.attach_bpf_fd = (uint32_t)prog;
+	a.attach_type = type;
+	a.attach_flags = flags;
+	a.replace_bpf_fd = (uint32_t)replace;
+	memcpy((uint8_t *)&a + 20, &relative, 4);
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_PROG_ATTACH, &a);
+}
+
+struct bpf_result side_prog_detach(int s, int target, int prog, uint32_t type, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_fd = (uint32_t)target;
+	a.attach_bpf_fd = (uint32_t)prog;
+	a.attach_type = type;
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_PROG_DETACH, &a);
+}
+
+struct bpf_result side_link_create(int s, int target, int prog, uint32_t type, uint32_t flags,
+				   uint32_t relative, uint64_t revision)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (uint32_t)prog;
+	a.link_create.target_fd = (uint32_t)target;
+	a.link_create.attach_type = type;
+	a.link_create.flags = flags;
+	memcpy((uint8_t *)&a + 16, &relative, 4);
+	memcpy((uint8_t *)&a + 24, &revision, 8);
+	return side_call(s, BPF_LINK_CREATE, &a);
+}
+
+struct bpf_result side_link_update(int s, int link, int prog, uint32_t flags, int old)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_update.link_fd = (uint32_t)link;
+	a.link_update.new_prog_fd = (uint32_t)prog;
+	a.link_update.flags = flags;
+	a.link_update.old_prog_fd = (uint32_t)old;
+	return side_call(s, BPF_LINK_UPDATE, &a);
+}
+
+struct bpf_result side_prog_query(int s, int target, uint32_t type, uint32_t qflags,
+				  uint32_t *ids, uint32_t cnt, uint32_t *pflags, union bpf_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->query.target_fd = (uint32_t)target;
+	a->query.attach_type = type;
+	a->query.query_flags = qflags;
+	a->query.prog_ids = PTR_TO_U64(ids);
+	a->query.prog_cnt = cnt;
+	a->query.prog_attach_flags = PTR_TO_U64(pflags);
+	a->query.attach_flags = 77; /* (an output: must be overwritten) */
+	return side_call(s, BPF_PROG_QUERY, a);
+}
+
+struct bpf_result side_link_detach(int s, int link)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = (uint32_t)link;
+	return side_call(s, BPF_LINK_DETACH, &a);
+}
+
 bool walks_agree_at(const char *file, int line, const char *what, const int fd[NSIDES],
 		    uint32_t vs, int max_keys,
 		    bool (*same)(const void *k_value, const void *u_value, void *arg), void *arg)

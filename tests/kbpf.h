@@ -189,6 +189,36 @@ bool walks_agree_at(const char *file, int line, const char *what, const int fd[N
 struct bpf_result side_obj_info(int s, int fd, void *info, uint32_t *len);
 /* The id of the map behind fd on side s (0 if its info cannot be read). */
 uint32_t side_map_id(int s, int fd);
+/* The same for a program. */
+uint32_t side_prog_id(int s, int fd);
+
+/* A script's call, made on both sides: the results must agree; *calls counts it, and
+ * TEST_VERBOSE shows it.  CALL_BOTH runs call (an expression of s, the side) into r[] and
+ * compares, with s, r and calls in the caller's scope. */
+bool calls_agree_at(const char *file, int line, const char *what,
+		    const struct bpf_result r[NSIDES], int *calls);
+#define CALL_BOTH(what, call)                                                                    \
+	do {                                                                                     \
+		for (s = 0; s < NSIDES; s++)                                                     \
+			r[s] = (call);                                                           \
+		calls_agree_at(__FILE__, __LINE__, what, r, &calls);                             \
+	} while (0)
+
+/* The attach commands on side s: BPF_PROG_ATTACH (with 6.16's relative_fd/_id and
+ * expected_revision), BPF_PROG_DETACH, BPF_LINK_CREATE (target_fd, flags, and the cgroup or tcx
+ * relative fd/id and revision), BPF_LINK_UPDATE, BPF_LINK_DETACH. */
+struct bpf_result side_prog_attach(int s, int target, int prog, uint32_t type, uint32_t flags,
+				   int replace, uint32_t relative, uint64_t revision);
+struct bpf_result side_prog_detach(int s, int target, int prog, uint32_t type, uint64_t revision);
+struct bpf_result side_link_create(int s, int target, int prog, uint32_t type, uint32_t flags,
+				   uint32_t relative, uint64_t revision);
+struct bpf_result side_link_update(int s, int link, int prog, uint32_t flags, int old);
+struct bpf_result side_link_detach(int s, int link);
+/* BPF_PROG_QUERY of target for type: cnt ids into ids (NULL: none asked) and their attach flags
+ * into pflags (NULL: none); the attr as the call left it (attach_flags, prog_cnt, revision) in
+ * *a. */
+struct bpf_result side_prog_query(int s, int target, uint32_t type, uint32_t qflags,
+				  uint32_t *ids, uint32_t cnt, uint32_t *pflags, union bpf_attr *a);
 
 /* BPF_PROG_LOAD on side s (license GPL), with a level-1 log into log unless it is NULL; the
  * _eat form with expected_attach_type eat. */

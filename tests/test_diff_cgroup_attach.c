@@ -52,14 +52,12 @@ static int load(int s, uint32_t type, uint32_t eat, int ret)
 	return side_prog_load_eat_log(s, type, eat, p, 2, NULL, 0).rc;
 }
 
-static uint32_t prog_id(int s, int fd)
-{
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return side_obj_info(s, fd, &info, &len).rc ? 0 : info.id;
-}
+#define prog_id side_prog_id
+#define attach side_prog_attach
+#define detach side_prog_detach
+#define link_create side_link_create
+#define link_update side_link_update
+#define link_detach side_link_detach
 
 /* Which of the fixture's programs id is on side s: its index, or -1. */
 static int prog_index(const struct fixture *f, int s, uint32_t id)
@@ -68,70 +66,6 @@ static int prog_index(const struct fixture *f, int s, uint32_t id)
 		if (f->ids[s][i] == id)
 			return i;
 	return -1;
-}
-
-static struct bpf_result attach(int s, int cg, int prog, uint32_t type, uint32_t flags,
-				int replace, uint32_t relative, uint64_t revision)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)cg;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	a.attach_flags = flags;
-	a.replace_bpf_fd = (uint32_t)replace;
-	memcpy((uint8_t *)&a + 20, &relative, 4);
-	memcpy((uint8_t *)&a + 24, &revision, 8);
-	return side_call(s, BPF_PROG_ATTACH, &a);
-}
-
-static struct bpf_result detach(int s, int cg, int prog, uint32_t type, uint64_t revision)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)cg;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	memcpy((uint8_t *)&a + 24, &revision, 8);
-	return side_call(s, BPF_PROG_DETACH, &a);
-}
-
-static struct bpf_result link_create(int s, int cg, int prog, uint32_t type, uint32_t flags,
-				     uint32_t relative, uint64_t revision)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.prog_fd = (uint32_t)prog;
-	a.link_create.target_fd = (uint32_t)cg;
-	a.link_create.attach_type = type;
-	a.link_create.flags = flags;
-	memcpy((uint8_t *)&a + 16, &relative, 4);
-	memcpy((uint8_t *)&a + 24, &revision, 8);
-	return side_call(s, BPF_LINK_CREATE, &a);
-}
-
-static struct bpf_result link_update(int s, int link, int prog, uint32_t flags, int old)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_update.link_fd = (uint32_t)link;
-	a.link_update.new_prog_fd = (uint32_t)prog;
-	a.link_update.flags = flags;
-	a.link_update.old_prog_fd = (uint32_t)old;
-	return side_call(s, BPF_LINK_UPDATE, &a);
-}
-
-static struct bpf_result link_detach(int s, int link)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = (uint32_t)link;
-	return side_call(s, BPF_LINK_DETACH, &a);
 }
 
 /* A query's answer, with the ids as program indices. */
@@ -152,14 +86,8 @@ static void query(const struct fixture *f, int s, int cg, uint32_t type, uint32_
 	memset(q, 0, sizeof(*q));
 	memset(ids, 0, sizeof(ids));
 	memset(pflags, 0xff, sizeof(pflags));
-	memset(&a, 0, sizeof(a));
-	a.query.target_fd = (uint32_t)cg;
-	a.query.attach_type = type;
-	a.query.query_flags = qflags;
-	a.query.prog_ids = cnt ? PTR_TO_U64(ids) : 0;
-	a.query.prog_cnt = cnt;
-	a.query.prog_attach_flags = with_flags ? PTR_TO_U64(pflags) : 0;
-	q->r = side_call(s, BPF_PROG_QUERY, &a);
+	q->r = side_prog_query(s, cg, type, qflags, cnt ? ids : NULL, cnt,
+			       with_flags ? pflags : NULL, &a);
 	q->attach_flags = a.query.attach_flags;
 	q->cnt = a.query.prog_cnt;
 	memcpy(&q->revision, (uint8_t *)&a + 56, 8);
@@ -218,21 +146,7 @@ static void all_agree_at(const char *file, int line, const char *what, const str
 
 #define ALL(what) all_agree_at(__FILE__, __LINE__, what, f, BPF_CGROUP_INET_INGRESS)
 
-static bool agree_at(const char *file, int line, const char *what, struct bpf_result r[NSIDES])
-{
-	calls++;
-	if (getenv("TEST_VERBOSE"))
-		printf("%s: %d (errno %d)\n", what, r[K].rc, r[K].err);
-	return results_agree_at(file, line, what, r);
-}
-
-/* call with s the side, on both; r[] keeps the results */
-#define BOTH(what, call)                                                                         \
-	do {                                                                                     \
-		for (s = 0; s < NSIDES; s++)                                                     \
-			r[s] = (call);                                                           \
-		agree_at(__FILE__, __LINE__, what, r);                                           \
-	} while (0)
+#define BOTH CALL_BOTH
 
 #define IN BPF_CGROUP_INET_INGRESS
 #define MULTI BPF_F_ALLOW_MULTI
@@ -428,7 +342,7 @@ static void refusals(struct fixture *f)
 		a.attach_flags = MULTI;
 		r[s] = side_call(s, BPF_PROG_DETACH, &a);
 	}
-	agree_at(__FILE__, __LINE__, "detach with attach flags", r);
+	calls_agree_at(__FILE__, __LINE__, "detach with attach flags", r, &calls);
 	for (s = 0; s < NSIDES; s++) {
 		union bpf_attr a;
 
@@ -439,7 +353,7 @@ static void refusals(struct fixture *f)
 		((uint8_t *)&a)[32] = 1; /* past expected_revision */
 		r[s] = side_call(s, BPF_PROG_ATTACH, &a);
 	}
-	agree_at(__FILE__, __LINE__, "attach, a byte past the attr", r);
+	calls_agree_at(__FILE__, __LINE__, "attach, a byte past the attr", r, &calls);
 	BOTH("detach from a file", detach(s, null, f->skb[s][0], IN, 0));
 	BOTH("detach, unknown attach type", detach(s, x, f->skb[s][0], 200, 0));
 	QUERY("query of a file", null, IN, 0, 8, false);
@@ -507,14 +421,14 @@ static void links(struct fixture *f)
 	BOTH("p1 on x, no flags, over the link", attach(s, x, f->skb[s][1], IN, 0, 0, 0, 0));
 	BOTH("p1 on x, multi", attach(s, x, f->skb[s][1], IN, MULTI, 0, 0, 0));
 	BOTH("detach p0 (linked) by fd", detach(s, x, f->skb[s][0], IN, 0));
-	BOTH("link p0 again", link_create(s, x, f->skb[s][0], IN, F_BEFORE | F_LINK, (uint32_t)l0[s],
-					  0));
+	BOTH("link p0 again",
+	     link_create(s, x, f->skb[s][0], IN, F_BEFORE | F_LINK, (uint32_t)l0[s], 0));
 	for (s = 0; s < NSIDES; s++)
 		l1[s] = r[s].rc;
 	ALL("p0 linked twice, p1 attached");
 	BOTH("link with flags", link_create(s, x, f->skb[s][2], IN, MULTI, 0, 0));
-	BOTH("link after p1 by id", link_create(s, x, f->skb[s][2], IN, F_AFTER | F_ID, f->ids[s][1],
-						0));
+	BOTH("link after p1 by id",
+	     link_create(s, x, f->skb[s][2], IN, F_AFTER | F_ID, f->ids[s][1], 0));
 	if (r[K].rc >= 0 && r[U].rc >= 0) {
 		ALL("p2 linked after p1");
 		for (s = 0; s < NSIDES; s++)
@@ -628,7 +542,8 @@ static void storage_walks_agree_at(const char *file, int line, const char *what,
 			r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, fd[s], keys[s][n[s]],
 					 vals[s][n[s]], 0);
 			if (r[s].rc)
-				test_fail(file, line, "%s: side %d cannot look its key %d up", what, s,
+				test_fail(file, line, "%s: side %d cannot look its key %d up",
+					  what, s,
 					  n[s]);
 			prev = keys[s][n[s]++];
 		}
@@ -827,7 +742,8 @@ static void random_ops(struct fixture *f, int nops)
 			attached += r[K].rc == 0;
 			break;
 		case 2:
-			snprintf(what, sizeof(what), "op %d: replace p%d by p%d on %d", op, q, p, c);
+			snprintf(what, sizeof(what), "op %d: replace p%d by p%d on %d", op, q, p,
+				 c);
 			BOTH(what, attach(s, f->cg[c], f->skb[s][p], type, MULTI | BPF_F_REPLACE,
 					  f->skb[s][q], 0, rev));
 			break;
@@ -847,7 +763,8 @@ static void random_ops(struct fixture *f, int nops)
 			}
 			snprintf(what, sizeof(what), "op %d: link p%d on %d, flags %#x", op, p, c,
 				 flags);
-			BOTH(what, link_create(s, f->cg[c], f->skb[s][p], type, flags, rel[s], rev));
+			BOTH(what,
+			     link_create(s, f->cg[c], f->skb[s][p], type, flags, rel[s], rev));
 			if (r[K].rc >= 0 && r[U].rc >= 0) {
 				linked++;
 				for (s = 0; s < NSIDES; s++)

@@ -54,6 +54,15 @@ static int load_tracing(int s, uint32_t eat, uint32_t btf_id)
 	return side_call(s, BPF_PROG_LOAD, &a).rc;
 }
 
+/* The kernel BTF's ids of sched_switch's tracepoint and of the task iterator: whether it has
+ * both. */
+static bool tracing_targets(const struct btf *btf, uint32_t *sw_id, uint32_t *iter_id)
+{
+	*sw_id = btf ? btf_find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) : 0;
+	*iter_id = btf ? btf_find_func(btf, "bpf_iter_task") : 0;
+	return *sw_id && *iter_id;
+}
+
 static struct bpf_result raw_tp_open(int s, const char *name, int prog, uint64_t cookie)
 {
 	union bpf_attr a;
@@ -149,9 +158,7 @@ TEST(diff_links)
 	const struct btf *btf = btf_vmlinux();
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	sw_id = btf ? btf_find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) : 0;
-	iter_id = btf ? btf_find_func(btf, "bpf_iter_task") : 0;
-	if (!sw_id || !iter_id)
+	if (!tracing_targets(btf, &sw_id, &iter_id))
 		SKIP("no kernel BTF with sched_switch's tracepoint and the task iterator "
 		     "(/sys/kernel/btf/vmlinux)");
 	for (s = 0; s < NSIDES; s++) {
@@ -396,9 +403,7 @@ TEST(diff_task_fd_query)
 	char buf[NSIDES][64];
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	sw_id = btf ? btf_find_by_name_kind(btf, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) : 0;
-	iter_id = btf ? btf_find_func(btf, "bpf_iter_task") : 0;
-	if (!sw_id || !iter_id)
+	if (!tracing_targets(btf, &sw_id, &iter_id))
 		SKIP("no kernel BTF with sched_switch's tracepoint and the task iterator "
 		     "(/sys/kernel/btf/vmlinux)");
 	REQUIRE(null >= 0);

@@ -29,63 +29,14 @@ struct fixture {
 	uint32_t ids[NSIDES][NPROGS];
 };
 
-static struct bpf_result attach(int s, int target, int prog, uint32_t type, uint32_t flags,
-				int replace)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)target;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	a.attach_flags = flags;
-	a.replace_bpf_fd = (uint32_t)replace;
-	return side_call(s, BPF_PROG_ATTACH, &a);
-}
-
-static struct bpf_result detach(int s, int target, int prog, uint32_t type)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)target;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	return side_call(s, BPF_PROG_DETACH, &a);
-}
-
-static struct bpf_result link_create(int s, int target, int prog, uint32_t type, uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.prog_fd = (uint32_t)prog;
-	a.link_create.target_fd = (uint32_t)target;
-	a.link_create.attach_type = type;
-	a.link_create.flags = flags;
-	return side_call(s, BPF_LINK_CREATE, &a);
-}
-
-static struct bpf_result link_update(int s, int link, int prog, uint32_t flags, int old)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_update.link_fd = (uint32_t)link;
-	a.link_update.new_prog_fd = (uint32_t)prog;
-	a.link_update.flags = flags;
-	a.link_update.old_prog_fd = (uint32_t)old;
-	return side_call(s, BPF_LINK_UPDATE, &a);
-}
-
-static struct bpf_result link_detach(int s, int link)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = (uint32_t)link;
-	return side_call(s, BPF_LINK_DETACH, &a);
-}
+/* (the attach commands without 6.16's relative fds and revisions) */
+#define attach(s, target, prog, type, flags, replace)                                            \
+	side_prog_attach(s, target, prog, type, flags, replace, 0, 0)
+#define detach(s, target, prog, type) side_prog_detach(s, target, prog, type, 0)
+#define link_create(s, target, prog, type, flags)                                                \
+	side_link_create(s, target, prog, type, flags, 0, 0)
+#define link_update side_link_update
+#define link_detach side_link_detach
 
 /* A link's info: type, then netns_ino and attach_type (16..23). */
 static void link_info(int s, int link, uint32_t out[3])
@@ -111,14 +62,7 @@ static void query_agree_at(const char *file, int line, const char *what,
 		union bpf_attr a;
 		uint32_t ids[8] = { 0 };
 
-		memset(&a, 0, sizeof(a));
-		a.query.target_fd = (uint32_t)target;
-		a.query.attach_type = type;
-		a.query.query_flags = qflags;
-		a.query.prog_ids = PTR_TO_U64(ids);
-		a.query.prog_cnt = cnt;
-		a.query.attach_flags = 77;
-		r[s] = side_call(s, BPF_PROG_QUERY, &a);
+		r[s] = side_prog_query(s, target, type, qflags, ids, cnt, NULL, &a);
 		flags[s] = a.query.attach_flags;
 		n[s] = a.query.prog_cnt;
 		for (int i = 0; i < 8; i++) {
@@ -147,20 +91,7 @@ static void query_agree_at(const char *file, int line, const char *what,
 		QUERY(what, f->ns, BPF_SK_LOOKUP, 0, 8);                                         \
 	} while (0)
 
-static bool agree_at(const char *file, int line, const char *what, struct bpf_result r[NSIDES])
-{
-	calls++;
-	if (getenv("TEST_VERBOSE"))
-		printf("%s: %d (errno %d)\n", what, r[K].rc, r[K].err);
-	return results_agree_at(file, line, what, r);
-}
-
-#define BOTH(what, call)                                                                         \
-	do {                                                                                     \
-		for (s = 0; s < NSIDES; s++)                                                     \
-			r[s] = (call);                                                           \
-		agree_at(__FILE__, __LINE__, what, r);                                           \
-	} while (0)
+#define BOTH CALL_BOTH
 
 #define FD BPF_FLOW_DISSECTOR
 #define LK BPF_SK_LOOKUP
@@ -284,13 +215,16 @@ TEST(diff_netns_attach)
 		struct bpf_insn pass[] = { BPF_MOV64_IMM(BPF_REG_0, 1), BPF_EXIT_INSN() };
 
 		for (int i = 0; i < NPROGS; i++) {
-			f->prog[s][i] =
-				i <= FD2 ? side_prog_load_log(s, BPF_PROG_TYPE_FLOW_DISSECTOR, ok, 2,
-							      NULL, 0).rc
-				: i <= LK2 ? side_prog_load_eat_log(s, BPF_PROG_TYPE_SK_LOOKUP,
-								    BPF_SK_LOOKUP, pass, 2, NULL, 0).rc
-					   : side_prog_load_log(s, BPF_PROG_TYPE_XDP, pass, 2, NULL,
-								0).rc;
+			if (i <= FD2)
+				f->prog[s][i] = side_prog_load_log(s, BPF_PROG_TYPE_FLOW_DISSECTOR,
+								   ok, 2, NULL, 0).rc;
+			else if (i <= LK2)
+				f->prog[s][i] = side_prog_load_eat_log(s, BPF_PROG_TYPE_SK_LOOKUP,
+								       BPF_SK_LOOKUP, pass, 2, NULL,
+								       0).rc;
+			else
+				f->prog[s][i] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, pass, 2,
+								   NULL, 0).rc;
 			REQUIRE(f->prog[s][i] >= 0);
 			{
 				struct bpf_prog_info info;

@@ -23,68 +23,20 @@ enum { SKB1, SKB2, MSG1, MSG2, NPROGS };
 
 static int calls, queries;
 
-static struct bpf_result attach(int s, int target, int prog, uint32_t type, uint32_t flags,
-				int replace)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)target;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	a.attach_flags = flags;
-	a.replace_bpf_fd = (uint32_t)replace;
-	return side_call(s, BPF_PROG_ATTACH, &a);
-}
-
-static struct bpf_result detach(int s, int target, int prog, uint32_t type)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)target;
-	a.attach_bpf_fd = (uint32_t)prog;
-	a.attach_type = type;
-	return side_call(s, BPF_PROG_DETACH, &a);
-}
-
-static struct bpf_result link_create(int s, int target, int prog, uint32_t type, uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.prog_fd = (uint32_t)prog;
-	a.link_create.target_fd = (uint32_t)target;
-	a.link_create.attach_type = type;
-	a.link_create.flags = flags;
-	return side_call(s, BPF_LINK_CREATE, &a);
-}
-
-static struct bpf_result link_update(int s, int link, int prog, uint32_t flags, int old)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_update.link_fd = (uint32_t)link;
-	a.link_update.new_prog_fd = (uint32_t)prog;
-	a.link_update.flags = flags;
-	a.link_update.old_prog_fd = (uint32_t)old;
-	return side_call(s, BPF_LINK_UPDATE, &a);
-}
+/* (the attach commands without 6.16's relative fds and revisions) */
+#define attach(s, target, prog, type, flags, replace)                                            \
+	side_prog_attach(s, target, prog, type, flags, replace, 0, 0)
+#define detach(s, target, prog, type) side_prog_detach(s, target, prog, type, 0)
+#define link_create(s, target, prog, type, flags)                                                \
+	side_link_create(s, target, prog, type, flags, 0, 0)
+#define link_update side_link_update
+#define link_detach_call side_link_detach
+#define prog_id side_prog_id
 
 struct fixture {
 	int prog[NSIDES][NPROGS], cgskb[NSIDES], sockmap[NSIDES], sockhash[NSIDES], array[NSIDES];
 	uint32_t ids[NSIDES][NPROGS];
 };
-
-static uint32_t prog_id(int s, int fd)
-{
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return side_obj_info(s, fd, &info, &len).rc ? 0 : info.id;
-}
 
 /* Both sides' query of target for type: result, flags, count and the program named. */
 static void query_agree_at(const char *file, int line, const char *what,
@@ -99,14 +51,7 @@ static void query_agree_at(const char *file, int line, const char *what,
 		union bpf_attr a;
 		uint32_t ids[4] = { 0, 0, 0, 0 };
 
-		memset(&a, 0, sizeof(a));
-		a.query.target_fd = (uint32_t)target[s];
-		a.query.attach_type = type;
-		a.query.query_flags = qflags;
-		a.query.prog_ids = PTR_TO_U64(ids);
-		a.query.prog_cnt = cnt;
-		a.query.attach_flags = 77;
-		r[s] = side_call(s, BPF_PROG_QUERY, &a);
+		r[s] = side_prog_query(s, target[s], type, qflags, ids, cnt, NULL, &a);
 		flags[s] = a.query.attach_flags;
 		n[s] = a.query.prog_cnt;
 		idx[s] = -1;
@@ -129,20 +74,7 @@ static void query_agree_at(const char *file, int line, const char *what,
 #define QUERY(what, target, type, qflags, cnt)                                                   \
 	query_agree_at(__FILE__, __LINE__, what, f, target, type, qflags, cnt)
 
-static bool agree_at(const char *file, int line, const char *what, struct bpf_result r[NSIDES])
-{
-	calls++;
-	if (getenv("TEST_VERBOSE"))
-		printf("%s: %d (errno %d)\n", what, r[K].rc, r[K].err);
-	return results_agree_at(file, line, what, r);
-}
-
-#define BOTH(what, call)                                                                         \
-	do {                                                                                     \
-		for (s = 0; s < NSIDES; s++)                                                     \
-			r[s] = (call);                                                           \
-		agree_at(__FILE__, __LINE__, what, r);                                           \
-	} while (0)
+#define BOTH CALL_BOTH
 
 #define PARSER BPF_SK_SKB_STREAM_PARSER
 #define SVERDICT BPF_SK_SKB_STREAM_VERDICT
@@ -203,15 +135,6 @@ static void prog_attaches(struct fixture *f)
 	BOTH("detach the skb verdict", detach(s, m[s], f->prog[s][SKB2], VERDICT));
 	BOTH("detach the stream verdict", detach(s, m[s], f->prog[s][SKB1], SVERDICT));
 	ALL("all detached", m);
-}
-
-static struct bpf_result link_detach_call(int s, int link)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = (uint32_t)link;
-	return side_call(s, BPF_LINK_DETACH, &a);
 }
 
 static void link_info(int s, int link, uint32_t out[2])

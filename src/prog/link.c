@@ -230,7 +230,8 @@ int link_create(const union bpf_attr *attr)
 		}
 		return link_install(link);
 	}
-	/* the attach type must be one of the program type's (bpf_prog_attach_check_attach_type()) */
+	/* the attach type must be one of the program type's
+	 * (bpf_prog_attach_check_attach_type()) */
 	err = -EINVAL;
 	if (tracing_attach_type(attr->link_create.attach_type) !=
 	    (prog->type == BPF_PROG_TYPE_TRACING))

@@ -21,9 +21,10 @@
 
 struct bpf_link {
 	struct bpf_object obj;		/* must stay first */
-	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING, ITER, CGROUP,
-					 * NETNS, SOCKMAP */
-	u32 attach_type;		/* the program's expected_attach_type (CGROUP: the link's) */
+	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING,
+					 * ITER, CGROUP, NETNS, SOCKMAP */
+	u32 attach_type;		/* the program's expected_attach_type (CGROUP,
+					 * NETNS, SOCKMAP: the link's) */
 	struct bpf_prog *prog;		/* a reference (CGROUP: BPF_LINK_UPDATE may swap it) */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
 	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */

@@ -1545,7 +1545,8 @@ static int run_attach_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 				memset(&at, 0, sizeof(at));
 				at.target_fd = (uint32_t)ar.cg[c];
 				at.attach_bpf_fd = (uint32_t)ar.skb[i];
-				at.attach_type = t ? BPF_CGROUP_INET_EGRESS : BPF_CGROUP_INET_INGRESS;
+				at.attach_type = t ? BPF_CGROUP_INET_EGRESS
+						   : BPF_CGROUP_INET_INGRESS;
 				bpf(BPF_PROG_DETACH, &at, sizeof(at));
 			}
 	for (int c = 0; c < 2; c++)
