@@ -13,7 +13,8 @@
  * pointer to a harness buffer of at least the size the kernel would access there (exactly that
  * size, or that plus a fuzz-chosen slack, or a 64 KiB buffer), filled with input bytes.  String
  * fields become NULL or one of a few fixed strings (never a path that could be created).  fd
- * fields become -1, a /dev/null fd, 0, a closed number, or an fd this input created.  Map sizes
+ * fields become -1, a /dev/null fd, 0, a closed number, a cgroup made for the run or this
+ * thread's network namespace (attach targets), or an fd this input created.  Map sizes
  * are clamped (small, or raw with at most 1 GiB of elements), so that no create asks for more
  * memory than libFuzzer allows.
  *
@@ -29,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../test_cgroup.h"
 #include "userbpf.h"
 
 #ifndef ENOTSUPP
@@ -133,6 +136,33 @@ static int field_in(uint8_t *attr, unsigned int size, unsigned int off, unsigned
 	return 1;
 }
 
+/* Attach targets (BPF_PROG_ATTACH, BPF_LINK_CREATE, BPF_PROG_QUERY): a cgroup2 directory made
+ * for the run (removed at exit), this thread's network namespace; -1 where there is none. */
+static int cgroup_fd = -1, netns_fd = -1;
+static char cgroup_dir[5300];
+
+static void remove_cgroup_dir(void)
+{
+	if (cgroup_dir[0])
+		rmdir(cgroup_dir);
+}
+
+static void open_attach_targets(void)
+{
+	char own[5200];
+
+	netns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (own_cgroup_dir(own, sizeof(own)))
+		return;
+	snprintf(cgroup_dir, sizeof(cgroup_dir), "%.5000s/userbpf-fuzz-%d", own, (int)getpid());
+	if (mkdir(cgroup_dir, 0755)) {
+		cgroup_dir[0] = 0;
+		return;
+	}
+	atexit(remove_cgroup_dir);
+	cgroup_fd = open(cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 static int put_fd(struct state *s, struct in *in, uint8_t *attr, unsigned int size,
 		  unsigned int off)
 {
@@ -143,7 +173,9 @@ static int put_fd(struct state *s, struct in *in, uint8_t *attr, unsigned int si
 	case 0: fd = -1; break;
 	case 1: fd = s->devnull; break;
 	case 2: fd = 0; break;
-	case 3: fd = 1 << 20; break; /* not open */
+	case 3: /* not open, or an attach target: a cgroup made for the run, this network ns */
+		fd = !(b & 8) ? 1 << 20 : b & 16 ? cgroup_fd : netns_fd;
+		break;
 	default: fd = s->nfds ? s->fds[(b / 8) % s->nfds].fd : -1; break;
 	}
 	if (field_in(attr, size, off, 4))
@@ -461,6 +493,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!initialized) {
 		devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		open_attach_targets();
 		initialized = 1;
 	}
 	base_fd = lowest_free_fd(); /* libFuzzer's own files come and go between inputs */
