@@ -7,6 +7,7 @@
 #include "prog/attach.h"
 #include "prog/cgroup_attach.h"
 #include "prog/netns_attach.h"
+#include "prog/tcx_attach.h"
 
 /* 6.18's attach types and flags past Debian 12's uapi header (enum bpf_attach_type) */
 #define ATTACH_LSM_CGROUP 43u
@@ -76,6 +77,11 @@ u32 attach_type_to_prog_type(u32 attach_type)
 		return sock_addr_hook(attach_type) != SA_HOOK_NONE ? BPF_PROG_TYPE_CGROUP_SOCK_ADDR
 								   : BPF_PROG_TYPE_UNSPEC;
 	}
+}
+
+bool tcx_attach_type(u32 attach_type)
+{
+	return attach_type == ATTACH_TCX_INGRESS || attach_type == ATTACH_TCX_EGRESS;
 }
 
 int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type)
@@ -148,6 +154,8 @@ int prog_attach(const union bpf_attr *attr)
 		err = sockmap_prog_attach(attr, prog);
 	else if (ptype == BPF_PROG_TYPE_FLOW_DISSECTOR)
 		err = netns_prog_attach(attr, prog);
+	else if (tcx_attach_type(attr->attach_type))
+		err = tcx_prog_attach(attr, prog);
 	else if (ptype == BPF_PROG_TYPE_LIRC_MODE2 || ptype == BPF_PROG_TYPE_SCHED_CLS ||
 		 (ptype == BPF_PROG_TYPE_LSM && prog->expected_attach_type == ATTACH_LSM_CGROUP))
 		err = -EOPNOTSUPP; /* (its target is not in userbpf) */
@@ -172,18 +180,23 @@ int prog_detach(const union bpf_attr *attr)
 	if (ptype == BPF_PROG_TYPE_SCHED_CLS) {
 		if (flags & ~ATTACH_MASK_MPROG)
 			return -EINVAL;
-		if (attr->attach_bpf_fd) {
-			struct bpf_object *obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG,
-								 &err);
+		struct bpf_object *obj = NULL;
 
+		if (attr->attach_bpf_fd) {
+			obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
 			if (!obj)
 				return err;
-			err = prog_of(obj)->type == ptype ? 0 : -EINVAL;
-			obj_put(obj);
-			if (err)
-				return err;
+			if (prog_of(obj)->type != ptype) {
+				obj_put(obj);
+				return -EINVAL;
+			}
 		}
-		return -EOPNOTSUPP;
+		err = tcx_attach_type(attr->attach_type)
+			      ? tcx_prog_detach(attr, obj ? prog_of(obj) : NULL)
+			      : -EOPNOTSUPP; /* (netkit) */
+		if (obj)
+			obj_put(obj);
+		return err;
 	}
 	if (cgroup_flags_type(ptype)) {
 		if (flags || relative)
@@ -225,9 +238,10 @@ int prog_query(const union bpf_attr *attr, union bpf_attr *uattr)
 	case BPF_FLOW_DISSECTOR:
 	case BPF_SK_LOOKUP:
 		return netns_prog_query(attr, uattr);
-	case BPF_LIRC_MODE2:
 	case ATTACH_TCX_INGRESS:
 	case ATTACH_TCX_EGRESS:
+		return tcx_prog_query(attr, uattr);
+	case BPF_LIRC_MODE2:
 	case ATTACH_NETKIT_PRIMARY:
 	case ATTACH_NETKIT_PEER:
 		return -EOPNOTSUPP;

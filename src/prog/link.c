@@ -18,6 +18,7 @@
 #include "prog/cgroup_attach.h"
 #include "prog/link.h"
 #include "prog/netns_attach.h"
+#include "prog/tcx_attach.h"
 #include "rcu.h"
 
 /* The kernel's struct bpf_link_info (6.18): 64 bytes; the parts of it a tracing link fills. */
@@ -31,6 +32,7 @@
 #define LINK_INFO_CGROUP 16		/* cgroup: cgroup_id (u64), attach_type */
 #define LINK_INFO_SOCKMAP 16		/* sockmap: map_id, attach_type */
 #define LINK_INFO_NETNS 16		/* netns: netns_ino, attach_type */
+#define LINK_INFO_TCX 16		/* tcx: ifindex, attach_type */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -48,6 +50,8 @@ static void link_destroy(struct bpf_object *obj)
 		sockmap_link_release(link);
 	if (link->type == BPF_LINK_TYPE_NETNS)
 		netns_link_release(link);
+	if (link->type == LINK_TYPE_TCX)
+		tcx_link_release(link);
 	obj_put(&link->prog->obj);
 	free(link);
 }
@@ -206,12 +210,13 @@ int link_create(const union bpf_attr *attr)
 	prog = prog_of(obj);
 	if (cgroup_prog_type(prog->type) || prog->type == BPF_PROG_TYPE_SK_MSG ||
 	    prog->type == BPF_PROG_TYPE_SK_SKB || prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
-	    prog->type == BPF_PROG_TYPE_SK_LOOKUP) {
-		u32 kind = cgroup_prog_type(prog->type)		? BPF_LINK_TYPE_CGROUP
-			   : prog->type == BPF_PROG_TYPE_SK_MSG ||
-					   prog->type == BPF_PROG_TYPE_SK_SKB
-				   ? LINK_TYPE_SOCKMAP
-				   : BPF_LINK_TYPE_NETNS;
+	    prog->type == BPF_PROG_TYPE_SK_LOOKUP ||
+	    (prog->type == BPF_PROG_TYPE_SCHED_CLS && tcx_attach_type(attr->link_create.attach_type))) {
+		u32 kind = cgroup_prog_type(prog->type) ? BPF_LINK_TYPE_CGROUP
+			   : prog->type == BPF_PROG_TYPE_SK_MSG ? LINK_TYPE_SOCKMAP
+			   : prog->type == BPF_PROG_TYPE_SK_SKB ? LINK_TYPE_SOCKMAP
+			   : prog->type == BPF_PROG_TYPE_SCHED_CLS ? LINK_TYPE_TCX
+								   : BPF_LINK_TYPE_NETNS;
 
 		err = prog_attach_check_attach_type(prog, attr->link_create.attach_type);
 		if (err)
@@ -223,6 +228,7 @@ int link_create(const union bpf_attr *attr)
 		link->attach_type = attr->link_create.attach_type;
 		err = kind == BPF_LINK_TYPE_CGROUP ? cgroup_link_attach(link, attr)
 		      : kind == LINK_TYPE_SOCKMAP  ? sockmap_link_attach(link, attr)
+		      : kind == LINK_TYPE_TCX	   ? tcx_link_attach(link, attr)
 						   : netns_link_attach(link, attr);
 		if (err) {
 			free(link);
@@ -285,6 +291,8 @@ int link_detach(const union bpf_attr *attr)
 		sockmap_link_release(link_of(obj)), err = 0;
 	else if (link_of(obj)->type == BPF_LINK_TYPE_NETNS)
 		netns_link_release(link_of(obj)), err = 0;
+	else if (link_of(obj)->type == LINK_TYPE_TCX)
+		tcx_link_release(link_of(obj)), err = 0;
 	else
 		err = -EOPNOTSUPP;
 	obj_put(obj);
@@ -320,6 +328,8 @@ int link_update(const union bpf_attr *attr)
 		err = sockmap_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	else if (link_of(link)->type == BPF_LINK_TYPE_NETNS)
 		err = netns_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
+	else if (link_of(link)->type == LINK_TYPE_TCX)
+		err = tcx_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	if (!err)
 		prog = NULL; /* (the link's reference now) */
 out:
@@ -399,6 +409,10 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
 		}
+	} else if (link->type == LINK_TYPE_TCX) {
+		u32 tcx[2] = { tcx_link_ifindex(link), link->attach_type };
+
+		memcpy(info + LINK_INFO_TCX, tcx, sizeof(tcx));
 	} else if (link->type == BPF_LINK_TYPE_NETNS) {
 		u32 netns[2] = { netns_link_ino(link), link->attach_type };
 

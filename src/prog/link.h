@@ -1,12 +1,13 @@
 /* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
  * bpf_link).  Closing the link's last fd detaches the program.
  *
- * userbpf has six kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
+ * userbpf has seven kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
  * a raw tracepoint or tp_btf program), a tracing link (a fentry, fexit or fmod_ret program on
  * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs;
  * a cgroup link (cgroup_attach.c), a cgroup program on a cgroup's list, a netns link
- * (netns_attach.c), a flow dissector or socket lookup program on a network namespace, and a
- * sockmap link (map/sockmap.c), an sk_msg or sk_skb program on a socket map, which
+ * (netns_attach.c), a flow dissector or socket lookup program on a network namespace, a tcx
+ * link (tcx_attach.c), a tc program on a device's ingress or egress, and a sockmap link
+ * (map/sockmap.c), an sk_msg or sk_skb program on a socket map, which
  * BPF_LINK_UPDATE may give another program and BPF_LINK_DETACH take off.  No kernel tracepoint,
  * function, cgroup hook, packet or socket fires in user space, so a
  * program attached to one never runs, but for the kernel's BPF test functions, which
@@ -22,9 +23,9 @@
 struct bpf_link {
 	struct bpf_object obj;		/* must stay first */
 	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING,
-					 * ITER, CGROUP, NETNS, SOCKMAP */
+					 * ITER, CGROUP, NETNS, TCX, SOCKMAP */
 	u32 attach_type;		/* the program's expected_attach_type (CGROUP,
-					 * NETNS, SOCKMAP: the link's) */
+					 * NETNS, TCX, SOCKMAP: the link's) */
 	struct bpf_prog *prog;		/* a reference (CGROUP: BPF_LINK_UPDATE may swap it) */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
 	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */
@@ -38,9 +39,13 @@ struct bpf_link {
 	struct netns_bpf *netns;	/* NETNS: the namespace's (netns_attach.c); NULL once
 					 * detached */
 	u64 netns_ino;			/* NETNS: its inode */
+	struct tcx_entry *tcx;		/* TCX: the device's programs (tcx_attach.c); NULL once
+					 * detached */
+	u32 tcx_ifindex;		/* TCX: the device */
 };
 
 /* enum bpf_link_type values past Debian 12's uapi header */
+#define LINK_TYPE_TCX 11u
 #define LINK_TYPE_SOCKMAP 14u
 
 static inline struct bpf_link *link_of(struct bpf_object *obj)
