@@ -72,8 +72,8 @@ static void query_agree_at(const char *file, int line, const char *what,
 	}
 	queries++;
 	if (getenv("TEST_VERBOSE"))
-		printf("  %s: rc %d errno %d cnt %u rev %llu progs %d%s %d%s %d%s %d%s\n", what, r[K].rc,
-		       r[K].err, n[K], (unsigned long long)rev[K], idx[K][0],
+		printf("  %s: rc %d errno %d cnt %u rev %llu progs %d%s %d%s %d%s %d%s\n", what,
+		       r[K].rc, r[K].err, n[K], (unsigned long long)rev[K], idx[K][0],
 		       linked[K][0] ? "L" : "", idx[K][1], linked[K][1] ? "L" : "", idx[K][2],
 		       linked[K][2] ? "L" : "", idx[K][3], linked[K][3] ? "L" : "");
 	if (results_agree_at(file, line, what, r) &&

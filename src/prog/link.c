@@ -211,7 +211,8 @@ int link_create(const union bpf_attr *attr)
 	if (cgroup_prog_type(prog->type) || prog->type == BPF_PROG_TYPE_SK_MSG ||
 	    prog->type == BPF_PROG_TYPE_SK_SKB || prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
 	    prog->type == BPF_PROG_TYPE_SK_LOOKUP ||
-	    (prog->type == BPF_PROG_TYPE_SCHED_CLS && tcx_attach_type(attr->link_create.attach_type))) {
+	    (prog->type == BPF_PROG_TYPE_SCHED_CLS &&
+	     tcx_attach_type(attr->link_create.attach_type))) {
 		u32 kind = cgroup_prog_type(prog->type) ? BPF_LINK_TYPE_CGROUP
 			   : prog->type == BPF_PROG_TYPE_SK_MSG ? LINK_TYPE_SOCKMAP
 			   : prog->type == BPF_PROG_TYPE_SK_SKB ? LINK_TYPE_SOCKMAP

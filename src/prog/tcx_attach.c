@@ -241,10 +241,13 @@ static int mprog_attach(struct tcx_entry *e, struct bpf_prog *prog, struct bpf_l
 		e->prog[idx] = prog;
 		e->link[idx] = link;
 	} else {
+		u32 tail;
+
 		if (idx != (int)e->count && (flags & F_BEFORE))
 			idx++;
-		memmove(&e->prog[idx + 1], &e->prog[idx], (e->count - (u32)idx) * sizeof(e->prog[0]));
-		memmove(&e->link[idx + 1], &e->link[idx], (e->count - (u32)idx) * sizeof(e->link[0]));
+		tail = e->count - (u32)idx;
+		memmove(&e->prog[idx + 1], &e->prog[idx], tail * sizeof(e->prog[0]));
+		memmove(&e->link[idx + 1], &e->link[idx], tail * sizeof(e->link[0]));
 		e->prog[idx] = prog;
 		e->link[idx] = link;
 		e->count++;
