@@ -34,7 +34,8 @@
  *    name is unlinked and every fd closed no map of the phase may be left alive.
  *  - an attach race: threads attach and detach cgroup skb programs on a cgroup made for the
  *    phase (and its child), create, update, detach and close cgroup and sockmap links, attach
- *    sk_skb programs to a socket map, read link infos and query the lists, all at once.  Every
+ *    sk_skb programs to a socket map and tc programs to the loopback device's ingress (tcx),
+ *    read link infos and query the lists, all at once.  Every
  *    call must succeed or fail with an errno its race allows; a query's count must be within the
  *    kernel's 64 and name live programs; once every link is closed and everything detached, the
  *    lists must be empty and no program of the phase alive.  (Skipped, with a message, where no
@@ -1348,9 +1349,11 @@ static void run_pin_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 
 #define AR_PROGS 6
 #define AR_LINKS 8
+#define AR_TCX_INGRESS 46u	/* (6.6's BPF_TCX_INGRESS) */
+#define AR_F_BEFORE (1u << 3)
 
 static struct {
-	int cg[2], sockmap, skb[AR_PROGS], sk[2];
+	int cg[2], sockmap, skb[AR_PROGS], sk[2], tc[4];
 	_Atomic int links[AR_LINKS]; /* cgroup or sockmap links; -1: none */
 } ar;
 
@@ -1379,7 +1382,7 @@ static void *ar_main(void *arg)
 	 * a detached link (ENOLINK), too many (E2BIG), a stale revision (ESTALE); an info of a
 	 * closed fd (EBADFD, the kernel's answer) */
 	static const int ok[] = { EPERM, EINVAL, ENOENT, EBUSY, EBADF, ENOLINK, E2BIG, ESTALE,
-				  EBADFD };
+				  EBADFD, EEXIST };
 	struct ar_worker *w = arg;
 
 	for (uint64_t i = 0; i < w->ops; i++) {
@@ -1396,13 +1399,13 @@ static void *ar_main(void *arg)
 			at.attach_bpf_fd = (uint32_t)ar.skb[p];
 			at.attach_type = type;
 			at.attach_flags = r >> 24 & 3 ? BPF_F_ALLOW_MULTI : 0;
-			ar_call(BPF_PROG_ATTACH, &at, ok, 9, "attach");
+			ar_call(BPF_PROG_ATTACH, &at, ok, 10, "attach");
 			break;
 		case 1: /* detach */
 			at.target_fd = (uint32_t)cg;
 			at.attach_bpf_fd = (uint32_t)ar.skb[p];
 			at.attach_type = type;
-			ar_call(BPF_PROG_DETACH, &at, ok, 9, "detach");
+			ar_call(BPF_PROG_DETACH, &at, ok, 10, "detach");
 			break;
 		case 2: { /* a link, cgroup or sockmap */
 			int expect = -1;
@@ -1411,7 +1414,7 @@ static void *ar_main(void *arg)
 								     : ar.skb[p]);
 			at.link_create.target_fd = (uint32_t)(r >> 24 & 1 ? ar.sockmap : cg);
 			at.link_create.attach_type = r >> 24 & 1 ? BPF_SK_SKB_STREAM_PARSER : type;
-			fd = ar_call(BPF_LINK_CREATE, &at, ok, 9, "link create");
+			fd = ar_call(BPF_LINK_CREATE, &at, ok, 10, "link create");
 			if (fd >= 0 && !atomic_compare_exchange_strong(&ar.links[li], &expect, fd))
 				close(fd);
 			break;
@@ -1428,12 +1431,12 @@ static void *ar_main(void *arg)
 				break;
 			if (r >> 24 & 1) {
 				at.link_detach.link_fd = (uint32_t)fd;
-				ar_call(BPF_LINK_DETACH, &at, ok, 9, "link detach");
+				ar_call(BPF_LINK_DETACH, &at, ok, 10, "link detach");
 			} else {
 				at.link_update.link_fd = (uint32_t)fd;
 				at.link_update.new_prog_fd = (uint32_t)(r >> 25 & 1 ? ar.skb[p]
 										     : ar.sk[0]);
-				ar_call(BPF_LINK_UPDATE, &at, ok, 9, "link update");
+				ar_call(BPF_LINK_UPDATE, &at, ok, 10, "link update");
 			}
 			break;
 		case 5: { /* a link's info */
@@ -1445,15 +1448,26 @@ static void *ar_main(void *arg)
 			at.info.bpf_fd = (uint32_t)fd;
 			at.info.info = (uint64_t)(uintptr_t)info;
 			at.info.info_len = sizeof(info);
-			ar_call(BPF_OBJ_GET_INFO_BY_FD, &at, ok, 9, "link info");
+			ar_call(BPF_OBJ_GET_INFO_BY_FD, &at, ok, 10, "link info");
 			break;
 		}
-		case 6: /* sk_skb programs on the socket map */
-			at.target_fd = (uint32_t)ar.sockmap;
-			at.attach_bpf_fd = (uint32_t)ar.sk[r >> 24 & 1];
-			at.attach_type = BPF_SK_SKB_STREAM_PARSER;
-			ar_call(r >> 25 & 1 ? BPF_PROG_DETACH : BPF_PROG_ATTACH, &at, ok, 9,
-				"sockmap attach");
+		case 6:
+			if (r >> 26 & 1) { /* sk_skb programs on the socket map */
+				at.target_fd = (uint32_t)ar.sockmap;
+				at.attach_bpf_fd = (uint32_t)ar.sk[r >> 24 & 1];
+				at.attach_type = BPF_SK_SKB_STREAM_PARSER;
+				ar_call(r >> 25 & 1 ? BPF_PROG_DETACH : BPF_PROG_ATTACH, &at, ok, 10,
+					"sockmap attach");
+				break;
+			}
+			/* tc programs on the loopback device's ingress (userbpf's bookkeeping: no
+			 * packet runs them), first or last, or detached */
+			at.target_fd = 1;
+			at.attach_bpf_fd = (uint32_t)ar.tc[r >> 24 & 3];
+			at.attach_type = AR_TCX_INGRESS;
+			at.attach_flags = r >> 27 & 1 ? AR_F_BEFORE : 0;
+			ar_call(r >> 25 & 1 ? BPF_PROG_DETACH : BPF_PROG_ATTACH, &at, ok, 10,
+				"tcx attach");
 			break;
 		default: { /* a query: at most 64 programs, all live */
 			uint32_t ids[80];
@@ -1463,7 +1477,7 @@ static void *ar_main(void *arg)
 			at.query.query_flags = r >> 24 & 1 ? BPF_F_QUERY_EFFECTIVE : 0;
 			at.query.prog_ids = (uint64_t)(uintptr_t)ids;
 			at.query.prog_cnt = 80;
-			if (!ar_call(BPF_PROG_QUERY, &at, ok, 9, "query") &&
+			if (!ar_call(BPF_PROG_QUERY, &at, ok, 10, "query") &&
 			    at.query.prog_cnt > (at.query.query_flags ? 128u : 64u))
 				violation("attach-race: %u programs listed", at.query.prog_cnt);
 			break;
@@ -1525,6 +1539,8 @@ static int run_attach_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 		ar.skb[i] = ar_load(BPF_PROG_TYPE_CGROUP_SKB);
 	for (int i = 0; i < 2; i++)
 		ar.sk[i] = ar_load(BPF_PROG_TYPE_SK_SKB);
+	for (int i = 0; i < 4; i++)
+		ar.tc[i] = ar_load(BPF_PROG_TYPE_SCHED_CLS);
 	ar.sockmap = map_create(BPF_MAP_TYPE_SOCKMAP, 4, 4, 4);
 	for (int i = 0; i < AR_LINKS; i++)
 		atomic_store(&ar.links[i], -1);
@@ -1558,10 +1574,25 @@ static int run_attach_race(unsigned int nthreads, uint64_t ops, uint64_t seed)
 				violation("attach-race: %u programs left on cgroup %d (%s)",
 					  at.query.prog_cnt, c, strerror(errno));
 		}
+	for (int i = 0; i < 4; i++) { /* the tcx list emptied too */
+		memset(&at, 0, sizeof(at));
+		at.target_fd = 1;
+		at.attach_bpf_fd = (uint32_t)ar.tc[i];
+		at.attach_type = AR_TCX_INGRESS;
+		bpf(BPF_PROG_DETACH, &at, sizeof(at));
+	}
+	memset(&at, 0, sizeof(at));
+	at.query.target_fd = 1;
+	at.query.attach_type = AR_TCX_INGRESS;
+	if (bpf(BPF_PROG_QUERY, &at, sizeof(at)) || at.query.prog_cnt)
+		violation("attach-race: %u tc programs left (%s)", at.query.prog_cnt,
+			  strerror(errno));
 	for (int i = 0; i < AR_PROGS; i++)
 		close(ar.skb[i]);
 	for (int i = 0; i < 2; i++)
 		close(ar.sk[i]);
+	for (int i = 0; i < 4; i++)
+		close(ar.tc[i]);
 	close(ar.sockmap);
 	for (int c = 1; c >= 0; c--) {
 		close(ar.cg[c]);
