@@ -245,6 +245,73 @@ static void links(struct fixture *f)
 	ALL("all gone");
 }
 
+/* XDP links on the loopback device (generic mode: it has no native XDP). */
+static void xdp_links(struct fixture *f)
+{
+	struct bpf_result r[NSIDES];
+	struct bpf_insn pass[] = { BPF_MOV64_IMM(BPF_REG_0, XDP_PASS), BPF_EXIT_INSN() };
+	int s, l[NSIDES], xdp2[NSIDES], devmap[NSIDES], frags[NSIDES];
+	uint32_t info[NSIDES][3];
+
+	for (s = 0; s < NSIDES; s++) {
+		xdp2[s] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, pass, 2, NULL, 0).rc;
+		devmap[s] = side_prog_load_eat_log(s, BPF_PROG_TYPE_XDP, BPF_XDP_DEVMAP, pass, 2,
+						   NULL, 0).rc;
+		frags[s] = side_prog_load_flags(s, BPF_PROG_TYPE_XDP, 0, BPF_F_XDP_HAS_FRAGS, pass,
+						2, NULL, 0, 0).rc;
+		REQUIRE(xdp2[s] >= 0 && devmap[s] >= 0 && frags[s] >= 0);
+	}
+	BOTH("XDP link", side_link_create(s, LO, f->xdp[s], BPF_XDP, 0, 0, 0));
+	for (s = 0; s < NSIDES; s++)
+		l[s] = r[s].rc;
+	REQUIRE(l[K] >= 0 && l[U] >= 0);
+	for (s = 0; s < NSIDES; s++)
+		link_info(s, l[s], info[s]);
+	CHECK_EQ(info[K][0], BPF_LINK_TYPE_XDP);
+	CHECK(!memcmp(info[K], info[U], sizeof(info[K])));
+	BOTH("a second XDP link", side_link_create(s, LO, xdp2[s], BPF_XDP, 0, 0, 0));
+	BOTH("a second, skb mode", side_link_create(s, LO, xdp2[s], BPF_XDP, 2, 0, 0));
+	BOTH("a second, native mode", side_link_create(s, LO, xdp2[s], BPF_XDP, 4, 0, 0));
+	BOTH("a second, offloaded", side_link_create(s, LO, xdp2[s], BPF_XDP, 8, 0, 0));
+	BOTH("two modes", side_link_create(s, LO, xdp2[s], BPF_XDP, 2 | 4, 0, 0));
+	BOTH("update-if-noexist", side_link_create(s, LO, xdp2[s], BPF_XDP, 1, 0, 0));
+	BOTH("no device", side_link_create(s, 999, xdp2[s], BPF_XDP, 0, 0, 0));
+	BOTH("a tc program", side_link_create(s, LO, f->prog[s][0], BPF_XDP, 0, 0, 0));
+	BOTH("an XDP program as tcx", side_link_create(s, LO, xdp2[s], TCX_IN, 0, 0, 0));
+	BOTH("update to xdp2", side_link_update(s, l[s], xdp2[s], 0, 0));
+	BOTH("update expecting the first", side_link_update(s, l[s], f->xdp[s], BPF_F_REPLACE,
+							    f->xdp[s]));
+	BOTH("update to a tc program", side_link_update(s, l[s], f->prog[s][0], 0, 0));
+	BOTH("update to a devmap program", side_link_update(s, l[s], devmap[s], 0, 0));
+	BOTH("update to itself", side_link_update(s, l[s], xdp2[s], 0, 0));
+	BOTH("link detach", side_link_detach(s, l[s]));
+	for (s = 0; s < NSIDES; s++)
+		link_info(s, l[s], info[s]);
+	CHECK_EQ(info[U][1], 0);
+	CHECK(!memcmp(info[K], info[U], sizeof(info[K])));
+	BOTH("update after the detach", side_link_update(s, l[s], f->xdp[s], 0, 0));
+	BOTH("a devmap program", side_link_create(s, LO, devmap[s], BPF_XDP, 0, 0, 0));
+	BOTH("a devmap program, native mode", side_link_create(s, LO, devmap[s], BPF_XDP, 4, 0,
+								0));
+	BOTH("a frags program", side_link_create(s, LO, frags[s], BPF_XDP, 0, 0, 0));
+	for (s = 0; s < NSIDES; s++)
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+	BOTH("skb mode", side_link_create(s, LO, xdp2[s], BPF_XDP, 2, 0, 0));
+	for (s = 0; s < NSIDES; s++) {
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+		close(l[s]);
+		close(xdp2[s]);
+		close(devmap[s]);
+		close(frags[s]);
+	}
+	BOTH("after all closed", side_link_create(s, LO, f->xdp[s], BPF_XDP, 0, 0, 0));
+	for (s = 0; s < NSIDES; s++)
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+}
+
 TEST(diff_tcx_attach)
 {
 	struct fixture fix, *f = &fix;
@@ -270,6 +337,7 @@ TEST(diff_tcx_attach)
 	}
 	prog_attaches(f);
 	links(f);
+	xdp_links(f);
 	for (s = 0; s < NSIDES; s++) {
 		for (int i = 0; i < NPROGS; i++)
 			close(f->prog[s][i]);

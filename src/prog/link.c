@@ -19,6 +19,7 @@
 #include "prog/link.h"
 #include "prog/netns_attach.h"
 #include "prog/tcx_attach.h"
+#include "prog/xdp_attach.h"
 #include "rcu.h"
 
 /* The kernel's struct bpf_link_info (6.18): 64 bytes; the parts of it a tracing link fills. */
@@ -33,6 +34,7 @@
 #define LINK_INFO_SOCKMAP 16		/* sockmap: map_id, attach_type */
 #define LINK_INFO_NETNS 16		/* netns: netns_ino, attach_type */
 #define LINK_INFO_TCX 16		/* tcx: ifindex, attach_type */
+#define LINK_INFO_XDP 16		/* xdp: ifindex */
 /* BPF_RAW_TRACEPOINT_OPEN's 6.10 field past our uapi header: raw_tracepoint.cookie */
 #define ATTR_RAW_TP_COOKIE 16
 
@@ -52,6 +54,8 @@ static void link_destroy(struct bpf_object *obj)
 		netns_link_release(link);
 	if (link->type == LINK_TYPE_TCX)
 		tcx_link_release(link);
+	if (link->type == BPF_LINK_TYPE_XDP)
+		xdp_link_release(link);
 	obj_put(&link->prog->obj);
 	free(link);
 }
@@ -210,13 +214,14 @@ int link_create(const union bpf_attr *attr)
 	prog = prog_of(obj);
 	if (cgroup_prog_type(prog->type) || prog->type == BPF_PROG_TYPE_SK_MSG ||
 	    prog->type == BPF_PROG_TYPE_SK_SKB || prog->type == BPF_PROG_TYPE_FLOW_DISSECTOR ||
-	    prog->type == BPF_PROG_TYPE_SK_LOOKUP ||
+	    prog->type == BPF_PROG_TYPE_SK_LOOKUP || prog->type == BPF_PROG_TYPE_XDP ||
 	    (prog->type == BPF_PROG_TYPE_SCHED_CLS &&
 	     tcx_attach_type(attr->link_create.attach_type))) {
 		u32 kind = cgroup_prog_type(prog->type) ? BPF_LINK_TYPE_CGROUP
 			   : prog->type == BPF_PROG_TYPE_SK_MSG ? LINK_TYPE_SOCKMAP
 			   : prog->type == BPF_PROG_TYPE_SK_SKB ? LINK_TYPE_SOCKMAP
 			   : prog->type == BPF_PROG_TYPE_SCHED_CLS ? LINK_TYPE_TCX
+			   : prog->type == BPF_PROG_TYPE_XDP ? BPF_LINK_TYPE_XDP
 								   : BPF_LINK_TYPE_NETNS;
 
 		err = prog_attach_check_attach_type(prog, attr->link_create.attach_type);
@@ -230,6 +235,7 @@ int link_create(const union bpf_attr *attr)
 		err = kind == BPF_LINK_TYPE_CGROUP ? cgroup_link_attach(link, attr)
 		      : kind == LINK_TYPE_SOCKMAP  ? sockmap_link_attach(link, attr)
 		      : kind == LINK_TYPE_TCX	   ? tcx_link_attach(link, attr)
+		      : kind == BPF_LINK_TYPE_XDP  ? xdp_link_attach(link, attr)
 						   : netns_link_attach(link, attr);
 		if (err) {
 			free(link);
@@ -294,6 +300,8 @@ int link_detach(const union bpf_attr *attr)
 		netns_link_release(link_of(obj)), err = 0;
 	else if (link_of(obj)->type == LINK_TYPE_TCX)
 		tcx_link_release(link_of(obj)), err = 0;
+	else if (link_of(obj)->type == BPF_LINK_TYPE_XDP)
+		xdp_link_release(link_of(obj)), err = 0;
 	else
 		err = -EOPNOTSUPP;
 	obj_put(obj);
@@ -331,6 +339,8 @@ int link_update(const union bpf_attr *attr)
 		err = netns_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	else if (link_of(link)->type == LINK_TYPE_TCX)
 		err = tcx_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
+	else if (link_of(link)->type == BPF_LINK_TYPE_XDP)
+		err = xdp_link_update(link_of(link), prog_of(prog), old ? prog_of(old) : NULL);
 	if (!err)
 		prog = NULL; /* (the link's reference now) */
 out:
@@ -410,6 +420,10 @@ int link_get_info(struct bpf_link *link, const union bpf_attr *attr, union bpf_a
 		} else {
 			memcpy(info + LINK_INFO_ITER_TASK, task, sizeof(task));
 		}
+	} else if (link->type == BPF_LINK_TYPE_XDP) {
+		u32 ifindex = xdp_link_ifindex(link);
+
+		memcpy(info + LINK_INFO_XDP, &ifindex, sizeof(ifindex));
 	} else if (link->type == LINK_TYPE_TCX) {
 		u32 tcx[2] = { tcx_link_ifindex(link), link->attach_type };
 

@@ -1,12 +1,13 @@
 /* Links: a program attached to a hook, owned through a file descriptor (the kernel's struct
  * bpf_link).  Closing the link's last fd detaches the program.
  *
- * userbpf has seven kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
+ * userbpf has eight kinds: the tracing ones, a raw tracepoint link (BPF_RAW_TRACEPOINT_OPEN of
  * a raw tracepoint or tp_btf program), a tracing link (a fentry, fexit or fmod_ret program on
  * the function it was loaded for) and an iterator link (iter.c), which BPF_ITER_CREATE runs;
  * a cgroup link (cgroup_attach.c), a cgroup program on a cgroup's list, a netns link
- * (netns_attach.c), a flow dissector or socket lookup program on a network namespace, a tcx
- * link (tcx_attach.c), a tc program on a device's ingress or egress, and a sockmap link
+ * (netns_attach.c), a flow dissector or socket lookup program on a network namespace, an XDP
+ * link (xdp_attach.c) and a tcx link (tcx_attach.c), an XDP or tc program on a device, and a
+ * sockmap link
  * (map/sockmap.c), an sk_msg or sk_skb program on a socket map, which
  * BPF_LINK_UPDATE may give another program and BPF_LINK_DETACH take off.  No kernel tracepoint,
  * function, cgroup hook, packet or socket fires in user space, so a
@@ -23,9 +24,9 @@
 struct bpf_link {
 	struct bpf_object obj;		/* must stay first */
 	u32 type;			/* enum bpf_link_type: RAW_TRACEPOINT, TRACING,
-					 * ITER, CGROUP, NETNS, TCX, SOCKMAP */
+					 * ITER, CGROUP, NETNS, XDP, TCX, SOCKMAP */
 	u32 attach_type;		/* the program's expected_attach_type (CGROUP,
-					 * NETNS, TCX, SOCKMAP: the link's) */
+					 * NETNS, XDP, TCX, SOCKMAP: the link's) */
 	struct bpf_prog *prog;		/* a reference (CGROUP: BPF_LINK_UPDATE may swap it) */
 	u64 cookie;			/* bpf_get_attach_cookie()'s */
 	char tp_name[128];		/* RAW_TRACEPOINT: the tracepoint */
@@ -42,6 +43,8 @@ struct bpf_link {
 	struct tcx_entry *tcx;		/* TCX: the device's programs (tcx_attach.c); NULL once
 					 * detached */
 	u32 tcx_ifindex;		/* TCX: the device */
+	struct xdp_dev *xdp;		/* XDP: the device's (xdp_attach.c); NULL once detached */
+	u32 xdp_ifindex;		/* XDP: the device */
 };
 
 /* enum bpf_link_type values past Debian 12's uapi header */
