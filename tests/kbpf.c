@@ -570,6 +570,17 @@ struct bpf_result side_prog_query(int s, int target, uint32_t type, uint32_t qfl
 	return side_call(s, BPF_PROG_QUERY, a);
 }
 
+void side_link_info_head(int s, int link, uint32_t out[3])
+{
+	uint8_t info[64];
+	uint32_t len = sizeof(info);
+
+	memset(info, 0, sizeof(info));
+	side_obj_info(s, link, info, &len);
+	memcpy(&out[0], info, 4);
+	memcpy(&out[1], info + 16, 8);
+}
+
 struct bpf_result side_link_detach(int s, int link)
 {
 	union bpf_attr a;

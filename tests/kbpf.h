@@ -214,6 +214,10 @@ struct bpf_result side_link_create(int s, int target, int prog, uint32_t type, u
 				   uint32_t relative, uint64_t revision);
 struct bpf_result side_link_update(int s, int link, int prog, uint32_t flags, int old);
 struct bpf_result side_link_detach(int s, int link);
+/* A link's info on side s: its type, then the 8 bytes of its kind's first fields (16..23: a
+ * netns link's inode and attach type, a tcx link's ifindex and attach type, an XDP link's
+ * ifindex). */
+void side_link_info_head(int s, int link, uint32_t out[3]);
 /* BPF_PROG_QUERY of target for type: cnt ids into ids (NULL: none asked) and their attach flags
  * into pflags (NULL: none); the attr as the call left it (attach_flags, prog_cnt, revision) in
  * *a. */

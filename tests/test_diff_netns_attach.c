@@ -38,17 +38,7 @@ struct fixture {
 #define link_update side_link_update
 #define link_detach side_link_detach
 
-/* A link's info: type, then netns_ino and attach_type (16..23). */
-static void link_info(int s, int link, uint32_t out[3])
-{
-	uint8_t info[64];
-	uint32_t len = sizeof(info);
-
-	memset(info, 0, sizeof(info));
-	side_obj_info(s, link, info, &len);
-	memcpy(&out[0], info, 4);
-	memcpy(&out[1], info + 16, 8);
-}
+#define link_info side_link_info_head
 
 static void query_agree_at(const char *file, int line, const char *what,
 			   const struct fixture *f, int target, uint32_t type, uint32_t qflags,

@@ -178,16 +178,7 @@ static void prog_attaches(struct fixture *f)
 	ALL("all detached");
 }
 
-static void link_info(int s, int link, uint32_t out[3])
-{
-	uint8_t info[64];
-	uint32_t len = sizeof(info);
-
-	memset(info, 0, sizeof(info));
-	side_obj_info(s, link, info, &len);
-	memcpy(&out[0], info, 4);
-	memcpy(&out[1], info + 16, 8);
-}
+#define link_info side_link_info_head
 
 static void links(struct fixture *f)
 {

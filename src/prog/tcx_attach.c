@@ -310,13 +310,37 @@ out:
 	return err;
 }
 
+/* mprog_attach() on the device's list of that direction, made if it has none (and dropped
+ * again if the attach fails), with the lock held; ifindex must name a device (-ENODEV). */
+static int entry_attach(u32 ifindex, bool ingress, struct bpf_prog *prog, struct bpf_link *link,
+			struct bpf_prog *old, u32 flags, u32 relative, u64 revision,
+			struct bpf_prog **put)
+{
+	struct tcx_entry *e;
+	bool created;
+	int err;
+
+	*put = NULL;
+	if (!dev_exists(ifindex))
+		return -ENODEV;
+	e = entry_fetch_or_create(ifindex, ingress, &created);
+	if (!e)
+		return -ENOMEM;
+	err = mprog_attach(e, prog, link, old, flags, relative, revision, put);
+	if (err && created)
+		entry_drop_if_empty(e);
+	if (!err && link) {
+		link->tcx_ifindex = ifindex;
+		__atomic_store_n(&link->tcx, e, __ATOMIC_RELEASE);
+	}
+	return err;
+}
+
 int tcx_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 {
-	bool ingress = attr->attach_type == ATTACH_TCX_INGRESS, created;
 	u32 ifindex = attr->target_fd; /* (6.6's target_ifindex) */
 	struct bpf_object *replace = NULL;
 	struct bpf_prog *put = NULL;
-	struct tcx_entry *e;
 	u32 relative;
 	u64 revision;
 	int err;
@@ -336,14 +360,9 @@ int tcx_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 			goto out;
 		}
 	}
-	err = -ENOMEM;
-	e = entry_fetch_or_create(ifindex, ingress, &created);
-	if (!e)
-		goto out;
-	err = mprog_attach(e, prog, NULL, replace ? prog_of(replace) : NULL, attr->attach_flags,
-			   relative, revision, &put);
-	if (err && created)
-		entry_drop_if_empty(e);
+	err = entry_attach(ifindex, attr->attach_type == ATTACH_TCX_INGRESS, prog, NULL,
+			   replace ? prog_of(replace) : NULL, attr->attach_flags, relative,
+			   revision, &put);
 out:
 	pthread_mutex_unlock(&tcx_lock);
 	if (replace)
@@ -437,32 +456,17 @@ out:
 
 int tcx_link_attach(struct bpf_link *link, const union bpf_attr *attr)
 {
-	bool ingress = link->attach_type == ATTACH_TCX_INGRESS, created;
-	u32 ifindex = attr->link_create.target_ifindex, relative;
-	struct bpf_prog *put = NULL;
-	struct tcx_entry *e;
+	struct bpf_prog *put;
+	u32 relative;
 	u64 revision;
 	int err;
 
 	memcpy(&relative, (const u8 *)attr + ATTR_LINK_RELATIVE, sizeof(relative));
 	memcpy(&revision, (const u8 *)attr + ATTR_LINK_REVISION, sizeof(revision));
 	pthread_mutex_lock(&tcx_lock);
-	err = -ENODEV;
-	if (!dev_exists(ifindex))
-		goto out;
-	err = -ENOMEM;
-	e = entry_fetch_or_create(ifindex, ingress, &created);
-	if (!e)
-		goto out;
-	err = mprog_attach(e, link->prog, link, NULL, attr->link_create.flags, relative, revision,
-			   &put);
-	if (err && created)
-		entry_drop_if_empty(e);
-	if (!err) {
-		link->tcx_ifindex = ifindex;
-		__atomic_store_n(&link->tcx, e, __ATOMIC_RELEASE);
-	}
-out:
+	err = entry_attach(attr->link_create.target_ifindex,
+			   link->attach_type == ATTACH_TCX_INGRESS, link->prog, link, NULL,
+			   attr->link_create.flags, relative, revision, &put);
 	pthread_mutex_unlock(&tcx_lock);
 	if (put)
 		obj_put(&put->obj);
