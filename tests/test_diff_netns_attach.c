@@ -186,15 +186,12 @@ static void sk_lookup(struct fixture *f)
 	BOTH_QUERIES("all closed");
 }
 
-TEST(diff_netns_attach)
+/* The script in the namespace made for it (a failed REQUIRE returns here, so the caller can go
+ * back to its own namespace whatever happens). */
+static void in_namespace(struct fixture *f)
 {
-	struct fixture fix, *f = &fix;
-	int s, home;
+	int s;
 
-	SKIP_WITHOUT_KERNEL_BPF();
-	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (home < 0 || unshare(CLONE_NEWNET))
-		SKIP("cannot make a network namespace (%s)", strerror(errno));
 	memset(f, 0, sizeof(*f));
 	f->ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	f->uts = open("/proc/thread-self/ns/uts", O_RDONLY | O_CLOEXEC);
@@ -216,14 +213,7 @@ TEST(diff_netns_attach)
 				f->prog[s][i] = side_prog_load_log(s, BPF_PROG_TYPE_XDP, pass, 2,
 								   NULL, 0).rc;
 			REQUIRE(f->prog[s][i] >= 0);
-			{
-				struct bpf_prog_info info;
-				uint32_t len = sizeof(info);
-
-				memset(&info, 0, sizeof(info));
-				REQUIRE(!side_obj_info(s, f->prog[s][i], &info, &len).rc);
-				f->ids[s][i] = info.id;
-			}
+			f->ids[s][i] = side_prog_id(s, f->prog[s][i]);
 		}
 		f->map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
 		REQUIRE(f->map[s] >= 0);
@@ -238,6 +228,18 @@ TEST(diff_netns_attach)
 	close(f->ns);
 	close(f->uts);
 	close(f->null);
+}
+
+TEST(diff_netns_attach)
+{
+	struct fixture fix;
+	int home;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || unshare(CLONE_NEWNET))
+		SKIP("cannot make a network namespace (%s)", strerror(errno));
+	in_namespace(&fix);
 	REQUIRE(!setns(home, CLONE_NEWNET));
 	close(home);
 	printf("diff_netns_attach: %d calls and %d queries with the kernel's answers\n", calls,

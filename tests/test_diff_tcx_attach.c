@@ -303,16 +303,13 @@ static void xdp_links(struct fixture *f)
 			close(r[s].rc);
 }
 
-TEST(diff_tcx_attach)
+/* The script in the namespace made for it (a failed REQUIRE returns here, so the caller can go
+ * back to its own namespace whatever happens). */
+static void in_namespace(struct fixture *f)
 {
-	struct fixture fix, *f = &fix;
 	struct bpf_insn ok[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
-	int s, home;
+	int s;
 
-	SKIP_WITHOUT_KERNEL_BPF();
-	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (home < 0 || unshare(CLONE_NEWNET))
-		SKIP("cannot make a network namespace (%s)", strerror(errno));
 	memset(f, 0, sizeof(*f));
 	for (s = 0; s < NSIDES; s++) {
 		for (int i = 0; i < NPROGS; i++) {
@@ -336,6 +333,18 @@ TEST(diff_tcx_attach)
 		close(f->act[s]);
 		close(f->map[s]);
 	}
+}
+
+TEST(diff_tcx_attach)
+{
+	struct fixture fix;
+	int home;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || unshare(CLONE_NEWNET))
+		SKIP("cannot make a network namespace (%s)", strerror(errno));
+	in_namespace(&fix);
 	REQUIRE(!setns(home, CLONE_NEWNET));
 	close(home);
 	printf("diff_tcx_attach: %d calls and %d queries with the kernel's answers\n", calls,
