@@ -2,6 +2,8 @@
  * call, plus a cached probe of whether the kernel's bpf() can be used at all.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,6 +570,24 @@ struct bpf_result side_prog_query(int s, int target, uint32_t type, uint32_t qfl
 	a->query.prog_attach_flags = PTR_TO_U64(pflags);
 	a->query.attach_flags = 77; /* (an output: must be overwritten) */
 	return side_call(s, BPF_PROG_QUERY, a);
+}
+
+int in_private_netns(void (*script)(void *), void *arg)
+{
+	int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC), err;
+
+	if (home < 0 || unshare(CLONE_NEWNET)) {
+		err = errno;
+		if (home >= 0)
+			close(home);
+		return -err;
+	}
+	script(arg);
+	err = setns(home, CLONE_NEWNET) ? -errno : 0;
+	close(home);
+	if (err)
+		test_fail(__FILE__, __LINE__, "cannot go back to this thread's network namespace");
+	return 0;
 }
 
 void side_link_info_head(int s, int link, uint32_t out[3])

@@ -214,6 +214,10 @@ struct bpf_result side_link_create(int s, int target, int prog, uint32_t type, u
 				   uint32_t relative, uint64_t revision);
 struct bpf_result side_link_update(int s, int link, int prog, uint32_t flags, int old);
 struct bpf_result side_link_detach(int s, int link);
+/* Runs script(arg) with the calling thread in a network namespace of its own (the kernel's
+ * attachments there meet no traffic of this machine's), then back in its own (a failure if it
+ * cannot).  0, or -errno where no namespace can be made (the caller skips). */
+int in_private_netns(void (*script)(void *), void *arg);
 /* A link's info on side s: its type, then the 8 bytes of its kind's first fields (16..23: a
  * netns link's inode and attach type, a tcx link's ifindex and attach type, an XDP link's
  * ifindex). */

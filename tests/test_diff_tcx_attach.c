@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -305,8 +304,9 @@ static void xdp_links(struct fixture *f)
 
 /* The script in the namespace made for it (a failed REQUIRE returns here, so the caller can go
  * back to its own namespace whatever happens). */
-static void in_namespace(struct fixture *f)
+static void in_namespace(void *arg)
 {
+	struct fixture *f = arg;
 	struct bpf_insn ok[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
 	int s;
 
@@ -338,15 +338,12 @@ static void in_namespace(struct fixture *f)
 TEST(diff_tcx_attach)
 {
 	struct fixture fix;
-	int home;
+	int err;
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (home < 0 || unshare(CLONE_NEWNET))
-		SKIP("cannot make a network namespace (%s)", strerror(errno));
-	in_namespace(&fix);
-	REQUIRE(!setns(home, CLONE_NEWNET));
-	close(home);
+	err = in_private_netns(in_namespace, &fix);
+	if (err)
+		SKIP("cannot make a network namespace (%s)", strerror(-err));
 	printf("diff_tcx_attach: %d calls and %d queries with the kernel's answers\n", calls,
 	       queries);
 	CHECK(calls >= 50);

@@ -34,6 +34,7 @@
 #include "map/jhash.h"
 #include "map/map.h"
 #include "map/sockmap.h"
+#include "prog/attach.h"
 #include "prog/link.h"
 
 #define SOCK_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)
@@ -450,8 +451,7 @@ int sockmap_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 
 int sockmap_prog_detach(const union bpf_attr *attr, u32 ptype)
 {
-	struct bpf_object *obj;
-	struct bpf_prog *put = NULL;
+	struct bpf_prog *prog, *put = NULL;
 	struct bpf_map *map;
 	int err;
 
@@ -460,15 +460,12 @@ int sockmap_prog_detach(const union bpf_attr *attr, u32 ptype)
 	map = map_ref((int)attr->target_fd, &err);
 	if (!map)
 		return err;
-	obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
-	if (obj) {
-		err = -EINVAL;
-		if (prog_of(obj)->type == ptype) {
-			pthread_mutex_lock(&progs_lock);
-			err = prog_update(map, NULL, prog_of(obj), NULL, attr->attach_type, &put);
-			pthread_mutex_unlock(&progs_lock);
-		}
-		obj_put(obj);
+	prog = prog_get_type((int)attr->attach_bpf_fd, ptype, &err);
+	if (prog) {
+		pthread_mutex_lock(&progs_lock);
+		err = prog_update(map, NULL, prog, NULL, attr->attach_type, &put);
+		pthread_mutex_unlock(&progs_lock);
+		obj_put(&prog->obj);
 	}
 	if (put)
 		obj_put(&put->obj);

@@ -79,6 +79,18 @@ u32 attach_type_to_prog_type(u32 attach_type)
 	}
 }
 
+struct bpf_prog *prog_get_type(int fd, u32 type, int *err)
+{
+	struct bpf_object *obj = obj_get_from_fd(fd, OBJ_PROG, err);
+
+	if (obj && prog_of(obj)->type != type) {
+		obj_put(obj);
+		*err = -EINVAL;
+		return NULL;
+	}
+	return obj ? prog_of(obj) : NULL;
+}
+
 bool tcx_attach_type(u32 attach_type)
 {
 	return attach_type == ATTACH_TCX_INGRESS || attach_type == ATTACH_TCX_EGRESS;
@@ -180,22 +192,17 @@ int prog_detach(const union bpf_attr *attr)
 	if (ptype == BPF_PROG_TYPE_SCHED_CLS) {
 		if (flags & ~ATTACH_MASK_MPROG)
 			return -EINVAL;
-		struct bpf_object *obj = NULL;
+		struct bpf_prog *prog = NULL;
 
 		if (attr->attach_bpf_fd) {
-			obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
-			if (!obj)
+			prog = prog_get_type((int)attr->attach_bpf_fd, ptype, &err);
+			if (!prog)
 				return err;
-			if (prog_of(obj)->type != ptype) {
-				obj_put(obj);
-				return -EINVAL;
-			}
 		}
-		err = tcx_attach_type(attr->attach_type)
-			      ? tcx_prog_detach(attr, obj ? prog_of(obj) : NULL)
-			      : -EOPNOTSUPP; /* (netkit) */
-		if (obj)
-			obj_put(obj);
+		err = tcx_attach_type(attr->attach_type) ? tcx_prog_detach(attr, prog)
+							 : -EOPNOTSUPP; /* (netkit) */
+		if (prog)
+			obj_put(&prog->obj);
 		return err;
 	}
 	if (cgroup_flags_type(ptype)) {

@@ -13,6 +13,9 @@
 u32 attach_type_to_prog_type(u32 attach_type);
 /* Whether prog may attach as attach_type (bpf_prog_attach_check_attach_type()): 0 or -EINVAL. */
 int prog_attach_check_attach_type(const struct bpf_prog *prog, u32 attach_type);
+/* The program behind fd if it is of type, with a reference (the kernel's bpf_prog_get_type()):
+ * NULL with *err -EBADF (no fd), -EINVAL (not a program, or of another type). */
+struct bpf_prog *prog_get_type(int fd, u32 type, int *err);
 /* Whether attach_type is tcx's (a device's ingress or egress). */
 bool tcx_attach_type(u32 attach_type);
 

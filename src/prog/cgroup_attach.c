@@ -25,6 +25,7 @@
 #include "exec/current_cgroup.h"
 #include "map/cgroup_storage.h"
 #include "map/map.h"
+#include "prog/attach.h"
 #include "prog/cgroup_attach.h"
 #include "prog/link.h"
 
@@ -454,7 +455,7 @@ static int cg_detach(struct cg_bpf *cg, struct bpf_prog *prog, struct bpf_link *
 int cgroup_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 {
 	struct cg_bpf *chain[CG_MAX_DEPTH];
-	struct bpf_object *replace = NULL;
+	struct bpf_prog *replace = NULL;
 	char path[PATH_MAX];
 	u32 relative;
 	u64 revision;
@@ -468,21 +469,17 @@ int cgroup_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 	if (err)
 		goto out;
 	if ((attr->attach_flags & BPF_F_ALLOW_MULTI) && (attr->attach_flags & BPF_F_REPLACE)) {
-		replace = obj_get_from_fd((int)attr->replace_bpf_fd, OBJ_PROG, &err);
+		replace = prog_get_type((int)attr->replace_bpf_fd, prog->type, &err);
 		if (!replace)
 			goto out;
-		if (prog_of(replace)->type != prog->type) {
-			err = -EINVAL;
-			goto out;
-		}
 	}
 	n = cg_chain(path, chain[0], chain);
-	err = cg_attach(chain, n, prog, replace ? prog_of(replace) : NULL, NULL,
+	err = cg_attach(chain, n, prog, replace, NULL,
 			attr->attach_type, attr->attach_flags, relative, revision);
 out:
 	pthread_mutex_unlock(&cg_lock);
 	if (replace)
-		obj_put(replace);
+		obj_put(&replace->obj);
 	return err;
 }
 

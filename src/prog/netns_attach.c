@@ -19,6 +19,7 @@
 #include <sys/vfs.h>
 
 #include "map/map.h"
+#include "prog/attach.h"
 #include "prog/link.h"
 #include "prog/netns_attach.h"
 
@@ -140,7 +141,7 @@ out:
 
 int netns_prog_detach(const union bpf_attr *attr, u32 ptype)
 {
-	struct bpf_object *obj;
+	struct bpf_prog *prog;
 	struct netns_bpf *ns;
 	int t = netns_type(attr->attach_type), err;
 
@@ -148,24 +149,20 @@ int netns_prog_detach(const union bpf_attr *attr, u32 ptype)
 		return -EINVAL;
 	if (t < 0)
 		return t;
-	obj = obj_get_from_fd((int)attr->attach_bpf_fd, OBJ_PROG, &err);
-	if (!obj)
+	prog = prog_get_type((int)attr->attach_bpf_fd, ptype, &err);
+	if (!prog)
 		return err;
-	if (prog_of(obj)->type != ptype) {
-		obj_put(obj);
-		return -EINVAL;
-	}
 	pthread_mutex_lock(&ns_lock);
 	ns = ns_find(ns_current(), false);
 	err = -ENOENT;
 	if (ns && ns->nlinks[t])
 		err = -EINVAL; /* (a link's program goes with its link) */
-	else if (ns && ns->prog[t] == prog_of(obj))
+	else if (ns && ns->prog[t] == prog)
 		err = 0, ns->prog[t] = NULL;
 	pthread_mutex_unlock(&ns_lock);
 	if (!err)
-		obj_put(obj); /* (the namespace's reference) */
-	obj_put(obj);
+		obj_put(&prog->obj); /* (the namespace's reference) */
+	obj_put(&prog->obj);
 	return err;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "map/map.h"
+#include "prog/attach.h"
 #include "prog/link.h"
 #include "prog/tcx_attach.h"
 
@@ -339,7 +340,7 @@ static int entry_attach(u32 ifindex, bool ingress, struct bpf_prog *prog, struct
 int tcx_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 {
 	u32 ifindex = attr->target_fd; /* (6.6's target_ifindex) */
-	struct bpf_object *replace = NULL;
+	struct bpf_prog *replace = NULL;
 	struct bpf_prog *put = NULL;
 	u32 relative;
 	u64 revision;
@@ -352,21 +353,17 @@ int tcx_prog_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 	if (!dev_exists(ifindex))
 		goto out;
 	if (attr->attach_flags & BPF_F_REPLACE) {
-		replace = obj_get_from_fd((int)attr->replace_bpf_fd, OBJ_PROG, &err);
+		replace = prog_get_type((int)attr->replace_bpf_fd, prog->type, &err);
 		if (!replace)
 			goto out;
-		if (prog_of(replace)->type != prog->type) {
-			err = -EINVAL;
-			goto out;
-		}
 	}
 	err = entry_attach(ifindex, attr->attach_type == ATTACH_TCX_INGRESS, prog, NULL,
-			   replace ? prog_of(replace) : NULL, attr->attach_flags, relative,
+			   replace, attr->attach_flags, relative,
 			   revision, &put);
 out:
 	pthread_mutex_unlock(&tcx_lock);
 	if (replace)
-		obj_put(replace);
+		obj_put(&replace->obj);
 	if (put)
 		obj_put(&put->obj);
 	return err;
