@@ -107,6 +107,10 @@ static const struct helper helpers[] = {
 				   ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING,
 					ARG_ANYTHING) },
 				 TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
+	[BPF_FUNC_fib_lookup] = { { h_skb_fib_lookup, "bpf_fib_lookup", true, false, RET_INTEGER,
+				    ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_WRITE_MEM, ARG_CONST_SIZE,
+					 ARG_ANYTHING) },
+				  TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
 	[BPF_FUNC_skb_set_tstamp] = { { h_skb_set_tstamp, "bpf_skb_set_tstamp", false, false,
 					RET_INTEGER, ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING) },
 				      TYPE_BIT(BPF_PROG_TYPE_SCHED_CLS) },
@@ -603,6 +607,10 @@ static const struct helper tc_classid_helper = {
 static const struct helper xdp_check_mtu_helper = {
 	{ h_xdp_check_mtu, "bpf_check_mtu", true, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_INT, ARG_ANYTHING, ARG_ANYTHING) },
+	TYPE_BIT(BPF_PROG_TYPE_XDP) };
+static const struct helper xdp_fib_lookup_helper = {
+	{ h_xdp_fib_lookup, "bpf_fib_lookup", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_WRITE_MEM, ARG_CONST_SIZE, ARG_ANYTHING) },
 	TYPE_BIT(BPF_PROG_TYPE_XDP) };
 static const struct helper pe_get_stackid_helper = {
 	{ h_get_stackid, "bpf_get_stackid", false, false, RET_INTEGER,
@@ -1111,6 +1119,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return &skb_event_output_helper.proto;
 	if (func_id == BPF_FUNC_check_mtu && prog_type == BPF_PROG_TYPE_XDP)
 		return &xdp_check_mtu_helper.proto;
+	if (func_id == BPF_FUNC_fib_lookup && prog_type == BPF_PROG_TYPE_XDP)
+		return &xdp_fib_lookup_helper.proto;
 	if (func_id == BPF_FUNC_redirect && prog_type == BPF_PROG_TYPE_SCHED_CLS)
 		return &tc_redirect_helper.proto;
 	if (func_id == BPF_FUNC_get_cgroup_classid && prog_type == BPF_PROG_TYPE_SCHED_CLS)

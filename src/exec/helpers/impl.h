@@ -175,6 +175,10 @@ HELPER(h_l4_csum_replace);
 HELPER(h_redirect);
 HELPER(h_skb_check_mtu);
 HELPER(h_xdp_check_mtu);
+
+/* fib.c */
+HELPER(h_skb_fib_lookup);
+HELPER(h_xdp_fib_lookup);
 HELPER(h_skb_set_tstamp);
 HELPER(h_redirect_neigh);
 HELPER(h_redirect_peer);
