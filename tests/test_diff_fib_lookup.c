@@ -1,14 +1,15 @@
 /* bpf_fib_lookup() against the kernel, in a network namespace made for the test: two veth
- * pairs with IPv4 and IPv6 addresses, neighbours in valid and invalid states, and routes of
- * every kind the helper reports on (via a gateway, on-link, an IPv6 gateway for IPv4,
+ * pairs with IPv4 and IPv6 addresses, neighbours in valid, invalid and failed states, and routes
+ * of every kind the helper reports on (via a gateway, on-link, an IPv6 gateway for IPv4,
  * blackhole, unreachable, prohibit, an MTU locked or not, a preferred source, metrics, TOS,
- * another table, a default route), forwarding on for some devices only.  An XDP and a tc
- * program copy a struct bpf_fib_lookup and flags from a map value, call the helper and store
- * its result and the struct back; scripted and random lookups (families, destinations,
- * sources, devices, every flag, MTUs, TOS, marks, tables, protocols, packet sizes) run on both
- * sides, before and after a policy rule is added, and must give the kernel's result and the
- * kernel's bytes.  Skipped without the kernel's bpf(), where no network namespace can be made,
- * or without iproute2's `ip`, which builds the namespace.
+ * other tables, default routes), forwarding on for some devices only.  An XDP and a tc program
+ * copy a struct bpf_fib_lookup and flags from a map value, call the helper and store its result
+ * and the struct back; scripted and random lookups (families, destinations, sources, devices,
+ * every flag, MTUs, TOS, marks, tables, protocols, ports, packet sizes) run on both sides, in
+ * three phases: without rules of the namespace's own, after policy rules of every kind are
+ * added, and with the namespace's IPv6 forwarding switch off.  Each must give the kernel's
+ * result and the kernel's bytes.  Skipped without the kernel's bpf(), where no network
+ * namespace can be made, or without iproute2's `ip`, which builds the namespace.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -114,6 +115,8 @@ static const char *const setup[] = {
 	"ip neigh add 10.13.0.8 dev b0 nud incomplete",
 	"ip -6 neigh add fd02::2 lladdr 02:00:00:00:06:02 dev b0 nud permanent",
 	"ip -6 neigh add fd01::9 lladdr 02:00:00:00:06:09 dev a0 nud stale",
+	"ip -6 neigh add fd02::9 dev b0 nud failed",
+	"ip neigh add 10.2.0.9 dev b0 nud failed",
 	"ip route add 10.3.0.0/16 via 10.2.0.2",
 	"ip route add 10.4.0.0/16 via 10.2.0.9",
 	"ip route add blackhole 10.5.0.0/16",
@@ -133,6 +136,7 @@ static const char *const setup[] = {
 	"ip route add default via 10.1.0.9",
 	"ip -6 route add fd03::/64 via fd02::2",
 	"ip -6 route add fd04::/64 via fd02::9",
+	"ip -6 route add fd04::/64 via fd01::9 metric 2048",
 	"ip -6 route add blackhole fd05::/64",
 	"ip -6 route add unreachable fd06::/64",
 	"ip -6 route add prohibit fd07::/64",
@@ -144,12 +148,40 @@ static const char *const setup[] = {
 	"ip -6 route add default via fd01::9",
 };
 
+/* The second phase's policy rules, with a selector or action of each kind, and their tables. */
+static const char *const rules[] = {
+	"ip route add 10.3.0.0/16 via 10.1.0.9 table 200",
+	"ip route add default via 10.2.0.2 table 200",
+	"ip route add 10.3.0.0/16 via 10.2.0.3 table 300",
+	"ip route add 10.12.0.0/16 via 10.2.0.3 table 300",
+	"ip -6 route add fd03::/64 via fd01::9 table 200",
+	"ip rule add pref 100 from 192.0.2.7 lookup 200",
+	"ip rule add pref 110 iif a1 lookup 200",
+	"ip rule add pref 120 to 10.11.0.0/16 tos 0x10 lookup 200",
+	"ip rule add pref 130 ipproto tcp dport 443 lookup 300",
+	"ip rule add pref 140 fwmark 7 lookup 100",
+	"ip rule add pref 145 fwmark 0x4/0x6 lookup 300",
+	"ip rule add pref 150 to 10.6.0.0/16 unreachable",
+	"ip rule add pref 160 to 10.7.0.0/16 prohibit",
+	"ip rule add pref 165 to 10.5.0.0/16 blackhole",
+	"ip rule add pref 170 not iif a0 lookup 300",
+	"ip rule add pref 180 lookup main suppress_prefixlength 0",
+	"ip rule add pref 190 from 10.1.0.1 goto 220",
+	"ip rule add pref 200 to 10.4.0.0/16 lookup 200",
+	"ip rule add pref 220 uidrange 1000-2000 lookup 200",
+	"ip rule add pref 230 oif b0 lookup 200",
+	"ip rule add pref 240 sport 1001 lookup 300",
+	"ip -6 rule add pref 100 from 2001:db8::7 lookup 200",
+	"ip -6 rule add pref 110 iif a1 lookup 200",
+	"ip -6 rule add pref 140 fwmark 7 lookup 100",
+};
+
 /* Addresses the random lookups take, most inside the routes above. */
 static const char *const v4_dsts[] = {
 	"10.3.1.1", "10.4.0.1", "10.5.0.1", "10.6.0.1", "10.7.0.1", "10.8.0.1", "10.9.0.1",
 	"10.10.0.1", "10.11.0.1", "10.12.0.1", "10.13.0.7", "10.13.0.8", "10.13.0.9",
 	"10.14.0.1", "10.15.0.1", "10.16.0.1", "10.1.0.1", "10.1.0.9", "10.2.0.2", "10.2.0.3",
-	"10.2.0.255", "192.0.2.1", "127.0.0.1", "0.0.0.1", "8.8.8.8", "10.2.0.5",
+	"10.2.0.255", "192.0.2.1", "127.0.0.1", "0.0.0.1", "8.8.8.8", "10.2.0.5", "0.0.0.0",
 };
 static const char *const v4_srcs[] = { "0.0.0.0", "10.1.0.1", "192.0.2.7", "10.2.0.5" };
 static const char *const v6_dsts[] = {
@@ -180,11 +212,13 @@ static void lookup_agree(struct fixture *f, const struct lookup *l, const char *
 		memcpy(v[s] + 64, &l->flags, 4);
 		r[s] = side_elem(s, BPF_MAP_UPDATE_ELEM, f->map[s], &key, v[s], 0);
 		if (r[s].rc < 0) {
-			test_fail(__FILE__, __LINE__, "%s: map update: %s", what, strerror(r[s].err));
+			test_fail(__FILE__, __LINE__, "%s: map update: %s", what,
+				  strerror(r[s].err));
 			return;
 		}
 		r[s] = side_test_run(s, f->prog[s][l->prog][l->plen_short], pkt, l->pkt_len, &ret);
-		if (r[s].rc < 0 || side_elem(s, BPF_MAP_LOOKUP_ELEM, f->map[s], &key, v[s], 0).rc < 0)
+		if (r[s].rc < 0 ||
+		    side_elem(s, BPF_MAP_LOOKUP_ELEM, f->map[s], &key, v[s], 0).rc < 0)
 			memset(v[s], 0xee, VAL_SIZE);
 	}
 	if (!AGREE(what, r))
@@ -231,7 +265,7 @@ static void random_lookup(struct fixture *f, uint64_t *seed, struct lookup *l)
 	l->p.tot_len = tot_lens[(x >> 44) % 10];
 	l->p.l4_protocol = protos[(x >> 48) % 6];
 	l->p.sport = htons(1000 + (uint16_t)((x >> 52) % 3));
-	l->p.dport = htons(80);
+	l->p.dport = htons((x >> 56) & 1 ? 443 : 80);
 	x = xorshift64(seed);
 	if (l->p.family == AF_INET6) {
 		inet_pton(AF_INET6, v6_dsts[x % (sizeof(v6_dsts) / sizeof(*v6_dsts))],
@@ -247,7 +281,7 @@ static void random_lookup(struct fixture *f, uint64_t *seed, struct lookup *l)
 	if (l->flags & BPF_FIB_LOOKUP_TBID)
 		l->p.tbid = tbids[(x >> 24) % 6];
 	if (l->flags & FIB_MARK_FLAG)
-		memcpy(l->p.smac, &(uint32_t){ (x >> 32) % 3 ? 7u : 3u }, 4);
+		memcpy(l->p.smac, &(uint32_t){ (x >> 32) % 3 ? 7u : (x >> 34) % 2 ? 3u : 4u }, 4);
 }
 
 static void scripted(struct fixture *f)
@@ -298,33 +332,42 @@ static void in_namespace(void *arg)
 			test_fail(__FILE__, __LINE__, "setting up the namespace: %s", setup[i]);
 			return;
 		}
-	/* forwarding on everywhere (IPv6's "all" makes the kernel's IPv6 lookups ignore
-	 * neighbour reachability), then off on b0 */
-	REQUIRE(put_sysctl("/proc/sys/net/ipv6/conf/all/forwarding", "1"));
 	for (int i = 0; i < 4; i++) {
-		bool on = i != 2;
-
-		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/forwarding", names[i]);
-		REQUIRE(put_sysctl(path, on ? "1" : "0"));
-		snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/forwarding", names[i]);
-		REQUIRE(put_sysctl(path, on ? "1" : "0"));
 		f->ifindex[i] = if_nametoindex(names[i]);
 		REQUIRE(f->ifindex[i] != 0);
 	}
-	scripted(f);
-	for (int phase = 0; phase < 2; phase++) {
+	for (int phase = 0; phase < 3; phase++) {
 		struct lookup l;
 		char what[64];
 
-		for (int i = 0; i < 1500 && !test_failed_now(); i++) {
+		/* Forwarding on for every device but b0.  IPv6's "all" switch (which sets every
+		 * device's as it changes) is on in the first two phases, off in the last: the
+		 * kernel's IPv6 lookups then pass over routes through failed neighbours first. */
+		REQUIRE(put_sysctl("/proc/sys/net/ipv6/conf/all/forwarding",
+				   phase < 2 ? "1" : "0"));
+		for (int i = 0; i < 4; i++) {
+			const char *on = i != 2 ? "1" : "0";
+
+			snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/forwarding",
+				 names[i]);
+			REQUIRE(put_sysctl(path, on));
+			snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/forwarding",
+				 names[i]);
+			REQUIRE(put_sysctl(path, on));
+		}
+		if (!phase)
+			scripted(f);
+		for (int i = 0; i < 1000 && !test_failed_now(); i++) {
 			random_lookup(f, &seed, &l);
 			snprintf(what, sizeof(what), "phase %d lookup %d", phase, i);
 			lookup_agree(f, &l, what);
 		}
-		/* a rule of this namespace's own: the kernel's IPv4 tables come apart */
-		if (!phase)
-			REQUIRE(sh("ip rule add fwmark 7 table 100") &&
-				sh("ip -6 rule add fwmark 7 table 100"));
+		/* rules of this namespace's own: the kernel's IPv4 tables come apart */
+		for (size_t i = 0; !phase && i < sizeof(rules) / sizeof(*rules); i++)
+			if (!sh(rules[i])) {
+				test_fail(__FILE__, __LINE__, "adding a rule: %s", rules[i]);
+				return;
+			}
 	}
 }
 
@@ -390,8 +433,8 @@ TEST(diff_fib_lookup_verifier)
 
 			if (c != UNINIT)
 				for (int i = 0; i < 8; i++)
-					p[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10, (short)(-64 + 8 * i),
-							    0);
+					p[n++] = BPF_ST_MEM(BPF_DW, BPF_REG_10,
+							    (short)(-64 + 8 * i), 0);
 			p[n++] = BPF_MOV64_REG(BPF_REG_2, BPF_REG_10);
 			p[n++] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, c == SHORT ? -56 : -64);
 			p[n++] = BPF_MOV64_IMM(BPF_REG_3, 64);
