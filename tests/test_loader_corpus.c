@@ -77,6 +77,7 @@ static const struct corpus_case corpus[] = {
 	{ "raw_tp_syscall_hist", true },
 	{ "raw_tp_current_task", true },
 	{ "raw_tp_task_btf", true },
+	{ "raw_tp_core_cast", true },
 	{ "raw_tp_task_storage", true },
 	{ "syscall_task_lookup", true },
 	{ "raw_tp_cgrp_storage", true },

@@ -21,10 +21,12 @@
 #include "test.h"
 #include "userbpf/loader.h"
 
-/* the same report read with probe reads, then with direct reads of bpf_get_current_task_btf() */
+/* the same report read with probe reads, with direct reads of bpf_get_current_task_btf(), and
+ * through bpf_rdonly_cast() of bpf_get_current_task() */
 static const char *const objs[] = {
 	LOADER_OBJ_DIR "/tests/corpus/raw_tp_current_task.bpf.o",
 	LOADER_OBJ_DIR "/tests/corpus/raw_tp_task_btf.bpf.o",
+	LOADER_OBJ_DIR "/tests/corpus/raw_tp_core_cast.bpf.o",
 };
 
 /* Loads the object on side s, test-runs it once from the calling thread, reads .bss into *r;

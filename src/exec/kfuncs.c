@@ -162,6 +162,13 @@ static u64 bpf_rcu_read_lock_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* bpf_rdonly_cast(obj, btf_id): obj itself (the verifier gives it its type; the kernel
+ * replaces the call with r0 = r1). */
+static u64 bpf_rdonly_cast_kfunc(u64 obj, u64 btf_id, u64 a3, u64 a4, u64 a5)
+{
+	return obj;
+}
+
 static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_copy_from_user_dynptr", bpf_copy_from_user_dynptr_kfunc, KF_SLEEPABLE },
 	{ "bpf_copy_from_user_str", bpf_copy_from_user_str_kfunc, KF_SLEEPABLE },
@@ -206,6 +213,7 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_probe_read_user_str_dynptr", bpf_probe_read_user_str_dynptr_kfunc, 0 },
 	{ "bpf_rcu_read_lock", bpf_rcu_read_lock_kfunc, KF_RCU_LOCK },
 	{ "bpf_rcu_read_unlock", bpf_rcu_read_lock_kfunc, KF_RCU_UNLOCK },
+	{ "bpf_rdonly_cast", bpf_rdonly_cast_kfunc, 0 },
 	{ "bpf_strcasecmp", bpf_strcasecmp_kfunc, 0 },
 	{ "bpf_strchr", bpf_strchr_kfunc, 0 },
 	{ "bpf_strchrnul", bpf_strchrnul_kfunc, 0 },

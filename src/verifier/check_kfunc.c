@@ -492,9 +492,23 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		if (str_ends(param_name(k, i), "__ign"))
 			continue;
 		if (is_scalar(t)) {
-			if (cur_regs(env)[regno].type != SCALAR_VALUE) {
+			const struct reg_state *reg = &cur_regs(env)[regno];
+
+			if (reg->type != SCALAR_VALUE) {
 				verbose(env, "R%u is not a scalar\n", regno);
 				return -EINVAL;
+			}
+			/* a __k constant (bpf_rdonly_cast()'s type id): known, and precise */
+			if (str_ends(param_name(k, i), "__k")) {
+				if (!scalar_is_const(&reg->s)) {
+					verbose(env, "R%u must be a known constant\n", regno);
+					return -EINVAL;
+				}
+				err = mark_precise_reg(env, regno);
+				if (err)
+					return err;
+				meta->const_found = true;
+				meta->const_value = reg->s.var_off.value;
 			}
 			continue;
 		}
@@ -564,6 +578,36 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 	if ((desc->flags & KF_RELEASE) && !meta->release_regno) {
 		verbose(env, "release kernel function %s expects refcounted PTR_TO_BTF_ID\n",
 			k->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* bpf_rdonly_cast(obj, btf_id)'s R0: obj seen as a read-only pointer to the kernel's struct
+ * btf_id (untrusted: its loads are probe loads, which read 0 where nothing is), or with id 0
+ * (void) as untrusted read-only memory of any size. */
+static int rdonly_cast_ret(struct verifier_env *env, const struct kfunc_btf *k,
+			   const struct kfunc_meta *meta)
+{
+	struct reg_state *r0 = &cur_regs(env)[BPF_REG_0];
+	const struct btf_type *t = meta->const_value <= UINT32_MAX
+					   ? btf_type_by_id(k->btf, (u32)meta->const_value)
+					   : NULL;
+	u32 kind = t ? BTF_INFO_KIND(t->info) : 0;
+
+	if (meta->const_value == 0) {
+		mark_ptr(r0, PTR_TO_RDONLY_UNTRUSTED_MEM);
+		r0->mem_size = 0;
+	} else if (!t) {
+		verbose(env, "Unknown type ID %lld passed to kfunc bpf_rdonly_cast\n",
+			(long long)meta->const_value);
+		return -EINVAL;
+	} else if (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) {
+		mark_ptr(r0, PTR_TO_BTF_ID_UNTRUSTED);
+		r0->btf_id = (u32)meta->const_value;
+	} else {
+		verbose(env, "kfunc bpf_rdonly_cast type ID argument must be of a struct or "
+			     "void\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -645,6 +689,8 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		release_ref(env, env->cur, regs[meta.release_regno].ref_obj_id, true);
 
 	clobber_caller_saved(env, regs);
+	if (!strcmp(k.name, "bpf_rdonly_cast"))
+		return rdonly_cast_ret(env, &k, &meta);
 	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);
 	if (!ret) {
 		mark_reg_not_init(&regs[BPF_REG_0]); /* void */
