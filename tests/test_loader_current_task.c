@@ -19,6 +19,7 @@
 #include "corpus/task_report.h"
 #include "kbpf.h"
 #include "test.h"
+#include "userbpf/insn.h"
 #include "userbpf/loader.h"
 
 /* the same report read with probe reads, with direct reads of bpf_get_current_task_btf(), and
@@ -233,4 +234,56 @@ TEST(loader_task_lookup)
 	CHECK_EQ(l[K].current_pid, l[U].current_pid);
 	CHECK(!memcmp(&l[K].cgroup_found, &l[U].cgroup_found,
 		      sizeof(l[K]) - offsetof(struct task_lookup, cgroup_found)));
+}
+
+/* The JIT reads the task a run has checked inline (current_task_cached) and calls the helper
+ * otherwise: a program asking twice per run, repeated, from this thread and from another, gets
+ * one task, whose pid is the thread's, compiled and interpreted alike.  (The first call of each
+ * command goes through the helper, the rest through the inline read.) */
+static void *repeat_runs(void *arg)
+{
+	const struct btf *btf = btf_vmlinux();
+	long pid = btf_member_offset(btf, btf_vmlinux_task_struct(), "pid");
+	int *bad = arg;
+
+	for (int jit = 1; jit >= 0; jit--) {
+		const struct bpf_insn p[] = {
+			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+			BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+			BPF_JMP_REG(BPF_JEQ, BPF_REG_0, BPF_REG_6, 2),
+			BPF_MOV64_IMM(BPF_REG_0, 0),
+			BPF_EXIT_INSN(),
+			BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_6, (int16_t)pid),
+			BPF_EXIT_INSN(),
+		};
+		int was = userbpf_set_jit(jit), fd = side_prog_load(U, BPF_PROG_TYPE_XDP, p, 8);
+		uint8_t pkt[64] = { 0 };
+		uint32_t ret = 0;
+
+		userbpf_set_jit(was);
+		for (uint32_t repeat = 1; fd >= 0 && repeat <= 64; repeat *= 4) {
+			if (side_test_run_ctx(U, fd, pkt, sizeof(pkt), repeat, NULL, 0, NULL, 0,
+					      &ret).rc || ret != (uint32_t)gettid())
+				(*bad)++;
+		}
+		if (fd < 0)
+			(*bad)++;
+		else
+			close(fd);
+	}
+	return NULL;
+}
+
+TEST(loader_current_task_repeated)
+{
+	pthread_t t;
+	int bad = 0;
+
+	if (!btf_vmlinux())
+		SKIP("no kernel BTF: the task is laid out by it");
+	repeat_runs(&bad);
+	REQUIRE_EQ(pthread_create(&t, NULL, repeat_runs, &bad), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(bad, 0);
 }

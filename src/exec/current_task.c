@@ -118,13 +118,23 @@ static u8 *arena;
 static size_t arena_used;
 static struct fake_task *arena_free;
 
+/* The arena is aligned to its size, and a page past it stays mapped (zero, never handed out):
+ * then an address is in it when its bits above the size are the arena's, and a load of up to
+ * 8 bytes starting in it never faults; the JIT's inline check is one shift and compare. */
 static void arena_init(void)
 {
-	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t room = 2 * ARENA_SIZE, keep = ARENA_SIZE + 4096;
+	u8 *p = mmap(NULL, room, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), *a;
 
-	if (p != MAP_FAILED)
-		arena = p;
+	if (p == MAP_FAILED)
+		return;
+	a = (u8 *)(((uintptr_t)p + ARENA_SIZE - 1) & ~(uintptr_t)(ARENA_SIZE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + room > a + keep)
+		munmap(a + keep, (size_t)(p + room - (a + keep)));
+	arena = a;
 }
 
 bool current_task_arena(uintptr_t *lo, size_t *size)
@@ -363,11 +373,14 @@ static void init(void)
 
 static __thread unsigned int hold_depth;
 static __thread bool held; /* self was checked since the outermost hold */
+__thread u64 current_task_cached __attribute__((tls_model("initial-exec")));
 
 void current_task_hold(void)
 {
-	if (!hold_depth++)
+	if (!hold_depth++) {
 		held = false;
+		current_task_cached = 0;
+	}
 }
 
 void current_task_release(void)
@@ -385,6 +398,7 @@ u64 current_task_addr(void)
 		return (uintptr_t)self->task;
 	addr = task_addr();
 	held = hold_depth && addr;
+	current_task_cached = held ? addr : 0;
 	return addr;
 }
 

@@ -9,6 +9,11 @@
  * (or when /proc cannot say what it holds). */
 u64 current_task_addr(void);
 
+/* What current_task_addr() answers without looking while a hold (current_task_hold()) has
+ * checked the task, else 0: the JIT reads it inline before calling the helper.  Initial-exec
+ * TLS, so at one offset from every thread's pointer. */
+extern __thread u64 current_task_cached __attribute__((tls_model("initial-exec")));
+
 /* Whether the n bytes at addr are inside the calling thread's task or an ancestor's (with their
  * creds and mms): memory that stays mapped while a program runs, so a probe load reads it
  * directly (probe_load()). */
@@ -37,7 +42,8 @@ int current_task_tgid(u64 task);
 int current_task_pid(u64 task, u32 *pid);
 
 /* The mapping every task lives in (reserved on the first call): any address in [*lo, *lo +
- * *size) may be read at any time.  False (and *size 0) where it could not be mapped. */
+ * *size) may be read at any time, and a load of up to 8 bytes from it never faults; *size is a
+ * power of two that *lo is aligned to.  False (and *size 0) where it could not be mapped. */
 bool current_task_arena(uintptr_t *lo, size_t *size);
 
 /* Between these (nested), the calling thread's task is looked at once, by the first run that

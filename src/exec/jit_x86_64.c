@@ -70,6 +70,7 @@
 #include "insn.h"
 #include "exec/callback.h"
 #include "exec/current_task.h"
+#include "exec/helpers/impl.h"
 #include "exec/jit.h"
 #include "exec/liveness.h"
 
@@ -869,6 +870,31 @@ static void emit_tail_call(struct jit_ctx *c)
 	patch_rel8(b, go_on);
 }
 
+/* bpf_get_current_task() and _btf(): the task a hold has checked, read from the thread's
+ * current_task_cached (mov rax, fs:[off]), else the helper's call, which looks. */
+static void emit_current_task(struct jit_ctx *c, const void *fn)
+{
+	uintptr_t tp;
+	intptr_t off;
+	uint32_t to_done;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp)); /* (the TCB's pointer to itself: the thread's) */
+	off = (intptr_t)(uintptr_t)&current_task_cached - (intptr_t)tp;
+	if (fits_s32(off)) {
+		const uint8_t mov[] = { 0x64, 0x48, 0x8b, 0x04, 0x25, (uint8_t)off,
+					(uint8_t)(off >> 8), (uint8_t)(off >> 16),
+					(uint8_t)(off >> 24) };
+
+		emit_bytes(&c->b, mov, sizeof(mov));
+		emit_test_rr(&c->b, 1, X86_RAX, X86_RAX);
+		to_done = emit_jcc_fwd8(&c->b, CC_NE);
+		emit_call_abs(c, fn);
+		patch_rel8(&c->b, to_done);
+		return;
+	}
+	emit_call_abs(c, fn);
+}
+
 static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	const struct interp_env *env = c->env;
@@ -885,6 +911,10 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 		}
 		if (c->call_next < c->ncalls && c->calls[c->call_next].insn == c->cur) {
 			emit_resolved_call(c, &c->calls[c->call_next++]);
+			break;
+		}
+		if ((const void *)env->helpers[(uint32_t)in->imm] == (const void *)h_get_current_task) {
+			emit_current_task(c, (const void *)h_get_current_task);
 			break;
 		}
 		/* r1..r5 already are the SysV argument registers. */
@@ -1056,10 +1086,11 @@ static int addr_index(const struct jit_ctx *c, int r)
 }
 
 /* A load through a kernel object's pointer (BPF_PROBE_MEM(SX)).  An address inside the tasks'
- * arena (always mapped: current_task_arena()) is loaded in place; any other goes to
- * probe_load(), which reads 0 where nothing is mapped.  Unlike a helper call that changes only
- * dst: r0..r5 are saved around it (six pushes keep the stack's alignment).  The address is in
- * AUX throughout; AUX_SAVE and AUX_BLIND are free between instructions. */
+ * arena (always mapped, aligned to its power-of-two size: current_task_arena()) is loaded in
+ * place, found by its bits above the size; any other goes to probe_load(), which reads 0 where
+ * nothing is mapped.  Unlike a helper call that changes only dst: r0..r5 are saved around it
+ * (six pushes keep the stack's alignment).  The address is in AUX throughout; AUX_SAVE and
+ * AUX_BLIND are free between instructions. */
 static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
 {
 	static const uint8_t saved[6] = { X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8 };
@@ -1067,26 +1098,24 @@ static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const 
 	int base = addr_base(c, in->src_reg), index = addr_index(c, in->src_reg);
 	int32_t width = d->bits / 8;
 	int sx = d->kind == INSN_K_LDXSX;
-	uint32_t to_slow = 0, to_done = 0;
-	uintptr_t lo;
-	size_t size;
+	uint32_t to_fast = 0, to_done = 0;
+	uintptr_t lo = 0;
+	size_t size = 0;
+	int shift = 0;
 
 	if (index >= 0)
 		emit_lea_idx_disp(b, AUX, base, index, in->off);
 	else
 		emit_lea(b, AUX, base, in->off);
-	if (current_task_arena(&lo, &size)) {
-		emit_movabs(b, AUX_BLIND, (uint64_t)lo);
+	if (current_task_arena(&lo, &size))
+		while (((size_t)1 << shift) < size)
+			shift++;
+	if (size && !(size & (size - 1)) && !(lo & (size - 1)) && (lo >> shift) <= INT32_MAX) {
+		/* addr >> shift == lo >> shift: in the arena (the slow path falls through) */
 		emit_mov_rr(b, 1, AUX_SAVE, AUX);
-		emit_alu_rr(b, 1, ALU_SUB, AUX_SAVE, AUX_BLIND);
-		emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(size - (size_t)width));
-		to_slow = emit_jcc_fwd8(b, CC_A); /* (unsigned: below the arena too) */
-		if (sx)
-			emit_load_sx(b, d->bits, R(in->dst_reg), AUX, 0);
-		else
-			emit_load(b, d->bits, R(in->dst_reg), AUX, 0);
-		to_done = emit_jcc_fwd8(b, CC_ALWAYS);
-		patch_rel8(b, to_slow);
+		emit_shift_imm(b, 1, SHIFT_SHR, AUX_SAVE, shift);
+		emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(lo >> shift));
+		to_fast = emit_jcc_fwd8(b, CC_E);
 	}
 	for (int i = 0; i < 6; i++)
 		emit_push(b, saved[i]);
@@ -1097,8 +1126,15 @@ static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const 
 	for (int i = 5; i >= 0; i--)
 		emit_pop(b, saved[i]);
 	emit_mov_rr(b, 1, R(in->dst_reg), AUX);
-	if (to_done)
+	if (to_fast) {
+		to_done = emit_jcc_fwd8(b, CC_ALWAYS);
+		patch_rel8(b, to_fast);
+		if (sx)
+			emit_load_sx(b, d->bits, R(in->dst_reg), AUX, 0);
+		else
+			emit_load(b, d->bits, R(in->dst_reg), AUX, 0);
 		patch_rel8(b, to_done);
+	}
 }
 
 static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
