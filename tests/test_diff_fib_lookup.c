@@ -34,7 +34,7 @@ struct fixture {
 	int map[NSIDES];
 	int prog[NSIDES][NPROGS][2]; /* [plen 64, plen 48] */
 	uint32_t ifindex[4];	     /* a0, a1, b0, b1 */
-	int cases, codes[10];
+	int cases, codes[10], mtu_checks;
 };
 
 /* r0 = bpf_fib_lookup(ctx, params copied from the map value, plen, flags from the value);
@@ -79,6 +79,98 @@ static int load(int s, int map, uint32_t type, int32_t plen)
 	return side_prog_load(s, type, p, (uint32_t)n);
 }
 
+/* r0 = bpf_check_mtu(ctx, ifindex, &mtu_len, len_diff, flags) with the four from the map value
+ * (MTU_*), mtu_len and r0 stored back. */
+enum { MTU_IFINDEX = 0, MTU_LEN = 4, MTU_DIFF = 8, MTU_FLAGS = 12, MTU_RC = 16 };
+static int load_check_mtu(int s, int map, uint32_t type)
+{
+	struct bpf_insn ld[2] = { BPF_LD_MAP_FD(BPF_REG_1, map) };
+	const struct bpf_insn p[] = {
+		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 1),
+		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+		ld[0], ld[1],
+		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+		BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 2),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(BPF_REG_7, BPF_REG_0),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_7, MTU_LEN),
+		BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_1, -8),
+		BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_7, MTU_IFINDEX),
+		BPF_MOV64_REG(BPF_REG_3, BPF_REG_10),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, -8),
+		BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_7, MTU_DIFF),
+		BPF_LDX_MEM(BPF_W, BPF_REG_5, BPF_REG_7, MTU_FLAGS),
+		BPF_EMIT_CALL(BPF_FUNC_check_mtu),
+		BPF_STX_MEM(BPF_DW, BPF_REG_7, BPF_REG_0, MTU_RC),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_10, -8),
+		BPF_STX_MEM(BPF_W, BPF_REG_7, BPF_REG_1, MTU_LEN),
+		BPF_MOV64_IMM(BPF_REG_0, type == BPF_PROG_TYPE_XDP ? 2 : 0),
+		BPF_EXIT_INSN(),
+	};
+
+	return side_prog_load(s, type, p, sizeof(p) / sizeof(*p));
+}
+
+/* bpf_check_mtu() on this namespace's devices (b0's MTU 1400, b1's 9000): random devices
+ * (none: the packet's own, missing ones), lengths, differences and flags, XDP and tc, packets
+ * of several sizes: the kernel's result and MTU.  How many agreed. */
+static int check_mtu_agree(struct fixture *f, uint64_t *seed)
+{
+	static const uint32_t lens[] = { 0, 0, 64, 1386, 1400, 1401, 1500, 1501, 8986, 9001 };
+	static const int32_t diffs[] = { 0, 0, 1, -1, 100, -100, 1500, -2000 };
+	static const uint32_t pkt_lens[] = { 64, 1414, 1415, 1514, 1515, 1600 };
+	static uint8_t pkt[1700];
+	int prog[NSIDES][NPROGS], agreed = 0;
+
+	for (int s = 0; s < NSIDES; s++) {
+		prog[s][XDP] = load_check_mtu(s, f->map[s], BPF_PROG_TYPE_XDP);
+		prog[s][TC] = load_check_mtu(s, f->map[s], BPF_PROG_TYPE_SCHED_CLS);
+		if (prog[s][XDP] < 0 || prog[s][TC] < 0) {
+			test_fail(__FILE__, __LINE__, "side %d: the check_mtu programs do not load",
+				  s);
+			return 0;
+		}
+	}
+	for (int i = 0; i < 400 && !test_failed_now(); i++) {
+		uint64_t x = xorshift64(seed);
+		uint32_t devs[] = { 0, f->ifindex[0], f->ifindex[1], f->ifindex[2], f->ifindex[3],
+				    1, 999 };
+		uint32_t in[4] = { devs[x % 7], lens[(x >> 8) % 10], (uint32_t)diffs[(x >> 16) % 8],
+				   (x >> 24) % 8 == 0 ? 1 : (x >> 24) % 8 == 1 ? 2 : 0 };
+		int t = (int)((x >> 32) & 1);
+		uint32_t len = pkt_lens[(x >> 40) % 6], key = 1, ret;
+		uint8_t v[NSIDES][VAL_SIZE];
+		struct bpf_result r[NSIDES];
+		char what[64];
+
+		snprintf(what, sizeof(what), "check_mtu %d (%s)", i, t == XDP ? "xdp" : "tc");
+		for (int s = 0; s < NSIDES; s++) {
+			memset(v[s], 0, VAL_SIZE);
+			memcpy(v[s], in, sizeof(in));
+			side_elem(s, BPF_MAP_UPDATE_ELEM, f->map[s], &key, v[s], 0);
+			r[s] = side_test_run(s, prog[s][t], pkt, len, &ret);
+			side_elem(s, BPF_MAP_LOOKUP_ELEM, f->map[s], &key, v[s], 0);
+		}
+		if (!AGREE(what, r))
+			continue;
+		if (memcmp(v[K], v[U], MTU_RC + 8))
+			test_fail(__FILE__, __LINE__, "%s: dev %u len %u diff %d flags %u, packet %u: "
+				  "kernel mtu %u rc %lld, userbpf mtu %u rc %lld", what, in[0], in[1],
+				  (int)in[2], in[3], len, *(uint32_t *)(v[K] + MTU_LEN),
+				  *(long long *)(v[K] + MTU_RC), *(uint32_t *)(v[U] + MTU_LEN),
+				  *(long long *)(v[U] + MTU_RC));
+		else
+			agreed++;
+	}
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s][XDP]), close(prog[s][TC]);
+	return agreed;
+}
+
 static bool sh(const char *cmd)
 {
 	char full[512];
@@ -103,6 +195,7 @@ static const char *const setup[] = {
 	"ip link add a0 address 02:00:00:00:00:a0 type veth peer name a1 address 02:00:00:00:00:a1",
 	"ip link add b0 address 02:00:00:00:00:b0 type veth peer name b1 address 02:00:00:00:00:b1",
 	"ip link set a0 up", "ip link set a1 up", "ip link set b0 up", "ip link set b1 up",
+	"ip link set b0 mtu 1400", "ip link set b1 mtu 9000",
 	"ip addr add 10.1.0.1/24 dev a0",
 	"ip addr add 10.2.0.1/24 dev b0",
 	"ip addr add 10.2.0.5/24 dev b0",
@@ -355,8 +448,10 @@ static void in_namespace(void *arg)
 				 names[i]);
 			REQUIRE(put_sysctl(path, on));
 		}
-		if (!phase)
+		if (!phase) {
 			scripted(f);
+			f->mtu_checks = check_mtu_agree(f, &seed);
+		}
 		for (int i = 0; i < 1000 && !test_failed_now(); i++) {
 			random_lookup(f, &seed, &l);
 			snprintf(what, sizeof(what), "phase %d lookup %d", phase, i);
@@ -381,7 +476,7 @@ TEST(diff_fib_lookup)
 		SKIP("iproute2's ip not found: it builds the test's network namespace");
 	memset(&f, 0, sizeof(f));
 	for (int s = 0; s < NSIDES; s++) {
-		f.map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, VAL_SIZE, 1, 0).rc;
+		f.map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, VAL_SIZE, 2, 0).rc;
 		REQUIRE(f.map[s] >= 0);
 		for (int plen = 0; plen < 2; plen++) {
 			f.prog[s][XDP][plen] = load(s, f.map[s], BPF_PROG_TYPE_XDP, plen ? 48 : 64);
@@ -402,7 +497,10 @@ TEST(diff_fib_lookup)
 	for (int i = 0; i < 10; i++)
 		printf(" %d", f.codes[i]);
 	printf("\n");
+	printf("diff_fib_lookup: %d bpf_check_mtu() calls with the kernel's results\n",
+	       f.mtu_checks);
 	CHECK(f.cases >= 3000);
+	CHECK(f.mtu_checks >= 350);
 	/* every answer but UNSUPP_LWT and NO_SRC_ADDR comes up */
 	for (int i = 0; i < 10; i++)
 		if (i != BPF_FIB_LKUP_RET_UNSUPP_LWT && i != BPF_FIB_LKUP_RET_NO_SRC_ADDR)

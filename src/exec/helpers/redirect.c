@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "exec/fib_tables.h"
 #include "map/map.h"
 #include "prog/run.h"
 #include "exec/helpers/impl.h"
@@ -21,50 +22,32 @@ u64 h_redirect(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
 	return flags & ~(u64)BPF_F_INGRESS ? TC_ACT_SHOT : TC_ACT_REDIRECT;
 }
 
-/* A device's MTU and link-layer header length, read from the host (the devices a test run's
- * packet may name are the host's, as the kernel's are): 0, or -ENODEV. */
+/* A device's MTU and link-layer header length, as the calling thread's network namespace has
+ * them (the devices a test run's packet may name are that namespace's, as the kernel's are):
+ * 0, or -ENODEV. */
 static int dev_mtu(u32 ifindex, u32 *mtu, u32 *hh_len)
 {
-	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE], buf[16] = { 0 };
-	struct ifreq ifr;
-	int fd, ok;
-	FILE *f;
+	struct fib_dev d;
 
-	if (!if_indextoname(ifindex, name))
+	if (fib_dev_get(ifindex, &d))
 		return -ENODEV;
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name) - 1);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ok = fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr);
-	if (fd >= 0)
-		close(fd);
-	if (!ok)
-		return -ENODEV;
-	*mtu = (u32)ifr.ifr_mtu;
+	*mtu = d.mtu;
 	/* Ethernet and loopback devices have the Ethernet header; the others (tunnels) none */
-	snprintf(path, sizeof(path), "/sys/class/net/%s/type", name);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	*hh_len = atoi(buf) == ARPHRD_ETHER || atoi(buf) == ARPHRD_LOOPBACK ? ETH_HLEN : 0;
+	*hh_len = d.type == ARPHRD_ETHER || d.type == ARPHRD_LOOPBACK ? ETH_HLEN : 0;
 	return 0;
 }
 
 /* bpf_check_mtu(ctx, ifindex, mtu_len, len_diff, flags): whether the packet (or *mtu_len, an
  * L3 length, when nonzero) plus len_diff fits the device's MTU (ifindex 0: the packet's own
- * device); *mtu_len gets the MTU (0 on an error). */
+ * device); *mtu_len gets the MTU, and is left as it was on an error (6.18's returns before
+ * writing it). */
 static u64 check_mtu(u32 dev_ifindex, u32 ifindex, u32 *mtu_len, s32 len_diff, u32 len)
 {
 	u32 mtu = 0, hh = 0;
 	s64 n;
 
-	if (dev_mtu(ifindex ? ifindex : dev_ifindex, &mtu, &hh)) {
-		*mtu_len = 0;
+	if (dev_mtu(ifindex ? ifindex : dev_ifindex, &mtu, &hh))
 		return (u64)-ENODEV;
-	}
 	n = (*mtu_len ? (s64)*mtu_len + hh : (s64)len) + len_diff;
 	*mtu_len = mtu;
 	return (s32)n <= (s32)(mtu + hh) ? BPF_MTU_CHK_RET_SUCCESS : BPF_MTU_CHK_RET_FRAG_NEEDED;
@@ -76,10 +59,8 @@ u64 h_skb_check_mtu(u64 ctx, u64 ifindex, u64 mtu_len, u64 len_diff, u64 flags)
 	u32 *mtu = PTR(mtu_len);
 
 	if ((flags & ~(u64)BPF_MTU_CHK_SEGS) ||
-	    ((flags & BPF_MTU_CHK_SEGS) && ((s32)len_diff || *mtu))) {
-		*mtu = 0;
+	    ((flags & BPF_MTU_CHK_SEGS) && ((s32)len_diff || *mtu)))
 		return (u64)-EINVAL;
-	}
 	/* (not GSO: BPF_MTU_CHK_SEGS changes nothing) */
 	return check_mtu(skb->ctx.uapi.ifindex, (u32)ifindex, mtu, (s32)len_diff,
 			 skb->ctx.uapi.len);
@@ -90,10 +71,8 @@ u64 h_xdp_check_mtu(u64 ctx, u64 ifindex, u64 mtu_len, u64 len_diff, u64 flags)
 	const struct xdp_ctx *xdp = PTR(ctx);
 	u32 *mtu = PTR(mtu_len);
 
-	if (flags) {
-		*mtu = 0;
+	if (flags)
 		return (u64)-EINVAL;
-	}
 	return check_mtu(xdp->uapi.ingress_ifindex, (u32)ifindex, mtu, (s32)len_diff,
 			 (u32)(xdp->data_end - xdp->data));
 }
