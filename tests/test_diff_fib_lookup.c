@@ -8,8 +8,10 @@
  * every flag, MTUs, TOS, marks, tables, protocols, ports, packet sizes) run on both sides, in
  * three phases: without rules of the namespace's own, after policy rules of every kind are
  * added, and with the namespace's IPv6 forwarding switch off.  Each must give the kernel's
- * result and the kernel's bytes.  Skipped without the kernel's bpf(), where no network
- * namespace can be made, or without iproute2's `ip`, which builds the namespace.
+ * result and the kernel's bytes.  The same namespace's devices (other MTUs, more receive
+ * queues) serve bpf_check_mtu() and XDP test runs whose ctx names a device and queue.  Skipped
+ * without the kernel's bpf(), where no network namespace can be made, or without iproute2's
+ * `ip`, which builds the namespace.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,7 +36,7 @@ struct fixture {
 	int map[NSIDES];
 	int prog[NSIDES][NPROGS][2]; /* [plen 64, plen 48] */
 	uint32_t ifindex[4];	     /* a0, a1, b0, b1 */
-	int cases, codes[10], mtu_checks;
+	int cases, codes[10], mtu_checks, rx_runs;
 };
 
 /* r0 = bpf_fib_lookup(ctx, params copied from the map value, plen, flags from the value);
@@ -143,7 +145,7 @@ static int check_mtu_agree(struct fixture *f, uint64_t *seed)
 				   (x >> 24) % 8 == 0 ? 1 : (x >> 24) % 8 == 1 ? 2 : 0 };
 		int t = (int)((x >> 32) & 1);
 		uint32_t len = pkt_lens[(x >> 40) % 6], key = 1, ret;
-		uint8_t v[NSIDES][VAL_SIZE];
+		_Alignas(8) uint8_t v[NSIDES][VAL_SIZE];
 		struct bpf_result r[NSIDES];
 		char what[64];
 
@@ -158,9 +160,10 @@ static int check_mtu_agree(struct fixture *f, uint64_t *seed)
 		if (!AGREE(what, r))
 			continue;
 		if (memcmp(v[K], v[U], MTU_RC + 8))
-			test_fail(__FILE__, __LINE__, "%s: dev %u len %u diff %d flags %u, packet %u: "
-				  "kernel mtu %u rc %lld, userbpf mtu %u rc %lld", what, in[0], in[1],
-				  (int)in[2], in[3], len, *(uint32_t *)(v[K] + MTU_LEN),
+			test_fail(__FILE__, __LINE__,
+				  "%s: dev %u len %u diff %d flags %u, packet %u: kernel mtu %u "
+				  "rc %lld, userbpf mtu %u rc %lld", what, in[0], in[1], (int)in[2],
+				  in[3], len, *(uint32_t *)(v[K] + MTU_LEN),
 				  *(long long *)(v[K] + MTU_RC), *(uint32_t *)(v[U] + MTU_LEN),
 				  *(long long *)(v[U] + MTU_RC));
 		else
@@ -168,6 +171,50 @@ static int check_mtu_agree(struct fixture *f, uint64_t *seed)
 	}
 	for (int s = 0; s < NSIDES; s++)
 		close(prog[s][XDP]), close(prog[s][TC]);
+	return agreed;
+}
+
+/* XDP test runs with a ctx naming this namespace's devices (c0 has 4 receive queues, c1 2, the
+ * others 1) and queues: the kernel's results (a queue past the device's: EINVAL; no device:
+ * ENODEV) and the ctx it gives back.  How many agreed. */
+static int rx_queues_agree(struct fixture *f)
+{
+	const struct bpf_insn ret2[] = { BPF_MOV64_IMM(BPF_REG_0, 2), BPF_EXIT_INSN() };
+	uint32_t devs[] = { 1, f->ifindex[0], f->ifindex[2], if_nametoindex("c0"),
+			    if_nametoindex("c1"), 999 };
+	int prog[NSIDES], agreed = 0;
+	uint8_t pkt[64] = { 0 };
+
+	for (int s = 0; s < NSIDES; s++)
+		prog[s] = side_prog_load(s, BPF_PROG_TYPE_XDP, ret2, 2);
+	if (prog[K] < 0 || prog[U] < 0) {
+		test_fail(__FILE__, __LINE__, "the XDP program does not load");
+		return 0;
+	}
+	for (size_t d = 0; d < sizeof(devs) / sizeof(*devs); d++)
+		for (uint32_t q = 0; q < 6; q++) {
+			struct xdp_md in = { .data_end = sizeof(pkt), .ingress_ifindex = devs[d],
+					     .rx_queue_index = q }, out[NSIDES];
+			struct bpf_result r[NSIDES];
+			uint32_t ret[NSIDES];
+			char what[64];
+
+			snprintf(what, sizeof(what), "xdp ctx: device %u queue %u", devs[d], q);
+			for (int s = 0; s < NSIDES; s++) {
+				memset(&out[s], 0, sizeof(out[s]));
+				r[s] = side_test_run_ctx(s, prog[s], pkt, sizeof(pkt), 1, &in,
+							 sizeof(in), &out[s], sizeof(out[s]),
+							 &ret[s]);
+			}
+			if (!AGREE(what, r))
+				continue;
+			if (memcmp(&out[K], &out[U], sizeof(out[K])))
+				test_fail(__FILE__, __LINE__, "%s: the ctx out differs", what);
+			else
+				agreed++;
+		}
+	for (int s = 0; s < NSIDES; s++)
+		close(prog[s]);
 	return agreed;
 }
 
@@ -196,6 +243,8 @@ static const char *const setup[] = {
 	"ip link add b0 address 02:00:00:00:00:b0 type veth peer name b1 address 02:00:00:00:00:b1",
 	"ip link set a0 up", "ip link set a1 up", "ip link set b0 up", "ip link set b1 up",
 	"ip link set b0 mtu 1400", "ip link set b1 mtu 9000",
+	"ip link add c0 numrxqueues 4 type veth peer name c1 numrxqueues 2",
+	"ip link set c0 up", "ip link set c1 up",
 	"ip addr add 10.1.0.1/24 dev a0",
 	"ip addr add 10.2.0.1/24 dev b0",
 	"ip addr add 10.2.0.5/24 dev b0",
@@ -295,7 +344,7 @@ struct lookup {
 static void lookup_agree(struct fixture *f, const struct lookup *l, const char *what)
 {
 	static uint8_t pkt[1700];
-	uint8_t v[NSIDES][VAL_SIZE];
+	_Alignas(8) uint8_t v[NSIDES][VAL_SIZE];
 	uint32_t key = 0, ret;
 	struct bpf_result r[NSIDES];
 
@@ -451,6 +500,7 @@ static void in_namespace(void *arg)
 		if (!phase) {
 			scripted(f);
 			f->mtu_checks = check_mtu_agree(f, &seed);
+			f->rx_runs = rx_queues_agree(f);
 		}
 		for (int i = 0; i < 1000 && !test_failed_now(); i++) {
 			random_lookup(f, &seed, &l);
@@ -501,6 +551,9 @@ TEST(diff_fib_lookup)
 	       f.mtu_checks);
 	CHECK(f.cases >= 3000);
 	CHECK(f.mtu_checks >= 350);
+	printf("diff_fib_lookup: %d XDP runs on the namespace's devices' queues with the kernel's "
+	       "results\n", f.rx_runs);
+	CHECK_EQ(f.rx_runs, 36);
 	/* every answer but UNSUPP_LWT and NO_SRC_ADDR comes up */
 	for (int i = 0; i < 10; i++)
 		if (i != BPF_FIB_LKUP_RET_UNSUPP_LWT && i != BPF_FIB_LKUP_RET_NO_SRC_ADDR)

@@ -21,66 +21,6 @@
 #define NUD_VALID_STATES                                                                           \
 	(NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY)
 
-/* ---- devices ---- */
-
-static int link_cb(const struct nlmsghdr *h, void *arg)
-{
-	struct fib_dev *d = arg;
-	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	struct rtattr *tb[IFLA_MAX + 1], *af;
-	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifi));
-
-	if (h->nlmsg_type != RTM_NEWLINK || len < 0)
-		return 0;
-	d->flags = ifi->ifi_flags;
-	d->type = ifi->ifi_type;
-	rtnl_parse(tb, IFLA_MAX, IFLA_RTA(ifi), len);
-	d->mtu = rta_u32(tb[IFLA_MTU]);
-	if (tb[IFLA_ADDRESS])
-		memcpy(d->addr, RTA_DATA(tb[IFLA_ADDRESS]),
-		       RTA_PAYLOAD(tb[IFLA_ADDRESS]) < 6 ? RTA_PAYLOAD(tb[IFLA_ADDRESS]) : 6);
-	if (!tb[IFLA_AF_SPEC])
-		return 0;
-	af = RTA_DATA(tb[IFLA_AF_SPEC]);
-	for (int n = (int)RTA_PAYLOAD(tb[IFLA_AF_SPEC]); RTA_OK(af, n); af = RTA_NEXT(af, n)) {
-		struct rtattr *sub[IFLA_INET6_MAX + 1];
-		const s32 *conf;
-
-		if (af->rta_type == AF_INET) {
-			rtnl_parse(sub, IFLA_INET_MAX, RTA_DATA(af), (int)RTA_PAYLOAD(af));
-			if (!sub[IFLA_INET_CONF] ||
-			    RTA_PAYLOAD(sub[IFLA_INET_CONF]) < IPV4_DEVCONF_FORWARDING * 4)
-				continue;
-			conf = RTA_DATA(sub[IFLA_INET_CONF]);
-			d->has_in = true;
-			d->in_fwd = conf[IPV4_DEVCONF_FORWARDING - 1] != 0;
-		} else if (af->rta_type == AF_INET6) {
-			rtnl_parse(sub, IFLA_INET6_MAX, RTA_DATA(af), (int)RTA_PAYLOAD(af));
-			if (!sub[IFLA_INET6_CONF] ||
-			    RTA_PAYLOAD(sub[IFLA_INET6_CONF]) <= DEVCONF_MTU6 * 4)
-				continue;
-			conf = RTA_DATA(sub[IFLA_INET6_CONF]);
-			d->has_in6 = true;
-			d->in6_fwd = conf[DEVCONF_FORWARDING] != 0;
-			d->mtu6 = (u32)conf[DEVCONF_MTU6];
-		}
-	}
-	return 0;
-}
-
-/* 0, or -ENODEV for no device of that index in this namespace. */
-int fib_dev_get(u32 ifindex, struct fib_dev *d)
-{
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex };
-	struct rtnl_req r;
-
-	memset(d, 0, sizeof(*d));
-	if (!ifindex || ifindex > INT32_MAX)
-		return -ENODEV;
-	rtnl_req_init(&r, RTM_GETLINK, 0, &ifi, sizeof(ifi));
-	return rtnl_talk(&r, link_cb, d) ? -ENODEV : 0;
-}
-
 /* ---- routes ---- */
 
 static void route_parse_nh(struct fib_route *rt, int i, const struct rtnexthop *nh)

@@ -15,14 +15,6 @@
 
 #include "util.h"
 
-/* What RTM_GETLINK says of a device. */
-struct fib_dev {
-	u32 flags, type, mtu, mtu6;
-	u8 addr[6];
-	bool has_in, in_fwd;	/* an IPv4 config and its forwarding switch */
-	bool has_in6, in6_fwd;
-};
-
 /* A route and the path of it the lookup takes. */
 struct fib_route {
 	u8 family, type, scope, tos, dst_len;
@@ -62,9 +54,6 @@ struct fib_route_list {
 	struct fib_route *v;
 	int n, cap;
 };
-
-/* RTM_GETLINK of a device: 0, or -ENODEV for no device of that index in this namespace. */
-int fib_dev_get(u32 ifindex, struct fib_dev *d);
 
 /* A family's routes, every table (l->v to be freed): 0 or -errno. */
 int fib_routes_dump(struct fib_route_list *l, u8 family);

@@ -36,4 +36,16 @@ void rtnl_parse(struct rtattr **tb, int max, struct rtattr *rta, int len);
 /* An attribute's payload as a u32 (0 if shorter). */
 u32 rta_u32(const struct rtattr *a);
 
+/* What RTM_GETLINK says of a device of the namespace. */
+struct rtnl_link {
+	u32 flags, type, mtu, mtu6;	/* IFF_*, ARPHRD_*, the MTUs (IPv6's: its own setting) */
+	u32 num_rx_queues;
+	u8 addr[6];
+	bool has_in, in_fwd;	/* an IPv4 config and its forwarding switch */
+	bool has_in6, in6_fwd;
+};
+
+/* The device of that index: 0, or -ENODEV for none in this namespace. */
+int rtnl_link_get(u32 ifindex, struct rtnl_link *d);
+
 #endif

@@ -29,7 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ethtool.h>
 #include <linux/if_ether.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <netinet/ip.h>
@@ -38,6 +42,7 @@
 #include "exec/current_task.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
+#include "exec/rtnl.h"
 #include "map/cgroup_storage.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -470,14 +475,43 @@ free_buf:
 
 /* ---- XDP ---- */
 
-/* Number of rx queues of a device (sysfs), 1 if unknown. */
+/* Number of rx queues of a device in use (the kernel's real_num_rx_queues; 0: no such device),
+ * as the calling thread's namespace has it: its channels (ethtool), which most devices with
+ * queues report; else sysfs's queue list, for a device sysfs shows under the same name and
+ * index (sysfs shows the namespace it was mounted in); else the queues routing netlink says it
+ * has. */
 static u32 rx_queues(unsigned ifindex)
 {
-	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE];
+	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE], idx[16] = { 0 };
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr;
+	struct rtnl_link link;
 	u32 n = 0;
+	FILE *f;
+	int fd;
 
-	if (!if_indextoname(ifindex, name))
+	if (!if_indextoname(ifindex, name) || rtnl_link_get(ifindex, &link))
 		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name) - 1);
+	ifr.ifr_data = (void *)&ch;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		if (!ioctl(fd, SIOCETHTOOL, &ifr))
+			n = ch.rx_count + ch.combined_count;
+		close(fd);
+	}
+	if (n)
+		return n;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(idx, sizeof(idx), f))
+			idx[0] = 0;
+		fclose(f);
+	}
+	if (strtoul(idx, NULL, 10) != ifindex)
+		return link.num_rx_queues ? link.num_rx_queues : 1;
 	for (;;) {
 		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u", name, n);
 		if (access(path, F_OK))

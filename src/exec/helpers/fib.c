@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "exec/fib_tables.h"
+#include "exec/rtnl.h"
 #include "prog/run.h"
 #include "exec/helpers/impl.h"
 
@@ -64,7 +65,7 @@ static bool fwd_use_pmtu(void)
 
 static int ipv4_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 {
-	struct fib_dev in, out;
+	struct rtnl_link in, out;
 	struct fib_route rt;
 	struct fib_route_list all;
 	struct fib_flow flow;
@@ -72,7 +73,7 @@ static int ipv4_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 	u32 mtu = 0, oif = output ? p->ifindex : 0;
 	int err;
 
-	if (fib_dev_get(p->ifindex, &in))
+	if (rtnl_link_get(p->ifindex, &in))
 		return -ENODEV;
 	if (!in.has_in || !in.in_fwd)
 		return BPF_FIB_LKUP_RET_FWD_DISABLED;
@@ -114,7 +115,7 @@ static int ipv4_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 		return lookup_error_code(err);
 	if (rt.type != RTN_UNICAST)
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
-	if (fib_dev_get(rt.oif, &out))
+	if (rtnl_link_get(rt.oif, &out))
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
 	if (check_mtu) {
 		/* ip_mtu_from_fib_result() */
@@ -164,7 +165,7 @@ static bool ipv6_strict(const u32 *a)
 static int ipv6_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 {
 	static const u8 any[16];
-	struct fib_dev in, out;
+	struct rtnl_link in, out;
 	struct fib_route rt;
 	struct fib_route_list all;
 	struct fib_flow flow;
@@ -176,7 +177,7 @@ static int ipv6_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 
 	if (ipv6_strict(p->ipv6_dst) || ipv6_strict(p->ipv6_src))
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
-	if (fib_dev_get(p->ifindex, &in))
+	if (rtnl_link_get(p->ifindex, &in))
 		return -ENODEV;
 	if (!in.has_in6 || !in.in6_fwd)
 		return BPF_FIB_LKUP_RET_FWD_DISABLED;
@@ -223,7 +224,7 @@ static int ipv6_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 			memcpy(rt.prefsrc, o.prefsrc, 16);
 		}
 	}
-	if (fib_dev_get(rt.oif, &out))
+	if (rtnl_link_get(rt.oif, &out))
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
 	if (check_mtu) {
 		/* ip6_mtu_from_fib6() */
@@ -285,9 +286,9 @@ u64 h_skb_fib_lookup(u64 ctx, u64 params, u64 plen, u64 flags, u64 a5)
 	struct bpf_fib_lookup *p = PTR(params);
 	bool check_mtu = (s32)plen >= (s32)sizeof(*p) && p->tot_len;
 	s64 rc = fib_lookup(p, (s32)plen, flags, check_mtu);
-	struct fib_dev dev;
+	struct rtnl_link dev;
 
-	if (rc == BPF_FIB_LKUP_RET_SUCCESS && !check_mtu && !fib_dev_get(p->ifindex, &dev)) {
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS && !check_mtu && !rtnl_link_get(p->ifindex, &dev)) {
 		u32 hh = dev.type == ARPHRD_ETHER || dev.type == ARPHRD_LOOPBACK ? 14 : 0;
 
 		if (!(dev.flags & IFF_UP) || skb->ctx.uapi.len > dev.mtu + hh + 4)

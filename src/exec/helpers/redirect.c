@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "exec/fib_tables.h"
+#include "exec/rtnl.h"
 #include "map/map.h"
 #include "prog/run.h"
 #include "exec/helpers/impl.h"
@@ -27,9 +27,9 @@ u64 h_redirect(u64 ifindex, u64 flags, u64 a3, u64 a4, u64 a5)
  * 0, or -ENODEV. */
 static int dev_mtu(u32 ifindex, u32 *mtu, u32 *hh_len)
 {
-	struct fib_dev d;
+	struct rtnl_link d;
 
-	if (fib_dev_get(ifindex, &d))
+	if (rtnl_link_get(ifindex, &d))
 		return -ENODEV;
 	*mtu = d.mtu;
 	/* Ethernet and loopback devices have the Ethernet header; the others (tunnels) none */
