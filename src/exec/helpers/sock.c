@@ -164,12 +164,15 @@ u64 h_tcp_sock(u64 sk, u64 a2, u64 a3, u64 a4, u64 a5)
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
-/* Whether we run in the initial network namespace (whose /proc inode is PROC_NET_INIT_INO). */
+/* Whether the calling thread runs in the initial network namespace, whose /proc inode is the
+ * kernel's PROC_NET_INIT_INO: 0xF0000098 since 6.18, 0xEFFFFFF9 before (the running kernel's,
+ * whichever it is). */
 static bool in_init_netns(void)
 {
 	struct stat st;
 
-	return !stat("/proc/self/ns/net", &st) && st.st_ino == 0xeffffff9u;
+	return !stat("/proc/thread-self/ns/net", &st) &&
+	       (st.st_ino == 0xf0000098u || st.st_ino == 0xeffffff9u);
 }
 
 u64 h_get_netns_cookie(u64 ctx, u64 a2, u64 a3, u64 a4, u64 a5)
