@@ -2,7 +2,7 @@
  * pairs with IPv4 and IPv6 addresses, neighbours in valid, invalid and failed states, and routes
  * of every kind the helper reports on (via a gateway, on-link, an IPv6 gateway for IPv4,
  * blackhole, unreachable, prohibit, an MTU locked or not, a preferred source, metrics, TOS,
- * other tables, default routes), forwarding on for some devices only.  An XDP and a tc program
+ * other tables, default routes, nexthop objects), forwarding on for some devices only.  An XDP and a tc program
  * copy a struct bpf_fib_lookup and flags from a map value, call the helper and store its result
  * and the struct back; scripted and random lookups (families, destinations, sources, devices,
  * every flag, MTUs, TOS, marks, tables, protocols, ports, packet sizes) run on both sides, in
@@ -276,6 +276,10 @@ static const char *const setup[] = {
 	"ip route add 10.15.0.0/16 via inet6 fd02::2 dev b0",
 	"ip route add 10.16.0.0/16 via 10.2.0.2 dev b0 onlink",
 	"ip route add default via 10.1.0.9",
+	"ip nexthop add id 10 via 10.2.0.2 dev b0",
+	"ip route add 10.17.0.0/16 nhid 10",
+	"ip nexthop add id 11 blackhole",
+	"ip route add 10.18.0.0/16 nhid 11",
 	"ip -6 route add fd03::/64 via fd02::2",
 	"ip -6 route add fd04::/64 via fd02::9",
 	"ip -6 route add fd04::/64 via fd01::9 metric 2048",
@@ -288,6 +292,8 @@ static const char *const setup[] = {
 	"ip -6 route add fd0b::/64 via fd02::2 metric 50",
 	"ip -6 route add fd0b::/64 via fd01::9 metric 10",
 	"ip -6 route add default via fd01::9",
+	"ip -6 nexthop add id 20 via fd02::2 dev b0",
+	"ip -6 route add fd0c::/64 nhid 20",
 };
 
 /* The second phase's policy rules, with a selector or action of each kind, and their tables. */
@@ -323,13 +329,13 @@ static const char *const v4_dsts[] = {
 	"10.3.1.1", "10.4.0.1", "10.5.0.1", "10.6.0.1", "10.7.0.1", "10.8.0.1", "10.9.0.1",
 	"10.10.0.1", "10.11.0.1", "10.12.0.1", "10.13.0.7", "10.13.0.8", "10.13.0.9",
 	"10.14.0.1", "10.15.0.1", "10.16.0.1", "10.1.0.1", "10.1.0.9", "10.2.0.2", "10.2.0.3",
-	"10.2.0.255", "192.0.2.1", "127.0.0.1", "0.0.0.1", "8.8.8.8", "10.2.0.5", "0.0.0.0",
+	"10.2.0.255", "192.0.2.1", "127.0.0.1", "0.0.0.1", "8.8.8.8", "10.2.0.5", "0.0.0.0", "10.17.0.1", "10.18.0.1",
 };
 static const char *const v4_srcs[] = { "0.0.0.0", "10.1.0.1", "192.0.2.7", "10.2.0.5" };
 static const char *const v6_dsts[] = {
 	"fd03::1", "fd04::1", "fd05::1", "fd06::1", "fd07::1", "fd08::1", "fd09::1", "fd0a::1",
 	"fd0b::1", "fd02::2", "fd01::9", "fd01::1", "2001:db8::1", "fe80::1", "ff02::1", "::1",
-	"fd02::77",
+	"fd02::77", "fd0c::1",
 };
 static const char *const v6_srcs[] = { "::", "fd01::1", "2001:db8::7", "fe80::5" };
 
