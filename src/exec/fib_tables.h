@@ -6,7 +6,8 @@
  * Not done: multipath routes take their first usable path (the kernel hashes the flow with a
  * per-namespace seed); route exceptions (learnt path MTUs), VRF tables and the rule selectors
  * iproute2 6.1 cannot set (interface groups, 6.13's DSCP, flow label and port masks) are not
- * read; a tunnel id or l3mdev rule matches nothing.
+ * read; a tunnel id or l3mdev rule matches nothing.  Routes through nexthop objects are read as
+ * the kernel expands them in its dumps (net.ipv4.nexthop_compat_mode, on by default).
  */
 #ifndef USERBPF_EXEC_FIB_TABLES_H
 #define USERBPF_EXEC_FIB_TABLES_H
