@@ -523,6 +523,15 @@ int current_task_tgid(u64 task)
 	return (int)tgid;
 }
 
+u64 current_task_mm(u64 task)
+{
+	u64 mm = 0;
+
+	if (L.ok && current_task_holds(task + (u64)L.mm, sizeof(void *)))
+		memcpy(&mm, (const void *)(uintptr_t)(task + (u64)L.mm), sizeof(void *));
+	return mm;
+}
+
 u64 current_task_idle(void)
 {
 	struct fake_task *f;

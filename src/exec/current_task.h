@@ -38,6 +38,10 @@ u64 current_task_idle(void);
 /* The tgid in the task_struct at task (one of userbpf's), or 0. */
 int current_task_tgid(u64 task);
 
+/* The mm_struct pointer in the task_struct at task (one of userbpf's), or 0 (none: the idle
+ * task's). */
+u64 current_task_mm(u64 task);
+
 /* The pid (thread id) in the task_struct at task, one of userbpf's: 0, or -EINVAL. */
 int current_task_pid(u64 task, u32 *pid);
 

@@ -451,6 +451,11 @@ static const struct helper helpers[] = {
 	[BPF_FUNC_get_current_task_btf] = { { h_get_current_task, "bpf_get_current_task_btf",
 					      true, false, RET_PTR_TO_BTF_ID_TASK, ARGS(0) },
 					    ALL_TYPES },
+	/* (a base helper of 6.18's, with perfmon: every program type) */
+	[BPF_FUNC_find_vma] = { { h_find_vma, "bpf_find_vma", false, false, RET_INTEGER,
+				  ARGS(ARG_PTR_TO_BTF_ID_TASK_NOT_NULL, ARG_ANYTHING, ARG_PTR_TO_FUNC,
+				       ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING) },
+				ALL_TYPES },
 	[BPF_FUNC_get_current_comm] = { { h_get_current_comm, "bpf_get_current_comm", false,
 					  false, RET_INTEGER,
 					  ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },

@@ -21,7 +21,8 @@ enum bpf_arg_type {
 	ARG_PTR_TO_MAP_VALUE_OR_NULL,	/* the same, or NULL (a known zero) */
 	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
 	ARG_PTR_TO_BTF_ID_TASK,		/* a struct task_struct the program may pass on (trusted
-					 * or RCU, not offset) */
+					 * or RCU, not offset), or NULL */
+	ARG_PTR_TO_BTF_ID_TASK_NOT_NULL,	/* the same, not NULL (bpf_find_vma()'s) */
 	ARG_PTR_TO_BTF_ID_CGROUP,	/* the same for a struct cgroup */
 	ARG_PTR_TO_SOCK_COMMON,	/* the same, as the older helpers name it */
 	ARG_PTR_TO_SOCK_RELEASE,	/* a socket a lookup acquired, released (bpf_sk_release()) */

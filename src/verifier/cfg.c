@@ -243,7 +243,7 @@ static bool calls_callback_helper(const struct bpf_insn *in)
 {
 	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0 &&
 	       (in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_for_each_map_elem ||
-		in->imm == BPF_FUNC_user_ringbuf_drain);
+		in->imm == BPF_FUNC_user_ringbuf_drain || in->imm == BPF_FUNC_find_vma);
 }
 
 /* Where a call (or a callback's LD_IMM64) continues: states are kept there, and the path's

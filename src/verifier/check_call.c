@@ -307,6 +307,10 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 			return -EACCES;
 		}
 		return 0;
+	case ARG_PTR_TO_BTF_ID_TASK_NOT_NULL:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return type_err(env, regno, reg, "ptr_, trusted_ptr_, rcu_ptr_");
+		/* fall through */
 	case ARG_PTR_TO_BTF_ID_TASK:
 		return check_btf_obj_arg(env, regno, reg, btf_vmlinux_task_struct(), "task_struct");
 	case ARG_KPTR_XCHG_DEST:
@@ -924,7 +928,16 @@ static int push_callback(struct verifier_env *env, int insn_idx, int sub, struct
 	mark_all_scratched(env); /* (so does the kernel's init_func_state()) */
 	st->frame[st->curframe + 1] = callee;
 	st->curframe++;
-	if (helper == BPF_FUNC_user_ringbuf_drain) {
+	if (helper == BPF_FUNC_find_vma) {
+		/* the task, the area (the kernel's struct vm_area_struct), the ctx */
+		const struct btf *btf = btf_vmlinux();
+
+		callee->regs[BPF_REG_1] = cregs[BPF_REG_1];
+		mark_ptr(&callee->regs[BPF_REG_2], PTR_TO_BTF_ID);
+		callee->regs[BPF_REG_2].btf_id =
+			btf ? btf_find_by_name_kind(btf, "vm_area_struct", BTF_KIND_STRUCT) : 0;
+		callee->regs[BPF_REG_3] = cregs[BPF_REG_4];
+	} else if (helper == BPF_FUNC_user_ringbuf_drain) {
 		/* a user ring buffer record: R1 a dynptr over it, R2 the ctx */
 		mark_const_dynptr(env, &callee->regs[BPF_REG_1], DYNPTR_TYPE_LOCAL);
 		callee->regs[BPF_REG_2] = cregs[BPF_REG_3];
@@ -1096,7 +1109,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	}
 	/* the callback's round is queued before the helper's return is modelled (as in 6.18,
 	 * whose map compatibility check comes after) */
-	if (id == BPF_FUNC_for_each_map_elem || id == BPF_FUNC_user_ringbuf_drain) {
+	if (id == BPF_FUNC_for_each_map_elem || id == BPF_FUNC_user_ringbuf_drain ||
+	    id == BPF_FUNC_find_vma) {
 		err = push_callback(env, *insn_idx, cb_sub, map, id);
 		if (err)
 			return err;

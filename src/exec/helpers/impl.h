@@ -76,6 +76,7 @@ HELPER(h_strtoul);
 HELPER(h_strncmp);
 HELPER(h_get_current_comm);
 HELPER(h_get_current_task);
+HELPER(h_find_vma);
 HELPER(h_kptr_xchg);
 HELPER(h_task_storage_get);
 HELPER(h_task_storage_delete);

@@ -9,7 +9,9 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 
+#include "exec/callback.h"
 #include "exec/current_task.h"
+#include "exec/task_vma.h"
 #include "map/map.h"
 #include "map/sk_storage.h"
 #include "exec/helpers/impl.h"
@@ -107,6 +109,24 @@ u64 h_kptr_xchg(u64 dst, u64 ptr, u64 a3, u64 a4, u64 a5)
 u64 h_get_current_task(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return current_task_addr();
+}
+
+/* bpf_find_vma(task, addr, callback, ctx, flags): callback(task, vma, ctx) on the area of the
+ * task's memory that holds addr (src/exec/task_vma.c); 0, or -ENOENT where none does (or the
+ * task has no memory), -EINVAL for flags, -EBUSY from inside the callback. */
+u64 h_find_vma(u64 task, u64 addr, u64 callback, u64 ctx, u64 flags)
+{
+	u64 vma;
+	int err;
+
+	if (flags)
+		return (u64)-EINVAL;
+	vma = task_vma_get(task, addr, &err);
+	if (!vma)
+		return (u64)(s64)err;
+	exec_callback_call(callback, task, vma, ctx, 0, 0); /* (its result is not looked at) */
+	task_vma_put();
+	return 0;
 }
 
 u64 h_get_current_uid_gid(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

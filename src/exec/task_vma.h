@@ -1,0 +1,17 @@
+/* task_vma.h — a task's memory areas as the kernel's struct vm_area_struct, for bpf_find_vma():
+ * read from /proc/<tgid>/maps and laid out by the kernel's BTF, with the mapped file as a
+ * struct file, dentry and inode a program can walk to.
+ */
+#ifndef USERBPF_EXEC_TASK_VMA_H
+#define USERBPF_EXEC_TASK_VMA_H
+
+#include "util.h"
+
+/* The area of task (one of userbpf's task_structs) that holds addr, as a vm_area_struct in the
+ * tasks' arena, valid until task_vma_put(): its address, or 0 with *err: -ENOENT (no area
+ * there, no mm, no /proc to read, no kernel BTF), -EBUSY (this thread's area is in use: a
+ * nested call). */
+u64 task_vma_get(u64 task, u64 addr, int *err);
+void task_vma_put(void);
+
+#endif
