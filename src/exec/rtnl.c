@@ -3,6 +3,8 @@
  * over a cached socket, which would also tie it to the namespace it was opened in.
  */
 #include <errno.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -165,4 +167,9 @@ int rtnl_link_get(u32 ifindex, struct rtnl_link *d)
 		return -ENODEV;
 	rtnl_req_init(&r, RTM_GETLINK, 0, &ifi, sizeof(ifi));
 	return rtnl_talk(&r, link_cb, d) ? -ENODEV : 0;
+}
+
+u32 rtnl_link_hh_len(const struct rtnl_link *d)
+{
+	return d->type == ARPHRD_ETHER || d->type == ARPHRD_LOOPBACK ? ETH_HLEN : 0;
 }

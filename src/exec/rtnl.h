@@ -48,4 +48,8 @@ struct rtnl_link {
 /* The device of that index: 0, or -ENODEV for none in this namespace. */
 int rtnl_link_get(u32 ifindex, struct rtnl_link *d);
 
+/* Its link-layer header length (the kernel's hard_header_len): Ethernet's for Ethernet and
+ * loopback devices, none for the others (tunnels). */
+u32 rtnl_link_hh_len(const struct rtnl_link *d);
+
 #endif

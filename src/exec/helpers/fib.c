@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +61,31 @@ static bool fwd_use_pmtu(void)
 	return fib_net_sysctl("/proc/sys/net/ipv4/ip_forward_use_pmtu") != 0;
 }
 
+/* The flow's fields both families fill alike: the devices as the rules see them (an output
+ * lookup's input device is the loopback), the mark, protocol and ports. */
+static struct fib_flow helper_flow(const struct bpf_fib_lookup *p, u32 flags, u8 family)
+{
+	bool output = flags & BPF_FIB_LOOKUP_OUTPUT;
+
+	return (struct fib_flow){ .family = family, .iif = output ? 1 : p->ifindex,
+				  .oif = output ? p->ifindex : 0,
+				  .mark = flags & BPF_FIB_LOOKUP_MARK ? FIB_MARK(p) : 0,
+				  .proto = p->l4_protocol, .sport = p->sport, .dport = p->dport };
+}
+
+/* BPF_FIB_LOOKUP_DIRECT's table: main, or with BPF_FIB_LOOKUP_TBID the one params names (0:
+ * main, as fib_get_table() and fib6_get_table() take it), whose field the helper then zeroes
+ * (it is the VLAN output's). */
+static u32 direct_table(struct bpf_fib_lookup *p, u32 flags)
+{
+	u32 tbid = RT_TABLE_MAIN;
+
+	if (flags & BPF_FIB_LOOKUP_TBID) {
+		tbid = p->tbid ? p->tbid : RT_TABLE_MAIN;
+		p->tbid = 0;
+	}
+	return tbid;
+}
 
 static int ipv4_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 {
@@ -69,28 +93,22 @@ static int ipv4_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 	struct fib_route rt;
 	struct fib_route_list all;
 	struct fib_flow flow;
-	bool output = flags & BPF_FIB_LOOKUP_OUTPUT;
-	u32 mtu = 0, oif = output ? p->ifindex : 0;
+	u32 mtu = 0, oif = flags & BPF_FIB_LOOKUP_OUTPUT ? p->ifindex : 0;
 	int err;
 
 	if (rtnl_link_get(p->ifindex, &in))
 		return -ENODEV;
 	if (!in.has_in || !in.in_fwd)
 		return BPF_FIB_LKUP_RET_FWD_DISABLED;
-	/* the flow's input device: the loopback's for an output lookup */
-	flow = (struct fib_flow){ .family = AF_INET, .dst = (const u8 *)&p->ipv4_dst,
-				  .src = (const u8 *)&p->ipv4_src, .tos = p->tos,
-				  .iif = output ? 1 : p->ifindex, .oif = oif, .tbl_oif = oif,
-				  .mark = flags & BPF_FIB_LOOKUP_MARK ? FIB_MARK(p) : 0,
-				  .proto = p->l4_protocol, .sport = p->sport, .dport = p->dport };
+	flow = helper_flow(p, flags, AF_INET);
+	flow.dst = (const u8 *)&p->ipv4_dst;
+	flow.src = (const u8 *)&p->ipv4_src;
+	flow.tos = p->tos;
+	flow.tbl_oif = oif;
 	err = fib_routes_dump(&all, AF_INET);
 	if (!err && (flags & BPF_FIB_LOOKUP_DIRECT)) {
-		u32 tbid = RT_TABLE_MAIN;
+		u32 tbid = direct_table(p, flags);
 
-		if (flags & BPF_FIB_LOOKUP_TBID) {
-			tbid = p->tbid ? p->tbid : RT_TABLE_MAIN; /* (fib_get_table()'s 0) */
-			p->tbid = 0;
-		}
 		/* main and local are one trie while the namespace has no rules of its own */
 		if ((tbid == RT_TABLE_MAIN || tbid == RT_TABLE_LOCAL) && !fib_rules_custom(AF_INET))
 			err = fib_table_search(&all, &flow, RT_TABLE_MAIN, RT_TABLE_LOCAL, &rt);
@@ -185,20 +203,15 @@ static int ipv6_lookup(struct bpf_fib_lookup *p, u32 flags, bool check_mtu)
 	/* The rules see the loopback as an output lookup's input device, and its source only
 	 * for an input lookup (RT6_LOOKUP_F_HAS_SADDR); the table lookup prefers the device
 	 * either way. */
-	flow = (struct fib_flow){ .family = AF_INET6, .dst = dst,
-				  .src = output ? NULL : (const u8 *)p->ipv6_src, .tos = tclass,
-				  .iif = output ? 1 : p->ifindex, .oif = output ? p->ifindex : 0,
-				  .tbl_oif = p->ifindex,
-				  .mark = flags & BPF_FIB_LOOKUP_MARK ? FIB_MARK(p) : 0,
-				  .proto = p->l4_protocol, .sport = p->sport, .dport = p->dport };
+	flow = helper_flow(p, flags, AF_INET6);
+	flow.dst = dst;
+	flow.src = output ? NULL : (const u8 *)p->ipv6_src;
+	flow.tos = tclass;
+	flow.tbl_oif = p->ifindex;
 	err = fib_routes_dump(&all, AF_INET6);
 	if (!err && (flags & BPF_FIB_LOOKUP_DIRECT)) {
-		u32 tbid = RT_TABLE_MAIN;
+		u32 tbid = direct_table(p, flags);
 
-		if (flags & BPF_FIB_LOOKUP_TBID) {
-			tbid = p->tbid ? p->tbid : RT_TABLE_MAIN; /* (fib6_get_table()'s 0) */
-			p->tbid = 0;
-		}
 		err = fib_table_search(&all, &flow, tbid, tbid, &rt);
 	} else if (!err) {
 		err = fib_rules_search(&all, &flow, &rt);
@@ -289,9 +302,8 @@ u64 h_skb_fib_lookup(u64 ctx, u64 params, u64 plen, u64 flags, u64 a5)
 	struct rtnl_link dev;
 
 	if (rc == BPF_FIB_LKUP_RET_SUCCESS && !check_mtu && !rtnl_link_get(p->ifindex, &dev)) {
-		u32 hh = dev.type == ARPHRD_ETHER || dev.type == ARPHRD_LOOPBACK ? 14 : 0;
-
-		if (!(dev.flags & IFF_UP) || skb->ctx.uapi.len > dev.mtu + hh + 4)
+		if (!(dev.flags & IFF_UP) ||
+		    skb->ctx.uapi.len > dev.mtu + rtnl_link_hh_len(&dev) + 4 /* a VLAN tag */)
 			rc = BPF_FIB_LKUP_RET_FRAG_NEEDED;
 		p->mtu_result = (u16)dev.mtu;
 	}

@@ -3,7 +3,6 @@
  */
 #include <arpa/inet.h>
 #include <net/if.h>
-#include <net/if_arp.h>
 #include <sys/ioctl.h>
 #include <linux/if_ether.h>
 #include <linux/pkt_cls.h>
@@ -32,8 +31,7 @@ static int dev_mtu(u32 ifindex, u32 *mtu, u32 *hh_len)
 	if (rtnl_link_get(ifindex, &d))
 		return -ENODEV;
 	*mtu = d.mtu;
-	/* Ethernet and loopback devices have the Ethernet header; the others (tunnels) none */
-	*hh_len = d.type == ARPHRD_ETHER || d.type == ARPHRD_LOOPBACK ? ETH_HLEN : 0;
+	*hh_len = rtnl_link_hh_len(&d);
 	return 0;
 }
 
