@@ -2,14 +2,16 @@
  * attached with BPF_LINK_CREATE (iter_info: this process's threads, or one thread) and read
  * through BPF_ITER_CREATE's fd, on the kernel and on userbpf: the same lines (ids, names, the
  * header through bpf_seq_write(), the count at the end).  Over every task, userbpf's output has
- * this thread's line.  The link's info and the attr rules are compared too.  Skipped without
- * the kernel's BTF; the comparison without the kernel's bpf() or where this process's ids are
+ * this thread's line; a process's threads come in the order they were made, even where their
+ * ids wrapped (set up by moving ns_last_pid back, as root).  The link's info and the attr rules
+ * are compared too.  Skipped without the kernel's BTF; the comparison without the kernel's bpf() or where this process's ids are
  * not the kernel's.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include <userbpf/loader.h>
 
 #include "btf/vmlinux.h"
+#include "exec/iter_task.h"
 #include "kbpf.h"
 #include "test_cgroup.h"
 #include "test.h"
@@ -176,7 +179,8 @@ TEST(loader_iter_task)
 
 			threads_now(before, sizeof(before));
 			for (int s = compare ? 0 : U; s < NSIDES; s++)
-				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]),
+						    NULL);
 			threads_now(after, sizeof(after));
 			CHECK_EQ(r[U].rc, 0);
 			CHECK(strstr(out[U], line) != NULL);
@@ -184,7 +188,8 @@ TEST(loader_iter_task)
 				CHECK(!strcmp(out[K], out[U]));
 			linfo[2] = (uint32_t)prog[U]; /* (an fd that is no pidfd) */
 			for (int s = compare ? 0 : U; s < NSIDES; s++)
-				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]),
+						    NULL);
 			CHECK(r[U].rc < 0);
 			if (compare)
 				AGREE("task iterator by a non-pidfd", r);
@@ -229,6 +234,131 @@ TEST(loader_iter_task)
 	for (int s = 0; s < NSIDES; s++)
 		userbpf_object_close(obj[s]);
 }
+/* A thread that reports its id, then waits for the test to be done with it (hold). */
+struct id_thread {
+	pthread_mutex_t *hold;
+	int tid;
+};
+
+static void *id_thread(void *arg)
+{
+	struct id_thread *t = arg;
+
+	__atomic_store_n(&t->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pthread_mutex_lock(t->hold);
+	pthread_mutex_unlock(t->hold);
+	return NULL;
+}
+
+static int start_id_thread(pthread_t *th, struct id_thread *t)
+{
+	if (pthread_create(th, NULL, id_thread, t))
+		return -1;
+	while (!__atomic_load_n(&t->tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return t->tid;
+}
+
+/* The kernel's next id (ns_last_pid) as set, or -1 if it cannot be. */
+static int set_last_pid(int id)
+{
+	FILE *fp = fopen("/proc/sys/kernel/ns_last_pid", "r+");
+	int old = -1;
+
+	if (!fp)
+		return -1;
+	if (fscanf(fp, "%d", &old) != 1 || fseek(fp, 0, SEEK_SET) || fprintf(fp, "%d", id) < 0)
+		old = -1;
+	if (fclose(fp))
+		old = -1;
+	return old;
+}
+
+/* A process's threads in the order they were made, which is not their ids' once ids wrapped
+ * (the kernel's thread list): a thread given an id below the others' (ns_last_pid set back, as
+ * wrapping at pid_max does on a busy machine) is walked after them on both sides. */
+TEST(loader_iter_task_wrapped_ids)
+{
+	static char out[NSIDES][1 << 16];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+	struct id_thread a = { &hold, 0 }, b = { &hold, 0 };
+	int pid = getpid(), prog[NSIDES] = { -1, -1 }, old;
+	bool compare = kernel_bpf_available();
+	char before[1024], after[1024], la[48], lb[48], *pa, *pb;
+	struct bpf_result r[NSIDES];
+	pthread_t ta, tb;
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_task"))
+		SKIP("no kernel BTF with the task iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?)");
+	if (!pids_are_global() || pid < 1000)
+		SKIP("a pid namespace of its own, or a process id too low to go below");
+	pthread_mutex_lock(&hold);
+	REQUIRE(start_id_thread(&ta, &a) > 0);
+	/* (b starts a clock tick or more after a: start times then tell which was first; within
+	 * a tick only a wrap at pid_max is told from ascending ids) */
+	usleep(30000);
+	old = set_last_pid(pid / 2);
+	if (old < 0) {
+		pthread_mutex_unlock(&hold);
+		pthread_join(ta, NULL);
+		SKIP("/proc/sys/kernel/ns_last_pid cannot be set (not root?)");
+	}
+	REQUIRE(start_id_thread(&tb, &b) > 0);
+	if (b.tid < old)
+		set_last_pid(old); /* (ids go on from where they were) */
+	CHECK(b.tid < pid && b.tid < a.tid);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		prog[s] = load_on(s, FIXTURE("iter_task_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	threads_now(before, sizeof(before));
+	for (int s = compare ? 0 : U; s < NSIDES; s++)
+		r[s] = iterate(s, prog[s], 0, (uint32_t)pid, out[s], sizeof(out[s]), NULL);
+	threads_now(after, sizeof(after));
+	CHECK_EQ(r[U].rc, 0);
+	/* the leader first; a before b, made first, though b's id is lower */
+	snprintf(la, sizeof(la), "\n%d %d ", a.tid, pid);
+	snprintf(lb, sizeof(lb), "\n%d %d ", b.tid, pid);
+	pa = strstr(out[U], la);
+	pb = strstr(out[U], lb);
+	CHECK(pa && pb && pa < pb);
+	snprintf(la, sizeof(la), "tid tgid comm\n%d %d ", pid, pid);
+	CHECK(!strncmp(out[U], la, strlen(la)));
+	if (compare && AGREE("task iterator, wrapped ids", r) && !strcmp(before, after))
+		CHECK(!strcmp(out[K], out[U]));
+	if (getenv("TEST_VERBOSE"))
+		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	pthread_mutex_unlock(&hold);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	for (int s = 0; s < NSIDES; s++)
+		if (obj[s])
+			userbpf_object_close(obj[s]);
+}
+
+/* Creation order, unit by unit: start times first; in a clock tick, ids from after the widest
+ * gap (where they wrapped), else ascending. */
+TEST(task_ids_creation_order)
+{
+	struct task_start t[] = {
+		{ 32760, 9 }, { 400, 9 }, { 32765, 9 }, { 301, 9 }, /* wrapped in tick 9 */
+		{ 5, 0 }, { 1, 0 }, { 2, 0 },			      /* boot: ascending */
+		{ 20000, 3 }, { 100, 12 }, { 20001, 12 },	      /* by start time */
+	};
+	int want[] = { 1, 2, 5, 20000, 32760, 32765, 301, 400, 20001, 100 };
+
+	task_ids_creation_order(t, ARRAY_SIZE(t), 32768);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		CHECK_EQ(t[i].id, want[i]);
+	/* one task; none */
+	task_ids_creation_order(t, 1, 32768);
+	CHECK_EQ(t[0].id, 1);
+	task_ids_creation_order(t, 0, 32768);
+}
+
 
 /* The cgroup iterator over a subtree made for it (x, x/a, x/b below this process's cgroup): the
  * cgroup alone, its descendants before and after their children, its ancestors up to the root,
@@ -270,7 +400,8 @@ TEST(loader_iter_cgroup)
 			if (by_id)
 				memcpy(&linfo[2], &id, 8);
 			for (int s = 0; s < NSIDES; s++)
-				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]), NULL);
+				r[s] = iterate_info(s, prog[s], linfo, out[s], sizeof(out[s]),
+						    NULL);
 			if (getenv("TEST_VERBOSE"))
 				printf("order %u:\n--- kernel\n%s--- userbpf\n%s", order, out[K],
 				       out[U]);

@@ -2,9 +2,10 @@
  * BPF_ITER_CREATE, whose fd reads what the program printed into its seq_file for each element of
  * the target (bpf_seq_printf(), bpf_seq_write()).
  *
- * userbpf's targets that run: task, every thread /proc shows, ascending ids (the kernel walks
- * its tasks by id too), the link's iter_info naming one thread (tid) or one process's threads
- * (pid, or a pidfd's process); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
+ * userbpf's targets that run: task, every thread /proc shows by ascending id (the kernel walks
+ * its id table), or the link's iter_info naming one thread (tid) or one process's threads (pid,
+ * or a pidfd's process: its leader, then the others in the order they were made, as its thread
+ * list keeps them); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
  * descendants before or after their children, or its ancestors up (the css iterator's walks),
  * until the program returns 1.  Then once more with no element, as the kernel's seq_file stop
  * does.  The other targets are verified only (src/verifier/attach_btf.c).
@@ -149,28 +150,30 @@ static u64 run_one(const struct bpf_prog *prog, u64 *meta, u64 elem)
 	return r0;
 }
 
-/* Whether the link shows task t (its pid filters). */
-static bool shown(const struct bpf_link *link, u64 t)
-{
-	u32 tid;
-
-	if (!link->iter_kind)
-		return true;
-	if (current_task_pid(t, &tid))
-		return false;
-	return link->iter_kind == TASK_TID ? tid == link->iter_id
-					   : (u32)current_task_tgid(t) == link->iter_id;
-}
-
-/* Every thread the link shows (the kernel's walk starts at id 1: no idle task). */
+/* Every thread the link shows, as the kernel's seq file walks them: one by its id; a process's
+ * from its leader in the order they were made (its thread list); all by ascending id. */
 static void walk_tasks(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
 {
 	u64 it[3], t;
 
-	bpf_iter_task_new_kfunc((uintptr_t)it, 0, 1 /* every thread */, 0, 0);
+	if (link->iter_kind == TASK_TID) {
+		t = current_task_by_pid((int)link->iter_id);
+		if (t) {
+			run_one(link->prog, meta, t);
+			meta[2]++;
+		}
+		return;
+	}
+	if (link->iter_kind == TASK_PID) {
+		/* (a thread's id is no process's) */
+		t = current_task_by_pid((int)link->iter_id);
+		if (!t || (u32)current_task_tgid(t) != link->iter_id)
+			return;
+		bpf_iter_task_new_kfunc((uintptr_t)it, t, 2 /* its process's threads */, 0, 0);
+	} else {
+		iter_task_new_by_tid((uintptr_t)it);
+	}
 	while ((t = bpf_iter_task_next_kfunc((uintptr_t)it, 0, 0, 0, 0)) && !seq->overflow) {
-		if (t == current_task_idle() || !shown(link, t))
-			continue;
 		run_one(link->prog, meta, t);
 		meta[2]++;
 	}
