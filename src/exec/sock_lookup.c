@@ -479,3 +479,51 @@ struct bpf_sock *sock_ref_get(const struct sock_ref *r)
 		ps->reuseport = r->reuseport;
 	return ps ? &ps->sk : NULL;
 }
+
+bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} q;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	_Alignas(struct nlmsghdr) char buf[16384];
+	bool found = false, done = false;
+	int fd;
+
+	memset(&q, 0, sizeof(q));
+	q.nlh.nlmsg_len = sizeof(q);
+	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	q.req.sdiag_family = family;
+	q.req.sdiag_protocol = proto;
+	q.req.idiag_states = states;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return true; /* (cannot tell: as it was) */
+	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&nl, sizeof(nl)) != (ssize_t)sizeof(q))
+		done = found = true;
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0) {
+			found = true; /* (cannot tell) */
+			break;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (u32)n);
+		     h = NLMSG_NEXT(h, n)) {
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m)) &&
+			    m->id.idiag_cookie[0] == (u32)cookie &&
+			    m->id.idiag_cookie[1] == (u32)(cookie >> 32))
+				found = true;
+		}
+	}
+	close(fd);
+	return found;
+}

@@ -33,6 +33,7 @@
 #include "exec/sock.h"
 #include "map/jhash.h"
 #include "map/map.h"
+#include "map/reuseport_array.h"
 #include "map/sockmap.h"
 #include "prog/attach.h"
 #include "prog/link.h"
@@ -52,6 +53,7 @@ struct sock_entry {
 
 struct stab {
 	struct bpf_map map;
+	struct stab *next_map;		/* every socket map: sockmap_holds() */
 	spinlock_t lock;
 	bool hash;
 	u32 n_buckets;			/* hash: a power of two */
@@ -69,6 +71,10 @@ enum sock_prog_slot { MSG_PARSER, STREAM_PARSER, STREAM_VERDICT, SKB_VERDICT };
 
 /* The kernel's sockmap_mutex: attach, detach, links and queries of every socket map. */
 static pthread_mutex_t progs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every socket map, for sockmap_holds(). */
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stab *all_maps;
 
 static inline struct stab *stab_of(struct bpf_map *map)
 {
@@ -122,6 +128,10 @@ static int sock_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **ou
 		   !(t->slots = calloc(attr->max_entries, sizeof(*t->slots)))) {
 		goto nomem;
 	}
+	pthread_mutex_lock(&maps_lock);
+	t->next_map = all_maps;
+	all_maps = t;
+	pthread_mutex_unlock(&maps_lock);
 	*out = &t->map;
 	return 0;
 nomem:
@@ -141,7 +151,15 @@ static void entries_free(struct sock_entry *e)
 
 static void sock_free(struct bpf_map *map)
 {
-	struct stab *t = stab_of(map);
+	struct stab *t = stab_of(map), **pp;
+
+	pthread_mutex_lock(&maps_lock);
+	for (pp = &all_maps; *pp; pp = &(*pp)->next_map)
+		if (*pp == t) {
+			*pp = t->next_map;
+			break;
+		}
+	pthread_mutex_unlock(&maps_lock);
 
 	if (t->hash) {
 		for (u32 b = 0; b < t->n_buckets; b++)
@@ -223,10 +241,14 @@ static int sock_store(struct stab *t, const void *key, const struct sock_ref *r,
 
 	if (flags > BPF_EXIST)
 		return -EINVAL;
+	/* (a socket of a reuseport array cannot be a socket map's too: the kernel marks it
+	 * through sk_user_data, which one of them has) */
 	if (!t->hash) {
 		memcpy(&k, key, 4);
 		if (k >= t->map.max_entries)
 			return -E2BIG;
+		if (reuseport_array_holds(r->cookie))
+			return -EBUSY;
 		spin_lock(&t->lock);
 		e = &t->slots[k];
 		if (e->used && flags == BPF_NOEXIST)
@@ -239,6 +261,8 @@ static int sock_store(struct stab *t, const void *key, const struct sock_ref *r,
 		spin_unlock(&t->lock);
 		return err;
 	}
+	if (reuseport_array_holds(r->cookie))
+		return -EBUSY;
 	hash = key_hash(t, key);
 	spin_lock(&t->lock);
 	pp = hash_find(t, key, hash);
@@ -598,6 +622,27 @@ u32 sockmap_link_map_id(struct bpf_link *link)
 	struct bpf_map *map = __atomic_load_n(&link->map, __ATOMIC_ACQUIRE);
 
 	return map ? map->obj.id : 0;
+}
+
+bool sockmap_holds(u64 cookie)
+{
+	bool held = false;
+
+	pthread_mutex_lock(&maps_lock);
+	for (struct stab *t = all_maps; t && !held; t = t->next_map) {
+		spin_lock(&t->lock);
+		if (!t->hash) {
+			for (u32 i = 0; i < t->map.max_entries && !held; i++)
+				held = t->slots[i].used && t->slots[i].ref.cookie == cookie;
+		} else {
+			for (u32 b = 0; b < t->n_buckets && !held; b++)
+				for (struct sock_entry *e = t->buckets[b]; e && !held; e = e->next)
+					held = e->ref.cookie == cookie;
+		}
+		spin_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&maps_lock);
+	return held;
 }
 
 #define SOCK_COMMON_OPS                                                                          \

@@ -24,4 +24,8 @@ int sockmap_link_update(struct bpf_link *link, struct bpf_prog *new, struct bpf_
 void sockmap_link_release(struct bpf_link *link);
 u32 sockmap_link_map_id(struct bpf_link *link);
 
+/* Whether a socket map holds the socket of cookie (the kernel's psock: in sk_user_data, which
+ * keeps it out of reuseport arrays). */
+bool sockmap_holds(u64 cookie);
+
 #endif

@@ -1167,6 +1167,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_STACK_TRACE) != (id == BPF_FUNC_get_stackid) ||
 		    (map->map_type == BPF_MAP_TYPE_USER_RINGBUF) !=
 			    (id == BPF_FUNC_user_ringbuf_drain) ||
+		    (map->map_type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY &&
+		     id != BPF_FUNC_sk_select_reuseport) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
 		    (sockmap_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
 		    (sockhash_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||
