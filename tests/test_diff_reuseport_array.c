@@ -348,8 +348,8 @@ TEST(diff_reuseport_array_commands)
 	socks_close(&k);
 }
 
-/* The map goes with bpf_sk_select_reuseport() only, which no program type userbpf loads has:
- * every other helper refuses it, as the kernel's verifier does. */
+/* The map goes with bpf_sk_select_reuseport() only, which only sk_reuseport programs have
+ * (test_diff_sk_reuseport.c): every other helper refuses it, as the kernel's verifier does. */
 TEST(diff_reuseport_array_verifier)
 {
 	static const struct {

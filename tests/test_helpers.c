@@ -22,6 +22,7 @@ static const u_int32_t prog_types[] = {
 	BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_PROG_TYPE_PERF_EVENT,
 	BPF_PROG_TYPE_SK_LOOKUP, BPF_PROG_TYPE_SOCK_OPS, BPF_PROG_TYPE_SYSCALL,
 	BPF_PROG_TYPE_SK_SKB, BPF_PROG_TYPE_SK_MSG, BPF_PROG_TYPE_TRACING,
+	BPF_PROG_TYPE_SK_REUSEPORT,
 };
 
 /* Loads "call id; exit" on the kernel; what its verifier says about the call. */

@@ -103,6 +103,7 @@ static const struct corpus_case corpus[] = {
 	{ "sk_skb_frame_parser", true },
 	{ "sk_skb_stream_redirect", true },
 	{ "sk_msg_cork_policy", true },
+	{ "sk_reuseport_select", true },
 	{ "xdp_cpu_steer", true },
 	{ "xdp_xsk_redirect", true },
 	{ "xdp_timer_count", true },

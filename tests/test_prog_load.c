@@ -261,7 +261,8 @@ TEST(prog_load_tail)
 /* Program types the kernel has and userbpf does not are refused as unknown types. */
 TEST(prog_load_unsupported_types)
 {
-	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL, BPF_PROG_TYPE_SK_REUSEPORT,
+	static const u_int32_t types[] = { BPF_PROG_TYPE_LWT_SEG6LOCAL,
+					   BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE,
 					   BPF_PROG_TYPE_LIRC_MODE2, BPF_PROG_TYPE_SYSCALL };
 	union bpf_attr a;
 

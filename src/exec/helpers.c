@@ -990,6 +990,44 @@ static const struct bpf_func_proto *sk_msg_helper_proto(u32 func_id)
 	}
 }
 
+/* An sk_reuseport program's own (the kernel's sk_reuseport_func_proto()): the socket it selects
+ * from a reuseport array or a socket map, the packet's bytes, the listening socket's cookie.
+ * Verified only: the kernel runs the type on its sockets' packets and has no test run for it. */
+enum { RP_SELECT, RP_LOAD_BYTES, RP_LOAD_BYTES_RELATIVE, RP_SOCKET_COOKIE };
+static const struct helper sk_reuseport_helpers[] = {
+	[RP_SELECT] = { { h_zero, "bpf_sk_select_reuseport", false, false, RET_INTEGER,
+			  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY,
+			       ARG_ANYTHING) }, 0 },
+	[RP_LOAD_BYTES] = { { h_zero, "bpf_skb_load_bytes", false, false, RET_INTEGER,
+			      ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+				   ARG_CONST_SIZE) }, 0 },
+	[RP_LOAD_BYTES_RELATIVE] = { { h_zero, "bpf_skb_load_bytes_relative", false, false,
+				       RET_INTEGER,
+				       ARGS(ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM,
+					    ARG_CONST_SIZE, ARG_ANYTHING) }, 0 },
+	[RP_SOCKET_COOKIE] = { { h_zero, "bpf_get_socket_cookie", false, false, RET_INTEGER,
+				 ARGS(ARG_PTR_TO_BTF_ID_SOCK_COMMON_OR_NULL) }, 0 },
+};
+
+static const struct bpf_func_proto *sk_reuseport_helper_proto(u32 func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_sk_select_reuseport:
+		return &sk_reuseport_helpers[RP_SELECT].proto;
+	case BPF_FUNC_skb_load_bytes:
+		return &sk_reuseport_helpers[RP_LOAD_BYTES].proto;
+	case BPF_FUNC_skb_load_bytes_relative:
+		return &sk_reuseport_helpers[RP_LOAD_BYTES_RELATIVE].proto;
+	case BPF_FUNC_get_socket_cookie:
+		return &sk_reuseport_helpers[RP_SOCKET_COOKIE].proto;
+	case BPF_FUNC_ktime_get_coarse_ns:
+	case BPF_FUNC_get_cgroup_classid: /* (the current task's, 6.18's base form) */
+		return &helpers[func_id].proto;
+	default:
+		return base_helper_proto(func_id);
+	}
+}
+
 /* A trampoline program's own (the kernel's tracing_prog_func_proto() for fentry, fexit and
  * fmod_ret: func_args.c), and its form of bpf_get_func_ip() (every tracing program has it; the
  * verifier refuses it to tp_btf ones).  The trampoline types only: bpf_helper_proto_attach(). */
@@ -1060,6 +1098,8 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 		return sk_skb_helper_proto(func_id);
 	if (prog_type == BPF_PROG_TYPE_SK_MSG)
 		return sk_msg_helper_proto(func_id);
+	if (prog_type == BPF_PROG_TYPE_SK_REUSEPORT)
+		return sk_reuseport_helper_proto(func_id);
 	/* a syscall program's (the kernel's syscall_prog_func_proto()): bpf(), close(), the
 	 * kernel BTF's and kallsyms' lookups, then the tracing helpers */
 	if (prog_type == BPF_PROG_TYPE_SYSCALL) {

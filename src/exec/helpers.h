@@ -20,6 +20,7 @@ enum bpf_arg_type {
 	ARG_PTR_TO_MAP_VALUE,	/* readable memory of the map's value_size */
 	ARG_PTR_TO_MAP_VALUE_OR_NULL,	/* the same, or NULL (a known zero) */
 	ARG_PTR_TO_BTF_ID_SOCK_COMMON,	/* a socket (sock_common or full), not NULL */
+	ARG_PTR_TO_BTF_ID_SOCK_COMMON_OR_NULL,	/* the same, maybe NULL, or NULL (a known zero) */
 	ARG_PTR_TO_BTF_ID_TASK,		/* a struct task_struct the program may pass on (trusted
 					 * or RCU, not offset), or NULL */
 	ARG_PTR_TO_BTF_ID_TASK_NOT_NULL,	/* the same, not NULL (bpf_find_vma()'s) */

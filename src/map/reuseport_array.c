@@ -17,8 +17,8 @@
  * same name), which also guards the list of arrays (for the EBUSY check).
  *
  * Programs cannot use the map but through bpf_sk_select_reuseport(), which only sk_reuseport
- * programs have; userbpf does not load those (the kernel runs them on its own sockets' packets
- * and cannot test-run them), so the map is bpf()'s.
+ * programs have; userbpf verifies those but never runs them (the kernel runs them on its own
+ * sockets' packets and cannot test-run them), so the map is bpf()'s.
  */
 #include <errno.h>
 #include <limits.h>

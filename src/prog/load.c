@@ -235,6 +235,11 @@ static int check_attach(const union bpf_attr *attr)
 	    attr->expected_attach_type != BPF_CGROUP_INET4_POST_BIND &&
 	    attr->expected_attach_type != BPF_CGROUP_INET6_POST_BIND)
 		return -EINVAL;
+	/* an sk_reuseport program selects a socket, or also migrates one (0 was made SELECT) */
+	if (attr->prog_type == BPF_PROG_TYPE_SK_REUSEPORT &&
+	    attr->expected_attach_type != BPF_SK_REUSEPORT_SELECT &&
+	    attr->expected_attach_type != BPF_SK_REUSEPORT_SELECT_OR_MIGRATE)
+		return -EINVAL;
 	/* a socket lookup program for its one hook */
 	if (attr->prog_type == BPF_PROG_TYPE_SK_LOOKUP && attr->expected_attach_type != BPF_SK_LOOKUP)
 		return -EINVAL;
@@ -294,9 +299,11 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 			return -EOPNOTSUPP;
 	}
 	/* the kernel's bpf_prog_load_fixup_attach_type(): 0 is INET_INGRESS, which a cgroup sock
-	 * program cannot have, so it stands for SOCK_CREATE */
+	 * program cannot have, so it stands for SOCK_CREATE; an sk_reuseport program's, SELECT */
 	if (attr->prog_type == BPF_PROG_TYPE_CGROUP_SOCK && !attr->expected_attach_type)
 		attr->expected_attach_type = BPF_CGROUP_INET_SOCK_CREATE;
+	if (attr->prog_type == BPF_PROG_TYPE_SK_REUSEPORT && !attr->expected_attach_type)
+		attr->expected_attach_type = BPF_SK_REUSEPORT_SELECT;
 	err = check_attach(attr);
 	if (err)
 		return err;

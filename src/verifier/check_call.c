@@ -361,6 +361,13 @@ static int check_arg(struct verifier_env *env, const struct bpf_func_proto *fn, 
 		}
 		env->percpu_btf_id = reg->btf_id;
 		return 0;
+	case ARG_PTR_TO_BTF_ID_SOCK_COMMON_OR_NULL:
+		if (reg_is_const(reg) && !reg->s.var_off.value)
+			return mark_precise_reg(env, regno);
+		if (reg->type == PTR_TO_SOCK_COMMON_OR_NULL || reg->type == PTR_TO_SOCKET_OR_NULL ||
+		    reg->type == PTR_TO_TCP_SOCK_OR_NULL)
+			return 0;
+		/* fall through */
 	case ARG_PTR_TO_BTF_ID_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_COMMON:
 	case ARG_PTR_TO_SOCK_RELEASE:
@@ -1128,7 +1135,8 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	 * socket maps with redirect_map (and lookups), CPU maps with redirect_map, cgroup arrays
 	 * with the two under_cgroup tests, perf event arrays with perf_event_output, cgroup
 	 * storage with get_local_storage, socket storage with the sk_storage helpers, stack maps
-	 * with get_stackid, and those helpers with them (the kernel's
+	 * with get_stackid, reuseport arrays with sk_select_reuseport (which takes socket maps
+	 * too), and those helpers with them (the kernel's
 	 * check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
@@ -1169,11 +1177,14 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 			    (id == BPF_FUNC_user_ringbuf_drain) ||
 		    (map->map_type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY &&
 		     id != BPF_FUNC_sk_select_reuseport) ||
+		    (id == BPF_FUNC_sk_select_reuseport &&
+		     map->map_type != BPF_MAP_TYPE_REUSEPORT_SOCKARRAY && !is_sockmap(map)) ||
 		    (map->inner_meta && id != BPF_FUNC_map_lookup_elem) ||
 		    (sockmap_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKMAP) ||
 		    (sockhash_fn(id) && map->map_type != BPF_MAP_TYPE_SOCKHASH) ||
 		    (is_sockmap(map) && id != BPF_FUNC_map_lookup_elem && !sockmap_fn(id) &&
-		     !sockhash_fn(id) && !may_update_sockmap(env, id)))) {
+		     !sockhash_fn(id) && id != BPF_FUNC_sk_select_reuseport &&
+		     !may_update_sockmap(env, id)))) {
 		verbose(env, "cannot pass map_type %u into func %s#%d\n", map->map_type, fn->name,
 			id);
 		return -EINVAL;

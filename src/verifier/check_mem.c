@@ -37,6 +37,7 @@ bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto 
 	case BPF_PROG_TYPE_LWT_OUT:
 	case BPF_PROG_TYPE_FLOW_DISSECTOR:
 	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_SK_REUSEPORT:
 		if (write)
 			return false;
 		/* fallthrough */
@@ -270,6 +271,31 @@ static bool sk_msg_ctx_valid(int off, int size, bool write, u8 *ptr_type)
 	return off < MSG_OFF(sk) && size == 4;
 }
 
+#define RP_OFF(f) ((int)offsetof(struct sk_reuseport_md, f))
+
+/* An sk_reuseport program's ctx (the kernel's sk_reuseport_is_valid_access()): struct
+ * sk_reuseport_md, read only: the packet (data .. data_end, read only), the listening socket and
+ * the one migrating (maybe none) whole, hash whole, the other u32 fields narrow too, but
+ * eth_protocol no narrower than the skb's 16-bit protocol. */
+static bool sk_reuseport_ctx_valid(int off, int size, bool write, u8 *ptr_type)
+{
+	if (write || off < 0 || off >= (int)sizeof(struct sk_reuseport_md) || off % size)
+		return false;
+	if (off == RP_OFF(data) || off == RP_OFF(data_end) || off == RP_OFF(sk) ||
+	    off == RP_OFF(migrating_sk)) {
+		*ptr_type = off == RP_OFF(data)	      ? PTR_TO_PACKET
+			    : off == RP_OFF(data_end) ? PTR_TO_PACKET_END
+			    : off == RP_OFF(sk)	      ? PTR_TO_SOCKET
+						      : PTR_TO_SOCK_COMMON_OR_NULL;
+		return size == 8;
+	}
+	if (off == RP_OFF(hash))
+		return size == 4;
+	if (IN(off, RP_OFF(eth_protocol), RP_OFF(eth_protocol) + 4) && size < 2)
+		return false;
+	return IN(off, RP_OFF(len), RP_OFF(hash)) && narrow_ok(off, size, 4);
+}
+
 /* struct bpf_sock_ops as 6.18 has it (the system's uapi header may be older: its last field,
  * skb_hwtstamp, came in 6.2). */
 #define SOCK_OPS_OFF(f) ((int)offsetof(struct bpf_sock_ops, f))
@@ -449,6 +475,8 @@ static bool ctx_valid(struct verifier_env *env, int off, int size, bool write, u
 		return skb_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_SK_MSG:
 		return sk_msg_ctx_valid(off, size, write, ptr_type);
+	case BPF_PROG_TYPE_SK_REUSEPORT:
+		return sk_reuseport_ctx_valid(off, size, write, ptr_type);
 	case BPF_PROG_TYPE_CGROUP_SOCK:
 		return sock_ctx_valid(off, size, write, env->prog->expected_attach_type);
 	case BPF_PROG_TYPE_SK_LOOKUP:
