@@ -9,9 +9,12 @@
  * unavailable.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,7 +106,8 @@ TEST(diff_local_storage_create)
 		{ 4, 0, BPF_F_NO_PREALLOC | LOCKED_VALUE, INT },
 	};
 	static const uint32_t map_types[] = { BPF_MAP_TYPE_TASK_STORAGE, BPF_MAP_TYPE_CGRP_STORAGE,
-					      BPF_MAP_TYPE_SK_STORAGE };
+					      BPF_MAP_TYPE_SK_STORAGE,
+					      BPF_MAP_TYPE_INODE_STORAGE };
 	int btf[NSIDES];
 
 	SKIP_WITHOUT_KERNEL_BPF();
@@ -174,6 +178,84 @@ TEST(diff_task_storage_commands)
 	close_all(btf, NSIDES);
 	close(pidfd);
 	close(other);
+}
+
+/* Inode storage: a value per inode, named by any fd of it (the same file opened twice or through
+ * a hard link, both ends of a pipe, any two anonymous-inode fds: one inode each), O_PATH fds
+ * too. */
+TEST(diff_inode_storage_commands)
+{
+	char path[] = "/tmp/userbpf-inode-XXXXXX", link_path[64];
+	int btf[NSIDES], map[NSIDES], file, again, by_link, opath, sock, pipes[2], ev1, ev2, pidfd;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	file = mkstemp(path);
+	REQUIRE(file >= 0);
+	snprintf(link_path, sizeof(link_path), "%s.link", path);
+	REQUIRE(!link(path, link_path));
+	again = open(path, O_RDONLY);
+	by_link = open(link_path, O_RDWR);
+	opath = open(path, O_PATH);
+	sock = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ev1 = eventfd(0, 0);
+	ev2 = eventfd(0, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	REQUIRE(again >= 0 && by_link >= 0 && opath >= 0 && sock >= 0 && !pipe(pipes) &&
+		ev1 >= 0 && ev2 >= 0);
+	REQUIRE(storage_maps(BPF_MAP_TYPE_INODE_STORAGE, btf, map));
+	commands_agree("lookup, none yet", BPF_MAP_LOOKUP_ELEM, map, file, 0, 0);
+	commands_agree("update, noexist", BPF_MAP_UPDATE_ELEM, map, file, 41, BPF_NOEXIST);
+	commands_agree("update, noexist, the file opened again", BPF_MAP_UPDATE_ELEM, map, again,
+		       42, BPF_NOEXIST);
+	commands_agree("lookup, through the hard link", BPF_MAP_LOOKUP_ELEM, map, by_link, 0, 0);
+	commands_agree("update, exist, O_PATH", BPF_MAP_UPDATE_ELEM, map, opath, 43, BPF_EXIST);
+	commands_agree("lookup", BPF_MAP_LOOKUP_ELEM, map, file, 0, 0);
+	commands_agree("update, bad flags", BPF_MAP_UPDATE_ELEM, map, file, 44, 7);
+	commands_agree("update, F_LOCK without a lock", BPF_MAP_UPDATE_ELEM, map, file, 44,
+		       BPF_F_LOCK);
+	commands_agree("lookup, a socket", BPF_MAP_LOOKUP_ELEM, map, sock, 0, 0);
+	commands_agree("update, a socket", BPF_MAP_UPDATE_ELEM, map, sock, 5, BPF_ANY);
+	commands_agree("lookup, the socket", BPF_MAP_LOOKUP_ELEM, map, sock, 0, 0);
+	commands_agree("update, a pipe's read end", BPF_MAP_UPDATE_ELEM, map, pipes[0], 6, 0);
+	commands_agree("lookup, its write end", BPF_MAP_LOOKUP_ELEM, map, pipes[1], 0, 0);
+	commands_agree("update, an eventfd", BPF_MAP_UPDATE_ELEM, map, ev1, 7, BPF_NOEXIST);
+	commands_agree("lookup, another eventfd", BPF_MAP_LOOKUP_ELEM, map, ev2, 0, 0);
+	if (pidfd >= 0)
+		commands_agree("update, a pidfd", BPF_MAP_UPDATE_ELEM, map, pidfd, 8, BPF_NOEXIST);
+	commands_agree("lookup, fd -1", BPF_MAP_LOOKUP_ELEM, map, -1, 0, 0);
+	commands_agree("update, fd -1", BPF_MAP_UPDATE_ELEM, map, -1, 9, 0);
+	commands_agree("delete, fd 999", BPF_MAP_DELETE_ELEM, map, 999, 0, 0);
+	commands_agree("delete", BPF_MAP_DELETE_ELEM, map, by_link, 0, 0);
+	commands_agree("delete again", BPF_MAP_DELETE_ELEM, map, file, 0, 0);
+	commands_agree("lookup, deleted", BPF_MAP_LOOKUP_ELEM, map, again, 0, 0);
+	commands_agree("update, exist, none", BPF_MAP_UPDATE_ELEM, map, file, 45, BPF_EXIST);
+	commands_agree("lookup, the socket still", BPF_MAP_LOOKUP_ELEM, map, sock, 0, 0);
+	for (int s = 0; s < NSIDES; s++) {
+		int key = file, next;
+
+		CHECK_EQ(side_elem(s, BPF_MAP_GET_NEXT_KEY, map[s], &key, &next, 0).err, ENOTSUPP);
+	}
+	/* only its helpers (an LSM program's) take the map */
+	{
+		struct bpf_insn p[] = {
+			BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+			BPF_LD_MAP_FD(BPF_REG_1, 0),
+			BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+			BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+			BPF_MOV64_IMM(BPF_REG_0, 0),
+			BPF_EXIT_INSN(),
+		};
+
+		VERDICTS_AGREE_MAP("inode storage to map_lookup_elem", BPF_PROG_TYPE_XDP, p,
+				   ARRAY_SIZE(p), map, 1);
+	}
+	close_all(map, NSIDES);
+	close_all(btf, NSIDES);
+	close_all((int[]){ file, again, by_link, opath, sock, pipes[0], pipes[1], ev1, ev2, pidfd },
+		  10);
+	unlink(link_path);
+	unlink(path);
 }
 
 /* This process's cgroup (v2) directory, opened (-1 if no cgroup2 mount shows it). */

@@ -100,7 +100,7 @@ static bool specials_allowed(u32 type, u32 fields)
 
 	if ((fields & BTF_SPECIAL_LOCK) && !hash && !array && type != BPF_MAP_TYPE_CGROUP_STORAGE &&
 	    type != BPF_MAP_TYPE_SK_STORAGE && type != BPF_MAP_TYPE_TASK_STORAGE &&
-	    type != BPF_MAP_TYPE_CGRP_STORAGE)
+	    type != BPF_MAP_TYPE_CGRP_STORAGE && type != BPF_MAP_TYPE_INODE_STORAGE)
 		return false;
 	if ((fields & BTF_SPECIAL_TIMER) && !hash && !lru && !array)
 		return false;

@@ -1,7 +1,7 @@
 /* BPF_MAP_TYPE_SK_STORAGE: a value per socket, which programs reach with bpf_sk_storage_get()
  * and bpf_sk_storage_delete() and bpf() through a socket's fd as the key.  And
- * BPF_MAP_TYPE_TASK_STORAGE and BPF_MAP_TYPE_CGRP_STORAGE, the same table for tasks and cgroups
- * (at the end).
+ * BPF_MAP_TYPE_TASK_STORAGE, BPF_MAP_TYPE_CGRP_STORAGE and BPF_MAP_TYPE_INODE_STORAGE, the
+ * same table for tasks, cgroups and inodes (at the end).
  *
  * Two kinds of sockets carry storage here.  The sockets of test runs (the dummy socket behind
  * __sk_buff.sk, as the kernel's BPF_PROG_TEST_RUN makes one for each run) hold their own list
@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <linux/btf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -452,3 +453,70 @@ static int cgrp_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_
 }
 
 const struct bpf_map_ops cgrp_storage_map_ops = STORAGE_MAP_OPS(cgrp_storage_alloc);
+
+/* ---- BPF_MAP_TYPE_INODE_STORAGE ----
+ *
+ * A value per inode, which BPF LSM programs reach with bpf_inode_storage_get() and _delete()
+ * (userbpf loads no LSM program), and bpf() through any fd of the inode as the key (an O_PATH
+ * one too, as the kernel's fdget_raw() takes it): the table above, keyed by an id given to each
+ * (device, inode number) the first time bpf() names it, so that every fd of a file (hard links
+ * too; every anonymous-inode fd, which share one inode) finds the same value, as in the kernel.
+ * The kernel frees an inode's storage when the inode goes; here it stays until the map goes. */
+
+struct inode_id {
+	struct inode_id *next;
+	u64 dev, ino, id;
+};
+
+#define INODE_ID_BUCKETS 256u
+
+static pthread_mutex_t inode_ids_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct inode_id *inode_ids[INODE_ID_BUCKETS];
+static u64 inode_ids_next = 1;
+
+/* The id of inode (dev, ino), given now if it has none; 0 when out of memory. */
+static u64 inode_id_of(u64 dev, u64 ino)
+{
+	u32 b = (u32)((ino ^ dev * 0x9e3779b97f4a7c15ull) % INODE_ID_BUCKETS);
+	struct inode_id *e;
+	u64 id = 0;
+
+	pthread_mutex_lock(&inode_ids_lock);
+	for (e = inode_ids[b]; e && (e->dev != dev || e->ino != ino); e = e->next)
+		;
+	if (!e && (e = malloc(sizeof(*e)))) {
+		e->dev = dev;
+		e->ino = ino;
+		e->id = inode_ids_next++;
+		e->next = inode_ids[b];
+		inode_ids[b] = e;
+	}
+	if (e)
+		id = e->id;
+	pthread_mutex_unlock(&inode_ids_lock);
+	return id;
+}
+
+/* The inode behind the fd at key: its id; -EBADF for no fd. */
+static int inode_key_id(const void *key, u64 *id)
+{
+	struct stat st;
+	int fd;
+
+	memcpy(&fd, key, sizeof(fd));
+	if (fd < 0 || fstat(fd, &st))
+		return -EBADF;
+	*id = inode_id_of((u64)st.st_dev, (u64)st.st_ino);
+	return *id ? 0 : -ENOMEM;
+}
+
+static int inode_storage_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **out)
+{
+	int err = sks_alloc(attr, memfd, out);
+
+	if (!err)
+		sks_of(*out)->owner_of_fd = inode_key_id;
+	return err;
+}
+
+const struct bpf_map_ops inode_storage_map_ops = STORAGE_MAP_OPS(inode_storage_alloc);

@@ -1134,9 +1134,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 	 * and stacks with push/pop/peek, bloom filters with push/peek, device maps and AF_XDP
 	 * socket maps with redirect_map (and lookups), CPU maps with redirect_map, cgroup arrays
 	 * with the two under_cgroup tests, perf event arrays with perf_event_output, cgroup
-	 * storage with get_local_storage, socket storage with the sk_storage helpers, stack maps
-	 * with get_stackid, reuseport arrays with sk_select_reuseport (which takes socket maps
-	 * too), and those helpers with them (the kernel's
+	 * storage with get_local_storage, socket, task, cgroup and inode storage with their own
+	 * helpers, stack maps with get_stackid, reuseport arrays with sk_select_reuseport (which
+	 * takes socket maps too), and those helpers with them (the kernel's
 	 * check_map_func_compatibility()) */
 	bool queue_stack = map && (map->map_type == BPF_MAP_TYPE_QUEUE ||
 				   map->map_type == BPF_MAP_TYPE_STACK);
@@ -1169,6 +1169,9 @@ int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int
 		    (map->map_type == BPF_MAP_TYPE_TASK_STORAGE) !=
 			    (id == BPF_FUNC_task_storage_get ||
 			     id == BPF_FUNC_task_storage_delete) ||
+		    (map->map_type == BPF_MAP_TYPE_INODE_STORAGE) !=
+			    (id == BPF_FUNC_inode_storage_get ||
+			     id == BPF_FUNC_inode_storage_delete) ||
 		    (map->map_type == BPF_MAP_TYPE_CGRP_STORAGE) !=
 			    (id == BPF_FUNC_cgrp_storage_get ||
 			     id == BPF_FUNC_cgrp_storage_delete) ||
