@@ -313,9 +313,9 @@ TEST(loader_iter_task_wrapped_ids)
 	if (b.tid < old)
 		set_last_pid(old); /* (ids go on from where they were) */
 	if (b.tid >= lowest)
-		test_fail(__FILE__, __LINE__, "thread b got id %d after ns_last_pid %d (was %d): not "
-			  "below the process's %d and thread a's %d", b.tid, lowest / 2, old, pid,
-			  a.tid);
+		test_fail(__FILE__, __LINE__,
+			  "thread b got id %d after ns_last_pid %d (was %d): not below the "
+			  "process's %d and thread a's %d", b.tid, lowest / 2, old, pid, a.tid);
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		prog[s] = load_on(s, FIXTURE("iter_task_lines"), &obj[s]);
 		REQUIRE(prog[s] >= 0);
