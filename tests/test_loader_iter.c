@@ -4,8 +4,8 @@
  * header through bpf_seq_write(), the count at the end).  Over every task, userbpf's output has
  * this thread's line; a process's threads come in the order they were made, even where their
  * ids wrapped (set up by moving ns_last_pid back, as root).  The link's info and the attr rules
- * are compared too.  Skipped without the kernel's BTF; the comparison without the kernel's bpf() or where this process's ids are
- * not the kernel's.
+ * are compared too.  Skipped without the kernel's BTF; the comparison without the kernel's
+ * bpf() or where this process's ids are not the kernel's.
  */
 #include <dirent.h>
 #include <errno.h>
