@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -254,6 +255,102 @@ TEST(diff_sockmap_commands)
 	for (int s = 0; s < NSIDES; s++)
 		for (int m = 0; m < 4; m++)
 			close(maps[m][s]);
+	socks_close(&k);
+}
+
+/* Sockets leave socket maps when they close (a listener, a connection's client end, a UDP
+ * socket; a duplicated fd keeps its socket open): lookups, walks, deletes and updates after the
+ * closes give the kernel's answers. */
+TEST(diff_sockmap_closed_sockets)
+{
+	struct socks k;
+	int maps[2][NSIDES], dup_fd; /* a sockmap and a sockhash, 8 entries each */
+	static const struct {
+		int map, cmd;
+		uint32_t key;
+	} steps[] = {
+		{ 0, BPF_MAP_LOOKUP_ELEM, 0 }, { 0, BPF_MAP_LOOKUP_ELEM, 1 },
+		{ 0, BPF_MAP_LOOKUP_ELEM, 2 }, { 0, BPF_MAP_LOOKUP_ELEM, 3 },
+		{ 0, BPF_MAP_LOOKUP_ELEM, 4 }, { 0, BPF_MAP_DELETE_ELEM, 1 },
+		{ 0, BPF_MAP_DELETE_ELEM, 2 }, { 0, BPF_MAP_UPDATE_ELEM, 3 },
+		{ 0, BPF_MAP_UPDATE_ELEM, 0 }, { 0, BPF_MAP_LOOKUP_ELEM, 0 },
+		{ 1, BPF_MAP_LOOKUP_ELEM, 10 }, { 1, BPF_MAP_LOOKUP_ELEM, 11 },
+		{ 1, BPF_MAP_LOOKUP_ELEM, 12 }, { 1, BPF_MAP_DELETE_ELEM, 13 },
+		{ 1, BPF_MAP_UPDATE_ELEM, 11 }, { 1, BPF_MAP_UPDATE_ELEM, 14 },
+		{ 1, BPF_MAP_LOOKUP_ELEM, 14 },
+	};
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	REQUIRE(socks_open(&k));
+	dup_fd = dup(k.server4);
+	REQUIRE(dup_fd >= 0);
+	for (int s = 0; s < NSIDES; s++) {
+		maps[0][s] = create(s, SOCKMAP, 4, 8, 8);
+		maps[1][s] = create(s, SOCKHASH, 4, 8, 8);
+		REQUIRE(maps[0][s] >= 0 && maps[1][s] >= 0);
+		/* index / key i + 10: listen4, client4, udp4, server4, listen6 */
+		const int put[] = { k.listen4, k.client4, k.udp4, k.server4, k.listen6 };
+
+		for (uint32_t i = 0; i < 5; i++) {
+			uint64_t v = (uint64_t)put[i];
+			uint32_t hk = i + 10;
+
+			REQUIRE(side_elem(s, BPF_MAP_UPDATE_ELEM, maps[0][s], &i, &v, 0).rc == 0);
+			REQUIRE(side_elem(s, BPF_MAP_UPDATE_ELEM, maps[1][s], &hk, &v, 0).rc == 0);
+		}
+	}
+	/* closed: the listener, the client end, the UDP socket; server4 stays open through its
+	 * duplicate */
+	close(k.listen4);
+	close(k.client4);
+	close(k.udp4);
+	close(k.server4);
+	k.listen4 = k.client4 = k.udp4 = k.server4 = -1;
+	for (size_t i = 0; i < N(steps); i++) {
+		struct bpf_result r[NSIDES];
+		uint64_t v[NSIDES];
+		char what[48];
+
+		for (int s = 0; s < NSIDES; s++) {
+			uint32_t key = steps[i].key;
+
+			v[s] = steps[i].cmd == BPF_MAP_UPDATE_ELEM ? (uint64_t)k.listen6 : 0xeeee;
+			r[s] = side_elem(s, steps[i].cmd, maps[steps[i].map][s], &key,
+					 steps[i].cmd == BPF_MAP_DELETE_ELEM ? NULL : &v[s],
+					 steps[i].cmd != BPF_MAP_UPDATE_ELEM ? 0
+					 : steps[i].key == 14		     ? BPF_EXIST
+									     : BPF_NOEXIST);
+		}
+		snprintf(what, sizeof(what), "closed sockets step %zu", i);
+		if (AGREE(what, r) && !r[K].rc && steps[i].cmd == BPF_MAP_LOOKUP_ELEM)
+			CHECK_EQ(v[U], v[K]);
+		if (getenv("TEST_VERBOSE"))
+			printf("closed sockets step %zu: %d %d\n", i, r[K].rc, r[K].err);
+	}
+	/* the hash's walk: the kernel's keys, in its order */
+	{
+		uint32_t key = 0, next[NSIDES];
+		struct bpf_result r[NSIDES];
+		int n = 0;
+
+		for (bool first = true; n < 10; n++, first = false) {
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = side_elem(s, BPF_MAP_GET_NEXT_KEY, maps[1][s],
+						 first ? NULL : &key, &next[s], 0);
+			if (!AGREE("sockhash walk after closes", r) || r[K].rc)
+				break;
+			CHECK_EQ(next[U], next[K]);
+			key = next[K];
+			if (getenv("TEST_VERBOSE"))
+				printf("sockhash walk after closes: key %u\n", key);
+		}
+		CHECK_EQ(n, 2); /* (server4 and listen6 are left) */
+	}
+	for (int s = 0; s < NSIDES; s++) {
+		close(maps[0][s]);
+		close(maps[1][s]);
+	}
+	close(dup_fd);
 	socks_close(&k);
 }
 

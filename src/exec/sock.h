@@ -113,10 +113,10 @@ int sock_ref_from_prog(u64 sk, struct sock_ref *r);
  * longer has it (closed: the kernel's map would have dropped it). */
 struct bpf_sock *sock_ref_get(const struct sock_ref *r);
 
-/* Whether the kernel still has the socket of cookie among its family/proto sockets in the
- * states (a mask of 1 << state), in the caller's network namespace: a dump, since an exact
- * lookup of a socket in a reuseport group may give another of the group.  True when it cannot
- * tell. */
+/* Whether the socket of cookie is still open (some file holds it) among the kernel's family/proto
+ * sockets in the states (a mask of 1 << state) of the caller's network namespace: a dump, since
+ * an exact lookup of a socket in a reuseport group may give another of the group.  True when
+ * it cannot tell. */
 bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie);
 
 #endif /* USERBPF_EXEC_SOCK_H */

@@ -480,7 +480,10 @@ struct bpf_sock *sock_ref_get(const struct sock_ref *r)
 	return ps ? &ps->sk : NULL;
 }
 
-bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
+/* Every socket of family and proto in states (a mask of 1 << state) in the caller's network
+ * namespace, each given to fn; 0, or -errno when the kernel could not be asked. */
+static int diag_dump(u8 family, u8 proto, u32 states,
+		     void (*fn)(const struct inet_diag_msg *m, void *arg), void *arg)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -488,8 +491,7 @@ bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
 	} q;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	_Alignas(struct nlmsghdr) char buf[16384];
-	bool found = false, done = false;
-	int fd;
+	int fd, err = 0;
 
 	memset(&q, 0, sizeof(q));
 	q.nlh.nlmsg_len = sizeof(q);
@@ -500,30 +502,49 @@ bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
 	q.req.idiag_states = states;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
-		return true; /* (cannot tell: as it was) */
+		return -errno;
 	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&nl, sizeof(nl)) != (ssize_t)sizeof(q))
-		done = found = true;
-	while (!done) {
+		err = -errno;
+	for (bool done = err != 0; !done;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
 		if (n <= 0) {
-			found = true; /* (cannot tell) */
+			err = n < 0 ? -errno : -EIO;
 			break;
 		}
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (u32)n);
 		     h = NLMSG_NEXT(h, n)) {
-			const struct inet_diag_msg *m = NLMSG_DATA(h);
-
 			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
 				done = true;
 				break;
 			}
-			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m)) &&
-			    m->id.idiag_cookie[0] == (u32)cookie &&
-			    m->id.idiag_cookie[1] == (u32)(cookie >> 32))
-				found = true;
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				fn(NLMSG_DATA(h), arg);
 		}
 	}
 	close(fd);
-	return found;
+	return err;
+}
+
+struct cookie_search {
+	u64 cookie;
+	bool found;
+};
+
+/* (a socket no file holds any more, inode 0, is closed: lingering in TCP's FIN states) */
+static void match_cookie(const struct inet_diag_msg *m, void *arg)
+{
+	struct cookie_search *c = arg;
+
+	if (m->idiag_inode && m->id.idiag_cookie[0] == (u32)c->cookie &&
+	    m->id.idiag_cookie[1] == (u32)(c->cookie >> 32))
+		c->found = true;
+}
+
+bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
+{
+	struct cookie_search c = { cookie, false };
+
+	/* (when the kernel cannot be asked: as it was) */
+	return diag_dump(family, proto, states, match_cookie, &c) || c.found;
 }

@@ -9,8 +9,10 @@
  *
  * The map keeps each socket as its cookie and addresses (struct sock_ref): a program's lookup
  * asks the kernel for the socket of that cookie at those addresses, so a socket that is gone is
- * not found (the kernel's map drops a socket when it closes; here the entry stays, to bpf(),
- * until deleted or replaced).  No socket is redirected: sk_skb and sk_msg programs, which the
+ * not found.  The kernel's map drops a socket when it closes, which userbpf does not see
+ * happen: bpf() looks for an inet socket before it reads or changes its entry, and before a
+ * hash's walk for all of them (sock_cookie_alive()), and drops the entries of those closed, so
+ * that bpf() sees what the kernel's would.  Unix sockets are not looked for: theirs stay.  No socket is redirected: sk_skb and sk_msg programs, which the
  * kernel attaches to these maps, are verified (their redirect helpers take these maps) and
  * attach (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per attach type, as the kernel keeps
  * them, sockmap.h), but no socket's data runs them.
@@ -29,6 +31,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "exec/sock.h"
 #include "map/jhash.h"
@@ -201,6 +204,88 @@ static struct sock_entry *sock_find(struct stab *t, const void *key)
 	return pp ? *pp : NULL;
 }
 
+/* Takes key's entry out (t->lock held): 0, or the kernel's errno for none (an array's slot:
+ * EINVAL; a hash's key: ENOENT). */
+static int remove_locked(struct stab *t, const void *key)
+{
+	struct sock_entry **pp, *e;
+	u32 k;
+
+	if (!t->hash) {
+		memcpy(&k, key, 4);
+		if (k >= t->map.max_entries || !t->slots[k].used)
+			return -EINVAL;
+		t->slots[k].used = false;
+		return 0;
+	}
+	if (!(pp = hash_find(t, key, key_hash(t, key))))
+		return -ENOENT;
+	e = *pp;
+	*pp = e->next;
+	e->next = t->free_list;
+	t->free_list = e;
+	t->items--;
+	return 0;
+}
+
+/* Whether r's socket is still open.  The kernel's map drops a socket when it closes (its
+ * sock_map_close()), which userbpf does not see happen, so bpf() looks before it reads or
+ * changes an entry (Unix sockets are not looked for: they stay). */
+static bool ref_open(const struct sock_ref *r)
+{
+	if (r->family != AF_INET && r->family != AF_INET6)
+		return true;
+	return sock_cookie_alive(r->family, r->protocol, ~0u, r->cookie);
+}
+
+/* Drops key's entry if its socket closed, as the kernel's map would have (the kernel is asked
+ * outside t->lock). */
+static void drop_if_closed(struct stab *t, const void *key)
+{
+	struct sock_entry *e;
+	struct sock_ref ref;
+
+	spin_lock(&t->lock);
+	e = sock_find(t, key);
+	if (e)
+		ref = e->ref;
+	spin_unlock(&t->lock);
+	if (!e || ref_open(&ref))
+		return;
+	spin_lock(&t->lock);
+	e = sock_find(t, key);
+	if (e && e->ref.cookie == ref.cookie)
+		remove_locked(t, key);
+	spin_unlock(&t->lock);
+}
+
+/* Drops every hash entry whose socket closed (before a walk: the kernel's has none of them). */
+static void drop_closed(struct stab *t)
+{
+	u8 *keys = NULL;
+	u32 n = 0, cap = 0;
+
+	spin_lock(&t->lock);
+	for (u32 b = 0; b < t->n_buckets; b++)
+		for (struct sock_entry *e = t->buckets[b]; e; e = e->next) {
+			if (n == cap) {
+				u32 ncap = cap ? cap * 2 : 16;
+				u8 *p = realloc(keys, (size_t)ncap * t->map.key_size);
+
+				if (!p)
+					goto out;
+				keys = p;
+				cap = ncap;
+			}
+			memcpy(keys + (size_t)n++ * t->map.key_size, e->key, t->map.key_size);
+		}
+out:
+	spin_unlock(&t->lock);
+	for (u32 i = 0; i < n; i++)
+		drop_if_closed(t, keys + (size_t)i * t->map.key_size);
+	free(keys);
+}
+
 /* bpf(): the socket's cookie. */
 static int sock_lookup_sys(struct bpf_map *map, const void *key, void *value)
 {
@@ -209,6 +294,7 @@ static int sock_lookup_sys(struct bpf_map *map, const void *key, void *value)
 
 	if (map->value_size != 8)
 		return -ENOSPC;
+	drop_if_closed(t, key);
 	spin_lock(&t->lock);
 	e = sock_find(t, key);
 	if (e)
@@ -308,7 +394,10 @@ static int sock_update_sys(struct bpf_map *map, const void *key, const void *val
 	if (fd > INT_MAX)
 		return -EINVAL;
 	err = sock_ref_from_fd((int)fd, &r);
-	return err ? err : sock_store(stab_of(map), key, &r, flags);
+	if (err)
+		return err;
+	drop_if_closed(stab_of(map), key);
+	return sock_store(stab_of(map), key, &r, flags);
 }
 
 /* A program's: value is a socket it holds. */
@@ -323,26 +412,11 @@ static int sock_update_prog(struct bpf_map *map, const void *key, const void *va
 static int sock_delete(struct bpf_map *map, const void *key)
 {
 	struct stab *t = stab_of(map);
-	struct sock_entry **pp, *e;
-	int err = 0;
-	u32 k;
+	int err;
 
+	drop_if_closed(t, key);
 	spin_lock(&t->lock);
-	if (!t->hash) {
-		memcpy(&k, key, 4);
-		if (k >= map->max_entries || !t->slots[k].used)
-			err = -EINVAL;
-		else
-			t->slots[k].used = false;
-	} else if (!(pp = hash_find(t, key, key_hash(t, key)))) {
-		err = -ENOENT;
-	} else {
-		e = *pp;
-		*pp = e->next;
-		e->next = t->free_list;
-		t->free_list = e;
-		t->items--;
-	}
+	err = remove_locked(t, key);
 	spin_unlock(&t->lock);
 	return err;
 }
@@ -358,6 +432,7 @@ static int sock_get_next_key(struct bpf_map *map, const void *key, void *next_ke
 
 	if (!t->hash)
 		return array_map_get_next_key(map, key, next_key);
+	drop_closed(t);
 	spin_lock(&t->lock);
 	if (key) {
 		hash = key_hash(t, key);
