@@ -7,15 +7,15 @@
  * kernel's rule (src/exec/sock_lookup.c: TCP established or listening, UDP bound, Unix), checked
  * before the flags and the index, as the kernel does.
  *
- * The map keeps each socket as its cookie and addresses (struct sock_ref): a program's lookup
- * asks the kernel for the socket of that cookie at those addresses, so a socket that is gone is
- * not found.  The kernel's map drops a socket when it closes, which userbpf does not see
- * happen: bpf() looks for an inet socket before it reads or changes its entry, and before a
- * hash's walk for all of them (sock_cookie_alive()), and drops the entries of those closed, so
- * that bpf() sees what the kernel's would.  Unix sockets are not looked for: theirs stay.  No socket is redirected: sk_skb and sk_msg programs, which the
- * kernel attaches to these maps, are verified (their redirect helpers take these maps) and
- * attach (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per attach type, as the kernel keeps
- * them, sockmap.h), but no socket's data runs them.
+ * The map keeps each socket as its cookie and addresses (struct sock_ref): a program's lookup asks
+ * the kernel for the socket of that cookie at those addresses, so a socket that is gone is not
+ * found.  The kernel's map drops a socket when it closes, which userbpf does not see happen: bpf()
+ * looks for an inet socket before it reads or changes its entry, and before a hash's walk for all
+ * of them (sock_cookie_alive()), and drops the entries of those closed, so that bpf() sees what
+ * the kernel's would.  Unix sockets are not looked for: theirs stay.  No socket is redirected:
+ * sk_skb and sk_msg programs, which the kernel attaches to these maps, are verified (their
+ * redirect helpers take these maps) and attach (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per
+ * attach type, as the kernel keeps them, sockmap.h), but no socket's data runs them.
  *
  * SOCKMAP is an array of max_entries slots; iteration visits every index, empty or not, and
  * deleting an empty one is EINVAL (the kernel's).  SOCKHASH has keys of any size up to
