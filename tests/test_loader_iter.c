@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -343,6 +344,124 @@ TEST(loader_iter_task_wrapped_ids)
 	for (int s = 0; s < NSIDES; s++)
 		if (obj[s])
 			userbpf_object_close(obj[s]);
+}
+
+/* This process's file-backed areas as /proc/self/maps lists them (start-end and the rest of
+ * each line), into buf: what the task_vma iterator's lines are compared under. */
+static void file_areas_now(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096];
+	size_t len = 0;
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long inode = 0;
+
+		if (sscanf(line, "%*s %*s %*s %*s %lu", &inode) == 1 && inode &&
+		    len + strlen(line) < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s", line);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The task_vma iterator over this process (by pid, by this thread's id, by another thread's):
+ * the kernel's lines for its file-backed areas (start, end, permissions, page offset, inode,
+ * name), where the areas did not change meanwhile; over every task, userbpf's output has
+ * this process's lines. */
+TEST(loader_iter_task_vma)
+{
+	static char out[NSIDES][1 << 18], before[1 << 16], after[1 << 16];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+	struct id_thread other = { &hold, 0 };
+	bool compare = kernel_bpf_available() && pids_are_global();
+	int prog[NSIDES] = { -1, -1 }, compared = 0;
+	char line[64];
+	pthread_t th;
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_task_vma"))
+		SKIP("no kernel BTF with the task_vma iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): the tasks' reads "
+		     "go through it");
+	/* areas of files of other kinds: a memfd, a deleted file, each side's mmapped array map */
+	int memfd = memfd_create("vma-test", MFD_CLOEXEC), map[NSIDES] = { -1, -1 };
+	char tmp[] = "/tmp/userbpf-vma-XXXXXX";
+	int tmpfd = mkstemp(tmp);
+	void *maps_at[NSIDES + 2] = { NULL };
+
+	REQUIRE(memfd >= 0 && tmpfd >= 0 && !ftruncate(memfd, 8192) && !ftruncate(tmpfd, 4096));
+	unlink(tmp);
+	maps_at[0] = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	maps_at[1] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, tmpfd, 0);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 8, 512, BPF_F_MMAPABLE).rc;
+		REQUIRE(map[s] >= 0);
+		maps_at[2 + s] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, map[s], 0);
+	}
+	for (int i = 0; i < NSIDES + 2; i++)
+		REQUIRE(maps_at[i] != MAP_FAILED);
+	pthread_mutex_lock(&hold);
+	REQUIRE(start_id_thread(&th, &other) > 0);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		prog[s] = load_on(s, FIXTURE("iter_task_vma_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	const uint32_t filters[][2] = {
+		{ 0, (uint32_t)getpid() },
+		{ (uint32_t)syscall(SYS_gettid), 0 },
+		{ (uint32_t)other.tid, 0 },
+	};
+	for (size_t f = 0; f < ARRAY_SIZE(filters); f++) {
+		struct bpf_result r[NSIDES];
+
+		/* (a try whose areas changed meanwhile is made again) */
+		for (int tries = 0; tries < 5; tries++) {
+			file_areas_now(before, sizeof(before));
+			for (int s = compare ? 0 : U; s < NSIDES; s++)
+				r[s] = iterate(s, prog[s], filters[f][0], filters[f][1], out[s],
+					       sizeof(out[s]), NULL);
+			file_areas_now(after, sizeof(after));
+			if (!strcmp(before, after))
+				break;
+		}
+		CHECK_EQ(r[U].rc, 0);
+		/* this thread's code: its executable's first area, a line of the task's id */
+		snprintf(line, sizeof(line), "%d ", filters[f][0] ? (int)filters[f][0] : getpid());
+		CHECK(!strncmp(out[U], line, strlen(line)));
+		CHECK(strstr(out[U], "end\n") != NULL);
+		if (compare && AGREE("task_vma iterator", r) && !strcmp(before, after)) {
+			CHECK(!strcmp(out[K], out[U]));
+			compared++;
+		}
+		if (getenv("TEST_VERBOSE"))
+			printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	}
+	if (compare)
+		CHECK(compared > 0);
+	/* every task: this process among them */
+	{
+		struct bpf_result r = iterate(U, prog[U], 0, 0, out[U], sizeof(out[U]), NULL);
+
+		CHECK_EQ(r.rc, 0);
+		snprintf(line, sizeof(line), "\n%d ", getpid());
+		CHECK(strstr(out[U], line) != NULL);
+	}
+	pthread_mutex_unlock(&hold);
+	pthread_join(th, NULL);
+	for (int s = 0; s < NSIDES; s++)
+		if (obj[s])
+			userbpf_object_close(obj[s]);
+	munmap(maps_at[0], 8192);
+	munmap(maps_at[1], 4096);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		munmap(maps_at[2 + s], 4096);
+		close(map[s]);
+	}
+	close(memfd);
+	close(tmpfd);
 }
 
 /* Creation order, unit by unit: start times first; in a clock tick, ids from after the widest

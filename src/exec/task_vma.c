@@ -5,7 +5,8 @@
  * a block of the tasks' arena that this thread keeps (so a program's loads through it read in
  * place, as the task's do): the vm_area_struct (start, end, mm, flags, page offset, file), and
  * for a mapped file its struct file, dentry (the name) and inode (the number).  The flags are
- * the permissions maps shows (VM_READ, VM_WRITE, VM_EXEC, VM_SHARED); the kernel's other flags
+ * the permissions maps shows (VM_READ, VM_WRITE, VM_EXEC), and VM_SHARED as smaps shows it for
+ * a shared mapping (of a file opened read-only it has none); the kernel's other flags
  * (VM_MAYREAD, VM_GROWSDOWN, ...) read 0.
  */
 #include <errno.h>
@@ -114,12 +115,40 @@ static u64 area_pgoff(u64 start, u64 end, u64 off, u64 ino, const char *name)
 	return start / 4096;
 }
 
+/* Whether the kernel's flags of tgid's area at start have VM_SHARED, which maps's 's' does not
+ * tell (it shows VM_MAYSHARE: a shared mapping of a file opened read-only has no VM_SHARED):
+ * smaps's VmFlags do ("sh"). */
+static bool area_vm_shared(int tgid, u64 start)
+{
+	char path[64], line[1024];
+	bool in_area = false, shared = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", tgid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in_area = s == start;
+		} else if (in_area && !strncmp(line, "VmFlags:", 8)) {
+			shared = strstr(line, " sh") != NULL;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return shared;
+}
+
 static __thread u8 *block;
 static __thread bool in_use;
 
-/* The area of /proc/<tgid>/maps holding addr: false if none. */
-static bool find_area(int tgid, u64 addr, u64 *start, u64 *end, char perms[5], u64 *off,
-		      u64 *ino, char *name, size_t name_size)
+/* The area of /proc/<tgid>/maps holding addr, or (next) the first ending above it: false if
+ * none. */
+static bool find_area(int tgid, u64 addr, bool next, u64 *start, u64 *end, char perms[5],
+		      u64 *off, u64 *ino, char *name, size_t name_size)
 {
 	char path[64], line[4096 + 128];
 	bool found = false;
@@ -142,7 +171,7 @@ static bool find_area(int tgid, u64 addr, u64 *start, u64 *end, char perms[5], u
 		/* the first area ending above addr: it holds addr, or nothing does */
 		if (strstr(line + at, "[vsyscall]"))
 			break;
-		if (addr >= s) {
+		if (addr >= s || next) {
 			char *nl = strchr(line + at, '\n'), *del;
 
 			if (nl)
@@ -154,8 +183,16 @@ static bool find_area(int tgid, u64 addr, u64 *start, u64 *end, char perms[5], u
 			*end = e;
 			*off = o;
 			*ino = inode;
-			snprintf(name, name_size, "%s",
-				 strrchr(line + at, '/') ? strrchr(line + at, '/') + 1 : line + at);
+			/* the dentry's name: a path's last part; an anonymous inode's file shows
+			 * as "anon_inode:<name>" */
+			const char *n = strrchr(line + at, '/') ? strrchr(line + at, '/') + 1
+								: line + at;
+
+			if (!strncmp(n, "anon_inode:", 11))
+				n += 11;
+			snprintf(name, name_size, "%s", n);
+			if (perms[3] == 's' && !area_vm_shared(tgid, s))
+				perms[3] = 'p';
 			found = true;
 		}
 		break;
@@ -164,7 +201,7 @@ static bool find_area(int tgid, u64 addr, u64 *start, u64 *end, char perms[5], u
 	return found;
 }
 
-u64 task_vma_get(u64 task, u64 addr, int *err)
+static u64 area_get(u64 task, u64 addr, bool next, u64 *area_end, int *err)
 {
 	u64 start, end, off, ino;
 	char perms[5] = { 0 }, name[NAME_MAX_BYTES];
@@ -183,7 +220,8 @@ u64 task_vma_get(u64 task, u64 addr, int *err)
 	if (!block)
 		block = task_arena_alloc(L.vma_size + L.file_size + L.dentry_size + L.inode_size +
 					 NAME_MAX_BYTES);
-	if (!block || !find_area(tgid, addr, &start, &end, perms, &off, &ino, name, sizeof(name)))
+	if (!block ||
+	    !find_area(tgid, addr, next, &start, &end, perms, &off, &ino, name, sizeof(name)))
 		return 0;
 	vma = block;
 	file = vma + L.vma_size;
@@ -210,7 +248,20 @@ u64 task_vma_get(u64 task, u64 addr, int *err)
 	}
 	in_use = true;
 	*err = 0;
+	*area_end = end;
 	return (uintptr_t)vma;
+}
+
+u64 task_vma_get(u64 task, u64 addr, int *err)
+{
+	u64 end;
+
+	return area_get(task, addr, false, &end, err);
+}
+
+u64 task_vma_next(u64 task, u64 addr, u64 *end, int *err)
+{
+	return area_get(task, addr, true, end, err);
 }
 
 void task_vma_put(void)

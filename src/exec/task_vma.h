@@ -1,4 +1,5 @@
-/* task_vma.h — a task's memory areas as the kernel's struct vm_area_struct, for bpf_find_vma():
+/* task_vma.h — a task's memory areas as the kernel's struct vm_area_struct, for bpf_find_vma()
+ * and the task_vma iterator:
  * read from /proc/<tgid>/maps and laid out by the kernel's BTF, with the mapped file as a
  * struct file, dentry and inode a program can walk to.
  */
@@ -12,6 +13,9 @@
  * there, no mm, no /proc to read, no kernel BTF), -EBUSY (this thread's area is in use: a
  * nested call). */
 u64 task_vma_get(u64 task, u64 addr, int *err);
+/* The same for the first area ending above addr (the kernel's find_vma(), which the task_vma
+ * iterator walks by), its end in *end. */
+u64 task_vma_next(u64 task, u64 addr, u64 *end, int *err);
 void task_vma_put(void);
 
 #endif
