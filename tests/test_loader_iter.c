@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -462,6 +464,97 @@ TEST(loader_iter_task_vma)
 	}
 	close(memfd);
 	close(tmpfd);
+}
+
+/* The task_file iterator over this process (by pid, by another thread's id): the kernel's lines
+ * for files of every kind opened at fds 900 and up (a regular file read into, a directory, the
+ * root, /dev/null, a deleted file, a socket, both ends of a pipe, an eventfd, a memfd, a
+ * pidfd, an O_PATH fd, each side's BPF map); over every task, userbpf's output has them too. */
+TEST(loader_iter_task_file)
+{
+	static char out[NSIDES][1 << 16];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+	struct id_thread other = { &hold, 0 };
+	bool compare = kernel_bpf_available() && pids_are_global();
+	int prog[NSIDES] = { -1, -1 }, fds[20], n = 0, pipes[2], sv[2];
+	char tmp[] = "/tmp/userbpf-file-XXXXXX", line[64], byte;
+	pthread_t th;
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_task_file"))
+		SKIP("no kernel BTF with the task_file iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): the tasks' reads "
+		     "go through it");
+	fds[n++] = open("/proc/self/status", O_RDONLY);
+	fds[n++] = open("/tmp", O_RDONLY | O_DIRECTORY);
+	fds[n++] = open("/", O_RDONLY | O_DIRECTORY);
+	fds[n++] = open("/dev/null", O_WRONLY);
+	fds[n++] = mkstemp(tmp);
+	unlink(tmp);
+	fds[n++] = socket(AF_INET, SOCK_DGRAM, 0);
+	REQUIRE(!pipe(pipes) && !socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	fds[n++] = pipes[0];
+	fds[n++] = pipes[1];
+	fds[n++] = sv[0];
+	fds[n++] = eventfd(0, 0);
+	fds[n++] = memfd_create("file-test", 0);
+	fds[n] = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fds[n] < 0) /* (valgrind has no pidfd_open()) */
+		fds[n] = open("/dev/zero", O_RDONLY);
+	n++;
+	fds[n++] = open("/etc", O_PATH);
+	for (int s = 0; s < NSIDES; s++)
+		fds[n++] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0).rc;
+	for (int i = 0; i < n; i++)
+		REQUIRE(fds[i] >= 0);
+	REQUIRE(read(fds[0], &byte, 1) == 1 && write(fds[4], "abc", 3) == 3);
+	/* (at 900 up, in the order opened) */
+	for (int i = 0; i < n; i++) {
+		REQUIRE(dup2(fds[i], 900 + i) == 900 + i);
+		close(fds[i]);
+		fds[i] = 900 + i;
+	}
+	close(sv[1]);
+	pthread_mutex_lock(&hold);
+	REQUIRE(start_id_thread(&th, &other) > 0);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		prog[s] = load_on(s, FIXTURE("iter_task_file_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	const uint32_t filters[][2] = { { 0, (uint32_t)getpid() }, { (uint32_t)other.tid, 0 } };
+
+	for (size_t f = 0; f < ARRAY_SIZE(filters); f++) {
+		struct bpf_result r[NSIDES];
+
+		for (int s = compare ? 0 : U; s < NSIDES; s++)
+			r[s] = iterate(s, prog[s], filters[f][0], filters[f][1], out[s],
+				       sizeof(out[s]), NULL);
+		CHECK_EQ(r[U].rc, 0);
+		/* the first of them, then "end" */
+		snprintf(line, sizeof(line), "%d 900 ",
+			 filters[f][0] ? (int)filters[f][0] : getpid());
+		CHECK(!strncmp(out[U], line, strlen(line)));
+		CHECK(strstr(out[U], "end\n") != NULL);
+		if (compare && AGREE("task_file iterator", r))
+			CHECK(!strcmp(out[K], out[U]));
+		if (getenv("TEST_VERBOSE"))
+			printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	}
+	{
+		struct bpf_result r = iterate(U, prog[U], 0, 0, out[U], sizeof(out[U]), NULL);
+
+		CHECK_EQ(r.rc, 0);
+		snprintf(line, sizeof(line), "\n%d 912 ", getpid());
+		CHECK(strstr(out[U], line) != NULL);
+	}
+	pthread_mutex_unlock(&hold);
+	pthread_join(th, NULL);
+	for (int s = 0; s < NSIDES; s++)
+		if (obj[s])
+			userbpf_object_close(obj[s]);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
 }
 
 /* Creation order, unit by unit: start times first; in a clock tick, ids from after the widest

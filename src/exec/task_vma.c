@@ -1,4 +1,5 @@
-/* task_vma.c — a task's memory areas for bpf_find_vma() (see task_vma.h).
+/* task_vma.c — a task's memory areas for bpf_find_vma() and the task_vma iterator, and its open
+ * files for the task_file iterator (see task_vma.h).
  *
  * /proc/<tgid>/maps lists the task's areas in order, as the kernel's find_vma() walks them (but
  * for [vsyscall], which is no area of the mm).  The area found is written, each call anew, into
@@ -8,11 +9,22 @@
  * the permissions maps shows (VM_READ, VM_WRITE, VM_EXEC), and VM_SHARED as smaps shows it for
  * a shared mapping (of a file opened read-only it has none); the kernel's other flags
  * (VM_MAYREAD, VM_GROWSDOWN, ...) read 0.
+ *
+ * An open file is written into the same block from /proc/<tgid>/fd and fdinfo: the struct
+ * file (its position), dentry (its name) and inode (number and mode); its other fields read 0.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "btf/btf.h"
 #include "btf/vmlinux.h"
@@ -30,6 +42,7 @@ static struct {
 	u32 vma_size, file_size, dentry_size, inode_size;
 	long vm_start, vm_end, vm_mm, vm_flags, vm_pgoff, vm_file;
 	long f_dentry, f_inode, d_name, d_len, d_inode, i_ino;
+	long f_pos, i_mode; /* (-1: not in the kernel's BTF) */
 } L;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -82,6 +95,8 @@ static void layout(void)
 		*fields[i].off = btf_member_offset(btf, fields[i].id, fields[i].name);
 		L.ok &= *fields[i].off >= 0;
 	}
+	L.f_pos = btf_member_offset(btf, file, "f_pos");
+	L.i_mode = btf_member_offset(btf, inode, "i_mode");
 	L.f_dentry = nested(btf, file, "f_path", path, "dentry");
 	L.d_name = nested(btf, dentry, "d_name", qstr, "name");
 	L.d_len = nested(btf, dentry, "d_name", qstr, "len");
@@ -267,4 +282,177 @@ u64 task_vma_next(u64 task, u64 addr, u64 *end, int *err)
 void task_vma_put(void)
 {
 	in_use = false;
+}
+
+/* ---- open files (the task_file iterator) ---- */
+
+/* The lowest open fd of tgid at or above from, with what /proc tells of it: 1; 0 if none; -1
+ * if *fd closed while it was looked at. */
+static int find_fd(int tgid, u32 from, u32 *fd, char *target, size_t target_size,
+		   struct stat *st, u64 *pos)
+{
+	char path[64], line[128];
+	struct dirent *e;
+	long best = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", tgid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char *end;
+		long n = strtol(e->d_name, &end, 10);
+
+		if (!*end && e->d_name[0] != '.' && n >= (long)from && (best < 0 || n < best))
+			best = n;
+	}
+	if (d)
+		closedir(d);
+	if (best < 0)
+		return 0;
+	*fd = (u32)best;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", tgid, best);
+	ssize_t len = readlink(path, target, target_size - 1);
+
+	if (len < 0 || stat(path, st))
+		return -1;
+	target[len] = 0;
+	*pos = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%ld", tgid, best);
+	FILE *f = fopen(path, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "pos: %" SCNu64, pos) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return 1;
+}
+
+/* A socket's dentry name: its protocol's (the kernel names it after sk_prot_creator->name), as
+ * SO_DOMAIN, SO_TYPE and SO_PROTOCOL tell it of fd (tgid's: taken with pidfd_getfd() when not
+ * this process's); "" when it cannot be told. */
+static const char *socket_name(int tgid, u32 fd)
+{
+	int own = -1, domain = 0, type = 0, proto = 0;
+	socklen_t len = sizeof(int);
+
+	if (tgid != getpid()) {
+		int pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+
+		own = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+		if (pidfd >= 0)
+			close(pidfd);
+		if (own < 0)
+			return "";
+	}
+	int s = own >= 0 ? own : (int)fd;
+
+	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+	    getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &len) ||
+	    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &proto, &len))
+		domain = 0;
+	if (own >= 0)
+		close(own);
+	bool v6 = domain == AF_INET6;
+
+	if (domain == AF_INET || domain == AF_INET6) {
+		if (type == SOCK_RAW)
+			return v6 ? "RAWv6" : "RAW";
+		if (proto == IPPROTO_TCP)
+			return v6 ? "TCPv6" : "TCP";
+		if (proto == IPPROTO_UDP)
+			return v6 ? "UDPv6" : "UDP";
+		if (proto == IPPROTO_UDPLITE)
+			return v6 ? "UDPLITEv6" : "UDP-Lite";
+		if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6)
+			return v6 ? "PINGv6" : "PING";
+		return "";
+	}
+	if (domain == AF_UNIX)
+		return type == SOCK_STREAM ? "UNIX-STREAM" : "UNIX";
+	if (domain == AF_NETLINK)
+		return "NETLINK";
+	if (domain == AF_PACKET)
+		return "PACKET";
+	return "";
+}
+
+/* The dentry name of tgid's fd, which /proc shows as target: a path's last part ("/" for the
+ * root), an anonymous inode's own name, a socket's protocol; a pipe's is empty (the
+ * "pipe:[ino]" /proc shows is made up when it is asked), as a pidfd's is "/". */
+static const char *dentry_name(int tgid, u32 fd, char *target)
+{
+	char *del = strstr(target, " (deleted)"), *slash;
+
+	if (del && !del[10])
+		*del = 0;
+	if (!strcmp(target, "anon_inode:[pidfd]"))
+		return "/";
+	if (!strncmp(target, "anon_inode:", 11))
+		return target + 11;
+	if (!strncmp(target, "socket:", 7))
+		return socket_name(tgid, fd);
+	if (target[0] != '/')
+		return strchr(target, ':') ? "" : target;
+	slash = strrchr(target, '/');
+	return slash[1] ? slash + 1 : slash;
+}
+
+u64 task_file_next(u64 task, u32 from, u32 *fd, int *err)
+{
+	char target[4096];
+	struct stat st;
+	u64 pos;
+	u8 *file, *dentry, *inode, *name_buf;
+	const char *name;
+	int tgid = current_task_tgid(task);
+
+	pthread_once(&once, layout);
+	*err = -ENOENT;
+	if (!L.ok || !tgid)
+		return 0;
+	if (in_use) {
+		*err = -EBUSY;
+		return 0;
+	}
+	if (!block)
+		block = task_arena_alloc(L.vma_size + L.file_size + L.dentry_size + L.inode_size +
+					 NAME_MAX_BYTES);
+	if (!block)
+		return 0;
+	for (int found; (found = find_fd(tgid, from, fd, target, sizeof(target), &st, &pos)) < 1;) {
+		if (!found || *fd == UINT32_MAX)
+			return 0;
+		from = *fd + 1; /* (it closed: the next one) */
+	}
+	file = block + L.vma_size;
+	dentry = file + L.file_size;
+	inode = dentry + L.dentry_size;
+	name_buf = inode + L.inode_size;
+	memset(file, 0, L.file_size + L.dentry_size + L.inode_size + NAME_MAX_BYTES);
+	name = dentry_name(tgid, *fd, target);
+	size_t n = strlen(name) < NAME_MAX_BYTES - 1 ? strlen(name) : NAME_MAX_BYTES - 1;
+
+	memcpy(name_buf, name, n);
+	name_buf[n] = 0;
+	put64(file, L.f_dentry, (uintptr_t)dentry);
+	put64(file, L.f_inode, (uintptr_t)inode);
+	if (L.f_pos >= 0)
+		put64(file, L.f_pos, pos);
+	put64(dentry, L.d_name, (uintptr_t)name_buf);
+	put32(dentry, L.d_len, (u32)strlen((char *)name_buf));
+	put64(dentry, L.d_inode, (uintptr_t)inode);
+	put64(inode, L.i_ino, (u64)st.st_ino);
+	if (L.i_mode >= 0) {
+		u16 mode = (u16)st.st_mode;
+
+		/* (a pidfd's inode is a regular file's, which stat() does not show) */
+		if (!strcmp(target, "anon_inode:[pidfd]") && !(mode & S_IFMT))
+			mode |= S_IFREG;
+
+		memcpy(inode + L.i_mode, &mode, sizeof(mode));
+	}
+	in_use = true;
+	*err = 0;
+	return (uintptr_t)file;
 }

@@ -16,6 +16,10 @@ u64 task_vma_get(u64 task, u64 addr, int *err);
 /* The same for the first area ending above addr (the kernel's find_vma(), which the task_vma
  * iterator walks by), its end in *end. */
 u64 task_vma_next(u64 task, u64 addr, u64 *end, int *err);
+/* The task's open file with the lowest fd at or above from, as a struct file (its dentry's name,
+ * its inode's number and mode, its position) in the same block (valid until task_vma_put()):
+ * its address and *fd, or 0 (no more, or the errors above). */
+u64 task_file_next(u64 task, u32 from, u32 *fd, int *err);
 void task_vma_put(void);
 
 #endif

@@ -7,10 +7,10 @@
  * or a pidfd's process: its leader, then the others in the order they were made, as its thread
  * list keeps them); cgroup, a cgroup v2 cgroup (iter_info's fd or id, else the root) alone, its
  * descendants before or after their children, or its ancestors up (the css iterator's walks),
- * until the program returns 1; task_vma, the memory areas of the tasks the same iter_info names
- * (all: each process's leader), in address order (src/exec/task_vma.c).  Then once more with
- * no element, as the kernel's seq_file stop does.  The other targets are verified only
- * (src/verifier/attach_btf.c).
+ * until the program returns 1; task_vma and task_file, the memory areas in address order and
+ * the open files by fd of the tasks the same iter_info names (all: each process's leader)
+ * (src/exec/task_vma.c).  Then once more with no element, as the kernel's seq_file stop does.
+ * The other targets are verified only (src/verifier/attach_btf.c).
  *
  * The output is made when the fd is (BPF_ITER_CREATE), not as it is read: the fd is a memfd
  * holding it, at offset 0.  The kernel runs the program as the reader reads, so its output
@@ -98,7 +98,8 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 	if (!uinfo != !ulen)
 		return -EINVAL;
 	if (!cgroup && strcmp(prog->attach.name, "bpf_iter_task") &&
-	    strcmp(prog->attach.name, "bpf_iter_task_vma"))
+	    strcmp(prog->attach.name, "bpf_iter_task_vma") &&
+	    strcmp(prog->attach.name, "bpf_iter_task_file"))
 		return -EOPNOTSUPP; /* (the other targets are verified, not run) */
 	p = (const u8 *)(uintptr_t)uinfo;
 	for (u32 i = LINK_INFO_SIZE; p && i < ulen; i++)
@@ -144,10 +145,10 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 
 static u64 session_ids;
 
-/* One run of the program on the ctx {meta, element, element2}: its return value. */
-static u64 run_ctx(const struct bpf_prog *prog, u64 *meta, u64 elem, u64 elem2)
+/* One run of the program on the ctx {meta, element, element2, element3}: its return value. */
+static u64 run_ctx(const struct bpf_prog *prog, u64 *meta, u64 elem, u64 elem2, u64 elem3)
 {
-	u64 ctx[3] = { (uintptr_t)meta, elem, elem2 }, args[5] = { (uintptr_t)ctx }, r0;
+	u64 ctx[4] = { (uintptr_t)meta, elem, elem2, elem3 }, args[5] = { (uintptr_t)ctx }, r0;
 	u32 duration;
 
 	prog_repeat(prog, args, 1, &r0, &duration);
@@ -156,7 +157,7 @@ static u64 run_ctx(const struct bpf_prog *prog, u64 *meta, u64 elem, u64 elem2)
 
 static u64 run_one(const struct bpf_prog *prog, u64 *meta, u64 elem)
 {
-	return run_ctx(prog, meta, elem, 0);
+	return run_ctx(prog, meta, elem, 0, 0);
 }
 
 /* Every thread the link shows, as the kernel's seq file walks them: one by its id; a process's
@@ -189,12 +190,13 @@ static void walk_tasks(const struct bpf_link *link, u64 *meta, const struct iter
 	bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
 }
 
-/* The task_vma iterator's tasks (the kernel's task_seq_get_next() skipping the threads that
- * share their leader's files, as threads made by pthread_create() do): the one thread of a tid
- * link, a pid link's leader, or every process's leader by ascending id; each one's memory
- * areas in address order, the program run on {meta, task, vma}.  A task without an mm (a
- * kernel thread) has none. */
-static void walk_task_vmas(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
+/* The task_vma and task_file iterators' tasks (the kernel's task_seq_get_next() skipping the
+ * threads that share their leader's files, as threads made by pthread_create() do): the one
+ * thread of a tid link, a pid link's leader, or every process's leader by ascending id; each
+ * one's memory areas in address order, the program run on {meta, task, vma}, or its open files
+ * by fd, on {meta, task, fd, file}.  A task without an mm (a kernel thread) has no areas. */
+static void walk_task_things(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq,
+			     bool files)
 {
 	u64 it[3], t = 0, vma, end;
 	bool all = !link->iter_kind;
@@ -203,14 +205,13 @@ static void walk_task_vmas(const struct bpf_link *link, u64 *meta, const struct 
 	if (all) {
 		iter_task_new_by_tid((uintptr_t)it);
 	} else {
-		it[0] = 0;
 		t = current_task_by_pid((int)link->iter_id);
 		if (!t || (link->iter_kind == TASK_PID &&
 			   (u32)current_task_tgid(t) != link->iter_id))
 			return;
 	}
 	while (!seq->overflow) {
-		u32 tid;
+		u32 tid, fd;
 
 		if (all) {
 			t = bpf_iter_task_next_kfunc((uintptr_t)it, 0, 0, 0, 0);
@@ -219,11 +220,21 @@ static void walk_task_vmas(const struct bpf_link *link, u64 *meta, const struct 
 			if (current_task_pid(t, &tid) || (int)tid != current_task_tgid(t))
 				continue;
 		}
-		for (u64 addr = 0; !seq->overflow; addr = end) {
-			vma = task_vma_next(t, addr, &end, &err);
-			if (!vma)
-				break;
-			run_ctx(link->prog, meta, t, vma);
+		for (u64 at = 0; !seq->overflow && (!files || at <= UINT32_MAX);) {
+			if (files) {
+				u64 file = task_file_next(t, (u32)at, &fd, &err);
+
+				if (!file)
+					break;
+				run_ctx(link->prog, meta, t, fd, file);
+				at = (u64)fd + 1;
+			} else {
+				vma = task_vma_next(t, at, &end, &err);
+				if (!vma)
+					break;
+				run_ctx(link->prog, meta, t, vma, 0);
+				at = end;
+			}
 			task_vma_put();
 			meta[2]++;
 		}
@@ -286,7 +297,9 @@ int iter_create(const union bpf_attr *attr)
 	if (!strcmp(link->prog->attach.name, "bpf_iter_cgroup"))
 		walk_cgroups(link, meta, seq);
 	else if (!strcmp(link->prog->attach.name, "bpf_iter_task_vma"))
-		walk_task_vmas(link, meta, seq);
+		walk_task_things(link, meta, seq, false);
+	else if (!strcmp(link->prog->attach.name, "bpf_iter_task_file"))
+		walk_task_things(link, meta, seq, true);
 	else
 		walk_tasks(link, meta, seq);
 	/* the end, nothing: its seq_num is the last element's, as the kernel's stop sees it */
