@@ -2,13 +2,14 @@
  * `struct task_struct __kptr *` and an unreferenced `__kptr_untrusted` one (BTF-tagged pointer
  * fields); what the verifier makes of their loads and stores, bpf_kptr_xchg() moving a
  * reference into the map and the old one out; bpf() on such values (the fields read 0 and are
- * not written); runs that keep the current task in the map and take it back.  Skipped without
- * the kernel's BTF or its bpf().
+ * not written); runs that keep the current task in the map and take it back; the same from a
+ * task storage map's value.  Skipped without the kernel's BTF or its bpf().
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
@@ -58,16 +59,22 @@ static const uint32_t types[] = {
 enum { F_T = 0, F_U = 8, F_N = 16, F_C = 24 }; /* the fields' offsets */
 
 /* BPF_MAP_CREATE on side s of a map of type whose 32-byte values are the BTF value_id of the
- * blob btf (4 entries, int keys). */
+ * blob btf (4 entries, int keys; a local storage map with its own rules). */
 static struct bpf_result kptr_map_create(int s, uint32_t map_type, int btf, uint32_t value_id)
 {
 	union bpf_attr a;
+
+	bool storage = map_type == BPF_MAP_TYPE_TASK_STORAGE ||
+		       map_type == BPF_MAP_TYPE_SK_STORAGE ||
+		       map_type == BPF_MAP_TYPE_CGRP_STORAGE ||
+		       map_type == BPF_MAP_TYPE_INODE_STORAGE;
 
 	memset(&a, 0, sizeof(a));
 	a.map_type = map_type;
 	a.key_size = 4;
 	a.value_size = 32;
-	a.max_entries = 4;
+	a.max_entries = storage ? 0 : 4;
+	a.map_flags = storage ? BPF_F_NO_PREALLOC : 0;
 	a.btf_fd = (uint32_t)btf;
 	a.btf_key_type_id = INT;
 	a.btf_value_type_id = value_id;
@@ -129,6 +136,12 @@ static bool fill_values(void)
 #define VALUE BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), MOV(2, 10),                                \
 	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),                     \
 	BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), IF_NULL(0, 100), MOV(6, 0)
+/* The same from a task storage map (r6 = the current task's value, made if none): 9 insns, the
+ * map's LD_IMM64 at 3 too; build() puts it in VALUE's place. */
+#define TASK_VALUE TASK, MOV(2, 0), IMM(3, 0), BPF_LD_MAP_FD(BPF_REG_1, 0),                      \
+	IMM(4, BPF_LOCAL_STORAGE_GET_F_CREATE), BPF_EMIT_CALL(BPF_FUNC_task_storage_get),        \
+	IF_NULL(0, 100), MOV(6, 0)
+#define VALUE_LEN 8
 /* r0 = bpf_kptr_xchg(r6 + off, r<reg>) */
 #define XCHG(off, reg) MOV(1, 6), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off), MOV(2, reg),          \
 	BPF_EMIT_CALL(BPF_FUNC_kptr_xchg)
@@ -216,12 +229,21 @@ static const struct {
 	    RELEASE(0), IMM(0, 0), EXIT } },
 };
 
-/* The case with the map, placeholders and tail ("r0 = 0; exit" for a jump of 100) filled. */
-static uint32_t build(size_t i, int map, struct bpf_insn *p)
+/* The case with the map, placeholders and tail ("r0 = 0; exit" for a jump of 100) filled; from
+ * a task storage map's value (task_storage) instead of an array or hash map's. */
+static uint32_t build(size_t i, int map, bool task_storage, struct bpf_insn *p)
 {
+	static const struct bpf_insn task_value[] = { TASK_VALUE };
 	uint32_t n = insns_used(cases[i].insns, 40);
 
-	memcpy(p, cases[i].insns, n * sizeof(*p));
+	if (task_storage) {
+		memcpy(p, task_value, sizeof(task_value));
+		memcpy(p + ARRAY_SIZE(task_value), cases[i].insns + VALUE_LEN,
+		       (n - VALUE_LEN) * sizeof(*p));
+		n += ARRAY_SIZE(task_value) - VALUE_LEN;
+	} else {
+		memcpy(p, cases[i].insns, n * sizeof(*p));
+	}
 	p[3].imm = map;
 	fill_placeholders(p, n, vals, V__COUNT);
 	n = fill_tail_jumps(p, n);
@@ -236,16 +258,27 @@ TEST(diff_kptr_verifier)
 	SKIP_WITHOUT_KERNEL_BPF();
 	if (!fill_values())
 		SKIP("no kernel BTF with task_struct and its kfuncs (/sys/kernel/btf/vmlinux)");
+	int tsmap[NSIDES], tsbtf[NSIDES], total = 0;
+
 	REQUIRE(kptr_maps(BPF_MAP_TYPE_ARRAY, btf, map));
+	REQUIRE(kptr_maps(BPF_MAP_TYPE_TASK_STORAGE, tsbtf, tsmap));
 	for (int s = 0; s < NSIDES; s++)
 		REQUIRE((plain[s] = kptr_map_create(s, BPF_MAP_TYPE_ARRAY, btf[s], W_T).rc) >= 0);
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+	/* each case from an array map's value, then (but the plain map's) a task storage's */
+	for (size_t j = 0; j < 2 * ARRAY_SIZE(cases); j++) {
+		size_t i = j % ARRAY_SIZE(cases);
+		bool ts = j >= ARRAY_SIZE(cases);
 		struct bpf_insn p[44];
 		struct bpf_result r[NSIDES];
 		uint32_t n = 0;
 
+		if (ts && (cases[i].opts & PLAIN_MAP))
+			continue;
+		total++;
 		for (int s = 0; s < NSIDES; s++) {
-			n = build(i, cases[i].opts & PLAIN_MAP ? plain[s] : map[s], p);
+			int m = ts ? tsmap[s] : cases[i].opts & PLAIN_MAP ? plain[s] : map[s];
+
+			n = build(i, m, ts, p);
 			r[s] = side_prog_load_level(s, BPF_PROG_TYPE_XDP, 0, p, n, log[s],
 						    sizeof(log[s]), 2);
 			if (r[s].rc >= 0)
@@ -265,13 +298,15 @@ TEST(diff_kptr_verifier)
 		    (r[K].rc >= 0) == (r[U].rc >= 0))
 			same++;
 	}
-	printf("diff_kptr_verifier: %zu programs, %d accepted, %d with the whole level-2 log "
-	       "equal\n", ARRAY_SIZE(cases), accepted, same);
-	CHECK_EQ(same, (int)ARRAY_SIZE(cases));
+	printf("diff_kptr_verifier: %d programs, %d accepted, %d with the whole level-2 log "
+	       "equal\n", total, accepted, same);
+	CHECK_EQ(same, total);
 	for (int s = 0; s < NSIDES; s++) {
 		close(map[s]);
 		close(plain[s]);
 		close(btf[s]);
+		close(tsmap[s]);
+		close(tsbtf[s]);
 	}
 }
 
@@ -286,11 +321,11 @@ static size_t case_named(const char *what)
 
 /* Loads case what on side s (map fd map) and runs it once on a packet: its return value, or
  * ~0u (with a failure) if it does not load or run. */
-static uint32_t run_case(int s, int map, const char *what)
+static uint32_t run_case(int s, int map, bool task_storage, const char *what)
 {
 	static const uint8_t pkt[64];
 	struct bpf_insn p[44];
-	uint32_t n = build(case_named(what), map, p), ret = ~0u;
+	uint32_t n = build(case_named(what), map, task_storage, p), ret = ~0u;
 	int fd = side_prog_load(s, BPF_PROG_TYPE_XDP, p, n);
 
 	if (fd < 0 || side_test_run(s, fd, pkt, sizeof(pkt), &ret).rc) {
@@ -327,10 +362,12 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 		{ "store NULL in the untrusted kptr", 0 },
 	};
 	int btf[NSIDES], map[NSIDES], agreed = 0, old = userbpf_set_jit(jit);
-	uint32_t key = 0;
+	bool ts = map_type == BPF_MAP_TYPE_TASK_STORAGE;
+	/* (a task storage's key: this process's pidfd, this main thread's task) */
+	int key = ts ? (int)syscall(SYS_pidfd_open, getpid(), 0) : 0;
 	uint64_t v[4] = { 0 }, seen[NSIDES][4];
 
-	if (!kptr_maps(map_type, btf, map)) {
+	if (key < 0 || !kptr_maps(map_type, btf, map)) {
 		test_fail(__FILE__, __LINE__, "no kptr map of type %u", map_type);
 		return 0;
 	}
@@ -355,7 +392,7 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 			continue;
 		}
 		for (int s = 0; s < NSIDES; s++)
-			ret[s] = run_case(s, map[s], steps[i].what);
+			ret[s] = run_case(s, map[s], ts, steps[i].what);
 		if (ret[U] == ret[K] && ret[U] == (steps[i].want == ~0u ? (uint32_t)gettid()
 									 : steps[i].want))
 			agreed++;
@@ -369,25 +406,34 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 		close(map[s]);
 		close(btf[s]);
 	}
+	if (ts)
+		close(key);
 	return agreed;
 }
 
 TEST(diff_kptr_runs)
 {
-	int agreed = 0;
+	int agreed = 0, pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	bool pidfd_works = pidfd >= 0;
 
 	SKIP_WITHOUT_KERNEL_BPF();
 	if (!fill_values())
 		SKIP("no kernel BTF with task_struct and its kfuncs (/sys/kernel/btf/vmlinux)");
 	if (!pids_are_global() || gettid() != getpid())
 		SKIP("a pid namespace of its own, or not the main thread");
+	if (pidfd_works)
+		close(pidfd);
 	for (int jit = 1; jit >= 0; jit--) {
 		agreed += sequence_agrees(BPF_MAP_TYPE_ARRAY, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_HASH, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_LRU_HASH, jit);
+		if (pidfd_works)
+			agreed += sequence_agrees(BPF_MAP_TYPE_TASK_STORAGE, jit);
 	}
+	if (!pidfd_works)
+		printf("  no pidfd_open() (valgrind?): the task storage's runs skipped\n");
 	printf("diff_kptr_runs: %d runs with the kernel's value\n", agreed);
-	CHECK_EQ(agreed, 6 * 14);
+	CHECK_EQ(agreed, (pidfd_works ? 8 : 6) * 14);
 }
 
 /* Maps with kptrs in their values: the types that take them and the kptrs they take. */
@@ -399,6 +445,8 @@ TEST(diff_kptr_create)
 		{ BPF_MAP_TYPE_ARRAY, VAL },	{ BPF_MAP_TYPE_HASH, VAL },
 		{ BPF_MAP_TYPE_LRU_HASH, VAL },
 		{ BPF_MAP_TYPE_QUEUE, VAL }, { BPF_MAP_TYPE_RINGBUF, VAL },
+		{ BPF_MAP_TYPE_TASK_STORAGE, VAL }, { BPF_MAP_TYPE_SK_STORAGE, VAL },
+		{ BPF_MAP_TYPE_CGRP_STORAGE, VAL }, { BPF_MAP_TYPE_INODE_STORAGE, VAL },
 		{ BPF_MAP_TYPE_ARRAY, W_T }, /* no kptr */
 		{ BPF_MAP_TYPE_ARRAY, X_T }, /* no reference: any struct */
 	};

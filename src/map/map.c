@@ -106,7 +106,9 @@ static bool specials_allowed(u32 type, u32 fields)
 		return false;
 	if ((fields & BTF_SPECIAL_KPTR) && !hash && !lru && !array &&
 	    type != BPF_MAP_TYPE_PERCPU_HASH && type != BPF_MAP_TYPE_LRU_PERCPU_HASH &&
-	    type != BPF_MAP_TYPE_PERCPU_ARRAY)
+	    type != BPF_MAP_TYPE_PERCPU_ARRAY && type != BPF_MAP_TYPE_SK_STORAGE &&
+	    type != BPF_MAP_TYPE_TASK_STORAGE && type != BPF_MAP_TYPE_CGRP_STORAGE &&
+	    type != BPF_MAP_TYPE_INODE_STORAGE)
 		return false;
 	return !(fields & BTF_SPECIAL_OTHER) || hash || lru || array;
 }
@@ -124,8 +126,9 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 
 	if (n < 0)
 		return n == -E2BIG ? -EOPNOTSUPP : n;
-	if (map->map_type != BPF_MAP_TYPE_HASH && map->map_type != BPF_MAP_TYPE_ARRAY &&
-	    map->map_type != BPF_MAP_TYPE_LRU_HASH)
+	if (map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+	    map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	    map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY)
 		return -EOPNOTSUPP; /* (the per-CPU types: not yet) */
 	for (int i = 0; i < n; i++) {
 		ids[i] = vmlinux && k[i].pointee
@@ -188,7 +191,7 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	if (err || !specials)
 		return err;
 	/* what userbpf supports: one bpf_spin_lock, one bpf_timer and kptrs to kernel objects
-	 * (in hash, LRU hash and array maps), members of the value struct */
+	 * (in hash, LRU hash, array and local storage maps), members of the value struct */
 	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER | BTF_SPECIAL_KPTR))
 		return -EOPNOTSUPP;
 	if (specials & BTF_SPECIAL_KPTR) {

@@ -237,8 +237,10 @@ static struct sk_storage_elem *elem_take(struct sks_map *m, u64 cookie, const vo
 	if (e) {
 		m->spare = e->next;
 		memset(e->value, 0, m->map.value_size);
-		if (init)
+		if (init) {
 			memcpy(e->value, init, m->map.value_size);
+			map_hide_lock(&m->map, e->value);
+		}
 	} else if (!(e = elem_new(&m->map, init))) {
 		return NULL;
 	}
@@ -305,10 +307,20 @@ static int sks_update(struct bpf_map *map, const void *key, const void *value, u
 		err = -ENOENT;
 	} else if (e) {
 		/* in place: bpf() readers hold the map's lock, a BPF_F_LOCK one the value's */
-		if (map->spin_lock_off >= 0)
+		if (map->spin_lock_off >= 0 && (flags & BPF_F_LOCK)) {
 			map_update_locked(map, e->value, value);
-		else
+		} else if (map_has_specials(map)) {
+			/* (the kernel's new element: its lock and kptrs start empty, what the old
+			 * one's held is dropped) */
+			if (map->spin_lock_off >= 0)
+				map_spin_lock(map_value_lock(map, e->value));
+			map_copy_around_lock(map, e->value, value, racy_store);
+			map_empty_kptrs(map, e->value);
+			if (map->spin_lock_off >= 0)
+				map_spin_unlock(map_value_lock(map, e->value));
+		} else {
 			memcpy(e->value, value, map->value_size);
+		}
 	} else if ((n = elem_take(m, cookie, value))) {
 		*link = n;
 	} else {
