@@ -157,8 +157,45 @@ static bool area_vm_shared(int tgid, u64 start)
 	return shared;
 }
 
+/* The struct file at file, with its dentry, inode and name after it in the block (zeroed):
+ * the dentry named name (cut to NAME_MAX_BYTES), the inode numbered ino. */
+static void put_file(u8 *file, const char *name, u64 ino)
+{
+	u8 *dentry = file + L.file_size, *inode = dentry + L.dentry_size;
+	u8 *name_buf = inode + L.inode_size;
+	size_t n = strlen(name) < NAME_MAX_BYTES - 1 ? strlen(name) : NAME_MAX_BYTES - 1;
+
+	memcpy(name_buf, name, n);
+	name_buf[n] = 0;
+	put64(file, L.f_dentry, (uintptr_t)dentry);
+	put64(file, L.f_inode, (uintptr_t)inode);
+	put64(dentry, L.d_name, (uintptr_t)name_buf);
+	put32(dentry, L.d_len, (u32)n);
+	put64(dentry, L.d_inode, (uintptr_t)inode);
+	put64(inode, L.i_ino, ino);
+}
+
 static __thread u8 *block;
 static __thread bool in_use;
+
+/* A vm_area_struct, a file, dentry and inode, and a name: the block's layout. */
+static size_t block_size(void)
+{
+	return L.vma_size + L.file_size + L.dentry_size + L.inode_size + NAME_MAX_BYTES;
+}
+
+/* This thread's block (made on first use), or NULL: -EBUSY in *err when it is in use (a nested
+ * call), *err as it was without memory. */
+static u8 *block_get(int *err)
+{
+	if (in_use) {
+		*err = -EBUSY;
+		return NULL;
+	}
+	if (!block)
+		block = task_arena_alloc(block_size());
+	return block;
+}
 
 /* The area of /proc/<tgid>/maps holding addr, or (next) the first ending above it: false if
  * none. */
@@ -220,30 +257,18 @@ static u64 area_get(u64 task, u64 addr, bool next, u64 *area_end, int *err)
 {
 	u64 start, end, off, ino;
 	char perms[5] = { 0 }, name[NAME_MAX_BYTES];
-	u8 *vma, *file, *dentry, *inode, *name_buf;
+	u8 *vma, *file;
 	int tgid = current_task_tgid(task);
 	u64 mm = current_task_mm(task), flags;
 
 	pthread_once(&once, layout);
 	*err = -ENOENT;
-	if (!L.ok || !tgid || !mm)
-		return 0;
-	if (in_use) {
-		*err = -EBUSY;
-		return 0;
-	}
-	if (!block)
-		block = task_arena_alloc(L.vma_size + L.file_size + L.dentry_size + L.inode_size +
-					 NAME_MAX_BYTES);
-	if (!block ||
+	if (!L.ok || !tgid || !mm || !block_get(err) ||
 	    !find_area(tgid, addr, next, &start, &end, perms, &off, &ino, name, sizeof(name)))
 		return 0;
 	vma = block;
 	file = vma + L.vma_size;
-	dentry = file + L.file_size;
-	inode = dentry + L.dentry_size;
-	name_buf = inode + L.inode_size;
-	memset(block, 0, L.vma_size + L.file_size + L.dentry_size + L.inode_size + NAME_MAX_BYTES);
+	memset(block, 0, block_size());
 	flags = (perms[0] == 'r' ? VM_READ : 0) | (perms[1] == 'w' ? VM_WRITE : 0) |
 		(perms[2] == 'x' ? VM_EXEC : 0) | (perms[3] == 's' ? VM_SHARED : 0);
 	put64(vma, L.vm_start, start);
@@ -253,13 +278,7 @@ static u64 area_get(u64 task, u64 addr, bool next, u64 *area_end, int *err)
 	put64(vma, L.vm_pgoff, area_pgoff(start, end, off, ino, name));
 	if (ino) { /* a mapped file */
 		put64(vma, L.vm_file, (uintptr_t)file);
-		put64(file, L.f_dentry, (uintptr_t)dentry);
-		put64(file, L.f_inode, (uintptr_t)inode);
-		memcpy(name_buf, name, strlen(name) + 1);
-		put64(dentry, L.d_name, (uintptr_t)name_buf);
-		put32(dentry, L.d_len, (u32)strlen(name));
-		put64(dentry, L.d_inode, (uintptr_t)inode);
-		put64(inode, L.i_ino, ino);
+		put_file(file, name, ino);
 	}
 	in_use = true;
 	*err = 0;
@@ -403,22 +422,12 @@ u64 task_file_next(u64 task, u32 from, u32 *fd, int *err)
 	char target[4096];
 	struct stat st;
 	u64 pos;
-	u8 *file, *dentry, *inode, *name_buf;
-	const char *name;
+	u8 *file, *inode;
 	int tgid = current_task_tgid(task);
 
 	pthread_once(&once, layout);
 	*err = -ENOENT;
-	if (!L.ok || !tgid)
-		return 0;
-	if (in_use) {
-		*err = -EBUSY;
-		return 0;
-	}
-	if (!block)
-		block = task_arena_alloc(L.vma_size + L.file_size + L.dentry_size + L.inode_size +
-					 NAME_MAX_BYTES);
-	if (!block)
+	if (!L.ok || !tgid || !block_get(err))
 		return 0;
 	for (int found; (found = find_fd(tgid, from, fd, target, sizeof(target), &st, &pos)) < 1;) {
 		if (!found || *fd == UINT32_MAX)
@@ -426,23 +435,11 @@ u64 task_file_next(u64 task, u32 from, u32 *fd, int *err)
 		from = *fd + 1; /* (it closed: the next one) */
 	}
 	file = block + L.vma_size;
-	dentry = file + L.file_size;
-	inode = dentry + L.dentry_size;
-	name_buf = inode + L.inode_size;
+	inode = file + L.file_size + L.dentry_size;
 	memset(file, 0, L.file_size + L.dentry_size + L.inode_size + NAME_MAX_BYTES);
-	name = dentry_name(tgid, *fd, target);
-	size_t n = strlen(name) < NAME_MAX_BYTES - 1 ? strlen(name) : NAME_MAX_BYTES - 1;
-
-	memcpy(name_buf, name, n);
-	name_buf[n] = 0;
-	put64(file, L.f_dentry, (uintptr_t)dentry);
-	put64(file, L.f_inode, (uintptr_t)inode);
+	put_file(file, dentry_name(tgid, *fd, target), (u64)st.st_ino);
 	if (L.f_pos >= 0)
 		put64(file, L.f_pos, pos);
-	put64(dentry, L.d_name, (uintptr_t)name_buf);
-	put32(dentry, L.d_len, (u32)strlen((char *)name_buf));
-	put64(dentry, L.d_inode, (uintptr_t)inode);
-	put64(inode, L.i_ino, (u64)st.st_ino);
 	if (L.i_mode >= 0) {
 		u16 mode = (u16)st.st_mode;
 

@@ -238,6 +238,19 @@ static bool ref_open(const struct sock_ref *r)
 	return sock_cookie_alive(r->family, r->protocol, ~0u, r->cookie);
 }
 
+/* A copy of key's entry's socket, taken under t->lock: false if there is none. */
+static bool entry_ref(struct stab *t, const void *key, struct sock_ref *ref)
+{
+	struct sock_entry *e;
+
+	spin_lock(&t->lock);
+	e = sock_find(t, key);
+	if (e)
+		*ref = e->ref;
+	spin_unlock(&t->lock);
+	return e != NULL;
+}
+
 /* Drops key's entry if its socket closed, as the kernel's map would have (the kernel is asked
  * outside t->lock). */
 static void drop_if_closed(struct stab *t, const void *key)
@@ -245,12 +258,7 @@ static void drop_if_closed(struct stab *t, const void *key)
 	struct sock_entry *e;
 	struct sock_ref ref;
 
-	spin_lock(&t->lock);
-	e = sock_find(t, key);
-	if (e)
-		ref = e->ref;
-	spin_unlock(&t->lock);
-	if (!e || ref_open(&ref))
+	if (!entry_ref(t, key, &ref) || ref_open(&ref))
 		return;
 	spin_lock(&t->lock);
 	e = sock_find(t, key);
@@ -306,16 +314,9 @@ static int sock_lookup_sys(struct bpf_map *map, const void *key, void *value)
 /* A program's: the socket, seen as the kernel has it now (see above). */
 static void *sock_lookup_prog(struct bpf_map *map, const void *key)
 {
-	struct stab *t = stab_of(map);
-	struct sock_entry *e;
 	struct sock_ref ref;
 
-	spin_lock(&t->lock);
-	e = sock_find(t, key);
-	if (e)
-		ref = e->ref;
-	spin_unlock(&t->lock);
-	return e ? sock_ref_get(&ref) : NULL;
+	return entry_ref(stab_of(map), key, &ref) ? sock_ref_get(&ref) : NULL;
 }
 
 /* Stores r at key (the kernel's sock_map_update_common() and sock_hash_update_common()). */
