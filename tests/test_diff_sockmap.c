@@ -259,8 +259,8 @@ TEST(diff_sockmap_commands)
 }
 
 /* Sockets leave socket maps when they close (a listener, a connection's client end, a UDP
- * socket; a duplicated fd keeps its socket open): lookups, walks, deletes and updates after the
- * closes give the kernel's answers. */
+ * socket, a Unix datagram socket; a duplicated fd keeps its socket open): lookups, walks,
+ * deletes and updates after the closes give the kernel's answers. */
 TEST(diff_sockmap_closed_sockets)
 {
 	struct socks k;
@@ -278,6 +278,8 @@ TEST(diff_sockmap_closed_sockets)
 		{ 1, BPF_MAP_LOOKUP_ELEM, 12 }, { 1, BPF_MAP_DELETE_ELEM, 13 },
 		{ 1, BPF_MAP_UPDATE_ELEM, 11 }, { 1, BPF_MAP_UPDATE_ELEM, 14 },
 		{ 1, BPF_MAP_LOOKUP_ELEM, 14 },
+		{ 0, BPF_MAP_LOOKUP_ELEM, 5 }, { 0, BPF_MAP_LOOKUP_ELEM, 6 },
+		{ 1, BPF_MAP_LOOKUP_ELEM, 15 }, { 1, BPF_MAP_DELETE_ELEM, 16 },
 	};
 
 	SKIP_WITHOUT_KERNEL_BPF();
@@ -288,10 +290,12 @@ TEST(diff_sockmap_closed_sockets)
 		maps[0][s] = create(s, SOCKMAP, 4, 8, 8);
 		maps[1][s] = create(s, SOCKHASH, 4, 8, 8);
 		REQUIRE(maps[0][s] >= 0 && maps[1][s] >= 0);
-		/* index / key i + 10: listen4, client4, udp4, server4, listen6 */
-		const int put[] = { k.listen4, k.client4, k.udp4, k.server4, k.listen6 };
+		/* index / key i + 10: listen4, client4, udp4, server4, listen6, a Unix stream's
+		 * end, a Unix datagram socket */
+		const int put[] = { k.listen4, k.client4, k.udp4, k.server4, k.listen6,
+				    k.ustream[0], k.udgram };
 
-		for (uint32_t i = 0; i < 5; i++) {
+		for (uint32_t i = 0; i < 7; i++) {
 			uint64_t v = (uint64_t)put[i];
 			uint32_t hk = i + 10;
 
@@ -305,7 +309,8 @@ TEST(diff_sockmap_closed_sockets)
 	close(k.client4);
 	close(k.udp4);
 	close(k.server4);
-	k.listen4 = k.client4 = k.udp4 = k.server4 = -1;
+	close(k.udgram);
+	k.listen4 = k.client4 = k.udp4 = k.server4 = k.udgram = -1;
 	for (size_t i = 0; i < N(steps); i++) {
 		struct bpf_result r[NSIDES];
 		uint64_t v[NSIDES];
@@ -344,7 +349,7 @@ TEST(diff_sockmap_closed_sockets)
 			if (getenv("TEST_VERBOSE"))
 				printf("sockhash walk after closes: key %u\n", key);
 		}
-		CHECK_EQ(n, 2); /* (server4 and listen6 are left) */
+		CHECK_EQ(n, 3); /* (listen6 twice and the Unix stream's end are left) */
 	}
 	for (int s = 0; s < NSIDES; s++) {
 		close(maps[0][s]);

@@ -114,9 +114,9 @@ int sock_ref_from_prog(u64 sk, struct sock_ref *r);
 struct bpf_sock *sock_ref_get(const struct sock_ref *r);
 
 /* Whether the socket of cookie is still open (some file holds it) among the kernel's family/proto
- * sockets in the states (a mask of 1 << state) of the caller's network namespace: a dump, since
- * an exact lookup of a socket in a reuseport group may give another of the group.  True when
- * it cannot tell. */
+ * sockets in the states (a mask of 1 << state; a Unix socket: any) of the caller's network
+ * namespace: a dump, since an exact lookup of a socket in a reuseport group may give another
+ * of the group.  True when it cannot tell. */
 bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie);
 
 #endif /* USERBPF_EXEC_SOCK_H */

@@ -26,6 +26,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -480,30 +481,24 @@ struct bpf_sock *sock_ref_get(const struct sock_ref *r)
 	return ps ? &ps->sk : NULL;
 }
 
-/* Every socket of family and proto in states (a mask of 1 << state) in the caller's network
- * namespace, each given to fn; 0, or -errno when the kernel could not be asked. */
-static int diag_dump(u8 family, u8 proto, u32 states,
-		     void (*fn)(const struct inet_diag_msg *m, void *arg), void *arg)
+/* A sock_diag dump of the caller's network namespace: the request (a struct nlmsghdr followed by
+ * the family's request, len bytes), each answer's body given to fn; 0, or -errno when the
+ * kernel could not be asked. */
+static int diag_dump(void *req, u32 len, void (*fn)(const void *msg, u32 len, void *arg),
+		     void *arg)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 req;
-	} q;
+	struct nlmsghdr *q = req;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	_Alignas(struct nlmsghdr) char buf[16384];
 	int fd, err = 0;
 
-	memset(&q, 0, sizeof(q));
-	q.nlh.nlmsg_len = sizeof(q);
-	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	q.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	q.req.sdiag_family = family;
-	q.req.sdiag_protocol = proto;
-	q.req.idiag_states = states;
+	q->nlmsg_len = len;
+	q->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return -errno;
-	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&nl, sizeof(nl)) != (ssize_t)sizeof(q))
+	if (sendto(fd, req, len, 0, (struct sockaddr *)&nl, sizeof(nl)) != (ssize_t)len)
 		err = -errno;
 	for (bool done = err != 0; !done;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
@@ -518,8 +513,7 @@ static int diag_dump(u8 family, u8 proto, u32 states,
 				done = true;
 				break;
 			}
-			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
-				fn(NLMSG_DATA(h), arg);
+			fn(NLMSG_DATA(h), h->nlmsg_len - NLMSG_LENGTH(0), arg);
 		}
 	}
 	close(fd);
@@ -532,19 +526,47 @@ struct cookie_search {
 };
 
 /* (a socket no file holds any more, inode 0, is closed: lingering in TCP's FIN states) */
-static void match_cookie(const struct inet_diag_msg *m, void *arg)
+static void match_inet_cookie(const void *msg, u32 len, void *arg)
 {
+	const struct inet_diag_msg *m = msg;
 	struct cookie_search *c = arg;
 
-	if (m->idiag_inode && m->id.idiag_cookie[0] == (u32)c->cookie &&
+	if (len >= sizeof(*m) && m->idiag_inode && m->id.idiag_cookie[0] == (u32)c->cookie &&
 	    m->id.idiag_cookie[1] == (u32)(c->cookie >> 32))
+		c->found = true;
+}
+
+static void match_unix_cookie(const void *msg, u32 len, void *arg)
+{
+	const struct unix_diag_msg *m = msg;
+	struct cookie_search *c = arg;
+
+	if (len >= sizeof(*m) && m->udiag_cookie[0] == (u32)c->cookie &&
+	    m->udiag_cookie[1] == (u32)(c->cookie >> 32))
 		c->found = true;
 }
 
 bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
 {
 	struct cookie_search c = { cookie, false };
+	int err;
 
+	if (family == AF_UNIX) {
+		struct {
+			struct nlmsghdr nlh;
+			struct unix_diag_req req;
+		} q = { .req = { .sdiag_family = AF_UNIX, .udiag_states = ~0u } };
+
+		err = diag_dump(&q, sizeof(q), match_unix_cookie, &c);
+	} else {
+		struct {
+			struct nlmsghdr nlh;
+			struct inet_diag_req_v2 req;
+		} q = { .req = { .sdiag_family = family, .sdiag_protocol = proto,
+				 .idiag_states = states } };
+
+		err = diag_dump(&q, sizeof(q), match_inet_cookie, &c);
+	}
 	/* (when the kernel cannot be asked: as it was) */
-	return diag_dump(family, proto, states, match_cookie, &c) || c.found;
+	return err || c.found;
 }

@@ -10,12 +10,12 @@
  * The map keeps each socket as its cookie and addresses (struct sock_ref): a program's lookup asks
  * the kernel for the socket of that cookie at those addresses, so a socket that is gone is not
  * found.  The kernel's map drops a socket when it closes, which userbpf does not see happen: bpf()
- * looks for an inet socket before it reads or changes its entry, and before a hash's walk for all
- * of them (sock_cookie_alive()), and drops the entries of those closed, so that bpf() sees what
- * the kernel's would.  Unix sockets are not looked for: theirs stay.  No socket is redirected:
- * sk_skb and sk_msg programs, which the kernel attaches to these maps, are verified (their
- * redirect helpers take these maps) and attach (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per
- * attach type, as the kernel keeps them, sockmap.h), but no socket's data runs them.
+ * looks for a socket before it reads or changes its entry, and before a hash's walk for all of
+ * them (sock_cookie_alive()), and drops the entries of those closed, so that bpf() sees what
+ * the kernel's would.  No socket is redirected: sk_skb and sk_msg programs, which the kernel
+ * attaches to these maps, are verified (their redirect helpers take these maps) and attach
+ * (BPF_PROG_ATTACH, BPF_LINK_CREATE: one program per attach type, as the kernel keeps them,
+ * sockmap.h), but no socket's data runs them.
  *
  * SOCKMAP is an array of max_entries slots; iteration visits every index, empty or not, and
  * deleting an empty one is EINVAL (the kernel's).  SOCKHASH has keys of any size up to
@@ -230,11 +230,9 @@ static int remove_locked(struct stab *t, const void *key)
 
 /* Whether r's socket is still open.  The kernel's map drops a socket when it closes (its
  * sock_map_close()), which userbpf does not see happen, so bpf() looks before it reads or
- * changes an entry (Unix sockets are not looked for: they stay). */
+ * changes an entry. */
 static bool ref_open(const struct sock_ref *r)
 {
-	if (r->family != AF_INET && r->family != AF_INET6)
-		return true;
 	return sock_cookie_alive(r->family, r->protocol, ~0u, r->cookie);
 }
 
