@@ -6,6 +6,7 @@
  * task storage map's value.  Skipped without the kernel's BTF or its bpf().
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "test.h"
 #include "userbpf.h"
 #include "userbpf/insn.h"
+#include "map/map.h"
 
 static const char STRS[] = "\0int\0long\0task_struct\0kptr\0kptr_untrusted\0v\0t\0u\0n\0cgroup\0c"
 			   "\0sock\0w\0x";
@@ -224,6 +226,9 @@ static const struct {
 	    IF_NULL(0, 2), RELEASE(0), LDX(W, 0, 7, VAL(V_PID)), EXIT } },
 	{ "xchg into a map without kptrs", PLAIN_MAP,
 	  { VALUE, IMM(7, 0), XCHG(F_T, 7), IF_NULL(0, 2), RELEASE(0), IMM(0, 0), EXIT } },
+	{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)", RUN,
+	  { VALUE, IMM(0, 1), LDX(DW, 1, 6, F_T), IF_NULL(1, 1), IMM(0, 2), LDX(DW, 1, 6, F_U),
+	    IF_NULL(1, 1), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 2), EXIT } },
 	{ "the untrusted kptr acquired", 0,
 	  { VALUE, LDX(DW, 1, 6, F_U), IF_NULL(1, 100), KFUNC(V_ACQUIRE), IF_NULL(0, 100),
 	    RELEASE(0), IMM(0, 0), EXIT } },
@@ -354,20 +359,29 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 		{ "load the untrusted kptr, read through it", ~0u },
 		{ "the value's kptr probe-read (an ARG_ANYTHING source)", 0 },
 		{ NULL, 0 },
+		{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)",
+		  1 },
 		{ "load the untrusted kptr, read through it", 0 },
 		{ "load the referenced kptr, read through it", 0 },
 		{ "xchg an acquired task in, release the old one", 1 },
+		{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)",
+		  2 },
 		{ "xchg NULL in, release the old one", ~0u },
 		{ "xchg NULL in, release the old one", 0 },
 		{ "store NULL in the untrusted kptr", 0 },
 	};
 	int btf[NSIDES], map[NSIDES], agreed = 0, old = userbpf_set_jit(jit);
 	bool ts = map_type == BPF_MAP_TYPE_TASK_STORAGE;
+	bool percpu = map_type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		      map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 	/* (a task storage's key: this process's pidfd, this main thread's task) */
 	int key = ts ? (int)syscall(SYS_pidfd_open, getpid(), 0) : 0;
-	uint64_t v[4] = { 0 }, seen[NSIDES][4];
+	/* (bpf()'s value: every CPU's copy of a per-CPU map, 4 u64s each) */
+	uint32_t copies = percpu ? map_possible_cpus() : 1;
+	uint64_t v[4 * 256] = { 0 }, seen[NSIDES][4 * 256];
 
-	if (key < 0 || !kptr_maps(map_type, btf, map)) {
+	if (key < 0 || copies > 256 || !kptr_maps(map_type, btf, map)) {
 		test_fail(__FILE__, __LINE__, "no kptr map of type %u", map_type);
 		return 0;
 	}
@@ -387,8 +401,9 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 				u = side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &key, v, 0);
 				CHECK(!l.rc && !u.rc);
 			}
-			CHECK(!memcmp(seen[K], seen[U], sizeof(seen[K])));
-			CHECK(!seen[U][0] && !seen[U][1] && !seen[U][3]);
+			CHECK(!memcmp(seen[K], seen[U], copies * 32));
+			for (uint32_t c = 0; c < copies; c++)
+				CHECK(!seen[U][4 * c] && !seen[U][4 * c + 1] && !seen[U][4 * c + 3]);
 			continue;
 		}
 		for (int s = 0; s < NSIDES; s++)
@@ -423,17 +438,28 @@ TEST(diff_kptr_runs)
 		SKIP("a pid namespace of its own, or not the main thread");
 	if (pidfd_works)
 		close(pidfd);
+	/* (on one CPU: a per-CPU map's runs must see the same copy, on both sides) */
+	cpu_set_t was, one;
+
+	REQUIRE(!sched_getaffinity(0, sizeof(was), &was));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+	REQUIRE(!sched_setaffinity(0, sizeof(one), &one));
 	for (int jit = 1; jit >= 0; jit--) {
+		agreed += sequence_agrees(BPF_MAP_TYPE_PERCPU_ARRAY, jit);
+		agreed += sequence_agrees(BPF_MAP_TYPE_PERCPU_HASH, jit);
+		agreed += sequence_agrees(BPF_MAP_TYPE_LRU_PERCPU_HASH, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_ARRAY, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_HASH, jit);
 		agreed += sequence_agrees(BPF_MAP_TYPE_LRU_HASH, jit);
 		if (pidfd_works)
 			agreed += sequence_agrees(BPF_MAP_TYPE_TASK_STORAGE, jit);
 	}
+	sched_setaffinity(0, sizeof(was), &was);
 	if (!pidfd_works)
 		printf("  no pidfd_open() (valgrind?): the task storage's runs skipped\n");
 	printf("diff_kptr_runs: %d runs with the kernel's value\n", agreed);
-	CHECK_EQ(agreed, (pidfd_works ? 8 : 6) * 14);
+	CHECK_EQ(agreed, (pidfd_works ? 14 : 12) * 16);
 }
 
 /* Maps with kptrs in their values: the types that take them and the kptrs they take. */
@@ -447,6 +473,8 @@ TEST(diff_kptr_create)
 		{ BPF_MAP_TYPE_QUEUE, VAL }, { BPF_MAP_TYPE_RINGBUF, VAL },
 		{ BPF_MAP_TYPE_TASK_STORAGE, VAL }, { BPF_MAP_TYPE_SK_STORAGE, VAL },
 		{ BPF_MAP_TYPE_CGRP_STORAGE, VAL }, { BPF_MAP_TYPE_INODE_STORAGE, VAL },
+		{ BPF_MAP_TYPE_PERCPU_ARRAY, VAL }, { BPF_MAP_TYPE_PERCPU_HASH, VAL },
+		{ BPF_MAP_TYPE_LRU_PERCPU_HASH, VAL },
 		{ BPF_MAP_TYPE_ARRAY, W_T }, /* no kptr */
 		{ BPF_MAP_TYPE_ARRAY, X_T }, /* no reference: any struct */
 	};

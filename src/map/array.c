@@ -237,6 +237,16 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 		return -EEXIST;
 	if (locked && map->spin_lock_off < 0)
 		return -EINVAL;
+	if (map_has_specials(map) && a->ncpus > 1) { /* (kptrs only) */
+		for (u32 c = 0; c < a->ncpus; c++) {
+			u8 *copy = array_elem(a, index) + (size_t)c * a->elem_size;
+
+			map_copy_around_lock(map, copy, (const u8 *)value + (size_t)c * a->elem_size,
+					     racy_store);
+			map_empty_kptrs(map, copy);
+		}
+		return 0;
+	}
 	if (map_has_specials(map)) { /* around the value's lock and timer, or under the lock */
 		if (locked)
 			map_update_locked(map, array_elem(a, index), value);
@@ -284,8 +294,14 @@ static int percpu_array_prog_update(struct bpf_map *map, const void *key, const 
 		return -E2BIG;
 	if (flags == BPF_NOEXIST)
 		return -EEXIST;
-	value_write(array_elem(a, index) + (size_t)map_this_cpu() * a->elem_size, value,
-		    map->value_size);
+	u8 *copy = array_elem(a, index) + (size_t)map_this_cpu() * a->elem_size;
+
+	if (map->nr_kptrs) { /* around the kptrs, then emptied, as the kernel's update */
+		map_copy_around_lock(map, copy, value, racy_store);
+		map_empty_kptrs(map, copy);
+		return 0;
+	}
+	value_write(copy, value, map->value_size);
 	return 0;
 }
 

@@ -504,6 +504,15 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 
 	if (cpu < 0 && map_has_specials(&h->map)) { /* around the lock and timer (free in a new
 						       * element: a deleted one's timer went) */
+		if (h->percpu) { /* (kptrs only: each CPU's copy around them, then emptied) */
+			for (u32 c = 0, n = map_possible_cpus(); c < n; c++) {
+				map_copy_around_lock(&h->map, v + (size_t)c * h->value_round,
+						     (const u8 *)value + (size_t)c * h->value_round,
+						     racy_store);
+				map_empty_kptrs(&h->map, v + (size_t)c * h->value_round);
+			}
+			return;
+		}
 		map_copy_around_lock(&h->map, v, value, racy_store);
 		if (fresh && h->map.spin_lock_off >= 0)
 			__atomic_store_n(map_value_lock(&h->map, v), 0, __ATOMIC_RELAXED);
@@ -518,6 +527,11 @@ store_value(struct bpf_htab *h, struct htab_elem *e, const void *value, int cpu,
 		for (u32 c = 0, n = map_possible_cpus(); c < n; c++)
 			if (c != (u32)cpu)
 				memset(v + (size_t)c * h->value_round, 0, h->value_round);
+	if (h->map.nr_kptrs) { /* (the program's CPU's copy: around its kptrs, then emptied) */
+		map_copy_around_lock(&h->map, v + (size_t)cpu * h->value_round, value, racy_store);
+		map_empty_kptrs(&h->map, v + (size_t)cpu * h->value_round);
+		return;
+	}
 	racy_store(v + (size_t)cpu * h->value_round, value, h->map.value_size);
 }
 

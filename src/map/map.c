@@ -126,10 +126,6 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 
 	if (n < 0)
 		return n == -E2BIG ? -EOPNOTSUPP : n;
-	if (map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
-	    map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
-	    map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY)
-		return -EOPNOTSUPP; /* (the per-CPU types: not yet) */
 	for (int i = 0; i < n; i++) {
 		ids[i] = vmlinux && k[i].pointee
 				 ? btf_find_by_name_kind(vmlinux, k[i].pointee, BTF_KIND_STRUCT) : 0;
@@ -191,7 +187,8 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	if (err || !specials)
 		return err;
 	/* what userbpf supports: one bpf_spin_lock, one bpf_timer and kptrs to kernel objects
-	 * (in hash, LRU hash, array and local storage maps), members of the value struct */
+	 * (in the hash, array and local storage maps, per-CPU ones too), members of the value
+	 * struct */
 	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER | BTF_SPECIAL_KPTR))
 		return -EOPNOTSUPP;
 	if (specials & BTF_SPECIAL_KPTR) {

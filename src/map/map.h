@@ -230,15 +230,21 @@ static inline void map_empty_kptrs(const struct bpf_map *map, void *value)
 #define MAP_TIMER_SIZE 16 /* sizeof(struct bpf_timer) */
 
 /* A value copied out to bpf()'s caller shows its lock word, timer and kptrs as 0: they are not
- * the caller's to see (the kernel's check_and_init_map_value()). */
+ * the caller's to see (the kernel's check_and_init_map_value()).  A per-CPU map's value is
+ * every CPU's copy, each 8-aligned (only kptrs there: no lock or timer). */
 static inline void map_hide_lock(const struct bpf_map *map, void *value)
 {
 	if (map->spin_lock_off >= 0)
 		memset(map_value_lock(map, value), 0, sizeof(u32));
 	if (map->timer_off >= 0)
 		memset((u8 *)value + map->timer_off, 0, MAP_TIMER_SIZE);
-	for (u32 i = 0; i < map->nr_kptrs; i++)
-		memset((u8 *)value + map->kptrs[i].off, 0, sizeof(u64));
+	for (u32 at = 0; map->nr_kptrs && at < map->uvalue_size;
+	     at += (u32)round_up(map->value_size, 8)) {
+		for (u32 i = 0; i < map->nr_kptrs; i++)
+			memset((u8 *)value + at + map->kptrs[i].off, 0, sizeof(u64));
+		if (!map->ops->percpu)
+			break;
+	}
 }
 
 #define MAP_MAX_HOLES (2 + MAP_MAX_KPTRS)
