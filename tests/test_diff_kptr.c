@@ -149,6 +149,9 @@ static bool fill_values(void)
 	BPF_EMIT_CALL(BPF_FUNC_kptr_xchg)
 
 #define RUN 1u
+/* (a case's name: 1 when both kptrs are NULL, 2 when only the referenced one is not, 3 when
+ * only the untrusted one is not, 4 when neither is) */
+#define KPTRS_NULL "whether the kptrs are NULL"
 #define PLAIN_MAP 2u	/* the map is one without kptrs */
 
 static const struct {
@@ -226,7 +229,7 @@ static const struct {
 	    IF_NULL(0, 2), RELEASE(0), LDX(W, 0, 7, VAL(V_PID)), EXIT } },
 	{ "xchg into a map without kptrs", PLAIN_MAP,
 	  { VALUE, IMM(7, 0), XCHG(F_T, 7), IF_NULL(0, 2), RELEASE(0), IMM(0, 0), EXIT } },
-	{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)", RUN,
+	{ KPTRS_NULL, RUN,
 	  { VALUE, IMM(0, 1), LDX(DW, 1, 6, F_T), IF_NULL(1, 1), IMM(0, 2), LDX(DW, 1, 6, F_U),
 	    IF_NULL(1, 1), BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 2), EXIT } },
 	{ "the untrusted kptr acquired", 0,
@@ -359,13 +362,11 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 		{ "load the untrusted kptr, read through it", ~0u },
 		{ "the value's kptr probe-read (an ARG_ANYTHING source)", 0 },
 		{ NULL, 0 },
-		{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)",
-		  1 },
+		{ KPTRS_NULL, 1 },
 		{ "load the untrusted kptr, read through it", 0 },
 		{ "load the referenced kptr, read through it", 0 },
 		{ "xchg an acquired task in, release the old one", 1 },
-		{ "whether the kptrs are NULL (1: both, 2: not the referenced, 3: not the untrusted)",
-		  2 },
+		{ KPTRS_NULL, 2 },
 		{ "xchg NULL in, release the old one", ~0u },
 		{ "xchg NULL in, release the old one", 0 },
 		{ "store NULL in the untrusted kptr", 0 },
@@ -402,8 +403,11 @@ static int sequence_agrees(uint32_t map_type, bool jit)
 				CHECK(!l.rc && !u.rc);
 			}
 			CHECK(!memcmp(seen[K], seen[U], copies * 32));
-			for (uint32_t c = 0; c < copies; c++)
-				CHECK(!seen[U][4 * c] && !seen[U][4 * c + 1] && !seen[U][4 * c + 3]);
+			for (uint32_t c = 0; c < copies; c++) {
+				const uint64_t *copy = seen[U] + 4 * c;
+
+				CHECK(!copy[0] && !copy[1] && !copy[3]);
+			}
 			continue;
 		}
 		for (int s = 0; s < NSIDES; s++)
