@@ -557,6 +557,62 @@ TEST(loader_iter_task_file)
 		close(fds[i]);
 }
 
+/* The bpf_map iterator: the maps each side made for the test (the kernel's walk also passes
+ * every other map of the system, userbpf's this process's), by id, as the kernel's lines: name,
+ * type, sizes, max_entries, flags. */
+TEST(loader_iter_bpf_map)
+{
+	static char out[NSIDES][1 << 16];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	bool compare = kernel_bpf_available();
+	int prog[NSIDES] = { -1, -1 }, maps[NSIDES][4];
+	static const struct {
+		uint32_t type, ks, vs, max, flags;
+		const char *name;
+	} made[] = {
+		{ BPF_MAP_TYPE_HASH, 4, 8, 16, BPF_F_NO_PREALLOC, "itm_hash" },
+		{ BPF_MAP_TYPE_ARRAY, 4, 12, 3, BPF_F_MMAPABLE | BPF_F_RDONLY_PROG, "itm_array" },
+		{ BPF_MAP_TYPE_LRU_HASH, 8, 4, 32, 0, "itm_lru" },
+		{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, "itm_ring" },
+	};
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_bpf_map"))
+		SKIP("no kernel BTF with the bpf_map iterator (/sys/kernel/btf/vmlinux)");
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
+			union bpf_attr a;
+
+			memset(&a, 0, sizeof(a));
+			a.map_type = made[i].type;
+			a.key_size = made[i].ks;
+			a.value_size = made[i].vs;
+			a.max_entries = made[i].max;
+			a.map_flags = made[i].flags;
+			snprintf(a.map_name, sizeof(a.map_name), "%s", made[i].name);
+			maps[s][i] = side_call(s, BPF_MAP_CREATE, &a).rc;
+			REQUIRE(maps[s][i] >= 0);
+		}
+		prog[s] = load_on(s, FIXTURE("iter_bpf_map_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	struct bpf_result r[NSIDES];
+
+	for (int s = compare ? 0 : U; s < NSIDES; s++)
+		r[s] = iterate(s, prog[s], 0, 0, out[s], sizeof(out[s]), NULL);
+	CHECK_EQ(r[U].rc, 0);
+	CHECK(!strncmp(out[U], "itm_hash 1 4 8 16 1\nitm_array 2 4 12 3 480\n", 41));
+	CHECK(strstr(out[U], "end\n") != NULL);
+	if (compare && AGREE("bpf_map iterator", r))
+		CHECK(!strcmp(out[K], out[U]));
+	if (getenv("TEST_VERBOSE"))
+		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		for (size_t i = 0; i < ARRAY_SIZE(made); i++)
+			close(maps[s][i]);
+		userbpf_object_close(obj[s]);
+	}
+}
+
 /* Creation order, unit by unit: start times first; in a clock tick, ids from after the widest
  * gap (where they wrapped), else ascending. */
 TEST(task_ids_creation_order)

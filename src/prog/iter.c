@@ -9,8 +9,9 @@
  * descendants before or after their children, or its ancestors up (the css iterator's walks),
  * until the program returns 1; task_vma and task_file, the memory areas in address order and
  * the open files by fd of the tasks the same iter_info names (all: each process's leader)
- * (src/exec/task_vma.c).  Then once more with no element, as the kernel's seq_file stop does.
- * The other targets are verified only (src/verifier/attach_btf.c).
+ * (src/exec/task_vma.c); bpf_map, every map of this process's userbpf by id, as the kernel's
+ * struct bpf_map (src/exec/map_view.c).  Then once more with no element, as the kernel's
+ * seq_file stop does.  The other targets are verified only (src/verifier/attach_btf.c).
  *
  * The output is made when the fd is (BPF_ITER_CREATE), not as it is read: the fd is a memfd
  * holding it, at offset 0.  The kernel runs the program as the reader reads, so its output
@@ -29,7 +30,9 @@
 #include "exec/current_cgroup.h"
 #include "exec/iter_css.h"
 #include "exec/iter_task.h"
+#include "exec/map_view.h"
 #include "exec/task_vma.h"
+#include "map/map.h"
 #include "prog/link.h"
 #include "prog/run.h"
 
@@ -97,7 +100,9 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 	memcpy(&ulen, raw + 24, 4);  /* link_create.iter_info_len */
 	if (!uinfo != !ulen)
 		return -EINVAL;
-	if (!cgroup && strcmp(prog->attach.name, "bpf_iter_task") &&
+	bool maps = !strcmp(prog->attach.name, "bpf_iter_bpf_map");
+
+	if (!cgroup && !maps && strcmp(prog->attach.name, "bpf_iter_task") &&
 	    strcmp(prog->attach.name, "bpf_iter_task_vma") &&
 	    strcmp(prog->attach.name, "bpf_iter_task_file"))
 		return -EOPNOTSUPP; /* (the other targets are verified, not run) */
@@ -107,7 +112,9 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 			return -E2BIG;
 	if (p)
 		memcpy(info, p, ulen < LINK_INFO_SIZE ? ulen : LINK_INFO_SIZE);
-	if (cgroup) {
+	if (maps) {
+		/* (the target takes no iter_info: the kernel ignores it) */
+	} else if (cgroup) {
 		s64 cg = cgroup_target(info, &kind);
 
 		if (cg < 0)
@@ -245,6 +252,24 @@ static void walk_task_things(const struct bpf_link *link, u64 *meta, const struc
 		bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
 }
 
+/* Every map of this process's userbpf, by ascending id (the kernel's walks its map idr), each as
+ * the kernel's struct bpf_map (map_view.c). */
+static void walk_maps(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
+{
+	for (u32 id = obj_next_id(OBJ_MAP, 0); id && !seq->overflow;
+	     id = obj_next_id(OBJ_MAP, id)) {
+		struct bpf_object *obj = obj_get_by_id(OBJ_MAP, id);
+		u64 view = obj ? map_view_get(map_of(obj)) : 0;
+
+		if (view) {
+			run_one(link->prog, meta, view);
+			meta[2]++;
+		}
+		if (obj)
+			obj_put(obj);
+	}
+}
+
 /* The cgroups of the link's order from its cgroup (the open-coded css iterator's walks), until
  * the program returns non-zero (the kernel's cgroup iterator then stops). */
 static void walk_cgroups(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
@@ -300,6 +325,8 @@ int iter_create(const union bpf_attr *attr)
 		walk_task_things(link, meta, seq, false);
 	else if (!strcmp(link->prog->attach.name, "bpf_iter_task_file"))
 		walk_task_things(link, meta, seq, true);
+	else if (!strcmp(link->prog->attach.name, "bpf_iter_bpf_map"))
+		walk_maps(link, meta, seq);
 	else
 		walk_tasks(link, meta, seq);
 	/* the end, nothing: its seq_num is the last element's, as the kernel's stop sees it */
