@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <userbpf/loader.h>
+#include <userbpf/insn.h>
 
 #include "btf/vmlinux.h"
 #include "exec/iter_task.h"
@@ -609,6 +610,65 @@ TEST(loader_iter_bpf_map)
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		for (size_t i = 0; i < ARRAY_SIZE(made); i++)
 			close(maps[s][i]);
+		userbpf_object_close(obj[s]);
+	}
+}
+
+/* The bpf_prog iterator: the programs each side loaded for the test (the kernel's walk also
+ * passes every other program of the system), by id, as the kernel's lines: name, type,
+ * expected attach type, instructions the verifier processed. */
+TEST(loader_iter_bpf_prog)
+{
+	static char out[NSIDES][1 << 16];
+	struct userbpf_object *obj[NSIDES] = { NULL, NULL };
+	bool compare = kernel_bpf_available();
+	int prog[NSIDES] = { -1, -1 }, progs[NSIDES][3];
+	static const struct bpf_insn ret1[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 1), BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
+		BPF_MOV64_IMM(BPF_REG_0, 2), BPF_EXIT_INSN(),
+	};
+	static const struct {
+		uint32_t type, eat;
+		const char *name;
+	} made[] = {
+		{ BPF_PROG_TYPE_XDP, 0, "itp_xdp" },
+		{ BPF_PROG_TYPE_SOCKET_FILTER, 0, "itp_socket" },
+		{ BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, "itp_egress" },
+	};
+
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_bpf_prog"))
+		SKIP("no kernel BTF with the bpf_prog iterator (/sys/kernel/btf/vmlinux)");
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
+			union bpf_attr a;
+
+			memset(&a, 0, sizeof(a));
+			a.prog_type = made[i].type;
+			a.expected_attach_type = made[i].eat;
+			a.insns = PTR_TO_U64(ret1);
+			a.insn_cnt = ARRAY_SIZE(ret1);
+			a.license = PTR_TO_U64("GPL");
+			snprintf(a.prog_name, sizeof(a.prog_name), "%s", made[i].name);
+			progs[s][i] = side_call(s, BPF_PROG_LOAD, &a).rc;
+			REQUIRE(progs[s][i] >= 0);
+		}
+		prog[s] = load_on(s, FIXTURE("iter_bpf_prog_lines"), &obj[s]);
+		REQUIRE(prog[s] >= 0);
+	}
+	struct bpf_result r[NSIDES];
+
+	for (int s = compare ? 0 : U; s < NSIDES; s++)
+		r[s] = iterate(s, prog[s], 0, 0, out[s], sizeof(out[s]), NULL);
+	CHECK_EQ(r[U].rc, 0);
+	CHECK(!strncmp(out[U], "itp_xdp 6 0 5\nitp_socket 1 0 5\nitp_egress 8 1 5\n", 45));
+	CHECK(strstr(out[U], "end\n") != NULL);
+	if (compare && AGREE("bpf_prog iterator", r))
+		CHECK(!strcmp(out[K], out[U]));
+	if (getenv("TEST_VERBOSE"))
+		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	for (int s = compare ? 0 : U; s < NSIDES; s++) {
+		for (size_t i = 0; i < ARRAY_SIZE(made); i++)
+			close(progs[s][i]);
 		userbpf_object_close(obj[s]);
 	}
 }

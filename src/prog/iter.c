@@ -9,9 +9,10 @@
  * descendants before or after their children, or its ancestors up (the css iterator's walks),
  * until the program returns 1; task_vma and task_file, the memory areas in address order and
  * the open files by fd of the tasks the same iter_info names (all: each process's leader)
- * (src/exec/task_vma.c); bpf_map, every map of this process's userbpf by id, as the kernel's
- * struct bpf_map (src/exec/map_view.c).  Then once more with no element, as the kernel's
- * seq_file stop does.  The other targets are verified only (src/verifier/attach_btf.c).
+ * (src/exec/task_vma.c); bpf_map and bpf_prog, every map or program of this process's userbpf
+ * by id, as the kernel's struct bpf_map or bpf_prog (src/exec/object_view.c).  Then once more
+ * with no element, as the kernel's seq_file stop does.  The other targets are verified only
+ * (src/verifier/attach_btf.c).
  *
  * The output is made when the fd is (BPF_ITER_CREATE), not as it is read: the fd is a memfd
  * holding it, at offset 0.  The kernel runs the program as the reader reads, so its output
@@ -30,7 +31,7 @@
 #include "exec/current_cgroup.h"
 #include "exec/iter_css.h"
 #include "exec/iter_task.h"
-#include "exec/map_view.h"
+#include "exec/object_view.h"
 #include "exec/task_vma.h"
 #include "map/map.h"
 #include "prog/link.h"
@@ -100,7 +101,8 @@ int iter_link_create(struct bpf_prog *prog, const union bpf_attr *attr, struct b
 	memcpy(&ulen, raw + 24, 4);  /* link_create.iter_info_len */
 	if (!uinfo != !ulen)
 		return -EINVAL;
-	bool maps = !strcmp(prog->attach.name, "bpf_iter_bpf_map");
+	bool maps = !strcmp(prog->attach.name, "bpf_iter_bpf_map") ||
+		    !strcmp(prog->attach.name, "bpf_iter_bpf_prog");
 
 	if (!cgroup && !maps && strcmp(prog->attach.name, "bpf_iter_task") &&
 	    strcmp(prog->attach.name, "bpf_iter_task_vma") &&
@@ -252,14 +254,18 @@ static void walk_task_things(const struct bpf_link *link, u64 *meta, const struc
 		bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
 }
 
-/* Every map of this process's userbpf, by ascending id (the kernel's walks its map idr), each as
- * the kernel's struct bpf_map (map_view.c). */
-static void walk_maps(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq)
+/* Every map (or program) of this process's userbpf, by ascending id (the kernel's walks its
+ * idr), each as the kernel's struct bpf_map (struct bpf_prog: object_view.c). */
+static void walk_objects(const struct bpf_link *link, u64 *meta, const struct iter_seq *seq,
+			 enum obj_kind kind)
 {
-	for (u32 id = obj_next_id(OBJ_MAP, 0); id && !seq->overflow;
-	     id = obj_next_id(OBJ_MAP, id)) {
-		struct bpf_object *obj = obj_get_by_id(OBJ_MAP, id);
-		u64 view = obj ? map_view_get(map_of(obj)) : 0;
+	for (u32 id = obj_next_id(kind, 0); id && !seq->overflow; id = obj_next_id(kind, id)) {
+		struct bpf_object *obj = obj_get_by_id(kind, id);
+		u64 view = 0;
+
+		if (obj)
+			view = kind == OBJ_MAP ? map_view_get(map_of(obj))
+					       : prog_view_get(container_of(obj, struct bpf_prog, obj));
 
 		if (view) {
 			run_one(link->prog, meta, view);
@@ -326,7 +332,9 @@ int iter_create(const union bpf_attr *attr)
 	else if (!strcmp(link->prog->attach.name, "bpf_iter_task_file"))
 		walk_task_things(link, meta, seq, true);
 	else if (!strcmp(link->prog->attach.name, "bpf_iter_bpf_map"))
-		walk_maps(link, meta, seq);
+		walk_objects(link, meta, seq, OBJ_MAP);
+	else if (!strcmp(link->prog->attach.name, "bpf_iter_bpf_prog"))
+		walk_objects(link, meta, seq, OBJ_PROG);
 	else
 		walk_tasks(link, meta, seq);
 	/* the end, nothing: its seq_num is the last element's, as the kernel's stop sees it */
