@@ -263,9 +263,10 @@ static void walk_objects(const struct bpf_link *link, u64 *meta, const struct it
 		struct bpf_object *obj = obj_get_by_id(kind, id);
 		u64 view = 0;
 
-		if (obj)
-			view = kind == OBJ_MAP ? map_view_get(map_of(obj))
-					       : prog_view_get(container_of(obj, struct bpf_prog, obj));
+		if (obj && kind == OBJ_MAP)
+			view = map_view_get(map_of(obj));
+		else if (obj)
+			view = prog_view_get(container_of(obj, struct bpf_prog, obj));
 
 		if (view) {
 			run_one(link->prog, meta, view);
