@@ -579,6 +579,9 @@ TEST(loader_iter_bpf_map)
 
 	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_bpf_map"))
 		SKIP("no kernel BTF with the bpf_map iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): the objects' reads "
+		     "go through it");
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
 			union bpf_attr a;
@@ -638,6 +641,9 @@ TEST(loader_iter_bpf_prog)
 
 	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_bpf_prog"))
 		SKIP("no kernel BTF with the bpf_prog iterator (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work())
+		SKIP("process_vm_readv() cannot read this process (qemu-user?): the objects' reads "
+		     "go through it");
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
 			union bpf_attr a;
