@@ -119,4 +119,18 @@ struct bpf_sock *sock_ref_get(const struct sock_ref *r);
  * of the group.  True when it cannot tell. */
 bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie);
 
+/* The cookies of every open socket of family and proto (AF_UNIX: every Unix socket) in the
+ * caller's network namespace, from one dump: for checking many sockets at once. */
+struct sock_cookie_set {
+	u64 *cookies;	/* sorted */
+	u32 n, cap;
+	bool failed;	/* (out of memory while filling it) */
+};
+
+/* 0, or -errno with set empty (the kernel could not be asked, or no memory). */
+int sock_open_cookies(u8 family, u8 proto, struct sock_cookie_set *set);
+bool sock_cookie_set_has(const struct sock_cookie_set *set, u64 cookie);
+void sock_cookie_set_add(struct sock_cookie_set *set, u64 cookie);
+void sock_cookie_set_free(struct sock_cookie_set *set);
+
 #endif /* USERBPF_EXEC_SOCK_H */

@@ -570,3 +570,84 @@ bool sock_cookie_alive(u8 family, u8 proto, u32 states, u64 cookie)
 	/* (when the kernel cannot be asked: as it was) */
 	return err || c.found;
 }
+
+static void add_inet_cookie(const void *msg, u32 len, void *arg)
+{
+	const struct inet_diag_msg *m = msg;
+
+	if (len >= sizeof(*m) && m->idiag_inode)
+		sock_cookie_set_add(arg, (u64)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0]);
+}
+
+static void add_unix_cookie(const void *msg, u32 len, void *arg)
+{
+	const struct unix_diag_msg *m = msg;
+
+	if (len >= sizeof(*m))
+		sock_cookie_set_add(arg, (u64)m->udiag_cookie[1] << 32 | m->udiag_cookie[0]);
+}
+
+void sock_cookie_set_add(struct sock_cookie_set *set, u64 cookie)
+{
+	if (set->n == set->cap) {
+		u32 cap = set->cap ? set->cap * 2 : 64;
+		u64 *p = realloc(set->cookies, cap * sizeof(*p));
+
+		if (!p) {
+			set->failed = true;
+			return;
+		}
+		set->cookies = p;
+		set->cap = cap;
+	}
+	set->cookies[set->n++] = cookie;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+int sock_open_cookies(u8 family, u8 proto, struct sock_cookie_set *set)
+{
+	int err;
+
+	memset(set, 0, sizeof(*set));
+	if (family == AF_UNIX) {
+		struct {
+			struct nlmsghdr nlh;
+			struct unix_diag_req req;
+		} q = { .req = { .sdiag_family = AF_UNIX, .udiag_states = ~0u } };
+
+		err = diag_dump(&q, sizeof(q), add_unix_cookie, set);
+	} else {
+		struct {
+			struct nlmsghdr nlh;
+			struct inet_diag_req_v2 req;
+		} q = { .req = { .sdiag_family = family, .sdiag_protocol = proto,
+				 .idiag_states = ~0u } };
+
+		err = diag_dump(&q, sizeof(q), add_inet_cookie, set);
+	}
+	if (!err && set->failed)
+		err = -ENOMEM;
+	if (err) {
+		sock_cookie_set_free(set);
+		return err;
+	}
+	qsort(set->cookies, set->n, sizeof(*set->cookies), cmp_u64);
+	return 0;
+}
+
+bool sock_cookie_set_has(const struct sock_cookie_set *set, u64 cookie)
+{
+	return bsearch(&cookie, set->cookies, set->n, sizeof(cookie), cmp_u64) != NULL;
+}
+
+void sock_cookie_set_free(struct sock_cookie_set *set)
+{
+	free(set->cookies);
+	memset(set, 0, sizeof(*set));
+}

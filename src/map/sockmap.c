@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "exec/sock.h"
@@ -265,31 +266,60 @@ static void drop_if_closed(struct stab *t, const void *key)
 	spin_unlock(&t->lock);
 }
 
-/* Drops every hash entry whose socket closed (before a walk: the kernel's has none of them). */
+/* The socket kinds a map may hold, for drop_closed()'s one dump each. */
+static const struct {
+	u8 family, protocol;
+} sock_kinds[] = {
+	{ AF_INET, IPPROTO_TCP }, { AF_INET, IPPROTO_UDP }, { AF_INET6, IPPROTO_TCP },
+	{ AF_INET6, IPPROTO_UDP }, { AF_UNIX, 0 },
+};
+
+static int sock_kind(const struct sock_ref *r)
+{
+	for (int i = 0; i < (int)ARRAY_SIZE(sock_kinds); i++)
+		if (r->family == sock_kinds[i].family &&
+		    (r->family == AF_UNIX || r->protocol == sock_kinds[i].protocol))
+			return i;
+	return -1;
+}
+
+/* Drops every hash entry whose socket closed (before a walk: the kernel's has none of them):
+ * one dump for each kind of socket the map holds, asked outside t->lock, then the entries of
+ * sockets not among the open ones taken out under it. */
 static void drop_closed(struct stab *t)
 {
-	u8 *keys = NULL;
-	u32 n = 0, cap = 0;
+	struct sock_cookie_set open[ARRAY_SIZE(sock_kinds)];
+	bool asked[ARRAY_SIZE(sock_kinds)] = { false };
+	u32 present = 0;
+	int k;
 
 	spin_lock(&t->lock);
 	for (u32 b = 0; b < t->n_buckets; b++)
-		for (struct sock_entry *e = t->buckets[b]; e; e = e->next) {
-			if (n == cap) {
-				u32 ncap = cap ? cap * 2 : 16;
-				u8 *p = realloc(keys, (size_t)ncap * t->map.key_size);
-
-				if (!p)
-					goto out;
-				keys = p;
-				cap = ncap;
-			}
-			memcpy(keys + (size_t)n++ * t->map.key_size, e->key, t->map.key_size);
-		}
-out:
+		for (struct sock_entry *e = t->buckets[b]; e; e = e->next)
+			if ((k = sock_kind(&e->ref)) >= 0)
+				present |= 1u << k;
 	spin_unlock(&t->lock);
-	for (u32 i = 0; i < n; i++)
-		drop_if_closed(t, keys + (size_t)i * t->map.key_size);
-	free(keys);
+	for (k = 0; k < (int)ARRAY_SIZE(sock_kinds); k++)
+		if (present & 1u << k)
+			asked[k] = !sock_open_cookies(sock_kinds[k].family,
+						      sock_kinds[k].protocol, &open[k]);
+	spin_lock(&t->lock);
+	for (u32 b = 0; b < t->n_buckets; b++)
+		for (struct sock_entry **pp = &t->buckets[b], *e; (e = *pp);) {
+			k = sock_kind(&e->ref);
+			if (k < 0 || !asked[k] || sock_cookie_set_has(&open[k], e->ref.cookie)) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			e->next = t->free_list;
+			t->free_list = e;
+			t->items--;
+		}
+	spin_unlock(&t->lock);
+	for (k = 0; k < (int)ARRAY_SIZE(sock_kinds); k++)
+		if (asked[k])
+			sock_cookie_set_free(&open[k]);
 }
 
 /* bpf(): the socket's cookie. */
