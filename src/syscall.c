@@ -25,6 +25,7 @@
 
 /* Commands of Linux 6.18 (through BPF_PROG_STREAM_READ_BY_FD = 37); our uapi header may be older. */
 #define KERNEL_BPF_CMDS 38
+#define CMD_PROG_STREAM_READ_BY_FD 37
 
 #define ATTR_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
 
@@ -87,6 +88,8 @@ static const u32 cmd_attr_end[] = {
 	[BPF_LINK_GET_FD_BY_ID] = ATTR_END(link_id),
 	[BPF_LINK_GET_NEXT_ID] = ATTR_END(next_id),
 	[BPF_ITER_CREATE] = ATTR_END(iter_create.flags),
+	/* 6.17's prog_stream_read: stream_buf, stream_buf_len, stream_id, prog_fd */
+	[CMD_PROG_STREAM_READ_BY_FD] = 20,
 };
 
 /* Whether n bytes at p are all zero.  bpf() runs this on every call over the ~100 bytes after
@@ -278,6 +281,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return obj_get_next_id(OBJ_LINK, attr, uattr);
 	case BPF_ITER_CREATE:
 		return iter_create(attr);
+	case CMD_PROG_STREAM_READ_BY_FD:
+		return prog_stream_read(attr);
 	}
 	return -EINVAL;
 }

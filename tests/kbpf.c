@@ -812,8 +812,11 @@ bool logs_same_at(const char *file, int line, const char *what, const char *k_lo
 
 void log_cut_map_addrs(char *log)
 {
-	for (char *m = log; (m = strstr(m, "r1 = 0x"));) {
-		char *q = m += 7;
+	for (char *m = log; (m = strstr(m, " = 0x"));) {
+		char *q = m += 5;
+
+		if (m - log < 7 || m[-7] != 'r' || m[-6] < '0' || m[-6] > '9')
+			continue; /* (not "rN = 0x") */
 
 		q += strspn(q, "0123456789abcdef");
 		q += strspn(q, " ");

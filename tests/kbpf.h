@@ -73,7 +73,7 @@ bool logs_same_at(const char *file, int line, const char *what, const char *k_lo
 #define LOGS_SAME(what, k_log, u_log) logs_same_at(__FILE__, __LINE__, what, k_log, u_log)
 
 /* Cuts the map addresses out of a verifier log ("r1 = 0xffff8881...  ; R1=map_ptr": the
- * address and the padding after it), which differ from side to side. */
+ * address and the padding after it, for any of r0..r9), which differ from side to side. */
 void log_cut_map_addrs(char *log);
 
 /* The kernel's run of its program k_fd (of type, loaded with flags) against userbpf's of the

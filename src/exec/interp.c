@@ -148,6 +148,7 @@ enum {
 	XL_TRAP_END,
 	XL_TRAP_SLOT2,
 	XL_CALL_UNWIND,
+	XL_CALL_OWNER, /* a kfunc call with the program in an argument: dst gets k first */
 	XL_TAIL_CALL,
 	XL_LOOP_CALL, /* `call loop_id` (not in the checked build) */
 	XL_LOOP_EXIT, /* an exit in a callback function, when there is a loop_id */
@@ -373,6 +374,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		[XL_TRAP_END] = &&L_TRAP_END,
 		[XL_TRAP_SLOT2] = &&L_TRAP_SLOT2,
 		[XL_CALL_UNWIND] = &&L_CALL_UNWIND,
+		[XL_CALL_OWNER] = &&L_CALL_OWNER,
 		[XL_TAIL_CALL] = &&L_TAIL_CALL,
 		[XL_PROBE_LDX] = &&L_PROBE_LDX,
 #ifndef INTERP_CHECKED
@@ -750,6 +752,10 @@ L_CALL_UNWIND:
 	if (R[0] == 0)
 		return 0;
 	NEXT;
+L_CALL_OWNER:
+	R[pc->dst] = pc->k;
+	R[0] = pc->u.fn(HELPER_ARGS);
+	NEXT;
 L_PROBE_LDX:
 	/* a load through a kernel object's pointer: 0 where nothing is mapped */
 	DST = probe_load(SRC + (uint64_t)(int64_t)O_OFF, O_AUX);
@@ -1044,6 +1050,15 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 				if (!d->u.fn) {
 					err = -EOPNOTSUPP;
 					goto fail;
+				}
+				int owner_reg = 0;
+
+				if (env->kfunc_owner_reg)
+					owner_reg = env->kfunc_owner_reg(env, in->imm, in->off);
+				if (owner_reg > 0) {
+					d->handler = labels.extra[XL_CALL_OWNER];
+					d->dst = (uint8_t)owner_reg;
+					d->k = (uint64_t)(uintptr_t)env->owner;
 				}
 			}
 			if (desc->op == INSN_OP_HELPER) {

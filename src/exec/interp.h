@@ -81,6 +81,9 @@ struct interp_env {
 	 * (the resolver, or its answer) makes interp_prepare() refuse the program with
 	 * -EOPNOTSUPP. */
 	interp_helper_fn (*resolve_kfunc)(const struct interp_env *env, int32_t imm, int16_t off);
+	/* The argument register (1..5) that such a kfunc call takes owner in, loaded right before
+	 * the call (the kernel's __prog parameters), or 0; NULL: none does. */
+	int (*kfunc_owner_reg)(const struct interp_env *env, int32_t imm, int16_t off);
 	/* What the program's callbacks name as their owner (exec_callback.owner): the struct
 	 * bpf_prog, for helpers that keep a callback; opaque to the engines. */
 	void *owner;

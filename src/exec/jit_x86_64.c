@@ -925,9 +925,14 @@ static void emit_call(struct jit_ctx *c, const struct insn_desc *d, const struct
 	case INSN_OP_REG:
 		emit_callx(c, in);
 		break;
-	case INSN_OP_KFUNC: /* scan() made sure it resolves; called as a helper */
+	case INSN_OP_KFUNC: { /* scan() made sure it resolves; called as a helper */
+		int owner = env->kfunc_owner_reg ? env->kfunc_owner_reg(env, in->imm, in->off) : 0;
+
+		if (owner > 0) /* the program, in the argument the kfunc takes it in */
+			emit_movabs(&c->b, R(owner), (uint64_t)(uintptr_t)env->owner);
 		emit_call_abs(c, (const void *)env->resolve_kfunc(env, in->imm, in->off));
 		break;
+	}
 	default: /* LOCAL */
 		emit_local_call(c, in);
 		break;

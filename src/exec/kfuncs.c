@@ -226,6 +226,7 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_strrchr", bpf_strrchr_kfunc, 0 },
 	{ "bpf_strspn", bpf_strspn_kfunc, 0 },
 	{ "bpf_strstr", bpf_strstr_kfunc, 0 },
+	{ "bpf_stream_vprintk_impl", bpf_stream_vprintk_kfunc, KF_TRUSTED_ARGS },
 	{ "bpf_task_acquire", bpf_task_acquire_kfunc,
 	  KF_GENERIC | KF_ACQUIRE | KF_RCU | KF_RET_NULL },
 	{ "bpf_task_from_pid", bpf_task_from_pid_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
@@ -257,6 +258,27 @@ const char *kfunc_btf_name(s32 id)
 	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC)
 		return NULL;
 	return btf_str_by_offset(btf, t->name_off);
+}
+
+int kfunc_owner_reg(const struct interp_env *env, s32 id, s16 off)
+{
+	const struct btf *btf = btf_vmlinux();
+	const char *name = off ? NULL : kfunc_btf_name(id);
+	const struct btf_type *proto;
+	const struct btf_param *p;
+
+	if (!name || !kfunc_by_name(name))
+		return 0;
+	proto = btf_type_by_id(btf, btf_type_by_id(btf, (u32)id)->type);
+	p = (const struct btf_param *)(proto + 1);
+	for (u32 i = 0; i < BTF_INFO_VLEN(proto->info) && i < 5; i++) {
+		const char *n = btf_str_by_offset(btf, p[i].name_off);
+		size_t len = n ? strlen(n) : 0;
+
+		if (len >= 6 && !strcmp(n + len - 6, "__prog"))
+			return (int)i + 1;
+	}
+	return 0;
 }
 
 u64 (*kfunc_resolve(const struct interp_env *env, s32 id, s16 off))(u64, u64, u64, u64, u64)

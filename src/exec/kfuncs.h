@@ -55,4 +55,9 @@ struct interp_env;
  * resolver (struct interp_env's resolve_kfunc). */
 u64 (*kfunc_resolve(const struct interp_env *env, s32 id, s16 off))(u64, u64, u64, u64, u64);
 
+/* The argument register (1 to 5) of the kfunc call with imm id and off that gets the running
+ * program (a parameter named __prog: the kernel's verifier loads the program's aux there), or
+ * 0: the engines' interp_env.kfunc_owner_reg. */
+int kfunc_owner_reg(const struct interp_env *env, s32 id, s16 off);
+
 #endif

@@ -138,6 +138,7 @@ int prog_prepare(struct bpf_prog *prog)
 		env.loop_id = BPF_FUNC_loop;
 		env.tail_call = prog_tail_call;
 		env.resolve_kfunc = kfunc_resolve;
+		env.kfunc_owner_reg = kfunc_owner_reg;
 	}
 	for (u32 i = 0; i < prog->len; i++)
 		if (prog->insns[i].code == (BPF_JMP | BPF_CALL) && !prog->insns[i].src_reg &&
@@ -178,6 +179,7 @@ static void prog_free(struct bpf_prog *prog)
 	for (u32 i = 0; i < prog->used_btf_cnt; i++)
 		btf_put(prog->used_btfs[i]);
 	free(prog->used_btfs);
+	prog_streams_free(prog);
 	free(prog->func_info);
 	free(prog->linfo);
 	free(prog->insns);

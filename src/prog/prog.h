@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fd.h"
+#include "prog/stream.h"
 #include "util.h"
 
 struct bpf_map;
@@ -112,6 +113,8 @@ struct bpf_prog {
 		u64 cnt;
 		u64 nsecs;
 	} stats;
+	/* BPF_STDOUT and BPF_STDERR (stream.h): what its runs wrote and no one read yet. */
+	struct prog_stream streams[2];
 
 	/* BTF of the load (prog_btf_fd with func/line info), a reference; NULL without. */
 	struct btf *btf;

@@ -128,10 +128,8 @@ int check_mem_size_pair(struct verifier_env *env, u32 regno)
 	return err;
 }
 
-/* A constant string (the kernel's check_reg_const_str()): in a map whose values no one can
- * change any more (BPF_F_RDONLY_PROG, frozen: .rodata), at a constant offset, NUL-terminated
- * within the value. */
-static int check_const_str(struct verifier_env *env, u32 regno)
+/* (.rodata is such a map) */
+int check_const_str(struct verifier_env *env, u32 regno)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
 	struct bpf_map *map = reg->map;

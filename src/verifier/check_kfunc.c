@@ -152,6 +152,7 @@ int add_kfunc_call(struct verifier_env *env, const struct bpf_insn *in)
 struct kfunc_meta {
 	bool const_found;
 	u64 const_value;	/* a __szk size */
+	bool arg_prog;		/* a __prog parameter was seen */
 	u32 ref_obj_id;		/* the reference an argument holds (an iterator's, an acquired
 				 * object's) */
 	u32 release_regno;	/* a release kfunc's: the register whose reference it ends */
@@ -325,19 +326,25 @@ static int kfunc_mem_size_arg(struct verifier_env *env, const struct kfunc_btf *
 	return 0;
 }
 
+/* The kernel's check_func_arg_reg_off() for an argument of a kind that takes no offset: a
+ * pointer of a kind that may have one passes; any other must have none. */
+static int kfunc_arg_reg_off(struct verifier_env *env, const struct reg_state *reg, u32 regno)
+{
+	if (reg->type != PTR_TO_STACK && reg->type != SCALAR_VALUE && !reg_is_pkt(reg) &&
+	    reg->type != PTR_TO_MAP_VALUE && reg->type != PTR_TO_MAP_KEY && !reg_is_mem(reg) &&
+	    reg->type != PTR_TO_RINGBUF_MEM)
+		return check_ptr_off(env, reg, regno, false);
+	return 0;
+}
+
 /* The program's ctx (the kernel's KF_ARG_PTR_TO_CTX), unmodified. */
 static int kfunc_ctx_arg(struct verifier_env *env, u32 regno)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	int err;
+	int err = kfunc_arg_reg_off(env, reg, regno);
 
-	if (reg->type != PTR_TO_STACK && reg->type != SCALAR_VALUE && !reg_is_pkt(reg) &&
-	    reg->type != PTR_TO_MAP_VALUE && reg->type != PTR_TO_MAP_KEY && !reg_is_mem(reg) &&
-	    reg->type != PTR_TO_RINGBUF_MEM) {
-		err = check_ptr_off(env, reg, regno, false);
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	if (reg->type != PTR_TO_CTX) {
 		verbose(env, "arg#%u expected pointer to ctx, but got %s\n", regno - 1,
 			reg_type_str(reg->type));
@@ -491,6 +498,17 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		 * string kfuncs read their strings without faulting) */
 		if (str_ends(param_name(k, i), "__ign"))
 			continue;
+		/* a __prog parameter gets the program itself, whatever the register holds: the
+		 * engines load it before the call (kfunc_owner_reg()) */
+		if (str_ends(param_name(k, i), "__prog")) {
+			if (meta->arg_prog) {
+				verbose(env, "verifier bug: Only 1 prog->aux argument supported "
+					     "per-kfunc\n");
+				return -EFAULT;
+			}
+			meta->arg_prog = true;
+			continue;
+		}
 		if (is_scalar(t)) {
 			const struct reg_state *reg = &cur_regs(env)[regno];
 
@@ -554,6 +572,15 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			err = kfunc_ctx_arg(env, regno);
 		} else if (points_to_struct(k, t, "bpf_dynptr")) {
 			err = kfunc_dynptr_arg(env, k, desc, i, meta, insn_idx);
+		} else if (str_ends(param_name(k, i), "__str")) {
+			/* a constant string (the kernel's KF_ARG_PTR_TO_CONST_STR) */
+			err = kfunc_arg_reg_off(env, reg, regno);
+			if (!err && reg->type != PTR_TO_MAP_VALUE) {
+				verbose(env, "arg#%u doesn't point to a const string\n", i);
+				err = -EINVAL;
+			}
+			if (!err)
+				err = check_const_str(env, regno);
 		} else if (reg_struct_id(reg) && ref_t) {
 			err = kfunc_btf_id_arg(env, k, desc, i, ref_t, ref_id);
 		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||

@@ -567,6 +567,10 @@ void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);
  * memory in regno - 1 (as if not NULL) must take reads and writes of every size the register
  * may hold, 0 included. */
 int check_mem_size_pair(struct verifier_env *env, u32 regno);
+/* A constant string argument in regno (the kernel's check_reg_const_str()): a map value in a
+ * map no one can change (BPF_F_RDONLY_PROG, frozen), at a constant offset, NUL-terminated
+ * within the value.  Helpers' ARG_PTR_TO_CONST_STR and kfuncs' __str parameters. */
+int check_const_str(struct verifier_env *env, u32 regno);
 
 /* The name of the struct (or, typedef_name, the typedef) a program type's ctx is declared as in
  * BPF C ("__sk_buff"), or NULL (btf_info.c). */
