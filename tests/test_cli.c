@@ -26,11 +26,13 @@
 
 #include <userbpf/loader.h>
 
+#include "btf/vmlinux.h"
 #include "kbpf.h"
 #include "test.h"
 
 #define EXAMPLE(n) LOADER_OBJ_DIR "/examples/" n ".bpf.o"
 #define FIXTURE(n) LOADER_OBJ_DIR "/tests/fixtures/" n ".bpf.o"
+#define CORPUS(n) LOADER_OBJ_DIR "/tests/corpus/" n ".bpf.o"
 #define OUT_MAX (4 << 20)
 #define NPKTS 600
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -403,6 +405,40 @@ TEST(cli_autoload)
 	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":on_file_open", "--data", frame,
 		     NULL),
 		 2);
+	unlink(frame);
+}
+
+/* --trace: what a program writes to its streams (bpf_stream_printk()) goes to stderr, run by
+ * run.  The program (corpus socket_stream_printk) sees the frame as a packet socket does. */
+TEST(cli_prog_run_stream_trace)
+{
+	char frame[] = "/tmp/userbpf-cli-frame-XXXXXX";
+	unsigned char bytes[100] = { 0 };
+	int fd;
+
+	if (!btf_vmlinux() || btf_find_func(btf_vmlinux(), "bpf_stream_vprintk_impl") <= 0)
+		SKIP("no bpf_stream_vprintk_impl in the kernel's BTF (Linux 6.18+)");
+	bytes[0] = 0x12; /* (the destination address: a packet socket's first bytes) */
+	bytes[1] = 0x34;
+	bytes[12] = 0x08;
+	fd = mkstemp(frame);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, bytes, sizeof(bytes)) == (ssize_t)sizeof(bytes));
+	close(fd);
+	CHECK_EQ(cli("prog", "run", CORPUS("socket_stream_printk"), "--data", frame, "--trace",
+		     NULL), 0);
+	CHECK(strstr(err, "len 100 proto 800 first 1234\n"));
+	CHECK(!strstr(out, "len 100"));
+	/* without --trace nothing is printed (and the next run's stream starts empty) */
+	CHECK_EQ(cli("prog", "run", CORPUS("socket_stream_printk"), "--data", frame, NULL), 0);
+	CHECK(!strstr(err, "len 100") && !strstr(out, "len 100"));
+	fd = open(frame, O_WRONLY | O_TRUNC);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, bytes, 40) == 40);
+	close(fd);
+	CHECK_EQ(cli("prog", "run", CORPUS("socket_stream_printk"), "--data", frame, "--trace",
+		     NULL), 0);
+	CHECK(strstr(err, "short packet: 40 bytes\n"));
 	unlink(frame);
 }
 

@@ -83,7 +83,7 @@ struct run_opts {
 	unsigned int perf_pages; /* --perf-pages: data pages per perf ring (0: the default) */
 	bool verdicts;	      /* one line per packet */
 	bool progress;	      /* force the progress line */
-	bool trace;	      /* bpf_trace_printk lines to stderr */
+	bool trace;	      /* bpf_trace_printk lines and the program's streams to stderr */
 	const char *sets[32]; /* --set MAP:KEY=VALUE, applied after load, before the run */
 	unsigned int nsets;
 };
@@ -119,7 +119,8 @@ enum {
 	"  --repeat N           run the program N times per packet (BPF_PROG_TEST_RUN repeat)\n"   \
 	"  --verdicts           one line per packet: number, length, return value\n"               \
 	"  --progress           progress line on stderr (default: only when stderr is a tty)\n"    \
-	"  --trace              bpf_trace_printk() lines to stderr\n"                              \
+	"  --trace              bpf_trace_printk() lines and what the program writes to its\n"     \
+	"                       streams (bpf_stream_printk()) to stderr\n"                         \
 	"  --set MAP:KEY=VALUE  update a map after loading, before the run (repeatable)\n"         \
 	"  --perf-pages N       data pages of each CPU's ring for perf event arrays (default 64)\n" \
 	"Values: N (decimal/0x, host order, 1/2/4/8 bytes), be:N (network order), hex:0a0b..\n"

@@ -106,6 +106,33 @@ bool run_opts_have_input(const struct run_opts *o)
 	return o->pcap || o->data || o->iface;
 }
 
+#define CMD_PROG_STREAM_READ_BY_FD 37 /* (6.17: beyond older uapi headers) */
+
+/* What the program wrote to its streams (BPF_STDOUT, then BPF_STDERR) in the last run, to
+ * stderr with the trace lines: read until a stream is empty (a kernel without streams answers
+ * EINVAL: nothing to print). */
+static void drain_streams(userbpf_bpf_fn bpf_fn, int prog_fd)
+{
+	char text[4096];
+
+	for (uint32_t id = 1; id <= 2; id++) {
+		for (;;) {
+			uint32_t a[40] = { 0 };
+			uint64_t p = (uint64_t)(uintptr_t)text;
+			int n;
+
+			memcpy(a, &p, sizeof(p));
+			a[2] = sizeof(text);
+			a[3] = id;
+			a[4] = (uint32_t)prog_fd;
+			n = bpf_fn(CMD_PROG_STREAM_READ_BY_FD, (union bpf_attr *)a, sizeof(a));
+			if (n <= 0)
+				break;
+			fwrite(text, 1, (size_t)n, stderr);
+		}
+	}
+}
+
 static const char *retval_name(unsigned int type, uint32_t rv)
 {
 	static const char *const xdp[] = {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX",
@@ -363,6 +390,8 @@ int run_packets(struct userbpf_object *obj, struct userbpf_program *prog, const 
 		}
 		count(st, attr.test.retval, len);
 		st->run_ns += attr.test.duration;
+		if (o->trace)
+			drain_streams(bpf_fn, userbpf_program_fd(prog));
 		cli_perf_poll();
 		if (o->verdicts) {
 			const char *name = retval_name(type, attr.test.retval);
