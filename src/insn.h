@@ -45,6 +45,15 @@
 #define BPF_JSLT 0xc0
 #define BPF_JSLE 0xd0
 #endif
+#ifndef BPF_JCOND
+#define BPF_JCOND 0xe0
+#endif
+#ifndef BPF_MAY_GOTO
+#define BPF_MAY_GOTO 0
+#endif
+/* The budget of a frame's may_goto rounds (the kernel's BPF_MAX_LOOPS, as its interpreter and
+ * JITs without timed may_goto spend it). */
+#define MAY_GOTO_BUDGET (8u * 1024 * 1024)
 #ifndef BPF_ATOMIC
 #define BPF_ATOMIC 0xc0
 #endif
@@ -260,6 +269,8 @@ static inline int insn_probe_load_ok(const struct bpf_insn *insn)
 	  JCOND, JSLE, 32, DOI, BASE32, V3, "jsle32")                                              \
 	X(JSLE32_X, BPF_JMP32 | BPF_JSLE | BPF_X, NONE, 0,                                         \
 	  JCOND, JSLE, 32, DSO, BASE32, V3, "jsle32")                                              \
+	/* may_goto (6.9, src_reg BPF_MAY_GOTO): jumps once its frame's budget is spent */         \
+	X(MAY_GOTO, BPF_JMP | BPF_JCOND, NONE, 0, MAY_GOTO, MAY_GOTO, 0, O, BASE32, V4, "may_goto") \
 	/* Calls and exit */                                                                       \
 	X(CALL, BPF_JMP | BPF_CALL | BPF_K, SRC, 0, CALL, HELPER, 0, SI, BASE32, V1, "call")       \
 	X(CALL_LOCAL, BPF_JMP | BPF_CALL | BPF_K, SRC, BPF_PSEUDO_CALL,                            \
@@ -394,6 +405,7 @@ enum insn_kind {
 	INSN_K_END,    /* byte order conversion of the low bits bits of dst */
 	INSN_K_JA,     /* unconditional jump */
 	INSN_K_JCOND,  /* conditional jump comparing dst with src/imm */
+	INSN_K_MAY_GOTO, /* jump when the frame's may_goto budget is spent, else spend one */
 	INSN_K_CALL,   /* helper, bpf-to-bpf, kfunc or register call */
 	INSN_K_EXIT,   /* return from function / program */
 	INSN_K_LDDW,   /* 64-bit immediate, two slots */
@@ -410,7 +422,7 @@ enum insn_op {
 	INSN_OP_LSH, INSN_OP_RSH, INSN_OP_MOD, INSN_OP_SMOD, INSN_OP_XOR, INSN_OP_MOV, INSN_OP_ARSH,
 	INSN_OP_NEG, INSN_OP_MOVSX, INSN_OP_LE, INSN_OP_BE, INSN_OP_SWAP,
 	INSN_OP_JA, INSN_OP_JEQ, INSN_OP_JGT, INSN_OP_JGE, INSN_OP_JSET, INSN_OP_JNE, INSN_OP_JSGT,
-	INSN_OP_JSGE, INSN_OP_JLT, INSN_OP_JLE, INSN_OP_JSLT, INSN_OP_JSLE,
+	INSN_OP_JSGE, INSN_OP_JLT, INSN_OP_JLE, INSN_OP_JSLT, INSN_OP_JSLE, INSN_OP_MAY_GOTO,
 	INSN_OP_HELPER, INSN_OP_LOCAL, INSN_OP_KFUNC, INSN_OP_REG, INSN_OP_EXIT,
 	INSN_OP_IMM64, INSN_OP_ABS, INSN_OP_IND, INSN_OP_MEM, INSN_OP_MEMSX,
 	INSN_OP_FETCH_ADD, INSN_OP_FETCH_OR, INSN_OP_FETCH_AND, INSN_OP_FETCH_XOR,

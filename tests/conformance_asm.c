@@ -362,6 +362,10 @@ static int assemble_line(struct casm *a, char **tok, int ntok)
 		NOPS(1);
 		err = parse_target(a, ops[0], d->code == (BPF_JMP32 | BPF_JA));
 		break;
+	case INSN_K_MAY_GOTO: /* "may_goto label" */
+		NOPS(1);
+		err = parse_target(a, ops[0], 0);
+		break;
 	case INSN_K_JCOND:
 		NOPS(3);
 		err = set_dst(a, in, ops[0]);

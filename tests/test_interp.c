@@ -372,6 +372,7 @@ TEST(interp_every_form_decodes)
 		else if (d[i].disc == INSN_D_SRC)
 			prog[0].src_reg = (uint8_t)d[i].dval;
 		if (d[i].kind == INSN_K_JA || d[i].kind == INSN_K_JCOND ||
+		    d[i].kind == INSN_K_MAY_GOTO ||
 		    (d[i].kind == INSN_K_CALL && d[i].op == INSN_OP_LOCAL)) {
 			prog[0].off = d[i].fields & INSN_F_OFF ? 0 : prog[0].off;
 			if (d[i].code == (BPF_JMP32 | BPF_JA) || d[i].op == INSN_OP_LOCAL)

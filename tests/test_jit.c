@@ -234,7 +234,8 @@ TEST(jit_every_form)
 			in->imm = 0;
 		if (!(d[i].fields & INSN_F_OFF))
 			in->off = 0;
-		if (d[i].kind == INSN_K_JA || d[i].kind == INSN_K_JCOND) {
+		if (d[i].kind == INSN_K_JA || d[i].kind == INSN_K_JCOND ||
+		    d[i].kind == INSN_K_MAY_GOTO) {
 			in->off = d[i].fields & INSN_F_OFF ? 1 : 0; /* skip "xor r0, r2" */
 			if (d[i].code == (BPF_JMP32 | BPF_JA))
 				in->imm = 1;

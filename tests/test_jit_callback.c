@@ -928,6 +928,30 @@ TEST(jit_loop_inline_sum)
 	check_loop("sum", src, 1ull << 32, 0, 0);
 }
 
+/* may_goto in the callback: each round is a call, so each has its whole budget (8388608
+ * rounds, the kernel's BPF_MAX_LOOPS) again, inline or through the helper, nested or not,
+ * whatever the caller spent of its own (two rounds here). */
+TEST(jit_loop_inline_may_goto)
+{
+	static const char src[] = "may_goto spent1\n"
+				  "spent1:\n"
+				  "may_goto spent2\n"
+				  "spent2:\n" LOOP_SUM "cb:\n"
+					   "mov %r0, 0\n"
+					   "again:\n"
+					   "may_goto spent\n"
+					   "add %r0, 1\n"
+					   "ja again\n"
+					   "spent:\n"
+					   "ldxdw %r3, [%r2+0]\n"
+					   "add %r3, %r0\n"
+					   "stxdw [%r2+0], %r3\n"
+					   "mov %r0, 0\n"
+					   "exit\n";
+
+	check_loop("may_goto", src, 2, 2ull << 32 | 2 * MAY_GOTO_BUDGET, 0);
+}
+
 /* The loop keeps i, nr and ctx in registers of r6..r9 that the callback does not write (here
  * r8, r7, r6: it writes r9), else on the stack (here it writes r6 and r7: one spare); either
  * way the caller's r6..r9 survive the call and the sums are the same. */

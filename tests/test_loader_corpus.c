@@ -119,6 +119,7 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_lskel_counts", true, .kfunc = "bpf_iter_num_new" },
 	{ "xdp_string_kfuncs", true, .kfunc = "bpf_strnstr" }, /* (6.17 and later) */
 	{ "socket_stream_printk", true, .kfunc = "bpf_stream_vprintk_impl" }, /* (6.18) */
+	{ "socket_can_loop", true },
 	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },
 };
 

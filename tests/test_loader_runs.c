@@ -461,3 +461,34 @@ TEST(loader_runs_subprog_tail_call)
 		userbpf_object_close(obj[s]);
 	}
 }
+
+/* socket_can_loop: loops that may_goto bounds (can_loop, cond_break), run to their own ends on
+ * packets of every length up to 400 bytes with a 0xff byte at a length-dependent place (or
+ * none): the kernel's results, JIT-compiled and interpreted. */
+TEST(loader_runs_can_loop)
+{
+	for (int jit = 1; jit >= 0; jit--) {
+		struct userbpf_object *obj[NSIDES] = { NULL };
+		int prog[NSIDES], was, runs = 0;
+
+		SKIP_WITHOUT_KERNEL_BPF();
+		was = userbpf_set_jit(jit);
+		REQUIRE(load_corpus("socket_can_loop", obj, prog) == 0);
+		userbpf_set_jit(was);
+		for (uint32_t len = 14; len <= 400; len += 7) {
+			static uint8_t pkt[400];
+			uint32_t ret;
+
+			for (uint32_t i = 0; i < len; i++)
+				pkt[i] = (uint8_t)(i * 7 + len);
+			if (len % 3)
+				pkt[len / 2] = 0xff;
+			if (!RUNS_AGREE("socket_can_loop", prog, pkt, len, &ret))
+				break;
+			runs++;
+		}
+		CHECK_EQ(runs, 56);
+		for (int s = 0; s < NSIDES; s++)
+			userbpf_object_close(obj[s]);
+	}
+}

@@ -327,6 +327,7 @@ typedef uint64_t atomic64_t __attribute__((aligned(8)));
 struct frame {
 	const struct dinsn *ret; /* record after the call (a bpf_loop round's: &loop_ret) */
 	uint64_t saved[5];       /* caller's r6..r10 */
+	uint32_t may_goto;       /* caller's may_goto budget left */
 #ifndef INTERP_CHECKED
 	/* A bpf_loop round's frame (L_LOOP_CALL): where the loop's caller goes on, the callback's
 	 * first record, its ctx argument, this round's index and the number of rounds.  Only the
@@ -390,6 +391,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	struct frame frames[INTERP_MAX_FRAMES - 1];
 	const struct dinsn *pc;
 	unsigned int depth = 0; /* frames pushed by bpf-to-bpf calls */
+	uint32_t may_goto = MAY_GOTO_BUDGET; /* this function's may_goto rounds left */
 	uintptr_t disp = 0;     /* BRANCH()'s guess, in bytes (modulo the pointer width) */
 	uintptr_t stack_top = (uintptr_t)stack + sizeof(stack);
 #ifndef INTERP_CHECKED
@@ -488,6 +490,12 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	if (CMP##bits##_##op(DST, OPERAND(code)))                                                  \
 		BRANCH();                                                                \
 	NEXT;
+/* may_goto: each function's run (a call, a bpf_loop round, the program) has its own budget */
+#define EXEC_MAY_GOTO(op, bits, dval, code)                                                        \
+	if (may_goto == 0)                                                                         \
+		BRANCH();                                                                          \
+	may_goto--;                                                                                \
+	NEXT;
 #define EXEC_CALL(op, bits, dval, code) CALL_##op
 #define CALL_HELPER                                                                                \
 	R[0] = pc->u.fn(HELPER_ARGS);                                                              \
@@ -514,6 +522,8 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 	}                                                                                          \
 	frames[depth].ret = pc + 1;                                                                \
 	memcpy(frames[depth].saved, &R[6], sizeof(frames[depth].saved));                           \
+	frames[depth].may_goto = may_goto;                                                         \
+	may_goto = MAY_GOTO_BUDGET;                                                                \
 	depth++;                                                                                   \
 	R[10] = stack_top - depth * INTERP_STACK_SIZE;                                             \
 	JUMP(TARGET());
@@ -522,6 +532,7 @@ static int run(const struct interp_prog *p, const struct dinsn *entry, uint64_t 
 		return 0;                                                                          \
 	depth--;                                                                                   \
 	memcpy(&R[6], frames[depth].saved, sizeof(frames[depth].saved));                           \
+	may_goto = frames[depth].may_goto;                                                         \
 	JUMP(frames[depth].ret);
 #define EXEC_LDDW(op, bits, dval, code)                                                            \
 	DST = pc->k;                                                                               \
@@ -809,6 +820,8 @@ L_LOOP_CALL:
 		f_ = &frames[depth];
 		f_->ret = &loop_ret;
 		memcpy(f_->saved, &R[6], sizeof(f_->saved));
+		f_->may_goto = may_goto;
+		may_goto = MAY_GOTO_BUDGET;
 		f_->lp_next = pc + 1;
 		f_->lp_entry = cb_->entry;
 		f_->lp_ctx = R[3];
@@ -824,6 +837,7 @@ L_LOOP_CALL:
 #define LOOP_AGAIN(f_, i_)                                                                         \
 	do {                                                                                       \
 		(f_)->lp_i = (i_);                                                                 \
+		may_goto = MAY_GOTO_BUDGET;                                                        \
 		depth++;                                                                           \
 		R[10] = stack_top - depth * INTERP_STACK_SIZE;                                     \
 		R[1] = (i_);                                                                       \
@@ -854,6 +868,7 @@ L_LOOP_EXIT:
 		if (depth == 0)
 			return 0;
 		f_ = &frames[--depth];
+		may_goto = f_->may_goto;
 		if (f_->ret == &loop_ret) {
 			i_ = f_->lp_i + 1;
 			if (__builtin_expect(!R[0] && i_ < f_->lp_n, 1))
@@ -1101,7 +1116,8 @@ int interp_prepare(const struct bpf_insn *insns, uint32_t cnt, const struct inte
 		desc = &descs[insn_find_fast(first, in)];
 		if (desc->code == (BPF_JMP32 | BPF_JA))
 			t = (int64_t)i + 1 + in->imm; /* JMP32 JA: gotol */
-		else if (desc->kind == INSN_K_JA || desc->kind == INSN_K_JCOND)
+		else if (desc->kind == INSN_K_JA || desc->kind == INSN_K_JCOND ||
+			 desc->kind == INSN_K_MAY_GOTO)
 			t = (int64_t)i + 1 + in->off;
 		else if (desc->kind == INSN_K_CALL && desc->op == INSN_OP_LOCAL)
 			t = (int64_t)i + 1 + in->imm;

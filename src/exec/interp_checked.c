@@ -189,6 +189,7 @@ static int chk_step(struct interp_check *c, struct chk_state *cs, const struct i
 	case INSN_K_MOVSX:
 		return need(c, cs, src) || writes(c, cs, dst);
 	case INSN_K_JA:
+	case INSN_K_MAY_GOTO:
 		return 0;
 	case INSN_K_JCOND:
 		if (need(c, cs, dst))

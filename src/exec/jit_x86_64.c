@@ -158,6 +158,7 @@ struct jit_ctx {
 	uint8_t any_call;    /* helper, callx, LD_ABS/IND or local call */
 	uint8_t ldpkt;	     /* some LD_ABS/LD_IND */
 	uint8_t tail_call;   /* some bpf_tail_call (env->tail_call): needs the scratch slot */
+	uint8_t may_goto;    /* some may_goto: each frame keeps its budget below the BPF stack */
 	uint32_t labels;     /* bit per enum jit_label that is emitted */
 	int saved[6];	     /* callee-saved x86 registers the prologue pushes */
 	int nsaved;
@@ -672,6 +673,31 @@ static void emit_callx(struct jit_ctx *c, const struct bpf_insn *in)
 		patch_rel8(b, done);
 }
 
+/* Where the frame whose top rbp is keeps its may_goto budget (plan_frame()). */
+static int32_t may_goto_off(const struct jit_ctx *c)
+{
+	return -(int32_t)c->bpf_stack - 8;
+}
+
+/* A function's run begins: its frame's budget is whole (programs with may_goto only). */
+static void emit_may_goto_init(struct jit_ctx *c)
+{
+	if (c->may_goto)
+		emit_store_imm(&c->b, 64, X86_RBP, may_goto_off(c), (int32_t)MAY_GOTO_BUDGET);
+}
+
+/* may_goto: jump when the budget is spent, else spend one. */
+static void emit_may_goto(struct jit_ctx *c, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+
+	emit_load(b, 64, AUX, X86_RBP, may_goto_off(c));
+	emit_test_rr(b, 1, AUX, AUX);
+	emit_jump(c, CC_E, (uint32_t)(c->cur + 1 + in->off));
+	emit_alu_imm(b, 1, ALU_SUB, AUX, 1);
+	emit_store(b, 64, X86_RBP, may_goto_off(c), AUX);
+}
+
 /* bpf-to-bpf call: depth check, save the caller's r6..r9, next frame, native call. */
 static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
 {
@@ -688,6 +714,7 @@ static void emit_local_call(struct jit_ctx *c, const struct bpf_insn *in)
 	if (pad)
 		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)pad);
 	emit_alu_imm(b, 1, ALU_SUB, X86_RBP, INTERP_STACK_SIZE);
+	emit_may_goto_init(c);
 	to = target_addr(c, (uint32_t)(c->cur + 1 + in->imm));
 	emit_call_rel32(b, to < 0 ? 0 : (int32_t)(to - (b->len + 5)));
 	emit_alu_imm(b, 1, ALU_ADD, X86_RBP, INTERP_STACK_SIZE);
@@ -775,6 +802,7 @@ static void emit_inline_loop(struct jit_ctx *c, const struct jit_loop *l)
 	} else {
 		emit_load(b, 64, X86_RSI, X86_RSP, ctx_off);
 	}
+	emit_may_goto_init(c); /* (each round is a call of the callback) */
 	to = target_addr(c, l->target);
 	emit_call_rel32(b, to < 0 ? 0 : (int32_t)(to - (b->len + 5)));
 	if (si >= 0) {
@@ -1172,6 +1200,9 @@ static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct
 	case INSN_K_JCOND:
 		emit_jcond(c, d, in);
 		break;
+	case INSN_K_MAY_GOTO:
+		emit_may_goto(c, in);
+		break;
 	case INSN_K_CALL:
 		emit_call(c, d, in);
 		break;
@@ -1287,6 +1318,7 @@ static void emit_prologue(struct jit_ctx *c, uint32_t start)
 	} else if (c->align_pad + c->frame_size) {
 		emit_alu_imm(b, 1, ALU_SUB, X86_RSP, (int32_t)(c->align_pad + c->frame_size));
 	}
+	emit_may_goto_init(c);
 	/* The interpreter starts with r0 and r6..r9 zero. */
 	for (int r = 0; r <= 9; r++)
 		if ((r == 0 || r >= 6) && (c->used & (1u << r)) && !overwritten_first(c, start, r))
@@ -1679,7 +1711,7 @@ static int64_t branch_target(const struct insn_desc *d, const struct bpf_insn *i
 
 	if (d->code == (BPF_JMP32 | BPF_JA))
 		t = (int64_t)i + 1 + in->imm;
-	else if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND)
+	else if (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND || d->kind == INSN_K_MAY_GOTO)
 		t = (int64_t)i + 1 + in->off;
 	else if (d->kind == INSN_K_CALL && d->op == INSN_OP_LOCAL)
 		t = (int64_t)i + 1 + in->imm;
@@ -1757,6 +1789,11 @@ static int scan(struct jit_ctx *c)
 				c->ncbs++; /* an upper bound until the targets are sorted */
 				c->any_call = 1; /* a helper calls it: not a leaf */
 			}
+			break;
+		case INSN_K_MAY_GOTO:
+			c->may_goto = 1;
+			c->needs_aux = 1;
+			c->used |= 1u << 10; /* (its budget is rbp-relative) */
 			break;
 		case INSN_K_LDPKT:
 			if (!env->load_pkt)
@@ -1912,7 +1949,8 @@ static int find_targets(struct jit_ctx *c)
 			continue;
 		/* scan() checked 0 <= t < cnt */
 		c->target[t / 8] |= (uint8_t)(1u << (t % 8));
-		if (t <= i && (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND))
+		if (t <= i && (d->kind == INSN_K_JA || d->kind == INSN_K_JCOND ||
+			       d->kind == INSN_K_MAY_GOTO))
 			c->loop_end[t] = i + 1;
 	}
 	return 0;
@@ -2092,6 +2130,11 @@ static void plan_frame(struct jit_ctx *c)
 	}
 	c->bpf_stack = uses_r10 ? (c->local_calls ? INTERP_MAX_FRAMES : 1) * INTERP_STACK_SIZE : 0;
 	c->frame_size = c->bpf_stack;
+	/* the frames' may_goto budgets: each at its frame's top - bpf_stack - 8 (may_goto_off()),
+	 * so one per depth, 512 bytes apart, below every frame */
+	if (c->may_goto)
+		c->frame_size +=
+			(c->local_calls ? (INTERP_MAX_FRAMES - 1) * INTERP_STACK_SIZE : 0) + 16;
 	if (c->ldpkt || c->tail_call)
 		c->frame_size += STACK_SCRATCH;
 	/* Entry rsp is 8 mod 16; after n pushes it is 8 * (n + 1) mod 16. */

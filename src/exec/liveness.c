@@ -57,7 +57,7 @@ void exec_insn_use_def(const struct bpf_insn *in, uint16_t *use, uint16_t *def)
 			*def = in->src_reg == BPF_PSEUDO_CALL ? 0 : 1;
 		} else if (op == BPF_EXIT) {
 			*use = 1;
-		} else if (op != BPF_JA) {
+		} else if (op != BPF_JA && op != BPF_JCOND) { /* (may_goto reads no register) */
 			*use = d | (BPF_SRC(in->code) == BPF_X ? s : 0);
 		}
 		return;

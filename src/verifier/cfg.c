@@ -314,6 +314,8 @@ static int visit(struct verifier_env *env, struct cfg_walk *w, u32 t)
 	}
 	default:
 		env->aux[t].prune_point = 1;
+		if (in->code == (BPF_JMP | BPF_JCOND) && in->src_reg == BPF_MAY_GOTO)
+			env->aux[t].may_goto = 1;
 		ret = push_edge(env, w, t, (s64)t + 1, FALLTHROUGH, true);
 		if (ret)
 			return ret;

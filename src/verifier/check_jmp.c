@@ -277,6 +277,30 @@ static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state 
 	return -1;
 }
 
+/* may_goto (the kernel's BPF_JCOND branch of check_cond_jmp_op()): the jump is walked on, the
+ * fall-through queued a round deeper, its scalars that changed since the previous round here
+ * (and that no check depends on) widened, so that rounds converge (is_state_visited()). */
+int check_may_goto(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
+{
+	struct vstate *cur = env->cur, *queued;
+	int idx = *insn_idx;
+
+	if (insn->src_reg != BPF_MAY_GOTO || insn->dst_reg || insn->imm) {
+		verbose(env, "invalid may_goto imm %d\n", insn->imm);
+		return -EINVAL;
+	}
+	queued = push_stack(env, idx + 1, idx);
+	if (!queued)
+		return -ENOMEM;
+	queued->may_goto_depth++;
+	/* (a may_goto always keeps a state: cur's parent is this round's, the one before it
+	 * further up) */
+	if (cur->parent)
+		widen_imprecise_scalars_of(env, queued, cur->parent->parent, idx);
+	*insn_idx += insn->off;
+	return 0;
+}
+
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx)
 {
 	struct reg_state *regs = cur_regs(env);

@@ -24,7 +24,7 @@ static const char *const atomic_str[16] = {
 };
 static const char *const jmp_str[16] = {
 	"jmp", "==", ">", ">=", "&", "!=", "s>", "s>=", "call", "exit", "<", "<=", "s<", "s<=",
-	"BUG", "BUG",
+	"(null)" /* (BPF_JCOND: the kernel's table has no string) */, "BUG",
 };
 static const char *const ldst_str[4] = { "u32", "u16", "u8", "u64" };
 static const char *const ldsx_str[4] = { "s32", "s16", "s8", "s64" };
@@ -127,6 +127,8 @@ static void print_jmp(struct verifier_env *env, const struct bpf_insn *in)
 		verbose(env, "(%02x) gotol pc%+d", in->code, in->imm);
 	} else if (in->code == (BPF_JMP | BPF_EXIT)) {
 		verbose(env, "(%02x) exit", in->code);
+	} else if (in->code == (BPF_JMP | BPF_JCOND) && in->src_reg == BPF_MAY_GOTO) {
+		verbose(env, "(%02x) may_goto pc%+d", in->code, in->off);
 	} else if (BPF_SRC(in->code) == BPF_X) {
 		verbose(env, "(%02x) if %c%d %s %c%d goto pc%+d", in->code, r, in->dst_reg,
 			jmp_str[op >> 4], r, in->src_reg, in->off);

@@ -246,6 +246,7 @@ struct vstate {
 	bool active_rcu_lock;			/* inside bpf_rcu_read_lock() (6.18: not nested) */
 	u32 active_preempt_locks;		/* bpf_preempt_disable()s not yet enabled */
 	u32 callback_unroll_depth;		/* callback rounds pushed on this path */
+	u32 may_goto_depth;			/* may_goto rounds pushed on this path */
 	const struct vstate *equal_state;	/* a back edge's copy: the explored state it
 						 * was found equal to (states.c) */
 };
@@ -307,6 +308,9 @@ struct insn_aux {
 	/* A call of an iterator's _next() kfunc: a state is always kept here, against which the
 	 * loop's rounds converge (the kernel's is_iter_next_insn() and force_checkpoint). */
 	u8 iter_next;
+	/* A may_goto: a state is always kept here too (force_checkpoint), against which its
+	 * rounds converge. */
+	u8 may_goto;
 	/* bpf_loop: whether every visit had flags 0 and the same callback (the kernel's
 	 * loop_inline_state, which asks R4 to be precise while it holds). */
 	u8 loop_inline_seen, loop_inline_fit;
@@ -618,6 +622,7 @@ int check_core_relo(struct verifier_env *env, const union bpf_attr *attr, union 
 		    u32 usize);
 
 /* check_jmp.c */
+int check_may_goto(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 void mark_pkt_ranges(struct vstate *st, u32 id, u32 range, u8 type);
 

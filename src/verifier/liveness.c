@@ -103,6 +103,7 @@ static void insn_use_def(const struct verifier_env *env, const struct bpf_insn *
 	default: /* BPF_JMP, BPF_JMP32 */
 		switch (op) {
 		case BPF_JA:
+		case BPF_JCOND: /* may_goto reads no register */
 			break;
 		case BPF_EXIT:
 			*use = REG_BIT(BPF_REG_0);

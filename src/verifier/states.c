@@ -36,7 +36,8 @@
  * by RANGE_WITHIN and keeps a copy of the current state as a back edge; when the path that
  * entered the loop ends, the marks of the states the back edges equalled are backtracked along
  * their paths until nothing changes (propagate_backedges()).  Back edges count in peak_states.
- * Not modelled: the force-checkpoint insns userbpf does not accept (may_goto, iterators).
+ * A may_goto keeps a state too; a round of its fall-through that brings nothing new (contained
+ * by RANGE_WITHIN, a round deeper) ends its rounds, as an iterator's _next() does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -352,10 +353,11 @@ void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
 	struct idmap m = { .cnt = 0 };
 
 	(void)env;
-	/* the nearest state at the call on this path (the kernel's find_prev_entry()) */
+	/* the nearest state at the call on this path (the kernel's find_prev_entry(), which
+	 * looks in the explored states: not an evicted one) */
 	for (old = from; old; old = old->parent) {
 		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
-			    old->branches;
+			    old->branches && !old->evicted;
 
 		for (u32 i = 1; same && i <= cur->curframe; i++)
 			same = old->frame[i]->callsite == cur->frame[i]->callsite;
@@ -669,7 +671,8 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 {
 	struct vstate *cur = env->cur, *sl, **pprev, **head, *n;
 	/* a long history is costly to walk: the kernel checkpoints after 40 entries */
-	bool checkpoint = env->aux[insn_idx].calls_callback || env->aux[insn_idx].iter_next;
+	bool checkpoint = env->aux[insn_idx].calls_callback || env->aux[insn_idx].iter_next ||
+			  env->aux[insn_idx].may_goto;
 	bool force = (env->prog->prog_flags & BPF_F_TEST_STATE_FREQ) || cur->hist_cnt > 40 ||
 		     checkpoint;
 	bool add = force, loop = false;
@@ -704,8 +707,16 @@ int is_state_visited(struct verifier_env *env, int insn_idx)
 				}
 				goto skip_inf_loop_check;
 			}
+			/* a may_goto round deeper that brings nothing new */
+			if (env->aux[insn_idx].may_goto &&
+			    sl->may_goto_depth != cur->may_goto_depth &&
+			    states_equal(env, sl, cur, RANGE_WITHIN)) {
+				loop = true;
+				goto hit;
+			}
 			if (states_maybe_looping(sl, cur) && states_equal(env, sl, cur, EXACT) &&
 			    !iter_depths_differ(sl, cur) &&
+			    sl->may_goto_depth == cur->may_goto_depth &&
 			    sl->callback_unroll_depth == cur->callback_unroll_depth) {
 				verbose_linfo(env, (u32)insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);

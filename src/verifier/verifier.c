@@ -282,6 +282,8 @@ exit_insn:;
 					continue;
 				}
 				goto process_exit;
+			} else if (insn->code == (BPF_JMP | BPF_JCOND)) {
+				err = check_may_goto(env, insn, &env->insn_idx);
 			} else {
 				env->prev_insn_idx = env->insn_idx;
 				err = check_cond_jmp(env, insn, &env->insn_idx);
