@@ -1883,7 +1883,7 @@ void sound_show(uint64_t seed, uint64_t idx, FILE *f)
 {
 	struct gen_src s = { .state = (seed ^ (idx * 0x9e3779b97f4a7c15ull)) | 1 };
 	struct bpf_insn insns[GEN_MAX_INSNS], patched[GEN_MAX_INSNS];
-	static char log[1 << 16];
+	static char log[1 << 24];
 	bpf_fn sides[2] = { bpf, kbpf };
 	uint32_t type;
 	unsigned int cnt;
