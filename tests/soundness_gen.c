@@ -93,6 +93,8 @@ static void patch(struct gen *g, unsigned int j)
 	g->in[j].off = (int16_t)(g->n - j - 1);
 }
 
+#define JCOND 0xe0 /* BPF_JCOND (may_goto), newer than Debian's uapi header */
+
 static const int sizes[4] = { BPF_B, BPF_H, BPF_W, BPF_DW };
 static const int size_bytes[4] = { 1, 2, 4, 8 };
 
@@ -546,19 +548,29 @@ static void snip_branch(struct gen *g)
 	patch(g, j);
 }
 
+/* A counted loop; sometimes one whose head is a may_goto out of it (counting from 0 with <, so
+ * that its own bound ends it at run time long before the budget does). */
 static void snip_loop(struct gen *g)
 {
 	int c = chance(g, 90) ? 9 : sreg(g);
-	unsigned int head;
+	bool may_goto = chance(g, 30);
+	unsigned int head, jmg = 0;
 
-	emit(g, BPF_MOV64_IMM(c, chance(g, 90) ? 0 : interesting(g)));
+	emit(g, BPF_MOV64_IMM(c, may_goto || chance(g, 90) ? 0 : interesting(g)));
 	head = g->n;
+	if (may_goto) {
+		jmg = g->n;
+		emit(g, BPF_RAW_INSN(BPF_JMP | JCOND, 0, 0, 0, 0));
+	}
 	g->depth++;
 	snippet(g);
 	g->depth--;
 	emit(g, BPF_ALU64_IMM(BPF_ADD, c, 1));
-	emit(g, BPF_JMP_IMM(chance(g, 85) ? BPF_JLT : BPF_JNE, c, 1 + (int32_t)rnd(g, 20), 0));
+	emit(g, BPF_JMP_IMM(may_goto || chance(g, 85) ? BPF_JLT : BPF_JNE, c,
+			    1 + (int32_t)rnd(g, 20), 0));
 	g->in[g->n - 1].off = (int16_t)((int)head - (int)g->n);
+	if (may_goto)
+		patch(g, jmg);
 }
 
 static void snip_call(struct gen *g)
@@ -1798,11 +1810,13 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
 		bool glob = false, move = false, lock = false, kfn = false, iter = false, str = false;
+		bool mg = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
 			lock |= is_helper_call(&insns[k], BPF_FUNC_spin_lock);
+			mg |= insns[k].code == (BPF_JMP | JCOND);
 			if (insns[k].code == (BPF_JMP | BPF_CALL) &&
 			    insns[k].src_reg == BPF_PSEUDO_KFUNC_CALL) {
 				kfn = true;
@@ -1835,6 +1849,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->glob_generated += glob;
 		st->move_generated += move;
 		st->lock_generated += lock;
+		st->mg_generated += mg;
 		st->kf_generated += kfn;
 		st->iter_generated += iter;
 		st->str_generated += str;
@@ -1848,6 +1863,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->glob_accepted += glob;
 		st->move_accepted += move;
 		st->lock_accepted += lock;
+		st->mg_accepted += mg;
 		st->kf_accepted += kfn;
 		st->iter_accepted += iter;
 		st->str_accepted += str;

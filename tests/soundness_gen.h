@@ -83,6 +83,7 @@ struct sound_stats {
 	uint64_t glob_generated, glob_accepted;	/* programs with a global function */
 	uint64_t move_generated, move_accepted;	/* programs calling a helper that moves the packet */
 	uint64_t lock_generated, lock_accepted;	/* programs taking a bpf_spin_lock */
+	uint64_t mg_generated, mg_accepted;	/* programs with a may_goto loop */
 	uint64_t kf_generated, kf_accepted;	/* programs calling a kfunc */
 	uint64_t iter_generated, iter_accepted;	/* ... an open-coded iterator's */
 	uint64_t str_generated, str_accepted;	/* ... a string kfunc's */

@@ -57,6 +57,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.move_generated, (unsigned long long)st.move_accepted);
 	printf("with a bpf_spin_lock: generated %llu, accepted %llu\n",
 	       (unsigned long long)st.lock_generated, (unsigned long long)st.lock_accepted);
+	printf("with a may_goto loop: generated %llu, accepted %llu\n",
+	       (unsigned long long)st.mg_generated, (unsigned long long)st.mg_accepted);
 	printf("with a kfunc call: generated %llu, accepted %llu (with an iterator: generated %llu, "
 	       "accepted %llu; with a string kfunc: generated %llu, accepted %llu)\n",
 	       (unsigned long long)st.kf_generated, (unsigned long long)st.kf_accepted,
