@@ -6,7 +6,10 @@
  * negative errno; this is the one place that turns it into -1 and errno.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include <userbpf.h>
 
@@ -25,6 +28,7 @@
 
 /* Commands of Linux 6.18 (through BPF_PROG_STREAM_READ_BY_FD = 37); our uapi header may be older. */
 #define KERNEL_BPF_CMDS 38
+#define CMD_TOKEN_CREATE 36
 #define CMD_PROG_STREAM_READ_BY_FD 37
 
 #define ATTR_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
@@ -88,6 +92,8 @@ static const u32 cmd_attr_end[] = {
 	[BPF_LINK_GET_FD_BY_ID] = ATTR_END(link_id),
 	[BPF_LINK_GET_NEXT_ID] = ATTR_END(next_id),
 	[BPF_ITER_CREATE] = ATTR_END(iter_create.flags),
+	/* 6.9's token_create: flags, bpffs_fd */
+	[CMD_TOKEN_CREATE] = 8,
 	/* 6.17's prog_stream_read: stream_buf, stream_buf_len, stream_id, prog_fd */
 	[CMD_PROG_STREAM_READ_BY_FD] = 20,
 };
@@ -168,6 +174,37 @@ static int with_out_fields(int (*cmd)(const union bpf_attr *, union bpf_attr *),
 	if (size)
 		memcpy(uattr, &scratch, size);
 	return err;
+}
+
+#define BPF_FS_MAGIC_ 0xcafe4a11
+
+/* BPF_TOKEN_CREATE: the kernel's checks of its attr and of the BPF filesystem it names (an fd
+ * of the root of one: else EBADF, or EINVAL), then EOPNOTSUPP, which is the kernel's answer in
+ * the initial user namespace ("creating BPF token in init_user_ns doesn't make much sense"),
+ * and userbpf's everywhere: it makes no tokens (it needs none to grant anything). */
+static int token_create(const union bpf_attr *attr)
+{
+	const u8 *raw = (const u8 *)attr;
+	struct statfs fs;
+	struct statx stx;
+	u32 flags, fd;
+	int fl;
+
+	memcpy(&flags, raw, 4);
+	memcpy(&fd, raw + 4, 4);
+	if (flags)
+		return -EINVAL;
+	/* (the kernel's fdget() takes no O_PATH file) */
+	fl = fcntl((int)fd, F_GETFL);
+	if (fl < 0 || (fl & O_PATH))
+		return -EBADF;
+	if (statx((int)fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) ||
+	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return -EINVAL; /* not the root of a mount */
+	if (fstatfs((int)fd, &fs) || (unsigned long)fs.f_type != BPF_FS_MAGIC_)
+		return -EINVAL;
+	return -EOPNOTSUPP;
 }
 
 static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
@@ -283,6 +320,8 @@ static int sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return iter_create(attr);
 	case CMD_PROG_STREAM_READ_BY_FD:
 		return prog_stream_read(attr);
+	case CMD_TOKEN_CREATE:
+		return token_create(attr);
 	}
 	return -EINVAL;
 }

@@ -341,3 +341,57 @@ TEST(diff_pin_lifetime)
 	}
 	pin_dirs_remove();
 }
+
+/* BPF_TOKEN_CREATE of 6.9, named by fds on both sides (they are the same files): its attr
+ * rules, a bad fd, an O_PATH one, files, directories and objects that are not a BPF
+ * filesystem's root (EINVAL), and the root of one, where the kernel (in the initial user
+ * namespace) and userbpf alike say EOPNOTSUPP. */
+static struct bpf_result token_create(int s, uint32_t flags, int32_t fd, uint32_t after)
+{
+	uint32_t a[40] = { 0 };
+
+	a[0] = flags;
+	memcpy(&a[1], &fd, 4);
+	a[2] = after;
+	return backend_call(diff_sides[s], 36, a, sizeof(a));
+}
+
+TEST(diff_token_create)
+{
+	struct bpf_result r[NSIDES];
+	int s, calls = 0, root, root_path, sub, file, tmp, map[NSIDES];
+	char path[128];
+
+	REQUIRE_PIN_DIRS();
+	snprintf(path, sizeof(path), "%s/sub", dirs[K]);
+	REQUIRE(mkdir(path, 0700) == 0);
+	root = open(dirs[K], O_RDONLY | O_DIRECTORY);
+	root_path = open(dirs[K], O_PATH);
+	sub = open(path, O_RDONLY | O_DIRECTORY);
+	file = open("/proc/self/status", O_RDONLY);
+	tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
+	REQUIRE(root >= 0 && root_path >= 0 && sub >= 0 && file >= 0 && tmp >= 0);
+	for (s = 0; s < NSIDES; s++)
+		map[s] = side_map_create(s, BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0).rc;
+	CALL_BOTH("bpffs root", token_create(s, 0, root, 0));
+	CALL_BOTH("flags", token_create(s, 1, root, 0));
+	CALL_BOTH("tail", token_create(s, 0, root, 1));
+	CALL_BOTH("fd -1", token_create(s, 0, -1, 0));
+	CALL_BOTH("fd closed", token_create(s, 0, 9999, 0));
+	CALL_BOTH("O_PATH root", token_create(s, 0, root_path, 0));
+	CALL_BOTH("bpffs subdirectory", token_create(s, 0, sub, 0));
+	CALL_BOTH("procfs file", token_create(s, 0, file, 0));
+	CALL_BOTH("/tmp", token_create(s, 0, tmp, 0));
+	CALL_BOTH("map", token_create(s, 0, map[s], 0));
+	CHECK_EQ(r[K].err, EINVAL);
+	printf("diff_token_create: %d calls with the kernel's results\n", calls);
+	for (s = 0; s < NSIDES; s++)
+		close(map[s]);
+	close(root);
+	close(root_path);
+	close(sub);
+	close(file);
+	close(tmp);
+	rmdir(path);
+	pin_dirs_remove();
+}
