@@ -277,6 +277,29 @@ static int ptr_branch_taken(const struct reg_state *dst, const struct reg_state 
 	return -1;
 }
 
+/* The kernel's reg_bounds_sanity_check() of a branch's refined register (ctx names it, as
+ * "true_reg1"): bounds that contradict each other are a verifier bug to 6.18, which says so and
+ * goes on with the register's ranges forgotten (its known bits kept).  Only a register compared
+ * with itself gets here: the kernel's is_branch_taken() sees two registers, so neither branch
+ * is decided, and refining the one register as both operands can leave nothing. */
+static void bounds_violation(struct verifier_env *env, struct scalar *s, const char *ctx)
+{
+	const char *msg = "range bounds violation";
+
+	if (s->umin <= s->umax && s->smin <= s->smax && s->u32_min <= s->u32_max &&
+	    s->s32_min <= s->s32_max)
+		msg = tnum_is_const(s->var_off) ? "const tnum out of sync with range bounds"
+						: "const subreg tnum out of sync with range bounds";
+	verbose(env, "verifier bug: REG INVARIANTS VIOLATION (%s): %s u64=[%#llx, %#llx] "
+		     "s64=[%#llx, %#llx] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#llx, %#llx)\n",
+		ctx, msg, (unsigned long long)s->umin, (unsigned long long)s->umax,
+		(unsigned long long)s->smin, (unsigned long long)s->smax, s->u32_min, s->u32_max,
+		(u32)s->s32_min, (u32)s->s32_max, (unsigned long long)s->var_off.value,
+		(unsigned long long)s->var_off.mask);
+	scalar_mark_unbounded64(s);
+	scalar_mark_unbounded32(s);
+}
+
 /* may_goto (the kernel's BPF_JCOND branch of check_cond_jmp_op()): the jump is walked on, the
  * fall-through queued a round deeper, its scalars that changed since the previous round here
  * (and that no check depends on) widened, so that rounds converge (is_state_visited()). */
@@ -387,6 +410,14 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE) {
 		bool live_taken = scalar_refine_branch(&odst->s, &osrc->s, op, jmp32, true);
 		bool live_fall = scalar_refine_branch(&dst->s, &src->s, op, jmp32, false);
+
+		if (dst == src) { /* (a register with itself: both live, as in 6.18) */
+			if (!live_taken)
+				bounds_violation(env, &odst->s, "true_reg1");
+			if (!live_fall)
+				bounds_violation(env, &dst->s, "false_reg1");
+			live_taken = live_fall = true;
+		}
 
 		if (BPF_SRC(insn->code) == BPF_X) {
 			sync_linked(env->cur, src, linked, n);
