@@ -558,6 +558,25 @@ TEST(loader_iter_task_file)
 		close(fds[i]);
 }
 
+/* The objects iterators' common part: each side's iterator program (prog[s], the kernel's only
+ * where compare) run without a target; userbpf's lines must begin with the first n bytes of
+ * want and reach "end", and with compare both sides' lines must be the same. */
+static void object_lines_agree(const char *what, const int prog[NSIDES], bool compare,
+			       char out[NSIDES][1 << 16], const char *want, size_t n)
+{
+	struct bpf_result r[NSIDES];
+
+	for (int s = compare ? 0 : U; s < NSIDES; s++)
+		r[s] = iterate(s, prog[s], 0, 0, out[s], sizeof(out[s]), NULL);
+	CHECK_EQ(r[U].rc, 0);
+	CHECK(!strncmp(out[U], want, n));
+	CHECK(strstr(out[U], "end\n") != NULL);
+	if (compare && AGREE(what, r))
+		CHECK(!strcmp(out[K], out[U]));
+	if (getenv("TEST_VERBOSE"))
+		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+}
+
 /* The bpf_map iterator: the maps each side made for the test (the kernel's walk also passes
  * every other map of the system, userbpf's this process's), by id, as the kernel's lines: name,
  * type, sizes, max_entries, flags. */
@@ -599,17 +618,8 @@ TEST(loader_iter_bpf_map)
 		prog[s] = load_on(s, FIXTURE("iter_bpf_map_lines"), &obj[s]);
 		REQUIRE(prog[s] >= 0);
 	}
-	struct bpf_result r[NSIDES];
-
-	for (int s = compare ? 0 : U; s < NSIDES; s++)
-		r[s] = iterate(s, prog[s], 0, 0, out[s], sizeof(out[s]), NULL);
-	CHECK_EQ(r[U].rc, 0);
-	CHECK(!strncmp(out[U], "itm_hash 1 4 8 16 1\nitm_array 2 4 12 3 480\n", 41));
-	CHECK(strstr(out[U], "end\n") != NULL);
-	if (compare && AGREE("bpf_map iterator", r))
-		CHECK(!strcmp(out[K], out[U]));
-	if (getenv("TEST_VERBOSE"))
-		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	object_lines_agree("bpf_map iterator", prog, compare, out,
+			   "itm_hash 1 4 8 16 1\nitm_array 2 4 12 3 480\n", 41);
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		for (size_t i = 0; i < ARRAY_SIZE(made); i++)
 			close(maps[s][i]);
@@ -661,17 +671,8 @@ TEST(loader_iter_bpf_prog)
 		prog[s] = load_on(s, FIXTURE("iter_bpf_prog_lines"), &obj[s]);
 		REQUIRE(prog[s] >= 0);
 	}
-	struct bpf_result r[NSIDES];
-
-	for (int s = compare ? 0 : U; s < NSIDES; s++)
-		r[s] = iterate(s, prog[s], 0, 0, out[s], sizeof(out[s]), NULL);
-	CHECK_EQ(r[U].rc, 0);
-	CHECK(!strncmp(out[U], "itp_xdp 6 0 5\nitp_socket 1 0 5\nitp_egress 8 1 5\n", 45));
-	CHECK(strstr(out[U], "end\n") != NULL);
-	if (compare && AGREE("bpf_prog iterator", r))
-		CHECK(!strcmp(out[K], out[U]));
-	if (getenv("TEST_VERBOSE"))
-		printf("--- kernel\n%s--- userbpf\n%s", compare ? out[K] : "", out[U]);
+	object_lines_agree("bpf_prog iterator", prog, compare, out,
+			   "itp_xdp 6 0 5\nitp_socket 1 0 5\nitp_egress 8 1 5\n", 45);
 	for (int s = compare ? 0 : U; s < NSIDES; s++) {
 		for (size_t i = 0; i < ARRAY_SIZE(made); i++)
 			close(progs[s][i]);
