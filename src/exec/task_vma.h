@@ -21,5 +21,9 @@ u64 task_vma_next(u64 task, u64 addr, u64 *end, int *err);
  * its address and *fd, or 0 (no more, or the errors above). */
 u64 task_file_next(u64 task, u32 from, u32 *fd, int *err);
 void task_vma_put(void);
+/* An iterator's walk over tasks' areas or files, between the two: each task's /proc files are
+ * read once, on its first step, and later steps look in that copy. */
+void task_walk_begin(void);
+void task_walk_end(void);
 
 #endif

@@ -219,6 +219,7 @@ static void walk_task_things(const struct bpf_link *link, u64 *meta, const struc
 			   (u32)current_task_tgid(t) != link->iter_id))
 			return;
 	}
+	task_walk_begin();
 	while (!seq->overflow) {
 		u32 tid, fd;
 
@@ -250,6 +251,7 @@ static void walk_task_things(const struct bpf_link *link, u64 *meta, const struc
 		if (!all)
 			break;
 	}
+	task_walk_end();
 	if (all)
 		bpf_iter_task_destroy_kfunc((uintptr_t)it, 0, 0, 0, 0);
 }
