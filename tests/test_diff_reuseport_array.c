@@ -442,3 +442,65 @@ TEST(diff_reuseport_array_sockmap)
 	close(a);
 	close(b);
 }
+
+/* Many sockets, each in one slot at most across arrays: 100 listeners into a first array, then
+ * each into a second (busy), the even ones deleted from the first and tried again (the odd ones
+ * still busy), then the first array's slots replaced by other sockets (the sockets replaced
+ * freed) and closed.  The results of every step, the kernel's; userbpf alone then: once the
+ * first array is gone, its sockets go anywhere. */
+TEST(diff_reuseport_array_many)
+{
+	enum { NS = 100 };
+	int socks[NS], extra[NS / 2], ra[NSIDES], rb[NSIDES], sent = 0;
+	bool ok = true;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int i = 0; i < NS; i++)
+		REQUIRE((socks[i] = tcp_sock(i % 3 ? AF_INET : AF_INET6, 0, true, true)) >= 0);
+	for (int i = 0; i < NS / 2; i++)
+		REQUIRE((extra[i] = tcp_sock(AF_INET, 0, true, true)) >= 0);
+	for (int s = 0; s < NSIDES; s++) {
+		ra[s] = side_map_create(s, REUSEPORT, 4, 8, NS, 0).rc;
+		rb[s] = side_map_create(s, REUSEPORT, 4, 8, 2 * NS, 0).rc;
+		REQUIRE(ra[s] >= 0 && rb[s] >= 0);
+	}
+	/* round: 0 into a, 1 into b, 2 delete evens from a, 3 into b again, 4 odds of a
+	 * replaced by extra sockets, 5 the replaced ones into b (at NS + i) */
+	for (int round = 0; round < 6; round++)
+		for (int i = 0; i < NS; i++) {
+			struct bpf_result r[NSIDES];
+			uint32_t key = (uint32_t)(round == 5 ? NS + i : i);
+			int cmd = round == 2 ? BPF_MAP_DELETE_ELEM : BPF_MAP_UPDATE_ELEM;
+			char what[48];
+
+			if ((round == 2 && i % 2) || (round >= 4 && !(i % 2)))
+				continue;
+			for (int s = 0; s < NSIDES; s++) {
+				uint64_t v = (uint64_t)(round == 4 ? extra[i / 2] : socks[i]);
+				int map = round == 0 || round == 2 || round == 4 ? ra[s] : rb[s];
+
+				r[s] = side_elem(s, cmd, map, &key, cmd == BPF_MAP_DELETE_ELEM ? NULL : &v,
+						 0);
+			}
+			snprintf(what, sizeof(what), "many sockets: round %d, socket %d", round, i);
+			ok &= AGREE(what, r);
+			sent++;
+		}
+	CHECK(ok);
+	CHECK_EQ(sent, 9 * NS / 2);
+	/* userbpf: with the first array gone, its extra sockets are free again */
+	close(ra[U]);
+	for (int i = 0; i < NS / 2; i++) {
+		uint32_t key = (uint32_t)(NS + 2 * i);
+		uint64_t v = (uint64_t)extra[i];
+
+		CHECK_EQ(side_elem(U, BPF_MAP_UPDATE_ELEM, rb[U], &key, &v, 0).rc, 0);
+	}
+	close(ra[K]);
+	for (int s = 0; s < NSIDES; s++)
+		close(rb[s]);
+	for (int i = 0; i < NS; i++)
+		close(socks[i]);
+	for (int i = 0; i < NS / 2; i++)
+		close(extra[i]);
+}

@@ -14,7 +14,9 @@
  * see that happen, so a slot's socket is looked for (sock_cookie_alive()) whenever bpf() reads
  * or changes the slot, and a slot whose socket is gone is empty from then on, as the kernel's
  * would be.  Every operation but get_next_key holds reuseport_lock (the kernel's lock of the
- * same name), which also guards the list of arrays (for the EBUSY check).
+ * same name), which also guards the set of the sockets in any array's slots (for the EBUSY
+ * check: a lookup, where a scan of every slot of every array made each update cost as much as
+ * all the arrays' sizes).
  *
  * Programs cannot use the map but through bpf_sk_select_reuseport(), which only sk_reuseport
  * programs have; userbpf verifies those but never runs them (the kernel runs them on its own
@@ -43,12 +45,86 @@ struct reuseport_slot {
 
 struct reuseport_array {
 	struct bpf_map map;
-	struct reuseport_array *next;	/* every array, for the EBUSY check */
 	struct reuseport_slot slots[];
 };
 
 static pthread_mutex_t reuseport_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct reuseport_array *arrays;
+
+/* The cookies of the sockets in used slots of any array (the kernel marks such a socket through
+ * its sk_user_data): a set, open-addressed with linear probing, 0 an empty place (no socket's
+ * cookie is 0), at most half full.  reuseport_lock held for all of it. */
+static struct {
+	u64 *place;
+	u32 bits;	/* 1 << bits places (none while place is NULL) */
+	size_t n;
+} held;
+
+static size_t held_home(u64 cookie)
+{
+	return (size_t)((cookie * 0x9e3779b97f4a7c15ull) >> (64 - held.bits));
+}
+
+static size_t held_find(u64 cookie)
+{
+	size_t mask = ((size_t)1 << held.bits) - 1, i = held_home(cookie);
+
+	while (held.place[i] && held.place[i] != cookie)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static bool held_has(u64 cookie)
+{
+	return held.place && held.place[held_find(cookie)] == cookie;
+}
+
+/* Adds cookie (not in the set): 0, or -ENOMEM with the set as it was. */
+static int held_add(u64 cookie)
+{
+	if (!held.place || (held.n + 1) * 2 > (size_t)1 << held.bits) {
+		u32 bits = held.place ? held.bits + 1 : 6;
+		u64 *old = held.place, *place = calloc((size_t)1 << bits, sizeof(u64));
+		size_t old_size = old ? (size_t)1 << held.bits : 0;
+
+		if (!place)
+			return -ENOMEM;
+		held.place = place;
+		held.bits = bits;
+		for (size_t i = 0; i < old_size; i++)
+			if (old[i])
+				held.place[held_find(old[i])] = old[i];
+		free(old);
+	}
+	held.place[held_find(cookie)] = cookie;
+	held.n++;
+	return 0;
+}
+
+/* Takes cookie out, moving back the places after it that probed past it. */
+static void held_del(u64 cookie)
+{
+	size_t mask, i, j;
+
+	if (!held_has(cookie))
+		return;
+	mask = ((size_t)1 << held.bits) - 1;
+	i = held_find(cookie);
+	held.place[i] = 0;
+	for (j = (i + 1) & mask; held.place[j]; j = (j + 1) & mask) {
+		size_t home = held_home(held.place[j]);
+
+		/* j's cookie stays unless its home is cyclically outside (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			held.place[i] = held.place[j];
+			held.place[j] = 0;
+			i = j;
+		}
+	}
+	if (!--held.n) {
+		free(held.place);
+		held.place = NULL;
+	}
+}
 
 static inline struct reuseport_array *rarray_of(struct bpf_map *map)
 {
@@ -79,24 +155,18 @@ static int rarray_alloc(const union bpf_attr *attr, int memfd, struct bpf_map **
 	a = calloc(1, sizeof(*a) + (size_t)attr->max_entries * sizeof(a->slots[0]));
 	if (!a)
 		return -ENOMEM;
-	pthread_mutex_lock(&reuseport_lock);
-	a->next = arrays;
-	arrays = a;
-	pthread_mutex_unlock(&reuseport_lock);
 	*out = &a->map;
 	return 0;
 }
 
 static void rarray_free(struct bpf_map *map)
 {
-	struct reuseport_array *a = rarray_of(map), **pp;
+	struct reuseport_array *a = rarray_of(map);
 
 	pthread_mutex_lock(&reuseport_lock);
-	for (pp = &arrays; *pp; pp = &(*pp)->next)
-		if (*pp == a) {
-			*pp = a->next;
-			break;
-		}
+	for (u32 i = 0; i < map->max_entries; i++)
+		if (a->slots[i].used)
+			held_del(a->slots[i].ref.cookie);
 	pthread_mutex_unlock(&reuseport_lock);
 	free(a);
 }
@@ -118,30 +188,20 @@ static struct reuseport_slot *slot_get(struct reuseport_array *a, u32 index)
 	if (!sock_cookie_alive(s->ref.family, s->ref.protocol, kept_states(&s->ref),
 			       s->ref.cookie)) {
 		s->used = false;
+		held_del(s->ref.cookie);
 		return NULL;
 	}
 	return s;
 }
 
-/* Whether a slot of any array holds the socket of cookie (its sk_user_data is set).
- * reuseport_lock held. */
-static bool in_an_array(u64 cookie)
-{
-	for (struct reuseport_array *a = arrays; a; a = a->next)
-		for (u32 i = 0; i < a->map.max_entries; i++)
-			if (a->slots[i].used && a->slots[i].ref.cookie == cookie)
-				return true;
-	return false;
-}
-
 bool reuseport_array_holds(u64 cookie)
 {
-	bool held;
+	bool in;
 
 	pthread_mutex_lock(&reuseport_lock);
-	held = in_an_array(cookie);
+	in = held_has(cookie);
 	pthread_mutex_unlock(&reuseport_lock);
-	return held;
+	return in;
 }
 
 static u32 key_index(const void *key)
@@ -195,7 +255,7 @@ static int update_check(const struct sock_ref *r, int fd, bool occupied, u64 fla
 	if (getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &v, &len) || !v || !r->lport ||
 	    (r->protocol == IPPROTO_TCP ? r->state != SK_LISTEN : r->state == SK_ESTABLISHED))
 		return -EINVAL;
-	if (in_an_array(r->cookie) || sockmap_holds(r->cookie))
+	if (held_has(r->cookie) || sockmap_holds(r->cookie))
 		return -EBUSY;
 	return 0;
 }
@@ -203,6 +263,7 @@ static int update_check(const struct sock_ref *r, int fd, bool occupied, u64 fla
 static int rarray_update(struct bpf_map *map, const void *key, const void *value, u64 flags)
 {
 	struct reuseport_array *a = rarray_of(map);
+	struct reuseport_slot *s;
 	struct sock_ref r;
 	u32 index = key_index(key);
 	u64 fd = 0;
@@ -232,8 +293,13 @@ static int rarray_update(struct bpf_map *map, const void *key, const void *value
 	if (err && !r.cookie)
 		return -EINVAL;
 	pthread_mutex_lock(&reuseport_lock);
-	err = update_check(&r, (int)fd, slot_get(a, index) != NULL, flags);
+	s = slot_get(a, index);
+	err = update_check(&r, (int)fd, s != NULL, flags);
+	if (!err)
+		err = held_add(r.cookie);
 	if (!err) {
+		if (s) /* (the socket it replaces leaves the set) */
+			held_del(s->ref.cookie);
 		a->slots[index].ref = r;
 		a->slots[index].used = true;
 	}
@@ -251,8 +317,10 @@ static int rarray_delete(struct bpf_map *map, const void *key)
 		return -E2BIG;
 	pthread_mutex_lock(&reuseport_lock);
 	s = slot_get(a, index);
-	if (s)
+	if (s) {
 		s->used = false;
+		held_del(s->ref.cookie);
+	}
 	pthread_mutex_unlock(&reuseport_lock);
 	return s ? 0 : -ENOENT;
 }
