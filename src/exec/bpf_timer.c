@@ -1,4 +1,8 @@
-/* Timers in map values (bpf_timer.h): the kernel's bpf_timer_*() of kernel/bpf/helpers.c.
+/* Timers in map values (bpf_timer.h): the kernel's bpf_timer_*() of kernel/bpf/helpers.c; and
+ * work items (struct bpf_wq, the kfuncs bpf_wq_*()), which are timers here: started, one is
+ * armed to expire now (unless it waits to run already, as a queued work item is not queued
+ * twice), and its callback runs as a timer's does.  (The kernel runs it on a worker, in a
+ * sleepable context: the callback's thread here may sleep too, delaying the timers behind it.)
  *
  * State: the first word of a value's struct bpf_timer points at the timer (struct utimer), or
  * is 0 before bpf_timer_init() and after the timer is freed.  Every timer operation takes one
@@ -315,19 +319,14 @@ static bool map_has_users(const struct bpf_map *map)
 	return __atomic_load_n(&map->obj.ucnt, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* bpf_timer_init(timer, map, flags): flags is the clock (CLOCK_MONOTONIC, CLOCK_REALTIME or
- * CLOCK_BOOTTIME); -EBUSY if the timer was made already, -EPERM if the map has no fd or pin
- * left. */
-u64 bpf_timer_init_helper(u64 timer, u64 map_addr, u64 flags, u64 a4, u64 a5)
+/* A timer at word timer of a value of map, on clock (-1: a work item); -EBUSY if it was made
+ * already, -EPERM if the map has no fd or pin left. */
+static u64 timer_make(u64 timer, u64 map_addr, clockid_t clock)
 {
 	struct bpf_map *map = (struct bpf_map *)(uintptr_t)map_addr;
 	struct utimer **word = timer_word(timer), *t;
-	clockid_t clock = (clockid_t)(flags & 15);
 	int err = 0;
 
-	if (flags >= 16 ||
-	    (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME && clock != CLOCK_BOOTTIME))
-		return (u64)-EINVAL;
 	pthread_mutex_lock(&tlock);
 	if (__atomic_load_n(word, __ATOMIC_RELAXED)) {
 		err = -EBUSY;
@@ -338,7 +337,7 @@ u64 bpf_timer_init_helper(u64 timer, u64 map_addr, u64 flags, u64 a4, u64 a5)
 		err = -ENOMEM;
 	} else {
 		t->map = map;
-		t->value = (u8 *)word - map->timer_off;
+		t->value = (u8 *)word - (clock < 0 ? map->wq_off : map->timer_off);
 		t->clock = clock;
 		__atomic_store_n(word, t, __ATOMIC_RELAXED);
 	}
@@ -346,6 +345,60 @@ u64 bpf_timer_init_helper(u64 timer, u64 map_addr, u64 flags, u64 a4, u64 a5)
 	return (u64)(s64)err;
 }
 
+/* bpf_timer_init(timer, map, flags): flags is the clock (CLOCK_MONOTONIC, CLOCK_REALTIME or
+ * CLOCK_BOOTTIME); -EBUSY if the timer was made already, -EPERM if the map has no fd or pin
+ * left. */
+u64 bpf_timer_init_helper(u64 timer, u64 map_addr, u64 flags, u64 a4, u64 a5)
+{
+	clockid_t clock = (clockid_t)(flags & 15);
+
+	if (flags >= 16 ||
+	    (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME && clock != CLOCK_BOOTTIME))
+		return (u64)-EINVAL;
+	return timer_make(timer, map_addr, clock);
+}
+
+/* bpf_wq_init(wq, map, flags): flags must be 0; then as bpf_timer_init(). */
+u64 bpf_wq_init_kfunc(u64 wq, u64 map_addr, u64 flags, u64 a4, u64 a5)
+{
+	if ((u32)flags)
+		return (u64)-EINVAL;
+	return timer_make(wq, map_addr, -1);
+}
+
+/* bpf_wq_set_callback_impl(wq, callback, flags, aux): flags must be 0; then as
+ * bpf_timer_set_callback() (the program is the callback's own: aux is not needed). */
+u64 bpf_wq_set_callback_kfunc(u64 wq, u64 callback, u64 flags, u64 aux, u64 a5)
+{
+	if ((u32)flags)
+		return (u64)-EINVAL;
+	return bpf_timer_set_callback_helper(wq, callback, 0, 0, 0);
+}
+
+/* bpf_wq_start(wq, flags): flags must be 0, and the item made with a callback (-EINVAL); its
+ * callback runs as soon as the thread gets to it, once however often it is started before. */
+u64 bpf_wq_start_kfunc(u64 wq, u64 flags, u64 a3, u64 a4, u64 a5)
+{
+	struct utimer *t;
+	int err = 0;
+
+	if ((u32)flags)
+		return (u64)-EINVAL;
+	pthread_mutex_lock(&tlock);
+	t = __atomic_load_n(timer_word(wq), __ATOMIC_RELAXED);
+	if (!t || !t->prog) {
+		err = -EINVAL;
+	} else if (runner_start()) { /* (after a fork) */
+		err = -ENOMEM;
+	} else if (!t->heap_pos) {
+		t->deadline = clock_ns(CLOCK_MONOTONIC);
+		err = heap_add(t);
+		if (!err && t->heap_pos == 1) /* a new earliest deadline */
+			pthread_cond_signal(&twake);
+	}
+	pthread_mutex_unlock(&tlock);
+	return (u64)(s64)err;
+}
 /* bpf_timer_set_callback(timer, callback): the callback, and a reference on its program
  * (taken once per program, whichever callback of it). */
 u64 bpf_timer_set_callback_helper(u64 timer, u64 callback, u64 a3, u64 a4, u64 a5)
@@ -449,9 +502,10 @@ void bpf_timer_map_init(struct bpf_map *map)
 	map->obj.release_uref = map_release_timers;
 }
 
-void bpf_timer_free(struct bpf_map *map, void *value)
+/* Frees the timer (or work item) whose word is at word. */
+static void timer_word_free(struct utimer **word)
 {
-	struct utimer **word = (struct utimer **)((u8 *)value + map->timer_off), *t;
+	struct utimer *t;
 
 	if (!__atomic_load_n(word, __ATOMIC_RELAXED))
 		return;
@@ -470,6 +524,14 @@ void bpf_timer_free(struct bpf_map *map, void *value)
 		pthread_cond_signal(&twake);
 	}
 	pthread_mutex_unlock(&tlock);
+}
+
+void bpf_timer_free(struct bpf_map *map, void *value)
+{
+	if (map->timer_off >= 0)
+		timer_word_free((struct utimer **)((u8 *)value + map->timer_off));
+	if (map->wq_off >= 0)
+		timer_word_free((struct utimer **)((u8 *)value + map->wq_off));
 }
 
 void bpf_timer_sync(void)

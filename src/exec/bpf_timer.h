@@ -1,4 +1,5 @@
-/* bpf_timer.h — timers in map values: the bpf_timer_*() helpers and the map side of them.
+/* bpf_timer.h — timers in map values: the bpf_timer_*() helpers and the map side of them; and
+ * work items (struct bpf_wq, the bpf_wq_*() kfuncs), which are kept as timers are.
  *
  * A map whose value struct has a struct bpf_timer member (map->timer_off, found in its BTF)
  * holds one timer per element.  A program initialises it (bpf_timer_init), gives it a callback,
@@ -19,6 +20,10 @@ u64 bpf_timer_init_helper(u64 timer, u64 map, u64 flags, u64 a4, u64 a5);
 u64 bpf_timer_set_callback_helper(u64 timer, u64 callback, u64 a3, u64 a4, u64 a5);
 u64 bpf_timer_start_helper(u64 timer, u64 nsecs, u64 flags, u64 a4, u64 a5);
 u64 bpf_timer_cancel_helper(u64 timer, u64 a2, u64 a3, u64 a4, u64 a5);
+/* The work items' kfuncs (a struct bpf_wq in a map value: map->wq_off). */
+u64 bpf_wq_init_kfunc(u64 wq, u64 map, u64 flags, u64 a4, u64 a5);
+u64 bpf_wq_set_callback_kfunc(u64 wq, u64 callback, u64 flags, u64 aux, u64 a5);
+u64 bpf_wq_start_kfunc(u64 wq, u64 flags, u64 a3, u64 a4, u64 a5);
 
 /* A map with timers: its last user reference (fd or pin) frees them all. */
 void bpf_timer_map_init(struct bpf_map *map);

@@ -9,6 +9,7 @@
 
 #include "btf/vmlinux.h"
 #include "exec/bpf_dynptr.h"
+#include "exec/bpf_timer.h"
 #include "exec/helpers/impl.h"
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
@@ -233,6 +234,9 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_task_from_vpid", bpf_task_from_pid_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
 	{ "bpf_task_release", bpf_obj_release_kfunc, KF_GENERIC | KF_RELEASE },
 	{ "bpf_task_under_cgroup", bpf_task_under_cgroup_kfunc, KF_GENERIC | KF_RCU },
+	{ "bpf_wq_init", bpf_wq_init_kfunc, 0 },
+	{ "bpf_wq_set_callback_impl", bpf_wq_set_callback_kfunc, 0 },
+	{ "bpf_wq_start", bpf_wq_start_kfunc, 0 },
 };
 
 const struct kfunc_desc *kfunc_by_name(const char *name)

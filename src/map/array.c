@@ -252,7 +252,7 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 			map_update_locked(map, array_elem(a, index), value);
 		else
 			map_copy_around_lock(map, array_elem(a, index), value, racy_store);
-		if (map->timer_off >= 0) /* an updated value's timer goes, as in the kernel */
+		if (map_has_async(map)) /* an updated value's timer goes, as in the kernel */
 			bpf_timer_free(map, array_elem(a, index));
 		map_empty_kptrs(map, array_elem(a, index));
 		return 0;

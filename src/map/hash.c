@@ -347,7 +347,7 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
  * it is on the free list: elem_alloc() counts on finding one.) */
 static void elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
-	if (h->map.timer_off >= 0)
+	if (map_has_async(&h->map))
 		bpf_timer_free(&h->map, elem_value(h, e));
 	spin_lock(&h->free_lock);
 	/* atomic: a lock-free reader that was walking through e may still load its next */
@@ -579,7 +579,7 @@ static u32 area_index(struct bpf_htab *h, struct htab_elem *e)
  * (which nothing allocates by: the lists do). */
 static void lru_elem_release(struct bpf_htab *h, struct htab_elem *e)
 {
-	if (h->map.timer_off >= 0)
+	if (map_has_async(&h->map))
 		bpf_timer_free(&h->map, elem_value(h, e));
 	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
 }
@@ -720,7 +720,7 @@ static __attribute__((noinline)) int htab_update_common(struct bpf_map *map, con
 			memcpy(old, elem_value(h, e), value_bytes(h));
 		seq_write_begin(&b->seq);
 		store_value(h, e, value, cpu, false);
-		if (map->timer_off >= 0) /* a replaced value's timer goes, as in the kernel */
+		if (map_has_async(map)) /* a replaced value's timer goes, as in the kernel */
 			bpf_timer_free(map, elem_value(h, e));
 		if (!h->percpu && link != &b->head)
 			chain_move_to_head(b, link, e);

@@ -192,31 +192,41 @@ static int check_mem_ptr_arg(struct verifier_env *env, const struct bpf_func_pro
 
 static bool is_sockmap(const struct bpf_map *map);
 
+int check_map_field_ptr(struct verifier_env *env, u32 regno, const char *name, s32 field_off)
+{
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	s64 off = (s64)reg->s.var_off.value + reg->off;
+
+	if (!scalar_is_const(&reg->s)) {
+		verbose(env, "R%u doesn't have constant offset. %s has to be at the constant "
+			     "offset\n", regno, name);
+		return -EINVAL;
+	}
+	if (!reg->map->btf) {
+		verbose(env, "map '%s' has to have BTF in order to use %s\n", reg->map->name, name);
+		return -EINVAL;
+	}
+	if (field_off < 0) {
+		verbose(env, "map '%s' has no valid %s\n", reg->map->name, name);
+		return -EINVAL;
+	}
+	if (off != field_off) {
+		verbose(env, "off %lld doesn't point to 'struct %s' that is at %d\n",
+			(long long)off, name, field_off);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A map value's struct bpf_timer, at a constant offset (the kernel's process_timer_func()); its
  * map becomes the call's. */
 static int check_timer_arg(struct verifier_env *env, u32 regno, const struct reg_state *reg,
 			   struct bpf_map **map)
 {
-	s64 off = (s64)reg->s.var_off.value + reg->off;
+	int err = check_map_field_ptr(env, regno, "bpf_timer", reg->map->timer_off);
 
-	if (!scalar_is_const(&reg->s)) {
-		verbose(env, "R%u doesn't have constant offset. bpf_timer has to be at the constant "
-			     "offset\n", regno);
-		return -EINVAL;
-	}
-	if (!reg->map->btf) {
-		verbose(env, "map '%s' has to have BTF in order to use bpf_timer\n", reg->map->name);
-		return -EINVAL;
-	}
-	if (reg->map->timer_off < 0) {
-		verbose(env, "map '%s' has no valid bpf_timer\n", reg->map->name);
-		return -EINVAL;
-	}
-	if (off != reg->map->timer_off) {
-		verbose(env, "off %lld doesn't point to 'struct bpf_timer' that is at %d\n",
-			(long long)off, reg->map->timer_off);
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (*map) {
 		verbose(env, "verifier bug. Two map pointers in a timer helper\n");
 		return -EFAULT;
@@ -867,8 +877,7 @@ static int push_callback_state(struct verifier_env *env, int insn_idx, int sub,
  * caller's path but a path of its own, from a fresh state, as the callback runs later on a stack
  * of its own: R1 the timer's map, R2 the element's key, R3 its value.  Its exit ends the path
  * (check_exit()). */
-static int push_async_callback(struct verifier_env *env, int insn_idx, int sub,
-			       struct bpf_map *map)
+int push_async_callback(struct verifier_env *env, int insn_idx, int sub, struct bpf_map *map)
 {
 	struct func_state *f;
 	struct vstate *st;

@@ -164,6 +164,8 @@ struct kfunc_meta {
 	bool dynptr_found;
 	u8 dynptr_type;		/* the initialised dynptr argument's kind, id and reference */
 	u32 dynptr_id, dynptr_ref;
+	struct bpf_map *map;	/* a bpf_wq argument's map, or a __map argument */
+	int subprogno;		/* a callback argument's subprogram (-1: none) */
 };
 
 /* A struct bpf_dynptr * argument (the kernel's KF_ARG_PTR_TO_DYNPTR): an initialised dynptr,
@@ -459,6 +461,74 @@ check_struct:
 	return 0;
 }
 
+/* A __map argument (the kernel's KF_ARG_PTR_TO_MAP): a map, the one of the bpf_wq before it if
+ * it has one (userbpf tracks no inner map's uid: 0 for all), trusted (a map value pointer,
+ * which has a map too, is not). */
+static int kfunc_map_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
+{
+	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
+	u32 regno = BPF_REG_1 + i;
+
+	if ((reg->type != CONST_PTR_TO_MAP && reg->type != PTR_TO_MAP_VALUE &&
+	     reg->type != PTR_TO_MAP_KEY) || !reg->map) {
+		verbose(env, "pointer in R%u isn't map pointer\n", regno);
+		return -EINVAL;
+	}
+	if (meta->map && reg->map->wq_off >= 0 && meta->map != reg->map) {
+		verbose(env, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 "
+			     "map_uid=0\n");
+		return -EINVAL;
+	}
+	meta->map = reg->map;
+	if (reg->type != CONST_PTR_TO_MAP) {
+		verbose(env, "R%u must be referenced or trusted\n", regno);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A struct bpf_wq * argument (the kernel's KF_ARG_PTR_TO_WORKQUEUE): the map value's bpf_wq,
+ * whose map becomes the call's. */
+static int kfunc_wq_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
+{
+	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
+	u32 regno = BPF_REG_1 + i;
+	int err = kfunc_arg_reg_off(env, reg, regno);
+
+	if (err)
+		return err;
+	if (reg->type != PTR_TO_MAP_VALUE) {
+		verbose(env, "arg#%u doesn't point to a map value\n", i);
+		return -EINVAL;
+	}
+	err = check_map_field_ptr(env, regno, "bpf_wq", reg->map->wq_off);
+	if (err)
+		return err;
+	if (meta->map) {
+		verbose(env, "verifier bug: Two map pointers in a bpf_wq helper\n");
+		return -EFAULT;
+	}
+	meta->map = reg->map;
+	return 0;
+}
+
+/* A callback argument (a pointer to a function prototype: the kernel's KF_ARG_PTR_TO_CALLBACK):
+ * a static function of the program. */
+static int kfunc_callback_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
+{
+	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
+	int err = kfunc_arg_reg_off(env, reg, BPF_REG_1 + i);
+
+	if (err)
+		return err;
+	if (reg->type != PTR_TO_FUNC) {
+		verbose(env, "arg%u expected pointer to func\n", i);
+		return -EINVAL;
+	}
+	meta->subprogno = (int)reg->subprogno;
+	return 0;
+}
+
 /* An iterator kfunc's first argument: a pointer to its struct bpf_iter_<type> on the stack. */
 static int kfunc_iter_arg(struct verifier_env *env, const struct kfunc_btf *k,
 			  const struct kfunc_desc *desc, const struct btf_type *t,
@@ -581,8 +651,14 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			}
 			if (!err)
 				err = check_const_str(env, regno);
+		} else if (str_ends(param_name(k, i), "__map")) {
+			err = kfunc_map_arg(env, i, meta);
+		} else if (points_to_struct(k, t, "bpf_wq")) {
+			err = kfunc_wq_arg(env, i, meta);
 		} else if (reg_struct_id(reg) && ref_t) {
 			err = kfunc_btf_id_arg(env, k, desc, i, ref_t, ref_id);
+		} else if (ref_t && BTF_INFO_KIND(ref_t->info) == BTF_KIND_FUNC_PROTO) {
+			err = kfunc_callback_arg(env, i, meta);
 		} else if (i + 1 < nargs && (str_ends(param_name(k, i + 1), "__sz") ||
 					     str_ends(param_name(k, i + 1), "__szk"))) {
 			err = kfunc_mem_size_arg(env, k, i, meta);
@@ -643,7 +719,7 @@ static int rdonly_cast_ret(struct verifier_env *env, const struct kfunc_btf *k,
 int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int insn_idx)
 {
 	struct reg_state *regs = cur_regs(env);
-	struct kfunc_meta meta = { 0 };
+	struct kfunc_meta meta = { .subprogno = -1 };
 	const struct kfunc_desc *desc;
 	const struct btf_type *ret;
 	struct kfunc_btf k;
@@ -675,6 +751,20 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
 		return err;
+	if (!strcmp(k.name, "bpf_wq_set_callback_impl")) {
+		/* (6.18.44 runs a work item's callback as sleepable code, and takes one from
+		 * sleepable programs only) */
+		if (!in_sleepable(env)) {
+			verbose(env, "sleepable callback in a program that is not sleepable\n");
+			err = -EINVAL;
+		} else {
+			err = push_async_callback(env, insn_idx, meta.subprogno, meta.map);
+		}
+		if (err) {
+			verbose(env, "kfunc %s#%d failed callback verification\n", k.name, insn->imm);
+			return err;
+		}
+	}
 	/* (after its arguments, as the kernel checks) */
 	if ((desc->flags & KF_RCU_PROTECTED) && !in_rcu_cs(env)) {
 		verbose(env, "kernel func %s requires RCU critical section protection\n", k.name);

@@ -575,6 +575,13 @@ int check_mem_size_pair(struct verifier_env *env, u32 regno);
  * map no one can change (BPF_F_RDONLY_PROG, frozen), at a constant offset, NUL-terminated
  * within the value.  Helpers' ARG_PTR_TO_CONST_STR and kfuncs' __str parameters. */
 int check_const_str(struct verifier_env *env, u32 regno);
+/* The register regno, a map value pointer, points at the value's struct name (a bpf_timer, a
+ * bpf_wq), at field_off (-1: the map has none), with a constant offset (the kernel's
+ * check_map_field_pointer()). */
+int check_map_field_ptr(struct verifier_env *env, u32 regno, const char *name, s32 field_off);
+/* Queues the verification of an asynchronous callback, subprogram sub, called later with R1 the
+ * map, R2 the key and R3 the value of an element (a timer's or a work item's callback). */
+int push_async_callback(struct verifier_env *env, int insn_idx, int sub, struct bpf_map *map);
 
 /* The name of the struct (or, typedef_name, the typedef) a program type's ctx is declared as in
  * BPF C ("__sk_buff"), or NULL (btf_info.c). */

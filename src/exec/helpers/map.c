@@ -22,7 +22,7 @@ u64 h_map_update_elem(u64 map, u64 key, u64 value, u64 flags, u64 a5)
 	struct bpf_map *m = PTR(map);
 	int ret = map_prog_update(m)(m, PTR(key), PTR(value), flags);
 
-	if (m->timer_off >= 0)
+	if (map_has_async(m))
 		bpf_timer_sync();
 	return (u64)(s64)ret;
 }
@@ -32,7 +32,7 @@ u64 h_map_delete_elem(u64 map, u64 key, u64 a3, u64 a4, u64 a5)
 	struct bpf_map *m = PTR(map);
 	int ret = m->ops->delete(m, PTR(key));
 
-	if (m->timer_off >= 0)
+	if (map_has_async(m))
 		bpf_timer_sync();
 	return (u64)(s64)ret;
 }
@@ -111,7 +111,7 @@ int prog_resolve_call(void *arg, const void *fn, u64 r1, struct jit_call *how)
 		how->fn = (const void *)m->ops->lookup_ptr;
 		return how->fn != NULL;
 	}
-	if (m->timer_off >= 0) /* (the helpers, which wait for a freed timer's callback) */
+	if (map_has_async(m)) /* (the helpers, which wait for a freed timer's callback) */
 		return 0;
 	how->kind = JIT_CALL_DIRECT;
 	how->sext32 = 1;
