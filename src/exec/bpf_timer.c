@@ -358,7 +358,8 @@ u64 bpf_timer_init_helper(u64 timer, u64 map_addr, u64 flags, u64 a4, u64 a5)
 	return timer_make(timer, map_addr, clock);
 }
 
-/* bpf_wq_init(wq, map, flags): flags must be 0; then as bpf_timer_init(). */
+/* bpf_wq_init(wq, map, flags): flags must be 0; then as bpf_timer_init() (map is the item's
+ * own: the verifier says). */
 u64 bpf_wq_init_kfunc(u64 wq, u64 map_addr, u64 flags, u64 a4, u64 a5)
 {
 	if ((u32)flags)

@@ -425,9 +425,9 @@ static void list_fds(int tgid)
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
 		char *end;
-		long n = strtol(e->d_name, &end, 10);
+		long long n = strtoll(e->d_name, &end, 10);
 
-		if (*end || e->d_name[0] == '.' || n < 0 || n > UINT32_MAX)
+		if (*end || e->d_name[0] == '.' || n < 0 || n > (long long)UINT32_MAX)
 			continue;
 		if (walk.n_fds == cap) {
 			u32 *grown = realloc(walk.fds, (cap = cap ? cap * 2 : 64) * sizeof(u32));

@@ -461,9 +461,9 @@ check_struct:
 	return 0;
 }
 
-/* A __map argument (the kernel's KF_ARG_PTR_TO_MAP): a map, the one of the bpf_wq before it if
- * it has one (userbpf tracks no inner map's uid: 0 for all), trusted (a map value pointer,
- * which has a map too, is not). */
+/* A __map argument (the kernel's KF_ARG_PTR_TO_MAP): a map, the one of the bpf_wq before it
+ * (userbpf tracks no inner map's uid: 0 for all), trusted (a map value pointer, which has a map
+ * too, is not). */
 static int kfunc_map_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
 {
 	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
@@ -474,7 +474,7 @@ static int kfunc_map_arg(struct verifier_env *env, u32 i, struct kfunc_meta *met
 		verbose(env, "pointer in R%u isn't map pointer\n", regno);
 		return -EINVAL;
 	}
-	if (meta->map && reg->map->wq_off >= 0 && meta->map != reg->map) {
+	if (meta->map && meta->map->wq_off >= 0 && meta->map != reg->map) {
 		verbose(env, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 "
 			     "map_uid=0\n");
 		return -EINVAL;
@@ -756,7 +756,7 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		 * sleepable programs only) */
 		if (!in_sleepable(env)) {
 			verbose(env, "sleepable callback in a program that is not sleepable\n");
-			err = -EINVAL;
+			err = -EPERM;
 		} else {
 			err = push_async_callback(env, insn_idx, meta.subprogno, meta.map);
 		}

@@ -229,13 +229,14 @@ static int map_prog_compat(struct verifier_env *env, const struct bpf_map *map)
 			return -EINVAL;
 		}
 	}
-	if (map->timer_off >= 0) {
+	if (map->timer_off >= 0 || map->wq_off >= 0) {
 		u32 t = env->prog->type;
 
 		if (t == BPF_PROG_TYPE_KPROBE || t == BPF_PROG_TYPE_TRACEPOINT ||
 		    t == BPF_PROG_TYPE_PERF_EVENT || t == BPF_PROG_TYPE_RAW_TRACEPOINT ||
 		    t == BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE) {
-			verbose(env, "tracing progs cannot use bpf_timer yet\n");
+			verbose(env, "tracing progs cannot use %s yet\n",
+				map->timer_off >= 0 ? "bpf_timer" : "bpf_wq");
 			return -EINVAL;
 		}
 	}
