@@ -231,6 +231,46 @@ struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint3
 	return side_call(s, BPF_PROG_LOAD, &a);
 }
 
+/* The BTF of side_prog_load_cbs()'s programs: int main(void), global; int cb(void), static. */
+static const char cbs_strs[] = "\0int\0main\0cb";
+static const uint32_t cbs_types[] = {
+	T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0),
+	T_FUNC(5, 2, BTF_FUNC_GLOBAL), T_FUNC(10, 2, BTF_FUNC_STATIC),
+};
+
+struct bpf_result side_prog_load_cbs(int s, uint32_t type, uint32_t prog_flags,
+				     const struct bpf_insn *insns, uint32_t cnt, const uint32_t *cbs,
+				     uint32_t ncbs, char *log, size_t log_size)
+{
+	struct bpf_func_info fi[1 + SIDE_MAX_CBS] = { { 0, 3 } };
+	int btf = side_btf_load(s, cbs_types, sizeof(cbs_types) / 4, cbs_strs, sizeof(cbs_strs));
+	union bpf_attr a;
+	struct bpf_result r;
+
+	for (uint32_t i = 0; i < ncbs && i < SIDE_MAX_CBS; i++)
+		fi[i + 1] = (struct bpf_func_info){ cbs[i], 4 };
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.prog_flags = prog_flags;
+	a.insns = PTR_TO_U64(insns);
+	a.insn_cnt = cnt;
+	a.license = PTR_TO_U64("GPL");
+	a.prog_btf_fd = (uint32_t)btf;
+	a.func_info = PTR_TO_U64(fi);
+	a.func_info_cnt = 1 + (ncbs < SIDE_MAX_CBS ? ncbs : SIDE_MAX_CBS);
+	a.func_info_rec_size = sizeof(fi[0]);
+	if (log) {
+		memset(log, 0, log_size); /* (a failed load's log is the kernel's writing) */
+		a.log_buf = PTR_TO_U64(log);
+		a.log_size = (uint32_t)log_size;
+		a.log_level = 2;
+	}
+	r = side_call(s, BPF_PROG_LOAD, &a);
+	if (btf >= 0)
+		close(btf);
+	return r;
+}
+
 const char *log_error_line(char *log)
 {
 	char *end = strstr(log, "\nprocessed"), *p;

@@ -243,6 +243,13 @@ struct bpf_result side_prog_load_level(int s, uint32_t type, uint32_t eat,
 struct bpf_result side_prog_load_flags(int s, uint32_t type, uint32_t eat, uint32_t prog_flags,
 				       const struct bpf_insn *insns, uint32_t cnt, char *log,
 				       size_t log_size, uint32_t level);
+/* ... of a program with callbacks, which the kernel takes with BTF func_info only: a global
+ * main and static functions at the ncbs (at most SIDE_MAX_CBS, ascending) insns of cbs; a
+ * level-2 log into log (NULL: none). */
+#define SIDE_MAX_CBS 4
+struct bpf_result side_prog_load_cbs(int s, uint32_t type, uint32_t prog_flags,
+				     const struct bpf_insn *insns, uint32_t cnt, const uint32_t *cbs,
+				     uint32_t ncbs, char *log, size_t log_size);
 
 /* The error line of a level-1 log: the last line before "processed ..." (cut there); NULL
  * without that line (6.18 ends some messages without a newline, which glues them to it). */

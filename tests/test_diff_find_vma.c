@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
-#include "btf_blob.h"
 #include "kbpf.h"
 #include "test.h"
 #include "userbpf.h"
@@ -120,43 +119,13 @@ static bool offsets(int32_t *o)
 	return true;
 }
 
-/* The program's BTF (a global main, a static callback: the kernel wants func_info for a
- * program with callbacks) and PROG_LOAD on side s, sleepable as 6.18 wants syscall programs;
- * the fd, or -1 and errno (with the log). */
-static const char btf_strs[] = "\0int\0main\0cb";
-static const uint32_t btf_types[] = {
-	T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0),
-	T_FUNC(5, 2, BTF_FUNC_GLOBAL), T_FUNC(10, 2, BTF_FUNC_STATIC),
-};
-
+/* PROG_LOAD on side s of the program with its callback at cb (func_info for both), sleepable as
+ * 6.18 wants syscall programs; the fd, or -1 and errno (with the log). */
 static struct bpf_result load_as(int s, uint32_t type, const struct bpf_insn *p, uint32_t n,
 				 uint32_t cb, char *log, size_t log_size)
 {
-	struct bpf_func_info fi[2] = { { 0, 3 }, { cb, 4 } };
-	int btf = side_btf_load(s, btf_types, sizeof(btf_types) / 4, btf_strs, sizeof(btf_strs));
-	union bpf_attr a;
-	struct bpf_result r;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.prog_flags = type == BPF_PROG_TYPE_SYSCALL ? BPF_F_SLEEPABLE : 0;
-	a.insns = PTR_TO_U64(p);
-	a.insn_cnt = n;
-	a.license = PTR_TO_U64("GPL");
-	a.prog_btf_fd = (uint32_t)btf;
-	a.func_info = PTR_TO_U64(fi);
-	a.func_info_cnt = 2;
-	a.func_info_rec_size = sizeof(fi[0]);
-	if (log) {
-		log[0] = 0;
-		a.log_buf = PTR_TO_U64(log);
-		a.log_size = (uint32_t)log_size;
-		a.log_level = 2;
-	}
-	r = side_call(s, BPF_PROG_LOAD, &a);
-	if (btf >= 0)
-		close(btf);
-	return r;
+	return side_prog_load_cbs(s, type, type == BPF_PROG_TYPE_SYSCALL ? BPF_F_SLEEPABLE : 0, p,
+				  n, &cb, 1, log, log_size);
 }
 
 static struct bpf_result load(int s, const struct bpf_insn *p, char *log, size_t log_size)

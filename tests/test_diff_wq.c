@@ -227,7 +227,7 @@ static const struct wq_case cases[] = {
 /* The case's program: its placeholders filled (a callback's imm its distance); where its
  * callbacks start, in order, into cbs (*ncbs). */
 static uint32_t case_insns(const struct wq_case *c, const int32_t vals[NVALS], struct bpf_insn *p,
-			   uint32_t cbs[4], uint32_t *ncbs)
+			   uint32_t cbs[SIDE_MAX_CBS], uint32_t *ncbs)
 {
 	uint32_t n = insns_used(c->insns, 48);
 
@@ -249,10 +249,10 @@ static uint32_t case_insns(const struct wq_case *c, const int32_t vals[NVALS], s
 			p[i + 1].imm = 0;
 			for (uint32_t j = 0; j < *ncbs; j++)
 				if (cbs[j] == at)
-					k = 5;
-			for (; k < 4 && k > 0 && cbs[k - 1] > at; k--)
+					k = SIDE_MAX_CBS; /* (known) */
+			for (; k < SIDE_MAX_CBS && k > 0 && cbs[k - 1] > at; k--)
 				cbs[k] = cbs[k - 1];
-			if (k < 4) {
+			if (k < SIDE_MAX_CBS) {
 				cbs[k] = at;
 				++*ncbs;
 			}
@@ -260,47 +260,6 @@ static uint32_t case_insns(const struct wq_case *c, const int32_t vals[NVALS], s
 		i++;
 	}
 	return n;
-}
-
-/* The programs' BTF: a global main, static callbacks (the kernel wants func_info for a program
- * with callbacks). */
-static const char prog_strs[] = "\0int\0main\0cb";
-static const uint32_t prog_types[] = {
-	T_INT(1, 4, BTF_INT_SIGNED, 0, 32), T_PROTO(1, 0),
-	T_FUNC(5, 2, BTF_FUNC_GLOBAL), T_FUNC(10, 2, BTF_FUNC_STATIC),
-};
-
-/* PROG_LOAD on side s of the n insns at p, with func_info for main and the callbacks at cbs,
- * sleepable or not, with a level-2 log. */
-static struct bpf_result load(int s, uint32_t type, bool sleepable, const struct bpf_insn *p,
-			      uint32_t n, const uint32_t *cbs, uint32_t ncbs, char *log,
-			      size_t log_size)
-{
-	struct bpf_func_info fi[5] = { { 0, 3 } };
-	int btf = side_btf_load(s, prog_types, sizeof(prog_types) / 4, prog_strs, sizeof(prog_strs));
-	union bpf_attr a;
-	struct bpf_result r;
-
-	for (uint32_t i = 0; i < ncbs; i++)
-		fi[i + 1] = (struct bpf_func_info){ cbs[i], 4 };
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.prog_flags = sleepable ? BPF_F_SLEEPABLE : 0;
-	a.insns = PTR_TO_U64(p);
-	a.insn_cnt = n;
-	a.license = PTR_TO_U64("GPL");
-	a.prog_btf_fd = (uint32_t)btf;
-	a.func_info = PTR_TO_U64(fi);
-	a.func_info_cnt = ncbs + 1;
-	a.func_info_rec_size = sizeof(fi[0]);
-	memset(log, 0, log_size);
-	a.log_buf = PTR_TO_U64(log);
-	a.log_size = (uint32_t)log_size;
-	a.log_level = 2;
-	r = side_call(s, BPF_PROG_LOAD, &a);
-	if (btf >= 0)
-		close(btf);
-	return r;
 }
 
 TEST(diff_wq_verifier)
@@ -332,10 +291,11 @@ TEST(diff_wq_verifier)
 		uint32_t type = cases[c].type ? cases[c].type : BPF_PROG_TYPE_SYSCALL;
 
 		for (int s = 0; s < NSIDES; s++) {
-			uint32_t cbs[4], ncbs, n = case_insns(&cases[c], vals[s], p, cbs, &ncbs);
+			uint32_t cbs[SIDE_MAX_CBS], ncbs, n = case_insns(&cases[c], vals[s], p, cbs, &ncbs);
 
-			r[s] = load(s, type, !cases[c].not_sleepable, p, n, cbs, ncbs, log[s],
-				    sizeof(log[s]));
+			r[s] = side_prog_load_cbs(s, type,
+						  cases[c].not_sleepable ? 0 : BPF_F_SLEEPABLE, p, n,
+						  cbs, ncbs, log[s], sizeof(log[s]));
 			log_cut_map_addrs(log[s]);
 		}
 		if (AGREE(cases[c].name, r))

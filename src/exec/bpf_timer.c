@@ -319,6 +319,20 @@ static bool map_has_users(const struct bpf_map *map)
 	return __atomic_load_n(&map->obj.ucnt, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Arms t (re-arms it if it was) to expire at deadline, CLOCK_MONOTONIC ns (tlock held). */
+static int timer_arm(struct utimer *t, u64 deadline)
+{
+	int err;
+
+	if (t->heap_pos)
+		heap_remove(t);
+	t->deadline = deadline;
+	err = heap_add(t);
+	if (!err && t->heap_pos == 1) /* a new earliest deadline */
+		pthread_cond_signal(&twake);
+	return err;
+}
+
 /* A timer at word timer of a value of map, on clock (-1: a work item); -EBUSY if it was made
  * already, -EPERM if the map has no fd or pin left. */
 static u64 timer_make(u64 timer, u64 map_addr, clockid_t clock)
@@ -392,10 +406,7 @@ u64 bpf_wq_start_kfunc(u64 wq, u64 flags, u64 a3, u64 a4, u64 a5)
 	} else if (runner_start()) { /* (after a fork) */
 		err = -ENOMEM;
 	} else if (!t->heap_pos) {
-		t->deadline = clock_ns(CLOCK_MONOTONIC);
-		err = heap_add(t);
-		if (!err && t->heap_pos == 1) /* a new earliest deadline */
-			pthread_cond_signal(&twake);
+		err = timer_arm(t, clock_ns(CLOCK_MONOTONIC));
 	}
 	pthread_mutex_unlock(&tlock);
 	return (u64)(s64)err;
@@ -452,12 +463,7 @@ u64 bpf_timer_start_helper(u64 timer, u64 nsecs, u64 flags, u64 a4, u64 a5)
 
 			delta = (s64)(nsecs - on_clock) > 0 ? nsecs - on_clock : 0;
 		}
-		if (t->heap_pos)
-			heap_remove(t);
-		t->deadline = now + delta < now ? UINT64_MAX : now + delta;
-		err = heap_add(t);
-		if (!err && t->heap_pos == 1) /* a new earliest deadline */
-			pthread_cond_signal(&twake);
+		err = timer_arm(t, now + delta < now ? UINT64_MAX : now + delta);
 	}
 	pthread_mutex_unlock(&tlock);
 	return (u64)(s64)err;
