@@ -348,6 +348,7 @@ int bpf_syscall(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	int ret = sys_bpf(cmd, attr, size);
 
+	task_work_run_current(); /* (what a program run scheduled for this thread) */
 	bpf_timer_sync(); /* (an update or delete freed a timer whose callback runs) */
 	if (ret < 0) {
 		errno = -ret;

@@ -471,7 +471,7 @@ TEST(diff_reuseport_array_many)
 			struct bpf_result r[NSIDES];
 			uint32_t key = (uint32_t)(round == 5 ? NS + i : i);
 			int cmd = round == 2 ? BPF_MAP_DELETE_ELEM : BPF_MAP_UPDATE_ELEM;
-			char what[48];
+			char what[64];
 
 			if ((round == 2 && i % 2) || (round >= 4 && !(i % 2)))
 				continue;

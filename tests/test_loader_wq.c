@@ -7,7 +7,7 @@
  * context (it calls a sleepable kfunc); started again, it runs again; a second callback
  * replaces the first; an element's item goes when bpf() updates the element or a program
  * deletes or replaces it, after which start finds none.  Skipped where the kernel's bpf() is
- * unavailable.  (Creating maps with a bpf_wq: test_diff_wq.c, which also has the verifier's
+ * unavailable.  (Creating maps with a bpf_wq: test_diff_work.c, which also has the verifier's
  * side.)
  */
 #include <errno.h>

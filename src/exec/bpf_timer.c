@@ -26,9 +26,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "exec/bpf_timer.h"
 #include "exec/callback.h"
+#include "exec/current_task.h"
 #include "fd.h"
 #include "map/map.h"
 #include "prog/prog.h"
@@ -47,6 +49,14 @@ struct utimer {
 	u64 deadline;			/* CLOCK_MONOTONIC ns, while armed */
 	u32 heap_pos;			/* index + 1 in the heap while armed, else 0 */
 	struct utimer *next_dead;
+	/* task work: scheduled once at a time (armed, pending or running), its callback and
+	 * program dropped after the run, as the kernel's context is reset */
+	bool task_work;
+	bool pending;			/* on tw_pending, for its thread tid to run */
+	bool running_here;		/* its thread runs the callback now */
+	bool freed;			/* freed meanwhile: that thread hands it to dead */
+	int tid;
+	struct utimer *next_pending;
 };
 
 static pthread_mutex_t tlock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,6 +70,8 @@ static struct utimer *running;	/* whose callback runs now */
 static struct utimer *dead;	/* freed timers, for the thread to free */
 static struct bpf_prog **to_put; /* program references dropped, for the thread to put */
 static u32 nr_to_put, cap_to_put;
+static struct utimer *tw_pending; /* task work for a thread that called bpf(): run at its end */
+static u32 nr_tw_pending;	/* (read without tlock: nothing to do when 0) */
 /* A timer this thread freed while its callback ran, for bpf_timer_sync() to wait for. */
 static __thread const struct utimer *wait_for;
 
@@ -165,6 +177,18 @@ static void drop_callback(struct utimer *t)
 	t->cb = NULL;
 }
 
+/* Takes t off tw_pending (tlock held). */
+static void pending_remove(struct utimer *t)
+{
+	for (struct utimer **pp = &tw_pending; *pp; pp = &(*pp)->next_pending)
+		if (*pp == t) {
+			*pp = t->next_pending;
+			t->pending = false;
+			__atomic_store_n(&nr_tw_pending, nr_tw_pending - 1, __ATOMIC_RELAXED);
+			return;
+		}
+}
+
 /* Frees what was handed over: called by the thread, outside any read section, tlock held
  * (dropped meanwhile). */
 static void reap(void)
@@ -244,7 +268,10 @@ static void *runner_main(void *arg)
 		exec_callback_call((u64)(uintptr_t)cb, (u64)(uintptr_t)map, (u64)(uintptr_t)key,
 				   (u64)(uintptr_t)value, 0, 0); /* (r0 is 0: the verifier says) */
 		rcu_read_unlock();
+		task_work_run_current(); /* (what a callback scheduled for this thread) */
 		pthread_mutex_lock(&tlock);
+		if (t->task_work) /* (ran: it may be scheduled again) */
+			drop_callback(t);
 		running = NULL;
 		pthread_cond_broadcast(&tidle);
 	}
@@ -522,9 +549,17 @@ static void timer_word_free(struct utimer **word)
 		__atomic_store_n(word, NULL, __ATOMIC_RELAXED);
 		if (t->heap_pos)
 			heap_remove(t);
+		if (t->pending) /* (task work not run yet: it never will) */
+			pending_remove(t);
+		if (t->running_here) { /* (its thread runs it: the thread frees it after) */
+			t->freed = true;
+			pthread_mutex_unlock(&tlock);
+			return;
+		}
 		/* (a callback running now finishes first: the thread reaps between callbacks; the
 		 * freeing map operation waits for it once it holds no lock, bpf_timer_sync()) */
-		if (running == t && !on_runner())
+		if (running == t && !on_runner() && !t->task_work) /* (task work: none, as in
+									    * the kernel) */
 			wait_for = t;
 		t->next_dead = dead;
 		dead = t;
@@ -539,6 +574,8 @@ void bpf_timer_free(struct bpf_map *map, void *value)
 		timer_word_free((struct utimer **)((u8 *)value + map->timer_off));
 	if (map->wq_off >= 0)
 		timer_word_free((struct utimer **)((u8 *)value + map->wq_off));
+	if (map->task_work_off >= 0)
+		timer_word_free((struct utimer **)((u8 *)value + map->task_work_off));
 }
 
 void bpf_timer_sync(void)
@@ -558,5 +595,107 @@ void bpf_timer_map_free(struct bpf_map *map)
 	pthread_mutex_lock(&tlock);
 	while (running && running->map == map && !on_runner())
 		pthread_cond_wait(&tidle, &tlock);
+	pthread_mutex_unlock(&tlock);
+}
+
+/* ---- task work ---- */
+
+/* bpf_task_work_schedule_signal_impl() and _resume_impl() (task, tw, map, callback, aux): the
+ * callback, run once for the element, in the task's thread when that is the calling one (when
+ * its bpf() returns, as the kernel runs task work when the task returns to user space), on the
+ * timers' thread at once otherwise (userbpf cannot run code in another thread); -EBUSY while
+ * it is scheduled or running, or when the map has no fd or pin left. */
+static u64 task_work_schedule(u64 task, u64 tw, u64 map_addr, u64 callback)
+{
+	struct bpf_map *map = (struct bpf_map *)(uintptr_t)map_addr;
+	const struct exec_callback *cb = (const struct exec_callback *)(uintptr_t)callback;
+	struct bpf_prog *prog = cb->owner;
+	struct utimer **word = timer_word(tw), *t;
+	u32 tid;
+	int err = 0;
+
+	if (current_task_pid(task, &tid))
+		return (u64)-EBADF; /* (a task that is gone: the kernel cannot acquire it) */
+	pthread_mutex_lock(&tlock);
+	t = __atomic_load_n(word, __ATOMIC_RELAXED);
+	if (!map_has_users(map)) {
+		err = -EBUSY;
+	} else if (runner_start()) {
+		err = -ENOMEM;
+	} else if (!t && !(t = calloc(1, sizeof(*t)))) {
+		err = -ENOMEM;
+	} else {
+		if (!t->map) {
+			t->map = map;
+			t->value = (u8 *)word - map->task_work_off;
+			t->task_work = true;
+			__atomic_store_n(word, t, __ATOMIC_RELAXED);
+		}
+		if (t->heap_pos || t->pending || t->running_here || running == t)
+			err = -EBUSY;
+		else if (!prog || !obj_tryget(&prog->obj))
+			err = -EBADF;
+	}
+	if (!err) {
+		t->prog = prog;
+		t->cb = cb;
+		if ((pid_t)tid == gettid()) {
+			t->tid = (int)tid;
+			t->pending = true;
+			t->next_pending = tw_pending;
+			tw_pending = t;
+			__atomic_store_n(&nr_tw_pending, nr_tw_pending + 1, __ATOMIC_RELAXED);
+		} else {
+			err = timer_arm(t, clock_ns(CLOCK_MONOTONIC));
+			if (err)
+				drop_callback(t);
+		}
+	}
+	pthread_mutex_unlock(&tlock);
+	return (u64)(s64)err;
+}
+
+u64 bpf_task_work_schedule_kfunc(u64 task, u64 tw, u64 map, u64 callback, u64 aux)
+{
+	return task_work_schedule(task, tw, map, callback);
+}
+
+void task_work_run_current(void)
+{
+	int me;
+
+	if (!__atomic_load_n(&nr_tw_pending, __ATOMIC_RELAXED))
+		return;
+	me = gettid();
+	pthread_mutex_lock(&tlock);
+	for (;;) {
+		struct utimer *t = tw_pending;
+		const struct exec_callback *cb;
+		void *key;
+		u32 idx;
+
+		while (t && t->tid != me)
+			t = t->next_pending;
+		if (!t)
+			break;
+		pending_remove(t);
+		t->running_here = true;
+		cb = t->cb;
+		key = key_of(t, &idx);
+		pthread_mutex_unlock(&tlock);
+		rcu_read_lock();
+		prog_run_reset_tail_calls();
+		exec_callback_call((u64)(uintptr_t)cb, (u64)(uintptr_t)t->map, (u64)(uintptr_t)key,
+				   (u64)(uintptr_t)t->value, 0, 0);
+		rcu_read_unlock();
+		pthread_mutex_lock(&tlock);
+		t->running_here = false;
+		drop_callback(t);
+		if (t->freed) { /* (the element went meanwhile: this thread hands it on) */
+			t->next_dead = dead;
+			dead = t;
+			pthread_cond_signal(&twake);
+		}
+	}
 	pthread_mutex_unlock(&tlock);
 }

@@ -1,5 +1,6 @@
 /* bpf_timer.h — timers in map values: the bpf_timer_*() helpers and the map side of them; and
- * work items (struct bpf_wq, the bpf_wq_*() kfuncs), which are kept as timers are.
+ * work items (struct bpf_wq, the bpf_wq_*() kfuncs) and task work (struct bpf_task_work, the
+ * bpf_task_work_schedule_*() kfuncs), which are kept as timers are.
  *
  * A map whose value struct has a struct bpf_timer member (map->timer_off, found in its BTF)
  * holds one timer per element.  A program initialises it (bpf_timer_init), gives it a callback,
@@ -24,6 +25,12 @@ u64 bpf_timer_cancel_helper(u64 timer, u64 a2, u64 a3, u64 a4, u64 a5);
 u64 bpf_wq_init_kfunc(u64 wq, u64 map, u64 flags, u64 a4, u64 a5);
 u64 bpf_wq_set_callback_kfunc(u64 wq, u64 callback, u64 flags, u64 aux, u64 a5);
 u64 bpf_wq_start_kfunc(u64 wq, u64 flags, u64 a3, u64 a4, u64 a5);
+/* Task work's kfuncs, both modes (a struct bpf_task_work in a map value: map->task_work_off). */
+u64 bpf_task_work_schedule_kfunc(u64 task, u64 tw, u64 map, u64 callback, u64 aux);
+/* Runs the task work scheduled for the calling thread, if any: called as bpf() returns (the
+ * kernel runs a task's work as it returns to user space).  One relaxed load when there is
+ * none. */
+void task_work_run_current(void);
 
 /* A map with timers: its last user reference (fd or pin) frees them all. */
 void bpf_timer_map_init(struct bpf_map *map);

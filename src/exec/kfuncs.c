@@ -234,6 +234,8 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_task_from_vpid", bpf_task_from_pid_kfunc, KF_GENERIC | KF_ACQUIRE | KF_RET_NULL },
 	{ "bpf_task_release", bpf_obj_release_kfunc, KF_GENERIC | KF_RELEASE },
 	{ "bpf_task_under_cgroup", bpf_task_under_cgroup_kfunc, KF_GENERIC | KF_RCU },
+	{ "bpf_task_work_schedule_resume_impl", bpf_task_work_schedule_kfunc, KF_TRUSTED_ARGS },
+	{ "bpf_task_work_schedule_signal_impl", bpf_task_work_schedule_kfunc, KF_TRUSTED_ARGS },
 	{ "bpf_wq_init", bpf_wq_init_kfunc, 0 },
 	{ "bpf_wq_set_callback_impl", bpf_wq_set_callback_kfunc, 0 },
 	{ "bpf_wq_start", bpf_wq_start_kfunc, 0 },

@@ -176,7 +176,8 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	     btf_find_value_field(btf, value_id, "bpf_spin_lock", 4) == -E2BIG) ||
 	    ((specials & BTF_SPECIAL_TIMER) &&
 	     (btf_find_value_field(btf, value_id, "bpf_timer", 8) == -E2BIG ||
-	      btf_find_value_field(btf, value_id, "bpf_wq", 8) == -E2BIG)))
+	      btf_find_value_field(btf, value_id, "bpf_wq", 8) == -E2BIG ||
+	      btf_find_value_field(btf, value_id, "bpf_task_work", 8) == -E2BIG)))
 		specials = 0;
 	if (specials) {
 		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
@@ -187,8 +188,8 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	err = map->ops->check_btf ? map->ops->check_btf(map, btf, key_type, value_type) : 0;
 	if (err || !specials)
 		return err;
-	/* what userbpf supports: one bpf_spin_lock, one bpf_timer, one bpf_wq and kptrs to
-	 * kernel objects (in the hash, array and local storage maps, per-CPU ones too), members
+	/* what userbpf supports: one bpf_spin_lock, one bpf_timer, one bpf_wq, one bpf_task_work
+	 * and kptrs to kernel objects (in the hash, array and local storage maps, per-CPU ones too), members
 	 * of the value struct */
 	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER | BTF_SPECIAL_KPTR))
 		return -EOPNOTSUPP;
@@ -204,17 +205,18 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 			return -EOPNOTSUPP;
 		map->spin_lock_off = off;
 	}
-	if (specials & BTF_SPECIAL_TIMER) { /* (bpf_task_work is not supported) */
+	if (specials & BTF_SPECIAL_TIMER) {
 		int timer = btf_find_value_field(btf, value_id, "bpf_timer", 8);
 		int wq = btf_find_value_field(btf, value_id, "bpf_wq", 8);
+		int tw = btf_find_value_field(btf, value_id, "bpf_task_work", 8);
 
-		if ((timer < 0 && wq < 0) ||
-		    btf_find_value_field(btf, value_id, "bpf_task_work", 8) != -ENOENT) {
+		if (timer < 0 && wq < 0 && tw < 0) {
 			map->spin_lock_off = -1;
 			return -EOPNOTSUPP;
 		}
 		map->timer_off = timer >= 0 ? timer : -1;
 		map->wq_off = wq >= 0 ? wq : -1;
+		map->task_work_off = tw >= 0 ? tw : -1;
 		bpf_timer_map_init(map);
 	}
 	return 0;
@@ -346,7 +348,7 @@ int map_create(union bpf_attr *attr)
 	map->inner_meta = meta;
 	map->btf = NULL;
 	map->btf_key_type_id = map->btf_value_type_id = 0;
-	map->spin_lock_off = map->timer_off = map->wq_off = -1;
+	map->spin_lock_off = map->timer_off = map->wq_off = map->task_work_off = -1;
 	memset(&map->owner, 0, sizeof(map->owner));
 	map->ops = ops;
 	map->obj.id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);

@@ -137,6 +137,9 @@ struct bpf_map {
 	 * first word points at the same state, src/exec/bpf_timer.c), started to run its callback
 	 * as soon as it can (bpf_wq_start()). */
 	s32 wq_off;
+	/* Where the value's struct bpf_task_work is, -1 without one: work a program schedules for
+	 * a task (6.18's bpf_task_work_schedule_*()), kept as a timer is. */
+	s32 task_work_off;
 	/* The value's kptrs (pointers to kernel objects: a task_struct, a cgroup, ...), in
 	 * offset order: where, the struct (its kernel BTF id), and whether the field holds a
 	 * reference (moved in and out with bpf_kptr_xchg(); else a plain store).  bpf() copies
@@ -209,20 +212,20 @@ static inline u32 *map_value_lock(const struct bpf_map *map, void *value)
 	return (u32 *)((u8 *)value + map->spin_lock_off);
 }
 
-/* Whether the value holds fields bpf() copies around (a bpf_spin_lock, a bpf_timer, a bpf_wq,
- * kptrs). */
-static inline bool map_has_specials(const struct bpf_map *map)
-{
-	return map->spin_lock_off >= 0 || map->timer_off >= 0 || map->wq_off >= 0 ||
-	       map->nr_kptrs;
-}
-
-/* Whether the value holds a timer or a work item: an element that leaves the map or is updated
- * frees them (bpf_timer_free()), and so do the map's last fd or pin. */
+/* Whether the value holds a timer, a work item or task work: an element that leaves the map or
+ * is updated frees them (bpf_timer_free()), and so do the map's last fd or pin. */
 static inline bool map_has_async(const struct bpf_map *map)
 {
-	return map->timer_off >= 0 || map->wq_off >= 0;
+	return map->timer_off >= 0 || map->wq_off >= 0 || map->task_work_off >= 0;
 }
+
+/* Whether the value holds fields bpf() copies around (a bpf_spin_lock, a bpf_timer, a bpf_wq,
+ * a bpf_task_work, kptrs). */
+static inline bool map_has_specials(const struct bpf_map *map)
+{
+	return map->spin_lock_off >= 0 || map_has_async(map) || map->nr_kptrs;
+}
+
 
 /* The value's kptr at off, or NULL. */
 static inline const struct map_kptr *map_kptr_at(const struct bpf_map *map, s64 off)
@@ -242,6 +245,7 @@ static inline void map_empty_kptrs(const struct bpf_map *map, void *value)
 
 #define MAP_TIMER_SIZE 16 /* sizeof(struct bpf_timer) */
 #define MAP_WQ_SIZE 16 /* sizeof(struct bpf_wq) */
+#define MAP_TASK_WORK_SIZE 8 /* sizeof(struct bpf_task_work) */
 
 /* A value copied out to bpf()'s caller shows its lock word, timer and kptrs as 0: they are not
  * the caller's to see (the kernel's check_and_init_map_value()).  A per-CPU map's value is
@@ -254,6 +258,8 @@ static inline void map_hide_lock(const struct bpf_map *map, void *value)
 		memset((u8 *)value + map->timer_off, 0, MAP_TIMER_SIZE);
 	if (map->wq_off >= 0)
 		memset((u8 *)value + map->wq_off, 0, MAP_WQ_SIZE);
+	if (map->task_work_off >= 0)
+		memset((u8 *)value + map->task_work_off, 0, MAP_TASK_WORK_SIZE);
 	for (u32 at = 0; map->nr_kptrs && at < map->uvalue_size;
 	     at += (u32)round_up(map->value_size, 8)) {
 		for (u32 i = 0; i < map->nr_kptrs; i++)
@@ -263,7 +269,7 @@ static inline void map_hide_lock(const struct bpf_map *map, void *value)
 	}
 }
 
-#define MAP_MAX_HOLES (3 + MAP_MAX_KPTRS)
+#define MAP_MAX_HOLES (4 + MAP_MAX_KPTRS)
 
 /* The value's lock word, timer and kptrs, as {offset, size} in order of offset: how many. */
 static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[MAP_MAX_HOLES][2])
@@ -276,6 +282,8 @@ static inline u32 map_value_holes(const struct bpf_map *map, u32 hole[MAP_MAX_HO
 		hole[n][0] = (u32)map->timer_off, hole[n++][1] = MAP_TIMER_SIZE;
 	if (map->wq_off >= 0)
 		hole[n][0] = (u32)map->wq_off, hole[n++][1] = MAP_WQ_SIZE;
+	if (map->task_work_off >= 0)
+		hole[n][0] = (u32)map->task_work_off, hole[n++][1] = MAP_TASK_WORK_SIZE;
 	for (u32 i = 0; i < map->nr_kptrs; i++)
 		hole[n][0] = map->kptrs[i].off, hole[n++][1] = sizeof(u64);
 	for (u32 i = 1; i < n; i++) /* (insertion: a few, the kptrs in order already) */

@@ -51,6 +51,7 @@ struct bpf_map *map_meta_alloc(const union bpf_attr *attr, int *err)
 	meta->spin_lock_off = inner->spin_lock_off;
 	meta->timer_off = inner->timer_off;
 	meta->wq_off = inner->wq_off;
+	meta->task_work_off = inner->task_work_off;
 	if (inner->nr_kptrs) {
 		meta->kptrs = malloc(inner->nr_kptrs * sizeof(*meta->kptrs));
 		if (!meta->kptrs) {
@@ -88,7 +89,7 @@ static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 	if (meta->map_type != m->map_type || meta->key_size != m->key_size ||
 	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
 	    meta->spin_lock_off != m->spin_lock_off || meta->timer_off != m->timer_off ||
-	    meta->wq_off != m->wq_off ||
+	    meta->wq_off != m->wq_off || meta->task_work_off != m->task_work_off ||
 	    meta->nr_kptrs != m->nr_kptrs ||
 	    (m->nr_kptrs && memcmp(meta->kptrs, m->kptrs, m->nr_kptrs * sizeof(m->kptrs[0]))))
 		return false;

@@ -1643,10 +1643,14 @@ static int check_return_range(struct verifier_env *env)
 	return err;
 }
 
-/* A timer callback returns 0 (the kernel enforces it; its caller ignores the value). */
+/* A timer's or a work item's callback returns 0, task work's any int (the kernel enforces it;
+ * the caller ignores the value). */
 static int check_async_return(struct verifier_env *env)
 {
-	return check_r0_range(env, 0, 0, "At async callback return");
+	bool any = env->subprog[env->cur->frame[0]->subprogno].async_any_return;
+
+	return check_r0_range(env, any ? INT32_MIN : 0, any ? INT32_MAX : 0,
+			      "At async callback return");
 }
 
 /* Returns 0 and sets *path_done when the path ended (main program exit), else continues at

@@ -474,6 +474,11 @@ static int kfunc_map_arg(struct verifier_env *env, u32 i, struct kfunc_meta *met
 		verbose(env, "pointer in R%u isn't map pointer\n", regno);
 		return -EINVAL;
 	}
+	if (meta->map && meta->map->task_work_off >= 0 && meta->map != reg->map) {
+		verbose(env, "bpf_task_work pointer in R2 map_uid=0 doesn't match map pointer in R3 "
+			     "map_uid=0\n");
+		return -EINVAL;
+	}
 	if (meta->map && meta->map->wq_off >= 0 && meta->map != reg->map) {
 		verbose(env, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 "
 			     "map_uid=0\n");
@@ -487,9 +492,10 @@ static int kfunc_map_arg(struct verifier_env *env, u32 i, struct kfunc_meta *met
 	return 0;
 }
 
-/* A struct bpf_wq * argument (the kernel's KF_ARG_PTR_TO_WORKQUEUE): the map value's bpf_wq,
- * whose map becomes the call's. */
-static int kfunc_wq_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
+/* A struct bpf_wq * or struct bpf_task_work * argument (the kernel's KF_ARG_PTR_TO_WORKQUEUE,
+ * _TASK_WORK): the map value's field name, whose map becomes the call's. */
+static int kfunc_async_arg(struct verifier_env *env, u32 i, const char *name,
+			   struct kfunc_meta *meta)
 {
 	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
 	u32 regno = BPF_REG_1 + i;
@@ -501,11 +507,12 @@ static int kfunc_wq_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta
 		verbose(env, "arg#%u doesn't point to a map value\n", i);
 		return -EINVAL;
 	}
-	err = check_map_field_ptr(env, regno, "bpf_wq", reg->map->wq_off);
+	err = check_map_field_ptr(env, regno, name,
+				  strcmp(name, "bpf_wq") ? reg->map->task_work_off : reg->map->wq_off);
 	if (err)
 		return err;
 	if (meta->map) {
-		verbose(env, "verifier bug: Two map pointers in a bpf_wq helper\n");
+		verbose(env, "verifier bug: Two map pointers in a %s helper\n", name);
 		return -EFAULT;
 	}
 	meta->map = reg->map;
@@ -654,7 +661,9 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 		} else if (str_ends(param_name(k, i), "__map")) {
 			err = kfunc_map_arg(env, i, meta);
 		} else if (points_to_struct(k, t, "bpf_wq")) {
-			err = kfunc_wq_arg(env, i, meta);
+			err = kfunc_async_arg(env, i, "bpf_wq", meta);
+		} else if (points_to_struct(k, t, "bpf_task_work")) {
+			err = kfunc_async_arg(env, i, "bpf_task_work", meta);
 		} else if (reg_struct_id(reg) && ref_t) {
 			err = kfunc_btf_id_arg(env, k, desc, i, ref_t, ref_id);
 		} else if (ref_t && BTF_INFO_KIND(ref_t->info) == BTF_KIND_FUNC_PROTO) {
@@ -751,9 +760,10 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 	err = check_kfunc_args(env, &k, desc, &meta, insn_idx);
 	if (err)
 		return err;
-	if (!strcmp(k.name, "bpf_wq_set_callback_impl")) {
-		/* (6.18.44 runs a work item's callback as sleepable code, and takes one from
-		 * sleepable programs only) */
+	if (!strcmp(k.name, "bpf_wq_set_callback_impl") ||
+	    !strncmp(k.name, "bpf_task_work_schedule_", 23)) {
+		/* (6.18.44 runs a work item's and task work's callbacks as sleepable code, and
+		 * takes them from sleepable programs only) */
 		if (!in_sleepable(env)) {
 			verbose(env, "sleepable callback in a program that is not sleepable\n");
 			err = -EPERM;
@@ -764,6 +774,8 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 			verbose(env, "kfunc %s#%d failed callback verification\n", k.name, insn->imm);
 			return err;
 		}
+		/* (task work's callback may return any int) */
+		env->subprog[meta.subprogno].async_any_return = k.name[4] == 't';
 	}
 	/* (after its arguments, as the kernel checks) */
 	if ((desc->flags & KF_RCU_PROTECTED) && !in_rcu_cs(env)) {

@@ -695,10 +695,11 @@ static int mem_access_msg(struct verifier_env *env, const struct reg_state *reg,
 	return -EACCES;
 }
 
-/* A value's bpf_spin_lock, bpf_timer and bpf_wq are their helpers' (kfuncs') alone, its kptrs
- * reached only by whole loads and stores of the program's own: an access of size bytes at the
- * register's off (direct: the program's load or store, else a helper's) that touches one is
- * checked against each touched, in offset order (the kernel's check_map_access()). */
+/* A value's bpf_spin_lock, bpf_timer, bpf_wq and bpf_task_work are their helpers' (kfuncs')
+ * alone, its kptrs reached only by whole loads and stores of the program's own: an access of
+ * size bytes at the register's off (direct: the program's load or store, else a helper's) that
+ * touches one is checked against each touched, in offset order (the kernel's
+ * check_map_access()). */
 static int check_special_fields(struct verifier_env *env, const struct reg_state *reg, s32 off,
 				int size, bool direct)
 {
@@ -711,7 +712,8 @@ static int check_special_fields(struct verifier_env *env, const struct reg_state
 
 		if (!(lo < p + (s64)hole[i][1] && p < end))
 			continue;
-		if (p != map->spin_lock_off && p != map->timer_off && p != map->wq_off) {
+		if (p != map->spin_lock_off && p != map->timer_off && p != map->wq_off &&
+		    p != map->task_work_off) {
 			if (!direct) {
 				verbose(env, "kptr cannot be accessed indirectly by helper\n");
 				return -EACCES;
@@ -734,7 +736,8 @@ static int check_special_fields(struct verifier_env *env, const struct reg_state
 		verbose(env, "%s cannot be accessed directly by load/store\n",
 			p == map->spin_lock_off ? "bpf_spin_lock"
 			: p == map->timer_off	? "bpf_timer"
-						: "bpf_wq");
+			: p == map->wq_off	? "bpf_wq"
+						: "bpf_task_work");
 		return -EACCES;
 	}
 	return 0;

@@ -277,6 +277,8 @@ struct subprog_info {
 	/* A timer's callback, which runs later on a stack of its own: the stack depth check
 	 * (check_stack_depth()) walks it on its own. */
 	bool is_async_cb;
+	/* An async callback that may return any int (task work's); others return 0. */
+	bool async_any_return;
 	/* The callback of a helper call the verifier walked (a timer's too): no tail call may
 	 * run in it or below it (check_stack_depth()). */
 	bool is_cb;

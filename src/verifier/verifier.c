@@ -112,7 +112,7 @@ static int do_check(struct verifier_env *env, u32 sub)
 		ctx->value_size = env->prog->ctx_size;
 		ctx->max_entries = 1;
 		ctx->map_flags = env->prog->ctx_writable ? 0 : BPF_F_RDONLY_PROG;
-		ctx->spin_lock_off = ctx->timer_off = ctx->wq_off = -1;
+		ctx->spin_lock_off = ctx->timer_off = ctx->wq_off = ctx->task_work_off = -1;
 		mark_ptr(&f0->regs[BPF_REG_1], PTR_TO_MAP_VALUE);
 		f0->regs[BPF_REG_1].map = ctx;
 		mark_reg_const(&f0->regs[BPF_REG_2], env->prog->ctx_size); /* R2 = ctx_size */
