@@ -35,6 +35,14 @@ int obj_sides_map(struct obj_sides *os, int s, const char *name)
 	return fd;
 }
 
+bool obj_sides_maps(struct obj_sides *os, const char *name, int fds[NSIDES])
+{
+	for (int s = 0; s < NSIDES; s++)
+		if ((fds[s] = obj_sides_map(os, s, name)) < 0)
+			return false;
+	return true;
+}
+
 void obj_sides_close(struct obj_sides *os)
 {
 	for (int s = 0; s < NSIDES; s++) {

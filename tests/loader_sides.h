@@ -17,6 +17,8 @@ struct obj_sides {
 bool obj_sides_open(struct obj_sides *os, const char *path);
 /* The fd of map name on side s, or -1 (with a test failure). */
 int obj_sides_map(struct obj_sides *os, int s, const char *name);
+/* The fds of map name on both sides into fds; false (with a test failure) if either has none. */
+bool obj_sides_maps(struct obj_sides *os, const char *name, int fds[NSIDES]);
 void obj_sides_close(struct obj_sides *os);
 
 #endif

@@ -39,15 +39,9 @@ struct tw_sides {
 
 static bool open_sides(struct tw_sides *ts)
 {
-	if (!obj_sides_open(&ts->os, LOADER_OBJ_DIR "/tests/corpus/syscall_task_work.bpf.o"))
-		return false;
-	for (int s = 0; s < NSIDES; s++) {
-		ts->map[s] = obj_sides_map(&ts->os, s, "works");
-		ts->array[s] = obj_sides_map(&ts->os, s, "work_array");
-		if (ts->map[s] < 0 || ts->array[s] < 0)
-			return false;
-	}
-	return true;
+	return obj_sides_open(&ts->os, LOADER_OBJ_DIR "/tests/corpus/syscall_task_work.bpf.o") &&
+	       obj_sides_maps(&ts->os, "works", ts->map) &&
+	       obj_sides_maps(&ts->os, "work_array", ts->array);
 }
 
 static struct elem get(int s, int map, uint32_t key)

@@ -41,15 +41,9 @@ struct wq_sides {
 
 static bool open_sides(struct wq_sides *ws)
 {
-	if (!obj_sides_open(&ws->os, LOADER_OBJ_DIR "/tests/corpus/syscall_wq_ops.bpf.o"))
-		return false;
-	for (int s = 0; s < NSIDES; s++) {
-		ws->map[s] = obj_sides_map(&ws->os, s, "wqs");
-		ws->array[s] = obj_sides_map(&ws->os, s, "wq_array");
-		if (ws->map[s] < 0 || ws->array[s] < 0)
-			return false;
-	}
-	return true;
+	return obj_sides_open(&ws->os, LOADER_OBJ_DIR "/tests/corpus/syscall_wq_ops.bpf.o") &&
+	       obj_sides_maps(&ws->os, "wqs", ws->map) &&
+	       obj_sides_maps(&ws->os, "wq_array", ws->array);
 }
 
 /* One operation on both sides: the runs and their return values must agree. */
