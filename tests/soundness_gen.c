@@ -1576,7 +1576,7 @@ static bool is_global(const struct bpf_insn *insns, unsigned int cnt, unsigned i
 
 /* BPF_PROG_LOAD; a log of level 1 into log (size bytes) when log is not NULL. */
 static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type,
-		    char *log, uint32_t size)
+		    char *log, uint32_t size, uint32_t level)
 {
 	struct bpf_func_info fi[4] = { { 0, 3 } };
 	union bpf_attr a;
@@ -1633,14 +1633,14 @@ static int load_log(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt,
 		log[0] = 0;
 		a.log_buf = (uintptr_t)log;
 		a.log_size = size;
-		a.log_level = getenv("SOUND_LOG2") ? 2 : 1;
+		a.log_level = level;
 	}
 	return call(BPF_PROG_LOAD, &a, sizeof(a));
 }
 
 static int load(bpf_fn call, const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
 {
-	return load_log(call, insns, cnt, type, NULL, 0);
+	return load_log(call, insns, cnt, type, NULL, 0, 0);
 }
 
 static void map_elem(int fd, int cmd, uint32_t key, const void *val)
@@ -1734,6 +1734,21 @@ int gen_load_user(const struct bpf_insn *insns, unsigned int cnt, uint32_t type)
 		return -1;
 	gen_patch_maps(insns, cnt, patched, &u_maps);
 	return load(bpf, patched, cnt, type);
+}
+
+int gen_load_on(int kernel, const struct bpf_insn *insns, unsigned int cnt, uint32_t type,
+		char *log, size_t size, uint32_t level)
+{
+	struct bpf_insn patched[GEN_MAX_INSNS];
+	struct gen_maps m;
+	int fd;
+
+	if (cnt > GEN_MAX_INSNS || gen_maps_create(kernel ? kbpf : bpf, &m))
+		return -1;
+	gen_patch_maps(insns, cnt, patched, &m);
+	fd = load_log(kernel ? kbpf : bpf, patched, cnt, type, log, size, level);
+	gen_maps_close(&m);
+	return fd;
 }
 
 int sound_check_one(struct gen_src *s, const struct bpf_insn *insns, unsigned int cnt,
@@ -1909,14 +1924,16 @@ void sound_show(uint64_t seed, uint64_t idx, FILE *f)
 	cnt = gen_program(&s, insns, &type);
 	fprintf(f, "type %u\n", type);
 	gen_print(f, insns, cnt);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 1; k >= 0; k--) { /* (the kernel's first: userbpf's may be the one at fault) */
 		struct gen_maps m;
 		int fd;
 
+		fflush(f);
 		if (gen_maps_create(sides[k], &m))
 			continue;
 		gen_patch_maps(insns, cnt, patched, &m);
-		fd = load_log(sides[k], patched, cnt, type, log, sizeof(log));
+		fd = load_log(sides[k], patched, cnt, type, log, sizeof(log),
+			      getenv("SOUND_LOG2") ? 2 : 1);
 		fprintf(f, "=== %s: %s\n%s\n", k ? "kernel" : "userbpf", fd >= 0 ? "ACCEPTED" : strerror(errno), log);
 		if (fd >= 0)
 			close(fd);

@@ -107,6 +107,10 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st);
  * -1 when rejected, 0 when accepted and clean, 1 on a violation (printed to report if not NULL). */
 /* Loads a program into userbpf with its map placeholders patched: the fd, or -1. */
 int gen_load_user(const struct bpf_insn *insns, unsigned int cnt, uint32_t type);
+/* The same on the kernel's bpf() (kernel) or userbpf's, with maps of its own (closed again: the
+ * program holds them) and a log of level into log (NULL: none): the fd, or -1 and errno. */
+int gen_load_on(int kernel, const struct bpf_insn *insns, unsigned int cnt, uint32_t type,
+		char *log, size_t size, uint32_t level);
 /* Prints program idx of seed and both verifiers' verdicts and logs. */
 void sound_show(uint64_t seed, uint64_t idx, FILE *f);
 

@@ -317,9 +317,9 @@ int check_may_goto(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		return -ENOMEM;
 	queued->may_goto_depth++;
 	/* (a may_goto always keeps a state: cur's parent is this round's, the one before it
-	 * further up) */
+	 * earlier) */
 	if (cur->parent)
-		widen_imprecise_scalars_of(env, queued, cur->parent->parent, idx);
+		widen_imprecise_scalars_of(env, queued, cur->parent, idx);
 	*insn_idx += insn->off;
 	return 0;
 }

@@ -247,6 +247,9 @@ struct vstate {
 	u32 active_preempt_locks;		/* bpf_preempt_disable()s not yet enabled */
 	u32 callback_unroll_depth;		/* callback rounds pushed on this path */
 	u32 may_goto_depth;			/* may_goto rounds pushed on this path */
+	/* How many states the path checkpointed before this one (the kernel's dfs_depth): an
+	 * explored state still walked with a smaller depth is an earlier visit of the path. */
+	u32 dfs_depth;
 	const struct vstate *equal_state;	/* a back edge's copy: the explored state it
 						 * was found equal to (states.c) */
 };
@@ -652,9 +655,10 @@ int is_state_visited(struct verifier_env *env, int insn_idx);
  * since the state kept at that call become unknown, so that rounds converge (the kernel's
  * widen_imprecise_scalars()). */
 void widen_imprecise_scalars(struct verifier_env *env, int callsite);
-/* The same for state cur, against the nearest state at callsite from `from` up its parents. */
+/* The same for state cur, against the latest explored state at insn that is an earlier visit
+ * of the path than below (the kernel's find_prev_entry(env, below, insn)). */
 void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
-				const struct vstate *from, int callsite);
+				const struct vstate *below, int insn);
 struct vstate *push_stack(struct verifier_env *env, int insn_idx, int prev_insn_idx);
 int pop_stack(struct verifier_env *env, bool pop_log);
 int update_branch_counts(struct verifier_env *env, struct vstate *st);

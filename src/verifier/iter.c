@@ -197,7 +197,7 @@ int iter_next_fork(struct verifier_env *env, int insn_idx, u32 frameno, int spi)
 
 		qit->iter_state = ITER_ACTIVE;
 		qit->iter_depth++;
-		widen_imprecise_scalars_of(env, queued, cur->parent->parent, insn_idx);
+		widen_imprecise_scalars_of(env, queued, cur->parent, insn_idx);
 		r0->type = reg_type_not_null(r0->type);
 	}
 	it->iter_state = ITER_DRAINED;

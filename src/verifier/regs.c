@@ -292,6 +292,7 @@ int state_copy(struct vstate *dst, const struct vstate *src)
 	dst->active_preempt_locks = src->active_preempt_locks;
 	dst->callback_unroll_depth = src->callback_unroll_depth;
 	dst->may_goto_depth = src->may_goto_depth;
+	dst->dfs_depth = src->dfs_depth;
 	dst->first_insn_idx = src->first_insn_idx;
 	dst->last_insn_idx = src->last_insn_idx;
 	if (dst->hist_cap < src->hist_cnt) {

@@ -346,18 +346,20 @@ static void maybe_widen_reg(const struct reg_state *old, struct reg_state *cur, 
 	mark_reg_unknown(cur);
 }
 
+static struct vstate **explored_bucket(struct verifier_env *env, int insn_idx);
+
 void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
-				const struct vstate *from, int callsite)
+				const struct vstate *below, int insn)
 {
 	const struct vstate *old;
 	struct idmap m = { .cnt = 0 };
 
-	(void)env;
-	/* the nearest state at the call on this path (the kernel's find_prev_entry(), which
-	 * looks in the explored states: not an evicted one) */
-	for (old = from; old; old = old->parent) {
-		bool same = old->insn_idx == callsite && old->curframe == cur->curframe &&
-			    old->branches && !old->evicted;
+	/* the latest state kept at insn that this path still walks, from before below (the
+	 * kernel's find_prev_entry(): the explored states at insn, most recent first; a walk up
+	 * the parents instead costs the path's length, which a loop makes long) */
+	for (old = *explored_bucket(env, insn); old; old = old->next) {
+		bool same = old->insn_idx == insn && old->curframe == cur->curframe &&
+			    old->branches && old->dfs_depth < below->dfs_depth;
 
 		for (u32 i = 1; same && i <= cur->curframe; i++)
 			same = old->frame[i]->callsite == cur->frame[i]->callsite;
@@ -382,7 +384,7 @@ void widen_imprecise_scalars_of(struct verifier_env *env, struct vstate *cur,
 
 void widen_imprecise_scalars(struct verifier_env *env, int callsite)
 {
-	widen_imprecise_scalars_of(env, env->cur, env->cur->parent, callsite);
+	widen_imprecise_scalars_of(env, env->cur, env->cur, callsite);
 }
 
 static void update_peak_states(struct verifier_env *env)
@@ -793,6 +795,7 @@ miss:
 	env->prev_insn_processed = env->insn_processed;
 	n->insn_idx = insn_idx;
 	n->branches = 1;
+	cur->dfs_depth = n->dfs_depth + 1;
 	n->parent = cur->parent;
 	n->last_insn_idx = env->path_prev;
 	clear_precise(n);
