@@ -1799,7 +1799,13 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		cnt = gen_program(&s, insns, &type);
 		st->generated++;
 		gen_patch_maps(insns, cnt, patched, &u_maps);
+		double ut = now();
+
 		fd = load(bpf, patched, cnt, type);
+		/* (and userbpf: one such once walked for hours) */
+		if (now() - ut > 2 && o->report)
+			fprintf(o->report, "slow in userbpf (%.1f s): seed 0x%llx program %llu\n",
+				now() - ut, (unsigned long long)o->seed, (unsigned long long)i);
 		if (kernel) {
 			double kt = now();
 

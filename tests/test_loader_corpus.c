@@ -120,6 +120,9 @@ static const struct corpus_case corpus[] = {
 	{ "xdp_string_kfuncs", true, .kfunc = "bpf_strnstr" }, /* (6.17 and later) */
 	{ "socket_stream_printk", true, .kfunc = "bpf_stream_vprintk_impl" }, /* (6.18) */
 	{ "socket_can_loop", true },
+	{ "syscall_wq_ops", true, .kfunc = "bpf_wq_init" },
+	{ "syscall_task_work", true, .kfunc = "bpf_task_work_schedule_signal_impl" }, /* (6.18) */
+	{ "syscall_task_vma_iter", true, .kfunc = "bpf_iter_task_vma_new" },
 	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },
 };
 

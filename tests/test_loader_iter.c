@@ -28,6 +28,7 @@
 #include "btf/vmlinux.h"
 #include "exec/iter_task.h"
 #include "kbpf.h"
+#include "loader_sides.h"
 #include "test_cgroup.h"
 #include "test.h"
 
@@ -465,6 +466,95 @@ TEST(loader_iter_task_vma)
 	}
 	close(memfd);
 	close(tmpfd);
+}
+
+/* This process's memory areas as /proc/self/maps lists them, all of them, into buf. */
+static void areas_now(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	size_t len = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[len] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* The .bss map of an object (the loader names it "<object>.bss", cut to 15 bytes). */
+static int bss_map(struct userbpf_object *obj)
+{
+	for (size_t i = 0; i < userbpf_object_map_count(obj); i++) {
+		const char *n = userbpf_map_name(userbpf_object_map(obj, i));
+
+		if (strlen(n) >= 4 && !strcmp(n + strlen(n) - 4, ".bss"))
+			return userbpf_map_fd(userbpf_object_map(obj, i));
+	}
+	return -1;
+}
+
+/* The open-coded task_vma iterator (bpf_iter_task_vma_new(), _next(), _destroy()) of a syscall
+ * program over this thread's areas, from 0 and from an address in the middle, and over another
+ * thread's, on both sides: the same count of areas, and the same file-backed ones (start, end,
+ * permissions, page offset, inode), where the areas did not change meanwhile; a task without a
+ * pid the kernel knows, none. */
+TEST(loader_iter_task_vma_open_coded)
+{
+	static char before[1 << 16], after[1 << 16], all_before[1 << 16], all_after[1 << 16];
+	struct { uint64_t start, end, flags, pgoff, ino; } a[NSIDES][64];
+	struct { int32_t pid; uint32_t pad; uint64_t addr; } args;
+	struct obj_sides os;
+	int bss[NSIDES], compared = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_task_vma_new"))
+		SKIP("no kernel BTF with bpf_iter_task_vma_new (/sys/kernel/btf/vmlinux)");
+	if (!self_reads_work() || !pids_are_global())
+		SKIP("process_vm_readv() cannot read this process, or its pids are not the kernel's");
+	REQUIRE(obj_sides_open(&os, LOADER_OBJ_DIR "/tests/corpus/syscall_task_vma_iter.bpf.o"));
+	for (int s = 0; s < NSIDES; s++)
+		REQUIRE((bss[s] = bss_map(os.obj[s])) >= 0);
+	const uint64_t froms[] = { 0, (uintptr_t)&before, 0 };
+
+	for (size_t f = 0; f < ARRAY_SIZE(froms); f++) {
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES], key = 0;
+		static uint8_t value[NSIDES][4096];
+
+		args.pid = f == 2 ? 0x7ffffff0 : (int32_t)syscall(SYS_gettid);
+		args.pad = 0;
+		args.addr = froms[f];
+		/* (a try whose file-backed areas changed meanwhile is made again; the count of
+		 * all areas is compared where none changed, which under valgrind is rare) */
+		for (int tries = 0; tries < 5; tries++) {
+			file_areas_now(before, sizeof(before));
+			areas_now(all_before, sizeof(all_before));
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = side_test_run_ctx(s, os.prog[s], NULL, 0, 0, &args, sizeof(args),
+							 NULL, 0, &ret[s]);
+			areas_now(all_after, sizeof(all_after));
+			file_areas_now(after, sizeof(after));
+			if (!strcmp(before, after))
+				break;
+		}
+		CHECK_EQ(r[U].rc, 0);
+		if (!AGREE("open-coded task_vma iterator", r) || r[K].rc || strcmp(before, after))
+			continue;
+		if (!strcmp(all_before, all_after))
+			CHECK_EQ(ret[U], ret[K]);
+		/* (.bss: the count of file-backed areas, _new()'s result, then the areas) */
+		for (int s = 0; s < NSIDES; s++) {
+			REQUIRE(!side_elem(s, BPF_MAP_LOOKUP_ELEM, bss[s], &key, value[s], 0).rc);
+			memcpy(a[s], value[s] + 8, sizeof(a[s]));
+		}
+		CHECK_EQ(memcmp(value[K], value[U], 8), 0);
+		CHECK_EQ(memcmp(a[K], a[U], sizeof(a[K])), 0);
+		if (f < 2)
+			CHECK((int32_t)ret[U] > 3 && a[U][0].ino != 0);
+		else
+			CHECK_EQ((int32_t)ret[U], -1);
+		compared++;
+	}
+	CHECK(compared >= 2);
+	obj_sides_close(&os);
 }
 
 /* The task_file iterator over this process (by pid, by another thread's id): the kernel's lines

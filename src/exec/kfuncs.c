@@ -16,6 +16,7 @@
 #include "exec/kfuncs_string.h"
 #include "exec/iter_css.h"
 #include "exec/iter_task.h"
+#include "exec/task_vma.h"
 #include "exec/kfuncs_refs.h"
 #include "prog/prog.h"
 
@@ -204,6 +205,9 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_iter_task_new", bpf_iter_task_new_kfunc,
 	  KF_ITER_NEW | KF_TRUSTED_ARGS | KF_RCU_PROTECTED },
 	{ "bpf_iter_task_next", bpf_iter_task_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
+	{ "bpf_iter_task_vma_destroy", bpf_iter_task_vma_destroy_kfunc, KF_ITER_DESTROY },
+	{ "bpf_iter_task_vma_new", bpf_iter_task_vma_new_kfunc, KF_ITER_NEW | KF_RCU },
+	{ "bpf_iter_task_vma_next", bpf_iter_task_vma_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW | KF_SPIN_OK },
 	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL | KF_SPIN_OK },
 	{ "bpf_preempt_disable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_OFF },

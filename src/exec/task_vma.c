@@ -146,7 +146,8 @@ struct proc_copy {
 };
 
 static __thread struct {
-	bool on;
+	u32 on;			/* walks begun and not ended (an open-coded iterator in a walk's
+				 * program nests) */
 	struct proc_copy maps, smaps;
 	int fds_tgid;		/* fds: the open fds of this task, ascending */
 	u32 *fds;
@@ -210,18 +211,19 @@ static FILE *proc_open(int tgid, const char *name, struct proc_copy *c)
 
 void task_walk_begin(void)
 {
-	walk.on = true;
+	walk.on++;
 }
 
 void task_walk_end(void)
 {
+	if (--walk.on)
+		return;
 	proc_copy_drop(&walk.maps);
 	proc_copy_drop(&walk.smaps);
 	free(walk.fds);
 	walk.fds = NULL;
 	walk.n_fds = 0;
 	walk.fds_tgid = 0;
-	walk.on = false;
 }
 
 /* Whether the kernel's flags of tgid's area at start have VM_SHARED, which maps's 's' does not
@@ -616,4 +618,64 @@ u64 task_file_next(u64 task, u32 from, u32 *fd, int *err)
 	in_use = true;
 	*err = 0;
 	return (uintptr_t)file;
+}
+
+/* ---- the open-coded iterator (struct bpf_iter_task_vma) ---- */
+
+/* What the iterator's one word points at. */
+struct iter_task_vma {
+	u64 task;
+	u64 addr;	/* the next area is the first ending above it */
+	bool done;
+};
+
+/* bpf_iter_task_vma_new(it, task, addr): the task's areas from the one holding addr (or the
+ * first above it) up; -ENOENT without a task or an mm (a kernel thread), as the kernel's. */
+u64 bpf_iter_task_vma_new_kfunc(u64 it, u64 task, u64 addr, u64 a4, u64 a5)
+{
+	struct iter_task_vma *k;
+
+	*(u64 *)(uintptr_t)it = 0;
+	if (!task || !current_task_mm(task))
+		return (u64)-ENOENT;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return (u64)-ENOMEM;
+	k->task = task;
+	k->addr = addr;
+	*(u64 *)(uintptr_t)it = (uintptr_t)k;
+	task_walk_begin(); /* (the task's areas read once for the whole iteration) */
+	return 0;
+}
+
+/* The next area as a vm_area_struct (valid until the next call), or NULL at the end. */
+u64 bpf_iter_task_vma_next_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_task_vma *k = (struct iter_task_vma *)(uintptr_t)*(u64 *)(uintptr_t)it;
+	u64 vma, end;
+	int err;
+
+	if (!k || k->done)
+		return 0;
+	task_vma_put(); /* (the area given last) */
+	vma = task_vma_next(k->task, k->addr, &end, &err);
+	if (!vma) {
+		k->done = true;
+		return 0;
+	}
+	k->addr = end;
+	return vma;
+}
+
+u64 bpf_iter_task_vma_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_task_vma *k = (struct iter_task_vma *)(uintptr_t)*(u64 *)(uintptr_t)it;
+
+	if (!k)
+		return 0;
+	task_vma_put();
+	task_walk_end();
+	free(k);
+	*(u64 *)(uintptr_t)it = 0;
+	return 0;
 }

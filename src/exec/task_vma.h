@@ -26,4 +26,10 @@ void task_vma_put(void);
 void task_walk_begin(void);
 void task_walk_end(void);
 
+/* The open-coded iterator over a task's areas, struct bpf_iter_task_vma (one word), called as
+ * helpers are: _new(it, task, addr), _next(it) (a vm_area_struct as above, or 0), _destroy(it). */
+u64 bpf_iter_task_vma_new_kfunc(u64 it, u64 task, u64 addr, u64 a4, u64 a5);
+u64 bpf_iter_task_vma_next_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5);
+u64 bpf_iter_task_vma_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5);
+
 #endif

@@ -40,16 +40,16 @@ static const struct {
 	{ "cgroup_subsys_state", "cgroup" },
 };
 
-/* The pointer fields 6.18 lists as trusted (BTF_TYPE_SAFE_TRUSTED; or_null: ..._OR_NULL): read
- * from a trusted pointer, they give a trusted one (that may be NULL). */
+/* The pointer fields 6.18 lists as trusted (BTF_TYPE_SAFE_TRUSTED; or_null: ..._OR_NULL; the
+ * kernel's BTF has them as structs <type>__safe_trusted and __safe_trusted_or_null): read from a
+ * trusted pointer, they give a trusted one (that may be NULL). */
 static const struct {
 	const char *type, *field;
 	bool or_null;
 } trusted_fields[] = {
-	{ "bpf_iter_meta", "seq", false },    { "bpf_iter__task", "task", false },
-	{ "linux_binprm", "file", false },    { "file", "f_inode", false },
-	{ "socket", "sk", true },	      { "vm_area_struct", "vm_mm", true },
-	{ "vm_area_struct", "vm_file", true },
+	{ "bpf_iter_meta", "seq", false }, { "bpf_iter__task", "task", false },
+	{ "linux_binprm", "file", false }, { "file", "f_inode", false },
+	{ "socket", "sk", true },	   { "dentry", "d_inode", true },
 };
 
 /* 1 if the field of struct base_id is trusted, 2 if trusted but maybe NULL, else 0. */
