@@ -850,3 +850,62 @@ TEST(soundness_regress_callback_may_goto_limit)
 	if (getenv("TEST_VERBOSE"))
 		printf("%s", log[U]);
 }
+
+/* Found by the generator (seed 0x1352959, program 177508): a global function called while a
+ * bpf_spin_lock is held, which 6.18 refuses ("global function calls are not allowed while
+ * holding a lock"), after the arguments' checks; userbpf accepted it.  The kernel's verdict and
+ * log. */
+TEST(soundness_regress_global_call_under_lock)
+{
+	const struct bpf_insn prog[] = {
+		BPF_RAW_INSN(0xbf, 6, 1, 0, 0),
+		BPF_RAW_INSN(0xb7, 7, 0, 0, 64),
+		BPF_RAW_INSN(0xb7, 8, 0, 0, 32767),
+		BPF_RAW_INSN(0xb7, 9, 0, 0, 1),
+		BPF_RAW_INSN(0x7b, 10, 8, -24, 0),
+		BPF_RAW_INSN(0x89, 9, 10, -24, 0),
+		BPF_RAW_INSN(0x37, 8, 0, 0, -258559020),
+		BPF_RAW_INSN(0x62, 10, 0, -8, 2),
+		BPF_RAW_INSN(0x18, 1, 1, 0, 2147418117),
+		BPF_RAW_INSN(0x00, 0, 0, 0, 0),
+		BPF_RAW_INSN(0xbf, 2, 10, 0, 0),
+		BPF_RAW_INSN(0x07, 2, 0, 0, -8),
+		BPF_RAW_INSN(0x85, 0, 0, 0, 1),
+		BPF_RAW_INSN(0x15, 0, 0, 11, 0),
+		BPF_RAW_INSN(0xbf, 9, 0, 0, 0),
+		BPF_RAW_INSN(0xbf, 1, 9, 0, 0),
+		BPF_RAW_INSN(0x07, 1, 0, 0, 4),
+		BPF_RAW_INSN(0x85, 0, 0, 0, 93),
+		BPF_RAW_INSN(0xbf, 1, 6, 0, 0),
+		BPF_RAW_INSN(0xbf, 2, 7, 0, 0),
+		BPF_RAW_INSN(0x85, 0, 1, 0, 6),
+		BPF_RAW_INSN(0xbf, 7, 0, 0, 0),
+		BPF_RAW_INSN(0xbf, 1, 9, 0, 0),
+		BPF_RAW_INSN(0x07, 1, 0, 0, 4),
+		BPF_RAW_INSN(0x85, 0, 0, 0, 94),
+		BPF_RAW_INSN(0xb7, 0, 0, 0, 0),
+		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
+		BPF_RAW_INSN(0x05, 0, 0, 0, 0),
+		BPF_RAW_INSN(0xb7, 0, 0, 0, 0),
+		BPF_RAW_INSN(0xbf, 6, 1, 0, 0),
+		BPF_RAW_INSN(0xb7, 8, 0, 0, -512),
+		BPF_RAW_INSN(0x85, 0, 0, 0, 7),
+		BPF_RAW_INSN(0xbf, 8, 0, 0, 0),
+		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
+	};
+	static char log[NSIDES][65536];
+	struct bpf_result r[NSIDES];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (int s = 0; s < NSIDES; s++) {
+		r[s].rc = gen_load_on(s == K, prog, sizeof(prog) / sizeof(prog[0]),
+				      BPF_PROG_TYPE_CGROUP_SKB, log[s], sizeof(log[s]), 2);
+		r[s].err = r[s].rc < 0 ? errno : 0;
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+		log_cut_map_addrs(log[s]);
+	}
+	CHECK_EQ(r[K].err, EINVAL);
+	if (AGREE("global function call under a lock", r))
+		LOGS_SAME("global function call under a lock", log[K], log[U]);
+}

@@ -1448,13 +1448,15 @@ static int call_global(struct verifier_env *env, u32 sub)
 {
 	struct subprog_info *sp = &env->subprog[sub];
 	struct reg_state *regs = cur_regs(env);
+	bool say_caller = true;	/* (a modified ctx's refusal is its own) */
+	int err = 0;
 
 	/* the prototype first: an integer return, no pointer to something without a size */
 	if (sp->bad_ret) {
 		verbose(env, "Global function %s() doesn't return scalar. Only those are supported.\n",
 			sp->name);
-		verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub, sp->name);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
 	for (u32 a = 0; a < sp->nargs; a++) {
 		const struct btf_type *t;
@@ -1466,23 +1468,21 @@ static int call_global(struct verifier_env *env, u32 sub)
 		verbose(env, "arg#%u reference type('%s %s') size cannot be determined: %d\n", a,
 			btf_kind_str(t ? BTF_INFO_KIND(t->info) : 0),
 			t ? btf_str_by_offset(env->btf, t->name_off) : "", -EINVAL);
-		verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub, sp->name);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
 	for (u32 a = 0; a < sp->nargs; a++) {
 		const struct reg_state *r = &regs[BPF_REG_1 + a];
 		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;
 
 		if (sp->arg[a] == GARG_MEM || sp->arg[a] == GARG_DYNPTR) {
-			int err = sp->arg[a] == GARG_MEM
-					  ? check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a])
-					  : check_global_dynptr_arg(env, BPF_REG_1 + a);
-
+			err = sp->arg[a] == GARG_MEM ? check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a])
+						     : check_global_dynptr_arg(env, BPF_REG_1 + a);
 			if (err) {
-				verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
-					sp->name);
 				/* (a memory argument's error is EINVAL whatever it was) */
-				return sp->arg[a] == GARG_MEM ? -EINVAL : err;
+				if (sp->arg[a] == GARG_MEM)
+					err = -EINVAL;
+				goto out;
 			}
 			continue;
 		}
@@ -1491,17 +1491,31 @@ static int call_global(struct verifier_env *env, u32 sub)
 						   r->s.var_off.value)) {
 			verbose(env, "dereference of modified ctx ptr R%u off=%d disallowed\n",
 				BPF_REG_1 + a, r->off);
-			return -EACCES;
+			err = -EACCES;
+			say_caller = false;
+			goto out;
 		}
 		if (!ok) {
 			if (sp->arg[a] == GARG_SCALAR)
 				verbose(env, "R%u is not a scalar\n", BPF_REG_1 + a);
 			else
 				verbose(env, "arg#%u expects pointer to ctx\n", a);
+			err = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	/* (after the arguments' checks, as 6.18 orders them) */
+	if (env->cur->active_locks) {
+		verbose(env, "global function calls are not allowed while holding a lock,\n"
+			     "use static function instead\n");
+		return -EINVAL;
+	}
+	if (err) {
+		if (say_caller)
 			verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
 				sp->name);
-			return -EINVAL;
-		}
+		return err;
 	}
 	verbose(env, "Func#%u ('%s') is global and assumed valid.\n", sub, sp->name);
 	if (sp->changes_pkt_data)
