@@ -909,3 +909,74 @@ TEST(soundness_regress_global_call_under_lock)
 	if (AGREE("global function call under a lock", r))
 		LOGS_SAME("global function call under a lock", log[K], log[U]);
 }
+
+/* A global function that may sleep (it, or a function it calls, calls a helper or kfunc that
+ * sleeps: bpf_copy_from_user(), bpf_copy_from_user_str()), called where nothing may sleep (a tc
+ * program), is refused at the call, as 6.18 does; one that does not sleep is taken.  (Programs
+ * in the generator's form: a global function starts with "goto +0".)  The kernel's verdicts
+ * and level-2 logs. */
+TEST(diff_global_func_might_sleep)
+{
+	const struct btf *btf = btf_vmlinux();
+	int32_t copy_str = btf ? (int32_t)btf_find_func(btf, "bpf_copy_from_user_str") : 0;
+	/* main: call the global at 7 with the ctx, return 0; the global at 7 calls nothing,
+	 * copy_from_user(fp-8, 8, 0), the kfunc, or a global at 11 that calls the helper */
+#define GLOBAL_CALL(open, close)                                                                  \
+	open, BPF_MOV64_REG(BPF_REG_1, BPF_REG_6), BPF_RAW_INSN(0x85, 0, 1, 0, 3), close,         \
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN()
+#define NOP BPF_MOV64_IMM(BPF_REG_7, 0)
+#define KF(id) BPF_RAW_INSN(0x85, 0, 2, 0, id)
+#define COPY_USER(call)                                                                          \
+	BPF_RAW_INSN(0x05, 0, 0, 0, 0), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),                     \
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -8), BPF_MOV64_IMM(BPF_REG_2, 8),               \
+		BPF_MOV64_IMM(BPF_REG_3, 0), BPF_MOV64_IMM(BPF_REG_4, 0), call,                   \
+		BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN()
+	const struct {
+		const char *name;
+		uint32_t type;
+		struct bpf_insn insns[24];
+	} cases[] = {
+		{ "tc_helper", BPF_PROG_TYPE_SCHED_CLS,
+		  { BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), GLOBAL_CALL(NOP, NOP),
+		    COPY_USER(BPF_EMIT_CALL(BPF_FUNC_copy_from_user)) } },
+		{ "tc_kfunc", BPF_PROG_TYPE_SCHED_CLS,
+		  { BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), GLOBAL_CALL(NOP, NOP), COPY_USER(KF(copy_str)) } },
+		{ "tc_nothing", BPF_PROG_TYPE_SCHED_CLS,
+		  { BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), GLOBAL_CALL(NOP, NOP),
+		    BPF_RAW_INSN(0x05, 0, 0, 0, 0), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() } },
+		{ "tc_through_another", BPF_PROG_TYPE_SCHED_CLS,
+		  { BPF_MOV64_REG(BPF_REG_6, BPF_REG_1), GLOBAL_CALL(NOP, NOP),
+		    BPF_RAW_INSN(0x05, 0, 0, 0, 0), BPF_RAW_INSN(0x85, 0, 1, 0, 2),
+		    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+		    COPY_USER(BPF_EMIT_CALL(BPF_FUNC_copy_from_user)) } },
+	};
+	static char log[NSIDES][1 << 16];
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!copy_str)
+		SKIP("no kernel BTF with bpf_copy_from_user_str (/sys/kernel/btf/vmlinux)");
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		struct bpf_result r[NSIDES];
+		unsigned int n = 0;
+
+		while (n < 24 && (cases[c].insns[n].code || cases[c].insns[n].dst_reg ||
+				  cases[c].insns[n].src_reg || cases[c].insns[n].imm))
+			n++;
+		for (int s = 0; s < NSIDES; s++) {
+			r[s].rc = gen_load_on(s == K, cases[c].insns, n, cases[c].type, log[s],
+					      sizeof(log[s]), 2);
+			r[s].err = r[s].rc < 0 ? errno : 0;
+			if (r[s].rc >= 0)
+				close(r[s].rc);
+		}
+		if (AGREE(cases[c].name, r))
+			LOGS_SAME(cases[c].name, log[K], log[U]);
+		if (getenv("TEST_VERBOSE"))
+			printf("  %s: %s\n", cases[c].name,
+			       r[K].rc >= 0 ? "accepted" : log_error_line(log[K]) ?: "?");
+	}
+#undef GLOBAL_CALL
+#undef NOP
+#undef KF
+#undef COPY_USER
+}

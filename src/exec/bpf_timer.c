@@ -3,6 +3,9 @@
  * armed to expire now (unless it waits to run already, as a queued work item is not queued
  * twice), and its callback runs as a timer's does.  (The kernel runs it on a worker, in a
  * sleepable context: the callback's thread here may sleep too, delaying the timers behind it.)
+ * Task work (struct bpf_task_work, the kfuncs bpf_task_work_schedule_*()) is kept so too, but
+ * work for the thread that scheduled it waits on tw_pending and runs in that thread as its
+ * bpf() returns (task_work_run_current()), as the kernel runs a task's work in the task.
  *
  * State: the first word of a value's struct bpf_timer points at the timer (struct utimer), or
  * is 0 before bpf_timer_init() and after the timer is freed.  Every timer operation takes one

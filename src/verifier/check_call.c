@@ -32,6 +32,7 @@
 #include "btf/btf.h"
 #include "btf/vmlinux.h"
 #include "exec/helpers.h"
+#include "exec/kfuncs.h"
 #include "map/map.h"
 #include "prog/prog.h"
 #include "verifier/dynptr.h"
@@ -807,23 +808,37 @@ static void clear_all_pkt_pointers(struct verifier_env *env)
 	for_each_reg(env->cur, forget_pkt_fn, NULL);
 }
 
-/* subprog[].changes_pkt_data: set for a function that calls such a helper, then for its
- * callers, until nothing changes (the kernel computes it in check_cfg()). */
-void mark_pkt_data_changers(struct verifier_env *env)
+/* subprog[].changes_pkt_data and .might_sleep: set for a function that calls such a helper (a
+ * sleeping kfunc too), then for its callers, until nothing changes (the kernel computes them
+ * in check_cfg()). */
+void mark_subprog_effects(struct verifier_env *env)
 {
 	bool changed = true;
 
 	for (u32 i = 0; i < env->len; i++) {
 		const struct bpf_insn *in = &env->insns[i];
+		struct subprog_info *sp;
 		const struct bpf_func_proto *fn;
+		const struct kfunc_desc *k;
 
-		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg || in->imm < 0)
+		if (in->code != (BPF_JMP | BPF_CALL))
+			continue;
+		sp = &env->subprog[find_containing_subprog(env, (int)i)];
+		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL) {
+			k = kfunc_of_insn(in);
+			if (k && (k->flags & KF_SLEEPABLE))
+				sp->might_sleep = true;
+			continue;
+		}
+		if (in->src_reg || in->imm < 0)
 			continue;
 		fn = prog_helper_proto(env->prog, (u32)in->imm);
 		/* (bpf_dynptr_write() may write an skb's dynptr: 6.18 counts it, whatever the
 		 * dynptr turns out to be) */
 		if (fn && (fn->changes_pkt_data || in->imm == BPF_FUNC_dynptr_write))
-			env->subprog[find_containing_subprog(env, (int)i)].changes_pkt_data = true;
+			sp->changes_pkt_data = true;
+		if (fn && fn->might_sleep)
+			sp->might_sleep = true;
 	}
 	while (changed) {
 		changed = false;
@@ -838,6 +853,11 @@ void mark_pkt_data_changers(struct verifier_env *env)
 			if (callee >= 0 && env->subprog[callee].changes_pkt_data &&
 			    !env->subprog[caller].changes_pkt_data) {
 				env->subprog[caller].changes_pkt_data = true;
+				changed = true;
+			}
+			if (callee >= 0 && env->subprog[callee].might_sleep &&
+			    !env->subprog[caller].might_sleep) {
+				env->subprog[caller].might_sleep = true;
 				changed = true;
 			}
 		}
@@ -1509,6 +1529,13 @@ out:
 	if (env->cur->active_locks) {
 		verbose(env, "global function calls are not allowed while holding a lock,\n"
 			     "use static function instead\n");
+		return -EINVAL;
+	}
+	if (sp->might_sleep && (env->cur->active_rcu_lock || env->cur->active_preempt_locks ||
+				!in_sleepable(env))) {
+		verbose(env, "global functions that may sleep are not allowed in non-sleepable "
+			     "context,\ni.e., in a RCU/IRQ/preempt-disabled section, or in\n"
+			     "a non-sleepable BPF program context\n");
 		return -EINVAL;
 	}
 	if (err) {

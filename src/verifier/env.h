@@ -272,6 +272,9 @@ struct subprog_info {
 	/* It or a function it calls may call a helper that moves the packet
 	 * (bpf_func_proto.changes_pkt_data): a call of it, global, invalidates packet pointers. */
 	bool changes_pkt_data;
+	/* It or a function it calls may call a helper or kfunc that sleeps: a call of it, global,
+	 * needs a context that may sleep. */
+	bool might_sleep;
 	u8 nargs;
 	u8 arg[5];		/* GARG_*: R1..R5 */
 	u32 arg_size[5];	/* GARG_MEM: bytes; GARG_UNSIZED (a pointer to a type without a
@@ -567,8 +570,8 @@ bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto 
  * subprogram's exit at this instruction (the fall-through is pushed). */
 #define TAIL_CALL_EXIT 2
 int check_helper_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
-/* Sets subprog[].changes_pkt_data (after check_cfg()). */
-void mark_pkt_data_changers(struct verifier_env *env);
+/* Sets subprog[].changes_pkt_data and .might_sleep (after check_cfg()). */
+void mark_subprog_effects(struct verifier_env *env);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 /* R0..R5 become unreadable (after a call). */
 void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);

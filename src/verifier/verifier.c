@@ -532,7 +532,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 	if (!ret)
 		ret = check_attach_btf_id(env);
 	if (!ret)
-		mark_pkt_data_changers(env);
+		mark_subprog_effects(env);
 	if (!ret)
 		ret = compute_scc(env);
 	if (!ret)
