@@ -31,6 +31,7 @@ struct corpus_case {
 	const char *known2;	/* ... of the level-2 logs */
 	const char *kfunc;	/* calls kfuncs, this one among them: skipped without a kernel
 				 * BTF that has it */
+	bool btf;		/* needs the kernel's BTF otherwise (tp_btf): skipped without */
 };
 
 
@@ -123,6 +124,8 @@ static const struct corpus_case corpus[] = {
 	{ "syscall_wq_ops", true, .kfunc = "bpf_wq_init" },
 	{ "syscall_task_work", true, .kfunc = "bpf_task_work_schedule_signal_impl" }, /* (6.18) */
 	{ "syscall_task_vma_iter", true, .kfunc = "bpf_iter_task_vma_new" },
+	{ "tp_btf_kfree_skb_sock", true, .btf = true },
+	{ "tp_btf_kfree_skb_sock_unchecked", false, .btf = true },
 	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },
 };
 
@@ -203,6 +206,10 @@ TEST(verifier_corpus)
 
 		if (c->kfunc && (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), c->kfunc))) {
 			printf("  %s skipped: no kernel BTF with %s()\n", c->name, c->kfunc);
+			continue;
+		}
+		if (c->btf && !btf_vmlinux()) {
+			printf("  %s skipped: no kernel BTF\n", c->name);
 			continue;
 		}
 		snprintf(path, sizeof(path), CORPUS("%s"), c->name);

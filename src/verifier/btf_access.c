@@ -29,15 +29,18 @@ const char *btf_id_name(u32 btf_id)
 	return name ? name : "";
 }
 
-/* The pointer fields 6.18 lists as RCU-protected (its BTF_TYPE_SAFE_RCU): read from a trusted or
- * RCU pointer inside the RCU section, they give an RCU pointer. */
+/* The pointer fields 6.18 lists as RCU-protected (its BTF_TYPE_SAFE_RCU; or_null: ..._OR_NULL;
+ * the kernel's BTF has them as structs <type>__safe_rcu and __safe_rcu_or_null): read from a
+ * trusted or RCU pointer inside the RCU section, they give an RCU pointer (that may be NULL). */
 static const struct {
 	const char *type, *field;
+	bool or_null;
 } rcu_fields[] = {
-	{ "task_struct", "cpus_ptr" },	 { "task_struct", "cgroups" },
-	{ "task_struct", "real_parent" }, { "task_struct", "group_leader" },
-	{ "cgroup", "kn" },		 { "css_set", "dfl_cgrp" },
-	{ "cgroup_subsys_state", "cgroup" },
+	{ "task_struct", "cpus_ptr", false },	 { "task_struct", "cgroups", false },
+	{ "task_struct", "real_parent", false }, { "task_struct", "group_leader", false },
+	{ "cgroup", "kn", false },		 { "css_set", "dfl_cgrp", false },
+	{ "cgroup_subsys_state", "cgroup", false }, { "mm_struct", "exe_file", true },
+	{ "sk_buff", "sk", true },		 { "request_sock", "sk", true },
 };
 
 /* The pointer fields 6.18 lists as trusted (BTF_TYPE_SAFE_TRUSTED; or_null: ..._OR_NULL; the
@@ -63,14 +66,15 @@ static int field_is_trusted(u32 base_id, const char *field)
 	return 0;
 }
 
-static bool field_is_rcu(u32 base_id, const char *field)
+/* 1 if the field of struct base_id is RCU-protected, 2 if so but maybe NULL, else 0. */
+static int field_is_rcu(u32 base_id, const char *field)
 {
 	const char *base = btf_id_name(base_id);
 
-	for (size_t i = 0; i < ARRAY_SIZE(rcu_fields); i++)
+	for (size_t i = 0; field && i < ARRAY_SIZE(rcu_fields); i++)
 		if (!strcmp(rcu_fields[i].type, base) && !strcmp(rcu_fields[i].field, field))
-			return true;
-	return false;
+			return 1 + rcu_fields[i].or_null;
+	return 0;
 }
 
 /* struct_walk()'s answers (a negative errno when the access is refused); WALK_PTR_UNTRUSTED: a
@@ -339,16 +343,17 @@ int check_btf_access(struct verifier_env *env, u32 regno, s32 off, int size, boo
 	bool trusted = reg->type == PTR_TO_BTF_ID_TRUSTED ||
 		       (reg->type == PTR_TO_BTF_ID && reg->ref_obj_id);
 	int safe = trusted && !in_union ? field_is_trusted(reg->btf_id, field) : 0;
+	int rcu = 0;
 
 	if (safe) {
 		type = safe == 2 ? PTR_TO_BTF_ID_TRUSTED_OR_NULL : PTR_TO_BTF_ID_TRUSTED;
 	} else if (reg->type != PTR_TO_BTF_ID_UNTRUSTED && !in_union && in_rcu_cs(env) &&
-		   field_is_rcu(reg->btf_id, field)) {
-		type = PTR_TO_BTF_ID_RCU;
+		   (rcu = field_is_rcu(reg->btf_id, field))) {
+		type = rcu == 2 ? PTR_TO_BTF_ID_RCU_OR_NULL : PTR_TO_BTF_ID_RCU;
 	}
 	mark_ptr(&cur_regs(env)[value_regno], type);
 	cur_regs(env)[value_regno].btf_id = next_id;
-	if (safe == 2)
+	if (safe == 2 || rcu == 2)
 		cur_regs(env)[value_regno].id = ++env->id_gen;
 	return 0;
 }
