@@ -882,6 +882,55 @@ TEST(jit_code_is_not_writable)
 	jit_free(p);
 }
 
+/* The perms of the mapping holding addr in /proc/self/maps ("" if none). */
+static void mapping_perms(const void *addr, char perms[8])
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	perms[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && lo <= (uintptr_t)addr &&
+		    (uintptr_t)addr < hi)
+			break;
+		perms[0] = 0;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* A freed program's image is kept for the next compile (a fresh mapping is most of a small
+ * program's load): a program compiled next takes it, runs its own code there, and the image is
+ * read+execute again; a program too large for any kept image gets a mapping of its own. */
+TEST(jit_image_reused)
+{
+	struct jit_prog *a, *b, *c;
+	const void *ca, *cb, *cc;
+	char perms[8];
+	size_t len;
+
+	REQUIRE_EQ(jit_asm("mov %r0, 7\nexit", 0, &a, "reuse a"), 0);
+	ca = jit_code(a, &len);
+	CHECK_EQ(jit_run(a, 0, 0), 7);
+	jit_free(a);
+	REQUIRE_EQ(jit_asm("mov %r0, %r1\nadd %r0, 5\nexit", 0, &b, "reuse b"), 0);
+	cb = jit_code(b, &len);
+	CHECK(cb == ca);
+	CHECK_EQ(jit_run(b, 10, 0), 15);
+	mapping_perms(cb, perms);
+	CHECK(!strncmp(perms, "r-x", 3));
+	/* (b holds it: another program gets another image) */
+	REQUIRE_EQ(jit_asm("mov %r0, 3\nexit", 0, &c, "reuse c"), 0);
+	cc = jit_code(c, &len);
+	CHECK(cc != cb);
+	CHECK_EQ(jit_run(c, 0, 0), 3);
+	CHECK_EQ(jit_run(b, 1, 0), 6);
+	jit_free(b);
+	jit_free(c);
+}
+
 TEST(jit_rerun_and_opts)
 {
 	struct bpf_insn *insns;

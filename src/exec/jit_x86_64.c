@@ -63,6 +63,7 @@
  * pass depend only on the previous pass's addresses, the image address and the blinding seed.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2177,6 +2178,74 @@ static uint8_t *map_near_text(size_t len, size_t page)
 	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 }
 
+/* Freed images kept for the next compile: a fresh mapping costs its page tables and a fault on
+ * each page first written, most of a small program's load.  The last IMAGE_CACHE freed of up to
+ * IMAGE_CACHE_LEN bytes, oldest first, read+execute while kept (the code of a freed program),
+ * made writable again when taken. */
+#define IMAGE_CACHE 8
+#define IMAGE_CACHE_LEN (64u << 10)
+
+static pthread_mutex_t image_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint8_t *p;
+	size_t len;
+} image_cache[IMAGE_CACHE];
+static unsigned int nr_image_cache;
+
+/* A RW mapping of len bytes: the smallest kept image that is large enough (its pages past len
+ * given back), else a new one. */
+static uint8_t *image_get(size_t len, size_t page)
+{
+	uint8_t *p = NULL;
+	size_t got = 0;
+	unsigned int best = IMAGE_CACHE;
+
+	pthread_mutex_lock(&image_cache_lock);
+	for (unsigned int i = nr_image_cache; i-- > 0;) /* (the latest of the smallest) */
+		if (image_cache[i].len >= len &&
+		    (best == IMAGE_CACHE || image_cache[i].len < image_cache[best].len))
+			best = i;
+	if (best < IMAGE_CACHE) {
+		p = image_cache[best].p;
+		got = image_cache[best].len;
+		memmove(&image_cache[best], &image_cache[best + 1],
+			(--nr_image_cache - best) * sizeof(image_cache[0]));
+	}
+	pthread_mutex_unlock(&image_cache_lock);
+	if (p && !mprotect(p, len, PROT_READ | PROT_WRITE)) {
+		if (got > len)
+			munmap(p + len, got - len);
+		return p;
+	}
+	if (p)
+		munmap(p, got);
+	return map_near_text(len, page);
+}
+
+/* Gives an image back: kept for the next compile (the oldest kept then unmapped if there are
+ * too many), or unmapped. */
+static void image_put(uint8_t *p, size_t len)
+{
+	uint8_t *old = NULL;
+	size_t old_len = 0;
+
+	if (len > IMAGE_CACHE_LEN) {
+		munmap(p, len);
+		return;
+	}
+	pthread_mutex_lock(&image_cache_lock);
+	if (nr_image_cache == IMAGE_CACHE) {
+		old = image_cache[0].p;
+		old_len = image_cache[0].len;
+		memmove(&image_cache[0], &image_cache[1], --nr_image_cache * sizeof(image_cache[0]));
+	}
+	image_cache[nr_image_cache].p = p;
+	image_cache[nr_image_cache++].len = len;
+	pthread_mutex_unlock(&image_cache_lock);
+	if (old)
+		munmap(old, old_len);
+}
+
 static int check_opts(const struct jit_opts *opts, struct jit_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -2291,7 +2360,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		if (pass == 0) {
 			/* Pass 0 is the largest any pass can be: map that much. */
 			map_len = (c.b.len + (size_t)page - 1) / (size_t)page * (size_t)page;
-			image = map_near_text(map_len, (size_t)page);
+			image = image_get(map_len, (size_t)page);
 			if (image == MAP_FAILED) {
 				err = -ENOMEM;
 				goto free_tmp;
@@ -2396,7 +2465,7 @@ void jit_free(struct jit_prog *p)
 {
 	if (!p)
 		return;
-	munmap(p->image, p->map_len);
+	image_put(p->image, p->map_len);
 	free(p->cbs);
 	free(p->insn_off);
 	free(p);
