@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <userbpf/loader.h>
@@ -555,6 +557,98 @@ TEST(loader_iter_task_vma_open_coded)
 	}
 	CHECK(compared >= 2);
 	obj_sides_close(&os);
+}
+
+/* A child process for the css_task test: two threads, sleeping until killed. */
+static void *css_child_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* The open-coded iterator over a cgroup's tasks (bpf_iter_css_task_new(), _next(), _destroy())
+ * of a syscall program, over a cgroup made for the test holding a child process of two threads:
+ * its threads and its process, in the kernel's order, their count; a flag it does not know
+ * (-EINVAL); a cgroup id no cgroup has.  The kernel's results. */
+TEST(loader_iter_css_task_open_coded)
+{
+	struct { uint64_t cgroup_id; uint32_t flags, pad; } args;
+	char own[4096], sub[4200], procs[4300], threads[4300], pid[32], buf[256];
+	struct obj_sides os;
+	struct stat st;
+	int bss[NSIDES], compared = 0;
+	pid_t child;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!btf_vmlinux() || !btf_find_func(btf_vmlinux(), "bpf_iter_css_task_new"))
+		SKIP("no kernel BTF with bpf_iter_css_task_new (/sys/kernel/btf/vmlinux)");
+	if (own_cgroup_dir(own, sizeof(own)) || !pids_are_global())
+		SKIP("no cgroup2 mount showing this process's cgroup, or pids not the kernel's");
+	snprintf(sub, sizeof(sub), "%s/userbpf-css-task-%d", own, (int)getpid());
+	if (mkdir(sub, 0755) || stat(sub, &st))
+		SKIP("cgroup2 is not writable here");
+	REQUIRE(obj_sides_open(&os, LOADER_OBJ_DIR "/tests/corpus/syscall_css_task_iter.bpf.o"));
+	for (int s = 0; s < NSIDES; s++)
+		REQUIRE((bss[s] = bss_map(os.obj[s])) >= 0);
+	child = fork();
+	if (child == 0) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, css_child_thread, NULL);
+		css_child_thread(NULL);
+	}
+	REQUIRE(child > 0);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", sub);
+	snprintf(threads, sizeof(threads), "%s/cgroup.threads", sub);
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	CHECK_EQ(write_str(procs, pid), 0);
+	/* (until the child's second thread is there) */
+	for (int i = 0; i < 400; i++) {
+		FILE *f = fopen(threads, "re");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (strchr(buf, '\n') && strchr(buf, '\n') != strrchr(buf, '\n'))
+			break;
+		usleep(5000);
+	}
+	const struct { uint64_t id; uint32_t flags; int32_t expect; } walks[] = {
+		{ (uint64_t)st.st_ino, 0, 2 }, { (uint64_t)st.st_ino, 1, 1 },
+		{ (uint64_t)st.st_ino, 3, 1 }, { (uint64_t)st.st_ino, 4, -EINVAL },
+		{ UINT64_C(1) << 40, 0, -1 },
+	};
+
+	for (size_t w = 0; w < ARRAY_SIZE(walks); w++) {
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES], key = 0;
+		static uint8_t value[NSIDES][4 + 4 * 32];
+
+		args.cgroup_id = walks[w].id;
+		args.flags = walks[w].flags;
+		args.pad = 0;
+		for (int s = 0; s < NSIDES; s++)
+			r[s] = side_test_run_ctx(s, os.prog[s], NULL, 0, 0, &args, sizeof(args), NULL,
+						 0, &ret[s]);
+		CHECK_EQ(r[U].rc, 0);
+		if (!AGREE("open-coded css_task iterator", r) || r[K].rc)
+			continue;
+		CHECK_EQ(ret[U], ret[K]);
+		CHECK_EQ((int32_t)ret[U], walks[w].expect);
+		for (int s = 0; s < NSIDES; s++)
+			REQUIRE(!side_elem(s, BPF_MAP_LOOKUP_ELEM, bss[s], &key, value[s], 0).rc);
+		CHECK_EQ(memcmp(value[K], value[U], sizeof(value[K])), 0);
+		if (walks[w].expect > 0) /* (the child's own id first: its main thread) */
+			CHECK_EQ(((int32_t *)value[U])[1], (int32_t)child);
+		compared++;
+	}
+	CHECK_EQ(compared, 5);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	obj_sides_close(&os);
+	rmdir(sub);
 }
 
 /* The task_file iterator over this process (by pid, by another thread's id): the kernel's lines

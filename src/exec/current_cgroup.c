@@ -422,3 +422,34 @@ u64 cgroup_parent(u64 cgrp)
 
 	return f && f->level ? cgroup_ancestor(cgrp, f->level - 1) : 0;
 }
+
+int cgroup_tasks(u64 cgrp, bool procs, int **out)
+{
+	struct fake_cgroup *f = cgroup_of(cgrp);
+	size_t rlen = strcmp(mnt_root, "/") ? strlen(mnt_root) : 0;
+	char file[4096 + 1024];
+	u32 n = 0, cap = 0;
+	int pid, *grown;
+	FILE *fp;
+
+	*out = NULL;
+	if (!f)
+		return 0;
+	/* (the kernel lists the file from the same iteration the kfunc makes) */
+	snprintf(file, sizeof(file), "%s%s/%s", mnt_dir,
+		 strcmp(f->path + rlen, "/") ? f->path + rlen : "",
+		 procs ? "cgroup.procs" : "cgroup.threads");
+	fp = fopen(file, "re");
+	while (fp && fscanf(fp, "%d", &pid) == 1) {
+		if (n == cap) {
+			grown = realloc(*out, (cap = cap ? 2 * cap : 64) * sizeof(int));
+			if (!grown)
+				break;
+			*out = grown;
+		}
+		(*out)[n++] = pid;
+	}
+	if (fp)
+		fclose(fp);
+	return (int)n;
+}

@@ -38,6 +38,11 @@ int cgroup_descendants(u64 cgrp, bool post, u64 **out);
 /* The parent of the cgroup at cgrp, or 0 for the root (or not one of userbpf's). */
 u64 cgroup_parent(u64 cgrp);
 
+/* The ids of the tasks in the cgroup at cgrp (not below it), as its cgroup.threads lists them
+ * (procs: its processes, cgroup.procs): a malloc'ed array in *out (the caller frees it), and
+ * how many. */
+int cgroup_tasks(u64 cgrp, bool procs, int **out);
+
 /* Whether the task's cgroup (task: one of current_task.c's) is ancestor or below it. */
 bool cgroup_task_under(u64 task, u64 ancestor);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "exec/current_cgroup.h"
+#include "exec/current_task.h"
 #include "exec/iter_css.h"
 
 enum { ITER_SELF_ONLY = 1, ITER_PRE, ITER_POST, ITER_UP };
@@ -66,5 +67,60 @@ u64 bpf_iter_css_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
 
 	free((void *)(uintptr_t)k->list);
 	k->list = k->up = 0;
+	return 0;
+}
+
+/* ---- the tasks of a cgroup (struct bpf_iter_css_task, one word) ---- */
+
+#define CSS_TASK_ITER_PROCS_ (1u << 0)	  /* processes only: their leaders */
+#define CSS_TASK_ITER_THREADED_ (1u << 1) /* with PROCS: a threaded subtree's too */
+
+struct iter_css_task {
+	int *pids;	/* as the cgroup's cgroup.threads (cgroup.procs) lists them at _new() */
+	u32 pos, n;
+};
+
+/* bpf_iter_css_task_new(it, css, flags): the tasks of the cgroup (not below it), all of its
+ * threads (flags 0) or its processes (CSS_TASK_ITER_PROCS, with or without _THREADED, which
+ * userbpf's cgroups, none threaded, do not tell apart); other flags: -EINVAL. */
+u64 bpf_iter_css_task_new_kfunc(u64 it, u64 css, u64 flags, u64 a4, u64 a5)
+{
+	struct iter_css_task *k;
+
+	*(u64 *)(uintptr_t)it = 0;
+	if ((u32)flags != 0 && (u32)flags != CSS_TASK_ITER_PROCS_ &&
+	    (u32)flags != (CSS_TASK_ITER_PROCS_ | CSS_TASK_ITER_THREADED_))
+		return (u64)-EINVAL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return (u64)-ENOMEM;
+	k->n = (u32)cgroup_tasks(css, (u32)flags != 0, &k->pids);
+	*(u64 *)(uintptr_t)it = (uintptr_t)k;
+	return 0;
+}
+
+/* The next task, or NULL at the end (a task gone since _new() is passed over). */
+u64 bpf_iter_css_task_next_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_css_task *k = (struct iter_css_task *)(uintptr_t)*(u64 *)(uintptr_t)it;
+
+	while (k && k->pos < k->n) {
+		u64 task = current_task_by_pid(k->pids[k->pos++]);
+
+		if (task)
+			return task;
+	}
+	return 0;
+}
+
+u64 bpf_iter_css_task_destroy_kfunc(u64 it, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct iter_css_task *k = (struct iter_css_task *)(uintptr_t)*(u64 *)(uintptr_t)it;
+
+	if (k) {
+		free(k->pids);
+		free(k);
+	}
+	*(u64 *)(uintptr_t)it = 0;
 	return 0;
 }

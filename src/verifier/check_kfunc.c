@@ -536,6 +536,16 @@ static int kfunc_callback_arg(struct verifier_env *env, u32 i, struct kfunc_meta
 	return 0;
 }
 
+/* Where bpf_iter_css_task_new() may be called (the kernel's check_css_task_iter_allowlist()):
+ * LSM programs, BPF iterators, sleepable programs. */
+static bool css_task_iter_allowed(const struct verifier_env *env)
+{
+	return env->prog->type == BPF_PROG_TYPE_LSM ||
+	       (env->prog->type == BPF_PROG_TYPE_TRACING &&
+		env->prog->expected_attach_type == BPF_TRACE_ITER) ||
+	       in_sleepable(env);
+}
+
 /* An iterator kfunc's first argument: a pointer to its struct bpf_iter_<type> on the stack. */
 static int kfunc_iter_arg(struct verifier_env *env, const struct kfunc_btf *k,
 			  const struct kfunc_desc *desc, const struct btf_type *t,
@@ -643,6 +653,12 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 				meta->release_regno = regno;
 		}
 		if (i == 0 && (desc->flags & (KF_ITER_NEW | KF_ITER_NEXT | KF_ITER_DESTROY))) {
+			/* (the tasks of a cgroup: where the kernel's walk cannot deadlock) */
+			if (!strcmp(k->name, "bpf_iter_css_task_new") && !css_task_iter_allowed(env)) {
+				verbose(env, "css_task_iter is only allowed in bpf_lsm, bpf_iter and "
+					     "sleepable progs\n");
+				return -EINVAL;
+			}
 			err = kfunc_iter_arg(env, k, desc, t, meta, insn_idx);
 		} else if (ctx_type_name(env->prog->type, false) &&
 			   points_to_struct(k, t, ctx_type_name(env->prog->type, false))) {
