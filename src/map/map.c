@@ -150,8 +150,9 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 /* The kernel's map_check_btf(), in 6.18's order: the key type (its size, or none if the type's
  * own rules may take none) and the value type's size; the special fields of the value (refused
  * for programs' read-only or write-only maps, and by types that cannot hold them); the type's
- * rules.  Of the special fields, a bpf_spin_lock and a bpf_timer member of the value struct
- * are supported: a map the kernel would make with others is refused last, with EOPNOTSUPP. */
+ * rules.  Of the special fields, a bpf_spin_lock, a bpf_timer, a bpf_wq, a bpf_task_work and
+ * kptrs to kernel objects, members of the value struct, are supported: a map the kernel would
+ * make with others is refused last, with EOPNOTSUPP. */
 static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 			 u32 value_id)
 {
@@ -189,8 +190,8 @@ static int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 key_id,
 	if (err || !specials)
 		return err;
 	/* what userbpf supports: one bpf_spin_lock, one bpf_timer, one bpf_wq, one bpf_task_work
-	 * and kptrs to kernel objects (in the hash, array and local storage maps, per-CPU ones too), members
-	 * of the value struct */
+	 * and kptrs to kernel objects (in the hash, array and local storage maps, per-CPU ones
+	 * too), members of the value struct */
 	if (specials & ~(BTF_SPECIAL_LOCK | BTF_SPECIAL_TIMER | BTF_SPECIAL_KPTR))
 		return -EOPNOTSUPP;
 	if (specials & BTF_SPECIAL_KPTR) {
