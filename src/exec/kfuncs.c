@@ -17,6 +17,7 @@
 #include "exec/iter_css.h"
 #include "exec/iter_task.h"
 #include "exec/task_vma.h"
+#include "map/map.h"
 #include "exec/kfuncs_refs.h"
 #include "prog/prog.h"
 
@@ -164,6 +165,14 @@ static u64 bpf_rcu_read_lock_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* bpf_map_sum_elem_count(map): the elements the map holds, for the types that count them. */
+static u64 bpf_map_sum_elem_count_kfunc(u64 map, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct bpf_map *m = (struct bpf_map *)(uintptr_t)map;
+
+	return m && m->ops->elem_count ? (u64)m->ops->elem_count(m) : 0;
+}
+
 /* bpf_rdonly_cast(obj, btf_id): obj itself (the verifier gives it its type; the kernel
  * replaces the call with r0 = r1). */
 static u64 bpf_rdonly_cast_kfunc(u64 obj, u64 btf_id, u64 a3, u64 a4, u64 a5)
@@ -213,6 +222,7 @@ static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_iter_task_vma_next", bpf_iter_task_vma_next_kfunc, KF_ITER_NEXT | KF_RET_NULL },
 	{ "bpf_iter_num_new", bpf_iter_num_new_kfunc, KF_ITER_NEW | KF_SPIN_OK },
 	{ "bpf_iter_num_next", bpf_iter_num_next_kfunc, KF_ITER_NEXT | KF_RET_NULL | KF_SPIN_OK },
+	{ "bpf_map_sum_elem_count", bpf_map_sum_elem_count_kfunc, KF_TRUSTED_ARGS },
 	{ "bpf_preempt_disable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_OFF },
 	{ "bpf_preempt_enable", bpf_rcu_read_lock_kfunc, KF_PREEMPT_ON },
 	{ "bpf_probe_read_kernel_dynptr", bpf_probe_read_kernel_dynptr_kfunc, 0 },

@@ -1124,13 +1124,21 @@ static void htab_free_timers(struct bpf_map *map)
 }
 
 /* What all four types share; they differ in what a program's lookup and update do. */
+/* The live elements (bpf_map_sum_elem_count(): the kernel counts a hash map's inserts and
+ * deletes). */
+static s64 htab_elem_count(struct bpf_map *map)
+{
+	return __atomic_load_n(&htab_of(map)->count, __ATOMIC_RELAXED);
+}
+
 #define HTAB_OPS                                                                                 \
 	.alloc_check = htab_alloc_check, .alloc = htab_alloc, .free = htab_free,                 \
 	.lookup = htab_lookup, .update = htab_update, .delete = htab_delete,                     \
 	.get_next_key = htab_get_next_key, .lookup_and_delete = htab_lookup_and_delete,          \
 	.lookup_batch = htab_lookup_batch, .lookup_and_delete_batch = htab_lookup_and_delete_batch, \
 	.update_batch = generic_map_update_batch, .delete_batch = generic_map_delete_batch,      \
-	.check_btf = htab_check_btf, .for_each = htab_for_each, .free_timers = htab_free_timers
+	.check_btf = htab_check_btf, .for_each = htab_for_each, .free_timers = htab_free_timers, \
+	.elem_count = htab_elem_count
 
 const struct bpf_map_ops htab_map_ops = {
 	HTAB_OPS,

@@ -78,6 +78,9 @@ struct bpf_map_ops {
 	/* Cancels and frees the timer of every value (bpf_timer_free()): the map's last fd or pin
 	 * went, or the map goes.  Types that may hold a bpf_timer (hash, LRU hash, array). */
 	void (*free_timers)(struct bpf_map *map);
+	/* How many elements the map holds, for bpf_map_sum_elem_count() (NULL: 0, as the kernel
+	 * counts them for hash maps only). */
+	s64 (*elem_count)(struct bpf_map *map);
 	/* bpf_redirect_map() on this type (device maps): the action the program returns. */
 	int (*xdp_redirect)(struct bpf_map *map, u64 index, u64 flags);
 	/* Flags the type adds to the map's (BPF_F_RDONLY_PROG for device maps, whose values
