@@ -1938,8 +1938,11 @@ void sound_show(uint64_t seed, uint64_t idx, FILE *f)
 		if (gen_maps_create(sides[k], &m))
 			continue;
 		gen_patch_maps(insns, cnt, patched, &m);
+		/* (SOUND_LOG2=fixed: the log's beginning where it overflows, BPF_LOG_FIXED) */
 		fd = load_log(sides[k], patched, cnt, type, log, sizeof(log),
-			      getenv("SOUND_LOG2") ? 2 : 1);
+			      !getenv("SOUND_LOG2")			? 1
+			      : !strcmp(getenv("SOUND_LOG2"), "fixed") ? 2 | 8
+									: 2);
 		fprintf(f, "=== %s: %s\n%s\n", k ? "kernel" : "userbpf", fd >= 0 ? "ACCEPTED" : strerror(errno), log);
 		if (fd >= 0)
 			close(fd);
