@@ -187,7 +187,9 @@ static bool regsafe(const struct reg_state *o, const struct reg_state *c, struct
 		       check_ids(m, o->id, c->id) && check_ids(m, o->ref_obj_id, c->ref_obj_id);
 	case PTR_TO_PACKET:
 	case PTR_TO_PACKET_META:
-		if (exact ? c->range != o->range : c->range < o->range)
+		/* (a range that is a comparison's mark, at or beyond the end, only the same) */
+		if (exact || o->range < 0 || c->range < 0 ? c->range != o->range
+							  : c->range < o->range)
 			return false;
 		return check_ids(m, o->id, c->id);
 	default:
