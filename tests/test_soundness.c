@@ -754,6 +754,35 @@ TEST(soundness_regress_iter_depths)
 		close(fd);
 }
 
+/* prog (n insns, of type) loaded on both sides with a log of level (its time line cut): the
+ * same verdict and errno, the kernel's errno kernel_err (-1: any), the same log; the log's
+ * buffer, userbpf's, for the caller to show. */
+static const char *sides_load_agree(const struct bpf_insn *prog, unsigned int n, uint32_t type,
+				    uint32_t level, int kernel_err, const char *what)
+{
+	static char log[NSIDES][1 << 16];
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++) {
+		char *t, *nl;
+
+		r[s].rc = gen_load_on(s == K, prog, n, type, log[s], sizeof(log[s]), level);
+		r[s].err = r[s].rc < 0 ? errno : 0;
+		if (r[s].rc >= 0)
+			close(r[s].rc);
+		log_cut_map_addrs(log[s]);
+		t = strstr(log[s], "verification time");
+		nl = t ? strchr(t, '\n') : NULL;
+		if (nl)
+			memmove(t, nl + 1, strlen(nl + 1) + 1);
+	}
+	if (kernel_err >= 0)
+		CHECK_EQ(r[K].err, kernel_err);
+	if (AGREE(what, r))
+		LOGS_SAME(what, log[K], log[U]);
+	return log[U];
+}
+
 /* Found by the generator (seed 20261209, program 282489): a bpf_for_each_map_elem() callback
  * whose may_goto loops never converge (a key pointer moved each round), which the kernel walks
  * until its limit of 1,000,000 instructions (E2BIG).  userbpf looked for the state of each
@@ -823,32 +852,16 @@ TEST(soundness_regress_callback_may_goto_limit)
 		BPF_RAW_INSN(0xbf, 0, 9, 0, 0),
 		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
 	};
-	static char log[NSIDES][4096];
-	struct bpf_result r[NSIDES];
 
 	if (getenv("USERBPF_VALGRIND"))
 		SKIP("a million instructions verified: too slow under valgrind");
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		r[s].rc = gen_load_on(s == K, prog, sizeof(prog) / sizeof(prog[0]),
-				      BPF_PROG_TYPE_SOCKET_FILTER, log[s], sizeof(log[s]),
-				      4 /* BPF_LOG_STATS: the statistics alone */);
-		r[s].err = r[s].rc < 0 ? errno : 0;
-		if (r[s].rc >= 0)
-			close(r[s].rc);
-	}
-	CHECK_EQ(r[K].err, E2BIG);
-	/* (the statistics: the instructions and states counted; not the time) */
-	for (int s = 0; s < NSIDES; s++) {
-		char *t = strstr(log[s], "verification time"), *nl = t ? strchr(t, '\n') : NULL;
+	/* (BPF_LOG_STATS: the instructions and states counted) */
+	const char *log = sides_load_agree(prog, ARRAY_SIZE(prog), BPF_PROG_TYPE_SOCKET_FILTER, 4,
+					   E2BIG, "callback with may_goto loops to the limit");
 
-		if (nl)
-			memmove(t, nl + 1, strlen(nl + 1) + 1);
-	}
-	if (AGREE("callback with may_goto loops to the limit", r))
-		LOGS_SAME("callback with may_goto loops to the limit", log[K], log[U]);
 	if (getenv("TEST_VERBOSE"))
-		printf("%s", log[U]);
+		printf("%s", log);
 }
 
 /* Found by the generator (seed 0x1352959, program 177508): a global function called while a
@@ -893,21 +906,10 @@ TEST(soundness_regress_global_call_under_lock)
 		BPF_RAW_INSN(0xbf, 8, 0, 0, 0),
 		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
 	};
-	static char log[NSIDES][65536];
-	struct bpf_result r[NSIDES];
 
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		r[s].rc = gen_load_on(s == K, prog, sizeof(prog) / sizeof(prog[0]),
-				      BPF_PROG_TYPE_CGROUP_SKB, log[s], sizeof(log[s]), 2);
-		r[s].err = r[s].rc < 0 ? errno : 0;
-		if (r[s].rc >= 0)
-			close(r[s].rc);
-		log_cut_map_addrs(log[s]);
-	}
-	CHECK_EQ(r[K].err, EINVAL);
-	if (AGREE("global function call under a lock", r))
-		LOGS_SAME("global function call under a lock", log[K], log[U]);
+	sides_load_agree(prog, ARRAY_SIZE(prog), BPF_PROG_TYPE_CGROUP_SKB, 2, EINVAL,
+			 "global function call under a lock");
 }
 
 /* A global function that may sleep (it, or a function it calls, calls a helper or kfunc that
@@ -950,30 +952,15 @@ TEST(diff_global_func_might_sleep)
 		    BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
 		    COPY_USER(BPF_EMIT_CALL(BPF_FUNC_copy_from_user)) } },
 	};
-	static char log[NSIDES][1 << 16];
-
 	SKIP_WITHOUT_KERNEL_BPF();
 	if (!copy_str)
 		SKIP("no kernel BTF with bpf_copy_from_user_str (/sys/kernel/btf/vmlinux)");
 	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
-		struct bpf_result r[NSIDES];
-		unsigned int n = 0;
+		char *log = (char *)sides_load_agree(cases[c].insns, insns_used(cases[c].insns, 24),
+						     cases[c].type, 2, -1, cases[c].name);
 
-		while (n < 24 && (cases[c].insns[n].code || cases[c].insns[n].dst_reg ||
-				  cases[c].insns[n].src_reg || cases[c].insns[n].imm))
-			n++;
-		for (int s = 0; s < NSIDES; s++) {
-			r[s].rc = gen_load_on(s == K, cases[c].insns, n, cases[c].type, log[s],
-					      sizeof(log[s]), 2);
-			r[s].err = r[s].rc < 0 ? errno : 0;
-			if (r[s].rc >= 0)
-				close(r[s].rc);
-		}
-		if (AGREE(cases[c].name, r))
-			LOGS_SAME(cases[c].name, log[K], log[U]);
 		if (getenv("TEST_VERBOSE"))
-			printf("  %s: %s\n", cases[c].name,
-			       r[K].rc >= 0 ? "accepted" : log_error_line(log[K]) ?: "?");
+			printf("  %s: %s\n", cases[c].name, log_error_line(log) ?: "?");
 	}
 #undef GLOBAL_CALL
 #undef NOP
@@ -1029,27 +1016,11 @@ TEST(soundness_regress_pkt_end_mark_pruning)
 		BPF_RAW_INSN(0xb7, 9, 0, 0, 65536),
 		BPF_RAW_INSN(0x95, 0, 0, 0, 0),
 	};
-	static char log[NSIDES][4096];
-	struct bpf_result r[NSIDES];
 
 	if (getenv("USERBPF_VALGRIND"))
 		SKIP("a million instructions verified: too slow under valgrind");
 	SKIP_WITHOUT_KERNEL_BPF();
-	for (int s = 0; s < NSIDES; s++) {
-		r[s].rc = gen_load_on(s == K, prog, sizeof(prog) / sizeof(prog[0]),
-				      BPF_PROG_TYPE_XDP, log[s], sizeof(log[s]),
-				      4 /* BPF_LOG_STATS: the statistics alone */);
-		r[s].err = r[s].rc < 0 ? errno : 0;
-		if (r[s].rc >= 0)
-			close(r[s].rc);
-	}
-	CHECK_EQ(r[K].err, E2BIG);
-	for (int s = 0; s < NSIDES; s++) {
-		char *t = strstr(log[s], "verification time"), *nl = t ? strchr(t, '\n') : NULL;
-
-		if (nl)
-			memmove(t, nl + 1, strlen(nl + 1) + 1);
-	}
-	if (AGREE("may_goto loop over a packet", r))
-		LOGS_SAME("may_goto loop over a packet", log[K], log[U]);
+	/* (BPF_LOG_STATS: the instructions and states counted) */
+	sides_load_agree(prog, ARRAY_SIZE(prog), BPF_PROG_TYPE_XDP, 4, E2BIG,
+			 "may_goto loop over a packet");
 }
