@@ -333,10 +333,11 @@ clean:
 SECONDS ?= 60
 SEED    ?= 0
 SOUND   := $(BUILD)/tests/soundness-run
-$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h tests/btf_blob.c $(LIB_A)
+$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h tests/btf_blob.c \
+	    tests/kernel_probe.c tests/kernel_probe.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ tests/soundness/main.c tests/soundness_gen.c \
-	    tests/btf_blob.c \
+	    tests/btf_blob.c tests/kernel_probe.c \
 	    $(LIB_A) $(LDLIBS)
 
 .PHONY: soundness fuzz-verifier
@@ -348,6 +349,7 @@ fuzz-verifier:
 	$(MAKE) CC=clang BUILD=build-fuzz CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libuserbpf.a
 	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itests \
 	    -o build-fuzz/fuzz-verifier tests/fuzz/fuzz_verifier.c tests/soundness_gen.c tests/btf_blob.c \
+	    tests/kernel_probe.c \
 	    build-fuzz/libuserbpf.a -lpthread $(if $(filter 1,$(HAVE_LIBELF)),-lelf -lz)
 	@mkdir -p build-fuzz/corpus-verifier
 	build-fuzz/fuzz-verifier -max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 build-fuzz/corpus-verifier

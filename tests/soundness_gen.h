@@ -75,6 +75,7 @@ struct sound_stats {
 	uint64_t generated, accepted, runs, violations;
 	uint64_t kernel_compared, kernel_agree, kernel_accepted;
 	uint64_t ua_kr, ur_ka;		/* userbpf accepts/kernel rejects, and the reverse */
+	uint64_t kernel_skipped;	/* not compared: they call a helper the kernel lacks */
 	uint64_t run_errors;		/* checked runs that ended in an error other than a violation */
 	uint64_t cb_generated, cb_accepted;	/* programs with a callback (bpf_loop, for_each) */
 	uint64_t dyn_generated, dyn_accepted;	/* programs that make a dynptr */

@@ -32,6 +32,7 @@ enum {
 	V_ACQUIRE, V_RELEASE, V_FROM_PID, V_FROM_VPID, V_RCU_LOCK, V_RCU_UNLOCK, /* kfunc ids */
 	V_CG_ACQUIRE, V_CG_RELEASE, V_CG_ANCESTOR, V_CG_FROM_ID, V_UNDER,
 	V_ITER_NEW, V_ITER_NEXT, V_ITER_DESTROY, V_CSS_NEW, V_CSS_NEXT, V_CSS_DESTROY,
+	V_CT_NEW, V_CT_NEXT, V_CT_DESTROY,
 	V_MY_PID, V_MY_TID, V_PARENT_PID, V_GRANDPARENT_PID, /* this process's ids */
 	V__COUNT
 };
@@ -68,6 +69,9 @@ static bool fill_values(void)
 	vals[V_CSS_NEW] = (s32)btf_find_func(btf, "bpf_iter_css_new");
 	vals[V_CSS_NEXT] = (s32)btf_find_func(btf, "bpf_iter_css_next");
 	vals[V_CSS_DESTROY] = (s32)btf_find_func(btf, "bpf_iter_css_destroy");
+	vals[V_CT_NEW] = (s32)btf_find_func(btf, "bpf_iter_css_task_new");
+	vals[V_CT_NEXT] = (s32)btf_find_func(btf, "bpf_iter_css_task_next");
+	vals[V_CT_DESTROY] = (s32)btf_find_func(btf, "bpf_iter_css_task_destroy");
 	vals[V_CSS_CGROUP] = (s32)btf_member_offset(btf, btf_find_by_name_kind(btf,
 		"cgroup_subsys_state", BTF_KIND_STRUCT), "cgroup");
 	vals[V_PID] = (s32)btf_member_offset(btf, task, "pid");
@@ -130,6 +134,16 @@ static bool fill_values(void)
 	LD(DW, 1, 0, V_CSS_CGROUP), LD(DW, 1, 1, V_KN), LD(DW, 1, 1, V_KN_ID),                    \
 	BPF_ALU64_IMM(BPF_MUL, BPF_REG_7, 31), BPF_ALU64_REG(BPF_ADD, BPF_REG_7, BPF_REG_1),      \
 	BPF_JMP_A(-10), MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_CSS_DESTROY), \
+	CG_RELEASE(6), MOV(0, 7), EXIT
+
+/* The cgroup tasks iterator at fp-24 over the current cgroup's processes (the cgroup acquired by
+ * id, in r6; r7 = 0), then its first _next() */
+#define CT_NEW_NEXT BPF_EMIT_CALL(BPF_FUNC_get_current_cgroup_id), MOV(1, 0),                    \
+	KFUNC(V_CG_FROM_ID), IF_NULL(0, 100), MOV(6, 0), IMM(7, 0), MOV(1, 10),                  \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), MOV(2, 6), IMM(3, 1), KFUNC(V_CT_NEW),            \
+	MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_CT_NEXT)
+/* ...and its end: destroyed, r6 released, r7 returned */
+#define CT_END MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), KFUNC(V_CT_DESTROY),           \
 	CG_RELEASE(6), MOV(0, 7), EXIT
 
 /* A case's opts: the run's value is the kernel's too; loaded with BPF_F_SLEEPABLE; run in the
@@ -370,6 +384,16 @@ static const struct {
 	{ "css iterator: an RCU cgroup (not trusted)", XDP, 0,
 	  { CGROUP, MOV(2, 1), MOV(1, 10), BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -24), IMM(3, 2),
 	    KFUNC(V_CSS_NEW), ITER_NEXT, IMM(0, 0), EXIT } },
+	/* the cgroup tasks iterator: what it gives is untrusted here (6.18.44-fc; it was trusted
+	 * on an earlier build of this kernel) */
+	{ "css_task iterator: this process among its cgroup's", SYSCALL, RUN | SLEEPABLE,
+	  { CT_NEW_NEXT, IF_NULL(0, 5), LD(W, 1, 0, V_PID), IMM(2, VAL(V_MY_PID)),
+	    BPF_JMP_REG(BPF_JNE, BPF_REG_1, BPF_REG_2, 1), IMM(7, 1), BPF_JMP_A(-9), CT_END } },
+	{ "css_task iterator: a task it gives acquired", SYSCALL, SLEEPABLE,
+	  { CT_NEW_NEXT, IF_NULL(0, 5), MOV(1, 0), KFUNC(V_ACQUIRE), IF_NULL(0, 2), RELEASE(0),
+	    CT_END } },
+	{ "css_task iterator: not in XDP", XDP, 0,
+	  { CT_NEW_NEXT, CT_END } },
 	{ "a reference held across a subprogram's call", XDP, RUN,
 	  { TASK, MOV(1, 0), KFUNC(V_ACQUIRE), IF_NULL(0, 5), MOV(6, 0), MOV(1, 6),
 	    BPF_CALL_REL(4), RELEASE(6), IMM(0, 9), EXIT, LD(W, 0, 1, V_PID), EXIT } },

@@ -879,14 +879,16 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 			regs[BPF_REG_0].buf_size = (u16)meta.const_value;
 		}
 	} else if (ret_struct) {
-		/* a kernel object: trusted only while it holds a reference; an iterator's, as
-		 * long as the iterator (an RCU one's: in the RCU section) */
+		/* a kernel object: trusted only while it holds a reference. An iterator's is
+		 * RCU-protected where the iterator is (in the RCU section), otherwise untrusted:
+		 * the kernel here (6.18.44-fc) walks memory areas and a cgroup's tasks without
+		 * holding them, so what next() returns may go at any time */
 		mark_ptr(&regs[BPF_REG_0], PTR_TO_BTF_ID);
 		if (desc->flags & KF_ITER_NEXT)
 			regs[BPF_REG_0].type =
 				env->cur->frame[meta.iter_frameno]->stack[meta.iter_spi]
 						.spilled.iter_rcu ? PTR_TO_BTF_ID_RCU
-								  : PTR_TO_BTF_ID_TRUSTED;
+								  : PTR_TO_BTF_ID_UNTRUSTED;
 		regs[BPF_REG_0].btf_id = ret_id;
 	} else {
 		u32 size;
