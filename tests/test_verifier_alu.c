@@ -4,6 +4,9 @@
 
 #define R0_0 BPF_MOV64_IMM(0, 0)
 #define EXIT BPF_EXIT_INSN()
+/* r0 = -1 or 0, as the verifier sees it: [-1, 0] from a random number's sign */
+#define SIGN64 BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_ALU64_IMM(BPF_LSH, 0, 32),          \
+	BPF_ALU64_IMM(BPF_ARSH, 0, 63)
 
 static const struct vcase cases[] = {
 	{ "alu_mov_imm", SOCK, { BPF_MOV64_IMM(0, -1), EXIT }, ACCEPT },
@@ -187,6 +190,33 @@ static const struct vcase cases[] = {
 	  EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
 	{ "alu_ctx_neg", SOCK, { BPF_MOV64_REG(0, 1), BPF_ALU64_IMM(BPF_NEG, 0, 0), EXIT }, ACCEPT },
 	{ "alu_ldimm64_ptr", SOCK, { BPF_LD_MAP_FD(0, MAP_HASH), EXIT }, ACCEPT },
+	/* rX &= K, rX |= K with rX in [-1, 0] (LLVM's "x < 0 ? K : 0"): the walk forks into
+	 * rX = 0 and rX = -1, so each path knows the result; without the fork these stack
+	 * accesses at fp + rX would be refused as unbounded */
+	{ "alu_sign_mask_and_fork", SOCK, { SIGN64, BPF_ALU64_IMM(BPF_AND, 0, -134),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 0, 3), BPF_MOV64_REG(2, 10), BPF_ALU64_REG(BPF_ADD, 2, 0),
+	  BPF_ST_MEM(BPF_B, 2, 0, 1), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "alu_sign_mask_or_fork", SOCK, { SIGN64, BPF_ALU64_IMM(BPF_OR, 0, 8),
+	  BPF_JMP_IMM(BPF_JEQ, 0, 8, 3), BPF_MOV64_REG(2, 10), BPF_ALU64_REG(BPF_ADD, 2, 0),
+	  BPF_ST_MEM(BPF_B, 2, 0, 1), R0_0, EXIT }, ACCEPT, .full_log = true, .log_level = 2 },
+	/* (the path with 0 | 8 = 8 must not go on as 0: fp + 8 is refused there) */
+	{ "alu_sign_mask_or_fork_unchecked", SOCK, { SIGN64, BPF_ALU64_IMM(BPF_OR, 0, 8),
+	  BPF_MOV64_REG(2, 10), BPF_ALU64_REG(BPF_ADD, 2, 0), BPF_ST_MEM(BPF_B, 2, 0, 1), R0_0,
+	  EXIT }, REJECT, "invalid write to stack R2 off=8 size=1", EACCES, .full_log = true,
+	  .log_level = 2 },
+	/* the 32-bit form (cilium's): w = w s>> 31, then w &= K on the low half's [-1, 0] */
+	{ "alu_sign_mask_and32_fork", SOCK, { BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),
+	  BPF_ALU32_IMM(BPF_ARSH, 0, 31), BPF_ALU32_IMM(BPF_AND, 0, -134),
+	  BPF_JMP32_IMM(BPF_JEQ, 0, 0, 4), BPF_MOVSX64_REG(0, 0, 32), BPF_MOV64_REG(2, 10),
+	  BPF_ALU64_REG(BPF_ADD, 2, 0), BPF_ST_MEM(BPF_B, 2, 0, 1), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	/* a constant register as the mask forks too; an unknown one does not */
+	{ "alu_sign_mask_reg_fork", SOCK, { SIGN64, BPF_MOV64_IMM(1, -4), BPF_MOV64_REG(3, 0),
+	  BPF_ALU64_REG(BPF_AND, 0, 1), BPF_ALU32_IMM(BPF_OR, 3, 2), R0_0, EXIT }, ACCEPT,
+	  .full_log = true, .log_level = 2 },
+	{ "alu_sign_mask_unknown_no_fork", SOCK, { SIGN64, BPF_MOV64_REG(6, 0),
+	  BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32), BPF_ALU64_REG(BPF_AND, 6, 0), R0_0, EXIT },
+	  ACCEPT, .full_log = true, .log_level = 2 },
 };
 
 TEST(verifier_alu)

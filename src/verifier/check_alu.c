@@ -177,6 +177,47 @@ static int ptr_arith(struct verifier_env *env, const struct bpf_insn *insn, stru
 	return 0;
 }
 
+/* rX &= K or rX |= K where rX is in [-1, 0]: LLVM's form of "x < 0 ? K : 0" (an arithmetic
+ * shift by the width, then the mask), which no single range holds exactly.  The walk forks, as
+ * 6.18's maybe_fork_scalars() does: a path queued to run this instruction again with rX = 0,
+ * and this one going on with rX = -1; the 64-bit bounds decide first, else the low 32 bits'. */
+static int fork_sign_mask(struct verifier_env *env, u32 regno)
+{
+	struct scalar *s = &cur_regs(env)[regno].s, *q;
+	struct reg_state *oreg;
+	bool sub32;
+	struct vstate *other;
+
+	if (s->smin == -1 && s->smax == 0)
+		sub32 = false;
+	else if (s->s32_min == -1 && s->s32_max == 0)
+		sub32 = true;
+	else
+		return 0;
+	other = push_stack(env, env->insn_idx, env->insn_idx);
+	if (!other)
+		return -E2BIG;
+	oreg = &other->frame[other->curframe]->regs[regno];
+	q = &oreg->s;
+	s = &cur_regs(env)[regno].s;
+	if (!sub32) {
+		/* (a constant is linked to nothing: the queued path's copy loses its id) */
+		*q = scalar_const(0);
+		oreg->id = 0;
+		oreg->delta = 0;
+		*s = scalar_const(~0ull);
+		return 0;
+	}
+	for (int i = 0; i < 2; i++, q = s) {
+		u32 v = i ? ~0u : 0;
+
+		q->var_off = tnum_const_subreg(q->var_off, v);
+		q->s32_min = q->s32_max = (s32)v;
+		q->u32_min = q->u32_max = v;
+	}
+	return 0;
+}
+
 static int alu_reg_reg(struct verifier_env *env, const struct bpf_insn *insn)
 {
 	struct reg_state *regs = cur_regs(env);
@@ -222,6 +263,12 @@ static int alu_reg_reg(struct verifier_env *env, const struct bpf_insn *insn)
 			 tnum_is_const(alu32 ? tnum_subreg(s.var_off) : s.var_off);
 	s64 k = alu32 ? (s64)(s32)(u32)s.var_off.value : (s64)s.var_off.value;
 
+	if ((op == BPF_AND || op == BPF_OR) && tnum_is_const(s.var_off)) {
+		int err = fork_sign_mask(env, insn->dst_reg);
+
+		if (err)
+			return err;
+	}
 	scalar_alu(&dst->s, &s, op, insn->off, alu32);
 	dst->id = 0;
 	dst->delta = 0;

@@ -92,13 +92,14 @@ int hist_push(struct verifier_env *env, u16 flags, const u16 *linked, u8 nlinked
 	return 0;
 }
 
-/* At a jump target, or any insn not reached from the one before it. */
+/* At a jump target, or any insn not reached from the one before it (but an insn run again by
+ * the path a scalar fork queued, fork_sign_mask(): it was not run on the path copied). */
 int hist_push_jmp(struct verifier_env *env)
 {
 	int i = env->insn_idx, p = env->path_prev;
 
 	if (env->aux[i].jmp_point ||
-	    (p >= 0 && p + 1 != i && !(p + 2 == i && env->aux[i - 1].ld_imm64_hi)))
+	    (p >= 0 && p + 1 != i && p != i && !(p + 2 == i && env->aux[i - 1].ld_imm64_hi)))
 		return hist_push(env, 0, NULL, 0);
 	return 0;
 }
