@@ -43,6 +43,10 @@ bool self_reads_work(void);
  * this project's machines run).  0 without the kernel's bpf() or BTF. */
 bool kernel_has_trampolines(void);
 
+/* Whether the kernel runs x86-64 (uname's machine), also as seen from an i386 build: there,
+ * the few uapi fields whose layout differs by word size are read by the kernel as x86-64's. */
+bool kernel_is_x86_64(void);
+
 /* A symbol file for USERBPF_KALLSYMS: /proc/kallsyms with the n data symbols syms added (as a
  * kernel built with CONFIG_KALLSYMS_ALL lists its variables), made at path (a mkstemp()
  * template, which gets the name).  false (and a test failure) if it cannot be made. */

@@ -86,6 +86,15 @@ static struct bpf_result link_create(int s, int prog, uint32_t attach_type, uint
 	a.link_create.target_fd = target_fd;
 	a.link_create.tracing.target_btf_id = btf_id;
 	a.link_create.tracing.cookie = cookie;
+#ifdef __i386__
+	/* (the uapi's tracing.cookie is a plain __u64 after a __u32: at +4 in an i386 build, as
+	 * an i386 kernel reads it, where an x86-64 kernel reads +8 from an i386 process too: the
+	 * kernel side gets its own layout) */
+	if (s == K && kernel_is_x86_64()) {
+		a.link_create.tracing.cookie = 0;
+		memcpy((char *)&a.link_create.tracing + 8, &cookie, 8);
+	}
+#endif
 	return side_call(s, BPF_LINK_CREATE, &a);
 }
 

@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "btf/btf.h"
@@ -122,12 +123,25 @@ static void put32(u8 *base, long off, u32 v)
  * made at, which growing or splitting keeps in step with its start; the kernel's special
  * mappings ([vdso], [vvar]) have 0; the main stack was made at the top of the address space
  * (x86-64's STACK_TOP_MAX) and moved down with its offset kept, which growing down lowers by
- * each page it gains. */
+ * each page it gains.  (The kernel's: an i386 process on an x86-64 kernel has it too.) */
+static bool kernel_is_x86_64(void)
+{
+	static int known = -1; /* (threads may race to set it: the same value) */
+	int is = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	struct utsname u;
+
+	if (is < 0) {
+		is = !uname(&u) && !strcmp(u.machine, "x86_64");
+		__atomic_store_n(&known, is, __ATOMIC_RELAXED);
+	}
+	return is;
+}
+
 static u64 area_pgoff(u64 start, u64 end, u64 off, u64 ino, const char *name)
 {
 	if (ino)
 		return off / 4096;
-	if (!strcmp(name, "[stack]") && sizeof(void *) == 8)
+	if (!strcmp(name, "[stack]") && kernel_is_x86_64())
 		return (0x7ffffffff000ull - (end - start)) / 4096;
 	if (name[0] == '[' && strcmp(name, "[heap]") && strcmp(name, "[stack]"))
 		return 0;

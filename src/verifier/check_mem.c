@@ -28,6 +28,9 @@
 
 #define SKB_OFF(f) offsetof(struct __sk_buff, f)
 #define SKB_END(f) (offsetof(struct __sk_buff, f) + sizeof(((struct __sk_buff *)0)->f))
+/* The end of a pointer field (__bpf_md_ptr): 8 bytes on every build, where its member is an
+ * i386 build's 4-byte pointer */
+#define MD_PTR_END(type, f) (offsetof(type, f) + 8)
 #define IN(off, lo, hi) ((off) >= (int)(lo) && (off) < (int)(hi))
 
 bool may_access_pkt(const struct verifier_env *env, const struct bpf_func_proto *fn, bool write)
@@ -79,12 +82,12 @@ static bool skb_valid(int off, int size, bool write, u8 *ptr_type)
 		   IN(off, SKB_OFF(data_end), SKB_END(data_end))) {
 		if (size != 4)
 			return false;
-	} else if (IN(off, SKB_OFF(flow_keys), SKB_END(flow_keys))) {
+	} else if (IN(off, SKB_OFF(flow_keys), MD_PTR_END(struct __sk_buff, flow_keys))) {
 		return false;
 	} else if (IN(off, SKB_OFF(tstamp), SKB_END(tstamp))) {
 		if (size != 8)
 			return false;
-	} else if (IN(off, SKB_OFF(sk), SKB_END(sk))) {
+	} else if (IN(off, SKB_OFF(sk), MD_PTR_END(struct __sk_buff, sk))) {
 		if (write || size != 8)
 			return false;
 		*ptr_type = PTR_TO_SOCK_COMMON_OR_NULL;
@@ -211,7 +214,7 @@ static bool sock_addr_ctx_valid(int off, int size, bool write, u32 attach_type, 
 			return true;
 		return write ? size == 4 : narrow_ok(off, size, 4);
 	}
-	if (IN(off, SA_OFF(sk), SA_END(sk))) {
+	if (IN(off, SA_OFF(sk), MD_PTR_END(struct bpf_sock_addr, sk))) {
 		*ptr_type = PTR_TO_SOCKET;
 		return !write && size == 8;
 	}
