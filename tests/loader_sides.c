@@ -43,6 +43,25 @@ bool obj_sides_maps(struct obj_sides *os, const char *name, int fds[NSIDES])
 	return true;
 }
 
+bool obj_sides_bss(struct obj_sides *os, int fds[NSIDES])
+{
+	for (int s = 0; s < NSIDES; s++) {
+		fds[s] = -1;
+		for (size_t i = 0; i < userbpf_object_map_count(os->obj[s]); i++) {
+			const char *n = userbpf_map_name(userbpf_object_map(os->obj[s], i));
+			size_t len = strlen(n);
+
+			if (len >= 4 && !strcmp(n + len - 4, ".bss"))
+				fds[s] = userbpf_map_fd(userbpf_object_map(os->obj[s], i));
+		}
+		if (fds[s] < 0) {
+			test_fail(__FILE__, __LINE__, "no .bss map on side %d", s);
+			return false;
+		}
+	}
+	return true;
+}
+
 void obj_sides_close(struct obj_sides *os)
 {
 	for (int s = 0; s < NSIDES; s++) {

@@ -19,6 +19,8 @@ bool obj_sides_open(struct obj_sides *os, const char *path);
 int obj_sides_map(struct obj_sides *os, int s, const char *name);
 /* The fds of map name on both sides into fds; false (with a test failure) if either has none. */
 bool obj_sides_maps(struct obj_sides *os, const char *name, int fds[NSIDES]);
+/* The fds of the object's .bss map (its name the object's, cut, then ".bss") on both sides. */
+bool obj_sides_bss(struct obj_sides *os, int fds[NSIDES]);
 void obj_sides_close(struct obj_sides *os);
 
 #endif

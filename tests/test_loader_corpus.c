@@ -125,6 +125,7 @@ static const struct corpus_case corpus[] = {
 	{ "syscall_task_work", true, .kfunc = "bpf_task_work_schedule_signal_impl" }, /* (6.18) */
 	{ "syscall_task_vma_iter", true, .kfunc = "bpf_iter_task_vma_new" },
 	{ "syscall_css_task_iter", true, .kfunc = "bpf_iter_css_task_new" },
+	{ "syscall_cpumask", true, .kfunc = "bpf_cpumask_populate" }, /* (6.16) */
 	{ "tp_btf_kfree_skb_sock", true, .btf = true },
 	{ "tp_btf_kfree_skb_sock_unchecked", false, .btf = true },
 	{ "xdp_preempt_global", true, .kfunc = "bpf_preempt_disable" },

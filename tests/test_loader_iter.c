@@ -481,18 +481,6 @@ static void areas_now(char *buf, size_t size)
 		fclose(f);
 }
 
-/* The .bss map of an object (the loader names it "<object>.bss", cut to 15 bytes). */
-static int bss_map(struct userbpf_object *obj)
-{
-	for (size_t i = 0; i < userbpf_object_map_count(obj); i++) {
-		const char *n = userbpf_map_name(userbpf_object_map(obj, i));
-
-		if (strlen(n) >= 4 && !strcmp(n + strlen(n) - 4, ".bss"))
-			return userbpf_map_fd(userbpf_object_map(obj, i));
-	}
-	return -1;
-}
-
 /* The open-coded task_vma iterator (bpf_iter_task_vma_new(), _next(), _destroy()) of a syscall
  * program over this thread's areas, from 0 and from an address in the middle, and over another
  * thread's, on both sides: the same count of areas, and the same file-backed ones (start, end,
@@ -512,8 +500,7 @@ TEST(loader_iter_task_vma_open_coded)
 	if (!self_reads_work() || !pids_are_global())
 		SKIP("process_vm_readv() cannot read this process, or its pids are not the kernel's");
 	REQUIRE(obj_sides_open(&os, LOADER_OBJ_DIR "/tests/corpus/syscall_task_vma_iter.bpf.o"));
-	for (int s = 0; s < NSIDES; s++)
-		REQUIRE((bss[s] = bss_map(os.obj[s])) >= 0);
+	REQUIRE(obj_sides_bss(&os, bss));
 	const uint64_t froms[] = { 0, (uintptr_t)&before, 0 };
 
 	for (size_t f = 0; f < ARRAY_SIZE(froms); f++) {
@@ -589,8 +576,7 @@ TEST(loader_iter_css_task_open_coded)
 	if (mkdir(sub, 0755) || stat(sub, &st))
 		SKIP("cgroup2 is not writable here");
 	REQUIRE(obj_sides_open(&os, LOADER_OBJ_DIR "/tests/corpus/syscall_css_task_iter.bpf.o"));
-	for (int s = 0; s < NSIDES; s++)
-		REQUIRE((bss[s] = bss_map(os.obj[s])) >= 0);
+	REQUIRE(obj_sides_bss(&os, bss));
 	child = fork();
 	if (child == 0) {
 		pthread_t th;

@@ -8,7 +8,8 @@
  * credentials (real_cred and cred: uid, gid, suid, sgid, euid, egid, fsuid, fsgid) and mm
  * (non-NULL: user threads have one; its bytes are zero), cgroups (a css_set whose dfl_cgrp is
  * the task's cgroup v2 cgroup: current_cgroup.c; the calling thread's looked at again each time
- * its task is).  Every other byte reads 0.
+ * its task is), cpus_ptr (at its own cpus_mask: the thread's CPU affinity when its task was
+ * made) and nr_cpus_allowed.  Every other byte reads 0.
  *
  * The calling thread's task is rebuilt when its ids or comm changed (a fork, prctl()), its
  * ancestors when its parent did.  Ancestors are kept for the process's life; a thread's own
@@ -21,6 +22,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,8 @@ static struct {
 	bool ok;
 	u32 task_size, cred_size, mm_size;
 	long pid, tgid, comm, real_parent, parent, group_leader, real_cred, cred, mm, cgroups;
+	long cpus_ptr, cpus_mask, nr_cpus_allowed;
+	u32 cpumask_size;
 	long ids[8]; /* struct cred's uid, gid, suid, sgid, euid, egid, fsuid, fsgid */
 } L;
 
@@ -75,6 +79,10 @@ static void layout_init(void)
 	L.cred = btf_member_offset(btf, task, "cred");
 	L.mm = btf_member_offset(btf, task, "mm");
 	L.cgroups = btf_member_offset(btf, task, "cgroups");
+	L.cpus_ptr = btf_member_offset(btf, task, "cpus_ptr");
+	L.cpus_mask = btf_member_offset(btf, task, "cpus_mask");
+	L.nr_cpus_allowed = btf_member_offset(btf, task, "nr_cpus_allowed");
+	L.cpumask_size = struct_size(btf, "cpumask");
 	for (int i = 0; i < 8; i++)
 		L.ids[i] = btf_member_offset(btf, cred, cred_ids[i]);
 	/* (what a task needs to be one: the ids, the name, the links; the rest may be missing) */
@@ -203,6 +211,32 @@ static void fake_free(struct fake_task *f)
 	pthread_mutex_unlock(&arena_lock);
 }
 
+/* cpus_ptr at the task's own cpus_mask, the CPUs the thread may run on (as of the task's
+ * making: sched_getaffinity(); the idle task's CPU 0; none if that fails, but the pointer is
+ * there: a program passes it to the cpumask kfuncs unchecked, as the kernel's never NULL),
+ * and their count, nr_cpus_allowed. */
+static void set_affinity(struct fake_task *f, int pid)
+{
+	cpu_set_t set;
+	u32 n = 0;
+
+	if (L.cpus_ptr < 0 || L.cpus_mask < 0 || !L.cpumask_size)
+		return;
+	CPU_ZERO(&set);
+	if (!pid)
+		CPU_SET(0, &set);
+	else if (sched_getaffinity(pid, sizeof(set), &set))
+		CPU_ZERO(&set);
+	for (u32 cpu = 0; cpu < L.cpumask_size * 8 && cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		f->task[L.cpus_mask + cpu / 8] |= (u8)(1u << (cpu % 8));
+		n++;
+	}
+	put_ptr(f->task, L.cpus_ptr, f->task + L.cpus_mask);
+	put_u32(f->task, L.nr_cpus_allowed, n);
+}
+
 static struct fake_task *fake_new(int pid, int tgid, const char *comm, const u32 ids[8])
 {
 	struct fake_task *f = fake_alloc();
@@ -225,6 +259,7 @@ static struct fake_task *fake_new(int pid, int tgid, const char *comm, const u32
 		put_ptr(f->task, L.mm, f->mm);
 	for (int i = 0; i < 8; i++)
 		put_u32(f->cred, L.ids[i], ids[i]);
+	set_affinity(f, pid);
 	return f;
 }
 

@@ -1,6 +1,7 @@
 /* The kfunc table (kfuncs.h): the kernel's common_btf_ids set (kernel/bpf/helpers.c), for
  * every program type, some of its generic_btf_ids set (the task and cgroup references, for the
- * types it is registered for), and the packets' dynptr constructors, for the skb types and XDP
+ * types it is registered for), the cpumask set (kernel/bpf/cpumask.c: tracing, struct_ops and
+ * syscall programs), and the packets' dynptr constructors, for the skb types and XDP
  * (net/core/filter.c).  The dynptr kfuncs live with the dynptr helpers (bpf_dynptr.c), the
  * string ones in kfuncs_string.c, the references in kfuncs_refs.c. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "exec/helpers/impl.h"
 #include "exec/interp.h"
 #include "exec/kfuncs.h"
+#include "exec/kfuncs_cpumask.h"
 #include "exec/kfuncs_string.h"
 #include "exec/iter_css.h"
 #include "exec/iter_task.h"
@@ -180,10 +182,39 @@ static u64 bpf_rdonly_cast_kfunc(u64 obj, u64 btf_id, u64 a3, u64 a4, u64 a5)
 	return obj;
 }
 
+/* The cpumask set's kfuncs (kfuncs_cpumask.c), with the kernel's flags */
+#define CPUMASK(f, flags) { "bpf_cpumask_" #f, bpf_cpumask_##f##_kfunc, KF_CPUMASK | (flags) }
+
 static const struct kfunc_desc kfuncs[] = {
 	{ "bpf_copy_from_user_dynptr", bpf_copy_from_user_dynptr_kfunc, KF_SLEEPABLE },
 	{ "bpf_copy_from_user_str", bpf_copy_from_user_str_kfunc, KF_SLEEPABLE },
 	{ "bpf_copy_from_user_str_dynptr", bpf_copy_from_user_str_dynptr_kfunc, KF_SLEEPABLE },
+	CPUMASK(acquire, KF_ACQUIRE | KF_TRUSTED_ARGS),
+	CPUMASK(and, KF_RCU),
+	CPUMASK(any_and_distribute, KF_RCU),
+	CPUMASK(any_distribute, KF_RCU),
+	CPUMASK(clear, KF_RCU),
+	CPUMASK(clear_cpu, KF_RCU),
+	CPUMASK(copy, KF_RCU),
+	CPUMASK(create, KF_ACQUIRE | KF_RET_NULL),
+	CPUMASK(empty, KF_RCU),
+	CPUMASK(equal, KF_RCU),
+	CPUMASK(first, KF_RCU),
+	CPUMASK(first_and, KF_RCU),
+	CPUMASK(first_zero, KF_RCU),
+	CPUMASK(full, KF_RCU),
+	CPUMASK(intersects, KF_RCU),
+	CPUMASK(or, KF_RCU),
+	CPUMASK(populate, KF_RCU),
+	CPUMASK(release, KF_RELEASE),
+	CPUMASK(set_cpu, KF_RCU),
+	CPUMASK(setall, KF_RCU),
+	CPUMASK(subset, KF_RCU),
+	CPUMASK(test_and_clear_cpu, KF_RCU),
+	CPUMASK(test_and_set_cpu, KF_RCU),
+	CPUMASK(test_cpu, KF_RCU),
+	CPUMASK(weight, KF_RCU),
+	CPUMASK(xor, KF_RCU),
 	{ "bpf_cgroup_acquire", bpf_task_acquire_kfunc,
 	  KF_GENERIC | KF_ACQUIRE | KF_RCU | KF_RET_NULL },
 	{ "bpf_cgroup_ancestor", bpf_cgroup_ancestor_kfunc,

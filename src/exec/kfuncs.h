@@ -23,6 +23,8 @@
 #define KF_RCU_PROTECTED (1u << 11) /* only inside an RCU section (an iterator's _new(): the
 				   * iterator then too) */
 /* userbpf's own marks (bits the kernel's flags leave free) */
+#define KF_CPUMASK (1u << 23)	/* in the kernel's cpumask set (kernel/bpf/cpumask.c): for
+				 * tracing, struct_ops and syscall programs */
 #define KF_GENERIC (1u << 24)	/* in the kernel's generic_btf_ids set (kernel/bpf/helpers.c):
 				 * for the program types it is registered for, not all */
 #define KF_SPIN_OK (1u << 25)	/* may be called while a bpf_spin_lock is held */

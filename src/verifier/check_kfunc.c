@@ -262,7 +262,9 @@ static bool kfunc_type_allowed(const struct kfunc_desc *desc, u32 type)
 {
 	return !((desc->flags & KF_PKT_SKB) && !skb_dynptr_type(type)) &&
 	       !((desc->flags & KF_PKT_XDP) && type != BPF_PROG_TYPE_XDP) &&
-	       !((desc->flags & KF_GENERIC) && !generic_kfunc_type(type));
+	       !((desc->flags & KF_GENERIC) && !generic_kfunc_type(type)) &&
+	       !((desc->flags & KF_CPUMASK) && type != BPF_PROG_TYPE_TRACING &&
+		 type != BPF_PROG_TYPE_STRUCT_OPS && type != BPF_PROG_TYPE_SYSCALL);
 }
 
 u32 kfunc_nargs(const struct verifier_env *env, const struct bpf_insn *in)
@@ -337,6 +339,28 @@ static int kfunc_arg_reg_off(struct verifier_env *env, const struct reg_state *r
 	    reg->type != PTR_TO_RINGBUF_MEM)
 		return check_ptr_off(env, reg, regno, false);
 	return 0;
+}
+
+/* A pointer to a scalar or a struct of scalars (a struct cpumask) given something that is not
+ * a kernel object (the kernel's KF_ARG_PTR_TO_MEM): memory of its size, read and written (NULL
+ * passes here: the kfuncs that want their objects refused it before); a kfunc that wants
+ * trusted arguments takes no such memory (6.18: "must be referenced or trusted"). */
+static int kfunc_mem_arg(struct verifier_env *env, const struct kfunc_desc *desc, u32 i,
+			 const struct btf_type *ref_t)
+{
+	u32 regno = BPF_REG_1 + i;
+	const struct reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	if (desc->flags & (KF_TRUSTED_ARGS | KF_RELEASE)) {
+		verbose(env, "R%u must be referenced or trusted\n", regno);
+		return -EINVAL;
+	}
+	err = kfunc_arg_reg_off(env, reg, regno);
+	if (err || reg_is_null(reg))
+		return err;
+	err = check_helper_mem(env, regno, (int)ref_t->size, true, false, false);
+	return err ? err : check_helper_mem(env, regno, (int)ref_t->size, true, true, false);
 }
 
 /* The program's ctx (the kernel's KF_ARG_PTR_TO_CTX), unmodified. */
@@ -695,10 +719,7 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 				ref_t ? btf_str_by_offset(k->btf, ref_t->name_off) ?: "" : "");
 			err = -EINVAL;
 		} else {
-			/* (no kfunc of userbpf's takes another kind) */
-			verbose(env, "verifier internal error: unsupported arg#%u of %s\n", i,
-				k->name);
-			err = -EFAULT;
+			err = kfunc_mem_arg(env, desc, i, ref_t);
 		}
 		if (err)
 			return err;
