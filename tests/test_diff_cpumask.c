@@ -9,12 +9,17 @@
  * kfuncs compute, over many masks: test_loader_cpumask.c.)  Skipped without the kernel's BTF
  * (with bpf_cpumask_populate(), 6.16) or bpf().
  */
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
+#include "btf_blob.h"
+#include "exec/kfuncs_cpumask.h"
 #include "kbpf.h"
+#include "map/map.h"
 #include "test.h"
 #include "userbpf/insn.h"
 
@@ -220,4 +225,199 @@ TEST(diff_cpumask)
 	CHECK_EQ(same_log, (int)ARRAY_SIZE(cases));
 	CHECK_EQ(runs, to_run);
 	CHECK(runs >= 18);
+}
+
+/* ---- masks kept in maps: `struct bpf_cpumask __kptr *` ---- */
+
+static const char STRS[] = "\0int\0long\0bpf_cpumask\0kptr\0v\0m\0n";
+enum { S_INT = 1, S_LONG = 5, S_MASK = 10, S_KPTR = 22, S_V = 27, S_M = 29, S_N = 31,
+       S_END = sizeof(STRS) };
+enum { INT = 1, LONG, MASK_T, TAG, PTR, VAL_T };
+/* struct v { struct bpf_cpumask __kptr *m; u64 n; } (clang 14 emits no type tags: by hand) */
+static const uint32_t types[] = {
+	T_INT(S_INT, 4, BTF_INT_SIGNED, 0, 32),		/* 1 int */
+	T_INT(S_LONG, 8, 0, 0, 64),			/* 2 u64 */
+	T_STRUCT(S_MASK, 0, 0),				/* 3 struct bpf_cpumask {} */
+	T_REF(BTF_KIND_TYPE_TAG, S_KPTR, MASK_T),	/* 4 __kptr */
+	T_PTR(TAG),					/* 5 */
+	T_STRUCT(S_V, 2, 16), T_MEMBER(S_M, PTR, 0), T_MEMBER(S_N, LONG, 64), /* 6 struct v */
+};
+
+/* r6 = element 0 of the map (returns 0 without it) */
+#define LOOKUP BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), MOV(2, 10),                                 \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),                        \
+	BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), IF_NULL(0, 100), MOV(6, 0)
+
+static const struct {
+	const char *what;
+	bool run;
+	struct bpf_insn insns[32];
+} kptr_cases[] = {
+	{ "put: a new mask with CPU 1 xchg'd in, the old one dropped", true,
+	  { LOOKUP, MOV(8, 6), CREATE, IMM(1, 1), MOV(2, 6), KFUNC(V_SET), MOV(1, 8), MOV(2, 6),
+	    BPF_EMIT_CALL(BPF_FUNC_kptr_xchg), IF_NULL(0, 2), RELEASE(0), IMM(0, 0), EXIT } },
+	{ "get: the kept mask's weight, in an RCU section (-1 if none)", true,
+	  { LOOKUP, IMM(7, -1), KFUNC(V_RCU_LOCK), BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
+	    IF_NULL(1, 2), KFUNC(V_WEIGHT), MOV(7, 0), KFUNC(V_RCU_UNLOCK), MOV(0, 7), EXIT } },
+	{ "take: xchg'd out (NULL in), its weight + 10, dropped", true,
+	  { LOOKUP, MOV(1, 6), IMM(2, 0), BPF_EMIT_CALL(BPF_FUNC_kptr_xchg), IF_NULL(0, 100),
+	    MOV(7, 0), MOV(1, 7), KFUNC(V_WEIGHT), MOV(8, 0), RELEASE(7),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_8, 10), MOV(0, 8), EXIT } },
+	{ "the kept mask's weight outside an RCU section (untrusted)", false,
+	  { LOOKUP, BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0), IF_NULL(1, 1), KFUNC(V_WEIGHT),
+	    IMM(0, 0), EXIT } },
+	{ "the kept mask dropped as loaded", false,
+	  { LOOKUP, KFUNC(V_RCU_LOCK), BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_6, 0),
+	    IF_NULL(1, 1), KFUNC(V_RELEASE), KFUNC(V_RCU_UNLOCK), IMM(0, 0), EXIT } },
+	{ "a mask stored in the kptr", false,
+	  { LOOKUP, MOV(8, 6), CREATE, BPF_STX_MEM(BPF_DW, BPF_REG_8, BPF_REG_6, 0), RELEASE(6),
+	    IMM(0, 0), EXIT } },
+};
+
+enum { PUT, GET, TAKE, NRUN }; /* the runnable cases, in order */
+
+/* The kptr cases loaded on both sides over map[]: their verdicts and logs compared (how many
+ * agree), the runnable ones' fds into prog[][NRUN]. */
+static int kptr_cases_load(const int map[NSIDES], int prog[NSIDES][NRUN])
+{
+	static char log[NSIDES][1 << 16];
+	int same = 0, r_i = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kptr_cases); i++) {
+		struct bpf_insn p[NSIDES][36];
+		struct bpf_result r[NSIDES];
+		uint32_t n = insns_used(kptr_cases[i].insns, 32);
+
+		for (int s = 0; s < NSIDES; s++) {
+			memcpy(p[s], kptr_cases[i].insns, n * sizeof(p[s][0]));
+			fill_placeholders(p[s], n, vals, V__COUNT);
+			n = fill_tail_jumps(p[s], insns_used(kptr_cases[i].insns, 32));
+			for (uint32_t j = 0; j < n; j++)
+				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+				    p[s][j].src_reg == BPF_PSEUDO_MAP_FD)
+					p[s][j].imm = map[s];
+			r[s] = side_prog_load_flags(s, SYSCALL, 0, BPF_F_SLEEPABLE, p[s], n, log[s],
+						    sizeof(log[s]), 2);
+			log_cut_stats(log[s]);
+			log_cut_map_addrs(log[s]);
+		}
+		if (AGREE(kptr_cases[i].what, r) && LOGS_SAME(kptr_cases[i].what, log[K], log[U]))
+			same++;
+		if (getenv("TEST_VERBOSE"))
+			printf("  %s: %s\n%s", kptr_cases[i].what,
+			       r[K].rc >= 0 ? "accepted" : "refused", r[K].rc >= 0 ? "" : log[K]);
+		CHECK_EQ(r[K].rc >= 0, kptr_cases[i].run);
+		for (int s = 0; s < NSIDES; s++) {
+			if (kptr_cases[i].run && r_i < NRUN)
+				prog[s][r_i] = r[s].rc;
+			else if (r[s].rc >= 0)
+				close(r[s].rc);
+		}
+		r_i += kptr_cases[i].run;
+	}
+	return same;
+}
+
+/* A map of type with struct v values on each side, the cases loaded over it, and this
+ * sequence run on both (bpf() updating the element between): the kernel's results.  userbpf's
+ * masks must all be dropped again once the programs and the map are closed. */
+static int kptr_sequence_agrees(uint32_t map_type, int *same_logs)
+{
+	static const struct { int step; uint32_t want; } steps[] = {
+		{ GET, ~0u }, { PUT, 0 }, { GET, 1 }, { PUT, 0 }, { GET, 1 }, { -1, 0 }, { GET, ~0u },
+		{ PUT, 0 }, { TAKE, 11 }, { GET, ~0u }, { TAKE, 0 }, { PUT, 0 }, { -1, 0 },
+		{ PUT, 0 }, { -2, 0 }, { GET, ~0u }, { PUT, 0 },
+	};
+	bool percpu = map_type == BPF_MAP_TYPE_PERCPU_ARRAY || map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	uint32_t copies = percpu ? map_possible_cpus() : 1, live = cpumask_live();
+	int btf[NSIDES], map[NSIDES], prog[NSIDES][NRUN], agreed = 0, key = 0;
+	static uint64_t v[2 * 256];
+	union bpf_attr a;
+
+	for (int s = 0; s < NSIDES; s++) {
+		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
+		memset(&a, 0, sizeof(a));
+		a.map_type = map_type;
+		a.key_size = 4;
+		a.value_size = 16;
+		a.max_entries = 4;
+		a.btf_fd = (uint32_t)btf[s];
+		a.btf_key_type_id = INT;
+		a.btf_value_type_id = VAL_T;
+		map[s] = btf[s] < 0 ? -1 : side_call(s, BPF_MAP_CREATE, &a).rc;
+		if (map[s] < 0 || copies > 256) {
+			test_fail(__FILE__, __LINE__, "side %d: no map of type %u with a bpf_cpumask "
+				  "kptr (errno %d)", s, map_type, errno);
+			return 0;
+		}
+		CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &key, v, 0).rc, 0);
+	}
+	*same_logs += kptr_cases_load(map, prog);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		uint32_t ret[NSIDES] = { 0, 0 };
+
+		for (int s = 0; s < NSIDES; s++) {
+			/* (an update empties the kptr, and an element deleted drops it: its mask
+			 * is dropped; an array's delete fails, as the kernel's) */
+			if (steps[i].step == -2) {
+				bool array = map_type == BPF_MAP_TYPE_ARRAY ||
+					     map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+
+				CHECK_EQ(side_elem(s, BPF_MAP_DELETE_ELEM, map[s], &key, NULL, 0).err,
+					 array ? EINVAL : 0);
+				if (s == U && !array) /* (at once, not when the element is reused) */
+					CHECK_EQ(cpumask_live(), live);
+			}
+			if (steps[i].step < 0)
+				CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &key, v, 0).rc, 0);
+			else if (prog[s][steps[i].step] >= 0)
+				side_test_run_ctx(s, prog[s][steps[i].step], NULL, 0, 0, NULL, 0,
+						  NULL, 0, &ret[s]);
+		}
+		if (steps[i].step < 0)
+			continue;
+		if (ret[K] == ret[U] && ret[U] == steps[i].want)
+			agreed++;
+		else
+			test_fail(__FILE__, __LINE__, "%s (map type %u): kernel %d, userbpf %d",
+				  kptr_cases[steps[i].step].what, map_type, (int)ret[K],
+				  (int)ret[U]);
+	}
+	/* (a mask is left in the map: its end drops it) */
+	for (int s = 0; s < NSIDES; s++) {
+		for (int r = 0; r < NRUN; r++)
+			if (prog[s][r] >= 0)
+				close(prog[s][r]);
+		close(map[s]);
+		close(btf[s]);
+	}
+	CHECK_EQ(cpumask_live(), live);
+	return agreed;
+}
+
+TEST(diff_cpumask_kptr)
+{
+	static const uint32_t map_types[] = {
+		BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_LRU_HASH,
+		BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_PERCPU_HASH,
+	};
+	int agreed = 0, same_logs = 0;
+	cpu_set_t was, one;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_values())
+		SKIP("no kernel BTF with task_struct and the cpumask kfuncs (bpf_cpumask_populate(): "
+		     "6.16; /sys/kernel/btf/vmlinux)");
+	/* (on one CPU: a per-CPU map's runs must see the same copy, on both sides) */
+	REQUIRE(!sched_getaffinity(0, sizeof(was), &was));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+	REQUIRE(!sched_setaffinity(0, sizeof(one), &one));
+	for (size_t t = 0; t < ARRAY_SIZE(map_types); t++)
+		agreed += kptr_sequence_agrees(map_types[t], &same_logs);
+	sched_setaffinity(0, sizeof(was), &was);
+	printf("diff_cpumask_kptr: %zu map types, %d programs with the kernel's verdict and "
+	       "level-2 log, %d runs with its value\n", ARRAY_SIZE(map_types), same_logs, agreed);
+	CHECK_EQ(same_logs, (int)(ARRAY_SIZE(map_types) * ARRAY_SIZE(kptr_cases)));
+	CHECK_EQ(agreed, (int)ARRAY_SIZE(map_types) * 14);
 }

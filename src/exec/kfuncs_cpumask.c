@@ -11,9 +11,12 @@
  * small_cpumask_bits / large_cpumask_bits: NR_CPUS for both up to 64, nr_cpu_ids and NR_CPUS
  * up to 256, nr_cpu_ids for both above.
  *
- * An object is malloc'ed with its reference count at the kernel's offset of usage, and freed
- * when the last reference goes (the verifier sees that a program drops every reference it
- * takes; a map cannot keep one: kptrs to bpf_cpumask are refused).
+ * An object has its reference count at the kernel's offset of usage, and goes when the last
+ * reference does (the verifier sees that a program drops every reference it takes; a map's
+ * kptr holds one, which emptying the kptr drops: map.h).  A program may still read a mask it
+ * loaded from a map's kptr in an RCU section while another thread drops it, as the kernel's
+ * programs may until a grace period ends: objects are kept on a free list and reused, never
+ * unmapped, so such a read reads a mask (maybe a newer one), never freed memory.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -58,11 +61,6 @@ static bool layout(void)
 
 	pthread_once(&once, layout_init);
 	return L.ok;
-}
-
-u32 cpumask_nr_cpus(void)
-{
-	return layout() ? L.nr_cpus : 0;
 }
 
 /* A mask's words; (every kfunc below gets here first: the layout is known from then on) */
@@ -119,14 +117,32 @@ static u32 *half(u64 mask, u32 cpu, u32 *bit)
 	return (u32 *)(uintptr_t)mask + cpu / 32;
 }
 
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *free_masks; /* (linked through their first word) */
+static u32 live;	 /* masks made and not yet dropped, for the tests */
+
+u32 cpumask_live(void)
+{
+	return __atomic_load_n(&live, __ATOMIC_RELAXED);
+}
+
 u64 bpf_cpumask_create_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	u8 *m;
 	u32 one = 1;
 
-	if (!layout() || !(m = calloc(1, L.size)))
+	if (!layout())
 		return 0;
-	memcpy(m + L.usage, &one, 4);
+	pthread_mutex_lock(&free_lock);
+	m = free_masks;
+	if (m)
+		memcpy(&free_masks, m, sizeof(void *));
+	pthread_mutex_unlock(&free_lock);
+	if (!m && !(m = malloc(L.size)))
+		return 0;
+	__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
+	memset(m, 0, L.size);
+	__atomic_store_n((u32 *)(m + L.usage), one, __ATOMIC_RELEASE);
 	return (u64)(uintptr_t)m;
 }
 
@@ -138,8 +154,15 @@ u64 bpf_cpumask_acquire_kfunc(u64 mask, u64 a2, u64 a3, u64 a4, u64 a5)
 
 u64 bpf_cpumask_release_kfunc(u64 mask, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	if (__atomic_sub_fetch((u32 *)(uintptr_t)(mask + (u64)L.usage), 1, __ATOMIC_ACQ_REL) == 0)
-		free((void *)(uintptr_t)mask);
+	void *m = (void *)(uintptr_t)mask;
+
+	if (__atomic_sub_fetch((u32 *)(uintptr_t)(mask + (u64)L.usage), 1, __ATOMIC_ACQ_REL))
+		return 0;
+	__atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&free_lock);
+	memcpy(m, &free_masks, sizeof(void *));
+	free_masks = m;
+	pthread_mutex_unlock(&free_lock);
 	return 0;
 }
 

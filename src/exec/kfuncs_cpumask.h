@@ -4,8 +4,8 @@
 
 #include "exec/helpers.h"
 
-/* NR_CPUS as the kernel's BTF has it (struct cpumask's bits); 0 without the BTF. */
-u32 cpumask_nr_cpus(void);
+/* How many masks are made and not dropped (programs' references and maps' kptrs). */
+u32 cpumask_live(void);
 
 u64 bpf_cpumask_create_kfunc(u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
 u64 bpf_cpumask_acquire_kfunc(u64 mask, u64 a2, u64 a3, u64 a4, u64 a5);

@@ -118,10 +118,16 @@ nomem:
 	return -ENOMEM;
 }
 
+static u8 *array_elem(struct bpf_array *a, u32 index);
+
 static void array_free(struct bpf_map *map)
 {
 	struct bpf_array *a = array_of(map);
 
+	if (map->nr_kptrs) /* (what the kptrs hold: every element's, every CPU's copy) */
+		for (u32 i = 0; i < map->max_entries; i++)
+			for (u32 c = 0; c < a->ncpus; c++)
+				map_empty_kptrs(map, array_elem(a, i) + (size_t)c * a->elem_size);
 	value_ranges_del((uintptr_t)a->values);
 	if (a->mmapped)
 		munmap(a->values, a->area_size);

@@ -284,10 +284,16 @@ free_htab:
 	return -ENOMEM;
 }
 
+static void elem_empty_kptrs(struct bpf_htab *h, struct htab_elem *e);
+
 static void htab_free(struct bpf_map *map)
 {
 	struct bpf_htab *h = htab_of(map);
 
+	if (map->nr_kptrs) /* (the live elements' references) */
+		for (u32 i = 0; i < h->n_buckets; i++)
+			for (struct htab_elem *e = h->buckets[i].head; e; e = e->next)
+				elem_empty_kptrs(h, e);
 	if (h->fd_values) /* the inner maps of the live elements (no reader is left) */
 		for (u32 i = 0; i < h->n_buckets; i++)
 			for (struct htab_elem *e = h->buckets[i].head; e; e = e->next)
@@ -343,12 +349,24 @@ static struct htab_elem *elem_alloc(struct bpf_htab *h, int *err)
 	return e;
 }
 
-/* An element leaves the map (deleted, evicted): its timer goes with it.  (Counted out only once
- * it is on the free list: elem_alloc() counts on finding one.) */
+/* What an element that leaves the map (deleted, evicted, the map's end) held in its kptrs is
+ * dropped: every CPU's copy's. */
+static void elem_empty_kptrs(struct bpf_htab *h, struct htab_elem *e)
+{
+	u8 *v = elem_value(h, e);
+
+	for (u32 c = 0, n = h->percpu ? map_possible_cpus() : 1; c < n; c++)
+		map_empty_kptrs(&h->map, v + (size_t)c * h->value_round);
+}
+
+/* An element leaves the map (deleted, evicted): its timer and kptrs go with it.  (Counted out
+ * only once it is on the free list: elem_alloc() counts on finding one.) */
 static void elem_free(struct bpf_htab *h, struct htab_elem *e)
 {
 	if (map_has_async(&h->map))
 		bpf_timer_free(&h->map, elem_value(h, e));
+	if (h->map.nr_kptrs)
+		elem_empty_kptrs(h, e);
 	spin_lock(&h->free_lock);
 	/* atomic: a lock-free reader that was walking through e may still load its next */
 	__atomic_store_n(&e->next, h->free_list, __ATOMIC_RELAXED);
@@ -575,12 +593,14 @@ static u32 area_index(struct bpf_htab *h, struct htab_elem *e)
 	return (u32)(((u8 *)e - h->area) / h->elem_size);
 }
 
-/* What an LRU map's element that leaves the map gives up: its timer, its place in the count
- * (which nothing allocates by: the lists do). */
+/* What an LRU map's element that leaves the map gives up: its timer, its kptrs, its place in
+ * the count (which nothing allocates by: the lists do). */
 static void lru_elem_release(struct bpf_htab *h, struct htab_elem *e)
 {
 	if (map_has_async(&h->map))
 		bpf_timer_free(&h->map, elem_value(h, e));
+	if (h->map.nr_kptrs)
+		elem_empty_kptrs(h, e);
 	__atomic_sub_fetch(&h->count, 1, __ATOMIC_RELAXED);
 }
 

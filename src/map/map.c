@@ -18,6 +18,7 @@
 
 #include "btf/vmlinux.h"
 #include "exec/bpf_timer.h"
+#include "exec/kfuncs_cpumask.h"
 #include "map/map.h"
 #include "map/map_in_map.h"
 #include "btf/btf.h"
@@ -116,7 +117,21 @@ static bool specials_allowed(u32 type, u32 fields)
 /* The value's kptrs (btf_find_kptrs()), each to a struct of the kernel's BTF (a struct the
  * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
  * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
- * kfuncs: tasks and cgroups; ENOENT else, as the kernel's btf_find_dtor_kfunc()). */
+ * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()).
+ * (A local storage map's bpf_cpumask kptr is refused here, ENOENT: its elements are dropped
+ * without their map, which knows where the kptrs are.) */
+void map_kptr_drop(const struct map_kptr *k, u64 obj)
+{
+	if (k->drop)
+		bpf_cpumask_release_kfunc(obj, 0, 0, 0, 0);
+}
+
+static bool map_is_local_storage(u32 type)
+{
+	return type == BPF_MAP_TYPE_SK_STORAGE || type == BPF_MAP_TYPE_TASK_STORAGE ||
+	       type == BPF_MAP_TYPE_CGRP_STORAGE || type == BPF_MAP_TYPE_INODE_STORAGE;
+}
+
 static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
 {
 	struct btf_kptr k[MAP_MAX_KPTRS];
@@ -132,7 +147,8 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 		if (!ids[i])
 			return -EOPNOTSUPP;
 		if (k[i].ref && strcmp(k[i].pointee, "task_struct") &&
-		    strcmp(k[i].pointee, "cgroup"))
+		    strcmp(k[i].pointee, "cgroup") &&
+		    (strcmp(k[i].pointee, "bpf_cpumask") || map_is_local_storage(map->map_type)))
 			return -ENOENT;
 	}
 	if (!n)
@@ -142,7 +158,9 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
 		map->kptrs[i] = (struct map_kptr){ .off = k[i].off, .btf_id = ids[i],
-						   .ref = k[i].ref };
+						   .ref = k[i].ref,
+						   .drop = k[i].ref &&
+							   !strcmp(k[i].pointee, "bpf_cpumask") };
 	map->nr_kptrs = (u8)n;
 	return 0;
 }

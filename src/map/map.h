@@ -153,6 +153,8 @@ struct bpf_map {
 		u32 off;
 		u32 btf_id;
 		bool ref;
+		bool drop;	/* a reference emptying must drop (a bpf_cpumask's: tasks' and
+				 * cgroups' live on in userbpf whatever their references) */
 	} *kptrs; /* (malloc'ed, freed with the map: a map's hot fields keep their places) */
 	/* Maps that hold programs (program arrays, device maps): the kind of program the first
 	 * one to use the map or go into it was, which every later one must be (map_owner.c). */
@@ -239,11 +241,24 @@ static inline const struct map_kptr *map_kptr_at(const struct bpf_map *map, s64 
 	return NULL;
 }
 
-/* An update (or a new element) empties the value's kptrs: what they held is dropped. */
+/* Drops the reference a kptr held (its struct's destructor kfunc). */
+void map_kptr_drop(const struct map_kptr *k, u64 obj);
+
+/* An update, an element that leaves the map and the map's end empty the value's kptrs: what
+ * they held is dropped. */
 static inline void map_empty_kptrs(const struct bpf_map *map, void *value)
 {
-	for (u32 i = 0; i < map->nr_kptrs; i++)
-		__atomic_store_n((u64 *)((u8 *)value + map->kptrs[i].off), 0, __ATOMIC_RELAXED);
+	for (u32 i = 0; i < map->nr_kptrs; i++) {
+		u64 *slot = (u64 *)((u8 *)value + map->kptrs[i].off), old;
+
+		if (!map->kptrs[i].drop) {
+			__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
+			continue;
+		}
+		old = __atomic_exchange_n(slot, 0, __ATOMIC_ACQ_REL);
+		if (old)
+			map_kptr_drop(&map->kptrs[i], old);
+	}
 }
 
 #define MAP_TIMER_SIZE 16 /* sizeof(struct bpf_timer) */

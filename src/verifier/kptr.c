@@ -3,7 +3,8 @@
  * map_kptr_match_type()).
  *
  * A load of one gives the object, maybe NULL: a referenced kptr's to an RCU-protected struct
- * (task_struct, cgroup) is an RCU pointer inside an RCU section, anything else untrusted.  A
+ * (task_struct, cgroup, bpf_cpumask) is an RCU pointer inside an RCU section, anything else
+ * untrusted.  A
  * referenced kptr changes only through bpf_kptr_xchg(), which moves a reference the program
  * holds into the map and the one there out (a new reference the program must release); an
  * unreferenced one takes a plain store of a pointer to its struct, or NULL.  Only whole 8-byte
@@ -72,10 +73,11 @@ int check_map_kptr_access(struct verifier_env *env, int value_regno,
 		return -EACCES;
 	}
 	if (class == BPF_LDX) {
-		/* a referenced task's or cgroup's kptr is freed after an RCU grace period */
+		/* a referenced task's, cgroup's or CPU mask's kptr is freed after an RCU grace
+		 * period (the kernel's rcu_protected_object()) */
 		bool rcu = k->ref && in_rcu_cs(env) &&
 			   (k->btf_id == btf_vmlinux_task_struct() ||
-			    k->btf_id == btf_vmlinux_cgroup());
+			    k->btf_id == btf_vmlinux_cgroup() || k->drop);
 
 		dst = &cur_regs(env)[value_regno];
 		mark_ptr(dst, rcu ? PTR_TO_BTF_ID_RCU_OR_NULL : PTR_TO_BTF_ID_UNTRUSTED_OR_NULL);
