@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
@@ -243,10 +244,15 @@ static const uint32_t types[] = {
 	T_STRUCT(S_V, 2, 16), T_MEMBER(S_M, PTR, 0), T_MEMBER(S_N, LONG, 64), /* 6 struct v */
 };
 
-/* r6 = element 0 of the map (returns 0 without it) */
+/* r6 = element 0 of the map (returns 0 without it); a task storage map's program gets the
+ * current task's value instead (TS_LOOKUP, made if missing) */
 #define LOOKUP BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0), MOV(2, 10),                                 \
 	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4), BPF_LD_MAP_FD(BPF_REG_1, 0),                        \
 	BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem), IF_NULL(0, 100), MOV(6, 0)
+#define LOOKUP_LEN 8
+#define TS_LOOKUP TASK, MOV(2, 0), BPF_LD_MAP_FD(BPF_REG_1, 0), IMM(3, 0),                       \
+	IMM(4, BPF_LOCAL_STORAGE_GET_F_CREATE), BPF_EMIT_CALL(BPF_FUNC_task_storage_get),          \
+	IF_NULL(0, 100), MOV(6, 0)
 
 static const struct {
 	const char *what;
@@ -278,20 +284,28 @@ enum { PUT, GET, TAKE, NRUN }; /* the runnable cases, in order */
 
 /* The kptr cases loaded on both sides over map[]: their verdicts and logs compared (how many
  * agree), the runnable ones' fds into prog[][NRUN]. */
-static int kptr_cases_load(const int map[NSIDES], int prog[NSIDES][NRUN])
+static int kptr_cases_load(const int map[NSIDES], bool ts, int prog[NSIDES][NRUN])
 {
+	static const struct bpf_insn ts_lookup[] = { TS_LOOKUP };
 	static char log[NSIDES][1 << 16];
 	int same = 0, r_i = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(kptr_cases); i++) {
-		struct bpf_insn p[NSIDES][36];
+		struct bpf_insn p[NSIDES][40];
 		struct bpf_result r[NSIDES];
-		uint32_t n = insns_used(kptr_cases[i].insns, 32);
+		uint32_t used = insns_used(kptr_cases[i].insns, 32), n;
 
 		for (int s = 0; s < NSIDES; s++) {
-			memcpy(p[s], kptr_cases[i].insns, n * sizeof(p[s][0]));
+			memcpy(p[s], kptr_cases[i].insns, used * sizeof(p[s][0]));
+			n = used;
+			if (ts) { /* (the case after its lookup, behind the task storage's) */
+				n = used - LOOKUP_LEN + ARRAY_SIZE(ts_lookup);
+				memcpy(p[s], ts_lookup, sizeof(ts_lookup));
+				memcpy(p[s] + ARRAY_SIZE(ts_lookup), kptr_cases[i].insns + LOOKUP_LEN,
+				       (used - LOOKUP_LEN) * sizeof(p[s][0]));
+			}
 			fill_placeholders(p[s], n, vals, V__COUNT);
-			n = fill_tail_jumps(p[s], insns_used(kptr_cases[i].insns, 32));
+			n = fill_tail_jumps(p[s], n);
 			for (uint32_t j = 0; j < n; j++)
 				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 				    p[s][j].src_reg == BPF_PSEUDO_MAP_FD)
@@ -329,8 +343,11 @@ static int kptr_sequence_agrees(uint32_t map_type, int *same_logs)
 		{ PUT, 0 }, { -2, 0 }, { GET, ~0u }, { PUT, 0 },
 	};
 	bool percpu = map_type == BPF_MAP_TYPE_PERCPU_ARRAY || map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	bool ts = map_type == BPF_MAP_TYPE_TASK_STORAGE;
 	uint32_t copies = percpu ? map_possible_cpus() : 1, live = cpumask_live();
-	int btf[NSIDES], map[NSIDES], prog[NSIDES][NRUN], agreed = 0, key = 0;
+	int btf[NSIDES], map[NSIDES], prog[NSIDES][NRUN], agreed = 0;
+	/* (a task storage's key: this process's pidfd, this main thread's task) */
+	int key = ts ? (int)syscall(SYS_pidfd_open, getpid(), 0) : 0;
 	static uint64_t v[2 * 256];
 	union bpf_attr a;
 
@@ -340,19 +357,20 @@ static int kptr_sequence_agrees(uint32_t map_type, int *same_logs)
 		a.map_type = map_type;
 		a.key_size = 4;
 		a.value_size = 16;
-		a.max_entries = 4;
+		a.max_entries = ts ? 0 : 4;
+		a.map_flags = ts ? BPF_F_NO_PREALLOC : 0;
 		a.btf_fd = (uint32_t)btf[s];
 		a.btf_key_type_id = INT;
 		a.btf_value_type_id = VAL_T;
 		map[s] = btf[s] < 0 ? -1 : side_call(s, BPF_MAP_CREATE, &a).rc;
-		if (map[s] < 0 || copies > 256) {
+		if (map[s] < 0 || copies > 256 || key < 0) {
 			test_fail(__FILE__, __LINE__, "side %d: no map of type %u with a bpf_cpumask "
 				  "kptr (errno %d)", s, map_type, errno);
 			return 0;
 		}
 		CHECK_EQ(side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &key, v, 0).rc, 0);
 	}
-	*same_logs += kptr_cases_load(map, prog);
+	*same_logs += kptr_cases_load(map, ts, prog);
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
 		uint32_t ret[NSIDES] = { 0, 0 };
 
@@ -391,6 +409,8 @@ static int kptr_sequence_agrees(uint32_t map_type, int *same_logs)
 		close(map[s]);
 		close(btf[s]);
 	}
+	if (ts)
+		close(key);
 	CHECK_EQ(cpumask_live(), live);
 	return agreed;
 }
@@ -399,7 +419,7 @@ TEST(diff_cpumask_kptr)
 {
 	static const uint32_t map_types[] = {
 		BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_LRU_HASH,
-		BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_PERCPU_HASH,
+		BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_PERCPU_HASH, BPF_MAP_TYPE_TASK_STORAGE,
 	};
 	int agreed = 0, same_logs = 0;
 	cpu_set_t was, one;

@@ -118,18 +118,12 @@ static bool specials_allowed(u32 type, u32 fields)
  * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
  * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
  * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()).
- * (A local storage map's bpf_cpumask kptr is refused here, ENOENT: its elements are dropped
- * without their map, which knows where the kptrs are.) */
+ * (A socket storage map's bpf_cpumask kptr is refused here, ENOENT: a test run's socket
+ * drops its elements without their map, which knows where the kptrs are.) */
 void map_kptr_drop(const struct map_kptr *k, u64 obj)
 {
 	if (k->drop)
 		bpf_cpumask_release_kfunc(obj, 0, 0, 0, 0);
-}
-
-static bool map_is_local_storage(u32 type)
-{
-	return type == BPF_MAP_TYPE_SK_STORAGE || type == BPF_MAP_TYPE_TASK_STORAGE ||
-	       type == BPF_MAP_TYPE_CGRP_STORAGE || type == BPF_MAP_TYPE_INODE_STORAGE;
 }
 
 static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
@@ -148,7 +142,8 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 			return -EOPNOTSUPP;
 		if (k[i].ref && strcmp(k[i].pointee, "task_struct") &&
 		    strcmp(k[i].pointee, "cgroup") &&
-		    (strcmp(k[i].pointee, "bpf_cpumask") || map_is_local_storage(map->map_type)))
+		    (strcmp(k[i].pointee, "bpf_cpumask") ||
+		     map->map_type == BPF_MAP_TYPE_SK_STORAGE))
 			return -ENOENT;
 	}
 	if (!n)

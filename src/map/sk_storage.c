@@ -164,8 +164,11 @@ static void sks_free(struct bpf_map *map)
 {
 	struct sks_map *m = sks_of(map);
 
-	for (u32 b = 0; b < SKS_BUCKETS; b++)
+	for (u32 b = 0; b < SKS_BUCKETS; b++) {
+		for (struct sk_storage_elem *e = m->buckets[b]; e && map->nr_kptrs; e = e->next)
+			map_empty_kptrs(map, e->value);
 		elems_free(m->buckets[b]);
+	}
 	elems_free(m->retired);
 	elems_free(m->spare);
 	free(m);
@@ -254,6 +257,8 @@ static void elem_drop(struct sks_map *m, struct sk_storage_elem *e, struct sk_st
 {
 	struct sk_storage_elem **to = m->map.spin_lock_off >= 0 ? &m->retired : &m->spare;
 
+	if (m->map.nr_kptrs) /* (what they held is dropped now, not when e is reused) */
+		map_empty_kptrs(&m->map, e->value);
 	*link = e->next;
 	e->next = *to;
 	*to = e;
