@@ -50,9 +50,10 @@ bool kernel_lacks_helper(uint32_t type, uint32_t helper)
 		if (omissible[i].lacks < 0) {
 			omissible[i].lacks = probe_lacks(type, helper);
 			if (omissible[i].lacks)
-				printf("  known difference: the kernel here lacks %s for program "
-				       "type %u, which upstream kernels have; userbpf keeps it, and "
-				       "comparisons calling it are skipped\n", omissible[i].name, type);
+				printf("  known difference: the kernel here lacks %s for "
+				       "program type %u, which upstream kernels have; userbpf "
+				       "keeps it, and comparisons calling it are skipped\n",
+				       omissible[i].name, type);
 		}
 		return omissible[i].lacks > 0;
 	}

@@ -69,8 +69,8 @@ TEST(loader_cpumask)
 		for (int s = 0; s < NSIDES; s++) {
 			if (s == K && !kernel)
 				continue;
-			r[s] = side_test_run_ctx(s, os.prog[s], NULL, 0, 0, &in, sizeof(in), NULL, 0,
-						 &ret[s]);
+			r[s] = side_test_run_ctx(s, os.prog[s], NULL, 0, 0, &in, sizeof(in), NULL,
+						 0, &ret[s]);
 			REQUIRE(!side_elem(s, BPF_MAP_LOOKUP_ELEM, bss[s], &key, out[s], 0).rc);
 		}
 		CHECK_EQ(r[U].rc, 0);
@@ -96,9 +96,9 @@ TEST(loader_cpumask)
 				kv &= 0xff;
 			}
 			if (kv != uv)
-				test_fail(__FILE__, __LINE__, "%s: result %d: kernel %#llx, userbpf %#llx",
-					  what, k - 1, (unsigned long long)out[K][k],
-					  (unsigned long long)uv);
+				test_fail(__FILE__, __LINE__, "%s: result %d: kernel %#llx, "
+					  "userbpf %#llx", what, k - 1,
+					  (unsigned long long)out[K][k], (unsigned long long)uv);
 		}
 		compared++;
 	}

@@ -389,7 +389,7 @@ u64 bpf_cpumask_populate_kfunc(u64 mask, u64 src, u64 size, u64 a4, u64 a5)
 	u64 *w = W(mask);
 
 	if (size < words(L.nr_cpu_ids) * 8)
-		return (u32)-EACCES; /* (an int: its upper half 0, as the kernel's call leaves it) */
+		return (u32)-EACCES; /* (an int: its upper half 0, as the kernel's leaves it) */
 	memmove(w, (const void *)(uintptr_t)src, words(L.nr_cpu_ids) * 8);
 	return 0;
 }

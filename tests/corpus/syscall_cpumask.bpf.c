@@ -1,8 +1,8 @@
 /* The cpumask kfuncs (kernel/bpf/cpumask.c) from a (sleepable) syscall program: two masks made,
- * changed and compared, CPUs from the ctx set in them, one acquired twice, the current task's affinity
- * (cpus_ptr) copied and compared, a mask filled from the stack (bpf_cpumask_populate(), a size
- * from the ctx), the distribute picks where they have one answer; each result and some of the
- * masks' words (read directly) noted in .bss, in order.  It returns how many it noted. */
+ * changed and compared, CPUs from the ctx set in them, one acquired twice, the current task's
+ * affinity (cpus_ptr) copied and compared, a mask filled from the stack (bpf_cpumask_populate(),
+ * a size from the ctx), the distribute picks where they have one answer; each result and some
+ * of the masks' words (read directly) noted in .bss, in order.  It returns how many it noted. */
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -66,8 +66,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.str_generated, (unsigned long long)st.str_accepted);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
-		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts %llu); "
-		       "not compared %llu (a helper the kernel lacks)\n",
+		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts "
+		       "%llu); not compared %llu (a helper the kernel lacks)\n",
 		       (unsigned long long)st.kernel_compared, (unsigned long long)st.kernel_accepted,
 		       100.0 * st.kernel_agree / st.kernel_compared, (unsigned long long)st.ua_kr,
 		       (unsigned long long)st.ur_ka, (unsigned long long)st.kernel_skipped);
