@@ -114,18 +114,18 @@ static bool specials_allowed(u32 type, u32 fields)
 	return !(fields & BTF_SPECIAL_OTHER) || hash || lru || array;
 }
 
-/* The value's kptrs (btf_find_kptrs()), each to a struct of the kernel's BTF (a struct the
- * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
- * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
- * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()).
- * (A socket storage map's bpf_cpumask kptr is refused here, ENOENT: a test run's socket
- * drops its elements without their map, which knows where the kptrs are.) */
 void map_kptr_drop(const struct map_kptr *k, u64 obj)
 {
 	if (k->drop)
 		bpf_cpumask_release_kfunc(obj, 0, 0, 0, 0);
 }
 
+/* The value's kptrs (btf_find_kptrs()), each to a struct of the kernel's BTF (a struct the
+ * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
+ * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
+ * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()).
+ * (A socket storage map's bpf_cpumask kptr is refused here, ENOENT: a test run's socket
+ * drops its elements without their map, which knows where the kptrs are.) */
 static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
 {
 	struct btf_kptr k[MAP_MAX_KPTRS];

@@ -4,11 +4,11 @@
  *
  * A load of one gives the object, maybe NULL: a referenced kptr's to an RCU-protected struct
  * (task_struct, cgroup, bpf_cpumask) is an RCU pointer inside an RCU section, anything else
- * untrusted.  A
- * referenced kptr changes only through bpf_kptr_xchg(), which moves a reference the program
- * holds into the map and the one there out (a new reference the program must release); an
- * unreferenced one takes a plain store of a pointer to its struct, or NULL.  Only whole 8-byte
- * loads and stores at the field reach it (check_mem.c refuses the others, and helpers).
+ * untrusted.  A referenced kptr changes only through bpf_kptr_xchg(), which moves a reference
+ * the program holds into the map and the one there out (a new reference the program must
+ * release); an unreferenced one takes a plain store of a pointer to its struct, or NULL.  Only
+ * whole 8-byte loads and stores at the field reach it (check_mem.c refuses the others, and
+ * helpers).
  */
 #include <errno.h>
 
