@@ -65,6 +65,13 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr)
 struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
 				  uint32_t max_entries, uint32_t flags)
 {
+	return side_map_create_btf(s, type, key_size, value_size, max_entries, flags, 0, 0, 0);
+}
+
+struct bpf_result side_map_create_btf(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
+				      uint32_t max_entries, uint32_t flags, int btf,
+				      uint32_t key_id, uint32_t value_id)
+{
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
@@ -73,6 +80,9 @@ struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint3
 	a.value_size = value_size;
 	a.max_entries = max_entries;
 	a.map_flags = flags;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = key_id;
+	a.btf_value_type_id = value_id;
 	return side_call(s, BPF_MAP_CREATE, &a);
 }
 

@@ -144,6 +144,12 @@ struct bpf_result side_call(int s, int cmd, union bpf_attr *attr);
 struct bpf_result side_map_create(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
 				  uint32_t max_entries, uint32_t flags);
 
+/* BPF_MAP_CREATE on side s with these fields and the BTF blob btf's key and value types (the rest
+ * zero). */
+struct bpf_result side_map_create_btf(int s, uint32_t type, uint32_t key_size, uint32_t value_size,
+				      uint32_t max_entries, uint32_t flags, int btf,
+				      uint32_t key_id, uint32_t value_id);
+
 /* BPF_MAP_CREATE of type with each of n shapes on both sides: the results must agree. */
 struct map_shape {
 	uint32_t key_size, value_size, max_entries, flags;

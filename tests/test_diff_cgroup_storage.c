@@ -105,18 +105,10 @@ TEST(diff_cgroup_storage_btf)
 			struct bpf_result r[NSIDES];
 			char what[64];
 
-			for (int s = 0; s < NSIDES; s++) {
-				union bpf_attr a;
-
-				memset(&a, 0, sizeof(a));
-				a.map_type = t ? PERCPU : SHARED;
-				a.key_size = keys[i].ks;
-				a.value_size = 8;
-				a.btf_fd = (uint32_t)btf[s];
-				a.btf_key_type_id = keys[i].key_id;
-				a.btf_value_type_id = keys[i].value_id;
-				r[s] = side_call(s, BPF_MAP_CREATE, &a);
-			}
+			for (int s = 0; s < NSIDES; s++)
+				r[s] = side_map_create_btf(s, t ? PERCPU : SHARED, keys[i].ks, 8,
+							   0, 0, btf[s], keys[i].key_id,
+							   keys[i].value_id);
 			snprintf(what, sizeof(what), "type %d, BTF case %zu", t, i);
 			AGREE(what, r);
 			for (int s = 0; s < NSIDES; s++)

@@ -64,23 +64,13 @@ enum { F_T = 0, F_U = 8, F_N = 16, F_C = 24 }; /* the fields' offsets */
  * blob btf (4 entries, int keys; a local storage map with its own rules). */
 static struct bpf_result kptr_map_create(int s, uint32_t map_type, int btf, uint32_t value_id)
 {
-	union bpf_attr a;
-
 	bool storage = map_type == BPF_MAP_TYPE_TASK_STORAGE ||
 		       map_type == BPF_MAP_TYPE_SK_STORAGE ||
 		       map_type == BPF_MAP_TYPE_CGRP_STORAGE ||
 		       map_type == BPF_MAP_TYPE_INODE_STORAGE;
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = map_type;
-	a.key_size = 4;
-	a.value_size = 32;
-	a.max_entries = storage ? 0 : 4;
-	a.map_flags = storage ? BPF_F_NO_PREALLOC : 0;
-	a.btf_fd = (uint32_t)btf;
-	a.btf_key_type_id = INT;
-	a.btf_value_type_id = value_id;
-	return side_call(s, BPF_MAP_CREATE, &a);
+	return side_map_create_btf(s, map_type, 4, 32, storage ? 0 : 4,
+				   storage ? BPF_F_NO_PREALLOC : 0, btf, INT, value_id);
 }
 
 /* On each side a BTF blob and a map of type (struct v values) of it; false on failure. */

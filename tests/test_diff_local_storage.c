@@ -52,23 +52,10 @@ static const uint32_t types[] = {
 static struct bpf_result create(int s, uint32_t type, int btf, uint32_t ks, uint32_t max,
 				uint32_t flags, uint32_t key_id)
 {
-	union bpf_attr a;
+	bool locked = flags & LOCKED_VALUE;
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = 8;
-	a.max_entries = max;
-	a.map_flags = flags;
-	a.btf_fd = (uint32_t)btf;
-	a.btf_key_type_id = key_id;
-	a.btf_value_type_id = VAL;
-	if (flags & LOCKED_VALUE) {
-		a.map_flags &= ~LOCKED_VALUE;
-		a.value_size = 16;
-		a.btf_value_type_id = LOCKED;
-	}
-	return side_call(s, BPF_MAP_CREATE, &a);
+	return side_map_create_btf(s, type, ks, locked ? 16 : 8, max, flags & ~LOCKED_VALUE, btf,
+				   key_id, locked ? LOCKED : VAL);
 }
 
 /* On each side a BTF blob and a storage map of type (task or socket) with struct v values. */

@@ -38,21 +38,10 @@ static int lock_map(int s, uint32_t type, int *btf)
 
 static int lock_map_flags(int s, uint32_t type, int *btf, uint32_t flags)
 {
-	union bpf_attr a;
-
 	*btf = side_btf_load(s, types, sizeof(types) / 4, STRS, sizeof(STRS));
 	if (*btf < 0)
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = 4;
-	a.value_size = sizeof(struct v);
-	a.max_entries = 4;
-	a.btf_fd = (uint32_t)*btf;
-	a.btf_key_type_id = 1;
-	a.btf_value_type_id = 3;
-	a.map_flags = flags;
-	return side_call(s, BPF_MAP_CREATE, &a).rc;
+	return side_map_create_btf(s, type, 4, sizeof(struct v), 4, flags, *btf, 1, 3).rc;
 }
 
 /* Random commands (updates with garbage in the lock word, BPF_F_LOCK or not, every flag;

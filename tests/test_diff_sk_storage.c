@@ -34,18 +34,7 @@ static const uint32_t types[] = {
 static struct bpf_result sks_create(int s, int btf, uint32_t ks, uint32_t vs, uint32_t max,
 				    uint32_t flags, uint32_t key_id, uint32_t value_id)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = SKS;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	a.btf_fd = (uint32_t)btf;
-	a.btf_key_type_id = key_id;
-	a.btf_value_type_id = value_id;
-	return side_call(s, BPF_MAP_CREATE, &a);
+	return side_map_create_btf(s, SKS, ks, vs, max, flags, btf, key_id, value_id);
 }
 
 /* On each side a BTF blob and a map of struct v values on it; false if one fails. */

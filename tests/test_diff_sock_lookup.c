@@ -506,19 +506,10 @@ TEST(diff_sock_lookup_storage)
 	SKIP_WITHOUT_KERNEL_BPF();
 	REQUIRE(socks_open(&k));
 	for (int s = 0; s < NSIDES; s++) {
-		union bpf_attr a;
-
 		btf[s] = side_btf_load(s, types, N(types), STRS, S_END);
 		REQUIRE(btf[s] >= 0);
-		memset(&a, 0, sizeof(a));
-		a.map_type = BPF_MAP_TYPE_SK_STORAGE;
-		a.key_size = 4;
-		a.value_size = 8;
-		a.map_flags = BPF_F_NO_PREALLOC;
-		a.btf_fd = (uint32_t)btf[s];
-		a.btf_key_type_id = 1;
-		a.btf_value_type_id = 3;
-		map[s] = side_call(s, BPF_MAP_CREATE, &a).rc;
+		map[s] = side_map_create_btf(s, BPF_MAP_TYPE_SK_STORAGE, 4, 8, 0, BPF_F_NO_PREALLOC,
+					     btf[s], 1, 3).rc;
 		REQUIRE(map[s] >= 0);
 		prog[s] = load_storage_counter(s, map[s]);
 		REQUIRE(prog[s] >= 0);

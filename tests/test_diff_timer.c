@@ -44,32 +44,19 @@ TEST(diff_timer_creates)
 			for (uint32_t value = 4; value <= 5; value++) {
 				struct bpf_result r[NSIDES];
 				char what[80];
+				uint32_t type = map_types[t];
+				bool sks = type == BPF_MAP_TYPE_SK_STORAGE;
+				bool cgs = type == BPF_MAP_TYPE_CGROUP_STORAGE;
+				bool keyless = type == BPF_MAP_TYPE_QUEUE ||
+					       type == BPF_MAP_TYPE_BLOOM_FILTER;
+				uint32_t ks = keyless ? 0 : cgs ? 8 : 4;
+				uint32_t vs = value == 4 ? 24 : 40;
+				uint32_t max = (sks || cgs) ? 0 : 4;
+				uint32_t map_flags = flags[f] | (sks ? BPF_F_NO_PREALLOC : 0);
 
-				for (int s = 0; s < NSIDES; s++) {
-					union bpf_attr a;
-
-					memset(&a, 0, sizeof(a));
-					a.map_type = map_types[t];
-					a.key_size = map_types[t] == BPF_MAP_TYPE_QUEUE ||
-								     map_types[t] == BPF_MAP_TYPE_BLOOM_FILTER
-							     ? 0
-							     : map_types[t] == BPF_MAP_TYPE_CGROUP_STORAGE
-							     ? 8
-							     : 4;
-					a.value_size = value == 4 ? 24 : 40;
-					a.max_entries = map_types[t] == BPF_MAP_TYPE_SK_STORAGE ||
-								       map_types[t] ==
-									       BPF_MAP_TYPE_CGROUP_STORAGE
-								? 0
-								: 4;
-					a.map_flags = flags[f];
-					if (map_types[t] == BPF_MAP_TYPE_SK_STORAGE)
-						a.map_flags |= BPF_F_NO_PREALLOC;
-					a.btf_fd = (uint32_t)btf[s];
-					a.btf_key_type_id = a.key_size == 4 ? 1 : 0;
-					a.btf_value_type_id = value;
-					r[s] = side_call(s, BPF_MAP_CREATE, &a);
-				}
+				for (int s = 0; s < NSIDES; s++)
+					r[s] = side_map_create_btf(s, type, ks, vs, max, map_flags,
+								   btf[s], ks == 4 ? 1 : 0, value);
 				snprintf(what, sizeof(what), "map type %u flags %#x, %s", map_types[t],
 					 flags[f], value == 4 ? "a timer" : "two timers");
 				AGREE(what, r);

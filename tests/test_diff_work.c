@@ -51,20 +51,8 @@ static int wq_btf(int s)
 /* A map of type with BTF value type value (0: none), 4-byte keys, 32-byte values. */
 static int wq_map(int s, int btf, uint32_t type, uint32_t value, uint32_t flags)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = 4;
-	a.value_size = 32;
-	a.max_entries = 4;
-	a.map_flags = flags;
-	if (value) {
-		a.btf_fd = (uint32_t)btf;
-		a.btf_key_type_id = 1;
-		a.btf_value_type_id = value;
-	}
-	return side_call(s, BPF_MAP_CREATE, &a).rc;
+	return side_map_create_btf(s, type, 4, 32, 4, flags, value ? btf : 0, value ? 1 : 0,
+				   value).rc;
 }
 
 TEST(diff_work_creates)
@@ -88,20 +76,12 @@ TEST(diff_work_creates)
 				char what[80];
 
 				for (int s = 0; s < NSIDES; s++) {
-					union bpf_attr a;
 					bool keyless = map_types[t] == BPF_MAP_TYPE_QUEUE ||
 						       map_types[t] == BPF_MAP_TYPE_BLOOM_FILTER;
 
-					memset(&a, 0, sizeof(a));
-					a.map_type = map_types[t];
-					a.key_size = keyless ? 0 : 4;
-					a.value_size = 32;
-					a.max_entries = 4;
-					a.map_flags = flags[f];
-					a.btf_fd = (uint32_t)btf[s];
-					a.btf_key_type_id = keyless ? 0 : 1;
-					a.btf_value_type_id = values[v];
-					r[s] = side_call(s, BPF_MAP_CREATE, &a);
+					r[s] = side_map_create_btf(s, map_types[t], keyless ? 0 : 4,
+								   32, 4, flags[f], btf[s],
+								   keyless ? 0 : 1, values[v]);
 				}
 				snprintf(what, sizeof(what), "map type %u flags %#x, value type %u",
 					 map_types[t], flags[f], values[v]);
