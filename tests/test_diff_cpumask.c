@@ -13,14 +13,17 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "btf/vmlinux.h"
 #include "btf_blob.h"
 #include "exec/kfuncs_cpumask.h"
+#include "fd.h"
 #include "kbpf.h"
 #include "map/map.h"
+#include "map/sk_storage.h"
 #include "test.h"
 #include "userbpf/insn.h"
 
@@ -350,20 +353,13 @@ static int kptr_sequence_agrees(uint32_t map_type, int *same_logs)
 	/* (a task storage's key: this process's pidfd, this main thread's task) */
 	int key = ts ? (int)syscall(SYS_pidfd_open, getpid(), 0) : 0;
 	static uint64_t v[2 * 256];
-	union bpf_attr a;
 
 	for (int s = 0; s < NSIDES; s++) {
 		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
-		memset(&a, 0, sizeof(a));
-		a.map_type = map_type;
-		a.key_size = 4;
-		a.value_size = 16;
-		a.max_entries = ts ? 0 : 4;
-		a.map_flags = ts ? BPF_F_NO_PREALLOC : 0;
-		a.btf_fd = (uint32_t)btf[s];
-		a.btf_key_type_id = INT;
-		a.btf_value_type_id = VAL_T;
-		map[s] = btf[s] < 0 ? -1 : side_call(s, BPF_MAP_CREATE, &a).rc;
+		map[s] = btf[s] < 0 ? -1
+				    : side_map_create_btf(s, map_type, 4, 16, ts ? 0 : 4,
+							  ts ? BPF_F_NO_PREALLOC : 0, btf[s], INT,
+							  VAL_T).rc;
 		if (map[s] < 0 || copies > 256 || key < 0) {
 			test_fail(__FILE__, __LINE__, "side %d: no map of type %u with a "
 				  "bpf_cpumask kptr (errno %d)", s, map_type, errno);
@@ -457,4 +453,176 @@ TEST(diff_cpumask_kptr)
 	CHECK_EQ(same_logs, types_run * (int)ARRAY_SIZE(kptr_cases));
 	CHECK_EQ(agreed, types_run * 14);
 	CHECK(types_run >= (int)ARRAY_SIZE(map_types) - 1);
+}
+
+/* ---- socket storage with a bpf_cpumask kptr ----
+ * No program type can both hold a socket here and make a mask (the cpumask kfuncs are tracing,
+ * struct_ops and syscall programs', the socket storage helpers socket-facing types'), so against
+ * the kernel: the map's creation, bpf() on a real socket's value (the kptr's bytes ignored on
+ * update, zero on lookup), and the verifier on a cgroup skb program's value, whose test runs
+ * then return the kernel's value.  The drops themselves are checked on userbpf's own storage: a
+ * test run socket's list and the map's table of kernel sockets, a mask put in directly. */
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+/* r0 = the value of the test run's socket, made if missing (returns 0 without it) */
+#define SK_VALUE                                                                                   \
+	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, offsetof(struct __sk_buff, sk)),                 \
+	IF_NULL(1, 100), BPF_EMIT_CALL(BPF_FUNC_sk_fullsock), IF_NULL(0, 100), MOV(2, 0),          \
+	BPF_LD_MAP_FD(BPF_REG_1, 0), IMM(3, 0), IMM(4, BPF_LOCAL_STORAGE_GET_F_CREATE),            \
+	BPF_EMIT_CALL(BPF_FUNC_sk_storage_get), IF_NULL(0, 100)
+
+static const struct {
+	const char *what;
+	bool run;
+	struct bpf_insn insns[24];
+} sks_cases[] = {
+	{ "the kept mask's first word, as loaded (1 if none)", true,
+	  { SK_VALUE, BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0), IMM(0, 1), IF_NULL(1, 2),
+	    BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_1, 0), IMM(0, 0), EXIT } },
+	{ "xchg'd out, never dropped", false,
+	  { SK_VALUE, MOV(1, 0), IMM(2, 0), BPF_EMIT_CALL(BPF_FUNC_kptr_xchg), IMM(0, 1),
+	    EXIT } },
+	{ "a scalar stored in the kptr", false,
+	  { SK_VALUE, BPF_ST_MEM(BPF_DW, BPF_REG_0, 0, 1), IMM(0, 1), EXIT } },
+	{ "the kept mask as the value of another socket storage call", false,
+	  { SK_VALUE, BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_0, 0), IF_NULL(2, 4),
+	    BPF_LD_MAP_FD(BPF_REG_1, 0), IMM(3, 0), BPF_EMIT_CALL(BPF_FUNC_sk_storage_delete),
+	    IMM(0, 1), EXIT } },
+};
+
+/* The kernel's: its verdicts, level-2 logs, and the runs' values.  Returns how many agree. */
+static int sks_cases_agree(const int map[NSIDES])
+{
+	static char log[NSIDES][1 << 16];
+	uint8_t pkt[64] = { [12] = 0x08, [14] = 0x45 };
+	int same = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sks_cases); i++) {
+		struct bpf_insn p[NSIDES][24];
+		struct bpf_result r[NSIDES];
+		uint32_t n = 0, ret[NSIDES] = { 7, 7 };
+
+		for (int s = 0; s < NSIDES; s++) {
+			memcpy(p[s], sks_cases[i].insns, sizeof(p[s]));
+			n = fill_tail_jumps(p[s], insns_used(sks_cases[i].insns, 24));
+			for (uint32_t j = 0; j < n; j++)
+				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+				    p[s][j].src_reg == BPF_PSEUDO_MAP_FD)
+					p[s][j].imm = map[s];
+			r[s] = side_prog_load_flags(s, BPF_PROG_TYPE_CGROUP_SKB, 0, 0, p[s], n,
+						    log[s], sizeof(log[s]), 2);
+			log_cut_stats(log[s]);
+			log_cut_map_addrs(log[s]);
+			if (r[s].rc >= 0) {
+				side_test_run_ctx(s, r[s].rc, pkt, sizeof(pkt), 0, NULL, 0, NULL, 0,
+						  &ret[s]);
+				close(r[s].rc);
+			}
+		}
+		if (getenv("TEST_VERBOSE"))
+			printf("  %s: %s\n%s", sks_cases[i].what,
+			       r[K].rc >= 0 ? "accepted" : "refused", r[K].rc >= 0 ? "" : log[K]);
+		CHECK_EQ(r[K].rc >= 0, sks_cases[i].run);
+		CHECK_EQ(ret[U], ret[K]);
+		if (AGREE(sks_cases[i].what, r) && LOGS_SAME(sks_cases[i].what, log[K], log[U]))
+			same++;
+	}
+	return same;
+}
+
+/* bpf() on sock's value: an update whose kptr bytes are not zero, then a lookup (they are) */
+static void sks_bpf_agrees(const int map[NSIDES], int sock)
+{
+	uint64_t in[2] = { 0x1234567, 7 }, out[NSIDES][2];
+	struct bpf_result r[NSIDES];
+
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_elem(s, BPF_MAP_UPDATE_ELEM, map[s], &sock, in, BPF_NOEXIST);
+	AGREE("update of a value with a bpf_cpumask kptr", r);
+	for (int s = 0; s < NSIDES; s++) {
+		memset(out[s], 0xa5, sizeof(out[s]));
+		r[s] = side_elem(s, BPF_MAP_LOOKUP_ELEM, map[s], &sock, out[s], 0);
+	}
+	if (AGREE("lookup of a value with a bpf_cpumask kptr", r) && !r[K].rc) {
+		CHECK_EQ(out[U][0], out[K][0]);
+		CHECK_EQ(out[U][1], out[K][1]);
+		CHECK_EQ(out[U][1], 7);
+	}
+}
+
+/* userbpf's own storage of map: each way a value leaves drops the mask it held. */
+static void sks_drops(int map_fd, int sock)
+{
+	struct sk_storage_list l = { NULL, NULL };
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	uint32_t live = cpumask_live();
+	uint64_t *v, *gone, cookie, in[2] = { 0, 1 };
+	socklen_t len = sizeof(cookie);
+	int err;
+
+	REQUIRE((obj = obj_get_from_fd(map_fd, OBJ_MAP, &err)));
+	map = map_of(obj);
+	/* a test run's socket: the mask of a deleted value at once, of a live one with it */
+	REQUIRE((v = sk_storage_get(&l, map, NULL, true)));
+	*v = bpf_cpumask_create_kfunc(0, 0, 0, 0, 0);
+	CHECK_EQ(cpumask_live(), live + 1);
+	CHECK_EQ(sk_storage_delete(&l, map), 0);
+	CHECK_EQ(cpumask_live(), live);
+	gone = v;
+	REQUIRE((v = sk_storage_get(&l, map, NULL, true)));
+	*v = bpf_cpumask_create_kfunc(0, 0, 0, 0, 0);
+	*gone = bpf_cpumask_create_kfunc(0, 0, 0, 0, 0); /* (a program still holding it) */
+	CHECK_EQ(cpumask_live(), live + 2);
+	sk_storage_free(&l);
+	CHECK_EQ(cpumask_live(), live);
+	/* the map's table: the kernel socket's value updated, deleted, left to the map's end */
+	REQUIRE(!getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &len));
+	for (int way = 0; way < 3; way++) {
+		REQUIRE((v = sk_storage_sock_get(map, cookie, NULL, true)));
+		*v = bpf_cpumask_create_kfunc(0, 0, 0, 0, 0);
+		CHECK_EQ(cpumask_live(), live + 1);
+		if (way == 0)
+			CHECK_EQ(side_elem(U, BPF_MAP_UPDATE_ELEM, map_fd, &sock, in, 0).rc, 0);
+		else if (way == 1)
+			CHECK_EQ(side_elem(U, BPF_MAP_DELETE_ELEM, map_fd, &sock, NULL, 0).rc, 0);
+		if (way < 2)
+			CHECK_EQ(cpumask_live(), live);
+	}
+	obj_put(obj);
+	close(map_fd);
+	CHECK_EQ(cpumask_live(), live);
+}
+
+TEST(diff_cpumask_sk_storage)
+{
+	int btf[NSIDES], map[NSIDES], sock = socket(AF_INET, SOCK_DGRAM, 0), same;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_values())
+		SKIP("no kernel BTF with task_struct and the cpumask kfuncs "
+		     "(bpf_cpumask_populate(): 6.16; /sys/kernel/btf/vmlinux)");
+	REQUIRE(sock >= 0);
+	for (int s = 0; s < NSIDES; s++) {
+		btf[s] = side_btf_load(s, types, sizeof(types) / 4, STRS, S_END);
+		REQUIRE(btf[s] >= 0);
+		map[s] = side_map_create_btf(s, BPF_MAP_TYPE_SK_STORAGE, 4, 16, 0,
+					     BPF_F_NO_PREALLOC, btf[s], INT, VAL_T).rc;
+	}
+	REQUIRE(map[K] >= 0 && map[U] >= 0);
+	sks_bpf_agrees(map, sock);
+	same = sks_cases_agree(map);
+	printf("diff_cpumask_sk_storage: %d programs with the kernel's verdict and level-2 log\n",
+	       same);
+	CHECK_EQ(same, (int)ARRAY_SIZE(sks_cases));
+	sks_drops(map[U], sock);
+	for (int s = 0; s < NSIDES; s++) {
+		if (s == K)
+			close(map[s]);
+		close(btf[s]);
+	}
+	close(sock);
 }

@@ -123,9 +123,7 @@ void map_kptr_drop(const struct map_kptr *k, u64 obj)
 /* The value's kptrs (btf_find_kptrs()), each to a struct of the kernel's BTF (a struct the
  * program's BTF alone has is one of its own objects, which userbpf cannot allocate:
  * EOPNOTSUPP), a referenced one to a struct the kernel can drop a reference to (its dtor
- * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()).
- * (A socket storage map's bpf_cpumask kptr is refused here, ENOENT: a test run's socket
- * drops its elements without their map, which knows where the kptrs are.) */
+ * kfuncs: tasks, cgroups and CPU masks; ENOENT else, as the kernel's btf_find_dtor_kfunc()). */
 static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value_id)
 {
 	struct btf_kptr k[MAP_MAX_KPTRS];
@@ -141,9 +139,7 @@ static int map_check_kptrs(struct bpf_map *map, const struct btf *btf, u32 value
 		if (!ids[i])
 			return -EOPNOTSUPP;
 		if (k[i].ref && strcmp(k[i].pointee, "task_struct") &&
-		    strcmp(k[i].pointee, "cgroup") &&
-		    (strcmp(k[i].pointee, "bpf_cpumask") ||
-		     map->map_type == BPF_MAP_TYPE_SK_STORAGE))
+		    strcmp(k[i].pointee, "cgroup") && strcmp(k[i].pointee, "bpf_cpumask"))
 			return -ENOENT;
 	}
 	if (!n)

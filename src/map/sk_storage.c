@@ -109,6 +109,8 @@ int sk_storage_delete(struct sk_storage_list *l, struct bpf_map *map)
 			struct sk_storage_elem *e = *p;
 
 			*p = e->next;
+			if (map->nr_kptrs) /* (dropped now, as elem_drop() does) */
+				map_empty_kptrs(map, e->value);
 			e->next = l->retired;
 			l->retired = e;
 			return 0;
@@ -127,8 +129,16 @@ static void elems_free(struct sk_storage_elem *e)
 	}
 }
 
+/* (A retired element's kptrs are emptied again: a program that held its value may have put a
+ * new one in after the delete.) */
 void sk_storage_free(struct sk_storage_list *l)
 {
+	for (struct sk_storage_elem *e = l->head; e; e = e->next)
+		if (e->map->nr_kptrs)
+			map_empty_kptrs(e->map, e->value);
+	for (struct sk_storage_elem *e = l->retired; e; e = e->next)
+		if (e->map->nr_kptrs)
+			map_empty_kptrs(e->map, e->value);
 	elems_free(l->head);
 	elems_free(l->retired);
 	l->head = l->retired = NULL;
