@@ -231,6 +231,56 @@ TEST(diff_cpumask)
 	CHECK(runs >= 18);
 }
 
+/* The task's affinity read again after the thread moved to one CPU (sched_setaffinity()) and
+ * back: each run gives the kernel's first CPU and weight. */
+TEST(diff_cpumask_affinity_change)
+{
+	static const char what[] = "the task's affinity: its first CPU, its weight";
+	struct bpf_insn p[36];
+	struct bpf_result r[NSIDES];
+	cpu_set_t was, one;
+	size_t i = 0;
+	uint32_t n, ret[NSIDES], seen[3];
+	int last = -1;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	if (!fill_values())
+		SKIP("no kernel BTF with task_struct and the cpumask kfuncs "
+		     "(bpf_cpumask_populate(): 6.16; /sys/kernel/btf/vmlinux)");
+	REQUIRE(!sched_getaffinity(0, sizeof(was), &was));
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &was))
+			last = cpu;
+	if (CPU_COUNT(&was) < 2)
+		SKIP("this thread may run on one CPU only: no other affinity to move to");
+	while (i < ARRAY_SIZE(cases) && strcmp(cases[i].what, what))
+		i++;
+	REQUIRE(i < ARRAY_SIZE(cases));
+	n = build(i, p);
+	for (int s = 0; s < NSIDES; s++)
+		r[s] = side_prog_load_flags(s, SYSCALL, 0, BPF_F_SLEEPABLE, p, n, NULL, 0, 0);
+	REQUIRE(r[K].rc >= 0 && r[U].rc >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	for (int step = 0; step < 3; step++) { /* all of was, the last CPU alone, was again */
+		REQUIRE(!sched_setaffinity(0, sizeof(cpu_set_t), step == 1 ? &one : &was));
+		for (int s = 0; s < NSIDES; s++) {
+			ret[s] = ~0u;
+			CHECK_EQ(side_test_run_ctx(s, r[s].rc, NULL, 0, 0, NULL, 0, NULL, 0,
+						   &ret[s]).rc, 0);
+		}
+		CHECK_EQ(ret[U], ret[K]);
+		seen[step] = ret[U];
+	}
+	sched_setaffinity(0, sizeof(was), &was);
+	/* (first CPU in the low byte, weight above) */
+	CHECK_EQ(seen[1], (uint32_t)last | 1u << 8);
+	CHECK_EQ(seen[2], seen[0]);
+	CHECK_EQ(seen[0] >> 8, (uint32_t)CPU_COUNT(&was));
+	for (int s = 0; s < NSIDES; s++)
+		close(r[s].rc);
+}
+
 /* ---- masks kept in maps: `struct bpf_cpumask __kptr *` ---- */
 
 static const char STRS[] = "\0int\0long\0bpf_cpumask\0kptr\0v\0m\0n";

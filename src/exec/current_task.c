@@ -8,8 +8,8 @@
  * credentials (real_cred and cred: uid, gid, suid, sgid, euid, egid, fsuid, fsgid) and mm
  * (non-NULL: user threads have one; its bytes are zero), cgroups (a css_set whose dfl_cgrp is
  * the task's cgroup v2 cgroup: current_cgroup.c; the calling thread's looked at again each time
- * its task is), cpus_ptr (at its own cpus_mask: the thread's CPU affinity when its task was
- * made) and nr_cpus_allowed.  Every other byte reads 0.
+ * its task is), cpus_ptr (at its own cpus_mask: the thread's CPU affinity, the calling
+ * thread's looked at again each time its task is) and nr_cpus_allowed.  Every other byte reads 0.
  *
  * The calling thread's task is rebuilt when its ids or comm changed (a fork, prctl()), its
  * ancestors when its parent did.  Ancestors are kept for the process's life; a thread's own
@@ -211,10 +211,11 @@ static void fake_free(struct fake_task *f)
 	pthread_mutex_unlock(&arena_lock);
 }
 
-/* cpus_ptr at the task's own cpus_mask, the CPUs the thread may run on (as of the task's
- * making: sched_getaffinity(); the idle task's CPU 0; none if that fails, but the pointer is
- * there: a program passes it to the cpumask kfuncs unchecked, as the kernel's never NULL),
- * and their count, nr_cpus_allowed. */
+/* cpus_ptr at the task's own cpus_mask, the CPUs the thread may run on (sched_getaffinity(),
+ * at the task's making, and for the calling thread each time its task is looked at; the idle
+ * task's CPU 0; none if that fails, but the pointer is there: a program passes it to the
+ * cpumask kfuncs unchecked, as the kernel's never NULL), and their count, nr_cpus_allowed.
+ * Byte by byte, only where one changed: another thread's program may be reading the mask. */
 static void set_affinity(struct fake_task *f, int pid)
 {
 	cpu_set_t set;
@@ -227,11 +228,16 @@ static void set_affinity(struct fake_task *f, int pid)
 		CPU_SET(0, &set);
 	else if (sched_getaffinity(pid, sizeof(set), &set))
 		CPU_ZERO(&set);
-	for (u32 cpu = 0; cpu < L.cpumask_size * 8 && cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &set))
-			continue;
-		f->task[L.cpus_mask + cpu / 8] |= (u8)(1u << (cpu % 8));
-		n++;
+	for (u32 byte = 0; byte < L.cpumask_size; byte++) {
+		u8 bits = 0, *at = &f->task[L.cpus_mask + byte];
+
+		for (u32 cpu = byte * 8; cpu < byte * 8 + 8 && cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &set)) {
+				bits |= (u8)(1u << (cpu % 8));
+				n++;
+			}
+		if (__atomic_load_n(at, __ATOMIC_RELAXED) != bits)
+			__atomic_store_n(at, bits, __ATOMIC_RELAXED);
 	}
 	put_ptr(f->task, L.cpus_ptr, f->task + L.cpus_mask);
 	put_u32(f->task, L.nr_cpus_allowed, n);
@@ -450,9 +456,10 @@ static u64 task_addr(void)
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	if (self && self->pid == pid && self->tgid == tgid && self->ppid == ppid &&
 	    !strncmp(self->comm, comm, sizeof(self->comm))) {
-		/* (the thread may have moved to another cgroup) */
+		/* (the thread may have moved to another cgroup, or to other CPUs) */
 		put_ptr(self->task, L.cgroups,
 			(void *)(uintptr_t)cgroup_css_set_of_self());
+		set_affinity(self, pid);
 		return (uintptr_t)self->task;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
