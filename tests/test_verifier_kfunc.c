@@ -35,6 +35,11 @@
 	FP(1, off), BPF_MOV64_IMM(2, start), BPF_MOV64_REG(3, buf), BPF_MOV64_IMM(4, size), KFUNC(k)
 /* bpf_dynptr_from_skb/_xdp(ctx: r1, 0, fp + off) */
 #define PKT(k, off) BPF_MOV64_IMM(2, 0), FP(3, off), KFUNC(k)
+/* r7 = a 4-byte slice of the packet's dynptr at fp - 16; later read if not NULL */
+#define SKB_SLICE_R7 SLICE(KF_SLICE, -16, 0, 4), BPF_MOV64_REG(7, 0)
+/* a local dynptr at fp + off, made before the packet's (its map key is at fp - 4) */
+#define LOCAL_FIRST(off) BPF_MOV64_REG(8, 1), LOCAL(off), BPF_MOV64_REG(1, 8)
+#define R7_READ BPF_JMP_IMM(BPF_JEQ, 7, 0, 1), BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0, EXIT
 /* bpf_dynptr_<k>(fp + off) */
 #define ON(k, off) FP(1, off), KFUNC(k)
 
@@ -282,6 +287,35 @@ static const struct vcase cases[] = {
 	  FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -24), BPF_MOV64_IMM(4, 4), BPF_MOV64_IMM(5, 0),
 	  CALL(dynptr_write), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1), BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0,
 	  EXIT }, REJECT, "R7 invalid mem access 'scalar'", EACCES, .full_log = true },
+	/* kfuncs writing into an skb's dynptr (their first parameter, not const) forget the
+	 * packet's pointers and slices as bpf_dynptr_write() does (found by the soundness run,
+	 * seed 0x6cac6a); reading one (a copy's source, _adjust()) or writing an XDP one does
+	 * not */
+	{ "pkt_skb_slice_after_memset", CLS, { PKT(KF_FROM_SKB, -16), SKB_SLICE_R7,
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4), BPF_MOV64_IMM(4, 0),
+	  KFUNC(KF_MEMSET), R7_READ }, REJECT, "R7 invalid mem access 'scalar'", EACCES,
+	  .full_log = true, .log_level = 2 },
+	{ "pkt_skb_slice_after_copy_into", CLS, { LOCAL_FIRST(-32), PKT(KF_FROM_SKB, -16),
+	  SKB_SLICE_R7, FP(1, -16), BPF_MOV64_IMM(2, 0), FP(3, -32), BPF_MOV64_IMM(4, 0),
+	  BPF_MOV64_IMM(5, 4), KFUNC(KF_COPY), R7_READ }, REJECT, "R7 invalid mem access 'scalar'",
+	  EACCES, .full_log = true, .log_level = 2 },
+	{ "pkt_skb_slice_after_copy_from", CLS, { LOCAL_FIRST(-32), PKT(KF_FROM_SKB, -16),
+	  SKB_SLICE_R7, FP(1, -32), BPF_MOV64_IMM(2, 0), FP(3, -16), BPF_MOV64_IMM(4, 0),
+	  BPF_MOV64_IMM(5, 4), KFUNC(KF_COPY), R7_READ }, ACCEPT, .full_log = true,
+	  .log_level = 2 },
+	{ "pkt_skb_slice_after_probe_read", CLS, { PKT(KF_FROM_SKB, -16), SKB_SLICE_R7,
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4), BPF_MOV64_REG(4, 10),
+	  KFUNC(KF_PROBE_KERNEL_DYNPTR), R7_READ }, REJECT, "R7 invalid mem access 'scalar'",
+	  EACCES, .full_log = true, .log_level = 2 },
+	{ "pkt_skb_slice_after_memset_local", CLS, { LOCAL_FIRST(-32), PKT(KF_FROM_SKB, -16),
+	  SKB_SLICE_R7, FP(1, -32), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4), BPF_MOV64_IMM(4, 0),
+	  KFUNC(KF_MEMSET), R7_READ }, ACCEPT, .full_log = true, .log_level = 2 },
+	{ "pkt_skb_slice_after_dynptr_adjust", CLS, { PKT(KF_FROM_SKB, -16), SKB_SLICE_R7,
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4), KFUNC(KF_ADJUST), R7_READ },
+	  ACCEPT, .full_log = true, .log_level = 2 },
+	{ "pkt_xdp_slice_after_memset", XDP, { PKT(KF_FROM_XDP, -16), SKB_SLICE_R7,
+	  FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 4), BPF_MOV64_IMM(4, 0),
+	  KFUNC(KF_MEMSET), R7_READ }, ACCEPT, .full_log = true, .log_level = 2 },
 	{ "pkt_xdp_slice_after_adjust", XDP, { BPF_MOV64_REG(6, 1), PKT(KF_FROM_XDP, -16),
 	  SLICE(KF_SLICE, -16, 0, 4), BPF_MOV64_REG(7, 0), BPF_MOV64_REG(1, 6), BPF_MOV64_IMM(2, 4),
 	  CALL(xdp_adjust_head), BPF_JMP_IMM(BPF_JEQ, 7, 0, 1), BPF_LDX_MEM(BPF_W, 0, 7, 0), R0_0,

@@ -250,6 +250,7 @@ static const char *const kf_names[KF_NAMES] = {
 	[KF_COPY_USER_STR] = "bpf_copy_from_user_str",
 	[KF_COPY_USER_DYNPTR] = "bpf_copy_from_user_dynptr",
 	[KF_COPY_USER_STR_DYNPTR] = "bpf_copy_from_user_str_dynptr",
+	[KF_PROBE_KERNEL_DYNPTR] = "bpf_probe_read_kernel_dynptr",
 };
 
 bool kfunc_btf_available(void)

@@ -803,7 +803,7 @@ static void forget_pkt_fn(struct reg_state *reg, void *arg)
 
 /* After a call that may move the packet: no packet pointer of any frame, in a register or
  * spilled, is known to point into it any more (the kernel's clear_all_pkt_pointers()). */
-static void clear_all_pkt_pointers(struct verifier_env *env)
+void clear_all_pkt_pointers(struct verifier_env *env)
 {
 	for_each_reg(env->cur, forget_pkt_fn, NULL);
 }

@@ -72,6 +72,21 @@ static bool points_to_struct(const struct kfunc_btf *k, const struct btf_type *t
 	return r && BTF_INFO_KIND(r->info) == BTF_KIND_STRUCT && n && !strcmp(n, name);
 }
 
+/* Whether the pointer type t points to a const type (through typedefs and the like). */
+static bool points_to_const(const struct kfunc_btf *k, const struct btf_type *t)
+{
+	for (u32 id = t->type; id && id < k->btf->nr_types; id = k->btf->types[id]->type) {
+		u32 kind = BTF_INFO_KIND(k->btf->types[id]->info);
+
+		if (kind == BTF_KIND_CONST)
+			return true;
+		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE &&
+		    kind != BTF_KIND_RESTRICT && kind != BTF_KIND_TYPE_TAG)
+			return false;
+	}
+	return false;
+}
+
 /* Whether the kernel marks name as a kfunc in its BTF (a "bpf_kfunc" declaration tag, which
  * __bpf_kfunc adds). */
 static bool btf_is_kfunc(const struct btf *btf, u32 func_id)
@@ -164,6 +179,7 @@ struct kfunc_meta {
 	bool dynptr_found;
 	u8 dynptr_type;		/* the initialised dynptr argument's kind, id and reference */
 	u32 dynptr_id, dynptr_ref;
+	bool writes_skb;	/* an skb's dynptr is the destination: the packet may move */
 	struct bpf_map *map;	/* a bpf_wq argument's map, or a __map argument */
 	int subprogno;		/* a callback argument's subprogram (-1: none) */
 };
@@ -689,6 +705,15 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 			err = kfunc_ctx_arg(env, regno);
 		} else if (points_to_struct(k, t, "bpf_dynptr")) {
 			err = kfunc_dynptr_arg(env, k, desc, i, meta, insn_idx);
+			/* A kfunc writing into an skb's dynptr (its first parameter, not const:
+			 * bpf_dynptr_memset(), _copy()'s destination, the probe reads' into one)
+			 * may make the skb writable, which can move its data: 6.18.44 forgets the
+			 * packet pointers then, as after bpf_dynptr_write() (found by the
+			 * soundness run, seed 0x6cac6a).  A const one (_adjust(), _clone(),
+			 * _size(), _slice()) or the copy's source does not. */
+			if (!err && i == 0 && meta->dynptr_type == DYNPTR_TYPE_SKB &&
+			    !points_to_const(k, t))
+				meta->writes_skb = true;
 		} else if (str_ends(param_name(k, i), "__str")) {
 			/* a constant string (the kernel's KF_ARG_PTR_TO_CONST_STR) */
 			err = kfunc_arg_reg_off(env, reg, regno);
@@ -855,6 +880,8 @@ int check_kfunc_call(struct verifier_env *env, const struct bpf_insn *insn, int 
 		release_ref(env, env->cur, regs[meta.release_regno].ref_obj_id, true);
 
 	clobber_caller_saved(env, regs);
+	if (meta.writes_skb)
+		clear_all_pkt_pointers(env);
 	if (!strcmp(k.name, "bpf_rdonly_cast"))
 		return rdonly_cast_ret(env, &k, &meta);
 	ret = btf_skip_modifiers(k.btf, k.proto->type, NULL);

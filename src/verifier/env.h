@@ -575,6 +575,9 @@ void mark_subprog_effects(struct verifier_env *env);
 int check_func_call(struct verifier_env *env, const struct bpf_insn *insn, int *insn_idx);
 /* R0..R5 become unreadable (after a call). */
 void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);
+/* After a call that may move the packet: every packet pointer (and packet slice) becomes an
+ * unknown scalar. */
+void clear_all_pkt_pointers(struct verifier_env *env);
 /* A memory and size pair whose size is in regno (the kernel's check_kfunc_mem_size_reg()): the
  * memory in regno - 1 (as if not NULL) must take reads and writes of every size the register
  * may hold, 0 included. */
