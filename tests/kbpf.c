@@ -728,10 +728,7 @@ bool verdicts_agree_maps_at(const char *file, int line, const char *what, uint32
 	}
 	for (int s = 0; s < NSIDES; s++) {
 		memcpy(side[s], insns, n * sizeof(*insns));
-		for (uint32_t i = 0; i < n; i++)
-			if (side[s][i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-			    side[s][i].src_reg == BPF_PSEUDO_MAP_FD)
-				side[s][i].imm = map[s];
+		fill_map_fds(side[s], n, map[s]);
 	}
 	return verdicts_agree_eat_at(file, line, what, type, eat, side[K], side[U], n);
 }
@@ -839,6 +836,13 @@ uint32_t fill_tail_jumps(struct bpf_insn *p, uint32_t n)
 		p[n++] = BPF_EXIT_INSN();
 	}
 	return n;
+}
+
+void fill_map_fds(struct bpf_insn *p, uint32_t n, int fd)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (p[i].code == (BPF_LD | BPF_DW | BPF_IMM) && p[i].src_reg == BPF_PSEUDO_MAP_FD)
+			p[i].imm = fd;
 }
 
 uint32_t insns_used(const struct bpf_insn *p, uint32_t max)

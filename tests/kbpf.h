@@ -65,6 +65,8 @@ void fill_placeholders(struct bpf_insn *p, uint32_t n, const int32_t *vals, int 
 /* A table's shorthand for "return 0": a conditional jump whose off is 100 goes to an
  * "r0 = 0; exit" added after the n insns at p (room for 2 more): the count with it. */
 uint32_t fill_tail_jumps(struct bpf_insn *p, uint32_t n);
+/* Every LD_IMM64 of a map fd (BPF_PSEUDO_MAP_FD) in the n insns at p loads fd. */
+void fill_map_fds(struct bpf_insn *p, uint32_t n, int fd);
 /* How many of the max insns at p are the program: up to the last that is not all zero. */
 uint32_t insns_used(const struct bpf_insn *p, uint32_t max);
 /* Cuts a verifier log at its statistics line ("processed ..."), whose time differs from side

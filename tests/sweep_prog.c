@@ -58,13 +58,6 @@ void sweep_skips_to(struct bpf_insn *p, const uint32_t *skip_at, uint32_t nskip,
 		p[skip_at[i]].off = (short)(to - skip_at[i] - 1);
 }
 
-void sweep_set_map(struct bpf_insn *p, uint32_t n, int fd)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (p[i].code == (BPF_LD | BPF_DW | BPF_IMM) && p[i].src_reg == BPF_PSEUDO_MAP_FD)
-			p[i].imm = fd;
-}
-
 const char *const sweep_kind_names[SWEEP_KINDS] = { "ctx", "fp", "fp-16", "map", "map value",
 						    "map value or null", "pkt", "pkt_end",
 						    "pkt_meta", "scalar" };
@@ -129,7 +122,7 @@ int sweep_compare(uint32_t count, sweep_case_fn fn, int *accepted)
 			continue;
 		memcpy(insns[U], insns[K], n * sizeof(insns[K][0]));
 		for (int s = 0; s < NSIDES; s++)
-			sweep_set_map(insns[s], n, map[s]);
+			fill_map_fds(insns[s], n, map[s]);
 		*accepted += verdicts_agree_eat_at(__FILE__, __LINE__, what, type, 0, insns[K],
 						   insns[U], n);
 		programs++;

@@ -22,7 +22,7 @@ struct pkt_src {
 enum sweep_value { SV_NONE, SV_CHECKED, SV_UNCHECKED };
 
 /* A program's start, at p: r6 = ctx and 32 zeroed stack bytes below fp; with value, r7 = the
- * lookup of key 0 in the map whose LD_IMM64 has imm 0 (sweep_set_map() fills it in), with
+ * lookup of key 0 in the map whose LD_IMM64 has imm 0 (fill_map_fds() fills it in), with
  * SV_CHECKED NULL-checked; with pkt_bytes (and a pkt), r8/r9 the packet's data and end with
  * that many bytes checked.  The checks' jumps are left for sweep_skips_to(); the number of
  * instructions is returned. */
@@ -73,8 +73,5 @@ int sweep_compare(uint32_t count, sweep_case_fn fn, int *accepted);
 /* sweep_compare(), then the counts (printed with TEST_VERBOSE) must reach the minimums. */
 void sweep_compare_all(const char *name, uint32_t count, sweep_case_fn fn, int min_programs,
 		       int min_accepted);
-
-/* Gives every map LD_IMM64 of the n instructions the fd. */
-void sweep_set_map(struct bpf_insn *p, uint32_t n, int fd);
 
 #endif

@@ -360,10 +360,7 @@ static int kptr_cases_load(const int map[NSIDES], bool ts, int prog[NSIDES][NRUN
 			}
 			fill_placeholders(p[s], n, vals, V__COUNT);
 			n = fill_tail_jumps(p[s], n);
-			for (uint32_t j = 0; j < n; j++)
-				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-				    p[s][j].src_reg == BPF_PSEUDO_MAP_FD)
-					p[s][j].imm = map[s];
+			fill_map_fds(p[s], n, map[s]);
 			r[s] = side_prog_load_flags(s, SYSCALL, 0, BPF_F_SLEEPABLE, p[s], n, log[s],
 						    sizeof(log[s]), 2);
 			log_cut_stats(log[s]);
@@ -558,10 +555,7 @@ static int sks_cases_agree(const int map[NSIDES])
 		for (int s = 0; s < NSIDES; s++) {
 			memcpy(p[s], sks_cases[i].insns, sizeof(p[s]));
 			n = fill_tail_jumps(p[s], insns_used(sks_cases[i].insns, 24));
-			for (uint32_t j = 0; j < n; j++)
-				if (p[s][j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-				    p[s][j].src_reg == BPF_PSEUDO_MAP_FD)
-					p[s][j].imm = map[s];
+			fill_map_fds(p[s], n, map[s]);
 			r[s] = side_prog_load_flags(s, BPF_PROG_TYPE_CGROUP_SKB, 0, 0, p[s], n,
 						    log[s], sizeof(log[s]), 2);
 			log_cut_stats(log[s]);

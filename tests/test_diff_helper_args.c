@@ -147,7 +147,7 @@ TEST(diff_helper_args)
 									  : (enum kind)k;
 					for (int s = 0; s < NSIDES; s++) {
 						n = build(insns[s], id, arg, &types[t].pkt);
-						sweep_set_map(insns[s], n, map[s]);
+						fill_map_fds(insns[s], n, map[s]);
 					}
 					snprintf(what, sizeof(what), "type %u helper %u args %s%s%s",
 						 types[t].type, id, form == 1 ? "ctx, " : "",

@@ -157,7 +157,7 @@ TEST(diff_mem_ops)
 					for (int side = 0; side < NSIDES; side++) {
 						n = build(insns[side], t, (enum base)b, offs[o],
 							  &forms[f]);
-						sweep_set_map(insns[side], n, map[side]);
+						fill_map_fds(insns[side], n, map[side]);
 					}
 					snprintf(what, sizeof(what), "type %u: %s through %s%+d",
 						 types[t].type, forms[f].name, base_names[b],

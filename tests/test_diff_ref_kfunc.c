@@ -434,10 +434,7 @@ static void cases_agree(const int map[NSIDES], bool runs_only, struct tally *t)
 		if (runs_only && !(cases[i].opts & RUN))
 			continue;
 		for (int s = 0; s < NSIDES; s++) {
-			for (uint32_t j = 0; j < n; j++) /* (a map: an array on each side) */
-				if (p[j].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-				    p[j].src_reg == BPF_PSEUDO_MAP_FD)
-					p[j].imm = map[s];
+			fill_map_fds(p, n, map[s]); /* (a map: an array on each side) */
 			r[s] = side_prog_load_flags(s, cases[i].type, 0, flags, p, n, log[s],
 						    sizeof(log[s]), 2);
 			/* (the map's address, which its LD_IMM64 shows, differs; and the
