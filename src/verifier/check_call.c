@@ -1468,7 +1468,6 @@ static int call_global(struct verifier_env *env, u32 sub)
 {
 	struct subprog_info *sp = &env->subprog[sub];
 	struct reg_state *regs = cur_regs(env);
-	bool say_caller = true;	/* (a modified ctx's refusal is its own) */
 	int err = 0;
 
 	/* the prototype first: an integer return, no pointer to something without a size */
@@ -1496,6 +1495,12 @@ static int call_global(struct verifier_env *env, u32 sub)
 		bool ok = sp->arg[a] == GARG_SCALAR ? r->type == SCALAR_VALUE : r->type == PTR_TO_CTX;
 
 		if (sp->arg[a] == GARG_MEM || sp->arg[a] == GARG_DYNPTR) {
+			/* (a pointer that takes no offset, a moved ctx, is refused first) */
+			if (sp->arg[a] == GARG_MEM) {
+				err = func_arg_reg_off(env, r, BPF_REG_1 + a);
+				if (err)
+					goto out;
+			}
 			err = sp->arg[a] == GARG_MEM ? check_mem_arg(env, BPF_REG_1 + a, sp->arg_size[a])
 						     : check_global_dynptr_arg(env, BPF_REG_1 + a);
 			if (err) {
@@ -1512,7 +1517,6 @@ static int call_global(struct verifier_env *env, u32 sub)
 			verbose(env, "dereference of modified ctx ptr R%u off=%d disallowed\n",
 				BPF_REG_1 + a, r->off);
 			err = -EACCES;
-			say_caller = false;
 			goto out;
 		}
 		if (!ok) {
@@ -1539,9 +1543,7 @@ out:
 		return -EINVAL;
 	}
 	if (err) {
-		if (say_caller)
-			verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub,
-				sp->name);
+		verbose(env, "Caller passes invalid args into func#%u ('%s')\n", sub, sp->name);
 		return err;
 	}
 	verbose(env, "Func#%u ('%s') is global and assumed valid.\n", sub, sp->name);

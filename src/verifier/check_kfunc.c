@@ -346,9 +346,7 @@ static int kfunc_mem_size_arg(struct verifier_env *env, const struct kfunc_btf *
 	return 0;
 }
 
-/* The kernel's check_func_arg_reg_off() for an argument of a kind that takes no offset: a
- * pointer of a kind that may have one passes; any other must have none. */
-static int kfunc_arg_reg_off(struct verifier_env *env, const struct reg_state *reg, u32 regno)
+int func_arg_reg_off(struct verifier_env *env, const struct reg_state *reg, u32 regno)
 {
 	if (reg->type != PTR_TO_STACK && reg->type != SCALAR_VALUE && !reg_is_pkt(reg) &&
 	    reg->type != PTR_TO_MAP_VALUE && reg->type != PTR_TO_MAP_KEY && !reg_is_mem(reg) &&
@@ -372,7 +370,7 @@ static int kfunc_mem_arg(struct verifier_env *env, const struct kfunc_desc *desc
 		verbose(env, "R%u must be referenced or trusted\n", regno);
 		return -EINVAL;
 	}
-	err = kfunc_arg_reg_off(env, reg, regno);
+	err = func_arg_reg_off(env, reg, regno);
 	if (err || reg_is_null(reg))
 		return err;
 	err = check_helper_mem(env, regno, (int)ref_t->size, true, false, false);
@@ -383,7 +381,7 @@ static int kfunc_mem_arg(struct verifier_env *env, const struct kfunc_desc *desc
 static int kfunc_ctx_arg(struct verifier_env *env, u32 regno)
 {
 	const struct reg_state *reg = &cur_regs(env)[regno];
-	int err = kfunc_arg_reg_off(env, reg, regno);
+	int err = func_arg_reg_off(env, reg, regno);
 
 	if (err)
 		return err;
@@ -539,7 +537,7 @@ static int kfunc_async_arg(struct verifier_env *env, u32 i, const char *name,
 {
 	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
 	u32 regno = BPF_REG_1 + i;
-	int err = kfunc_arg_reg_off(env, reg, regno);
+	int err = func_arg_reg_off(env, reg, regno);
 
 	if (err)
 		return err;
@@ -564,7 +562,7 @@ static int kfunc_async_arg(struct verifier_env *env, u32 i, const char *name,
 static int kfunc_callback_arg(struct verifier_env *env, u32 i, struct kfunc_meta *meta)
 {
 	const struct reg_state *reg = &cur_regs(env)[BPF_REG_1 + i];
-	int err = kfunc_arg_reg_off(env, reg, BPF_REG_1 + i);
+	int err = func_arg_reg_off(env, reg, BPF_REG_1 + i);
 
 	if (err)
 		return err;
@@ -716,7 +714,7 @@ static int check_kfunc_args(struct verifier_env *env, const struct kfunc_btf *k,
 				meta->writes_skb = true;
 		} else if (str_ends(param_name(k, i), "__str")) {
 			/* a constant string (the kernel's KF_ARG_PTR_TO_CONST_STR) */
-			err = kfunc_arg_reg_off(env, reg, regno);
+			err = func_arg_reg_off(env, reg, regno);
 			if (!err && reg->type != PTR_TO_MAP_VALUE) {
 				verbose(env, "arg#%u doesn't point to a const string\n", i);
 				err = -EINVAL;

@@ -578,6 +578,10 @@ void clobber_caller_saved(struct verifier_env *env, struct reg_state *regs);
 /* After a call that may move the packet: every packet pointer (and packet slice) becomes an
  * unknown scalar. */
 void clear_all_pkt_pointers(struct verifier_env *env);
+/* The kernel's check_func_arg_reg_off() for an argument of a kind that takes no offset (a
+ * kfunc's, a global function's): a pointer of a kind that may have one passes; any other
+ * must have none ("dereference of modified ctx ptr ...", EACCES). */
+int func_arg_reg_off(struct verifier_env *env, const struct reg_state *reg, u32 regno);
 /* A memory and size pair whose size is in regno (the kernel's check_kfunc_mem_size_reg()): the
  * memory in regno - 1 (as if not NULL) must take reads and writes of every size the register
  * may hold, 0 included. */
