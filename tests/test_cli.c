@@ -401,11 +401,31 @@ TEST(cli_autoload)
 	CHECK(strstr(out, "drop_all: not loaded (section '?xdp' starts with '?'"));
 	CHECK_EQ(cli("prog", "verify", FIXTURE("mixed_autoload") ":drop_all", NULL), 0);
 	CHECK(strstr(out, "drop_all: verified"));
-	/* the LSM one, named, is loaded, and userbpf cannot: an object error */
+	/* the LSM one, named, is loaded, and userbpf cannot: an object error that says why */
 	CHECK_EQ(cli("prog", "run", FIXTURE("mixed_autoload") ":on_file_open", "--data", frame,
 		     NULL),
 		 2);
+	CHECK(strstr(err, "program 'on_file_open' (section '?lsm/file_open'): BPF_PROG_LOAD "
+			  "failed: Invalid argument: the program type is not supported by userbpf"));
+	/* a program the load left out is dumped as the object has it */
+	CHECK_EQ(cli("prog", "dump", FIXTURE("mixed_autoload"), NULL), 0);
+	CHECK(strstr(out, "drop_all:\n   0: (b7) r0 = 1\n   1: (95) exit"));
 	unlink(frame);
+}
+
+/* A named program is verified alone: another one's failure, the verifier's or the section
+ * name's (libbpf's rule: the object opens, that program's load fails), is not its own. */
+TEST(cli_verify_named_alone)
+{
+	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails") ":good", NULL), 0);
+	CHECK(strstr(out, "good: verified"));
+	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails"), NULL), 3);
+	CHECK(strstr(out, "program 'bad' (section 'xdp'): BPF_PROG_LOAD failed: Permission denied"));
+	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails") ":unknown", NULL), 2);
+	CHECK(strstr(err, "program 'unknown': missing BPF prog type, check ELF section name "
+			  "'frobnicate'"));
+	CHECK_EQ(cli("prog", "dump", FIXTURE("sibling_fails") ":unknown", NULL), 0);
+	CHECK(strstr(out, "unknown:\n   0: (b7) r0 = 0\n   1: (95) exit"));
 }
 
 /* --trace: what a program writes to its streams (bpf_stream_printk()) goes to stderr, run by

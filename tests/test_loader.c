@@ -282,6 +282,44 @@ TEST(loader_section_names)
 	}
 }
 
+/* libbpf's forms with an attach type of their own (the specific before the plain). */
+TEST(loader_section_attach_types)
+{
+	static const struct {
+		const char *sec;
+		enum bpf_prog_type type;
+		uint32_t flags, attach;
+	} cases[] = {
+	    {"xdp/devmap", BPF_PROG_TYPE_XDP, 0, BPF_XDP_DEVMAP},
+	    {"xdp/cpumap", BPF_PROG_TYPE_XDP, 0, BPF_XDP_CPUMAP},
+	    {"xdp.frags/devmap", BPF_PROG_TYPE_XDP, BPF_F_XDP_HAS_FRAGS, BPF_XDP_DEVMAP},
+	    {"xdp/eth0", BPF_PROG_TYPE_XDP, 0, BPF_XDP},
+	    {"tc/ingress", BPF_PROG_TYPE_SCHED_CLS, 0, 46 /* BPF_TCX_INGRESS */},
+	    {"tcx/egress", BPF_PROG_TYPE_SCHED_CLS, 0, 47 /* BPF_TCX_EGRESS */},
+	    {"netkit/peer", BPF_PROG_TYPE_SCHED_CLS, 0, 55 /* BPF_NETKIT_PEER */},
+	    {"uprobe.multi/libc.so.6:malloc", BPF_PROG_TYPE_KPROBE, 0,
+	     48 /* BPF_TRACE_UPROBE_MULTI */},
+	    {"uprobe.multi.s/x:y", BPF_PROG_TYPE_KPROBE, BPF_F_SLEEPABLE, 48},
+	    {"kprobe.session/do_*", BPF_PROG_TYPE_KPROBE, 0, 56 /* BPF_TRACE_KPROBE_SESSION */},
+	    {"fmod_ret.s/bpf_fentry_test1", BPF_PROG_TYPE_TRACING, BPF_F_SLEEPABLE,
+	     BPF_MODIFY_RETURN},
+	    {"netfilter", 32 /* BPF_PROG_TYPE_NETFILTER */, 0, 45 /* BPF_NETFILTER */},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum bpf_prog_type type = 0;
+		enum bpf_attach_type attach = 0;
+		uint32_t flags = 0;
+		int err = ld_prog_type_of(cases[i].sec, &type, &attach, &flags);
+
+		if (err || type != cases[i].type || flags != cases[i].flags ||
+		    attach != cases[i].attach)
+			test_fail(__FILE__, __LINE__,
+				  "section '%s': err %d type %d flags %u attach %u", cases[i].sec,
+				  err, type, flags, attach);
+	}
+}
+
 static void run_sockex1(const struct bpf_backend *be)
 {
 	struct userbpf_object *obj;

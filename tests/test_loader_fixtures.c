@@ -12,6 +12,7 @@
 
 #include <userbpf/loader.h>
 
+#include "kbpf.h"
 #include "test.h"
 
 #ifndef LOADER_OBJ_DIR
@@ -344,16 +345,11 @@ static const struct fixture {
     {"partial_insn", "examples/globals", m_partial_insn, -EBADMSG,
      "mem: section 'socket': size 93 is not a whole number of instructions"},
     {"no_symtab", "examples/globals", m_no_symtab, -EBADMSG, "mem: no symbol table (.symtab)"},
-    {"no_license", "tests/fixtures/no_license", NULL, -ENOENT,
-     "mem: no 'license' section: add char _license[] SEC(\"license\") = \"GPL\";"},
     {"license_unterminated", "examples/globals", m_license_unterminated, -EBADMSG,
      "mem: section 'license': not a NUL-terminated string"},
     {"func_too_long", "examples/globals", m_func_too_long, -EBADMSG,
      "mem: section 'socket': function 'globals_prog' (bytes 0+4096) is not whole "
      "instructions inside the section (96 bytes)"},
-    {"unknown_section", "tests/fixtures/unknown_section", NULL, -EOPNOTSUPP,
-     "mem: section 'frobnicate/eth0' (program 'frob'): unknown program type for this "
-     "section name"},
     {"maps_without_btf", "examples/sockex1", m_no_btf, -ENOENT,
      "mem: section '.maps': map 'my_map' needs BTF, but there is no '.BTF' section"},
     {"btf_bad_magic", "examples/sockex1", m_btf_magic, -EBADMSG,
@@ -511,6 +507,49 @@ TEST(loader_fixture_bases_open)
 		userbpf_object_close(obj);
 		free(img.buf);
 	}
+}
+
+/* What libbpf opens, userbpf opens: an object without a license section (its programs load
+ * with an empty license, non-GPL, on userbpf and on the kernel) and one whose section name
+ * implies no program type (its instructions are there before the load; loading it fails,
+ * EINVAL with libbpf's message, and the object loads without it). */
+TEST(loader_libbpf_lenient_open)
+{
+	struct userbpf_object_opts opts = {.sz = sizeof(opts)};
+	struct userbpf_object *obj;
+	struct userbpf_program *p;
+	struct image img;
+	char msg[512];
+
+	opts.errbuf = msg;
+	opts.errbuf_size = sizeof(msg);
+	for (int s = 0; s < NSIDES; s++) {
+		if (s == K && !kernel_bpf_available())
+			continue;
+		opts.bpf = diff_sides[s]->bpf;
+		REQUIRE_EQ(read_image("tests/fixtures/no_license", &img), 0);
+		REQUIRE_EQ(userbpf_object_open_mem(img.buf, img.size, &opts, &obj), 0);
+		CHECK_EQ(userbpf_object_load(obj), 0);
+		CHECK(userbpf_program_fd(userbpf_object_program(obj, 0)) >= 0);
+		userbpf_object_close(obj);
+		free(img.buf);
+	}
+	opts.bpf = NULL;
+	REQUIRE_EQ(read_image("tests/fixtures/unknown_section", &img), 0);
+	REQUIRE_EQ(userbpf_object_open_mem(img.buf, img.size, &opts, &obj), 0);
+	p = userbpf_object_find_program(obj, "frob");
+	REQUIRE(p);
+	CHECK_EQ(userbpf_program_type(p), BPF_PROG_TYPE_UNSPEC);
+	CHECK_EQ(userbpf_program_insn_cnt(p), 2);
+	CHECK(userbpf_program_insns(p) &&
+	      userbpf_program_insns(p)[1].code == (BPF_JMP | BPF_EXIT));
+	CHECK_EQ(userbpf_object_load(obj), -EINVAL);
+	CHECK(!strcmp(msg, "mem: program 'frob': missing BPF prog type, check ELF section name "
+			   "'frobnicate/eth0'"));
+	CHECK_EQ(userbpf_program_set_autoload(obj, p, false), 0);
+	CHECK_EQ(userbpf_object_load(obj), 0);
+	userbpf_object_close(obj);
+	free(img.buf);
 }
 
 /* Messages are cut to the caller's buffer and stay NUL-terminated. */

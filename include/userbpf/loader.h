@@ -99,9 +99,10 @@ USERBPF_API struct userbpf_program *userbpf_object_program(const struct userbpf_
 USERBPF_API struct userbpf_program *userbpf_object_find_program(const struct userbpf_object *obj,
 							  const char *name);
 /* The function name, the section name, the program type and expected attach type the section
- * name implies, the instruction count (before load: the function's own; after: with appended
- * subprograms), the instructions (after load: as passed to BPF_PROG_LOAD) and the fd (-1 before
- * load). */
+ * name implies (BPF_PROG_TYPE_UNSPEC for a name that implies none: loading the program fails,
+ * EINVAL, as in libbpf), the instruction count and the instructions (before load: the
+ * function's own, as in the file; after: relocated, with appended subprograms, as passed to
+ * BPF_PROG_LOAD) and the fd (-1 before load). */
 USERBPF_API const char *userbpf_program_name(const struct userbpf_program *prog);
 USERBPF_API const char *userbpf_program_section(const struct userbpf_program *prog);
 USERBPF_API enum bpf_prog_type userbpf_program_type(const struct userbpf_program *prog);

@@ -41,6 +41,15 @@
 /* The Unix socket hooks of cgroup sock_addr programs (6.7+: connect, sendmsg, recvmsg,
  * getpeername, getsockname), past what Debian 12's uapi header names. */
 #define ATTACH_UNIX(i) ((enum bpf_attach_type)(49 + (i)))
+/* And the other ids of 6.4+ that libbpf's section names imply. */
+#define ATTACH_NETFILTER ((enum bpf_attach_type)45)
+#define ATTACH_TCX_INGRESS ((enum bpf_attach_type)46)
+#define ATTACH_TCX_EGRESS ((enum bpf_attach_type)47)
+#define ATTACH_UPROBE_MULTI ((enum bpf_attach_type)48)
+#define ATTACH_NETKIT_PRIMARY ((enum bpf_attach_type)54)
+#define ATTACH_NETKIT_PEER ((enum bpf_attach_type)55)
+#define ATTACH_KPROBE_SESSION ((enum bpf_attach_type)56)
+#define PROG_TYPE_NETFILTER ((enum bpf_prog_type)32)
 
 /* Programs types by section name: "name" or "name/anything" (libbpf's names; a leading '?' is
  * stripped first: the program is not loaded unless asked for).  Some are types userbpf
@@ -52,8 +61,25 @@ static const struct {
 	enum bpf_attach_type attach;
 	u32 flags; /* BPF_PROG_LOAD's prog_flags */
 } sec_defs[] = {
+    /* (a specific form before the plain one, which also matches it) */
+    {"xdp/devmap", BPF_PROG_TYPE_XDP, BPF_XDP_DEVMAP, 0},
+    {"xdp/cpumap", BPF_PROG_TYPE_XDP, BPF_XDP_CPUMAP, 0},
+    {"xdp.frags/devmap", BPF_PROG_TYPE_XDP, BPF_XDP_DEVMAP, BPF_F_XDP_HAS_FRAGS},
+    {"xdp.frags/cpumap", BPF_PROG_TYPE_XDP, BPF_XDP_CPUMAP, BPF_F_XDP_HAS_FRAGS},
+    {"tc/ingress", BPF_PROG_TYPE_SCHED_CLS, ATTACH_TCX_INGRESS, 0},
+    {"tc/egress", BPF_PROG_TYPE_SCHED_CLS, ATTACH_TCX_EGRESS, 0},
     {"socket", BPF_PROG_TYPE_SOCKET_FILTER, 0, 0},	 {"xdp", BPF_PROG_TYPE_XDP, BPF_XDP, 0},
     {"xdp.frags", BPF_PROG_TYPE_XDP, BPF_XDP, BPF_F_XDP_HAS_FRAGS},
+    {"tcx/ingress", BPF_PROG_TYPE_SCHED_CLS, ATTACH_TCX_INGRESS, 0},
+    {"tcx/egress", BPF_PROG_TYPE_SCHED_CLS, ATTACH_TCX_EGRESS, 0},
+    {"netkit/primary", BPF_PROG_TYPE_SCHED_CLS, ATTACH_NETKIT_PRIMARY, 0},
+    {"netkit/peer", BPF_PROG_TYPE_SCHED_CLS, ATTACH_NETKIT_PEER, 0},
+    {"uprobe.multi", BPF_PROG_TYPE_KPROBE, ATTACH_UPROBE_MULTI, 0},
+    {"uretprobe.multi", BPF_PROG_TYPE_KPROBE, ATTACH_UPROBE_MULTI, 0},
+    {"uprobe.multi.s", BPF_PROG_TYPE_KPROBE, ATTACH_UPROBE_MULTI, BPF_F_SLEEPABLE},
+    {"uretprobe.multi.s", BPF_PROG_TYPE_KPROBE, ATTACH_UPROBE_MULTI, BPF_F_SLEEPABLE},
+    {"kprobe.session", BPF_PROG_TYPE_KPROBE, ATTACH_KPROBE_SESSION, 0},
+    {"netfilter", PROG_TYPE_NETFILTER, ATTACH_NETFILTER, 0},
     {"syscall", BPF_PROG_TYPE_SYSCALL, 0, BPF_F_SLEEPABLE},
     {"kprobe.s", BPF_PROG_TYPE_KPROBE, 0, BPF_F_SLEEPABLE},
     {"uprobe", BPF_PROG_TYPE_KPROBE, 0, 0},	 {"uretprobe", BPF_PROG_TYPE_KPROBE, 0, 0},
@@ -68,6 +94,7 @@ static const struct {
     {"fmod_ret", BPF_PROG_TYPE_TRACING, BPF_MODIFY_RETURN, 0},
     {"fentry.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, BPF_F_SLEEPABLE},
     {"fexit.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, BPF_F_SLEEPABLE},
+    {"fmod_ret.s", BPF_PROG_TYPE_TRACING, BPF_MODIFY_RETURN, BPF_F_SLEEPABLE},
     {"tp_btf", BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, 0},
     {"iter", BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER, 0},
     {"iter.s", BPF_PROG_TYPE_TRACING, BPF_TRACE_ITER, BPF_F_SLEEPABLE},
@@ -322,10 +349,10 @@ static int parse_license_version(struct userbpf_object *obj)
 			memcpy(&obj->kversion, s->data, sizeof(u32));
 		}
 	}
+	/* none: an empty license, as libbpf sends (the verifier then refuses GPL-only helpers
+	 * with its own message) */
 	if (!obj->has_license)
-		return ld_err(obj, -ENOENT,
-			      "no 'license' section: add "
-			      "char _license[] SEC(\"license\") = \"GPL\";");
+		obj->license = "";
 	return 0;
 }
 
@@ -423,14 +450,19 @@ static int parse_funcs(struct userbpf_object *obj, const struct parse *p)
 		prog->sec_name = obj->secs[f->sec].name;
 		prog->func = i;
 		prog->insn_cnt = f->cnt;
+		/* (until the load relocates them: the function's own, as in the file) */
+		prog->insns = malloc(f->cnt * sizeof(*prog->insns));
+		if (!prog->insns)
+			return ld_err(obj, -ENOMEM, "program '%s': out of memory", f->name);
+		memcpy(prog->insns, obj->secs[f->sec].data + (size_t)f->off * BPF_INSN_SZ,
+		       f->cnt * sizeof(*prog->insns));
 		prog->fd = -1;
 		prog->autoload = prog->sec_name[0] != '?';
+		/* a section name that implies no type fails the program's load, not the open
+		 * (libbpf's way: another program of the object may still be loaded) */
 		if (ld_prog_type_of(prog->sec_name, &prog->type, &prog->attach_type,
 				    &prog->prog_flags))
-			return ld_err(obj, -EOPNOTSUPP,
-				      "section '%s' (program '%s'): unknown program type for this "
-				      "section name",
-				      prog->sec_name, prog->name);
+			prog->type = BPF_PROG_TYPE_UNSPEC;
 		f->prog = obj->nprogs++;
 	}
 	return 0;

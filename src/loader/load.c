@@ -592,6 +592,10 @@ static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 	union bpf_attr attr;
 	int fd, err;
 
+	if (prog->type == BPF_PROG_TYPE_UNSPEC)
+		return ld_err(obj, -EINVAL,
+			      "program '%s': missing BPF prog type, check ELF section name '%s'",
+			      prog->name, prog->sec_name);
 	err = ld_prog_build(obj, prog);
 	if (!err)
 		err = attach_target(obj, prog);
@@ -616,6 +620,12 @@ static int prog_load(struct userbpf_object *obj, struct userbpf_program *prog)
 	}
 	if (fd < 0 && obj->log_buf && obj->log_size)
 		ld_core_explain_log(prog, obj->log_buf, obj->log_size);
+	/* (userbpf's bpf() refuses a type it does not load as the kernel refuses one it was built
+	 * without, EINVAL and no log: say why) */
+	if (fd == -EINVAL && obj->bpf == bpf && !prog_type_supported(prog->type))
+		return ld_err(obj, fd, "program '%s' (section '%s'): BPF_PROG_LOAD failed: %s: "
+			      "the program type is not supported by userbpf",
+			      prog->name, prog->sec_name, strerror(-fd));
 	if (fd < 0)
 		return ld_err(obj, fd, "program '%s' (section '%s'): BPF_PROG_LOAD failed: %s",
 			      prog->name, prog->sec_name, strerror(-fd));

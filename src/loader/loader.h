@@ -292,4 +292,7 @@ int ld_prog_build(struct userbpf_object *obj, struct userbpf_program *prog);
 /* reloc.c: index in funcs[] of the function of section sec starting at instruction insn, or -1. */
 int ld_func_at(const struct userbpf_object *obj, u32 sec, u32 insn);
 
+/* Whether userbpf's own bpf() loads programs of type (src/prog/load.c). */
+bool prog_type_supported(u32 type);
+
 #endif /* USERBPF_LOADER_PRIV_H */

@@ -55,6 +55,11 @@ static const bool prog_type_known[] = {
 };
 #undef BPF_PROG_TYPE
 
+bool prog_type_supported(u32 type)
+{
+	return type < ARRAY_SIZE(prog_type_known) && prog_type_known[type];
+}
+
 /* The kernel's license_is_gpl_compatible(). */
 static bool license_is_gpl_compatible(const char *license)
 {
@@ -341,7 +346,7 @@ int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize)
 	if (err)
 		goto free_prog;
 	err = -EINVAL;
-	if (attr->prog_type >= ARRAY_SIZE(prog_type_known) || !prog_type_known[attr->prog_type])
+	if (!prog_type_supported(attr->prog_type))
 		goto free_prog;
 	err = obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
 	if (err)

@@ -232,6 +232,8 @@ int test_run_ext(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_at
 
 /* bpf() commands (src/prog/). */
 int prog_load(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
+/* Whether userbpf loads programs of type (others: EINVAL, as a kernel built without them). */
+bool prog_type_supported(u32 type);
 int prog_test_run(union bpf_attr *attr, union bpf_attr *uattr, u32 usize);
 int prog_bind_map(const union bpf_attr *attr);		/* bind_map.c */
 int prog_enable_stats(const union bpf_attr *attr);	/* stats.c */

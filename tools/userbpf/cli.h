@@ -56,6 +56,7 @@ struct cli_load {
 	bool log_to_stderr; /* on rejection, copy the verifier log to stderr */
 	const char *prog;   /* the program the command names (NULL: none): loaded even from a
 			     * "?" section, which the load otherwise leaves out */
+	bool prog_only;	    /* with prog: the object's other programs are not loaded */
 	char err[512];
 };
 /* Opens and loads path.  Returns EXIT_OK and *objp, or prints the loader's message and returns

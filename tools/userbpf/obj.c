@@ -60,6 +60,9 @@ int cli_load_object(const char *path, struct cli_load *l, struct userbpf_object 
 	if (l->prog) {
 		struct userbpf_program *p = userbpf_object_find_program(*objp, l->prog);
 
+		for (size_t i = 0; p && l->prog_only && i < userbpf_object_program_count(*objp); i++)
+			userbpf_program_set_autoload(*objp, userbpf_object_program(*objp, i),
+						     false);
 		if (p)
 			userbpf_program_set_autoload(*objp, p, true);
 	}

@@ -158,7 +158,7 @@ static const char *map_of_fd(struct userbpf_object *obj, int fd)
 static void dump_prog(struct userbpf_object *obj, struct userbpf_program *p, bool opcodes)
 {
 	const struct bpf_insn *in = userbpf_program_insns(p);
-	size_t n = userbpf_program_insn_cnt(p);
+	size_t n = in ? userbpf_program_insn_cnt(p) : 0;
 
 	if (cli.json) {
 		json_begin_object();
@@ -250,6 +250,13 @@ static int cmd_dump(const char *path, const char *name, bool opcodes)
 		cli_err("%s", errbuf);
 		return EXIT_OBJECT;
 	}
+	/* every program relocated ("?" sections too), but one whose section implies no type:
+	 * the loader refuses it, so it shows as the object has it */
+	for (size_t i = 0; i < userbpf_object_program_count(obj); i++) {
+		struct userbpf_program *p = userbpf_object_program(obj, i);
+
+		userbpf_program_set_autoload(obj, p, userbpf_program_type(p) != BPF_PROG_TYPE_UNSPEC);
+	}
 	if (userbpf_object_load(obj)) {
 		cli_err("%s", errbuf);
 		userbpf_object_close(obj);
@@ -309,7 +316,9 @@ static void verify_report(const char *name, bool ok, const char *err, const char
 
 static int cmd_verify(const char *path, const char *name, unsigned int level)
 {
-	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level, .prog = name};
+	/* (a named program alone: its log, not a sibling's failure) */
+	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level, .prog = name,
+			     .prog_only = true};
 	struct userbpf_object *obj = NULL;
 	struct userbpf_program **sel = NULL;
 	size_t n;
@@ -415,7 +424,7 @@ static void print_code(const unsigned char *code, size_t len)
 
 static int cmd_dump_jited(const char *path, const char *name)
 {
-	struct cli_load l = {.prog = name};
+	struct cli_load l = {.prog = name, .prog_only = true};
 	struct userbpf_object *obj = NULL;
 	struct userbpf_program **sel = NULL;
 	size_t n;
