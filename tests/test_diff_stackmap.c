@@ -189,3 +189,85 @@ TEST(stackmap_no_call_chain)
 	}
 	close(map);
 }
+
+/* bpf_get_task_stack(task, buf, size, flags), a base helper of 6.18 (every program type): the
+ * verifier's rules against the kernel's (a task it may pass on, not NULL, not a number; the
+ * buffer and its size), then runs of a raw tracepoint on the current task whose flags or size
+ * the kernel refuses (-EINVAL, the buffer zeroed) on both sides.  A valid call gets the
+ * kernel's stack of the task there, and -EFAULT here (no call chain, as bpf_get_stack()). */
+#define TASK_STACK_CALL(size, flags)                                                              \
+	BPF_MOV64_REG(BPF_REG_1, BPF_REG_0), BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),                 \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -64), BPF_MOV64_IMM(BPF_REG_3, size),                    \
+	BPF_LD_IMM64(BPF_REG_4, flags), BPF_EMIT_CALL(BPF_FUNC_get_task_stack)
+
+TEST(diff_get_task_stack)
+{
+	static const struct {
+		const char *what;
+		uint32_t type;
+		struct bpf_insn task;
+	} cases[] = {
+		{ "raw tracepoint, the current task", BPF_PROG_TYPE_RAW_TRACEPOINT,
+		  BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf) },
+		{ "XDP, the current task", BPF_PROG_TYPE_XDP,
+		  BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf) },
+		{ "socket filter, the current task", BPF_PROG_TYPE_SOCKET_FILTER,
+		  BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf) },
+		{ "raw tracepoint, NULL", BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_MOV64_IMM(BPF_REG_0, 0) },
+		{ "raw tracepoint, the task as a number", BPF_PROG_TYPE_RAW_TRACEPOINT,
+		  BPF_EMIT_CALL(BPF_FUNC_get_current_task) },
+		{ "raw tracepoint, the stack as the task", BPF_PROG_TYPE_RAW_TRACEPOINT,
+		  BPF_MOV64_REG(BPF_REG_0, BPF_REG_10) },
+	};
+	static const struct {
+		int size;
+		uint64_t flags;
+	} bad[] = { { 64, 1ull << 40 }, { 12, 0 }, { 64, BPF_F_USER_BUILD_ID }, { 60, 256 } };
+	int runs = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bpf_insn insns[] = {
+			cases[i].task, TASK_STACK_CALL(64, BPF_F_USER_STACK),
+			BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN(),
+		};
+
+		VERDICTS_AGREE(cases[i].what, cases[i].type, insns, insns,
+			       sizeof(insns) / sizeof(insns[0]));
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* r0 = the result, or 1 if a byte of the buffer (filled with 0xff first) is not
+		 * zero after it */
+		struct bpf_insn insns[] = {
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -64, -1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1),
+			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+			TASK_STACK_CALL(bad[i].size, bad[i].flags),
+			BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -64),
+			BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, bad[i].size >= 64 ? -8 : -64),
+			BPF_ALU64_REG(BPF_OR, BPF_REG_1, BPF_REG_2),
+			BPF_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 1),
+			BPF_MOV64_IMM(BPF_REG_0, 1),
+			BPF_EXIT_INSN(),
+		};
+		uint32_t ret[NSIDES];
+
+		for (int s = 0; s < NSIDES; s++) {
+			int prog = side_prog_load(s, BPF_PROG_TYPE_RAW_TRACEPOINT, insns,
+						  sizeof(insns) / sizeof(insns[0]));
+
+			ret[s] = 7;
+			if (prog < 0) {
+				test_fail(__FILE__, __LINE__, "side %d: bad call %zu not loaded", s,
+					  i);
+				continue;
+			}
+			side_test_run_ctx(s, prog, NULL, 0, 0, NULL, 0, NULL, 0, &ret[s]);
+			close(prog);
+		}
+		CHECK_EQ((int32_t)ret[U], (int32_t)ret[K]);
+		CHECK_EQ((int32_t)ret[U], -EINVAL);
+		runs += ret[U] == ret[K];
+	}
+	printf("diff_get_task_stack: %zu programs with the kernel's verdict, %d refused calls with "
+	       "its -EINVAL and zeroed buffer\n", sizeof(cases) / sizeof(cases[0]), runs);
+}

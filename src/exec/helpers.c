@@ -183,6 +183,12 @@ static const struct helper helpers[] = {
 				   ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
 					ARG_ANYTHING) },
 				 TRACING_TYPES },
+	/* (a base helper of 6.18's, with perfmon: every program type) */
+	[BPF_FUNC_get_task_stack] = { { h_get_task_stack, "bpf_get_task_stack", false, false,
+					RET_INTEGER,
+					ARGS(ARG_PTR_TO_BTF_ID_TASK_NOT_NULL, ARG_PTR_TO_UNINIT_MEM,
+					     ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING) },
+				      ALL_TYPES },
 	/* the socket lookups: tc's and cgroup skb's here, XDP's and sock_addr's in their own
 	 * tables (the same prototypes, their own contexts) */
 	[BPF_FUNC_sk_lookup_tcp] = { { h_sk_lookup_tcp, "bpf_sk_lookup_tcp", false, true,

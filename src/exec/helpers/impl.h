@@ -84,6 +84,7 @@ HELPER(h_cgrp_storage_get);
 HELPER(h_cgrp_storage_delete);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
+HELPER(h_get_task_stack);
 HELPER(h_get_branch_snapshot);
 HELPER(h_send_signal);
 HELPER(h_send_signal_thread);

@@ -277,6 +277,13 @@ u64 h_get_stack(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
 	return err;
 }
 
+/* bpf_get_task_stack(task, buf, size, flags): a task's call chain, which is no more there for
+ * another task than for the current one: bpf_get_stack()'s answers. */
+u64 h_get_task_stack(u64 task, u64 buf, u64 size, u64 flags, u64 a5)
+{
+	return h_get_stack(0, buf, size, flags, 0);
+}
+
 /* bpf_get_branch_snapshot(buf, size, flags): the CPU's last-branch records, which a program in
  * user space has none of: -ENOENT with buf untouched, as the kernel's without LBR (flags are
  * checked after the snapshot: -EINVAL then). */
