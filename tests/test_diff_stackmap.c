@@ -213,7 +213,8 @@ TEST(diff_get_task_stack)
 		  BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf) },
 		{ "socket filter, the current task", BPF_PROG_TYPE_SOCKET_FILTER,
 		  BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf) },
-		{ "raw tracepoint, NULL", BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_MOV64_IMM(BPF_REG_0, 0) },
+		{ "raw tracepoint, NULL", BPF_PROG_TYPE_RAW_TRACEPOINT,
+		  BPF_MOV64_IMM(BPF_REG_0, 0) },
 		{ "raw tracepoint, the task as a number", BPF_PROG_TYPE_RAW_TRACEPOINT,
 		  BPF_EMIT_CALL(BPF_FUNC_get_current_task) },
 		{ "raw tracepoint, the stack as the task", BPF_PROG_TYPE_RAW_TRACEPOINT,
@@ -239,7 +240,8 @@ TEST(diff_get_task_stack)
 		/* r0 = the result, or 1 if a byte of the buffer (filled with 0xff first) is not
 		 * zero after it */
 		struct bpf_insn insns[] = {
-			BPF_ST_MEM(BPF_DW, BPF_REG_10, -64, -1), BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1),
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -64, -1),
+			BPF_ST_MEM(BPF_DW, BPF_REG_10, -8, -1),
 			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
 			TASK_STACK_CALL(bad[i].size, bad[i].flags),
 			BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_10, -64),
