@@ -145,7 +145,8 @@ static int global_ctx_args_agree(bool moved, int *as_ctx)
 				continue;
 			vlog_first_diff(logs[K], logs[U], diff, sizeof(diff));
 			test_fail(__FILE__, __LINE__,
-				  "prog type %u, g(struct %s *ctx%s): kernel %s/%d, userbpf %s/%d; %s",
+				  "prog type %u, g(struct %s *ctx%s): kernel %s/%d, userbpf %s/%d; "
+				  "%s",
 				  types[t].type, ctx_names[c], moved ? " + 8" : "",
 				  r[K].rc >= 0 ? "accepts" : "rejects",
 				  r[K].err, r[U].rc >= 0 ? "accepts" : "rejects", r[U].err, diff);

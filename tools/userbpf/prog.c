@@ -255,7 +255,8 @@ static int cmd_dump(const char *path, const char *name, bool opcodes)
 	for (size_t i = 0; i < userbpf_object_program_count(obj); i++) {
 		struct userbpf_program *p = userbpf_object_program(obj, i);
 
-		userbpf_program_set_autoload(obj, p, userbpf_program_type(p) != BPF_PROG_TYPE_UNSPEC);
+		userbpf_program_set_autoload(obj, p,
+					     userbpf_program_type(p) != BPF_PROG_TYPE_UNSPEC);
 	}
 	if (userbpf_object_load(obj)) {
 		cli_err("%s", errbuf);
