@@ -44,7 +44,20 @@
 		CALL(dynptr_from_mem), FP(1, -16), BPF_MOV64_IMM(2, 0), BPF_MOV64_IMM(3, 8),       \
 		BPF_MOV64_IMM(4, 0), KFUNC(k)
 
+/* bpf_copy_from_user_task(fp - 16, 16, NULL, the current task, 0) */
+#define COPY_TASK CALL(get_current_task_btf), BPF_MOV64_REG(4, 0), BPF_MOV64_IMM(5, 0),          \
+	BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(2, 16), FP(1, -16), CALL(copy_from_user_task)
+
 static const struct vcase cases[] = {
+	/* the task's form: the same rules, a task it may pass on */
+	{ "task_helper_sleepable_syscall", SYSCALL, { COPY_TASK, EXIT }, ACCEPT, .full_log = true,
+	  .log_level = 2, SLEEPABLE },
+	{ "task_helper_kprobe", KPROBE, { COPY_TASK, EXIT }, REJECT,
+	  "helper call might sleep in a non-sleepable prog", EINVAL, .full_log = true },
+	{ "task_helper_null_task", SYSCALL, { BPF_MOV64_IMM(4, 0), BPF_MOV64_IMM(5, 0),
+	  BPF_MOV64_IMM(3, 0), BPF_MOV64_IMM(2, 16), FP(1, -16), CALL(copy_from_user_task),
+	  EXIT }, REJECT, "R4 type=scalar expected=ptr_, trusted_ptr_, rcu_ptr_", EACCES,
+	  .full_log = true, SLEEPABLE },
 	/* the helper: every program type has it (a base helper in 6.18), the sleepable ones
 	 * (kprobes and syscall programs here) may call it */
 	{ "helper_sleepable_syscall", SYSCALL, { COPY, EXIT }, ACCEPT, .full_log = true,
@@ -211,4 +224,66 @@ TEST(diff_copy_from_user_runs)
 	CHECK(runs >= 700 && copied >= 50 && faulted >= 50);
 	for (int k = 0; k < KINDS; k++)
 		CHECK(kinds_run[k] >= 100);
+}
+
+/* bpf_copy_from_user_task(value, size, src, task, flags), a base helper of 6.18 for sleepable
+ * programs, on the current task (this process: the kernel's access_process_vm() reads what
+ * the caller could): the same sources as above, and flags, give the kernel's result and
+ * every byte of the value (all of it zeroed on a partial read). */
+TEST(diff_copy_from_user_task_runs)
+{
+	uint8_t *pages, value[NSIDES][VALUE];
+	uint32_t seed = 20261208;
+	int maps[NSIDES], runs = 0, copied = 0, faulted = 0, bad_flags = 0;
+
+	SKIP_WITHOUT_KERNEL_BPF();
+	pages = copy_fixture(maps, VALUE);
+	REQUIRE(pages != NULL);
+	for (int i = 0; i < 300; i++) {
+#define RND(n) ((seed = seed * 1103515245u + 12345u) >> 8) % (n)
+		uint32_t size = RND(VALUE + 1), kd = RND(COPY_SRC_KINDS);
+		uint64_t src = copy_src(pages, kd, RND(1u << 20)), flags = RND(6) ? 0 : RND(3);
+#undef RND
+		struct bpf_result r[NSIDES];
+		uint32_t ret[NSIDES] = { 0, 0 };
+		char what[120];
+
+		snprintf(what, sizeof(what), "#%d bpf_copy_from_user_task(size %u, src %#llx, "
+			 "flags %llu)", i, size, (unsigned long long)src, (unsigned long long)flags);
+		for (int s = 0; s < NSIDES; s++) {
+			struct bpf_insn prog[] = {
+				BPF_ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+				BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
+				BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
+				BPF_LD_MAP_FD(BPF_REG_1, maps[s]),
+				BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
+				BPF_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 1),
+				BPF_EXIT_INSN(),
+				BPF_MOV64_REG(BPF_REG_6, BPF_REG_0),
+				BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+				BPF_MOV64_REG(BPF_REG_4, BPF_REG_0),
+				BPF_MOV64_REG(BPF_REG_1, BPF_REG_6),
+				BPF_MOV64_IMM(BPF_REG_2, (int32_t)size),
+				BPF_LD_IMM64(BPF_REG_3, src),
+				BPF_LD_IMM64(BPF_REG_5, flags),
+				BPF_EMIT_CALL(BPF_FUNC_copy_from_user_task),
+				BPF_MOV32_REG(BPF_REG_0, BPF_REG_0),
+				BPF_EXIT_INSN(),
+			};
+
+			r[s] = side_copy_run(s, maps[s], VALUE, BPF_PROG_TYPE_SYSCALL, BPF_F_SLEEPABLE,
+					     prog, N(prog), false, value[s], &ret[s]);
+		}
+		if (!AGREE(what, r) || r[K].rc < 0)
+			continue;
+		runs++;
+		copied += !ret[K] && size;
+		faulted += (int32_t)ret[K] == -EFAULT;
+		bad_flags += (int32_t)ret[K] == -EINVAL;
+		COPIES_AGREE(what, ret, value[K], value[U], VALUE);
+	}
+	copy_fixture_done(pages, maps);
+	printf("diff_copy_from_user_task_runs: %d runs with the kernel's result and bytes (%d "
+	       "copies, %d -EFAULT, %d -EINVAL)\n", runs, copied, faulted, bad_flags);
+	CHECK(runs == 300 && copied >= 30 && faulted >= 30 && bad_flags >= 10);
 }

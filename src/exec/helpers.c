@@ -498,6 +498,12 @@ static const struct helper helpers[] = {
 					RET_INTEGER,
 					ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
 					     ARG_ANYTHING), .might_sleep = true }, ALL_TYPES },
+	/* (the same, of a task's memory) */
+	[BPF_FUNC_copy_from_user_task] = { { h_copy_from_user_task, "bpf_copy_from_user_task",
+					     true, false, RET_INTEGER,
+					     ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,
+						  ARG_ANYTHING, ARG_PTR_TO_BTF_ID_TASK_NOT_NULL,
+						  ARG_ANYTHING), .might_sleep = true }, ALL_TYPES },
 	[BPF_FUNC_probe_read_kernel_str] = { { h_probe_read_kernel_str,
 					       "bpf_probe_read_kernel_str", true, false, RET_INTEGER,
 					       ARGS(ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO,

@@ -85,6 +85,7 @@ HELPER(h_cgrp_storage_delete);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
 HELPER(h_get_task_stack);
+HELPER(h_copy_from_user_task);
 HELPER(h_get_branch_snapshot);
 HELPER(h_send_signal);
 HELPER(h_send_signal_thread);

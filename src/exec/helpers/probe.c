@@ -145,6 +145,35 @@ int copy_from_user_emul(u8 *dst, u64 src, u32 n)
 	return -EFAULT;
 }
 
+/* bpf_copy_from_user_task(dst, size, user_ptr, task, flags) (sleepable programs): the
+ * kernel's access_process_vm() of the task's memory: this process's read in place, another's
+ * through process_vm_readv() (which the same permission as the kernel's ptrace check allows),
+ * the idle task's (no mm) not at all; unless every byte was read, all of dst zeroed and
+ * -EFAULT.  Flags must be 0 (-EINVAL, before anything). */
+u64 h_copy_from_user_task(u64 dst, u64 size, u64 src, u64 task, u64 flags)
+{
+	u32 n = (u32)size, pid = 0;
+	int tgid = current_task_tgid(task);
+
+	if (flags)
+		return (u64)-EINVAL;
+	if (!n)
+		return 0;
+	if (!current_task_pid(task, &pid) && pid && tgid == getpid()) {
+		if (!copy_from_user_emul(PTR(dst), src, n))
+			return 0;
+	} else if (pid && src + n >= src && src + n <= USER_PTR_MAX &&
+		   src + n - 1 <= UINTPTR_MAX) {
+		struct iovec local = { PTR(dst), n };
+		struct iovec remote = { (void *)(uintptr_t)src, n };
+
+		if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+			return 0;
+	}
+	memset(PTR(dst), 0, n);
+	return (u64)-EFAULT;
+}
+
 /* bpf_copy_from_user() (sleepable programs): copy_from_user(), then all of dst zeroed on a
  * fault. */
 u64 h_copy_from_user(u64 dst, u64 size, u64 src, u64 a4, u64 a5)
