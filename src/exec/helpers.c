@@ -632,6 +632,14 @@ static const struct helper xdp_fib_lookup_helper = {
 static const struct helper pe_get_stackid_helper = {
 	{ h_get_stackid, "bpf_get_stackid", false, false, RET_INTEGER,
 	  ARGS(ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_PERF_EVENT) };
+static const struct helper pe_read_branch_records_helper = {
+	{ h_read_branch_records, "bpf_read_branch_records", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_WRITE_MEM_OR_NULL, ARG_CONST_SIZE_OR_ZERO,
+	       ARG_ANYTHING) }, TYPE_BIT(BPF_PROG_TYPE_PERF_EVENT) };
+static const struct helper pe_prog_read_value_helper = {
+	{ h_perf_prog_read_value, "bpf_perf_prog_read_value", true, false, RET_INTEGER,
+	  ARGS(ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE) },
+	TYPE_BIT(BPF_PROG_TYPE_PERF_EVENT) };
 static const struct helper cg_sock_sk_storage_get_helper = {
 	{ h_sk_storage_get, "bpf_sk_storage_get", false, false, RET_PTR_TO_MAP_VALUE_OR_NULL,
 	  ARGS(ARG_CONST_MAP_PTR, ARG_PTR_TO_CTX, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING) },
@@ -1145,6 +1153,11 @@ const struct bpf_func_proto *bpf_helper_proto(u32 func_id, u32 prog_type)
 	 * get_stackid, which is not GPL-only */
 	if (prog_type == BPF_PROG_TYPE_PERF_EVENT && func_id == BPF_FUNC_get_stackid)
 		return &pe_get_stackid_helper.proto;
+	/* and the two of the sample's own (pe_prog_func_proto()'s) */
+	if (prog_type == BPF_PROG_TYPE_PERF_EVENT && func_id == BPF_FUNC_read_branch_records)
+		return &pe_read_branch_records_helper.proto;
+	if (prog_type == BPF_PROG_TYPE_PERF_EVENT && func_id == BPF_FUNC_perf_prog_read_value)
+		return &pe_prog_read_value_helper.proto;
 	if (prog_type == BPF_PROG_TYPE_PERF_EVENT)
 		prog_type = BPF_PROG_TYPE_KPROBE;
 	if (prog_type_is_lwt(prog_type))

@@ -85,6 +85,8 @@ HELPER(h_cgrp_storage_delete);
 HELPER(h_get_stackid);
 HELPER(h_get_stack);
 HELPER(h_get_task_stack);
+HELPER(h_read_branch_records);
+HELPER(h_perf_prog_read_value);
 HELPER(h_copy_from_user_task);
 HELPER(h_get_branch_snapshot);
 HELPER(h_send_signal);

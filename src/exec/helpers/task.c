@@ -284,6 +284,23 @@ u64 h_get_task_stack(u64 task, u64 buf, u64 size, u64 flags, u64 a5)
 	return h_get_stack(0, buf, size, flags, 0);
 }
 
+/* A perf event program's sample helpers.  Such a program never runs here (the kernel has no
+ * BPF_PROG_TEST_RUN for it, and userbpf no hardware events to attach it to): the verifier's
+ * rules are what matter; were one run, it would get what a sample without the data answers.
+ * bpf_read_branch_records(ctx, buf, size, flags): no branch stack, -ENOENT (after the flags'
+ * check, -EINVAL).  bpf_perf_prog_read_value(ctx, buf, size): no counter to read, buf zeroed
+ * and -EINVAL for a size other than struct bpf_perf_event_value's, else -ENOENT. */
+u64 h_read_branch_records(u64 ctx, u64 buf, u64 size, u64 flags, u64 a5)
+{
+	return flags & ~(u64)BPF_F_GET_BRANCH_RECORDS_SIZE ? (u64)-EINVAL : (u64)-ENOENT;
+}
+
+u64 h_perf_prog_read_value(u64 ctx, u64 buf, u64 size, u64 a4, u64 a5)
+{
+	memset(PTR(buf), 0, (u32)size);
+	return (u32)size != sizeof(struct bpf_perf_event_value) ? (u64)-EINVAL : (u64)-ENOENT;
+}
+
 /* bpf_get_branch_snapshot(buf, size, flags): the CPU's last-branch records, which a program in
  * user space has none of: -ENOENT with buf untouched, as the kernel's without LBR (flags are
  * checked after the snapshot: -EINVAL then). */
