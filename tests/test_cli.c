@@ -419,8 +419,17 @@ TEST(cli_verify_named_alone)
 {
 	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails") ":good", NULL), 0);
 	CHECK(strstr(out, "good: verified"));
+	/* all of them: each alone, each reported; the exit code a rejection's */
 	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails"), NULL), 3);
+	CHECK(strstr(out, "good: verified\n"));
+	CHECK(strstr(out, "bad: rejected\n"));
 	CHECK(strstr(out, "program 'bad' (section 'xdp'): BPF_PROG_LOAD failed: Permission denied"));
+	CHECK(strstr(out, "unknown: not loaded: sibling_fails.bpf.o: program 'unknown': missing BPF "
+			  "prog type"));
+	CHECK_EQ(cli("--json", "prog", "verify", FIXTURE("sibling_fails"), NULL), 3);
+	CHECK(strstr(out, "[{\"name\":\"good\",\"verified\":true,"));
+	CHECK(strstr(out, "{\"name\":\"bad\",\"verified\":false,"));
+	CHECK(strstr(out, "{\"name\":\"unknown\",\"verified\":false,"));
 	CHECK_EQ(cli("prog", "verify", FIXTURE("sibling_fails") ":unknown", NULL), 2);
 	CHECK(strstr(err, "program 'unknown': missing BPF prog type, check ELF section name "
 			  "'frobnicate'"));

@@ -7,8 +7,10 @@
  *          kernel's format through the verifier's disassembler (src/verifier/disasm.h); map loads
  *          show the map's name as bpftool shows map[id:N].  The verifier does not run (see
  *          dump_bpf()), so a program it rejects can be dumped too.
- *  verify  the verifier's log: each selected program is loaded again on its own with the asked
- *          log level, so the log is that program's whatever else the object holds.
+ *  verify  the verifier's log: each selected program is loaded on its own (the object with that
+ *          program and the maps only, then again with the asked log level), so the verdict and
+ *          log are that program's whatever else the object holds, and every program is
+ *          reported.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -315,58 +317,87 @@ static void verify_report(const char *name, bool ok, const char *err, const char
 		putchar('\n');
 }
 
+/* One program verified alone (the object loaded with it and its maps only, so another's
+ * failure is not its own): its report.  EXIT_OK, EXIT_VERIFIER, or the load's other error. */
+static int verify_one(const char *path, const char *name, unsigned int level, char *log)
+{
+	struct cli_load l = {.log = log, .log_size = VERIFY_LOG_SIZE, .log_level = level,
+			     .prog = name, .prog_only = true};
+	struct userbpf_object *obj = NULL;
+	struct userbpf_program *p;
+	int rc = cli_load_object(path, &l, &obj), fd;
+
+	if (rc == EXIT_VERIFIER) {
+		/* (the loader's message names the program) */
+		verify_report(name, false, l.err, l.log);
+		return rc;
+	}
+	if (rc) {
+		if (cli.json)
+			verify_report(name, false, l.err, "");
+		else
+			printf("%s: not loaded: %s\n", name, l.err);
+		return rc;
+	}
+	p = userbpf_object_find_program(obj, name);
+	fd = p ? reload(obj, p, log, level) : -1;
+	if (fd >= 0)
+		close(fd);
+	verify_report(name, fd >= 0, fd < 0 ? strerror(errno) : NULL, log);
+	userbpf_object_close(obj);
+	return fd >= 0 ? EXIT_OK : EXIT_VERIFIER;
+}
+
+/* Each selected program verified alone (a "?" section's only when named); the worst result:
+ * a rejection, else another failure. */
 static int cmd_verify(const char *path, const char *name, unsigned int level)
 {
-	/* (a named program alone: its log, not a sibling's failure) */
-	struct cli_load l = {.log_size = VERIFY_LOG_SIZE, .log_level = level, .prog = name,
-			     .prog_only = true};
+	struct userbpf_object_opts o = {.sz = sizeof(o), .bpf = cli_backend(),
+					.btf_custom_path = cli.btf};
 	struct userbpf_object *obj = NULL;
 	struct userbpf_program **sel = NULL;
+	char errbuf[512], *log = malloc(VERIFY_LOG_SIZE);
+	bool rejected = false;
 	size_t n;
-	int rc;
+	int rc = EXIT_OK, worst = EXIT_OK;
 
-	l.log = malloc(VERIFY_LOG_SIZE);
-	if (!l.log)
+	o.errbuf = errbuf;
+	o.errbuf_size = sizeof(errbuf);
+	errbuf[0] = '\0';
+	if (!log)
 		return EXIT_RUN;
-	rc = cli_load_object(path, &l, &obj);
-	if (cli.json && rc != EXIT_OBJECT)
-		json_begin_array();
-	if (rc == EXIT_VERIFIER) {
-		/* the loader's message names the rejected program */
-		verify_report(path, false, l.err, l.log);
-		goto out;
+	if (userbpf_object_open_file(path, &o, &obj)) {
+		cli_err("%s", errbuf);
+		free(log);
+		return EXIT_OBJECT;
 	}
+	rc = select_progs(obj, name, &sel, &n);
 	if (rc)
 		goto out;
-	rc = select_progs(obj, name, &sel, &n);
-	for (size_t i = 0; !rc && i < n; i++) {
-		int fd;
-
-		/* (a program the load left out, from a "?" section: named, it would be loaded) */
-		if (userbpf_program_fd(sel[i]) < 0) {
+	if (cli.json)
+		json_begin_array();
+	for (size_t i = 0; i < n; i++) {
+		if (!name && !userbpf_program_autoload(sel[i])) {
 			if (!cli.json)
 				printf("%s: not loaded (section '%s' starts with '?': name the "
 				       "program to load it)\n", userbpf_program_name(sel[i]),
 				       userbpf_program_section(sel[i]));
 			continue;
 		}
-		fd = reload(obj, sel[i], l.log, level);
-
-		if (fd >= 0)
-			close(fd);
-		verify_report(userbpf_program_name(sel[i]), fd >= 0,
-			      fd < 0 ? strerror(errno) : NULL, l.log);
-		if (fd < 0)
-			rc = EXIT_VERIFIER;
+		rc = verify_one(path, userbpf_program_name(sel[i]), level, log);
+		rejected |= rc == EXIT_VERIFIER;
+		if (rc && !worst)
+			worst = rc;
 	}
-out:
-	if (cli.json && rc != EXIT_OBJECT && rc != EXIT_USAGE) {
+	rc = rejected ? EXIT_VERIFIER : worst;
+	if (cli.json) {
 		json_end_array();
 		json_finish();
 	}
+out:
 	free(sel);
 	userbpf_object_close(obj);
-	free(l.log);
+	free(log);
 	return rc;
 }
 
