@@ -1000,10 +1000,10 @@ static int stack_write(struct verifier_env *env, u32 regno, s32 off, int size, i
 			return err;
 	}
 	forget_buf_slices(env, f->frameno, lo, hi);
-	if (f == cur_frame(env)) {
-		for (s64 o = lo; o < hi; o++)
-			env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
-	}
+	/* (by index, in whichever frame: the state line shows the current frame's slot of that
+	 * index, as 6.18's mark_stack_slot_scratched() makes it) */
+	for (s64 o = lo; o < hi; o++)
+		env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
 	if (!scalar_is_const(&ptr->s)) {
 		bool zero = val ? reg_is_const(val) && val->s.var_off.value == 0
 				: is_st && insn->imm == 0;
@@ -1706,7 +1706,7 @@ int check_helper_mem(struct verifier_env *env, u32 regno, int size, bool zero_ok
 				 * store that shows its slot */
 				scrub_spill_fixed(sl);
 				*byte_type(f, o) = STACK_MISC;
-				if (bytewise && f == cur_frame(env))
+				if (bytewise) /* (by index, whatever the frame) */
 					env->scratched_slots |= 1ull << ((-o - 1) / SLOT_SIZE);
 			}
 			if (bytewise)

@@ -562,7 +562,13 @@ int propagate_precision(struct verifier_env *env, const struct vstate *old,
 	bt.frame = (int)cur->curframe;
 	for (int fr = (int)old->curframe; fr >= 0; fr--) {
 		const struct func_state *f = old->frame[fr];
-		u16 live = env->aux[frame_insn(old, old->insn_idx, (u32)fr)].live_regs;
+		/* a walked state's dead registers and slots were cleaned away in 6.18
+		 * (clean_func_state()): their marks are not propagated; a state still being
+		 * walked (a loop's, matched by range) keeps them all */
+		u16 live = old->branches ? 0xffff
+					 : env->aux[frame_insn(old, old->insn_idx, (u32)fr)].live_regs;
+		u64 slive = old->branches ? ~0ull
+					  : sl_live_slots(env, (struct vstate *)old, (u32)fr);
 		bool first = true;
 
 		for (int r = 0; r < BPF_REG_FP; r++) {
@@ -582,7 +588,7 @@ int propagate_precision(struct verifier_env *env, const struct vstate *old,
 			int off = -(int)(s + 1) * SLOT_SIZE;
 
 			if (f->stack[s].type[SLOT_SIZE - 1] != STACK_SPILL ||
-			    reg->type != SCALAR_VALUE || !reg->precise)
+			    reg->type != SCALAR_VALUE || !reg->precise || !(slive & (1ull << s)))
 				continue;
 			if (l2 && first)
 				verbose(env, "frame %d: propagating fp%d", fr, off);
