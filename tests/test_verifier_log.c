@@ -35,6 +35,24 @@ static const struct vcase cases[] = {
 	{ "log2_branches", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), R0_0,
 	  BPF_JMP_IMM(BPF_JGT, 2, 10, 2), BPF_ALU64_IMM(BPF_ADD, 0, 1), BPF_JMP_A(1),
 	  BPF_ALU64_IMM(BPF_ADD, 0, 2), EXIT }, ACCEPT, L2 },
+	/* a store into the caller's frame shows the current frame's slot of that index in the
+	 * state line (6.18 marks slots scratched by index): the callee's fp-8, then its fp-16
+	 * after a helper writes the caller's fp-16 */
+	{ "log2_store_into_caller_frame", SOCK, { BPF_MOV64_REG(6, 1), BPF_MOV64_REG(1, 10),
+	  BPF_ALU64_IMM(BPF_ADD, 1, -16), BPF_MOV64_REG(2, 6), BPF_CALL_REL(2), R0_0, EXIT,
+	  BPF_ST_MEM(BPF_DW, 10, -8, 7), BPF_ST_MEM(BPF_DW, 10, -16, 9), BPF_MOV64_REG(3, 1),
+	  BPF_ST_MEM(BPF_DW, 3, 8, 1), BPF_MOV64_REG(1, 2), BPF_MOV64_IMM(2, 0),
+	  BPF_MOV64_IMM(4, 8), BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes), R0_0, EXIT }, ACCEPT, L2 },
+	/* a pruning match propagates only what 6.18 keeps of the old state: the fallback that
+	 * forces every scalar precise (backtracking into an LD_ABS) marks the spilled fp-16 and
+	 * r9 too, which no path reads again: dead, cleaned away, so the other branch pruned at
+	 * the join propagates r0 alone */
+	{ "log2_propagate_live_only", SOCK, { BPF_MOV64_REG(6, 1), BPF_LDX_MEM(BPF_W, 9, 6, 0),
+	  BPF_STX_MEM(BPF_DW, 10, 9, -16), BPF_LD_ABS(BPF_B, 0), BPF_ALU64_IMM(BPF_AND, 0, 15),
+	  BPF_LDX_MEM(BPF_W, 2, 6, 4), BPF_JMP_IMM(BPF_JGT, 2, 3, 1), BPF_MOV64_IMM(3, 0),
+	  BPF_MOV64_REG(2, 0), BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -48),
+	  BPF_MOV64_IMM(3, 0), BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel), R0_0, EXIT }, ACCEPT,
+	  L2, .prog_flags = BPF_F_TEST_STATE_FREQ },
 	{ "log1_branch_error", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_JMP_IMM(BPF_JGT, 2, 10, 2),
 	  R0_0, EXIT, BPF_LDX_MEM(BPF_W, 0, 2, 0), EXIT }, REJECT, "R2 invalid mem access 'scalar'",
 	  EACCES, L1 },
