@@ -21,7 +21,7 @@
 /* Offsets a case names by placeholder (an off or imm of OFF(n)), filled from the kernel's BTF. */
 enum {
 	O_PID, O_PID1, O_TGID, O_RP, O_GL, O_MM, O_COMM, O_COMM12, O_TASK_SIZE, O_CGROUPS,
-	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O_CPUS,
+	O_DFL_CGRP, O_KN, O_HOLE, O_PARENT, O_CPUS, O_TASK_WORKS, O_CB_FUNC,
 	O_RCU_LOCK, O_RCU_UNLOCK, /* (kfunc ids, as a call's imm) */
 	O__COUNT
 };
@@ -77,6 +77,9 @@ static bool fill_offsets(void)
 	offs[O_KN] = (s32)btf_member_offset(btf, cgroup, "kn");
 	offs[O_HOLE] = (s32)task_hole(btf, task);
 	offs[O_CPUS] = (s32)btf_member_offset(btf, task, "cpus_ptr");
+	offs[O_TASK_WORKS] = (s32)btf_member_offset(btf, task, "task_works");
+	offs[O_CB_FUNC] = (s32)btf_member_offset(btf, btf_find_by_name_kind(btf, "callback_head",
+								     BTF_KIND_STRUCT), "func");
 	offs[O_RCU_LOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_lock");
 	offs[O_RCU_UNLOCK] = (s32)btf_find_func(btf, "bpf_rcu_read_unlock");
 	for (int i = 0; i < O_RCU_LOCK; i++)
@@ -103,6 +106,14 @@ static const struct {
 } cases[] = {
 	{ "pid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
 	  { TASK, LD(W, 0, 0, O_PID), BPF_EXIT_INSN() } },
+	/* a pointer field that is no struct pointer (a function's), read through an untrusted
+	 * pointer: untrusted memory, which may be NULL (6.18.44 walks both ways; this thread's
+	 * task_works is NULL, so its func reads 0) */
+	{ "a function pointer read through an untrusted pointer, NULL-checked",
+	  BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,
+	  { TASK, LD(DW, 2, 0, O_TASK_WORKS), LD(DW, 1, 2, O_CB_FUNC), BPF_MOV64_IMM(BPF_REG_0, 2),
+	    BPF_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 1), BPF_MOV64_IMM(BPF_REG_0, 1),
+	    BPF_EXIT_INSN() } },
 	{ "tgid, in XDP", BPF_PROG_TYPE_XDP, 0,
 	  { TASK, LD(W, 0, 0, O_TGID), BPF_EXIT_INSN() } },
 	{ "the second byte of pid", BPF_PROG_TYPE_RAW_TRACEPOINT, RUN,

@@ -248,8 +248,10 @@ static bool ptr_not_null(const struct reg_state *r)
 	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_RINGBUF_MEM:
 	case PTR_TO_BTF_ID_TRUSTED: /* (not an RCU one: the field may be NULL) */
-	case PTR_TO_RDONLY_UNTRUSTED_MEM: /* (6.18 looks at its base type, PTR_TO_MEM) */
 		return true;
+	/* (PTR_TO_RDONLY_UNTRUSTED_MEM, a pointer field read through an untrusted pointer,
+	 * may be NULL: 6.18.44 walks both ways of its NULL check, and a program does run the
+	 * NULL one) */
 	case PTR_TO_BTF_ID: /* trusted while it holds its reference */
 		return r->ref_obj_id != 0;
 	default:
