@@ -53,6 +53,10 @@ static const struct vcase cases[] = {
 	  BPF_MOV64_REG(2, 0), BPF_MOV64_REG(1, 10), BPF_ALU64_IMM(BPF_ADD, 1, -48),
 	  BPF_MOV64_IMM(3, 0), BPF_EMIT_CALL(BPF_FUNC_probe_read_kernel), R0_0, EXIT }, ACCEPT,
 	  L2, .prog_flags = BPF_F_TEST_STATE_FREQ },
+	/* an LD_ABS in a subprogram may end the program: 6.18 walks a return with r0 = 0 first,
+	 * then the load that succeeded */
+	{ "log2_ld_abs_in_subprog", SOCK, { BPF_CALL_REL(1), EXIT, BPF_MOV64_REG(6, 1),
+	  BPF_LD_ABS(BPF_B, 0), BPF_ALU64_IMM(BPF_ADD, 0, 1), EXIT }, ACCEPT, L2, .funcs = true },
 	{ "log1_branch_error", SOCK, { BPF_LDX_MEM(BPF_W, 2, 1, 0), BPF_JMP_IMM(BPF_JGT, 2, 10, 2),
 	  R0_0, EXIT, BPF_LDX_MEM(BPF_W, 0, 2, 0), EXIT }, REJECT, "R2 invalid mem access 'scalar'",
 	  EACCES, L1 },

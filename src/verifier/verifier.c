@@ -205,6 +205,15 @@ static int do_check(struct verifier_env *env, u32 sub)
 		case BPF_LD:
 			if (BPF_MODE(insn->code) == BPF_ABS || BPF_MODE(insn->code) == BPF_IND) {
 				err = check_ld_abs(env, insn);
+				/* 6.18: in a subprogram, a load that fails ends the program with 0,
+				 * walked as a return from the subprogram with r0 = 0; the next
+				 * instruction is the load that succeeded */
+				if (!err && env->cur->curframe) {
+					if (!push_stack(env, env->insn_idx + 1, env->insn_idx))
+						return -ENOMEM;
+					mark_reg_const(&cur_regs(env)[BPF_REG_0], 0);
+					goto exit_insn;
+				}
 			} else if (BPF_MODE(insn->code) == BPF_IMM) {
 				err = check_ld_imm(env, insn);
 				env->insn_idx++;
@@ -264,8 +273,9 @@ static int do_check(struct verifier_env *env, u32 sub)
 					return -EINVAL;
 				}
 exit_insn:;
-				/* (a tail call's, from a subprogram, comes here too) */
-				bool from_tail_call = BPF_OP(insn->code) == BPF_CALL;
+				/* (a tail call's, from a subprogram, comes here too, and an LD_ABS's) */
+				bool from_tail_call = BPF_OP(insn->code) == BPF_CALL ||
+						      BPF_CLASS(insn->code) == BPF_LD;
 				int exit_idx = env->insn_idx;
 
 				err = check_exit(env, &env->insn_idx, &done);
