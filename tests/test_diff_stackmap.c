@@ -236,6 +236,26 @@ TEST(diff_get_task_stack)
 		VERDICTS_AGREE(cases[i].what, cases[i].type, insns, insns,
 			       sizeof(insns) / sizeof(insns[0]));
 	}
+	/* the result, at most the size (the kernel's bound on it), indexes the 64-byte buffer */
+	for (int size = 8; size <= 72; size += 64) {
+		struct bpf_insn insns[] = {
+			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+			TASK_STACK_CALL(size, 0),
+			BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 1, 4),
+			BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
+			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -65),
+			BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_0),
+			BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0),
+			BPF_MOV64_IMM(BPF_REG_0, 0),
+			BPF_EXIT_INSN(),
+		};
+		char what[48];
+
+		snprintf(what, sizeof(what), "get_task_stack of %d bytes, its result an index",
+			 size);
+		VERDICTS_AGREE(what, BPF_PROG_TYPE_RAW_TRACEPOINT, insns, insns,
+			       sizeof(insns) / sizeof(insns[0]));
+	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		/* r0 = the result, or 1 if a byte of the buffer (filled with 0xff first) is not
 		 * zero after it */

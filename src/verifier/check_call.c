@@ -611,6 +611,7 @@ static void refine_retval(struct reg_state *r0, s32 id, u64 size_max)
 	case BPF_FUNC_probe_read_kernel_str:
 	case BPF_FUNC_probe_read_user_str:
 	case BPF_FUNC_get_stack:
+	case BPF_FUNC_get_task_stack:
 		s->smax = (s64)size_max;
 		s->s32_max = (s32)size_max;
 		s->smin = -4095;
