@@ -14,6 +14,13 @@
 
 #define ST BPF_MAP_TYPE_STACK_TRACE
 
+/* r0, a helper's result, indexes the 64-byte buffer at fp - 64 when it is 1 or more (its
+ * upper bound is what the verifier must know), then return 0 */
+#define RESULT_INDEXES_BUF                                                                       \
+	BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 1, 4), BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),             \
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -65), BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_0),     \
+	BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0), BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN()
+
 TEST(diff_stackmap_create)
 {
 	static const struct map_shape shapes[] = {
@@ -142,13 +149,7 @@ TEST(diff_stackmap_verifier)
 			BPF_MOV64_IMM(BPF_REG_3, size),
 			BPF_MOV64_IMM(BPF_REG_4, BPF_F_USER_STACK),
 			BPF_EMIT_CALL(BPF_FUNC_get_stack),
-			BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 1, 4),
-			BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
-			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -65),
-			BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_0),
-			BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0),
-			BPF_MOV64_IMM(BPF_REG_0, 0),
-			BPF_EXIT_INSN(),
+			RESULT_INDEXES_BUF,
 		};
 		char what[32];
 
@@ -241,13 +242,7 @@ TEST(diff_get_task_stack)
 		struct bpf_insn insns[] = {
 			BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
 			TASK_STACK_CALL(size, 0),
-			BPF_JMP_IMM(BPF_JSLT, BPF_REG_0, 1, 4),
-			BPF_MOV64_REG(BPF_REG_1, BPF_REG_10),
-			BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, -65),
-			BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_0),
-			BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_1, 0),
-			BPF_MOV64_IMM(BPF_REG_0, 0),
-			BPF_EXIT_INSN(),
+			RESULT_INDEXES_BUF,
 		};
 		char what[48];
 

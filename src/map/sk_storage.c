@@ -129,18 +129,20 @@ static void elems_free(struct sk_storage_elem *e)
 	}
 }
 
-/* (A retired element's kptrs are emptied again: a program that held its value may have put a
- * new one in after the delete.) */
+/* A socket's list going: each element drops what its kptrs hold, then is freed (a retired
+ * one's too: a program that held its value may have put a new one in after the delete). */
+static void list_elems_free(struct sk_storage_elem *e)
+{
+	for (struct sk_storage_elem *i = e; i; i = i->next)
+		if (i->map->nr_kptrs)
+			map_empty_kptrs(i->map, i->value);
+	elems_free(e);
+}
+
 void sk_storage_free(struct sk_storage_list *l)
 {
-	for (struct sk_storage_elem *e = l->head; e; e = e->next)
-		if (e->map->nr_kptrs)
-			map_empty_kptrs(e->map, e->value);
-	for (struct sk_storage_elem *e = l->retired; e; e = e->next)
-		if (e->map->nr_kptrs)
-			map_empty_kptrs(e->map, e->value);
-	elems_free(l->head);
-	elems_free(l->retired);
+	list_elems_free(l->head);
+	list_elems_free(l->retired);
 	l->head = l->retired = NULL;
 }
 

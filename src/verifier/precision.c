@@ -568,7 +568,7 @@ int propagate_precision(struct verifier_env *env, const struct vstate *old,
 		u16 live = old->branches ? 0xffff
 					 : env->aux[frame_insn(old, old->insn_idx, (u32)fr)].live_regs;
 		u64 slive = old->branches ? ~0ull
-					  : sl_live_slots(env, (struct vstate *)old, (u32)fr);
+					  : sl_live_slots(env, old, (u32)fr);
 		bool first = true;
 
 		for (int r = 0; r < BPF_REG_FP; r++) {
