@@ -363,8 +363,11 @@ TEST(jit_code_shape)
 		 code_len("mov %r0, %r1\nja l\nl:\nexit", 0) + 2);
 	CHECK(code_len("mov %r0, %r1\nlsh %r0, 32\njeq %r1, 0, l\nl:\nrsh %r0, 32\nexit", 0) >
 	      code_len("mov %r0, %r1\nlsh %r0, 32\nrsh %r0, 32\njeq %r1, 0, l\nl:\nexit", 0) + 4);
-	/* Short jumps where they fit: a 3-instruction loop body jumps back with rel8. */
-	CHECK(code_len("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0) <= 20);
+	/* Short jumps where they fit: a 2-instruction loop body (add r0, 1: 4 bytes; cmp r0, 10:
+	 * 4) jumps back with rel8 (2). */
+	REQUIRE_EQ(jit_asm("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 10, l\nexit", 0, &p, "loop"), 0);
+	CHECK_EQ(jit_insn_offset(p, 3) - jit_insn_offset(p, 1), 4 + 4 + 2);
+	jit_free(p);
 	/* Blinding makes code longer but changes no result (see jit_semantics). */
 	CHECK(code_len("mov %r0, 0x12345678\nexit", 1) > code_len("mov %r0, 0x12345678\nexit", 0));
 }
@@ -780,16 +783,16 @@ static int loop_prog(const char *body, int fill, struct jit_prog **p)
 	return jit_asm(src, 0, p, "loop") ? -1 : 2 + fill;
 }
 
-/* A small loop starts a 64-byte line when it would otherwise straddle two (align_loop_head()),
- * and keeps its place where it lies in one line already, or where it cannot fit in one (its
- * place is then the natural one, which the same code before the loop gives).  The padding runs
- * on entry without changing the result.  The fill moves the natural place through every even
- * offset of a line. */
+/* A small loop starts a 64-byte line (align_loop_head()): moved there unless it starts one
+ * already; a loop that cannot fit in one line keeps its place (the natural one, which the same
+ * code before the loop gives).  The padding runs on entry without changing the result.  The
+ * fill moves the natural place through every even offset of a line. */
 TEST(jit_loop_alignment)
 {
 	char big[1024] = "";
-	uint64_t small_r0 = 0;
-	int moved = 0, kept = 0;
+	uint64_t small_r0 = 0, r0;
+	struct jit_prog *p;
+	int moved = 0;
 
 	for (uint64_t r3 = 100; r3; r3--)
 		small_r0 = (small_r0 + r3) ^ 7;
@@ -800,7 +803,6 @@ TEST(jit_loop_alignment)
 		int hs = loop_prog("add %r2, %r3\nxor %r2, 7\n", fill, &ps);
 		int hb = loop_prog(big, fill, &pb);
 		int64_t natural, head, end;
-		uint64_t r0;
 
 		if (hs < 0 || hb < 0) {
 			CHECK(0);
@@ -813,13 +815,8 @@ TEST(jit_loop_alignment)
 		head = jit_insn_offset(ps, (uint32_t)hs);
 		end = jit_insn_offset(ps, (uint32_t)hs + 4); /* after the jne */
 		CHECK(end - head <= 64);
-		if (natural % 64 + (end - head) > 64) {
-			CHECK_EQ(head, (natural + 63) / 64 * 64);
-			moved++;
-		} else {
-			CHECK_EQ(head, natural);
-			kept++;
-		}
+		CHECK_EQ(head, (natural + 63) / 64 * 64);
+		moved += natural % 64 != 0;
 		CHECK_EQ(head / 64, (end - 1) / 64);
 		CHECK_EQ(jit_exec(ps, (uint64_t[5]){0}, &r0), 0);
 		CHECK_EQ(r0, small_r0);
@@ -828,7 +825,15 @@ TEST(jit_loop_alignment)
 		jit_free(ps);
 		jit_free(pb);
 	}
-	CHECK(moved > 0 && kept > 0);
+	CHECK(moved > 0);
+	/* A loop at a line's start already (slot 0, no prologue) gets no padding: mov rax, rdi (3
+	 * bytes); add rdi, 1 (4); cmp rdi, 10 (4); jb (2). */
+	REQUIRE_EQ(jit_asm("l:\nmov %r0, %r1\nadd %r1, 1\njlt %r1, 10, l\nexit", 0, &p, "at0"), 0);
+	CHECK_EQ(jit_insn_offset(p, 0), 0);
+	CHECK_EQ(jit_insn_offset(p, 3), 3 + 4 + 4 + 2);
+	CHECK_EQ(jit_exec(p, (uint64_t[5]){3}, &r0), 0);
+	CHECK_EQ(r0, 9);
+	jit_free(p);
 }
 
 /* Blinded code hides the immediates: the 4 bytes of a constant do not appear in the code. */

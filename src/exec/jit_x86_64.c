@@ -147,6 +147,19 @@ struct jit_loop {
 	uint8_t st[3];
 };
 
+/* A packet check compared with a bound computed on entering its loop (plan_hoists()). */
+struct jit_hoist {
+	uint32_t head;	/* the loop's first slot: the bound is computed falling into it */
+	uint32_t check; /* the conditional jump; its sum is the fused pair at check - 2 */
+	int32_t k;	/* the pair's constant */
+	int8_t var;	/* BPF register the jump compares with the bound */
+	int8_t inv;	/* a folded sum's part that goes into the bound, or -1 */
+	int8_t end;	/* the jump's other register */
+	int8_t fold_base, fold_index; /* the pair's source folded from these, or -1 */
+	uint8_t sum_is_dst; /* the sum is the jump's dst (else its src) */
+	uint8_t reg;	/* x86 register holding the bound through the loop */
+};
+
 struct jit_ctx {
 	const struct bpf_insn *insns;
 	uint32_t cnt;
@@ -206,6 +219,11 @@ struct jit_ctx {
 	int32_t sum_k[MAX_BPF_REG];
 	/* exec_liveness()'s result, or NULL (then no sum is folded into addresses). */
 	uint16_t *live_out;
+	/* Packet checks against a bound computed before their loop, ascending by check. */
+	struct jit_hoist *hoists;
+	uint32_t nhoists;
+	uint32_t hoist_next; /* per pass: the first whose check is not behind */
+	int32_t hoist_armed; /* per pass: the one whose sum was left out, or -1 */
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
@@ -218,12 +236,14 @@ struct jit_ctx {
 #define LOOP_LINE 64u
 
 /* Before loop head k: NOPs (run once, on entering the loop) that move the head to the start of
- * the next 64-byte line when the loop, up to the end of its last backward jump, would fit in one
- * line but straddles two where it is.  A small loop across a line boundary costs each round a
- * second fetch: a 30-byte packet loop ran 5-10% slower so on this machine (AMD Zen 3); gcc and
- * clang align loop heads for the same reason.  The image starts a page, so offsets in it are as
- * good as addresses.  Pass 0 reserves the most that can be needed, so no later pass outgrows
- * it; later passes size the loop from the previous pass. */
+ * the next 64-byte line when the loop, up to the end of its last backward jump, fits in one
+ * line.  A small loop across a line boundary costs each round a second fetch, and even within a
+ * line where it starts matters: bench's 29-byte csum1500 loop, run by prog_repeat() on AMD Zen
+ * 3, took 211 ns from a line's start (and from offsets up to 20 or 32), 300 ns from offsets
+ * 22..30, 414 ns across two lines; gcc and clang align loop heads for the same reason.  The
+ * image starts a page, so offsets in it are as good as addresses.  Pass 0 reserves the most
+ * that can be needed, so no later pass outgrows it; later passes size the loop from the
+ * previous pass. */
 static void align_loop_head(struct jit_ctx *c, uint32_t k)
 {
 	uint32_t at = c->b.len % LOOP_LINE, span;
@@ -233,7 +253,7 @@ static void align_loop_head(struct jit_ctx *c, uint32_t k)
 		return;
 	}
 	span = c->prev[c->loop_end[k]] - c->prev[k];
-	if (span <= LOOP_LINE && at + span > LOOP_LINE)
+	if (span <= LOOP_LINE && at)
 		emit_nops(&c->b, LOOP_LINE - at);
 }
 
@@ -1593,25 +1613,136 @@ stop:
 	return !(c->live_out[last] & xm);
 }
 
+/* Whether the pair at slot i, mov64 rX, rB; add64 rX, rI, is a sum only ever used as an
+ * address (then *x, *base and *index are set). */
+static int folds_at(const struct jit_ctx *c, uint32_t i, int *x, int *base, int *index)
+{
+	const struct bpf_insn *in = &c->insns[i];
+
+	*x = in[0].dst_reg;
+	*base = in[0].src_reg;
+	if (!c->live_out || i + 1 >= c->cnt || is_target(c, i + 1) ||
+	    in[0].code != (BPF_ALU64 | BPF_MOV | BPF_X) || in[0].off ||
+	    in[1].code != (BPF_ALU64 | BPF_ADD | BPF_X) || in[1].dst_reg != *x || *base == *x)
+		return 0;
+	*index = in[1].src_reg == *x ? *base : in[1].src_reg; /* rX + rX is rB + rB after mov */
+	return fold_scan(c, i + 2, *x, *base, *index);
+}
+
 /* mov64 rX, rB; add64 rX, rI at slot i whose sum is only ever an address: emits nothing,
  * notes the sum and returns 2; else 0. */
 static uint32_t fold_address(struct jit_ctx *c, uint32_t i)
 {
-	const struct bpf_insn *in = &c->insns[i];
-	int x = in[0].dst_reg, base = in[0].src_reg, index;
+	int x, base, index;
 
-	if (!c->live_out || i + 1 >= c->cnt || is_target(c, i + 1) ||
-	    in[0].code != (BPF_ALU64 | BPF_MOV | BPF_X) || in[0].off ||
-	    in[1].code != (BPF_ALU64 | BPF_ADD | BPF_X) || in[1].dst_reg != x || base == x)
-		return 0;
-	index = in[1].src_reg == x ? base : in[1].src_reg; /* rX + rX is rB + rB after the move */
-	if (!fold_scan(c, i + 2, x, base, index))
+	if (!folds_at(c, i, &x, &base, &index))
 		return 0;
 	forget_reg(c, x);
 	c->sum_base[x] = (int8_t)base;
 	c->sum_index[x] = (int8_t)index;
 	c->sum_k[x] = 0;
 	return 2;
+}
+
+/* --- Packet checks against a bound computed before the loop ---
+ * A packet loop checks each round that its next read stays inside: `r5 = r2 + K; if r5 > r3
+ * goto out`, x86 `lea; cmp; ja`.  Where r3 does not change in the loop, r2 + K > r3 is
+ * r2 > r3 - K for packet pointers (jit_opts.pkt_cmp: addresses a bounded distance apart, no
+ * wraparound), so the bound r3 - K is computed once, falling into the loop, into a register
+ * the loop leaves alone, and each round compares r2 with it (`cmp; jg`).  The compare is
+ * signed: with a folded sum (`data + i + K > end`, clang's form) it is i > end - data - K, a
+ * bound below 0 for a packet shorter than K.  rX must be dead after the jump.  Besides an
+ * instruction, this takes the lea out of the round's add chain (p -> lea -> mov -> p, as
+ * emit_known_sum() makes of `r2 += K`): on AMD Zen 3 bench's csum1500 loop took 1.65x the
+ * time of gcc's -O2 code with it, 1.0x without.
+ *
+ * plan_hoists() decides once, before the passes: an innermost loop (no other loop head in it)
+ * entered only by falling into its head; no call of any kind, atomic, may_goto, LD_ABS/IND or
+ * instruction needing a scratch register in it, no blinding, so that r9..r11 hold nothing in
+ * the loop (in the leaf mapping, only those of r6..r8 the program never uses are free); the
+ * end register (and a folded sum's part in the bound) not written in it; the sum the fused
+ * `mov rX, rY; add rX, K` right before the jump, rY possibly a sum folded right before that.
+ * The emitting passes check the sum facts again and compare as written where they differ (the
+ * bound then goes unused). */
+
+/* Falling into slot i: the bounds of the checks of the loop that i heads. */
+static void emit_hoisted_bounds(struct jit_ctx *c, uint32_t i)
+{
+	while (c->hoist_next < c->nhoists && c->hoists[c->hoist_next].check < i)
+		c->hoist_next++;
+	/* (checks ascend, and so do the heads: innermost loops do not overlap) */
+	for (uint32_t n = c->hoist_next; n < c->nhoists && c->hoists[n].head == i; n++) {
+		const struct jit_hoist *hz = &c->hoists[n];
+
+		emit_mov_rr(&c->b, 1, hz->reg, R(hz->end));
+		if (hz->inv >= 0)
+			emit_alu_rr(&c->b, 1, ALU_SUB, hz->reg, R(hz->inv));
+		if (hz->k)
+			emit_alu_imm(&c->b, 1, ALU_SUB, hz->reg, hz->k);
+	}
+}
+
+/* The fused sum at slot i that its check compares without, when the sum facts are as planned:
+ * emits nothing and returns 2; else 0. */
+static uint32_t skip_checked_sum(struct jit_ctx *c, uint32_t i)
+{
+	const struct jit_hoist *hz;
+	int y = c->insns[i].src_reg;
+
+	if (c->hoist_next >= c->nhoists || c->hoists[c->hoist_next].check != i + 2)
+		return 0;
+	hz = &c->hoists[c->hoist_next];
+	if (hz->fold_base >= 0 ? c->sum_index[y] < 0 || c->sum_base[y] != hz->fold_base ||
+					 c->sum_index[y] != hz->fold_index
+			       : c->sum_index[y] >= 0)
+		return 0;
+	forget_reg(c, c->insns[i].dst_reg);
+	c->hoist_armed = (int32_t)c->hoist_next;
+	return 2;
+}
+
+/* The check at slot i whose sum was skipped: compares with the bound (1); else 0. */
+static int emit_hoisted_check(struct jit_ctx *c, uint32_t i)
+{
+	const struct bpf_insn *in = &c->insns[i];
+	const struct jit_hoist *hz;
+	enum x86_cc cc;
+
+	if (c->hoist_armed < 0 || c->hoists[c->hoist_armed].check != i)
+		return 0;
+	hz = &c->hoists[c->hoist_armed];
+	c->hoist_armed = -1;
+	if (in->off == 0)
+		return 1; /* both ways lead to the next instruction */
+	switch (BPF_OP(in->code)) {
+	case BPF_JEQ:
+		cc = CC_E;
+		break;
+	case BPF_JNE:
+		cc = CC_NE;
+		break;
+	case BPF_JGT:
+	case BPF_JSGT:
+		cc = CC_G;
+		break;
+	case BPF_JGE:
+	case BPF_JSGE:
+		cc = CC_GE;
+		break;
+	case BPF_JLT:
+	case BPF_JSLT:
+		cc = CC_L;
+		break;
+	default: /* JLE, JSLE */
+		cc = CC_LE;
+		break;
+	}
+	if (hz->sum_is_dst) /* var + C op end  <=>  var op end - C */
+		emit_alu_rr(&c->b, 1, ALU_CMP, R(hz->var), hz->reg);
+	else /* end op var + C  <=>  end - C op var */
+		emit_alu_rr(&c->b, 1, ALU_CMP, hz->reg, R(hz->var));
+	emit_jump(c, cc, (uint32_t)(i + 1 + in->off));
+	return 1;
 }
 
 static void emit_program(struct jit_ctx *c)
@@ -1623,17 +1754,24 @@ static void emit_program(struct jit_ctx *c)
 	c->cur = 0;
 	c->call_next = 0;
 	c->loop_next = 0;
+	c->hoist_next = 0;
+	c->hoist_armed = -1;
 	emit_prologue(c, 0);
 	forget_sums(c);
 	for (uint32_t i = 0, n; i < c->cnt; i++) {
 		const struct bpf_insn *in = &c->insns[i];
 
+		emit_hoisted_bounds(c, i);
 		begin_segment(c, i);
 		if (c->ids[i] < 0)
 			continue;
 		if (is_target(c, i))
 			forget_sums(c);
-		n = fold_address(c, i);
+		if (emit_hoisted_check(c, i))
+			continue;
+		n = skip_checked_sum(c, i);
+		if (!n)
+			n = fold_address(c, i);
 		if (n) {
 			begin_segment(c, ++i); /* empty: nothing jumps there */
 			continue;
@@ -2067,6 +2205,175 @@ static int find_loops(struct jit_ctx *c)
 	return 0;
 }
 
+/* --- Packet checks against a bound: the plan (see emit_hoisted_bounds()) --- */
+
+/* Whether [h, e] is an innermost loop whose instructions leave r9..r11 alone; *written gets the
+ * BPF registers it writes. */
+static int loop_hoistable(const struct jit_ctx *c, uint32_t h, uint32_t e, uint16_t *written)
+{
+	const struct insn_desc *descs = insn_descs();
+	uint16_t w = 0;
+
+	for (uint32_t i = h; i <= e; i++) {
+		const struct bpf_insn *in = &c->insns[i];
+		const struct insn_desc *d;
+
+		if (c->ids[i] < 0)
+			continue;
+		if (i > h && c->loop_end[i])
+			return 0; /* an inner loop */
+		d = &descs[c->ids[i]];
+		switch (d->kind) {
+		case INSN_K_LDX:
+		case INSN_K_LDXSX:
+			if (insn_is_probe_load(in))
+				return 0; /* a call */
+			break;
+		case INSN_K_LDDW:
+			if (in->src_reg == BPF_PSEUDO_FUNC)
+				return 0; /* a callback's entry */
+			break;
+		case INSN_K_ALU:
+		case INSN_K_NEG:
+		case INSN_K_MOVSX:
+		case INSN_K_END:
+		case INSN_K_ST:
+		case INSN_K_STX:
+		case INSN_K_JA:
+		case INSN_K_JCOND:
+		case INSN_K_EXIT:
+			break;
+		default: /* calls, atomics, may_goto, LD_ABS/LD_IND */
+			return 0;
+		}
+		if (uses_aux(d))
+			return 0;
+		if (writes_dst(d))
+			w |= (uint16_t)(1u << in->dst_reg);
+	}
+	*written = w;
+	return 1;
+}
+
+/* Drops the hoists of loops entered otherwise than by falling into their head from slot
+ * head - 1: a jump from outside landing in the loop (its head included) would skip the bound.
+ * One pass over the jumps: the loops do not overlap, so each slot is in one at most. */
+static int drop_entered_loops(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+	uint32_t *owner = calloc(c->cnt, sizeof(*owner)); /* 1 + a hoist of slot's loop, or 0 */
+	uint8_t *entered = calloc(c->nhoists, 1);
+	uint32_t n = 0;
+
+	if (!owner || !entered) {
+		free(owner);
+		free(entered);
+		return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < c->nhoists; k++)
+		for (uint32_t i = c->hoists[k].head; i < c->loop_end[c->hoists[k].head]; i++)
+			owner[i] = k + 1;
+	for (uint32_t i = 0; i < c->cnt; i++) {
+		int64_t t;
+
+		if (c->ids[i] < 0)
+			continue;
+		t = branch_target(&descs[c->ids[i]], &c->insns[i], i);
+		if (t >= 0 && owner[t] && owner[i] != owner[t])
+			entered[owner[t] - 1] = 1;
+	}
+	for (uint32_t k = 0; k < c->nhoists; k++) {
+		uint32_t h = c->hoists[k].head;
+		const struct insn_desc *before = c->ids[h - 1] >= 0 ? &descs[c->ids[h - 1]] : NULL;
+
+		if (!entered[owner[h] - 1] &&
+		    !(before && (before->kind == INSN_K_JA || before->kind == INSN_K_EXIT)))
+			c->hoists[n++] = c->hoists[k];
+	}
+	c->nhoists = n;
+	free(owner);
+	free(entered);
+	return 0;
+}
+
+/* Whether the jump at slot j of the loop [h, ...] that writes the registers written may compare
+ * with a bound; fills *hz but its reg. */
+static int plan_check(const struct jit_ctx *c, const uint8_t *pkt_cmp, uint32_t h, uint32_t j,
+		      uint16_t written, struct jit_hoist *hz)
+{
+	const struct bpf_insn *in = &c->insns[j];
+	const struct insn_desc *d;
+	int x, y, f, base, index;
+
+	if (!((pkt_cmp[j / 8] >> (j % 8)) & 1) || j < h + 2 || c->ids[j] < 0 || is_target(c, j))
+		return 0;
+	d = &insn_descs()[c->ids[j]];
+	if (d->kind != INSN_K_JCOND || BPF_CLASS(in->code) != BPF_JMP ||
+	    BPF_SRC(in->code) != BPF_X || d->op == INSN_OP_JSET || !fuses_lea_k(c, j - 2))
+		return 0;
+	x = c->insns[j - 2].dst_reg;
+	y = c->insns[j - 2].src_reg;
+	if (in->dst_reg == in->src_reg || (in->dst_reg != x && in->src_reg != x) ||
+	    !exec_dead_after(c->live_out, j, (uint8_t)x) ||
+	    !exec_dead_at_target(c->insns, c->cnt, c->live_out, j, (uint8_t)x))
+		return 0;
+	*hz = (struct jit_hoist){.head = h, .check = j, .k = c->insns[j - 1].imm, .var = (int8_t)y,
+				 .inv = -1, .fold_base = -1, .fold_index = -1,
+				 .sum_is_dst = in->dst_reg == x};
+	hz->end = (int8_t)(hz->sum_is_dst ? in->src_reg : in->dst_reg);
+	if (written & (1u << hz->end))
+		return 0;
+	if (j >= h + 4 && !is_target(c, j - 2) && folds_at(c, j - 4, &f, &base, &index) && f == y) {
+		hz->fold_base = (int8_t)base;
+		hz->fold_index = (int8_t)index;
+		if (!(written & (1u << base))) {
+			hz->inv = (int8_t)base;
+			hz->var = (int8_t)index;
+		} else if (!(written & (1u << index))) {
+			hz->inv = (int8_t)index;
+			hz->var = (int8_t)base;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Fills c->hoists (after plan_frame(): the free registers depend on the mapping). */
+static int plan_hoists(struct jit_ctx *c, const uint8_t *pkt_cmp)
+{
+	static const uint8_t scratch[3] = {X86_R9, X86_R10, X86_R11};
+	uint32_t cap = 0;
+
+	if (!pkt_cmp || !c->live_out || c->blind)
+		return 0;
+	for (uint32_t h = 1; h < c->cnt; h++) {
+		uint32_t e = c->loop_end[h] - 1;
+		uint8_t free_regs[3];
+		uint16_t written;
+		int nfree = 0;
+
+		if (!c->loop_end[h] || e < h + 2 || !loop_hoistable(c, h, e, &written))
+			continue;
+		for (int r = 6; r <= 8; r++) /* r9..r11, or those of the leaf mapping left unused */
+			if (c->regs != bpf2x86_leaf || !(c->used & (1u << r)))
+				free_regs[nfree++] = scratch[r - 6];
+		for (uint32_t j = h + 2; j <= e && nfree; j++) {
+			struct jit_hoist hz, *arr;
+
+			if (!plan_check(c, pkt_cmp, h, j, written, &hz))
+				continue;
+			arr = grow(c->hoists, c->nhoists, &cap, sizeof(*arr), 4);
+			if (!arr)
+				return -ENOMEM;
+			c->hoists = arr;
+			hz.reg = free_regs[--nfree];
+			c->hoists[c->nhoists++] = hz;
+		}
+	}
+	return c->nhoists ? drop_entered_loops(c) : 0;
+}
+
 /* Asks opts->resolve_call about every helper call with a known r1 (but inline loops); fills
  * c->calls. */
 static int resolve_calls(struct jit_ctx *c, const struct jit_opts *opts)
@@ -2345,6 +2652,9 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 		c.live_out = NULL;
 	}
 	plan_frame(&c);
+	err = plan_hoists(&c, o.pkt_cmp);
+	if (err)
+		goto free_tmp;
 
 	for (pass = 0;; pass++) {
 		uint32_t *t;
@@ -2414,6 +2724,7 @@ free_image:
 	if (image != MAP_FAILED)
 		munmap(image, map_len);
 free_tmp:
+	free(c.hoists);
 	free(c.live_out);
 	free(c.loop_end);
 	free(c.target);

@@ -159,6 +159,7 @@ int prog_prepare(struct bpf_prog *prog)
 		opts.blind = setting(&jit_harden, "USERBPF_JIT_HARDEN", 0);
 		opts.resolve_call = prog_resolve_call;
 		opts.resolve_arg = prog;
+		opts.pkt_cmp = prog->pkt_cmp;
 		/* Any failure (not x86-64, out of memory) leaves the interpreter in charge. */
 		if (jit_compile(prog->insns, prog->len, &env, &opts, &prog->jit))
 			prog->jit = NULL;
@@ -188,6 +189,7 @@ static void prog_free(struct bpf_prog *prog)
 	free(prog->func_info);
 	free(prog->linfo);
 	free(prog->insns);
+	free(prog->pkt_cmp);
 	free(prog->ext_mem);
 	free(prog);
 }

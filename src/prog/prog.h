@@ -87,6 +87,9 @@ struct bpf_prog {
 	 * halves, low 32 bits first, as the kernel does; other rewrites are the verifier's. */
 	struct bpf_insn *insns;
 	u32 len;
+	/* From the verifier for the JIT: bit per insn, a conditional jump between packet pointers
+	 * near data at every visit (jit_opts.pkt_cmp); NULL when there is none. */
+	u8 *pkt_cmp;
 
 	/* Maps the program uses, each with a reference taken (obj_get) by the verifier. */
 	struct bpf_map **used_maps;

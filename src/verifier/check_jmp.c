@@ -232,6 +232,14 @@ static bool is_pkt_any(const struct reg_state *r)
 	       r->type == PTR_TO_PACKET_END;
 }
 
+/* A packet pointer within 4 GiB of data (data_end): the values jit_opts.pkt_cmp promises the
+ * JIT, far from wrapping when added to or compared.  (A pointer plus a scalar of unbounded
+ * maximum, which the kernel allows but never gives a range, is not one.) */
+static bool pkt_near(const struct reg_state *r)
+{
+	return is_pkt_any(r) && r->s.smin > -(1LL << 32) && r->s.smax < (1LL << 32);
+}
+
 /* The kernel's reg_not_null(): the pointers it knows are never NULL (not ctx, stack or packet
  * pointers, which it does not rule on). */
 static bool ptr_not_null(const struct reg_state *r)
@@ -362,6 +370,8 @@ int check_cond_jmp(struct verifier_env *env, const struct bpf_insn *insn, int *i
 		src = &imm;
 	}
 
+	if (BPF_SRC(insn->code) == BPF_X && !jmp32)
+		env->aux[*insn_idx].pkt_cmp |= pkt_near(dst) && pkt_near(src) ? 1 : 2;
 	if (dst->type == SCALAR_VALUE && src->type == SCALAR_VALUE)
 		pred = scalar_branch_taken(&dst->s, &src->s, op, jmp32);
 	else if (is_pkt_any(dst) && is_pkt_any(src) && !jmp32)

@@ -323,6 +323,10 @@ struct insn_aux {
 	 * loop_inline_state, which asks R4 to be precise while it holds). */
 	u8 loop_inline_seen, loop_inline_fit;
 	u32 loop_inline_sub;
+	/* A 64-bit conditional jump on two registers: 1 set when a visit had a packet pointer
+	 * (data, data_meta or data_end) in both, 2 when a visit had something else in one (the
+	 * JIT may rearrange the first kind only: jit_opts.pkt_cmp). */
+	u8 pkt_cmp;
 };
 
 /* The kernel's BPF_LOG_LEVEL: instructions are logged at level 1 and at level 2 alike. */

@@ -504,6 +504,25 @@ static int do_check_globals(struct verifier_env *env)
 	return 0;
 }
 
+/* The jumps the JIT may compare differently (jit_opts.pkt_cmp): packet pointers on both sides
+ * at every visit.  No bitmap without memory or without such a jump: the JIT then compares as
+ * written. */
+static void pkt_cmp_transfer(struct verifier_env *env, struct bpf_prog *prog)
+{
+	u8 *bits = NULL;
+
+	for (u32 i = 0; i < env->len; i++) {
+		if (env->aux[i].pkt_cmp != 1)
+			continue;
+		if (!bits)
+			bits = calloc(env->len / 8 + 1, 1);
+		if (!bits)
+			return;
+		bits[i / 8] |= (u8)(1u << (i % 8));
+	}
+	prog->pkt_cmp = bits;
+}
+
 int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr,
 	      u32 usize)
 {
@@ -601,6 +620,7 @@ int bpf_check(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr 
 		env->used_maps = NULL;
 		env->used_map_cnt = 0;
 		btf_info_transfer(env, prog);
+		pkt_cmp_transfer(env, prog);
 	} else {
 		/* (the storages were among the maps released below) */
 		prog->cgroup_storage[0] = prog->cgroup_storage[1] = NULL;
