@@ -530,6 +530,52 @@ static void snip_pkt(struct gen *g)
 		patch(g, j);
 }
 
+/* A loop over the packet in bench's csum shapes: a pointer advanced each round, or an index
+ * added to data (clang's form), checked against data_end (either side first) before each
+ * access, a counter ending it.  The JIT compares such checks with a bound computed on entering
+ * the loop (jit_opts.pkt_cmp); a snippet inside sometimes writes what that needs unchanged. */
+static void snip_pkt_loop(struct gen *g)
+{
+	static const int ops[] = { BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE };
+	int k = 1 + (int)rnd(g, 16), step = 1 + (int)rnd(g, 8), sz = (int)rnd(g, 4);
+	int op = ops[rnd(g, 4)], ptr = 2, off;
+	bool folded = chance(g, 40);
+	unsigned int head, j;
+
+	emit(g, BPF_LDX_MEM(BPF_W, 2, 6, ctx_data_off(g, 0)));
+	emit(g, BPF_LDX_MEM(BPF_W, 3, 6, ctx_data_off(g, 1)));
+	if (folded)
+		emit(g, BPF_MOV64_IMM(8, 0));
+	emit(g, BPF_MOV64_IMM(9, 0));
+	head = g->n;
+	if (folded) {
+		emit(g, BPF_MOV64_REG(5, 2));
+		emit(g, BPF_ALU64_REG(BPF_ADD, 5, 8));
+		ptr = 5;
+	}
+	emit(g, BPF_MOV64_REG(4, ptr));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 4, k));
+	j = g->n;
+	if (op == BPF_JGT || op == BPF_JGE) /* out when past the end */
+		emit(g, BPF_JMP_REG(op, 4, 3, 0));
+	else /* the end first */
+		emit(g, BPF_JMP_REG(op, 3, 4, 0));
+	off = chance(g, 85) ? (int)rnd(g, (uint32_t)k) : k - size_bytes[sz] + (int)rnd(g, 3);
+	if (off + size_bytes[sz] > k && chance(g, 70))
+		off = k - size_bytes[sz];
+	mem_access(g, ptr, off < 0 ? 0 : off, sz);
+	if (chance(g, 20)) {
+		g->depth++;
+		snippet(g);
+		g->depth--;
+	}
+	emit(g, BPF_ALU64_IMM(BPF_ADD, folded ? 8 : 2, step));
+	emit(g, BPF_ALU64_IMM(BPF_ADD, 9, 1));
+	emit(g, BPF_JMP_IMM(BPF_JLT, 9, 1 + (int32_t)rnd(g, 20), 0));
+	g->in[g->n - 1].off = (int16_t)((int)head - (int)g->n);
+	patch(g, j);
+}
+
 static void snip_branch(struct gen *g)
 {
 	static const int ops[] = { BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE,
@@ -1244,6 +1290,9 @@ static void snippet(struct gen *g)
 			snip_arg(g);
 		else if (chance(g, 25))
 			snip_pkt_move(g);
+		else if ((!g->sub || g->global) && g->type != BPF_PROG_TYPE_SOCKET_FILTER &&
+			 chance(g, 20))
+			snip_pkt_loop(g);
 		else if (!g->sub || g->global)
 			snip_pkt(g);
 		else

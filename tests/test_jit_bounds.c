@@ -2,7 +2,7 @@
  * (jit_opts.pkt_cmp, plan_hoists() in the JIT): `p2 = p + K; if p2 > end` runs as
  * `if p > end - K`.  Where it applies the check's sum takes no code; where a condition fails
  * (end written in the loop, a jump into it, the sum used later, a call or scratch register in
- * the loop, an inner loop, blinding, no free register, no verifier fact, a 32-bit compare) the
+ * the loop, an inner loop, blinding, no register left, no verifier fact, a 32-bit compare) the
  * check is compiled as written.  Every program runs on the interpreter and on the JIT with and
  * without the fact, over packets of 0..41 bytes, and the results must agree.
  *
@@ -39,6 +39,7 @@ struct bounds_case {
 	uint32_t check;
 	int hoisted; /* whether the pair takes no code with the fact */
 	int blind;
+	uint64_t facts; /* the slots with the fact (bit n: slot n); 0: check's alone */
 };
 
 /* Hand-written loop (bench's csum): r5 = p + 2 checked, then p advances, a counter stops it. */
@@ -49,64 +50,72 @@ struct bounds_case {
 #define CC_HEAD "mov %r3, 0\nmov %r0, 0\nl:\nmov %r5, %r1\nadd %r5, %r3\nmov %r4, %r5\nadd %r4, 2\n"
 #define CC_TAIL "ldxh %r5, [%r5+0]\nadd %r0, %r5\nadd %r3, 2\njne %r3, 30, l\nout:\nexit"
 
+#define THREE_CHECKS                                                                              \
+	"mov %r7, 1\nmov %r8, 2\nmov %r0, 0\nmov %r4, 0\nl:\n"                                     \
+	"mov %r5, %r1\nadd %r5, 2\njgt %r5, %r2, out\n"                                          \
+	"mov %r5, %r1\nadd %r5, 4\njgt %r5, %r2, out\n"                                          \
+	"mov %r5, %r1\nadd %r5, 6\njgt %r5, %r2, out\nldxh %r6, [%r1+0]\nadd %r0, %r6\n"          \
+	"add %r1, 2\nadd %r4, 1\njlt %r4, 15, l\nout:\nadd %r0, %r7\nadd %r0, %r8\nexit"
+
 static const struct bounds_case cases[] = {
-	{"csum jgt", CSUM_HEAD "jgt %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0},
-	{"csum jge", CSUM_HEAD "jge %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0},
-	{"csum jlt end", CSUM_HEAD "jlt %r2, %r5, out\n" CSUM_TAIL, 4, 1, 0},
-	{"csum jle end", CSUM_HEAD "jle %r2, %r5, out\n" CSUM_TAIL, 4, 1, 0},
-	{"csum jsgt", CSUM_HEAD "jsgt %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0},
-	{"csum jeq", CSUM_HEAD "jeq %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0},
-	{"cc jgt", CC_HEAD "jgt %r4, %r2, out\n" CC_TAIL, 6, 1, 0},
-	{"cc jlt end", CC_HEAD "jlt %r2, %r4, out\n" CC_TAIL, 6, 1, 0},
+	{"csum jgt", CSUM_HEAD "jgt %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"csum jge", CSUM_HEAD "jge %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"csum jlt end", CSUM_HEAD "jlt %r2, %r5, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"csum jle end", CSUM_HEAD "jle %r2, %r5, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"csum jsgt", CSUM_HEAD "jsgt %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"csum jeq", CSUM_HEAD "jeq %r5, %r2, out\n" CSUM_TAIL, 4, 1, 0, 0},
+	{"cc jgt", CC_HEAD "jgt %r4, %r2, out\n" CC_TAIL, 6, 1, 0, 0},
+	{"cc jlt end", CC_HEAD "jlt %r2, %r4, out\n" CC_TAIL, 6, 1, 0, 0},
 	/* i + data (index first): the bound takes data, i is compared */
 	{"cc index first",
 	 "mov %r3, 0\nmov %r0, 0\nl:\nmov %r5, %r3\nadd %r5, %r1\nmov %r4, %r5\nadd %r4, 2\n"
 	 "jgt %r4, %r2, out\n" CC_TAIL,
-	 6, 1, 0},
+	 6, 1, 0, 0},
 	/* the check jumps back: the loop's own back edge */
 	{"rotated",
 	 "mov %r0, 0\nmov %r5, %r1\nadd %r5, 2\njgt %r5, %r2, out\nl:\nldxh %r6, [%r1+0]\n"
 	 "add %r0, %r6\nadd %r1, 2\nmov %r5, %r1\nadd %r5, 2\njle %r5, %r2, l\nout:\nexit",
-	 9, 1, 0},
+	 9, 1, 0, 0},
 	/* end written in the loop */
-	{"end written", CSUM_HEAD "jgt %r5, %r2, out\nadd %r2, 0\n" CSUM_TAIL, 4, 0, 0},
+	{"end written", CSUM_HEAD "jgt %r5, %r2, out\nadd %r2, 0\n" CSUM_TAIL, 4, 0, 0, 0},
 	/* data written while the sum is live: not folded, so the sum's source is a register */
-	{"cc not folded", CC_HEAD "jgt %r4, %r2, out\nadd %r1, 0\n" CC_TAIL, 6, 1, 0},
+	{"cc not folded", CC_HEAD "jgt %r4, %r2, out\nadd %r1, 0\n" CC_TAIL, 6, 1, 0, 0},
 	/* a folded sum whose parts are both written in the loop */
 	{"cc both parts written",
 	 "mov %r3, 0\nmov %r0, 0\nl:\nadd %r1, 0\nmov %r5, %r1\nadd %r5, %r3\nmov %r4, %r5\n"
 	 "add %r4, 2\njgt %r4, %r2, out\n" CC_TAIL,
-	 7, 0, 0},
+	 7, 0, 0, 0},
 	/* a jump from outside into the loop's body */
 	{"entered in the middle",
 	 "mov %r0, 0\nmov %r4, 0\njeq %r1, 0, mid\nl:\nmov %r5, %r1\nadd %r5, 2\n"
 	 "jgt %r5, %r2, out\nmid:\n" CSUM_TAIL,
-	 5, 0, 0},
+	 5, 0, 0, 0},
 	/* the sum is read after the check */
 	{"sum used", CSUM_HEAD "jgt %r5, %r2, out\nldxh %r6, [%r5-2]\nadd %r0, %r6\nadd %r1, 2\n"
 		     "add %r4, 1\njlt %r4, 15, l\nout:\nexit",
-	 4, 0, 0},
+	 4, 0, 0, 0},
 	{"sum live at target",
 	 CSUM_HEAD "jgt %r5, %r2, out\nldxh %r6, [%r1+0]\nadd %r0, %r6\nadd %r1, 2\n"
 		   "add %r4, 1\njlt %r4, 15, l\nout:\nadd %r0, %r5\nexit",
-	 4, 0, 0},
+	 4, 0, 0, 0},
 	/* an atomic (scratch registers) in the loop */
 	{"atomic in loop",
 	 "stxdw [%r10-8], %r1\n" CSUM_HEAD "jgt %r5, %r2, out\nlock add [%r10-8], %r4\n" CSUM_TAIL,
-	 5, 0, 0},
+	 5, 0, 0, 0},
 	/* a division (scratch registers) in the loop */
-	{"division in loop", CSUM_HEAD "jgt %r5, %r2, out\ndiv %r7, %r4\n" CSUM_TAIL, 4, 0, 0},
+	{"division in loop", CSUM_HEAD "jgt %r5, %r2, out\ndiv %r7, %r4\n" CSUM_TAIL, 4, 0, 0, 0},
 	/* the check in a loop that holds another loop */
 	{"outer loop",
 	 CSUM_HEAD "jgt %r5, %r2, out\nmov %r7, 3\nin:\nsub %r7, 1\njne %r7, 0, in\n" CSUM_TAIL, 4,
-	 0, 0},
-	/* the leaf mapping with r6..r8 all used: no register left for the bound */
-	{"no free register", "mov %r7, 1\nmov %r8, 2\n" CSUM_HEAD "jgt %r5, %r2, out\n" CSUM_TAIL
-			     "\nadd %r0, %r7\nadd %r0, %r8\nexit",
-	 6, 0, 0},
+	 0, 0, 0},
+	/* the leaf mapping with r6..r8 all used: the bound in rbx, pushed; then r12; a third
+	 * check has no register left */
+	{"r6..r8 used", THREE_CHECKS, 6, 1, 0, 1u << 6 | 1u << 9 | 1u << 12},
+	{"r6..r8 used, second check", THREE_CHECKS, 9, 1, 0, 1u << 6 | 1u << 9 | 1u << 12},
+	{"r6..r8 used, third check", THREE_CHECKS, 12, 0, 0, 1u << 6 | 1u << 9 | 1u << 12},
 	/* a 32-bit compare */
-	{"jmp32", CSUM_HEAD "jgt32 %r5, %r2, out\n" CSUM_TAIL, 4, 0, 0},
-	{"blinded", CSUM_HEAD "jgt %r5, %r2, out\n" CSUM_TAIL, 4, 0, 1},
+	{"jmp32", CSUM_HEAD "jgt32 %r5, %r2, out\n" CSUM_TAIL, 4, 0, 0, 0},
+	{"blinded", CSUM_HEAD "jgt %r5, %r2, out\n" CSUM_TAIL, 4, 0, 1, 0},
 };
 
 static uint8_t packet[64];
@@ -121,6 +130,9 @@ static int64_t compile(const struct bpf_insn *insns, int n, const struct bounds_
 
 	if (fact) {
 		bits[bc->check / 8] |= (uint8_t)(1u << (bc->check % 8));
+		for (int i = 0; i < 64; i++)
+			if ((bc->facts >> i) & 1)
+				bits[i / 8] |= (uint8_t)(1u << (i % 8));
 		o.pkt_cmp = bits;
 	}
 	err = jit_compile(insns, (uint32_t)n, &interp_case_env, &o, p);
@@ -189,7 +201,7 @@ next:
 		jit_free(without);
 		free(insns);
 	}
-	CHECK_EQ(hoisted, 11);
+	CHECK_EQ(hoisted, 13);
 	CHECK_EQ(kept, 11);
 }
 

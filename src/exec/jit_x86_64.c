@@ -2205,6 +2205,13 @@ static int find_loops(struct jit_ctx *c)
 	return 0;
 }
 
+/* The padding below the prologue's pushes (c->nsaved). */
+static void align_frame(struct jit_ctx *c)
+{
+	/* Entry rsp is 8 mod 16; after n pushes it is 8 * (n + 1) mod 16. */
+	c->align_pad = (c->frame_size || c->any_call) && c->nsaved % 2 == 0 ? 8 : 0;
+}
+
 /* --- Packet checks against a bound: the plan (see emit_hoisted_bounds()) --- */
 
 /* Whether [h, e] is an innermost loop whose instructions leave r9..r11 alone; *written gets the
@@ -2339,23 +2346,31 @@ static int plan_check(const struct jit_ctx *c, const uint8_t *pkt_cmp, uint32_t 
 	return 1;
 }
 
-/* Fills c->hoists (after plan_frame(): the free registers depend on the mapping). */
+/* Fills c->hoists (after plan_frame(): the free registers depend on the mapping; a callee-saved
+ * one taken is pushed too). */
 static int plan_hoists(struct jit_ctx *c, const uint8_t *pkt_cmp)
 {
 	static const uint8_t scratch[3] = {X86_R9, X86_R10, X86_R11};
 	uint32_t cap = 0;
+	int err;
 
 	if (!pkt_cmp || !c->live_out || c->blind)
 		return 0;
 	for (uint32_t h = 1; h < c->cnt; h++) {
 		uint32_t e = c->loop_end[h] - 1;
-		uint8_t free_regs[3];
+		uint8_t free_regs[5];
 		uint16_t written;
 		int nfree = 0;
 
 		if (!c->loop_end[h] || e < h + 2 || !loop_hoistable(c, h, e, &written))
 			continue;
-		for (int r = 6; r <= 8; r++) /* r9..r11, or those of the leaf mapping left unused */
+		/* r9..r11, or in the leaf mapping those of them r6..r8 leave, then (last taken) two
+		 * that it leaves but which the prologue must then save */
+		if (c->regs == bpf2x86_leaf) {
+			free_regs[nfree++] = X86_R12;
+			free_regs[nfree++] = X86_RBX;
+		}
+		for (int r = 6; r <= 8; r++)
 			if (c->regs != bpf2x86_leaf || !(c->used & (1u << r)))
 				free_regs[nfree++] = scratch[r - 6];
 		for (uint32_t j = h + 2; j <= e && nfree; j++) {
@@ -2371,7 +2386,23 @@ static int plan_hoists(struct jit_ctx *c, const uint8_t *pkt_cmp)
 			c->hoists[c->nhoists++] = hz;
 		}
 	}
-	return c->nhoists ? drop_entered_loops(c) : 0;
+	if (!c->nhoists)
+		return 0;
+	err = drop_entered_loops(c);
+	if (err)
+		return err;
+	for (uint32_t k = 0; k < c->nhoists; k++) {
+		int reg = c->hoists[k].reg, saved = 0;
+
+		if (reg != X86_RBX && reg != X86_R12)
+			continue;
+		for (int i = 0; i < c->nsaved; i++)
+			saved |= c->saved[i] == reg;
+		if (!saved)
+			c->saved[c->nsaved++] = reg;
+	}
+	align_frame(c);
+	return 0;
 }
 
 /* Asks opts->resolve_call about every helper call with a known r1 (but inline loops); fills
@@ -2445,8 +2476,7 @@ static void plan_frame(struct jit_ctx *c)
 			(c->local_calls ? (INTERP_MAX_FRAMES - 1) * INTERP_STACK_SIZE : 0) + 16;
 	if (c->ldpkt || c->tail_call)
 		c->frame_size += STACK_SCRATCH;
-	/* Entry rsp is 8 mod 16; after n pushes it is 8 * (n + 1) mod 16. */
-	c->align_pad = (c->frame_size || c->any_call) && c->nsaved % 2 == 0 ? 8 : 0;
+	align_frame(c);
 }
 
 /* A RW mapping of len bytes, within rel32 reach of this library's code when the address space
