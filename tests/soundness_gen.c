@@ -26,8 +26,12 @@
 #include "btf/vmlinux.h"
 #include "btf_blob.h"
 #include "exec/helpers.h"
+#include "exec/jit.h"
+#include "fd.h"
 #include "kernel_probe.h"
 #include "prog/check_run.h"
+#include "prog/prog.h"
+#include "rcu.h"
 #include "soundness_gen.h"
 
 uint32_t gen_rand(struct gen_src *s)
@@ -528,6 +532,22 @@ static void snip_pkt(struct gen *g)
 	}
 	if (check)
 		patch(g, j);
+}
+
+/* How many packet checks the JIT code of userbpf's program fd compares with a bound computed
+ * before their loop (0 without a JIT). */
+static uint32_t jit_hoisted_checks_of(int fd)
+{
+	struct bpf_object *obj;
+	uint32_t n = 0;
+	int err;
+
+	rcu_read_lock();
+	obj = obj_from_fd(fd, OBJ_PROG, &err);
+	if (obj && prog_of(obj)->jit)
+		n = jit_hoisted_checks(prog_of(obj)->jit);
+	rcu_read_unlock();
+	return n;
 }
 
 /* A loop over the packet in bench's csum shapes: a pointer advanced each round, or an index
@@ -1941,6 +1961,12 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->kf_accepted += kfn;
 		st->iter_accepted += iter;
 		st->str_accepted += str;
+		{
+			uint32_t hoisted = jit_hoisted_checks_of(fd);
+
+			st->hoist_accepted += hoisted > 0;
+			st->hoist_checks += hoisted;
+		}
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

@@ -88,6 +88,9 @@ struct sound_stats {
 	uint64_t kf_generated, kf_accepted;	/* programs calling a kfunc */
 	uint64_t iter_generated, iter_accepted;	/* ... an open-coded iterator's */
 	uint64_t str_generated, str_accepted;	/* ... a string kfunc's */
+	/* accepted programs whose JIT code compares a packet check with a bound computed before
+	 * its loop (jit_opts.pkt_cmp), and such checks */
+	uint64_t hoist_accepted, hoist_checks;
 };
 
 struct sound_opts {

@@ -177,6 +177,9 @@ TEST(jit_bounds_hoisted)
 				  (long long)pair_with, (long long)pair_without);
 		hoisted += bc->hoisted && !pair_with;
 		kept += !bc->hoisted && pair_with == pair_without;
+		/* (THREE_CHECKS: the first two) */
+		CHECK_EQ(jit_hoisted_checks(with), bc->facts ? 2u : (uint32_t)bc->hoisted);
+		CHECK_EQ(jit_hoisted_checks(without), 0);
 		for (int len = 0; len <= 41; len++) {
 			for (int shift = 0; shift <= 1; shift++) {
 				uint64_t args[5] = {(uint64_t)(uintptr_t)(packet + shift),
@@ -208,6 +211,11 @@ next:
 #endif /* __x86_64__ */
 
 #define XDP_OFF(f) ((short)offsetof(struct xdp_md, f))
+#ifdef __x86_64__
+#define JIT_HERE 1u
+#else
+#define JIT_HERE 0u
+#endif
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static int load_xdp(const struct bpf_backend *be, const struct bpf_insn *insns, uint32_t n)
@@ -222,22 +230,36 @@ static int load_xdp(const struct bpf_backend *be, const struct bpf_insn *insns, 
 	return backend_call(be, BPF_PROG_LOAD, &a, sizeof(a)).rc;
 }
 
-/* Whether userbpf's verifier gave the jump at slot i of the loaded program fd the fact. */
-static int has_fact(int fd, uint32_t i)
+/* userbpf's program behind fd (the fd keeps it). */
+static struct bpf_prog *prog_by_fd(int fd)
 {
 	struct bpf_object *obj;
-	struct bpf_prog *prog;
 	int err;
 
 	rcu_read_lock();
 	obj = obj_from_fd(fd, OBJ_PROG, &err);
 	rcu_read_unlock();
-	if (!obj) {
+	if (!obj)
 		test_fail(__FILE__, __LINE__, "fd %d: no program", fd);
+	return obj ? prog_of(obj) : NULL;
+}
+
+/* Whether userbpf's verifier gave the jump at slot i of the loaded program fd the fact. */
+static int has_fact(int fd, uint32_t i)
+{
+	struct bpf_prog *prog = prog_by_fd(fd);
+
+	if (!prog)
 		return -1;
-	}
-	prog = prog_of(obj);
 	return prog->pkt_cmp && ((prog->pkt_cmp[i / 8] >> (i % 8)) & 1);
+}
+
+/* How many checks the JIT code of userbpf's program fd compares with a hoisted bound. */
+static uint32_t hoisted_checks(int fd)
+{
+	struct bpf_prog *prog = prog_by_fd(fd);
+
+	return prog && prog->jit ? jit_hoisted_checks(prog->jit) : 0;
 }
 
 /* r2 = data, r3 = data_end, r4 = rx_queue_index (a u32) */
@@ -387,6 +409,9 @@ TEST(diff_jit_bounds)
 			goto next;
 		}
 		CHECK_EQ(has_fact(jfd, progs[p].check), 1);
+		/* (no JIT on i386: none there) */
+		CHECK_EQ(hoisted_checks(jfd), JIT_HERE);
+		CHECK_EQ(hoisted_checks(ifd), 0);
 		for (uint32_t len = 14; len <= 85; len++) { /* (XDP takes 14 bytes at least) */
 			uint32_t l = len == 85 ? 1500 : len, kr = 1, jr = 2, ir = 3;
 			int ke = test_run(&backend_kernel, kfd, pkt, l, &kr);

@@ -123,6 +123,10 @@ const void *jit_code(const struct jit_prog *p, size_t *len);
  * (fused, folded) start where the next one does. */
 int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i);
 
+/* How many of p's packet checks compare with a bound computed before their loop
+ * (jit_opts.pkt_cmp); 0 where there is no JIT. */
+uint32_t jit_hoisted_checks(const struct jit_prog *p);
+
 /* Frees p and unmaps its code; NULL is a no-op. */
 void jit_free(struct jit_prog *p);
 

@@ -134,6 +134,7 @@ struct jit_prog {
 	uint32_t cnt;
 	uint32_t *insn_off; /* cnt + 1: where each instruction's code starts, then the end of
 			     * the last one's */
+	uint32_t hoisted;   /* checks compared with a hoisted bound */
 };
 
 /* A call of the bpf_loop helper (interp_env.loop_id) whose callback is known at compile time:
@@ -224,6 +225,7 @@ struct jit_ctx {
 	uint32_t nhoists;
 	uint32_t hoist_next; /* per pass: the first whose check is not behind */
 	int32_t hoist_armed; /* per pass: the one whose sum was left out, or -1 */
+	uint32_t hoisted;    /* per pass: checks compared with their bound */
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
@@ -1712,6 +1714,7 @@ static int emit_hoisted_check(struct jit_ctx *c, uint32_t i)
 		return 0;
 	hz = &c->hoists[c->hoist_armed];
 	c->hoist_armed = -1;
+	c->hoisted++;
 	if (in->off == 0)
 		return 1; /* both ways lead to the next instruction */
 	switch (BPF_OP(in->code)) {
@@ -1756,6 +1759,7 @@ static void emit_program(struct jit_ctx *c)
 	c->loop_next = 0;
 	c->hoist_next = 0;
 	c->hoist_armed = -1;
+	c->hoisted = 0;
 	emit_prologue(c, 0);
 	forget_sums(c);
 	for (uint32_t i = 0, n; i < c->cnt; i++) {
@@ -2735,6 +2739,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	p->image = image;
 	p->map_len = map_len;
 	p->len = c.b.len;
+	p->hoisted = c.hoisted;
 	for (uint32_t j = 0; j < c.ncbs; j++) {
 		p->cbs[j].cb.call = jit_cb_call;
 		p->cbs[j].cb.owner = c.env->owner;
@@ -2802,6 +2807,11 @@ int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i)
 	return i <= p->cnt ? (int64_t)p->insn_off[i] : -1;
 }
 
+uint32_t jit_hoisted_checks(const struct jit_prog *p)
+{
+	return p->hoisted;
+}
+
 void jit_free(struct jit_prog *p)
 {
 	if (!p)
@@ -2846,6 +2856,11 @@ const void *jit_code(const struct jit_prog *p, size_t *len)
 int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i)
 {
 	return -1;
+}
+
+uint32_t jit_hoisted_checks(const struct jit_prog *p)
+{
+	return 0;
 }
 
 void jit_free(struct jit_prog *p)

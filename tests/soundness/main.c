@@ -64,6 +64,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.kf_generated, (unsigned long long)st.kf_accepted,
 	       (unsigned long long)st.iter_generated, (unsigned long long)st.iter_accepted,
 	       (unsigned long long)st.str_generated, (unsigned long long)st.str_accepted);
+	printf("with a packet check the JIT compares with a bound made before its loop: accepted "
+	       "%llu (%llu checks)\n",
+	       (unsigned long long)st.hoist_accepted, (unsigned long long)st.hoist_checks);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts "
