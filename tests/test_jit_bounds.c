@@ -218,18 +218,6 @@ next:
 #endif
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int load_xdp(const struct bpf_backend *be, const struct bpf_insn *insns, uint32_t n)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_XDP;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = n;
-	a.license = (uintptr_t) "GPL";
-	return backend_call(be, BPF_PROG_LOAD, &a, sizeof(a)).rc;
-}
-
 /* userbpf's program behind fd (the fd keeps it). */
 static struct bpf_prog *prog_by_fd(int fd)
 {
@@ -300,7 +288,7 @@ TEST(jit_bounds_verifier_fact)
 	};
 
 	for (size_t i = 0; i < N(progs); i++) {
-		int fd = load_xdp(&backend_userbpf, progs[i].insns, progs[i].n);
+		int fd = side_prog_load(U, BPF_PROG_TYPE_XDP, progs[i].insns, progs[i].n);
 
 		REQUIRE(fd >= 0);
 		CHECK_EQ(has_fact(fd, progs[i].slot), progs[i].fact);
@@ -359,21 +347,6 @@ static const struct bpf_insn xdp_csum_end_first[] = {
     CSUM_FOLD,
 };
 
-static int test_run(const struct bpf_backend *be, int fd, const uint8_t *pkt, uint32_t len,
-		    uint32_t *retval)
-{
-	union bpf_attr a;
-	struct bpf_result r;
-
-	memset(&a, 0, sizeof(a));
-	a.test.prog_fd = (uint32_t)fd;
-	a.test.data_in = (uintptr_t)pkt;
-	a.test.data_size_in = len;
-	r = backend_call(be, BPF_PROG_TEST_RUN, &a, sizeof(a));
-	*retval = a.test.retval;
-	return r.rc ? -r.err : 0;
-}
-
 TEST(diff_jit_bounds)
 {
 	static const struct {
@@ -395,13 +368,13 @@ TEST(diff_jit_bounds)
 	for (size_t i = 0; i < sizeof(pkt); i++)
 		pkt[i] = (uint8_t)(i * 131 + 7);
 	for (size_t p = 0; p < N(progs); p++) {
-		int kfd = load_xdp(&backend_kernel, progs[p].insns, progs[p].n);
+		int kfd = side_prog_load(K, BPF_PROG_TYPE_XDP, progs[p].insns, progs[p].n);
 		int was = userbpf_set_jit(1);
-		int jfd = load_xdp(&backend_userbpf, progs[p].insns, progs[p].n);
+		int jfd = side_prog_load(U, BPF_PROG_TYPE_XDP, progs[p].insns, progs[p].n);
 		int ifd;
 
 		userbpf_set_jit(0);
-		ifd = load_xdp(&backend_userbpf, progs[p].insns, progs[p].n);
+		ifd = side_prog_load(U, BPF_PROG_TYPE_XDP, progs[p].insns, progs[p].n);
 		userbpf_set_jit(was);
 		if (kfd < 0 || jfd < 0 || ifd < 0) {
 			test_fail(__FILE__, __LINE__, "%s: load kernel %d, jit %d, interpreter %d",
@@ -414,9 +387,9 @@ TEST(diff_jit_bounds)
 		CHECK_EQ(hoisted_checks(ifd), 0);
 		for (uint32_t len = 14; len <= 85; len++) { /* (XDP takes 14 bytes at least) */
 			uint32_t l = len == 85 ? 1500 : len, kr = 1, jr = 2, ir = 3;
-			int ke = test_run(&backend_kernel, kfd, pkt, l, &kr);
-			int je = test_run(&backend_userbpf, jfd, pkt, l, &jr);
-			int ie = test_run(&backend_userbpf, ifd, pkt, l, &ir);
+			int ke = side_test_run(K, kfd, pkt, l, &kr).err;
+			int je = side_test_run(U, jfd, pkt, l, &jr).err;
+			int ie = side_test_run(U, ifd, pkt, l, &ir).err;
 
 			if (ke || je || ie || kr != jr || kr != ir)
 				test_fail(__FILE__, __LINE__,
