@@ -373,6 +373,7 @@ static void run_userbpf(const struct vcase *c, const struct bpf_insn *insns, u32
 	free(prog->func_info);
 	free(prog->linfo);
 	free(prog->insns);
+	free(prog->pkt_cmp);
 	free(prog);
 }
 
