@@ -28,6 +28,8 @@
  * or LD_ABS/LD_IND, r1..r5 hold unspecified values (the interpreter leaves them unchanged; the
  * kernel scratches them too), and the frames of bpf-to-bpf calls are 512 bytes apart as in the
  * interpreter, but return addresses and saved registers live elsewhere on the native stack.
+ * The jumps jit_opts.pkt_cmp marks compare as the interpreter does for the values it promises
+ * (the verifier's packet pointers), not for any others.
  */
 #ifndef USERBPF_EXEC_JIT_H
 #define USERBPF_EXEC_JIT_H

@@ -53,14 +53,18 @@
  * replaced as jit_opts.resolve_call says (resolve_calls()): a direct call of the map's op, or
  * inline array index arithmetic.  Two or three instructions may be one x86 instruction
  * (emit_fused()), an add of a sum another register already holds is a copy of it
- * (emit_known_sum()), and a sum `p = data + i` that is only ever used as an address is never
- * computed: the loads, stores and leas that use p address [data + i + off] (fold_address()).
+ * (emit_known_sum()), a sum `p = data + i` that is only ever used as an address is never
+ * computed: the loads, stores and leas that use p address [data + i + off] (fold_address()),
+ * and a loop's packet check `p + K > data_end` compares p with data_end - K computed on
+ * entering the loop, where the verifier vouches for the values (plan_hoists()).
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
  * flags or scratch registers carry values from one BPF instruction to the next (an inline loop
- * is one instruction: its jumps stay inside it and are fixed in size).  Code bytes of a
- * pass depend only on the previous pass's addresses, the image address and the blinding seed.
+ * is one instruction: its jumps stay inside it and are fixed in size), but for a hoisted
+ * check's bound, which lives in its register from the loop's entry to its end, in a loop whose
+ * instructions leave that register alone.  Code bytes of a pass depend only on the previous
+ * pass's addresses, the image address and the blinding seed.
  */
 #include <errno.h>
 #include <pthread.h>
