@@ -333,7 +333,8 @@ clean:
 SECONDS ?= 60
 SEED    ?= 0
 SOUND   := $(BUILD)/tests/soundness-run
-$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h tests/btf_blob.c \
+$(SOUND): tests/soundness/main.c tests/soundness_gen.c tests/soundness_gen.h tests/prog_struct.h \
+	    tests/btf_blob.c \
 	    tests/kernel_probe.c tests/kernel_probe.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS) -o $@ tests/soundness/main.c tests/soundness_gen.c \

@@ -27,11 +27,9 @@
 #include "btf_blob.h"
 #include "exec/helpers.h"
 #include "exec/jit.h"
-#include "fd.h"
 #include "kernel_probe.h"
 #include "prog/check_run.h"
-#include "prog/prog.h"
-#include "rcu.h"
+#include "prog_struct.h"
 #include "soundness_gen.h"
 
 uint32_t gen_rand(struct gen_src *s)
@@ -538,16 +536,9 @@ static void snip_pkt(struct gen *g)
  * before their loop (0 without a JIT). */
 static uint32_t jit_hoisted_checks_of(int fd)
 {
-	struct bpf_object *obj;
-	uint32_t n = 0;
-	int err;
+	struct bpf_prog *prog = prog_struct_of_fd(fd);
 
-	rcu_read_lock();
-	obj = obj_from_fd(fd, OBJ_PROG, &err);
-	if (obj && prog_of(obj)->jit)
-		n = jit_hoisted_checks(prog_of(obj)->jit);
-	rcu_read_unlock();
-	return n;
+	return prog && prog->jit ? jit_hoisted_checks(prog->jit) : 0;
 }
 
 /* A loop over the packet in bench's csum shapes: a pointer advanced each round, or an index

@@ -22,11 +22,9 @@
 
 #include "test.h"
 #include "conformance_asm.h"
-#include "fd.h"
 #include "interp_cases.h"
 #include "kbpf.h"
-#include "prog/prog.h"
-#include "rcu.h"
+#include "prog_struct.h"
 #include "exec/interp.h"
 #include "exec/jit.h"
 
@@ -218,34 +216,22 @@ next:
 #endif
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* userbpf's program behind fd (the fd keeps it). */
-static struct bpf_prog *prog_by_fd(int fd)
-{
-	struct bpf_object *obj;
-	int err;
-
-	rcu_read_lock();
-	obj = obj_from_fd(fd, OBJ_PROG, &err);
-	rcu_read_unlock();
-	if (!obj)
-		test_fail(__FILE__, __LINE__, "fd %d: no program", fd);
-	return obj ? prog_of(obj) : NULL;
-}
-
 /* Whether userbpf's verifier gave the jump at slot i of the loaded program fd the fact. */
 static int has_fact(int fd, uint32_t i)
 {
-	struct bpf_prog *prog = prog_by_fd(fd);
+	struct bpf_prog *prog = prog_struct_of_fd(fd);
 
-	if (!prog)
+	if (!prog) {
+		test_fail(__FILE__, __LINE__, "fd %d: no program", fd);
 		return -1;
+	}
 	return prog->pkt_cmp && ((prog->pkt_cmp[i / 8] >> (i % 8)) & 1);
 }
 
 /* How many checks the JIT code of userbpf's program fd compares with a hoisted bound. */
 static uint32_t hoisted_checks(int fd)
 {
-	struct bpf_prog *prog = prog_by_fd(fd);
+	struct bpf_prog *prog = prog_struct_of_fd(fd);
 
 	return prog && prog->jit ? jit_hoisted_checks(prog->jit) : 0;
 }

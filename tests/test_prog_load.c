@@ -7,9 +7,7 @@
  */
 #include <fcntl.h>
 
-#include "fd.h"
-#include "prog/prog.h"
-#include "rcu.h"
+#include "prog_struct.h"
 #include "test_prog.h"
 
 static struct bpf_insn ret0[] = { BPF_MOV64_IMM(BPF_REG_0, 0), BPF_EXIT_INSN() };
@@ -276,17 +274,6 @@ TEST(prog_load_unsupported_types)
 	}
 }
 
-static struct bpf_prog *prog_get_test(int fd)
-{
-	struct bpf_object *obj;
-	int err;
-
-	rcu_read_lock();
-	obj = obj_from_fd(fd, OBJ_PROG, &err);
-	rcu_read_unlock();
-	return obj ? prog_of(obj) : NULL;
-}
-
 /* What the program records: the license's GPL compatibility (the kernel's list), the name,
  * the type and flags. */
 TEST(prog_load_records)
@@ -315,7 +302,7 @@ TEST(prog_load_records)
 		memcpy(a.prog_name, "xdp_prog", 9);
 		fd = bpf(BPF_PROG_LOAD, &a, sizeof(a));
 		REQUIRE(fd >= 0);
-		p = prog_get_test(fd);
+		p = prog_struct_of_fd(fd);
 		REQUIRE(p);
 		CHECK_EQ(p->gpl_compatible, lic[i].gpl);
 		CHECK_EQ(p->type, BPF_PROG_TYPE_XDP);

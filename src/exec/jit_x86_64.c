@@ -1671,7 +1671,8 @@ static uint32_t fold_address(struct jit_ctx *c, uint32_t i)
  * The emitting passes check the sum facts again and compare as written where they differ (the
  * bound then goes unused). */
 
-/* Falling into slot i: the bounds of the checks of the loop that i heads. */
+/* Falling into slot i: the bounds of the checks of the loop that i heads.  (Also moves the
+ * cursor past the checks behind i, for skip_checked_sum().) */
 static void emit_hoisted_bounds(struct jit_ctx *c, uint32_t i)
 {
 	while (c->hoist_next < c->nhoists && c->hoists[c->hoist_next].check < i)
