@@ -12,6 +12,7 @@
  *   hashmap   key from the packet; lookup in a 1024-entry hash map, then update with value + 1
  *   task      bpf_get_current_task_btf(); its pid, tgid and parent's tgid read directly (probe
  *             loads; skipped without the kernel's BTF)
+ *   task-fields  the same task's pid, tgid, prio and static_prio: four loads through one pointer
  * Sides of each row, all measured in this run, one thread:
  *   userbpf   bpf(BPF_PROG_TEST_RUN) with repeat: the mean it reports in duration
  *   ext       userbpf_prog_run() in a loop, wall clock, on an extension program doing the same
@@ -265,20 +266,36 @@ static const struct bpf_insn e_hash[] = {
 };
 
 /* task: bpf_get_current_task_btf(), then t->pid + t->tgid + t->real_parent->tgid read directly
- * (probe loads), XDP_PASS.  The offsets are the kernel's BTF's (task_prog_init()). */
+ * (probe loads), XDP_PASS; task-fields: t->pid, tgid, prio and static_prio.  The offsets are
+ * the kernel's BTF's (task_prog_init()). */
 static struct bpf_insn p_task[8];
+static struct bpf_insn p_task_fields[9];
 
 static bool task_prog_init(void)
 {
 	const struct btf *btf = btf_vmlinux();
 	u32 task = btf_vmlinux_task_struct();
-	long off[3] = { -1, -1, -1 };
-	static const char *const names[3] = { "pid", "tgid", "real_parent" };
+	long off[5] = { -1, -1, -1, -1, -1 };
+	static const char *const names[5] = { "pid", "tgid", "real_parent", "prio",
+					      "static_prio" };
 
-	for (int j = 0; task && j < 3; j++)
+	for (int j = 0; task && j < 5; j++)
 		off[j] = btf_member_offset(btf, task, names[j]);
-	if (off[0] < 0 || off[1] < 0 || off[2] < 0)
-		return false;
+	for (int j = 0; j < 5; j++)
+		if (off[j] < 0 || off[j] > INT16_MAX)
+			return false;
+	const struct bpf_insn fields[9] = {
+		BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
+		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)off[0]),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_0, (int16_t)off[1]),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_0, (int16_t)off[3]),
+		BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_0, (int16_t)off[4]),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_4),
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	memcpy(p_task_fields, fields, sizeof(fields));
 	const struct bpf_insn prog[8] = {
 		BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf),
 		BPF_LDX_MEM(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)off[0]),
@@ -662,6 +679,8 @@ BENCH(progs)
 		{ "hashmap", p_hash, N(p_hash), e_hash, N(e_hash), 4, 64, true, native_hash,
 		  "native-map", native_hash_userbpf },
 		{ "task", p_task, N(p_task), NULL, 0, 0, 64, false, native_task, NULL, NULL },
+		{ "task-fields", p_task_fields, N(p_task_fields), NULL, 0, 0, 64, false,
+		  native_task_fields, NULL, NULL },
 	};
 	bool have_task = task_prog_init();
 
@@ -669,6 +688,6 @@ BENCH(progs)
 	printf("programs: ns per run (userbpf, kernel: BPF_PROG_TEST_RUN duration; ext: "
 	       "userbpf_prog_run(); native: C -O2)\n");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (cases[i].insns != p_task || have_task)
+		if ((cases[i].insns != p_task && cases[i].insns != p_task_fields) || have_task)
 			prog_row(&cases[i]);
 }

@@ -153,13 +153,17 @@ uint64_t native_hash(const uint8_t *pkt, size_t len)
 	return 2;
 }
 
-/* The task program's logic: two fields of a task and one of its parent, through the pointer. */
+/* The task program's logic: two fields of a task and one of its parent, through the pointer
+ * (task-fields: four fields of the task). */
 struct native_task {
+	int prio, static_prio;
+	char gap[1024]; /* (the fields are about this far apart in the kernel's task_struct) */
 	int pid, tgid;
 	struct native_task *real_parent;
 };
-static struct native_task native_parent = { 1, 1, &native_parent };
-static struct native_task native_self = { 100, 100, &native_parent };
+static struct native_task native_parent = { .pid = 1, .tgid = 1, .real_parent = &native_parent };
+static struct native_task native_self = { .prio = 120, .static_prio = 120, .pid = 100,
+					  .tgid = 100, .real_parent = &native_parent };
 struct native_task *volatile native_current = &native_self;
 
 uint64_t native_task(const uint8_t *pkt, size_t len)
@@ -168,5 +172,14 @@ uint64_t native_task(const uint8_t *pkt, size_t len)
 	int sum = t->pid + t->tgid + t->real_parent->tgid;
 
 	__asm__ volatile("" : : "r"(sum)); /* (read, as the program reads them) */
+	return 2;
+}
+
+uint64_t native_task_fields(const uint8_t *pkt, size_t len)
+{
+	const struct native_task *t = native_current;
+	int a = t->pid + t->tgid, b = t->prio + t->static_prio;
+
+	__asm__ volatile("" : : "r"(a), "r"(b)); /* (read, as the program reads them) */
 	return 2;
 }

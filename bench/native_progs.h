@@ -21,5 +21,6 @@ uint64_t native_hash_userbpf(const uint8_t *pkt, size_t len);
 uint64_t native_hash(const uint8_t *pkt, size_t len);
 /* A task's pid and tgid and its parent's tgid, read through pointers (the task program). */
 uint64_t native_task(const uint8_t *pkt, size_t len);
+uint64_t native_task_fields(const uint8_t *pkt, size_t len);
 
 #endif

@@ -126,12 +126,13 @@ static u8 *arena;
 static size_t arena_used;
 static struct fake_task *arena_free;
 
-/* The arena is aligned to its size, and a page past it stays mapped (zero, never handed out):
- * then an address is in it when its bits above the size are the arena's, and a load of up to
- * 8 bytes starting in it never faults; the JIT's inline check is one shift and compare. */
+/* The arena is aligned to its size, and TASK_ARENA_TAIL bytes past it stay mapped (zero, never
+ * handed out): then an address is in it when its bits above the size are the arena's, and a
+ * load of up to 8 bytes starting in it never faults; the JIT's inline check is one shift and
+ * compare, and one check covers loads from the same pointer that far apart. */
 static void arena_init(void)
 {
-	size_t room = 2 * ARENA_SIZE, keep = ARENA_SIZE + 4096;
+	size_t room = 2 * ARENA_SIZE, keep = ARENA_SIZE + TASK_ARENA_TAIL;
 	u8 *p = mmap(NULL, room, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), *a;
 

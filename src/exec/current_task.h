@@ -46,9 +46,14 @@ u64 current_task_mm(u64 task);
 int current_task_pid(u64 task, u32 *pid);
 
 /* The mapping every task lives in (reserved on the first call): any address in [*lo, *lo +
- * *size) may be read at any time, and a load of up to 8 bytes from it never faults; *size is a
- * power of two that *lo is aligned to.  False (and *size 0) where it could not be mapped. */
+ * *size + TASK_ARENA_TAIL) may be read at any time, and a load of up to 8 bytes from it never
+ * faults; *size is a power of two that *lo is aligned to.  False (and *size 0) where it could
+ * not be mapped. */
 bool current_task_arena(uintptr_t *lo, size_t *size);
+
+/* Bytes past the arena that stay mapped and zero (never handed out): a probe load at an
+ * address that far past the arena reads 0, as probe_load() does there. */
+#define TASK_ARENA_TAIL 4096u
 
 /* Between these (nested), the calling thread's task is looked at once, by the first run that
  * asks for it, and then kept: a command's repeated runs see one snapshot (its ids, name and

@@ -55,8 +55,9 @@
  * (emit_fused()), an add of a sum another register already holds is a copy of it
  * (emit_known_sum()), a sum `p = data + i` that is only ever used as an address is never
  * computed: the loads, stores and leas that use p address [data + i + off] (fold_address()),
- * and a loop's packet check `p + K > data_end` compares p with data_end - K computed on
- * entering the loop, where the verifier vouches for the values (plan_hoists()).
+ * a loop's packet check `p + K > data_end` compares p with data_end - K computed on entering
+ * the loop, where the verifier vouches for the values (plan_hoists()), and a run of probe loads
+ * through one pointer checks for the tasks' arena once (emit_probe_group()).
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
@@ -139,6 +140,7 @@ struct jit_prog {
 	uint32_t *insn_off; /* cnt + 1: where each instruction's code starts, then the end of
 			     * the last one's */
 	uint32_t hoisted;   /* checks compared with a hoisted bound */
+	uint32_t probe_checks; /* inline arena checks of probe loads */
 };
 
 /* A call of the bpf_loop helper (interp_env.loop_id) whose callback is known at compile time:
@@ -230,6 +232,7 @@ struct jit_ctx {
 	uint32_t hoist_next; /* per pass: the first whose check is not behind */
 	int32_t hoist_armed; /* per pass: the one whose sum was left out, or -1 */
 	uint32_t hoisted;    /* per pass: checks compared with their bound */
+	uint32_t probe_checks; /* per pass: arena checks of probe loads (emit_arena_check()) */
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
@@ -1151,50 +1154,134 @@ static int addr_index(const struct jit_ctx *c, int r)
  * nothing is mapped.  Unlike a helper call that changes only dst: r0..r5 are saved around it
  * (six pushes keep the stack's alignment).  The address is in AUX throughout; AUX_SAVE and
  * AUX_BLIND are free between instructions. */
-static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+
+/* The shift whose result tells an arena address (addr >> shift == lo >> shift), or -1 where the
+ * arena cannot be checked so (then every probe load calls probe_load()). */
+static int arena_shift(uintptr_t *lo)
 {
-	static const uint8_t saved[6] = { X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8 };
-	struct x86_buf *b = &c->b;
-	int base = addr_base(c, in->src_reg), index = addr_index(c, in->src_reg);
-	int32_t width = d->bits / 8;
-	int sx = d->kind == INSN_K_LDXSX;
-	uint32_t to_fast = 0, to_done = 0;
-	uintptr_t lo = 0;
 	size_t size = 0;
 	int shift = 0;
 
-	if (index >= 0)
-		emit_lea_idx_disp(b, AUX, base, index, in->off);
-	else
-		emit_lea(b, AUX, base, in->off);
-	if (current_task_arena(&lo, &size))
-		while (((size_t)1 << shift) < size)
-			shift++;
-	if (size && !(size & (size - 1)) && !(lo & (size - 1)) && (lo >> shift) <= INT32_MAX) {
-		/* addr >> shift == lo >> shift: in the arena (the slow path falls through) */
-		emit_mov_rr(b, 1, AUX_SAVE, AUX);
-		emit_shift_imm(b, 1, SHIFT_SHR, AUX_SAVE, shift);
-		emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(lo >> shift));
-		to_fast = emit_jcc_fwd8(b, CC_E);
-	}
+	*lo = 0;
+	if (!current_task_arena(lo, &size) || !size || (size & (size - 1)))
+		return -1;
+	while (((size_t)1 << shift) < size)
+		shift++;
+	return !(*lo & (size - 1)) && (*lo >> shift) <= INT32_MAX ? shift : -1;
+}
+
+/* jne (rel8, returned for patch_rel8()) unless AUX is in the arena, where lo >> shift says. */
+static uint32_t emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift)
+{
+	struct x86_buf *b = &c->b;
+
+	emit_mov_rr(b, 1, AUX_SAVE, AUX);
+	emit_shift_imm(b, 1, SHIFT_SHR, AUX_SAVE, (uint8_t)shift);
+	emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(lo >> shift));
+	c->probe_checks++;
+	return emit_jcc_fwd8(b, CC_NE);
+}
+
+/* dst = probe_load(AUX, in's width), r0..r5 saved around the call. */
+static void emit_probe_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	static const uint8_t saved[6] = { X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8 };
+	struct x86_buf *b = &c->b;
+	int32_t width = d->bits / 8;
+
 	for (int i = 0; i < 6; i++)
 		emit_push(b, saved[i]);
 	emit_mov_rr(b, 1, X86_RDI, AUX);
-	emit_mov_r32_imm32_fixed(b, X86_RSI, (uint32_t)(sx ? -width : width));
+	emit_mov_r32_imm32_fixed(b, X86_RSI,
+				 (uint32_t)(d->kind == INSN_K_LDXSX ? -width : width));
 	emit_call_abs(c, (const void *)probe_load);
 	emit_mov_rr(b, 1, AUX, X86_RAX);
 	for (int i = 5; i >= 0; i--)
 		emit_pop(b, saved[i]);
 	emit_mov_rr(b, 1, R(in->dst_reg), AUX);
-	if (to_fast) {
+}
+
+/* The load in place: dst = [base + index + off]. */
+static void emit_plain_load(struct x86_buf *b, const struct insn_desc *d, int dst, int base,
+			    int32_t off)
+{
+	if (d->kind == INSN_K_LDXSX)
+		emit_load_sx(b, d->bits, dst, base, off);
+	else
+		emit_load(b, d->bits, dst, base, off);
+}
+
+static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+{
+	struct x86_buf *b = &c->b;
+	int base = addr_base(c, in->src_reg), index = addr_index(c, in->src_reg);
+	uint32_t to_slow = 0, to_done;
+	uintptr_t lo;
+	int shift = arena_shift(&lo);
+
+	if (index >= 0)
+		emit_lea_idx_disp(b, AUX, base, index, in->off);
+	else
+		emit_lea(b, AUX, base, in->off);
+	if (shift >= 0) {
+		to_slow = emit_arena_check(c, lo, shift);
+		emit_plain_load(b, d, R(in->dst_reg), AUX, 0);
 		to_done = emit_jcc_fwd8(b, CC_ALWAYS);
-		patch_rel8(b, to_fast);
-		if (sx)
-			emit_load_sx(b, d->bits, R(in->dst_reg), AUX, 0);
-		else
-			emit_load(b, d->bits, R(in->dst_reg), AUX, 0);
+		patch_rel8(b, to_slow);
+		emit_probe_call(c, d, in);
 		patch_rel8(b, to_done);
+		return;
 	}
+	emit_probe_call(c, d, in);
+}
+
+/* Most probe loads come in runs through one pointer (a task's pid, then its tgid, ...).  Where
+ * slots i.. are such a run (PROBE_GROUP_MAX at most) through one register that no load but the
+ * last writes, no jump lands inside, and the offsets are less than TASK_ARENA_TAIL - 8 apart,
+ * one arena check of the lowest address covers them all: every load of the run then starts in
+ * the arena or in the mapped zero bytes past it, whose probe_load() is 0 as the plain load is.
+ * Otherwise each load calls probe_load() in turn.  Returns the run's length, or 0 (under 2). */
+#define PROBE_GROUP_MAX 8
+static int is_target(const struct jit_ctx *c, uint32_t i);
+static uint32_t emit_probe_group(struct jit_ctx *c, uint32_t i)
+{
+	const struct insn_desc *descs = insn_descs();
+	const struct bpf_insn *in = &c->insns[i];
+	struct x86_buf *b = &c->b;
+	int src = in->src_reg;
+	int32_t lo_off = in->off, hi_off = in->off;
+	uint32_t n = 0, to_slow, to_done;
+	uintptr_t lo;
+	int shift;
+
+	if (c->sum_index[src] >= 0)
+		return 0; /* (a folded address: emit_probe_load() adds its parts) */
+	while (n < PROBE_GROUP_MAX && i + n < c->cnt && c->ids[i + n] >= 0 &&
+	       insn_is_probe_load(&in[n]) && in[n].src_reg == src && (!n || !is_target(c, i + n))) {
+		int32_t l = in[n].off < lo_off ? in[n].off : lo_off;
+		int32_t h = in[n].off > hi_off ? in[n].off : hi_off;
+
+		if ((int64_t)h - l > (int64_t)TASK_ARENA_TAIL - 8)
+			break;
+		lo_off = l;
+		hi_off = h;
+		if (in[n++].dst_reg == src)
+			break; /* the pointer is gone: the run ends with this load */
+	}
+	if (n < 2 || (shift = arena_shift(&lo)) < 0)
+		return 0;
+	emit_lea(b, AUX, R(src), lo_off);
+	to_slow = emit_arena_check(c, lo, shift);
+	for (uint32_t k = 0; k < n; k++)
+		emit_plain_load(b, &descs[c->ids[i + k]], R(in[k].dst_reg), R(src), in[k].off);
+	to_done = emit_jcc_fwd32(b, CC_ALWAYS);
+	patch_rel8(b, to_slow);
+	for (uint32_t k = 0; k < n; k++) {
+		emit_lea(b, AUX, R(src), in[k].off);
+		emit_probe_call(c, &descs[c->ids[i + k]], &in[k]);
+	}
+	patch_rel32(b, to_done);
+	return n;
 }
 
 static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
@@ -1765,6 +1852,7 @@ static void emit_program(struct jit_ctx *c)
 	c->hoist_next = 0;
 	c->hoist_armed = -1;
 	c->hoisted = 0;
+	c->probe_checks = 0;
 	emit_prologue(c, 0);
 	forget_sums(c);
 	for (uint32_t i = 0, n; i < c->cnt; i++) {
@@ -1783,6 +1871,14 @@ static void emit_program(struct jit_ctx *c)
 			n = fold_address(c, i);
 		if (n) {
 			begin_segment(c, ++i); /* empty: nothing jumps there */
+			continue;
+		}
+		n = emit_probe_group(c, i);
+		if (n) {
+			for (uint32_t k = 0; k < n; k++)
+				forget_reg(c, in[k].dst_reg);
+			while (--n) /* empty: nothing jumps there */
+				begin_segment(c, ++i);
 			continue;
 		}
 		n = emit_fused(c, i);
@@ -2745,6 +2841,7 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	p->map_len = map_len;
 	p->len = c.b.len;
 	p->hoisted = c.hoisted;
+	p->probe_checks = c.probe_checks;
 	for (uint32_t j = 0; j < c.ncbs; j++) {
 		p->cbs[j].cb.call = jit_cb_call;
 		p->cbs[j].cb.owner = c.env->owner;
@@ -2817,6 +2914,11 @@ uint32_t jit_hoisted_checks(const struct jit_prog *p)
 	return p->hoisted;
 }
 
+uint32_t jit_probe_checks(const struct jit_prog *p)
+{
+	return p->probe_checks;
+}
+
 void jit_free(struct jit_prog *p)
 {
 	if (!p)
@@ -2864,6 +2966,11 @@ int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i)
 }
 
 uint32_t jit_hoisted_checks(const struct jit_prog *p)
+{
+	return 0;
+}
+
+uint32_t jit_probe_checks(const struct jit_prog *p)
 {
 	return 0;
 }
