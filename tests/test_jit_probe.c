@@ -1,9 +1,9 @@
 /* test_jit_probe.c — probe loads (BPF_PROBE_MEM(SX): a kernel object's fields) in the JIT.
  * A load whose address is in the tasks' arena reads in place after one inline check; a run of
- * them through one pointer shares one check (emit_probe_group()), which covers loads up to
+ * them through one pointer shares one check (emit_probe_run()), which covers loads up to
  * TASK_ARENA_TAIL - 8 bytes apart because that much past the arena stays mapped and zero.  The
  * run ends where the pointer is overwritten, a jump lands, another pointer is used, the offsets
- * spread too far, or PROBE_GROUP_MAX (8) loads are in it.
+ * spread too far, or PROBE_RUN_MAX (8) loads are in it.
  *
  * Every program runs on the interpreter (probe_load() for every load) and on the JIT with the
  * pointer at an arena block, the arena's first and last bytes (loads below it, or across its
@@ -93,6 +93,12 @@ static const struct probe_case cases[] = {
       PROBE(BPF_W, BPF_REG_2, BPF_REG_1, 0), PROBE(BPF_W, BPF_REG_3, BPF_REG_6, 0),
       PROBE(BPF_W, BPF_REG_4, BPF_REG_1, 4), MIX},
      3},
+    /* r6 = r1 + r3, used only as an address: folded, [r1 + r3 + off], so each load alone */
+    {"a folded pointer",
+     {BPF_MOV64_IMM(BPF_REG_3, 24), BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
+      BPF_ALU64_REG(BPF_ADD, BPF_REG_6, BPF_REG_3), PROBE(BPF_W, BPF_REG_2, BPF_REG_6, 0),
+      PROBE(BPF_W, BPF_REG_4, BPF_REG_6, 4), MIX},
+     2},
     /* the pointer's value is moved elsewhere between the loads: one run still */
     {"a copy of the pointer between",
      {PROBE(BPF_W, BPF_REG_2, BPF_REG_1, 0), PROBE(BPF_W, BPF_REG_3, BPF_REG_1, 4),

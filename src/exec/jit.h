@@ -130,7 +130,7 @@ int64_t jit_insn_offset(const struct jit_prog *p, uint32_t i);
 uint32_t jit_hoisted_checks(const struct jit_prog *p);
 
 /* How many inline checks for the tasks' arena p's probe loads make: one per load, or one per
- * run of them through one pointer (emit_probe_group()); 0 where there is no JIT. */
+ * run of them through one pointer (emit_probe_run()); 0 where there is no JIT. */
 uint32_t jit_probe_checks(const struct jit_prog *p);
 
 /* Frees p and unmaps its code; NULL is a no-op. */

@@ -57,7 +57,7 @@
  * computed: the loads, stores and leas that use p address [data + i + off] (fold_address()),
  * a loop's packet check `p + K > data_end` compares p with data_end - K computed on entering
  * the loop, where the verifier vouches for the values (plan_hoists()), and a run of probe loads
- * through one pointer checks for the tasks' arena once (emit_probe_group()).
+ * through one pointer checks for the tasks' arena once (emit_probe_run()).
  *
  * Invariants.  r10 is never written (scan() refuses such programs), so rbp is frame 0's top
  * exactly when depth is 0.  Between BPF instructions rsp is constant per depth and aligned; no
@@ -1149,46 +1149,55 @@ static int addr_index(const struct jit_ctx *c, int r)
 }
 
 /* A load through a kernel object's pointer (BPF_PROBE_MEM(SX)).  An address inside the tasks'
- * arena (always mapped, aligned to its power-of-two size: current_task_arena()) is loaded in
- * place, found by its bits above the size; any other goes to probe_load(), which reads 0 where
- * nothing is mapped.  Unlike a helper call that changes only dst: r0..r5 are saved around it
- * (six pushes keep the stack's alignment).  The address is in AUX throughout; AUX_SAVE and
- * AUX_BLIND are free between instructions. */
+ * arena (always mapped: current_task_arena()) is loaded in place after an inline check; any
+ * other goes to probe_load(), which reads 0 where nothing is mapped.  Unlike a helper call that
+ * changes only dst: r0..r5 are saved around it (six pushes keep the stack's alignment).
+ *
+ * Most probe loads come in runs through one pointer (a task's pid, then its tgid, ...).  Where
+ * slots i.. are such a run (PROBE_RUN_MAX at most) through one register that no load but the
+ * last writes, no jump lands inside, and the offsets are at most TASK_ARENA_TAIL - 8 apart,
+ * one check of the lowest address covers them all: every load of the run then starts in the
+ * arena or in the mapped zero bytes past it, whose probe_load() is 0 as the plain load is.
+ * A failed check sends the whole run to probe_load(), load by load.  AUX_SAVE holds what the
+ * check computes, AUX the slow path's address; both are free between instructions. */
+#define PROBE_RUN_MAX 8
 
-/* The shift whose result tells an arena address (addr >> shift == lo >> shift), or -1 where the
- * arena cannot be checked so (then every probe load calls probe_load()). */
+/* The shift that tells an arena address (addr >> shift == lo >> shift: the arena is aligned to
+ * its power-of-two size), or -1 where it cannot be told so (then no inline check at all). */
 static int arena_shift(uintptr_t *lo)
 {
 	size_t size = 0;
 	int shift = 0;
 
-	*lo = 0;
-	if (!current_task_arena(lo, &size) || !size || (size & (size - 1)))
+	if (!current_task_arena(lo, &size) || !size || (size & (size - 1)) || (*lo & (size - 1)))
 		return -1;
 	while (((size_t)1 << shift) < size)
 		shift++;
-	return !(*lo & (size - 1)) && (*lo >> shift) <= INT32_MAX ? shift : -1;
+	return (*lo >> shift) <= INT32_MAX ? shift : -1;
 }
 
-/* jne (rel8, returned for patch_rel8()) unless AUX is in the arena, where lo >> shift says. */
-static uint32_t emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift)
+/* Jumps (rel8, returned for patch_rel8()) unless [base + index + off] is in the arena. */
+static uint32_t emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift, int base, int index,
+				 int32_t off)
 {
 	struct x86_buf *b = &c->b;
 
-	emit_mov_rr(b, 1, AUX_SAVE, AUX);
+	c->probe_checks++;
+	emit_lea_idx_disp(b, AUX_SAVE, base, index, off);
 	emit_shift_imm(b, 1, SHIFT_SHR, AUX_SAVE, (uint8_t)shift);
 	emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(lo >> shift));
-	c->probe_checks++;
 	return emit_jcc_fwd8(b, CC_NE);
 }
 
-/* dst = probe_load(AUX, in's width), r0..r5 saved around the call. */
-static void emit_probe_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
+/* dst = probe_load([base + index + in->off], in's width), r0..r5 saved around the call. */
+static void emit_probe_call(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in,
+			    int base, int index)
 {
 	static const uint8_t saved[6] = { X86_RAX, X86_RDI, X86_RSI, X86_RDX, X86_RCX, X86_R8 };
 	struct x86_buf *b = &c->b;
 	int32_t width = d->bits / 8;
 
+	emit_lea_idx_disp(b, AUX, base, index, in->off);
 	for (int i = 0; i < 6; i++)
 		emit_push(b, saved[i]);
 	emit_mov_rr(b, 1, X86_RDI, AUX);
@@ -1201,62 +1210,22 @@ static void emit_probe_call(struct jit_ctx *c, const struct insn_desc *d, const 
 	emit_mov_rr(b, 1, R(in->dst_reg), AUX);
 }
 
-/* The load in place: dst = [base + index + off]. */
-static void emit_plain_load(struct x86_buf *b, const struct insn_desc *d, int dst, int base,
-			    int32_t off)
-{
-	if (d->kind == INSN_K_LDXSX)
-		emit_load_sx(b, d->bits, dst, base, off);
-	else
-		emit_load(b, d->bits, dst, base, off);
-}
-
-static void emit_probe_load(struct jit_ctx *c, const struct insn_desc *d, const struct bpf_insn *in)
-{
-	struct x86_buf *b = &c->b;
-	int base = addr_base(c, in->src_reg), index = addr_index(c, in->src_reg);
-	uint32_t to_slow = 0, to_done;
-	uintptr_t lo;
-	int shift = arena_shift(&lo);
-
-	if (index >= 0)
-		emit_lea_idx_disp(b, AUX, base, index, in->off);
-	else
-		emit_lea(b, AUX, base, in->off);
-	if (shift >= 0) {
-		to_slow = emit_arena_check(c, lo, shift);
-		emit_plain_load(b, d, R(in->dst_reg), AUX, 0);
-		to_done = emit_jcc_fwd8(b, CC_ALWAYS);
-		patch_rel8(b, to_slow);
-		emit_probe_call(c, d, in);
-		patch_rel8(b, to_done);
-		return;
-	}
-	emit_probe_call(c, d, in);
-}
-
-/* Most probe loads come in runs through one pointer (a task's pid, then its tgid, ...).  Where
- * slots i.. are such a run (PROBE_GROUP_MAX at most) through one register that no load but the
- * last writes, no jump lands inside, and the offsets are less than TASK_ARENA_TAIL - 8 apart,
- * one arena check of the lowest address covers them all: every load of the run then starts in
- * the arena or in the mapped zero bytes past it, whose probe_load() is 0 as the plain load is.
- * Otherwise each load calls probe_load() in turn.  Returns the run's length, or 0 (under 2). */
-#define PROBE_GROUP_MAX 8
 static int is_target(const struct jit_ctx *c, uint32_t i);
-static uint32_t emit_probe_group(struct jit_ctx *c, uint32_t i)
+
+/* The run of probe loads from slot i (see above; a folded address, [base + index], runs alone):
+ * returns how many slots it covers (>= 1). */
+static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 {
 	const struct insn_desc *descs = insn_descs();
 	const struct bpf_insn *in = &c->insns[i];
 	struct x86_buf *b = &c->b;
-	int src = in->src_reg;
+	int src = in->src_reg, base = addr_base(c, src), index = addr_index(c, src);
 	int32_t lo_off = in->off, hi_off = in->off;
 	uint32_t n = 0, to_slow, to_done;
 	uintptr_t lo;
-	int shift;
+	int shift = arena_shift(&lo);
 
-	if (c->sum_index[src] >= 0)
-		return 0; /* (a folded address: emit_probe_load() adds its parts) */
-	while (n < PROBE_GROUP_MAX && i + n < c->cnt && c->ids[i + n] >= 0 &&
+	while (n < (index >= 0 ? 1u : PROBE_RUN_MAX) && i + n < c->cnt && c->ids[i + n] >= 0 &&
 	       insn_is_probe_load(&in[n]) && in[n].src_reg == src && (!n || !is_target(c, i + n))) {
 		int32_t l = in[n].off < lo_off ? in[n].off : lo_off;
 		int32_t h = in[n].off > hi_off ? in[n].off : hi_off;
@@ -1268,19 +1237,27 @@ static uint32_t emit_probe_group(struct jit_ctx *c, uint32_t i)
 		if (in[n++].dst_reg == src)
 			break; /* the pointer is gone: the run ends with this load */
 	}
-	if (n < 2 || (shift = arena_shift(&lo)) < 0)
-		return 0;
-	emit_lea(b, AUX, R(src), lo_off);
-	to_slow = emit_arena_check(c, lo, shift);
-	for (uint32_t k = 0; k < n; k++)
-		emit_plain_load(b, &descs[c->ids[i + k]], R(in[k].dst_reg), R(src), in[k].off);
-	to_done = emit_jcc_fwd32(b, CC_ALWAYS);
-	patch_rel8(b, to_slow);
-	for (uint32_t k = 0; k < n; k++) {
-		emit_lea(b, AUX, R(src), in[k].off);
-		emit_probe_call(c, &descs[c->ids[i + k]], &in[k]);
+	if (shift < 0) {
+		emit_probe_call(c, &descs[c->ids[i]], in, base, index);
+		return 1;
 	}
-	patch_rel32(b, to_done);
+	to_slow = emit_arena_check(c, lo, shift, base, index, lo_off);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct insn_desc *d = &descs[c->ids[i + k]];
+
+		if (d->kind == INSN_K_LDXSX)
+			emit_load_sx_idx(b, d->bits, R(in[k].dst_reg), base, index, in[k].off);
+		else
+			emit_load_idx(b, d->bits, R(in[k].dst_reg), base, index, in[k].off);
+	}
+	to_done = n > 2 ? emit_jcc_fwd32(b, CC_ALWAYS) : emit_jcc_fwd8(b, CC_ALWAYS);
+	patch_rel8(b, to_slow);
+	for (uint32_t k = 0; k < n; k++)
+		emit_probe_call(c, &descs[c->ids[i + k]], &in[k], base, index);
+	if (n > 2)
+		patch_rel32(b, to_done);
+	else
+		patch_rel8(b, to_done);
 	return n;
 }
 
@@ -1289,10 +1266,6 @@ static void emit_insn(struct jit_ctx *c, const struct insn_desc *d, const struct
 	struct x86_buf *b = &c->b;
 	int dst = R(in->dst_reg);
 
-	if (insn_is_probe_load(in)) {
-		emit_probe_load(c, d, in);
-		return;
-	}
 	switch (d->kind) {
 	case INSN_K_ALU:
 		emit_alu(c, d, in);
@@ -1873,8 +1846,8 @@ static void emit_program(struct jit_ctx *c)
 			begin_segment(c, ++i); /* empty: nothing jumps there */
 			continue;
 		}
-		n = emit_probe_group(c, i);
-		if (n) {
+		if (insn_is_probe_load(in)) {
+			n = emit_probe_run(c, i);
 			for (uint32_t k = 0; k < n; k++)
 				forget_reg(c, in[k].dst_reg);
 			while (--n) /* empty: nothing jumps there */
@@ -1995,7 +1968,7 @@ static int scan(struct jit_ctx *c)
 		if (c->ids[i] == -1)
 			continue; /* second LD_IMM64 slot */
 		if (insn_is_probe_load(in)) {
-			/* a kernel object's load: decoded as the load it was (emit_probe_load()) */
+			/* a kernel object's load: decoded as the load it was (emit_probe_run()) */
 			struct bpf_insn plain = *in;
 
 			if (!insn_probe_load_ok(in))
