@@ -27,6 +27,7 @@
 #include "btf_blob.h"
 #include "exec/helpers.h"
 #include "exec/jit.h"
+#include "insn.h"
 #include "kernel_probe.h"
 #include "prog/check_run.h"
 #include "prog_struct.h"
@@ -539,6 +540,19 @@ static uint32_t jit_hoisted_checks_of(int fd)
 	struct bpf_prog *prog = prog_struct_of_fd(fd);
 
 	return prog && prog->jit ? jit_hoisted_checks(prog->jit) : 0;
+}
+
+/* Adds the probe loads of userbpf's program fd (as verified) to *loads, and the arena checks
+ * its JIT code makes for them (a run through one pointer takes one) to *checks. */
+static void probe_counts_of(int fd, uint64_t *loads, uint64_t *checks)
+{
+	struct bpf_prog *prog = prog_struct_of_fd(fd);
+
+	if (!prog || !prog->jit)
+		return;
+	for (uint32_t i = 0; i < prog->len; i++)
+		*loads += insn_is_probe_load(&prog->insns[i]);
+	*checks += jit_probe_checks(prog->jit);
 }
 
 /* A loop over the packet in bench's csum shapes: a pointer advanced each round, or an index
@@ -1088,6 +1102,60 @@ static void snip_sock(struct gen *g)
 	}
 }
 
+/* Offsets in the kernel's task_struct of the fields snip_task() reads ([0] pid, [1] tgid,
+ * [2] real_parent, [3] group_leader), -1 each without the kernel's BTF. */
+static const long *task_offsets(void)
+{
+	static long off[4] = { -2 };
+
+	if (off[0] == -2) {
+		static const char *const names[4] = { "pid", "tgid", "real_parent",
+						      "group_leader" };
+		const struct btf *btf = btf_vmlinux();
+		uint32_t task = btf ? btf_vmlinux_task_struct() : 0;
+
+		for (int i = 0; i < 4; i++)
+			off[i] = task ? btf_member_offset(btf, task, names[i]) : -1;
+	}
+	return off;
+}
+
+/* The current task's ids read directly (probe loads, which the JIT checks once per run of them
+ * through one pointer): its pid and tgid, then maybe those of its parent or group leader, into
+ * registers later snippets read; the task kept in r0 or in one of r7..r9 (which a helper call
+ * in between leaves alone).  Only fields userbpf's tasks hold as the kernel's do, so values
+ * agree; the fields' order, sizes and count vary. */
+static void snip_task(struct gen *g)
+{
+	const long *off = task_offsets();
+	int t = chance(g, 60) ? 0 : 7 + (int)rnd(g, 3), n = 1 + (int)rnd(g, 4);
+
+	if (off[0] < 0 || off[1] < 0 || off[2] < 0 || off[3] < 0) {
+		snip_helper(g);
+		return;
+	}
+	emit(g, BPF_EMIT_CALL(BPF_FUNC_get_current_task_btf));
+	if (t)
+		emit(g, BPF_MOV64_REG(t, 0));
+	for (int i = 0; i < n; i++) {
+		int dst = sreg(g);
+
+		if (dst == t && i + 1 < n)
+			dst = (t + 1 - 7) % 3 + 7; /* (the last load may replace the task) */
+		emit(g, BPF_LDX_MEM(BPF_W, dst, t, (int16_t)off[rnd(g, 2)]));
+	}
+	if (chance(g, 50)) {
+		int rel = chance(g, 70) ? 2 : 3, p = chance(g, 50) ? t : 1 + (int)rnd(g, 5);
+
+		if (p == t && t == 0)
+			p = 1;
+		emit(g, BPF_LDX_MEM(BPF_DW, p, t, (int16_t)off[rel]));
+		emit(g, BPF_LDX_MEM(BPF_W, sreg(g), p, (int16_t)off[rnd(g, 2)]));
+		if (chance(g, 50))
+			emit(g, BPF_LDX_MEM(BPF_W, sreg(g), p, (int16_t)off[rnd(g, 2)]));
+	}
+}
+
 /* A packet pointer kept in r7..r9 (bounds-checked, mostly), a helper that may move or resize
  * the packet (mostly; each type's own, the others refused), maybe the pointers loaded and
  * checked again, then an access through the kept register: which the verifier must refuse
@@ -1337,6 +1405,8 @@ static void snippet(struct gen *g)
 			snip_str(g);
 		else if (chance(g, 15))
 			snip_region(g);
+		else if (chance(g, 30))
+			snip_task(g);
 		else
 			snip_helper(g);
 		break;
@@ -1895,12 +1965,13 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		}
 		bool cb = false, dyn = false, tc = false, tc_sub = false, past_main = false;
 		bool glob = false, move = false, lock = false, kfn = false, iter = false, str = false;
-		bool mg = false;
+		bool mg = false, task = false;
 
 		for (unsigned int k = 0; k < cnt; k++) {
 			cb |= insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) &&
 			      insns[k].src_reg == BPF_PSEUDO_FUNC;
 			lock |= is_helper_call(&insns[k], BPF_FUNC_spin_lock);
+			task |= is_helper_call(&insns[k], BPF_FUNC_get_current_task_btf);
 			mg |= insns[k].code == (BPF_JMP | JCOND);
 			if (insns[k].code == (BPF_JMP | BPF_CALL) &&
 			    insns[k].src_reg == BPF_PSEUDO_KFUNC_CALL) {
@@ -1933,6 +2004,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->tc_sub_generated += tc_sub;
 		st->glob_generated += glob;
 		st->move_generated += move;
+		st->task_generated += task;
 		st->lock_generated += lock;
 		st->mg_generated += mg;
 		st->kf_generated += kfn;
@@ -1947,6 +2019,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->tc_sub_accepted += tc_sub;
 		st->glob_accepted += glob;
 		st->move_accepted += move;
+		st->task_accepted += task;
 		st->lock_accepted += lock;
 		st->mg_accepted += mg;
 		st->kf_accepted += kfn;
@@ -1957,6 +2030,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 
 			st->hoist_accepted += hoisted > 0;
 			st->hoist_checks += hoisted;
+			probe_counts_of(fd, &st->probe_loads, &st->probe_checks);
 		}
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {

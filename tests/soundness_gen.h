@@ -91,6 +91,9 @@ struct sound_stats {
 	/* accepted programs whose JIT code compares a packet check with a bound computed before
 	 * its loop (jit_opts.pkt_cmp), and such checks */
 	uint64_t hoist_accepted, hoist_checks;
+	uint64_t task_generated, task_accepted; /* programs reading the current task's fields */
+	/* accepted programs' probe loads, and the JIT's arena checks for them */
+	uint64_t probe_loads, probe_checks;
 };
 
 struct sound_opts {

@@ -67,6 +67,10 @@ int main(int argc, char **argv)
 	printf("with a packet check the JIT compares with a bound made before its loop: accepted "
 	       "%llu (%llu checks)\n",
 	       (unsigned long long)st.hoist_accepted, (unsigned long long)st.hoist_checks);
+	printf("with the current task's fields read: generated %llu, accepted %llu (%llu probe "
+	       "loads, %llu JIT checks for them)\n",
+	       (unsigned long long)st.task_generated, (unsigned long long)st.task_accepted,
+	       (unsigned long long)st.probe_loads, (unsigned long long)st.probe_checks);
 	if (st.kernel_compared)
 		printf("kernel: compared %llu, kernel accepted %llu, verdicts agree %.2f%% "
 		       "(userbpf accepts/kernel rejects %llu, userbpf rejects/kernel accepts "
