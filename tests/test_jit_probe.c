@@ -8,8 +8,10 @@
  * Every program runs on the interpreter (probe_load() for every load) and on the JIT with the
  * pointer at an arena block, the arena's first and last bytes (loads below it, or across its
  * end into the mapped zero bytes), a malloc'ed buffer (outside: the slow path reads it), NULL
- * and an unmapped page: the results must agree.  Then the bench's task program through bpf():
- * its JIT code has two checks, and it reads the caller's ids as the kernel's does.
+ * and an unmapped page: the results must agree.  The slow paths are out of line: one must go
+ * back before a loop's bound computed right after it.  Then the bench's task program through
+ * bpf(): its JIT code has two checks, and it reads the caller's ids as the kernel's does, on a
+ * run that looks the task up and on runs that read it as kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +197,63 @@ TEST(jit_probe_runs)
 	CHECK_EQ(runs, (int)(N(cases) * N(ptrs)));
 }
 
+/* A probe load's slow path is out of line and goes back to where its fast path goes on: here
+ * that is before the loop's bound, computed falling into the loop head right after the load
+ * (jit_opts.pkt_cmp for the check at slot 5), which a jump back to the next slot would skip.
+ * r1 = the probe pointer, r2 = data, r3 = data_end; the interpreter has the answers. */
+TEST(jit_probe_slow_path_resumes)
+{
+	static const struct bpf_insn prog[] = {
+	    BPF_MOV64_IMM(BPF_REG_0, 0),
+	    BPF_MOV64_IMM(BPF_REG_4, 0),
+	    PROBE(BPF_W, BPF_REG_7, BPF_REG_1, 0),
+	    BPF_MOV64_REG(BPF_REG_5, BPF_REG_2), /* loop: */
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 2),
+	    BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_3, 5), /* to out */
+	    BPF_LDX_MEM(BPF_H, BPF_REG_6, BPF_REG_2, 0),
+	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_6),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 2),
+	    BPF_ALU64_IMM(BPF_ADD, BPF_REG_4, 1),
+	    BPF_JMP_IMM(BPF_JLT, BPF_REG_4, 15, -8), /* to loop */
+	    BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_7), /* out: */
+	    BPF_EXIT_INSN(),
+	};
+	uint8_t fact[2] = {1u << 5, 0};
+	struct jit_opts o = {.sz = sizeof(o), .pkt_cmp = fact};
+	struct jit_prog *jp = NULL;
+	struct interp_prog *ip = NULL;
+	static uint8_t pkt[40];
+	uint32_t *obj = task_arena_alloc(64);
+	int runs = 0;
+
+	REQUIRE(obj);
+	*obj = 0x1234567;
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = (uint8_t)(i * 29 + 5);
+	REQUIRE(jit_compile(prog, N(prog), &interp_case_env, &o, &jp) == 0);
+	REQUIRE(interp_prepare(prog, N(prog), &interp_case_env, &ip) == 0);
+	CHECK_EQ(jit_hoisted_checks(jp), 1);
+	CHECK_EQ(jit_probe_checks(jp), 1);
+	for (int where = 0; where < 2; where++) {
+		for (uint32_t len = 0; len <= 33; len++) {
+			uint64_t args[5] = {where ? (uintptr_t)obj : 0, (uintptr_t)pkt,
+					    (uintptr_t)pkt + len};
+			uint64_t ir0 = 1, jr0 = 2;
+			int ie = interp_exec(ip, args, &ir0), je = jit_exec(jp, args, &jr0);
+
+			if (ie || je || ir0 != jr0)
+				test_fail(__FILE__, __LINE__,
+					  "%s, %u bytes: interpreter %d %#llx, JIT %d %#llx",
+					  where ? "arena" : "NULL", len, ie,
+					  (unsigned long long)ir0, je, (unsigned long long)jr0);
+			runs++;
+		}
+	}
+	CHECK_EQ(runs, 68);
+	jit_free(jp);
+	interp_free(ip);
+}
+
 #endif /* __x86_64__ */
 
 /* The bench's task program, its result the ids: pid * 3 + tgid * 5 + real_parent->tgid * 7
@@ -244,7 +303,11 @@ TEST(diff_jit_probe_task)
 			CHECK_EQ(jit_probe_checks(p->jit), 2);
 	}
 #endif
+	/* one run: the task is looked up (the JIT's slow path); three: then read as kept */
 	CHECK_EQ(side_test_run(U, fd, pkt, sizeof(pkt), &got).err, 0);
+	CHECK_EQ(got, want);
+	got = 0;
+	CHECK_EQ(side_test_run_ctx(U, fd, pkt, sizeof(pkt), 3, NULL, 0, NULL, 0, &got).err, 0);
 	CHECK_EQ(got, want);
 	close(fd);
 	if (!kernel_bpf_available()) {

@@ -11,7 +11,11 @@
  * previous pass's addresses.  After PAD_AFTER passes a slot may no longer shrink (NOPs pad it),
  * which makes sizes monotone and convergence certain.  NOPs also move the head of a small loop
  * to the start of a 64-byte line where the loop would otherwise straddle two (align_loop_head()).
- * Finally the mapping becomes R+X.
+ * Slow paths that a fast path rarely takes (a probe load outside the tasks' arena, a current
+ * task not yet looked at) are segments of their own after the stubs, jumping back when done
+ * (emit_colds()), so that the fast path runs straight on: a taken jump, even predicted, cost
+ * about 0.14 ns a run on this project's machines (bench's task row, three of them moved out:
+ * 2.36 -> 1.82 ns).  Finally the mapping becomes R+X.
  *
  * Machine model.  BPF r0..r10 live in rax, rdi, rsi, rdx, rcx, r8, rbx, r13, r14, r15, rbp (the
  * kernel's mapping: r1..r5 are the SysV argument registers, r6..r9 callee-saved, r0 the return
@@ -154,6 +158,18 @@ struct jit_loop {
 	uint8_t st[3];
 };
 
+/* Code a slot's fast path jumps to when it is not taken, placed after the stubs so that the
+ * fast path falls through (emit_colds()): a run of probe loads whose arena check failed, a
+ * current task not yet looked at.  It ends with a jump back to the slot's resume point. */
+enum jit_cold_kind { COLD_PROBE_RUN, COLD_CALL };
+struct jit_cold {
+	uint8_t kind;
+	int8_t base, index;	/* COLD_PROBE_RUN: the x86 registers of the loads' address */
+	uint32_t slot, n;	/* COLD_PROBE_RUN: the loads at slot .. slot + n - 1 */
+	const void *fn;		/* COLD_CALL: the function to call */
+	uint32_t resume;	/* this pass's offset where the fast path goes on */
+};
+
 /* A packet check compared with a bound computed on entering its loop (plan_hoists()). */
 struct jit_hoist {
 	uint32_t head;	/* the loop's first slot: the bound is computed falling into it */
@@ -233,11 +249,17 @@ struct jit_ctx {
 	int32_t hoist_armed; /* per pass: the one whose sum was left out, or -1 */
 	uint32_t hoisted;    /* per pass: checks compared with their bound */
 	uint32_t probe_checks; /* per pass: arena checks of probe loads (emit_arena_check()) */
+	/* Slow paths out of line: at most ncold_max (scan()), ncold of them this pass. */
+	struct jit_cold *colds;
+	uint32_t ncold_max;
+	uint32_t ncold;
 };
 
 #define LBL(c, l) ((c)->cnt + 1 + (l))
-#define CB_SEG(c, j) ((c)->cnt + 1 + LBL__COUNT + (j)) /* callback j's entry; j = ncbs: the end */
-#define NADDR(c) ((c)->cnt + 2 + LBL__COUNT + (c)->ncbs)
+#define CB_SEG(c, j) ((c)->cnt + 1 + LBL__COUNT + (j)) /* callback j's entry */
+#define COLD_SEG(c, k) (CB_SEG(c, (c)->ncbs) + (k))	   /* slow path k (struct jit_cold) */
+#define END_SEG(c) COLD_SEG(c, (c)->ncold_max)		   /* the end */
+#define NADDR(c) (END_SEG(c) + 1)
 
 /* --- Addresses and jumps --- */
 
@@ -928,13 +950,30 @@ static void emit_tail_call(struct jit_ctx *c)
 	patch_rel8(b, go_on);
 }
 
+/* A new slow path out of line (emit_colds()): its index, for COLD_SEG(). */
+static uint32_t new_cold(struct jit_ctx *c, const struct jit_cold *cold)
+{
+	if (c->ncold >= c->ncold_max) { /* (scan() counted them all: cannot happen) */
+		c->b.err = -EFAULT;
+		return 0;
+	}
+	c->colds[c->ncold] = *cold;
+	return c->ncold++;
+}
+
+/* Where cold k goes on: here, in this pass. */
+static void set_resume(struct jit_ctx *c, uint32_t k)
+{
+	if (k < c->ncold)
+		c->colds[k].resume = c->b.len;
+}
+
 /* bpf_get_current_task() and _btf(): the task a hold has checked, read from the thread's
- * current_task_cached (mov rax, fs:[off]), else the helper's call, which looks. */
+ * current_task_cached (mov rax, fs:[off]), else the helper's call, which looks (out of line). */
 static void emit_current_task(struct jit_ctx *c, const void *fn)
 {
 	uintptr_t tp;
 	intptr_t off;
-	uint32_t to_done;
 
 	__asm__("mov %%fs:0, %0" : "=r"(tp)); /* (the TCB's pointer to itself: the thread's) */
 	off = (intptr_t)(uintptr_t)&current_task_cached - (intptr_t)tp;
@@ -943,11 +982,12 @@ static void emit_current_task(struct jit_ctx *c, const void *fn)
 					(uint8_t)(off >> 8), (uint8_t)(off >> 16),
 					(uint8_t)(off >> 24) };
 
+		uint32_t k = new_cold(c, &(struct jit_cold){ .kind = COLD_CALL, .fn = fn });
+
 		emit_bytes(&c->b, mov, sizeof(mov));
 		emit_test_rr(&c->b, 1, X86_RAX, X86_RAX);
-		to_done = emit_jcc_fwd8(&c->b, CC_NE);
-		emit_call_abs(c, fn);
-		patch_rel8(&c->b, to_done);
+		emit_jump(c, CC_E, COLD_SEG(c, k));
+		set_resume(c, k);
 		return;
 	}
 	emit_call_abs(c, fn);
@@ -1176,9 +1216,9 @@ static int arena_shift(uintptr_t *lo)
 	return (*lo >> shift) <= INT32_MAX ? shift : -1;
 }
 
-/* Jumps (rel8, returned for patch_rel8()) unless [base + index + off] is in the arena. */
-static uint32_t emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift, int base, int index,
-				 int32_t off)
+/* Compares so that ZF is clear unless [base + index + off] is in the arena. */
+static void emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift, int base, int index,
+			     int32_t off)
 {
 	struct x86_buf *b = &c->b;
 
@@ -1186,7 +1226,6 @@ static uint32_t emit_arena_check(struct jit_ctx *c, uintptr_t lo, int shift, int
 	emit_lea_idx_disp(b, AUX_SAVE, base, index, off);
 	emit_shift_imm(b, 1, SHIFT_SHR, AUX_SAVE, (uint8_t)shift);
 	emit_alu_imm32_fixed(b, 1, ALU_CMP, AUX_SAVE, (int32_t)(lo >> shift));
-	return emit_jcc_fwd8(b, CC_NE);
 }
 
 /* dst = probe_load([base + index + in->off], in's width), r0..r5 saved around the call. */
@@ -1213,7 +1252,7 @@ static void emit_probe_call(struct jit_ctx *c, const struct insn_desc *d, const 
 static int is_target(const struct jit_ctx *c, uint32_t i);
 
 /* The run of probe loads from slot i (see above; a folded address, [base + index], runs alone):
- * returns how many slots it covers (>= 1). */
+ * returns how many slots it covers (>= 1).  The slow path is out of line (emit_colds()). */
 static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 {
 	const struct insn_desc *descs = insn_descs();
@@ -1221,7 +1260,7 @@ static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 	struct x86_buf *b = &c->b;
 	int src = in->src_reg, base = addr_base(c, src), index = addr_index(c, src);
 	int32_t lo_off = in->off, hi_off = in->off;
-	uint32_t n = 0, to_slow, to_done;
+	uint32_t n = 0, k;
 	uintptr_t lo;
 	int shift = arena_shift(&lo);
 
@@ -1241,23 +1280,19 @@ static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 		emit_probe_call(c, &descs[c->ids[i]], in, base, index);
 		return 1;
 	}
-	to_slow = emit_arena_check(c, lo, shift, base, index, lo_off);
-	for (uint32_t k = 0; k < n; k++) {
-		const struct insn_desc *d = &descs[c->ids[i + k]];
+	k = new_cold(c, &(struct jit_cold){ .kind = COLD_PROBE_RUN, .base = (int8_t)base,
+					     .index = (int8_t)index, .slot = i, .n = n });
+	emit_arena_check(c, lo, shift, base, index, lo_off);
+	emit_jump(c, CC_NE, COLD_SEG(c, k));
+	for (uint32_t j = 0; j < n; j++) {
+		const struct insn_desc *d = &descs[c->ids[i + j]];
 
 		if (d->kind == INSN_K_LDXSX)
-			emit_load_sx_idx(b, d->bits, R(in[k].dst_reg), base, index, in[k].off);
+			emit_load_sx_idx(b, d->bits, R(in[j].dst_reg), base, index, in[j].off);
 		else
-			emit_load_idx(b, d->bits, R(in[k].dst_reg), base, index, in[k].off);
+			emit_load_idx(b, d->bits, R(in[j].dst_reg), base, index, in[j].off);
 	}
-	to_done = n > 2 ? emit_jcc_fwd32(b, CC_ALWAYS) : emit_jcc_fwd8(b, CC_ALWAYS);
-	patch_rel8(b, to_slow);
-	for (uint32_t k = 0; k < n; k++)
-		emit_probe_call(c, &descs[c->ids[i + k]], &in[k], base, index);
-	if (n > 2)
-		patch_rel32(b, to_done);
-	else
-		patch_rel8(b, to_done);
+	set_resume(c, k);
 	return n;
 }
 
@@ -1412,6 +1447,44 @@ static void emit_prologue(struct jit_ctx *c, uint32_t start)
 			emit_alu_rr(b, 0, ALU_XOR, R(r), R(r));
 }
 
+/* Jump back to offset `to` of this pass (behind us): rel8 where it fits. */
+static void emit_jmp_back(struct jit_ctx *c, uint32_t to)
+{
+	int64_t rel = (int64_t)to - (int64_t)(c->b.len + 2);
+
+	if (fits_s8(rel))
+		emit_jcc_rel8(&c->b, CC_ALWAYS, (int8_t)rel);
+	else
+		emit_jcc_rel32(&c->b, CC_ALWAYS, (int32_t)((int64_t)to - (int64_t)(c->b.len + 5)));
+}
+
+/* The slow paths of this pass's fast paths (struct jit_cold), each a segment of its own after
+ * the callback entries, and empty segments for the rest of ncold_max.  Each goes back to where
+ * its fast path goes on: its resume point, not the next slot, before which a loop's hoisted
+ * bound may be computed (emit_hoisted_bounds()). */
+static void emit_colds(struct jit_ctx *c)
+{
+	const struct insn_desc *descs = insn_descs();
+
+	for (uint32_t k = 0; k < c->ncold_max; k++) {
+		const struct jit_cold *cold = &c->colds[k];
+
+		begin_segment(c, COLD_SEG(c, k));
+		if (k >= c->ncold)
+			continue;
+		if (cold->kind == COLD_CALL) {
+			emit_call_abs(c, cold->fn);
+		} else {
+			uint32_t i = cold->slot;
+
+			for (uint32_t j = 0; j < cold->n; j++)
+				emit_probe_call(c, &descs[c->ids[i + j]], &c->insns[i + j],
+						cold->base, cold->index);
+		}
+		emit_jmp_back(c, cold->resume);
+	}
+}
+
 static void emit_stubs(struct jit_ctx *c)
 {
 	struct x86_buf *b = &c->b;
@@ -1453,7 +1526,8 @@ static void emit_stubs(struct jit_ctx *c)
 		emit_prologue(c, c->cb_targets[j]);
 		emit_jump(c, CC_ALWAYS, c->cb_targets[j]);
 	}
-	begin_segment(c, CB_SEG(c, c->ncbs)); /* the end */
+	emit_colds(c);
+	begin_segment(c, END_SEG(c));
 }
 
 static int is_target(const struct jit_ctx *c, uint32_t i)
@@ -1826,6 +1900,7 @@ static void emit_program(struct jit_ctx *c)
 	c->hoist_armed = -1;
 	c->hoisted = 0;
 	c->probe_checks = 0;
+	c->ncold = 0;
 	emit_prologue(c, 0);
 	forget_sums(c);
 	for (uint32_t i = 0, n; i < c->cnt; i++) {
@@ -1975,6 +2050,7 @@ static int scan(struct jit_ctx *c)
 				return -EINVAL;
 			plain.code = insn_probe_load_plain(in->code);
 			c->any_call = 1; /* (its call: r6..r9 in callee-saved registers) */
+			c->ncold_max++;  /* (its slow path: emit_probe_run()) */
 			id = insn_find_fast(first, &plain);
 		} else {
 			id = insn_find_fast(first, in);
@@ -2028,6 +2104,7 @@ static int scan(struct jit_ctx *c)
 			if (d->op == INSN_OP_HELPER) {
 				uint32_t hid = (uint32_t)in->imm;
 
+				c->ncold_max++; /* (a bound: emit_current_task()'s slow path) */
 				if (hid >= env->nr_helpers || !env->helpers[hid])
 					return -EINVAL;
 				if (env->unwind_id && hid == env->unwind_id)
@@ -2735,7 +2812,8 @@ int jit_compile(const struct bpf_insn *insns, uint32_t cnt, const struct interp_
 	err = -ENOMEM;
 	addr = malloc(NADDR(&c) * sizeof(*addr));
 	prev = malloc(NADDR(&c) * sizeof(*prev));
-	if (!addr || !prev)
+	c.colds = calloc(c.ncold_max ? c.ncold_max : 1, sizeof(*c.colds));
+	if (!addr || !prev || !c.colds)
 		goto free_tmp;
 	if (c.ncbs) { /* before the passes: the code embeds the descriptors' addresses */
 		p->cbs = calloc(c.ncbs, sizeof(*p->cbs));
@@ -2834,6 +2912,7 @@ free_image:
 	if (image != MAP_FAILED)
 		munmap(image, map_len);
 free_tmp:
+	free(c.colds);
 	free(c.hoists);
 	free(c.live_out);
 	free(c.loop_end);
