@@ -1121,10 +1121,10 @@ static const long *task_offsets(void)
 }
 
 /* The current task's ids read directly (probe loads, which the JIT checks once per run of them
- * through one pointer): its pid and tgid, then maybe those of its parent or group leader, into
- * registers later snippets read; the task kept in r0 or in one of r7..r9 (which a helper call
- * in between leaves alone).  Only fields userbpf's tasks hold as the kernel's do, so values
- * agree; the fields' order, sizes and count vary. */
+ * through one pointer): its pid and tgid (whole, or a byte or half of one, sign-extending now
+ * and then), then maybe those of its parent or group leader, into registers later snippets
+ * read; the task kept in r0 or in one of r7..r9 (which a helper call in between leaves alone).
+ * Only fields userbpf's tasks hold as the kernel's do, so values agree. */
 static void snip_task(struct gen *g)
 {
 	const long *off = task_offsets();
@@ -1138,11 +1138,17 @@ static void snip_task(struct gen *g)
 	if (t)
 		emit(g, BPF_MOV64_REG(t, 0));
 	for (int i = 0; i < n; i++) {
-		int dst = sreg(g);
+		int dst = sreg(g), sz = chance(g, 70) ? 2 : (int)rnd(g, 2);
+		int part = sz == 2 ? 0 : sz == 1 ? 2 * (int)rnd(g, 2) : (int)rnd(g, 4);
+		int16_t at = (int16_t)(off[rnd(g, 2)] + part);
 
 		if (dst == t && i + 1 < n)
 			dst = (t + 1 - 7) % 3 + 7; /* (the last load may replace the task) */
-		emit(g, BPF_LDX_MEM(BPF_W, dst, t, (int16_t)off[rnd(g, 2)]));
+		/* a whole id, or a byte or half of one; sign-extending now and then */
+		if (chance(g, 15))
+			emit(g, BPF_RAW_INSN(BPF_LDX | BPF_MEMSX | sizes[sz], dst, t, at, 0));
+		else
+			emit(g, BPF_LDX_MEM(sizes[sz], dst, t, at));
 	}
 	if (chance(g, 50)) {
 		int rel = chance(g, 70) ? 2 : 3, p = chance(g, 50) ? t : 1 + (int)rnd(g, 5);
