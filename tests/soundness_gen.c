@@ -533,26 +533,22 @@ static void snip_pkt(struct gen *g)
 		patch(g, j);
 }
 
-/* How many packet checks the JIT code of userbpf's program fd compares with a bound computed
- * before their loop (0 without a JIT). */
-static uint32_t jit_hoisted_checks_of(int fd)
+/* What the JIT made of userbpf's program fd (nothing without a JIT): its packet checks compared
+ * with a bound computed before their loop, and its probe loads (as verified) with the arena
+ * checks the code makes for them (a run through one pointer takes one). */
+static void jit_counts_of(int fd, struct sound_stats *st)
 {
 	struct bpf_prog *prog = prog_struct_of_fd(fd);
-
-	return prog && prog->jit ? jit_hoisted_checks(prog->jit) : 0;
-}
-
-/* Adds the probe loads of userbpf's program fd (as verified) to *loads, and the arena checks
- * its JIT code makes for them (a run through one pointer takes one) to *checks. */
-static void probe_counts_of(int fd, uint64_t *loads, uint64_t *checks)
-{
-	struct bpf_prog *prog = prog_struct_of_fd(fd);
+	uint32_t hoisted;
 
 	if (!prog || !prog->jit)
 		return;
+	hoisted = jit_hoisted_checks(prog->jit);
+	st->hoist_accepted += hoisted > 0;
+	st->hoist_checks += hoisted;
 	for (uint32_t i = 0; i < prog->len; i++)
-		*loads += insn_is_probe_load(&prog->insns[i]);
-	*checks += jit_probe_checks(prog->jit);
+		st->probe_loads += insn_is_probe_load(&prog->insns[i]);
+	st->probe_checks += jit_probe_checks(prog->jit);
 }
 
 /* A loop over the packet in bench's csum shapes: a pointer advanced each round, or an index
@@ -2031,13 +2027,7 @@ int sound_run(const struct sound_opts *o, struct sound_stats *st)
 		st->kf_accepted += kfn;
 		st->iter_accepted += iter;
 		st->str_accepted += str;
-		{
-			uint32_t hoisted = jit_hoisted_checks_of(fd);
-
-			st->hoist_accepted += hoisted > 0;
-			st->hoist_checks += hoisted;
-			probe_counts_of(fd, &st->probe_loads, &st->probe_checks);
-		}
+		jit_counts_of(fd, st);
 		if (check_runs(&s, fd, insns, cnt, type, o->inputs, &u_maps,
 			       reports < o->max_reports ? o->report : NULL, st)) {
 			st->violations++;

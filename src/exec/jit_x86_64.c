@@ -196,6 +196,9 @@ struct jit_ctx {
 	uint8_t ldpkt;	     /* some LD_ABS/LD_IND */
 	uint8_t tail_call;   /* some bpf_tail_call (env->tail_call): needs the scratch slot */
 	uint8_t may_goto;    /* some may_goto: each frame keeps its budget below the BPF stack */
+	uint8_t probe_loads; /* some probe load: arena_lo and arena_shift are set */
+	int8_t arena_shift;  /* how probe loads tell the tasks' arena (arena_shift()), or -1 */
+	uintptr_t arena_lo;
 	uint32_t labels;     /* bit per enum jit_label that is emitted */
 	int saved[6];	     /* callee-saved x86 registers the prologue pushes */
 	int nsaved;
@@ -1261,8 +1264,6 @@ static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 	int src = in->src_reg, base = addr_base(c, src), index = addr_index(c, src);
 	int32_t lo_off = in->off, hi_off = in->off;
 	uint32_t n = 0, k;
-	uintptr_t lo;
-	int shift = arena_shift(&lo);
 
 	while (n < (index >= 0 ? 1u : PROBE_RUN_MAX) && i + n < c->cnt && c->ids[i + n] >= 0 &&
 	       insn_is_probe_load(&in[n]) && in[n].src_reg == src && (!n || !is_target(c, i + n))) {
@@ -1276,13 +1277,13 @@ static uint32_t emit_probe_run(struct jit_ctx *c, uint32_t i)
 		if (in[n++].dst_reg == src)
 			break; /* the pointer is gone: the run ends with this load */
 	}
-	if (shift < 0) {
+	if (c->arena_shift < 0) {
 		emit_probe_call(c, &descs[c->ids[i]], in, base, index);
 		return 1;
 	}
 	k = new_cold(c, &(struct jit_cold){ .kind = COLD_PROBE_RUN, .base = (int8_t)base,
 					     .index = (int8_t)index, .slot = i, .n = n });
-	emit_arena_check(c, lo, shift, base, index, lo_off);
+	emit_arena_check(c, c->arena_lo, c->arena_shift, base, index, lo_off);
 	emit_jump(c, CC_NE, COLD_SEG(c, k));
 	for (uint32_t j = 0; j < n; j++) {
 		const struct insn_desc *d = &descs[c->ids[i + j]];
@@ -2051,6 +2052,10 @@ static int scan(struct jit_ctx *c)
 			plain.code = insn_probe_load_plain(in->code);
 			c->any_call = 1; /* (its call: r6..r9 in callee-saved registers) */
 			c->ncold_max++;  /* (its slow path: emit_probe_run()) */
+			if (!c->probe_loads) { /* (only then: asking maps the arena) */
+				c->probe_loads = 1;
+				c->arena_shift = (int8_t)arena_shift(&c->arena_lo);
+			}
 			id = insn_find_fast(first, &plain);
 		} else {
 			id = insn_find_fast(first, in);
